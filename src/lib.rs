@@ -1,0 +1,21 @@
+//! staffwork: an order-writing command simulation for Napoleonic battles.
+//!
+//! Written orders ("2nd Div: attack up the Säter road and capture Hall") are parsed by a pest
+//! grammar ([`order`]), resolved against a [`scenario`], and run through the command system of
+//! the Napoleonic Battle Series v3.0 by a pure [`engine`] whose tables are data ([`rules`]).
+//! Every command and die is logged by [`store`] so games replay exactly. [`cli`] is the only
+//! module that prints.
+//!
+//! See `docs/ARCHITECTURE.md` for the code map and the invariants.
+
+pub mod cli;
+pub mod combat;
+pub mod engine;
+pub mod hex;
+pub mod order;
+pub mod provenance;
+pub mod rules;
+pub mod scenario;
+pub mod space;
+pub mod store;
+pub mod text;

@@ -1,0 +1,51 @@
+//! Scenarios: loading a TOML scenario file, validating it, and the model the rest of the crate
+//! reads (order of battle, map, gazetteer, clock).
+//!
+//! Owns: the file format (`model`), its validation with located problems (`validate`), the
+//! game clock derived from it (`clock`). Must not: hold game state or print.
+
+pub mod clock;
+pub mod model;
+pub mod validate;
+
+pub use model::*;
+pub use validate::{Problem, ScenarioError};
+
+use std::path::Path;
+
+/// The scenarios shipped with staffwork, by file name, so the binary works without the files.
+pub const BUNDLED: &[(&str, &str)] = &[(
+    "tutorial-hall.toml",
+    include_str!("../../scenarios/tutorial-hall.toml"),
+)];
+
+/// Read, parse and validate a scenario file. All problems are reported at once.
+pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    parse(&path.display().to_string(), &text)
+}
+
+/// Parse and validate scenario text; `origin` names the file in messages.
+pub fn parse(origin: &str, text: &str) -> Result<Scenario, ScenarioError> {
+    let text = crate::text::nfc(text);
+    let scenario: Scenario = toml::from_str(&text).map_err(|e| {
+        ScenarioError::Invalid(vec![validate::Problem::from_toml(origin, &text, &e)])
+    })?;
+    let problems = validate::validate(origin, &text, &scenario);
+    if problems.is_empty() {
+        Ok(scenario)
+    } else {
+        Err(ScenarioError::Invalid(problems))
+    }
+}
+
+/// A bundled scenario by file name (`tutorial-hall.toml`) or id (`tutorial-hall`).
+pub fn bundled(name: &str) -> Option<Scenario> {
+    let (file, text) = BUNDLED
+        .iter()
+        .find(|(f, _)| *f == name || f.trim_end_matches(".toml") == name)?;
+    parse(file, text).ok()
+}

@@ -1,0 +1,850 @@
+//! The scenario as data: sides, order of battle, map, gazetteer, pre-set orders,
+//! reinforcements and victory conditions. The TOML file deserialises straight into these types;
+//! `docs/scenario-format.md` documents every field with its rule number.
+//!
+//! This module owns the shape of a scenario and simple lookups over it. It does not validate
+//! (see `validate.rs`) and never touches game state.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use chrono::{NaiveDateTime, NaiveTime};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::hex::Hex;
+pub use crate::provenance::Provenance;
+
+/// A whole scenario file.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub meta: Meta,
+    pub clock: Clock,
+    pub sides: Vec<Side>,
+    #[serde(default)]
+    pub commanders: Vec<Commander>,
+    #[serde(default)]
+    pub formations: Vec<Formation>,
+    #[serde(default)]
+    pub units: Vec<Unit>,
+    pub map: Map,
+    /// Commander movement costs by terrain name, which set courier delivery time (6.4.7).
+    #[serde(default)]
+    pub commander_costs: CommanderCosts,
+    /// The gazetteer: every named place, road, stream, bridge and entry area.
+    #[serde(default)]
+    pub places: Vec<Place>,
+    #[serde(default)]
+    pub preset_orders: Vec<PresetOrder>,
+    #[serde(default)]
+    pub reinforcements: Vec<Reinforcement>,
+    #[serde(default)]
+    pub victory: Victory,
+    /// Scenario special rules by name (e.g. Vimeiro V2.3 Temporary Divisions).
+    #[serde(default)]
+    pub special_rules: Vec<SpecialRule>,
+    #[serde(default)]
+    pub variants: Vec<Variant>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Meta {
+    /// Short identifier, e.g. `vimeiro-1808`.
+    pub id: String,
+    pub title: String,
+    /// The historical (or fictional) date, ISO `YYYY-MM-DD`.
+    pub date: String,
+    /// Rule system, `nbs-3.0`.
+    pub ruleset: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub sources: Vec<String>,
+    /// Approximations made in building the scenario, shown to the user.
+    #[serde(default)]
+    pub approximations: Vec<String>,
+}
+
+/// The game clock (NBS 3.1, 27.1.1): 30-minute day turns, 60-minute night turns.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Clock {
+    /// Time of the first turn, `YYYY-MM-DDTHH:MM`.
+    pub first_turn: NaiveDateTime,
+    /// Time of the last turn.
+    pub last_turn: NaiveDateTime,
+    /// Side id of the First Player (5.0).
+    pub first_player: String,
+    /// Start of night (turns from here to `night_ends` last 60 minutes), if the game reaches it.
+    #[serde(default)]
+    pub night_starts: Option<NaiveTime>,
+    #[serde(default)]
+    pub night_ends: Option<NaiveTime>,
+    /// Dawn turns (visibility only; not night, 27.1).
+    #[serde(default)]
+    pub dawn: Vec<NaiveTime>,
+    /// Dusk turns; the last one is the "last dusk turn" of 27.2.3.
+    #[serde(default)]
+    pub dusk: Vec<NaiveTime>,
+    #[serde(default)]
+    pub visibility: Visibility,
+}
+
+/// LOS range caps in hexes (14.1). `None` means unlimited.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Visibility {
+    #[serde(default)]
+    pub day: Option<u32>,
+    #[serde(default)]
+    pub dawn: Option<u32>,
+    #[serde(default)]
+    pub dusk: Option<u32>,
+    #[serde(default = "one")]
+    pub night: Option<u32>,
+}
+
+fn one() -> Option<u32> {
+    Some(1)
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Side {
+    pub id: String,
+    pub name: String,
+    /// The formation at the top of this side's order of battle (its army).
+    pub army: String,
+}
+
+/// A commander counter (3.1, 25): rating 0–4, Fighter flag.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Commander {
+    pub id: String,
+    pub name: String,
+    pub side: String,
+    /// Command Rating, 0 to 4.
+    pub rating: u8,
+    /// Fighter ("F" on the counter, 25.5).
+    #[serde(default)]
+    pub fighter: bool,
+    /// Where he stands at the start; `None` when off the map (arrives later or never).
+    #[serde(default)]
+    pub position: Option<Position>,
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// Names of the fields whose values are our assumption (e.g. `["rating"]`).
+    #[serde(default)]
+    pub assumed: Vec<String>,
+}
+
+/// The echelons of an order of battle (6.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Echelon {
+    Army,
+    Corps,
+    Division,
+}
+
+impl fmt::Display for Echelon {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Echelon::Army => "army",
+            Echelon::Corps => "corps",
+            Echelon::Division => "division",
+        })
+    }
+}
+
+/// An army, corps or division (brigades and batteries are [`Unit`]s).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Formation {
+    pub id: String,
+    pub name: String,
+    /// Counter id or short name as written in orders ("2-I", "3rd Div").
+    #[serde(default)]
+    pub short: Option<String>,
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    pub side: String,
+    pub echelon: Echelon,
+    /// The formation this one belongs to; `None` only for an army.
+    #[serde(default)]
+    pub parent: Option<String>,
+    /// The commander's id.
+    #[serde(default)]
+    pub commander: Option<String>,
+    /// Armies and corps have an HQ unit (6.10); its starting position.
+    #[serde(default)]
+    pub hq: Option<Position>,
+    /// Commanders who take over, in order, when the commander is lost (25).
+    #[serde(default)]
+    pub succession: Vec<String>,
+    /// On Independent Orders from the start (6.8).
+    #[serde(default)]
+    pub independent: bool,
+    /// A temporary division (Vimeiro V2.3).
+    #[serde(default)]
+    pub temporary: bool,
+    #[serde(default)]
+    pub assumed: Vec<String>,
+}
+
+/// Unit types (3.1, chart p2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnitKind {
+    Infantry,
+    CavalryLight,
+    CavalryHeavy,
+    CavalryLancer,
+    ArtilleryLightFoot,
+    ArtilleryHeavyFoot,
+    ArtilleryLightHorse,
+    ArtilleryHeavyHorse,
+    Skirmisher,
+    Train,
+}
+
+impl UnitKind {
+    pub fn is_cavalry(self) -> bool {
+        matches!(
+            self,
+            UnitKind::CavalryLight | UnitKind::CavalryHeavy | UnitKind::CavalryLancer
+        )
+    }
+    pub fn is_artillery(self) -> bool {
+        matches!(
+            self,
+            UnitKind::ArtilleryLightFoot
+                | UnitKind::ArtilleryHeavyFoot
+                | UnitKind::ArtilleryLightHorse
+                | UnitKind::ArtilleryHeavyHorse
+        )
+    }
+    pub fn is_infantry(self) -> bool {
+        matches!(self, UnitKind::Infantry)
+    }
+    /// Artillery, trains and skirmishers never count as sub-units (6.9 box).
+    pub fn counts_as_sub_unit(self) -> bool {
+        !self.is_artillery() && !matches!(self, UnitKind::Train | UnitKind::Skirmisher)
+    }
+}
+
+/// Strength levels of foot and horse (3.1, 7.0): C < B < A < AA < AAA.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Strength {
+    C,
+    B,
+    A,
+    AA,
+    AAA,
+}
+
+/// Morale ratings A (best) to E (8.0, 21).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum MoraleRating {
+    A,
+    B,
+    C,
+    D,
+    E,
+}
+
+/// Tactical formations (8.0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnitFormation {
+    #[default]
+    Line,
+    Column,
+    MarchColumn,
+    Square,
+    Skirmish,
+    Ready,
+    Blown,
+    Limbered,
+    Unlimbered,
+    Routed,
+}
+
+/// Six hexside facings, named by compass point for flat-topped hexes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Facing {
+    N,
+    NE,
+    SE,
+    S,
+    SW,
+    NW,
+}
+
+/// A brigade, battery, skirmisher or train counter.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Unit {
+    pub id: String,
+    pub name: String,
+    /// Counter id as written in orders ("16 Lt-2-I", "1-Hill").
+    #[serde(default)]
+    pub short: Option<String>,
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    pub side: String,
+    /// The formation it belongs to (division, corps or army).
+    pub parent: String,
+    pub kind: UnitKind,
+    /// Strength level for foot and horse.
+    #[serde(default)]
+    pub strength: Option<Strength>,
+    /// Gun points for batteries (3.3(7): default 5).
+    #[serde(default)]
+    pub gun_points: Option<u8>,
+    #[serde(default)]
+    pub morale: Option<MoraleRating>,
+    #[serde(default)]
+    pub formation: UnitFormation,
+    #[serde(default)]
+    pub facing: Option<Facing>,
+    /// Starting position; `None` when the unit arrives as a reinforcement or stays off map.
+    #[serde(default)]
+    pub position: Option<Position>,
+    /// On Independent Orders from the start (6.8).
+    #[serde(default)]
+    pub independent: bool,
+    /// Regiments and notes from the order of battle.
+    #[serde(default)]
+    pub regiments: Vec<String>,
+    #[serde(default)]
+    pub assumed: Vec<String>,
+}
+
+/// A set-up position: `"13.13"`, `"w/i 3 of 20.22"`, `"2.10 ex 2.11"` (3.3, 13).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Position {
+    pub hex: Hex,
+    /// "w/i N of HEX": anywhere at or within N hexes. 0 for an exact hex.
+    pub within: u32,
+    /// Line extensions ("ex 2.11").
+    pub extensions: Vec<Hex>,
+}
+
+impl Position {
+    pub fn at(hex: Hex) -> Self {
+        Position {
+            hex,
+            within: 0,
+            extensions: Vec::new(),
+        }
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.within > 0 {
+            write!(f, "w/i {} of {}", self.within, self.hex)?;
+        } else {
+            write!(f, "{}", self.hex)?;
+        }
+        for e in &self.extensions {
+            write!(f, " ex {e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for Position {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        let mut words = s.split_whitespace().peekable();
+        let mut within = 0;
+        let first = words
+            .next()
+            .ok_or("empty position; expected a hex such as 13.13")?;
+        let hex_text = if first.eq_ignore_ascii_case("w/i") {
+            let n = words
+                .next()
+                .ok_or("`w/i` needs a number: `w/i 3 of 20.22`")?;
+            within = n
+                .parse()
+                .map_err(|_| format!("`{n}` is not a number in `{s}`"))?;
+            match words.next() {
+                Some(w) if w.eq_ignore_ascii_case("of") => {}
+                _ => return Err(format!("expected `of` in `{s}`; write `w/i 3 of 20.22`")),
+            }
+            words.next().ok_or(format!("`{s}` lacks its hex"))?
+        } else {
+            first
+        };
+        let hex: Hex = hex_text
+            .parse()
+            .map_err(|e: crate::hex::HexParseError| e.to_string())?;
+        let mut extensions = Vec::new();
+        while let Some(w) = words.next() {
+            if !w.eq_ignore_ascii_case("ex") {
+                return Err(format!(
+                    "unexpected `{w}` in position `{s}`; expected `ex HEX`"
+                ));
+            }
+            let e = words.next().ok_or(format!("`ex` needs a hex in `{s}`"))?;
+            extensions.push(
+                e.parse()
+                    .map_err(|e: crate::hex::HexParseError| e.to_string())?,
+            );
+        }
+        Ok(Position {
+            hex,
+            within,
+            extensions,
+        })
+    }
+}
+
+impl Serialize for Position {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Position {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// The hex map: its extent, a terrain grid, an elevation grid and hexside features.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Map {
+    pub first_col: i32,
+    pub last_col: i32,
+    pub first_row: i32,
+    pub last_row: i32,
+    /// One line per row, top line = `last_row`; one character per column from `first_col`.
+    pub terrain: String,
+    /// Character → terrain name (the names used by `commander_costs`).
+    pub legend: BTreeMap<String, String>,
+    /// Same layout as `terrain`, one digit (elevation level 0–9) per hex. Empty = all level 0.
+    #[serde(default)]
+    pub elevation: String,
+    /// Where the map is our construction rather than the published map.
+    #[serde(default)]
+    pub provenance: Provenance,
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl Map {
+    /// True when the hex lies on the map.
+    pub fn contains(&self, h: Hex) -> bool {
+        (self.first_col..=self.last_col).contains(&h.col)
+            && (self.first_row..=self.last_row).contains(&h.row)
+    }
+
+    /// Number of columns and rows.
+    pub fn size(&self) -> (u32, u32) {
+        (
+            (self.last_col - self.first_col + 1).max(0) as u32,
+            (self.last_row - self.first_row + 1).max(0) as u32,
+        )
+    }
+
+    fn grid_char(grid: &str, map: &Map, h: Hex) -> Option<char> {
+        if !map.contains(h) {
+            return None;
+        }
+        let line = (map.last_row - h.row) as usize;
+        let col = (h.col - map.first_col) as usize;
+        grid.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .nth(line)?
+            .chars()
+            .nth(col)
+    }
+
+    /// Terrain name of a hex, via the legend; `None` off the map or for an unknown character.
+    pub fn terrain_at(&self, h: Hex) -> Option<&str> {
+        let c = Self::grid_char(&self.terrain, self, h)?;
+        self.legend
+            .get(c.encode_utf8(&mut [0; 4]) as &str)
+            .map(String::as_str)
+    }
+
+    /// Elevation level of a hex (0 where no elevation grid is given).
+    pub fn elevation_at(&self, h: Hex) -> u8 {
+        Self::grid_char(&self.elevation, self, h)
+            .and_then(|c| c.to_digit(10))
+            .map_or(0, |d| d as u8)
+    }
+}
+
+/// Commander movement costs (chart p2 "Cmd & HQs" column, 6.4.7). The rulebook's terrain rows
+/// were lost, so every cost carries a provenance.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CommanderCosts {
+    /// Movement allowance of a commander (chart p2: 14).
+    #[serde(default = "fourteen")]
+    pub allowance: u32,
+    /// Cost to enter a hex along a road, in MP (derived: ½, from the 6.11 sidebar).
+    #[serde(default = "half")]
+    pub road: Cost,
+    /// Cost to enter a hex by terrain name.
+    #[serde(default)]
+    pub terrain: BTreeMap<String, Cost>,
+    /// Extra cost to cross a hexside feature (stream, river) by place kind, unless by a bridge.
+    #[serde(default)]
+    pub hexside: BTreeMap<String, Cost>,
+}
+
+impl Default for CommanderCosts {
+    fn default() -> Self {
+        CommanderCosts {
+            allowance: fourteen(),
+            road: half(),
+            terrain: BTreeMap::new(),
+            hexside: BTreeMap::new(),
+        }
+    }
+}
+
+fn fourteen() -> u32 {
+    14
+}
+
+fn half() -> Cost {
+    Cost {
+        mp: Some(MpCost::from_halves(1)),
+        provenance: Provenance::Derived,
+    }
+}
+
+/// A movement cost with its provenance. `mp = "P"` (absent) means prohibited.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Cost {
+    /// Movement points; `None` = prohibited terrain.
+    #[serde(default)]
+    pub mp: Option<MpCost>,
+    #[serde(default)]
+    pub provenance: Provenance,
+}
+
+/// Movement points held as whole halves, so ½-MP road costs stay integer (no floats in rules).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct MpCost(u32);
+
+impl MpCost {
+    pub const fn from_halves(h: u32) -> Self {
+        MpCost(h)
+    }
+    pub const fn halves(self) -> u32 {
+        self.0
+    }
+}
+
+impl Serialize for MpCost {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0.is_multiple_of(2) {
+            s.serialize_u32(self.0 / 2)
+        } else {
+            // Exactly representable: n + 0.5.
+            s.serialize_f64(f64::from(self.0) / 2.0)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for MpCost {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = f64::deserialize(d)?;
+        let halves = v * 2.0;
+        if !(0.0..=1000.0).contains(&v) || halves.fract() != 0.0 {
+            return Err(serde::de::Error::custom(format!(
+                "movement cost {v} must be a whole or half number of MP between 0 and 1000"
+            )));
+        }
+        Ok(MpCost(halves as u32))
+    }
+}
+
+/// Kinds of named place in the gazetteer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlaceKind {
+    Village,
+    Town,
+    Farm,
+    Hill,
+    Ridge,
+    Slope,
+    Wood,
+    Orchard,
+    Road,
+    Stream,
+    River,
+    Bridge,
+    Ford,
+    Redoubt,
+    Entry,
+    Area,
+    Coast,
+    Hex,
+}
+
+/// A named place. Roads list their hexes in order along the road; streams and bridges list
+/// hexsides.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Place {
+    pub id: String,
+    /// Display name, stored in NFC.
+    pub name: String,
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    pub kind: PlaceKind,
+    #[serde(default)]
+    pub hexes: Vec<Hex>,
+    /// Hexsides as `"10.10/10.11"` (the two hexes either side).
+    #[serde(default)]
+    pub hexsides: Vec<Hexside>,
+    #[serde(default)]
+    pub notes: String,
+    #[serde(default)]
+    pub provenance: Provenance,
+}
+
+/// A hexside, named by the two hexes it separates (`"10.10/10.11"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Hexside(pub Hex, pub Hex);
+
+impl Hexside {
+    /// The same side regardless of the order it was written in.
+    pub fn normalised(self) -> Self {
+        if self.0 <= self.1 {
+            self
+        } else {
+            Hexside(self.1, self.0)
+        }
+    }
+}
+
+impl fmt::Display for Hexside {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.0, self.1)
+    }
+}
+
+impl Serialize for Hexside {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Hexside {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        let (a, b) = s.split_once('/').ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "`{s}` is not a hexside; write two hexes as 10.10/10.11"
+            ))
+        })?;
+        let a: Hex = a.parse().map_err(serde::de::Error::custom)?;
+        let b: Hex = b.parse().map_err(serde::de::Error::custom)?;
+        Ok(Hexside(a, b))
+    }
+}
+
+/// Status a pre-set order starts in (6.2.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum PresetStatus {
+    #[default]
+    #[serde(rename = "accepted")]
+    Accepted,
+    D4,
+    D5,
+    D6,
+}
+
+/// An order in force when the scenario starts (or when a reinforcement arrives).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PresetOrder {
+    pub id: String,
+    pub side: String,
+    /// The command (formation or unit id) holding the order.
+    pub to: String,
+    /// The order exactly as the rulebook writes it.
+    pub text: String,
+    #[serde(default)]
+    pub status: PresetStatus,
+    /// Rule or scenario paragraph that sets it.
+    #[serde(default)]
+    pub source: String,
+}
+
+/// Units arriving during the game (12.6).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Reinforcement {
+    pub id: String,
+    pub side: String,
+    /// Scheduled time (the first turn it may arrive when a die decides).
+    pub time: NaiveDateTime,
+    /// Entry place id (an `entry` place) or hex.
+    pub entry: String,
+    /// Ids of the formations, units and commanders that arrive.
+    pub arrives: Vec<String>,
+    /// A die condition, e.g. "on a 6" each Command Phase from `time`.
+    #[serde(default)]
+    pub condition: Option<ArrivalRoll>,
+    /// Pre-set order ids the arriving commands carry.
+    #[serde(default)]
+    pub orders: Vec<String>,
+    #[serde(default)]
+    pub notes: String,
+}
+
+/// "On a 6, each Command Phase": one die, arrival on `min` or more.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ArrivalRoll {
+    pub sides: u8,
+    pub min: u8,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Victory {
+    /// Plain-text statements of how the game ends (automatic victory, ceasefire, time).
+    #[serde(default)]
+    pub conditions: Vec<String>,
+    #[serde(default)]
+    pub points: Vec<VictoryPoints>,
+    /// Result by margin (first side's points minus the other's).
+    #[serde(default)]
+    pub levels: Vec<VictoryLevel>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct VictoryPoints {
+    pub side: String,
+    pub points: i32,
+    #[serde(rename = "for")]
+    pub for_: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct VictoryLevel {
+    #[serde(default)]
+    pub min: Option<i32>,
+    #[serde(default)]
+    pub max: Option<i32>,
+    pub result: String,
+}
+
+/// A scenario special rule, identified by a stable name the engine looks up.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SpecialRule {
+    /// Stable name, e.g. `vimeiro-temporary-divisions`.
+    pub id: String,
+    /// Rule number in the game rules, e.g. `V2.3`.
+    pub rule: String,
+    pub name: String,
+    #[serde(default)]
+    pub text: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    pub id: String,
+    pub rule: String,
+    pub name: String,
+    pub effect: String,
+    #[serde(default)]
+    pub victory_points: String,
+}
+
+/// A reference to anything in the order of battle that can hold orders or be ordered.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OobRef<'a> {
+    Formation(&'a Formation),
+    Unit(&'a Unit),
+}
+
+impl<'a> OobRef<'a> {
+    pub fn id(&self) -> &'a str {
+        match self {
+            OobRef::Formation(f) => &f.id,
+            OobRef::Unit(u) => &u.id,
+        }
+    }
+    pub fn name(&self) -> &'a str {
+        match self {
+            OobRef::Formation(f) => &f.name,
+            OobRef::Unit(u) => &u.name,
+        }
+    }
+    pub fn side(&self) -> &'a str {
+        match self {
+            OobRef::Formation(f) => &f.side,
+            OobRef::Unit(u) => &u.side,
+        }
+    }
+}
+
+impl Scenario {
+    pub fn side(&self, id: &str) -> Option<&Side> {
+        self.sides.iter().find(|s| s.id == id)
+    }
+    pub fn commander(&self, id: &str) -> Option<&Commander> {
+        self.commanders.iter().find(|c| c.id == id)
+    }
+    pub fn formation(&self, id: &str) -> Option<&Formation> {
+        self.formations.iter().find(|f| f.id == id)
+    }
+    pub fn unit(&self, id: &str) -> Option<&Unit> {
+        self.units.iter().find(|u| u.id == id)
+    }
+    pub fn place(&self, id: &str) -> Option<&Place> {
+        self.places.iter().find(|p| p.id == id)
+    }
+    /// A formation or unit by id.
+    pub fn command(&self, id: &str) -> Option<OobRef<'_>> {
+        self.formation(id)
+            .map(OobRef::Formation)
+            .or_else(|| self.unit(id).map(OobRef::Unit))
+    }
+    /// Formations whose parent is `id`, in file order.
+    pub fn child_formations<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a Formation> + 'a {
+        self.formations
+            .iter()
+            .filter(move |f| f.parent.as_deref() == Some(id))
+    }
+    /// Units whose parent is `id`, in file order.
+    pub fn child_units<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a Unit> + 'a {
+        self.units.iter().filter(move |u| u.parent == id)
+    }
+    /// The formation a commander commands, if any.
+    pub fn formation_of_commander(&self, commander: &str) -> Option<&Formation> {
+        self.formations
+            .iter()
+            .find(|f| f.commander.as_deref() == Some(commander))
+    }
+    /// The army commander of a side.
+    pub fn army_commander(&self, side: &str) -> Option<&Commander> {
+        let army = self.formation(&self.side(side)?.army)?;
+        self.commander(army.commander.as_deref()?)
+    }
+}
