@@ -1,1 +1,277 @@
-//! placeholder
+//! Space: distance, path cost and adjacency behind one interface (DESIGN: the five rule systems
+//! use hexes, an area graph or a tabletop; the engine asks only [`Space`]).
+//!
+//! [`HexSpace`] implements it for an NBS hex map: commander movement cost for courier delivery
+//! (6.4.7) and command-range counting (6.11). Owns path finding over the map; must not know
+//! about orders or game state. All costs are integers in half movement points (roads cost ½).
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+
+use crate::hex::Hex;
+use crate::provenance::Provenance;
+use crate::scenario::{PlaceKind, Scenario};
+
+/// What the engine needs to know about space, whatever the rule system's map.
+pub trait Space {
+    /// True when a location is on the playing area.
+    fn contains(&self, h: Hex) -> bool;
+    /// Straight distance in hexes (or areas, or inches) between two locations.
+    fn distance(&self, a: Hex, b: Hex) -> u32;
+    /// Cheapest commander path cost from `a` to `b` in half-MP, or `None` if unreachable.
+    fn commander_cost(&self, a: Hex, b: Hex) -> Option<PathCost>;
+    /// Distance for command range (6.11): hexes counted with rough terrain as 2 unless along a
+    /// road. `None` if unreachable.
+    fn range_distance(&self, a: Hex, b: Hex) -> Option<u32>;
+}
+
+/// A path cost and the provenance of the least certain cost it used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathCost {
+    /// Cost in half movement points.
+    pub halves: u32,
+    /// `Assumed` if any step used an assumed cost, else `Derived` or `Seed`.
+    pub provenance: Provenance,
+}
+
+impl PathCost {
+    /// Courier transit in turns: MP / 10, rounded up (6.4.7).
+    pub fn courier_turns(self) -> u32 {
+        self.halves.div_ceil(20)
+    }
+}
+
+/// An NBS hex map with commander costs, roads and hexside features from a scenario.
+#[derive(Clone, Debug)]
+pub struct HexSpace {
+    first: (i32, i32),
+    last: (i32, i32),
+    /// Cost to enter each hex off-road, `None` when prohibited; with the cost's provenance.
+    enter: BTreeMap<Hex, (Option<u32>, Provenance)>,
+    /// Hexes that count double for command range (woods, swamp, steep slope; 6.11).
+    rough: BTreeSet<Hex>,
+    /// Road steps (both directions).
+    road: BTreeSet<(Hex, Hex)>,
+    road_cost: (u32, Provenance),
+    /// Extra cost to cross a hexside (streams), by normalised hexside.
+    hexside: BTreeMap<(Hex, Hex), (u32, Provenance)>,
+    bridges: BTreeSet<(Hex, Hex)>,
+}
+
+fn key(a: Hex, b: Hex) -> (Hex, Hex) {
+    if a <= b { (a, b) } else { (b, a) }
+}
+
+impl HexSpace {
+    /// Build the space of a scenario's map.
+    pub fn new(s: &Scenario) -> Self {
+        let m = &s.map;
+        let costs = &s.commander_costs;
+        let mut enter = BTreeMap::new();
+        let mut rough = BTreeSet::new();
+        for col in m.first_col..=m.last_col {
+            for row in m.first_row..=m.last_row {
+                let h = Hex::new(col, row);
+                let terrain = m.terrain_at(h).unwrap_or("clear");
+                let cost = costs.terrain.get(terrain);
+                let entry = match cost {
+                    Some(c) => (c.mp.map(|x| x.halves()), c.provenance),
+                    // A terrain without a cost was refused by validation; treat as clear.
+                    None => (Some(2), Provenance::Assumed),
+                };
+                if entry.0.is_some_and(|h| h >= 4) {
+                    rough.insert(h);
+                }
+                enter.insert(h, entry);
+            }
+        }
+        let mut road = BTreeSet::new();
+        let mut hexside = BTreeMap::new();
+        let mut bridges = BTreeSet::new();
+        for p in &s.places {
+            match p.kind {
+                PlaceKind::Road => {
+                    for w in p.hexes.windows(2) {
+                        if w[0].is_adjacent(w[1]) {
+                            road.insert((w[0], w[1]));
+                            road.insert((w[1], w[0]));
+                        }
+                    }
+                }
+                PlaceKind::Stream | PlaceKind::River => {
+                    let kind = if p.kind == PlaceKind::Stream {
+                        "stream"
+                    } else {
+                        "river"
+                    };
+                    if let Some(c) = costs.hexside.get(kind) {
+                        for hs in &p.hexsides {
+                            let v = c.mp.map_or(u32::MAX / 4, |x| x.halves());
+                            hexside.insert(key(hs.0, hs.1), (v, c.provenance));
+                        }
+                    }
+                }
+                PlaceKind::Bridge | PlaceKind::Ford => {
+                    for hs in &p.hexsides {
+                        bridges.insert(key(hs.0, hs.1));
+                    }
+                }
+                _ => {}
+            }
+        }
+        HexSpace {
+            first: (m.first_col, m.first_row),
+            last: (m.last_col, m.last_row),
+            enter,
+            rough,
+            road,
+            road_cost: (
+                costs.road.mp.map_or(1, |x| x.halves()),
+                costs.road.provenance,
+            ),
+            hexside,
+            bridges,
+        }
+    }
+
+    /// Cost of one step from `a` into the adjacent `b`, with its provenance.
+    fn step(&self, a: Hex, b: Hex) -> Option<(u32, Provenance)> {
+        let (base, prov) = if self.road.contains(&(a, b)) {
+            self.road_cost
+        } else {
+            let (c, p) = self.enter.get(&b)?;
+            ((*c)?, *p)
+        };
+        let k = key(a, b);
+        let (extra, prov2) = match self.hexside.get(&k) {
+            Some(x) if !self.bridges.contains(&k) && !self.road.contains(&(a, b)) => *x,
+            _ => (0, Provenance::Seed),
+        };
+        Some((base + extra, prov.max(prov2)))
+    }
+
+    fn dijkstra(
+        &self,
+        a: Hex,
+        b: Hex,
+        step: impl Fn(Hex, Hex) -> Option<(u32, Provenance)>,
+    ) -> Option<PathCost> {
+        if !self.contains(a) || !self.contains(b) {
+            return None;
+        }
+        let mut best: BTreeMap<Hex, u32> = BTreeMap::new();
+        let mut prov: BTreeMap<Hex, Provenance> = BTreeMap::new();
+        let mut heap = BinaryHeap::new();
+        best.insert(a, 0);
+        prov.insert(a, Provenance::Seed);
+        heap.push(Reverse((0u32, a)));
+        while let Some(Reverse((d, h))) = heap.pop() {
+            if h == b {
+                return Some(PathCost {
+                    halves: d,
+                    provenance: prov[&h],
+                });
+            }
+            if best.get(&h).is_some_and(|x| *x < d) {
+                continue;
+            }
+            for n in h.neighbours() {
+                if !self.contains(n) {
+                    continue;
+                }
+                let Some((c, p)) = step(h, n) else { continue };
+                let nd = d.saturating_add(c);
+                if best.get(&n).is_none_or(|x| nd < *x) {
+                    best.insert(n, nd);
+                    prov.insert(n, prov[&h].max(p));
+                    heap.push(Reverse((nd, n)));
+                }
+            }
+        }
+        None
+    }
+}
+
+impl Space for HexSpace {
+    fn contains(&self, h: Hex) -> bool {
+        h.map.is_none()
+            && (self.first.0..=self.last.0).contains(&h.col)
+            && (self.first.1..=self.last.1).contains(&h.row)
+    }
+
+    fn distance(&self, a: Hex, b: Hex) -> u32 {
+        a.distance(b)
+    }
+
+    fn commander_cost(&self, a: Hex, b: Hex) -> Option<PathCost> {
+        self.dijkstra(a, b, |x, y| self.step(x, y))
+    }
+
+    fn range_distance(&self, a: Hex, b: Hex) -> Option<u32> {
+        // 6.11: count hexes; woods, swamp and steep slope count 2 unless a road negates this.
+        let step = |x: Hex, y: Hex| {
+            let prohibited = self.enter.get(&y).is_none_or(|(c, _)| c.is_none());
+            if prohibited {
+                return None;
+            }
+            let rough = self.rough.contains(&y) && !self.road.contains(&(x, y));
+            Some((if rough { 2 } else { 1 }, Provenance::Seed))
+        };
+        self.dijkstra(a, b, step).map(|p| p.halves)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tutorial() -> HexSpace {
+        HexSpace::new(&crate::scenario::bundled("tutorial-hall").expect("bundled tutorial loads"))
+    }
+
+    #[test]
+    fn road_costs_half_a_point_per_hex_6_4_7() {
+        let s = tutorial();
+        // Army HQ 2.10 to Hinzeberg 8.10 along the Hinzeberg road: 6 hexes at 1/2 = 3 MP.
+        let c = s.commander_cost(Hex::new(2, 10), Hex::new(8, 10)).unwrap();
+        assert_eq!(c.halves, 6);
+        assert_eq!(c.courier_turns(), 1);
+    }
+
+    #[test]
+    fn courier_turns_round_up_mp_over_ten_6_4_7() {
+        let c = PathCost {
+            halves: 21,
+            provenance: Provenance::Seed,
+        };
+        assert_eq!(c.courier_turns(), 2); // 10.5 MP -> 2 turns
+        let c = PathCost {
+            halves: 20,
+            provenance: Provenance::Seed,
+        };
+        assert_eq!(c.courier_turns(), 1);
+        let c = PathCost {
+            halves: 0,
+            provenance: Provenance::Seed,
+        };
+        assert_eq!(c.courier_turns(), 0);
+    }
+
+    #[test]
+    fn crossing_the_stream_off_the_bridge_costs_extra() {
+        let s = tutorial();
+        // 11.05 -> 12.05 crosses the Viskan with no bridge: clear (1) + stream (2) = 3 MP.
+        let c = s.commander_cost(Hex::new(11, 5), Hex::new(12, 5)).unwrap();
+        assert_eq!(c.halves, 6);
+        assert_eq!(c.provenance, Provenance::Assumed);
+    }
+
+    #[test]
+    fn off_map_is_unreachable() {
+        let s = tutorial();
+        assert!(
+            s.commander_cost(Hex::new(2, 10), Hex::new(99, 10))
+                .is_none()
+        );
+    }
+}

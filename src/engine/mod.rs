@@ -1,1 +1,246 @@
-//! placeholder
+//! The pure engine of the NBS v3.0 command system: `decide(state, command, dice) -> events`
+//! and `evolve(state, event) -> state`.
+//!
+//! Owns the rules of section 6 (orders, acceptance, delay, distortion, local initiative, attack
+//! stoppage, HQs, command range) and the sequence of play (5.1). Must not: do IO, read the
+//! clock, use ambient randomness, iterate hash containers, use floating point. Every die comes
+//! from the [`Dice`] passed in and is stored in the event that used it.
+
+pub mod command;
+mod command_system;
+pub mod event;
+pub mod evolve;
+pub mod oob;
+mod sequence;
+pub mod state;
+
+pub use command::{Command, OverrideAction, TypedOrder};
+pub use event::{Event, EventKind, Visibility, WithdrawalCause};
+pub use evolve::evolve;
+pub use state::{CommandStatus, GameState, OrderOrigin, OrderRecord, OrderStatus, Step};
+
+use crate::rules::dice::{Dice, DiceExhausted};
+use crate::rules::tables::CommandTables;
+use crate::scenario::Scenario;
+use crate::scenario::clock::TurnInfo;
+use crate::space::{HexSpace, Space};
+
+/// Why the engine refused a command. Nothing is recorded when a command is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Refusal {
+    /// Stable kebab-case code, e.g. `not-enough-command-points`.
+    pub code: &'static str,
+    /// Rule number the refusal rests on, e.g. `6.4.1`.
+    pub rule: &'static str,
+    pub message: String,
+    pub help: String,
+}
+
+impl Refusal {
+    pub(crate) fn new(
+        code: &'static str,
+        rule: &'static str,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) -> Self {
+        Refusal {
+            code,
+            rule,
+            message: message.into(),
+            help: help.into(),
+        }
+    }
+}
+
+impl From<DiceExhausted> for Refusal {
+    fn from(e: DiceExhausted) -> Self {
+        Refusal::new(
+            "die-not-given",
+            "",
+            e.to_string(),
+            "give the die in the case's dice section",
+        )
+    }
+}
+
+/// The engine for one game: the scenario, the tables in force and the map.
+pub struct Engine<'a> {
+    pub scenario: &'a Scenario,
+    pub tables: &'a CommandTables,
+    pub space: HexSpace,
+    pub turns: Vec<TurnInfo>,
+}
+
+impl<'a> Engine<'a> {
+    pub fn new(scenario: &'a Scenario, tables: &'a CommandTables) -> Self {
+        Engine {
+            scenario,
+            tables,
+            space: HexSpace::new(scenario),
+            turns: scenario.clock.turns(),
+        }
+    }
+
+    /// The empty state before `Command::Start`.
+    pub fn initial_state(&self) -> GameState {
+        GameState {
+            scenario_id: self.scenario.meta.id.clone(),
+            turn: 0,
+            player: 0,
+            side_order: Vec::new(),
+            step: Step::Command,
+            sides: Default::default(),
+            commands: Default::default(),
+            orders: Default::default(),
+            positions: Default::default(),
+            arrived: Default::default(),
+            due: Default::default(),
+            dice: Default::default(),
+            events: 0,
+        }
+    }
+
+    /// Decide what a command does: the events it produces, or why it is refused. The state is
+    /// not changed; apply the events with [`evolve`].
+    pub fn decide(
+        &self,
+        state: &GameState,
+        cmd: &Command,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, Refusal> {
+        let mut ctx = Ctx {
+            eng: self,
+            state: state.clone(),
+            events: Vec::new(),
+            dice,
+        };
+        if ctx.state.step == Step::GameOver && !matches!(cmd, Command::Override { .. }) {
+            return Err(Refusal::new(
+                "game-over",
+                "",
+                "the game is over",
+                "branch the game to play on with other orders",
+            ));
+        }
+        if !matches!(cmd, Command::Start { .. }) && ctx.state.turn == 0 {
+            return Err(Refusal::new(
+                "not-started",
+                "",
+                "the game has not started",
+                "start it with `staffwork new`",
+            ));
+        }
+        match cmd {
+            Command::Start { presets } => sequence::start(&mut ctx, presets)?,
+            Command::Advance => sequence::advance(&mut ctx)?,
+            Command::IssueOrder {
+                side,
+                from,
+                to,
+                method,
+                order,
+            } => command_system::issue_order(&mut ctx, side, from, to, *method, order)?,
+            Command::RollInitiative {
+                commander,
+                command,
+                order,
+            } => command_system::roll_initiative(&mut ctx, commander, command, order)?,
+            Command::LooseCannonOrder { command, order } => {
+                command_system::loose_cannon_order(&mut ctx, command, order)?
+            }
+            Command::DefaultDefense { command } => {
+                command_system::default_defense(&mut ctx, command)?
+            }
+            Command::Withdraw { command } => command_system::withdraw(&mut ctx, command)?,
+            Command::Move { piece, to } => command_system::move_piece(&mut ctx, piece, *to)?,
+            Command::StageComplete { command } => {
+                command_system::stage_complete(&mut ctx, command)?
+            }
+            Command::Override { reason, action } => {
+                command_system::umpire_override(&mut ctx, reason, action)?
+            }
+        }
+        Ok(ctx.events)
+    }
+
+    /// The schedule entry of a turn (1-based); the last one for turns past the end.
+    pub fn turn_info(&self, turn: u32) -> Option<&TurnInfo> {
+        self.turns.get(turn.checked_sub(1)? as usize)
+    }
+
+    /// Distance measure used for command range (6.11).
+    pub fn range_distance(&self, a: crate::hex::Hex, b: crate::hex::Hex) -> Option<u32> {
+        self.space.range_distance(a, b)
+    }
+}
+
+/// A decision in progress: a scratch copy of the state that each emitted event is applied to,
+/// so later segments see earlier results.
+pub(crate) struct Ctx<'e, 'a, 'd> {
+    pub eng: &'e Engine<'a>,
+    pub state: GameState,
+    pub events: Vec<Event>,
+    pub dice: &'d mut dyn Dice,
+}
+
+impl Ctx<'_, '_, '_> {
+    /// Record an event and apply it to the scratch state.
+    pub fn emit(&mut self, visibility: Visibility, kind: EventKind) {
+        let ev = Event {
+            turn: self.state.turn,
+            visibility,
+            kind,
+        };
+        evolve(&mut self.state, &ev);
+        self.events.push(ev);
+    }
+
+    /// An event only `side` (and the umpire) may see.
+    pub fn emit_side(&mut self, side: &str, kind: EventKind) {
+        self.emit(Visibility::Side(side.to_string()), kind);
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        self.eng.scenario
+    }
+
+    pub fn night(&self) -> bool {
+        self.eng
+            .turn_info(self.state.turn)
+            .is_some_and(|t| t.light == crate::scenario::clock::Light::Night)
+    }
+
+    /// The side a command belongs to.
+    pub fn side_of(&self, command: &str) -> Result<String, Refusal> {
+        self.state
+            .commands
+            .get(command)
+            .map(|c| c.side.clone())
+            .ok_or_else(|| unknown_command(self.eng.scenario, command))
+    }
+}
+
+/// Refusal for a command id that is not in the order of battle, with the nearest ids.
+pub(crate) fn unknown_command(s: &Scenario, command: &str) -> Refusal {
+    let mut ids: Vec<(usize, &str)> = oob::commands(s)
+        .iter()
+        .map(|(id, _, _)| {
+            (
+                crate::text::edit_distance(id, command),
+                s.command(id).map_or("", |c| c.id()),
+            )
+        })
+        .collect();
+    ids.sort();
+    let near: Vec<&str> = ids.iter().take(3).map(|(_, id)| *id).collect();
+    Refusal::new(
+        "unknown-command",
+        "6.1",
+        format!("`{command}` is not a command of this scenario"),
+        format!(
+            "use a formation or brigade id; nearest: {}",
+            near.join(", ")
+        ),
+    )
+}

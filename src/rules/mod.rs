@@ -6,6 +6,7 @@
 //! Must not: do IO other than reading a user's override table file, hold game state, print.
 
 pub mod dice;
+pub mod tables;
 
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,92 @@
+//! Commands: what a player or the umpire asks the engine to do.
+//!
+//! Commands are recorded by the store and re-run on re-simulation, so their serialised form is
+//! part of the replay contract. An order arrives here already typed (the order language parsed
+//! and classified it), which keeps the engine free of parsing and makes re-simulation
+//! independent of grammar changes.
+
+use serde::{Deserialize, Serialize};
+
+use crate::hex::Hex;
+use crate::rules::{Method, OrderType, Posture};
+
+/// An order as the order language understood it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TypedOrder {
+    pub text: String,
+    pub readback: String,
+    pub order_type: OrderType,
+    /// Posture of each stage, in order (6.3.3).
+    pub stages: Vec<Posture>,
+    pub independent: bool,
+    /// Canonical key for "the same order" (6.5.2, 6.6.1.5).
+    pub key: String,
+}
+
+/// Something a player or the umpire does.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum Command {
+    /// Begin the game: place the scenario's forces and pre-set orders, open turn 1.
+    Start {
+        /// Pre-set orders, typed by the order language, by pre-set order id.
+        presets: Vec<(String, TypedOrder)>,
+    },
+    /// The army commander sends an order (6.4).
+    IssueOrder {
+        side: String,
+        /// Sending commander; the side's army commander.
+        from: String,
+        /// Recipient command (formation or unit id).
+        to: String,
+        method: Method,
+        order: TypedOrder,
+    },
+    /// Run the automatic steps up to the next one that needs a person (5.1).
+    Advance,
+    /// Roll for Initiative (6.6.1); `order` is written if it succeeds.
+    RollInitiative {
+        /// Commander making the roll.
+        commander: String,
+        /// Command (or sub-unit) the order is for.
+        command: String,
+        order: TypedOrder,
+    },
+    /// The opponent writes the one-turn order of a command that suffered a Loose Cannon (6.6.1.6).
+    LooseCannonOrder { command: String, order: TypedOrder },
+    /// Adopt Default Defense (6.6.2).
+    DefaultDefense { command: String },
+    /// Execute a voluntary Emergency Withdrawal (6.6.3).
+    Withdraw { command: String },
+    /// Move a commander, HQ (`hq:<formation>`) or unit to a hex.
+    Move { piece: String, to: Hex },
+    /// The command has finished the stage it was executing (6.3.3); after the last stage the
+    /// order is complete and the command enters No Orders (6.3.4.1 case 5).
+    StageComplete { command: String },
+    /// An umpire override, recorded with its reason.
+    Override {
+        reason: String,
+        action: OverrideAction,
+    },
+}
+
+/// What an umpire override does.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "kebab-case")]
+pub enum OverrideAction {
+    /// Mark a command wrecked or not (21.6).
+    SetWrecked { command: String, wrecked: bool },
+    /// Mark a command's original commander lost or restored (6.7, 25).
+    SetCommanderLost { command: String, lost: bool },
+    /// Put a piece on a hex (a courier, a commander, a unit), ignoring movement rules.
+    Place { piece: String, to: Hex },
+    /// Re-roll nothing but record the umpire's ruling, e.g. a reinterpretation of an order.
+    Ruling { text: String },
+    /// Discard an order (e.g. a courier captured).
+    DiscardOrder { order: u32 },
+    /// Force a command's status (e.g. No Orders after a ruling).
+    SetStatus {
+        command: String,
+        status: super::state::CommandStatus,
+    },
+}

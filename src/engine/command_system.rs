@@ -1,0 +1,1207 @@
+//! The rules of NBS section 6, one function per rule: issuing orders (6.4), arrival (6.4.7),
+//! acceptance (6.5), delay reduction (6.5.2), distortion (6.5.3), Initiative (6.6.1), Loose
+//! Cannon (6.6.1.6), Default Defense (6.6.2), Emergency Withdrawal (6.6.3), Attack Stoppage
+//! (6.7), Independent Orders (6.8), HQs (6.10), command range (6.11) and night command (27.2).
+
+use super::command::{OverrideAction, TypedOrder};
+use super::event::{EventKind, Visibility, WithdrawalCause};
+use super::oob;
+use super::state::*;
+use super::{Ctx, Refusal, unknown_command};
+use crate::hex::Hex;
+use crate::rules::dice::Purpose;
+use crate::rules::{AcceptanceResult, CurrentOrder, InitiativeResult, Method, Posture};
+use crate::scenario::{Echelon, OobRef, UnitKind};
+use crate::space::Space;
+
+fn require_step(ctx: &Ctx, step: Step, what: &str) -> Result<(), Refusal> {
+    if ctx.state.step == step {
+        return Ok(());
+    }
+    let (when, hint) = match step {
+        Step::Command => (
+            "in the Command Phase",
+            "run `staffwork turn` until the next Command Phase",
+        ),
+        Step::Operations => (
+            "in the Operations window (fire, movement, close combat)",
+            "run `staffwork turn` to close the Command Phase",
+        ),
+        Step::GameOver => ("after the game", ""),
+    };
+    Err(Refusal::new(
+        "wrong-step",
+        "5.1",
+        format!("{what} is done {when}"),
+        hint,
+    ))
+}
+
+fn require_phasing(ctx: &Ctx, side: &str, what: &str) -> Result<(), Refusal> {
+    if ctx.state.phasing() == side {
+        Ok(())
+    } else {
+        Err(Refusal::new(
+            "not-phasing",
+            "5.1",
+            format!(
+                "{what}: it is the {} player's turn, not {side}'s",
+                ctx.state.phasing()
+            ),
+            "wait for your own player turn",
+        ))
+    }
+}
+
+/// The Current Order acceptance term of a command (6.5): Engage −1, General 0, No Orders +1.
+fn current_order(ctx: &Ctx, command: &str) -> CurrentOrder {
+    match ctx.state.current_posture(command) {
+        Some(Posture::Engage) => CurrentOrder::Engage,
+        Some(Posture::General) => CurrentOrder::General,
+        None => CurrentOrder::None,
+    }
+}
+
+/// Where a piece stands, if on the map.
+fn pos(ctx: &Ctx, piece: &str) -> Option<Hex> {
+    ctx.state.positions.get(piece).copied()
+}
+
+/// 6.4: the army commander writes an order, pays its command points and sends it.
+pub(super) fn issue_order(
+    ctx: &mut Ctx,
+    side: &str,
+    from: &str,
+    to: &str,
+    method: Method,
+    order: &TypedOrder,
+) -> Result<(), Refusal> {
+    require_step(ctx, Step::Command, "Issuing orders")?;
+    require_phasing(ctx, side, "Issuing orders")?;
+    let s = ctx.eng.scenario;
+    let ss = ctx.state.sides.get(side).cloned().unwrap_or_default();
+    if ss.initiative_begun {
+        return Err(Refusal::new(
+            "order-issue-over",
+            "5.1",
+            "the Order Issue segment is over: Local Initiative has begun this Command Phase",
+            "issue orders before any initiative roll, Default Defense or withdrawal",
+        ));
+    }
+    if from != ss.army_commander {
+        return Err(Refusal::new(
+            "not-army-commander",
+            "6.4",
+            format!(
+                "only the army commander ({}) issues orders; `{from}` cannot",
+                ss.army_commander
+            ),
+            "subordinates give orders only through Local Initiative (`staffwork initiative`)",
+        ));
+    }
+    let recipient_side = ctx.side_of(to)?;
+    if recipient_side != side {
+        return Err(Refusal::new(
+            "enemy-recipient",
+            "6.4",
+            format!("`{to}` is not one of {side}'s commands"),
+            "address an order to your own side",
+        ));
+    }
+    let rc = &ctx.state.commands[to];
+    // 6.5.3: no new order until the distortion is discovered.
+    if rc.distortion_unnoticed {
+        return Err(Refusal::new(
+            "distortion-unnoticed",
+            "6.5.3",
+            format!(
+                "the last order to `{to}` was distorted and the army commander has not yet discovered it"
+            ),
+            "a 5 or 6 at the start of a later Command Phase discovers it; meanwhile the command may roll for Initiative",
+        ));
+    }
+    let echelon = oob::echelon(s, to);
+    if echelon == Some(Echelon::Army) && method != Method::InPerson {
+        return Err(Refusal::new(
+            "army-hq-in-person",
+            "6.10.1",
+            "orders to the Army HQ must be given in person",
+            "use --method in-person",
+        ));
+    }
+    // 6.8.1: who may receive an Independent Order.
+    if order.independent && !oob::may_be_independent(s, to) && !ctx.state.commands[to].independent {
+        return Err(Refusal::new(
+            "independent-not-allowed",
+            "6.8.1",
+            format!("`{to}` may not receive an Independent Order"),
+            "Independent Orders go to divisions of a corps, brigades not in a division, and cavalry brigades",
+        ));
+    }
+    // 27.2.2: at night an Engage order to a corps is rewritten as Independent Orders per division.
+    if ctx.night() && echelon == Some(Echelon::Corps) && order.stages.contains(&Posture::Engage) {
+        return Err(Refusal::new(
+            "night-engage-corps",
+            "27.2.2",
+            "at night an Engage order to a corps must be written as Independent Orders, one per division",
+            "send each division its own Independent Order conforming to the corps' order",
+        ));
+    }
+    // 6.5.2 / 6.6.1.5: re-sending the same order to improve its result is forbidden.
+    if let Some(same) = ctx.state.pending_orders(to).find(|o| o.key == order.key) {
+        return Err(Refusal::new(
+            "same-order",
+            "6.5.2",
+            format!(
+                "order {} to `{to}` is the same order and is still {}",
+                same.number,
+                status_word(&same.status)
+            ),
+            "re-sending an order to improve its acceptance is forbidden; send a different order or wait",
+        ));
+    }
+    let hub = oob::hub_piece(s, to).ok_or_else(|| unknown_command(s, to))?;
+    let commander_hex = pos(ctx, from);
+    let arrival_turn = match method {
+        Method::InPerson => {
+            // 6.4.3: stacked with the recipient; 6.4 box: a corps' commander may stand in for its HQ.
+            let recipient_hexes: Vec<Hex> = [
+                Some(hub.clone()),
+                oob::commander_of(s, to).map(|c| c.id.clone()),
+            ]
+            .into_iter()
+            .flatten()
+            .filter_map(|p| pos(ctx, &p))
+            .collect();
+            if commander_hex.is_none()
+                || !recipient_hexes.contains(&commander_hex.unwrap_or(Hex::new(0, 0)))
+            {
+                return Err(Refusal::new(
+                    "not-stacked",
+                    "6.4.3",
+                    format!("an in-person order needs {from} stacked with the recipient `{to}`"),
+                    "move the army commander to the recipient first, or send an aide",
+                ));
+            }
+            if ss.in_person_since_hq {
+                return Err(Refusal::new(
+                    "touch-base",
+                    "6.4.6",
+                    "between two in-person orders the army commander must return to the Army HQ",
+                    "move him through the Army HQ hex first",
+                ));
+            }
+            ctx.state.turn
+        }
+        Method::Oral | Method::Written => {
+            if !ss.commander_with_hq_at_start {
+                return Err(Refusal::new(
+                    "away-from-hq",
+                    "6.4.6",
+                    "aide-delivered orders need the army commander stacked with the Army HQ at the start of the Command Phase",
+                    "give the order in person, or move the commander to the HQ and send it next turn",
+                ));
+            }
+            let (Some(a), Some(b)) = (commander_hex, pos(ctx, &hub)) else {
+                return Err(Refusal::new(
+                    "recipient-off-map",
+                    "6.4.7",
+                    format!("`{to}` is not on the map, so no aide can reach it"),
+                    "wait until the command arrives",
+                ));
+            };
+            let cost = ctx.eng.space.commander_cost(a, b).ok_or_else(|| {
+                Refusal::new(
+                    "no-path",
+                    "6.4.7",
+                    format!("no commander path from {a} to {b}"),
+                    "check the map's prohibited terrain",
+                )
+            })?;
+            ctx.state.turn + cost.courier_turns()
+        }
+    };
+    let cost = ctx.eng.tables.order_cost(method, order.order_type);
+    if cost > ss.command_points {
+        return Err(Refusal::new(
+            "not-enough-command-points",
+            "6.4.1",
+            format!(
+                "the order costs {cost} command points; {side} has {} left this turn",
+                ss.command_points
+            ),
+            "send it orally, make it General, or wait for next turn (points are not saved)",
+        ));
+    }
+    let record = OrderRecord {
+        number: ctx.state.next_order_number(),
+        side: side.to_string(),
+        sender: from.to_string(),
+        recipient: to.to_string(),
+        text: order.text.clone(),
+        readback: order.readback.clone(),
+        method: Some(method),
+        order_type: order.order_type,
+        stages: order.stages.clone(),
+        independent: order.independent,
+        key: order.key.clone(),
+        cost,
+        sent_turn: ctx.state.turn,
+        arrival_turn,
+        origin: OrderOrigin::Sent,
+        status: OrderStatus::InTransit,
+        status_turn: ctx.state.turn,
+    };
+    let number = record.number;
+    ctx.emit_side(side, EventKind::OrderIssued { order: record });
+    if arrival_turn <= ctx.state.turn {
+        arrive(ctx, number);
+    }
+    Ok(())
+}
+
+fn status_word(s: &OrderStatus) -> &'static str {
+    match s {
+        OrderStatus::InTransit => "in transit",
+        OrderStatus::Arrived => "awaiting acceptance",
+        OrderStatus::Delayed { .. } => "in delay",
+        _ => "pending",
+    }
+}
+
+/// 6.4.7: an order reaches its recipient; any pending delayed orders are discarded.
+pub(super) fn arrive(ctx: &mut Ctx, number: u32) {
+    let Some(o) = ctx.state.orders.get(&number).cloned() else {
+        return;
+    };
+    let delayed: Vec<u32> = ctx
+        .state
+        .orders
+        .values()
+        .filter(|x| x.recipient == o.recipient && matches!(x.status, OrderStatus::Delayed { .. }))
+        .map(|x| x.number)
+        .collect();
+    ctx.emit_side(&o.side, EventKind::OrderArrived { order: number });
+    for d in delayed {
+        ctx.emit_side(
+            &o.side,
+            EventKind::OrderDiscarded {
+                order: d,
+                reason: format!("order {number} arrived (6.4.7)"),
+            },
+        );
+    }
+}
+
+/// May the corps' order be implemented now: is its commander in the HQ hex (6.5.1)?
+fn implemented_now(ctx: &Ctx, recipient: &str) -> bool {
+    let s = ctx.eng.scenario;
+    if oob::echelon(s, recipient) != Some(Echelon::Corps) {
+        return true;
+    }
+    let Some(c) = oob::commander_of(s, recipient) else {
+        return true;
+    };
+    let hq = oob::hq_piece(recipient);
+    pos(ctx, &c.id).is_some() && pos(ctx, &c.id) == pos(ctx, &hq)
+}
+
+/// 6.5: New Order Acceptance for every order that arrived for the phasing side.
+pub(crate) fn acceptance_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
+    let arrived: Vec<OrderRecord> = ctx
+        .state
+        .orders
+        .values()
+        .filter(|o| o.side == side && o.status == OrderStatus::Arrived)
+        .cloned()
+        .collect();
+    for o in arrived {
+        let n = o.number;
+        match o.origin {
+            // 6.6.1.4: initiative orders are accepted automatically here.
+            OrderOrigin::Initiative | OrderOrigin::LooseCannon | OrderOrigin::Preset => {
+                let implemented = implemented_now(ctx, &o.recipient);
+                ctx.emit_side(
+                    side,
+                    EventKind::OrderAccepted {
+                        order: n,
+                        implemented,
+                    },
+                );
+            }
+            OrderOrigin::Sent => roll_acceptance(ctx, &o)?,
+        }
+    }
+    Ok(())
+}
+
+/// 6.5: Acceptance Number = sender + receiver + method + type + current order; roll 11..66.
+fn roll_acceptance(ctx: &mut Ctx, o: &OrderRecord) -> Result<(), Refusal> {
+    let s = ctx.eng.scenario;
+    let sender = s.commander(&o.sender).map_or(0, |c| i32::from(c.rating));
+    let receiver = oob::receiver_rating(s, &o.recipient).unwrap_or(2);
+    let method = o.method.unwrap_or(Method::Written);
+    let current = current_order(ctx, &o.recipient);
+    let number = ctx
+        .eng
+        .tables
+        .acceptance_number(sender, receiver, method, o.order_type, current);
+    let column = number.clamp(-3, 10);
+    let (roll, dice) = ctx.dice.roll_11_66(Purpose::Acceptance)?;
+    let cell = ctx.eng.tables.acceptance(number, roll);
+    ctx.emit_side(
+        &o.side,
+        EventKind::AcceptanceRolled {
+            order: o.number,
+            number,
+            column,
+            roll,
+            dice: dice.to_vec(),
+            result: cell.value,
+            provenance: cell.provenance,
+        },
+    );
+    match cell.value {
+        AcceptanceResult::A => {
+            let implemented = implemented_now(ctx, &o.recipient);
+            ctx.emit_side(
+                &o.side,
+                EventKind::OrderAccepted {
+                    order: o.number,
+                    implemented,
+                },
+            );
+        }
+        AcceptanceResult::Dt => {
+            ctx.emit_side(&o.side, EventKind::OrderDistorted { order: o.number })
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// 6.5.2: from the turn after the delay result, one die per turn; the delay number or more
+/// accepts the order that turn.
+pub(crate) fn delay_reduction_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
+    let turn = ctx.state.turn;
+    let delayed: Vec<(u32, u8, String)> = ctx
+        .state
+        .orders
+        .values()
+        .filter(|o| o.side == side && o.status_turn < turn)
+        .filter_map(|o| match o.status {
+            OrderStatus::Delayed { needs } => Some((o.number, needs, o.recipient.clone())),
+            _ => None,
+        })
+        .collect();
+    for (order, needs, recipient) in delayed {
+        let die = ctx.dice.roll(Purpose::DelayReduction, 6)?;
+        let accepted = die.value >= needs;
+        ctx.emit_side(
+            side,
+            EventKind::DelayRolled {
+                order,
+                needs,
+                dice: vec![die],
+                accepted,
+            },
+        );
+        if accepted {
+            let implemented = implemented_now(ctx, &recipient);
+            ctx.emit_side(side, EventKind::OrderAccepted { order, implemented });
+        }
+    }
+    Ok(())
+}
+
+/// Discard orders awaiting acceptance (delayed, or arriving this turn) and, unless `keep_current`,
+/// stop executing the accepted one. Orders in transit for a future turn still arrive (6.6.1.5,
+/// 6.6.2.2, 6.6.3.7).
+fn discard_pending(ctx: &mut Ctx, command: &str, reason: &str) {
+    let turn = ctx.state.turn;
+    let side = ctx
+        .state
+        .commands
+        .get(command)
+        .map(|c| c.side.clone())
+        .unwrap_or_default();
+    let doomed: Vec<u32> = ctx
+        .state
+        .orders
+        .values()
+        .filter(|o| o.recipient == command)
+        .filter(|o| match o.status {
+            OrderStatus::Delayed { .. } | OrderStatus::Arrived | OrderStatus::AwaitingCommander => {
+                true
+            }
+            OrderStatus::InTransit => o.arrival_turn <= turn,
+            _ => false,
+        })
+        .map(|o| o.number)
+        .collect();
+    for order in doomed {
+        ctx.emit_side(
+            &side,
+            EventKind::OrderDiscarded {
+                order,
+                reason: reason.to_string(),
+            },
+        );
+    }
+}
+
+/// 6.6: a command may use only one kind of local initiative per turn.
+fn require_no_local_initiative(ctx: &Ctx, command: &str) -> Result<(), Refusal> {
+    if ctx
+        .state
+        .commands
+        .get(command)
+        .and_then(|c| c.local_initiative_turn)
+        == Some(ctx.state.turn)
+    {
+        return Err(Refusal::new(
+            "local-initiative-used",
+            "6.6",
+            format!("`{command}` has already used local initiative this turn"),
+            "a command may use only one of Initiative, Default Defense and Emergency Withdrawal per turn",
+        ));
+    }
+    Ok(())
+}
+
+/// The rating a commander (or a brigade rolling for itself) uses for Initiative (6.6.1.3), with
+/// the scenario's special modifiers.
+fn initiative_rating(ctx: &Ctx, commander: &str, command: &str) -> Result<(u8, i32), Refusal> {
+    let s = ctx.eng.scenario;
+    let side = ctx.side_of(command)?;
+    let special = if s
+        .special_rules
+        .iter()
+        .any(|r| r.id == "vimeiro-french-initiative-minus-one")
+        && side == "french"
+    {
+        -1
+    } else {
+        0
+    };
+    // A cavalry or independent brigade rolls for itself at rating 2 (6.6.1.1, 6.6.1.3).
+    if commander == command {
+        if let Some(OobRef::Unit(u)) = s.command(command) {
+            let independent = ctx
+                .state
+                .commands
+                .get(command)
+                .is_some_and(|c| c.independent);
+            if u.kind.is_cavalry() || independent {
+                return Ok((2, special));
+            }
+        }
+        return Err(Refusal::new(
+            "may-not-roll",
+            "6.6.1.1",
+            format!("`{command}` cannot roll for initiative by itself"),
+            "only cavalry brigades and independent brigades roll for themselves; name their commander instead",
+        ));
+    }
+    let c = s.commander(commander).ok_or_else(|| {
+        Refusal::new(
+            "unknown-commander",
+            "6.6.1.1",
+            format!("`{commander}` is not a commander"),
+            "use a commander id from the scenario",
+        )
+    })?;
+    let own = s.formation_of_commander(commander).ok_or_else(|| {
+        Refusal::new(
+            "may-not-roll",
+            "6.6.1.1",
+            format!("{} commands nothing", c.name),
+            "",
+        )
+    })?;
+    match own.echelon {
+        Echelon::Army => {
+            return Err(Refusal::new(
+                "army-no-initiative",
+                "6.6.1.1",
+                "army commanders never issue Initiative Orders",
+                "send an order instead",
+            ));
+        }
+        Echelon::Corps | Echelon::Division => {}
+    }
+    if own.id != command && !oob::is_ancestor(s, &own.id, command) {
+        return Err(Refusal::new(
+            "not-his-command",
+            "6.6.1.1",
+            format!(
+                "{} may roll only for his own command or its sub-units, not `{command}`",
+                c.name
+            ),
+            "name the commander of that command",
+        ));
+    }
+    Ok((c.rating, special))
+}
+
+/// 6.6.1.2: one attempt per command per turn; only one commander may try for a command or
+/// its sub-units (a corps may not roll after one of its divisions failed, nor a division after
+/// its corps).
+fn require_no_initiative_roll(ctx: &Ctx, command: &str) -> Result<(), Refusal> {
+    let s = ctx.eng.scenario;
+    let turn = ctx.state.turn;
+    for (id, c) in &ctx.state.commands {
+        if c.initiative_roll_turn != Some(turn) {
+            continue;
+        }
+        if id == command || oob::is_ancestor(s, id, command) || oob::is_ancestor(s, command, id) {
+            return Err(Refusal::new(
+                "initiative-attempted",
+                "6.6.1.2",
+                format!("an Initiative roll for `{id}` was already made this turn"),
+                "one attempt per command per turn; a corps commander may still roll for his other divisions",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// 6.6.1: roll on the Initiative Table; on Initiative the new order is written free and accepted
+/// in the coming acceptance segment; on a Loose Cannon the opponent writes a one-turn order.
+pub(super) fn roll_initiative(
+    ctx: &mut Ctx,
+    commander: &str,
+    command: &str,
+    order: &TypedOrder,
+) -> Result<(), Refusal> {
+    require_step(ctx, Step::Command, "Local Initiative")?;
+    let side = ctx.side_of(command)?;
+    require_phasing(ctx, &side, "Local Initiative")?;
+    require_no_local_initiative(ctx, command)?;
+    require_no_initiative_roll(ctx, command)?;
+    let (rating, special) = initiative_rating(ctx, commander, command)?;
+    // 6.6.1.5: initiative may not re-issue an order in transit or in delay.
+    if let Some(same) = ctx
+        .state
+        .pending_orders(command)
+        .find(|o| o.key == order.key)
+    {
+        return Err(Refusal::new(
+            "same-order",
+            "6.6.1.5",
+            format!(
+                "order {} to `{command}` is the same order and still pending",
+                same.number
+            ),
+            "initiative may not re-issue an order in transit or in delay",
+        ));
+    }
+    if order.independent
+        && !oob::may_be_independent(ctx.eng.scenario, command)
+        && !ctx.state.commands[command].independent
+    {
+        return Err(Refusal::new(
+            "independent-not-allowed",
+            "6.8.1",
+            format!("`{command}` may not receive an Independent Order"),
+            "Independent Orders go to divisions of a corps, brigades not in a division, and cavalry brigades",
+        ));
+    }
+    // Chart p1: +1 column if the command is already under General Orders.
+    let general = ctx.state.current_posture(command) == Some(Posture::General);
+    let column = i32::from(rating) + i32::from(general) + special;
+    let (roll, dice) = ctx.dice.roll_11_66(Purpose::Initiative)?;
+    let cell = ctx.eng.tables.initiative(column, roll);
+    ctx.emit_side(
+        &side,
+        EventKind::InitiativeRolled {
+            command: command.to_string(),
+            commander: commander.to_string(),
+            rating,
+            column,
+            roll,
+            dice: dice.to_vec(),
+            result: cell.value,
+            provenance: cell.provenance,
+        },
+    );
+    match cell.value {
+        InitiativeResult::NoEffect => {}
+        InitiativeResult::Initiative => {
+            discard_pending(ctx, command, "discarded by an Initiative Order (6.6.1.5)");
+            let record = OrderRecord {
+                number: ctx.state.next_order_number(),
+                side: side.clone(),
+                sender: commander.to_string(),
+                recipient: command.to_string(),
+                text: order.text.clone(),
+                readback: order.readback.clone(),
+                method: None,
+                order_type: order.order_type,
+                stages: order.stages.clone(),
+                independent: order.independent,
+                key: order.key.clone(),
+                cost: 0,
+                sent_turn: ctx.state.turn,
+                arrival_turn: ctx.state.turn,
+                origin: OrderOrigin::Initiative,
+                status: OrderStatus::Arrived,
+                status_turn: ctx.state.turn,
+            };
+            ctx.emit_side(&side, EventKind::OrderIssued { order: record });
+        }
+        InitiativeResult::LooseCannon => {
+            discard_pending(ctx, command, "cancelled by a Loose Cannon (6.6.1.6)");
+            ctx.emit_side(
+                &side,
+                EventKind::StatusChanged {
+                    command: command.to_string(),
+                    status: CommandStatus::LooseCannon,
+                    reason: "Loose Cannon: the opponent writes a one-turn order (6.6.1.6)".into(),
+                },
+            );
+        }
+    }
+    Ok(())
+}
+
+/// 6.6.1.6: the opponent writes the Loose Cannon's one-turn order; it replaces all orders.
+pub(super) fn loose_cannon_order(
+    ctx: &mut Ctx,
+    command: &str,
+    order: &TypedOrder,
+) -> Result<(), Refusal> {
+    let side = ctx.side_of(command)?;
+    let c = &ctx.state.commands[command];
+    if c.status != CommandStatus::LooseCannon || c.current_order.is_some() {
+        return Err(Refusal::new(
+            "no-loose-cannon",
+            "6.6.1.6",
+            format!("`{command}` is not awaiting a Loose Cannon order"),
+            "only a command that rolled a Loose Cannon this turn takes one",
+        ));
+    }
+    let writer = ctx
+        .state
+        .side_order
+        .iter()
+        .find(|s| **s != side)
+        .cloned()
+        .unwrap_or_default();
+    let record = OrderRecord {
+        number: ctx.state.next_order_number(),
+        side: side.clone(),
+        sender: format!("{writer} (Loose Cannon)"),
+        recipient: command.to_string(),
+        text: order.text.clone(),
+        readback: order.readback.clone(),
+        method: None,
+        order_type: order.order_type,
+        stages: order.stages.clone(),
+        independent: false,
+        key: order.key.clone(),
+        cost: 0,
+        sent_turn: ctx.state.turn,
+        arrival_turn: ctx.state.turn,
+        origin: OrderOrigin::LooseCannon,
+        status: OrderStatus::Arrived,
+        status_turn: ctx.state.turn,
+    };
+    let n = record.number;
+    // Both players see the order: one wrote it, the other must carry it out.
+    ctx.emit(Visibility::Public, EventKind::OrderIssued { order: record });
+    ctx.emit(
+        Visibility::Public,
+        EventKind::OrderAccepted {
+            order: n,
+            implemented: true,
+        },
+    );
+    Ok(())
+}
+
+/// 6.6.2: Default Defense — discard the order, defend in place, hub frozen.
+pub(super) fn default_defense(ctx: &mut Ctx, command: &str) -> Result<(), Refusal> {
+    require_step(ctx, Step::Command, "Default Defense")?;
+    let side = ctx.side_of(command)?;
+    require_phasing(ctx, &side, "Default Defense")?;
+    require_no_local_initiative(ctx, command)?;
+    if ctx.state.commands[command].status == CommandStatus::NoOrders {
+        return Err(Refusal::new(
+            "no-orders-no-default-defense",
+            "6.6.2.1",
+            format!("`{command}` is in No Orders Status and may not adopt Default Defense"),
+            "only a command under orders may adopt Default Defense",
+        ));
+    }
+    discard_pending(ctx, command, "discarded by Default Defense (6.6.2.2)");
+    ctx.emit_side(
+        &side,
+        EventKind::DefaultDefenseDeclared {
+            command: command.to_string(),
+        },
+    );
+    Ok(())
+}
+
+/// 6.6.3: a voluntary Emergency Withdrawal.
+pub(super) fn withdraw(ctx: &mut Ctx, command: &str) -> Result<(), Refusal> {
+    require_step(ctx, Step::Command, "An Emergency Withdrawal")?;
+    let side = ctx.side_of(command)?;
+    require_phasing(ctx, &side, "An Emergency Withdrawal")?;
+    require_no_local_initiative(ctx, command)?;
+    begin_withdrawal(ctx, command, WithdrawalCause::Voluntary);
+    Ok(())
+}
+
+/// 6.6.3.1, 6.6.3.7: a one-turn order to withdraw; accepted, delayed and arriving orders are lost.
+fn begin_withdrawal(ctx: &mut Ctx, command: &str, cause: WithdrawalCause) {
+    let side = ctx
+        .state
+        .commands
+        .get(command)
+        .map(|c| c.side.clone())
+        .unwrap_or_default();
+    discard_pending(ctx, command, "lost in the Emergency Withdrawal (6.6.3.7)");
+    ctx.emit_side(
+        &side,
+        EventKind::WithdrawalBegan {
+            command: command.to_string(),
+            cause,
+        },
+    );
+}
+
+/// 21.2: the least die roll that passes a Morale Check for a morale rating (A 3, B 4, C 5, D 6, E 6).
+fn morale_check_needs(rating: crate::scenario::MoraleRating) -> u8 {
+    use crate::scenario::MoraleRating::*;
+    match rating {
+        A => 3,
+        B => 4,
+        C => 5,
+        D | E => 6,
+    }
+}
+
+/// 6.6.3.6: every infantry unit of a withdrawing command makes a Morale Check; failure = 1
+/// straggler. +1 if stacked with a commander rated 2 or more (21.2).
+pub(super) fn straggler_checks(ctx: &mut Ctx, side: &str, command: &str) -> Result<(), Refusal> {
+    let s = ctx.eng.scenario;
+    for id in oob::member_units(s, &ctx.state, command) {
+        let Some(u) = s.unit(&id) else { continue };
+        if u.kind != UnitKind::Infantry || !ctx.state.positions.contains_key(&id) {
+            continue;
+        }
+        let needs = morale_check_needs(u.morale.unwrap_or(crate::scenario::MoraleRating::C));
+        let here = pos(ctx, &id);
+        let with_commander = s
+            .commanders
+            .iter()
+            .any(|c| c.rating >= 2 && pos(ctx, &c.id) == here);
+        let die = ctx.dice.roll(Purpose::Morale, 6)?;
+        let straggler = die.value + u8::from(with_commander) < needs;
+        ctx.emit_side(
+            side,
+            EventKind::StragglerCheck {
+                unit: id,
+                needs,
+                dice: vec![die],
+                straggler,
+            },
+        );
+    }
+    Ok(())
+}
+
+/// 6.7: every command that will execute an Engage stage this turn checks Attack Stoppage as a
+/// whole. New orders are accepted after this segment, so a command never checks in its first
+/// turn under a new order (6.7 sidebar). A command not yet on the map never checks (6.7.3).
+pub(crate) fn stoppage_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
+    let s = ctx.eng.scenario;
+    let checking: Vec<String> = ctx
+        .state
+        .commands
+        .iter()
+        .filter(|(_, c)| c.side == side && c.status == CommandStatus::Ordered)
+        .filter(|(id, _)| ctx.state.current_posture(id) == Some(Posture::Engage))
+        .filter(|(id, _)| {
+            // 6.7.3: on the map (a corps whose HQ has not arrived counts its sub-units on the map).
+            !oob::sub_units(s, &ctx.state, id).is_empty()
+        })
+        .map(|(id, _)| id.clone())
+        .collect();
+    for command in checking {
+        let subs = oob::sub_units(s, &ctx.state, &command);
+        let wrecked_subs = subs
+            .iter()
+            .filter(|id| ctx.state.commands.get(*id).is_some_and(|c| c.wrecked))
+            .count() as u32;
+        let commander_lost = ctx
+            .state
+            .commands
+            .get(&command)
+            .is_some_and(|c| c.commander_lost);
+        let wrecked = wrecked_subs + u32::from(commander_lost);
+        let step1 = ctx.eng.tables.stoppage_result(subs.len() as u32, wrecked);
+        let rating = oob::command_rating(s, &command);
+        let step2 = ctx.eng.tables.stoppage_needed(step1.value, rating);
+        let night = ctx.night();
+        let (roll, dice) = ctx.dice.roll_2d6(Purpose::Stoppage)?;
+        let modified = i32::from(roll)
+            + if night {
+                ctx.eng.tables.night_stoppage_modifier()
+            } else {
+                0
+            };
+        let passed = modified >= i32::from(step2.value);
+        ctx.emit_side(
+            side,
+            EventKind::StoppageChecked {
+                command: command.clone(),
+                sub_units: subs.len() as u32,
+                wrecked,
+                commander_lost,
+                result: step1.value,
+                rating,
+                needed: step2.value,
+                night,
+                roll,
+                dice: dice.to_vec(),
+                passed,
+                provenance: step1.provenance.max(step2.provenance),
+            },
+        );
+        if !passed {
+            // 6.6.3.9: failing Attack Stoppage forces an Emergency Withdrawal.
+            begin_withdrawal(ctx, &command, WithdrawalCause::Stoppage);
+        }
+    }
+    Ok(())
+}
+
+/// Move a commander, HQ or unit, checking what the engine can: map bounds, HQs bolted to the
+/// ground (6.10.1), frozen hubs under Default Defense (6.6.2), a commander's allowance.
+pub(super) fn move_piece(ctx: &mut Ctx, piece: &str, to: Hex) -> Result<(), Refusal> {
+    require_step(ctx, Step::Operations, "Movement")?;
+    let s = ctx.eng.scenario;
+    let (side, owner_command) = piece_owner(ctx, piece)?;
+    require_phasing(ctx, &side, "Movement")?;
+    if !ctx.eng.space.contains(to) {
+        return Err(Refusal::new(
+            "off-map",
+            "2.1",
+            format!(
+                "{to} is off the map (columns {}–{}, rows {}–{})",
+                s.map.first_col, s.map.last_col, s.map.first_row, s.map.last_row
+            ),
+            "choose a hex on the map",
+        ));
+    }
+    let from = pos(ctx, piece).ok_or_else(|| {
+        Refusal::new(
+            "not-on-map",
+            "12.6",
+            format!("`{piece}` is not on the map yet"),
+            "it enters as a reinforcement",
+        )
+    })?;
+    if let Some(cmd) = &owner_command {
+        let st = ctx.state.commands.get(cmd).map(|c| c.status);
+        let is_hub = oob::hub_piece(s, cmd).as_deref() == Some(piece);
+        let echelon = oob::echelon(s, cmd);
+        if is_hub && st == Some(CommandStatus::DefaultDefense) {
+            return Err(Refusal::new(
+                "frozen-hub",
+                "6.6.2",
+                format!("`{piece}` is frozen in place under Default Defense"),
+                "it needs new orders or an Emergency Withdrawal to move",
+            ));
+        }
+        if piece.starts_with("hq:") {
+            let may = match echelon {
+                // 6.10.1: the Army HQ needs a specific in-person General order to move.
+                Some(Echelon::Army) => st == Some(CommandStatus::Ordered),
+                // 6.10.1, 6.3.4: a corps HQ moves within its corps' orders; without orders it is bolted.
+                _ => matches!(
+                    st,
+                    Some(
+                        CommandStatus::Ordered
+                            | CommandStatus::Withdrawing
+                            | CommandStatus::LooseCannon
+                    )
+                ),
+            };
+            if !may {
+                return Err(Refusal::new(
+                    "hq-bolted",
+                    "6.10.1",
+                    format!("`{piece}` is bolted to the ground: it has no orders to move"),
+                    "an HQ moves only within its command's orders (the Army HQ needs an in-person General order)",
+                ));
+            }
+        }
+    }
+    if piece.starts_with("hq:") || s.commander(piece).is_some() {
+        let allowance = s.commander_costs.allowance * 2;
+        let cost = ctx.eng.space.commander_cost(from, to);
+        if cost.is_none_or(|c| c.halves > allowance) {
+            return Err(Refusal::new(
+                "too-far",
+                "chart p2",
+                format!(
+                    "{from} to {to} is beyond a commander's {} movement points",
+                    s.commander_costs.allowance
+                ),
+                "move in stages over several turns",
+            ));
+        }
+    }
+    ctx.emit_side(
+        &side,
+        EventKind::PieceMoved {
+            piece: piece.to_string(),
+            from: Some(from),
+            to,
+        },
+    );
+    implement_waiting_corps_orders(ctx, &side);
+    Ok(())
+}
+
+/// 6.5.1: a corps order accepted while its commander was away is implemented the instant he
+/// enters the HQ hex.
+fn implement_waiting_corps_orders(ctx: &mut Ctx, side: &str) {
+    let waiting: Vec<(u32, String)> = ctx
+        .state
+        .orders
+        .values()
+        .filter(|o| o.side == side && o.status == OrderStatus::AwaitingCommander)
+        .map(|o| (o.number, o.recipient.clone()))
+        .collect();
+    for (order, recipient) in waiting {
+        if implemented_now(ctx, &recipient) {
+            ctx.emit_side(side, EventKind::OrderImplemented { order });
+        }
+    }
+}
+
+/// Which side a piece belongs to and which command it is the hub or member of.
+fn piece_owner(ctx: &Ctx, piece: &str) -> Result<(String, Option<String>), Refusal> {
+    let s = ctx.eng.scenario;
+    if let Some(f) = piece.strip_prefix("hq:").and_then(|id| s.formation(id)) {
+        return Ok((f.side.clone(), Some(f.id.clone())));
+    }
+    if let Some(c) = s.commander(piece) {
+        return Ok((
+            c.side.clone(),
+            s.formation_of_commander(&c.id).map(|f| f.id.clone()),
+        ));
+    }
+    if let Some(u) = s.unit(piece) {
+        let cmd = if oob::is_brigade(u.kind) {
+            Some(u.id.clone())
+        } else {
+            None
+        };
+        return Ok((u.side.clone(), cmd));
+    }
+    Err(Refusal::new(
+        "unknown-piece",
+        "",
+        format!("`{piece}` is not a commander, HQ or unit of this scenario"),
+        "use a commander id, `hq:<formation id>` or a unit id",
+    ))
+}
+
+/// 6.3.3: the command finished its current stage; after the last, the order is complete and the
+/// command enters No Orders (6.3.4.1 case 5).
+pub(super) fn stage_complete(ctx: &mut Ctx, command: &str) -> Result<(), Refusal> {
+    let side = ctx.side_of(command)?;
+    require_phasing(ctx, &side, "Completing a stage")?;
+    let c = ctx.state.commands[command].clone();
+    let Some(order) = c
+        .current_order
+        .and_then(|n| ctx.state.orders.get(&n))
+        .cloned()
+    else {
+        return Err(Refusal::new(
+            "no-order",
+            "6.3.3",
+            format!("`{command}` has no order to complete"),
+            "",
+        ));
+    };
+    if c.stage + 1 < order.stages.len() {
+        ctx.emit_side(
+            &side,
+            EventKind::StageAdvanced {
+                command: command.to_string(),
+                stage: c.stage + 1,
+            },
+        );
+    } else {
+        ctx.emit_side(
+            &side,
+            EventKind::StatusChanged {
+                command: command.to_string(),
+                status: CommandStatus::NoOrders,
+                reason: "order completed (6.3.4.1)".into(),
+            },
+        );
+    }
+    Ok(())
+}
+
+/// Command range at the end of the Movement Phase (6.11): brigades to their division commander
+/// (4 hexes) or corps HQ (8), divisions to their corps HQ (8); halved in No Orders (6.11.3);
+/// at night ½ under General orders and ¼ otherwise (27.2.1). Adjacent is always in command.
+pub(crate) fn command_range_check(ctx: &mut Ctx, side: &str) {
+    let s = ctx.eng.scenario;
+    let mut out = Vec::new();
+    for (id, c) in &ctx.state.commands {
+        if c.side != side || c.independent {
+            continue;
+        }
+        let Some(parent) = oob::parent(s, id) else {
+            continue;
+        };
+        let Some(pf) = s.formation(&parent) else {
+            continue;
+        };
+        let (anchor, base) = match (pf.echelon, oob::echelon(s, id)) {
+            (Echelon::Division, None) => (pf.commander.clone(), 4u32),
+            (Echelon::Corps, _) => (Some(oob::hq_piece(&pf.id)), 8),
+            _ => continue,
+        };
+        let (Some(hub), Some(anchor)) = (oob::hub_piece(s, id), anchor) else {
+            continue;
+        };
+        let (Some(a), Some(b)) = (pos(ctx, &hub), pos(ctx, &anchor)) else {
+            continue;
+        };
+        // Range follows the parent's order status (the command chain's orders).
+        let posture = ctx.state.current_posture(&parent);
+        let range = if ctx.night() {
+            match posture {
+                Some(Posture::General) => base / 2,
+                _ => base / 4,
+            }
+        } else if posture.is_none() {
+            base / 2
+        } else {
+            base
+        };
+        let d = ctx.eng.range_distance(a, b).unwrap_or(u32::MAX);
+        if d > 1 && d > range {
+            out.push(id.clone());
+        }
+    }
+    ctx.emit_side(
+        side,
+        EventKind::CommandRangeChecked {
+            out_of_command: out,
+        },
+    );
+}
+
+/// An umpire override: recorded with its reason (umpire only), then its effect.
+pub(super) fn umpire_override(
+    ctx: &mut Ctx,
+    reason: &str,
+    action: &OverrideAction,
+) -> Result<(), Refusal> {
+    if reason.trim().is_empty() {
+        return Err(Refusal::new(
+            "no-reason",
+            "",
+            "an override needs a reason",
+            "pass --reason \"…\"",
+        ));
+    }
+    // Validate before recording anything.
+    let side = match action {
+        OverrideAction::SetWrecked { command, .. }
+        | OverrideAction::SetCommanderLost { command, .. }
+        | OverrideAction::SetStatus { command, .. } => Some(ctx.side_of(command)?),
+        OverrideAction::Place { piece, to } => {
+            if !ctx.eng.space.contains(*to) {
+                return Err(Refusal::new(
+                    "off-map",
+                    "2.1",
+                    format!("{to} is off the map"),
+                    "choose a hex on the map",
+                ));
+            }
+            Some(piece_owner(ctx, piece)?.0)
+        }
+        OverrideAction::DiscardOrder { order } => Some(
+            ctx.state
+                .orders
+                .get(order)
+                .map(|o| o.side.clone())
+                .ok_or_else(|| {
+                    Refusal::new(
+                        "unknown-order",
+                        "6.4.5",
+                        format!("there is no order {order}"),
+                        "see `staffwork log`",
+                    )
+                })?,
+        ),
+        OverrideAction::Ruling { .. } => None,
+    };
+    let text = serde_json::to_string(action).unwrap_or_default();
+    ctx.emit(
+        Visibility::Umpire,
+        EventKind::Override {
+            reason: reason.to_string(),
+            action: text,
+        },
+    );
+    let side = side.unwrap_or_default();
+    match action {
+        OverrideAction::SetWrecked { command, wrecked } => ctx.emit_side(
+            &side,
+            EventKind::WreckedChanged {
+                command: command.clone(),
+                wrecked: *wrecked,
+            },
+        ),
+        OverrideAction::SetCommanderLost { command, lost } => ctx.emit_side(
+            &side,
+            EventKind::CommanderLost {
+                command: command.clone(),
+                lost: *lost,
+            },
+        ),
+        OverrideAction::Place { piece, to } => {
+            let from = pos(ctx, piece);
+            ctx.emit_side(
+                &side,
+                EventKind::PieceMoved {
+                    piece: piece.clone(),
+                    from,
+                    to: *to,
+                },
+            );
+            implement_waiting_corps_orders(ctx, &side);
+        }
+        OverrideAction::DiscardOrder { order } => ctx.emit_side(
+            &side,
+            EventKind::OrderDiscarded {
+                order: *order,
+                reason: "umpire ruling".into(),
+            },
+        ),
+        OverrideAction::SetStatus { command, status } => ctx.emit_side(
+            &side,
+            EventKind::StatusChanged {
+                command: command.clone(),
+                status: *status,
+                reason: "umpire ruling".into(),
+            },
+        ),
+        OverrideAction::Ruling { .. } => {}
+    }
+    Ok(())
+}

@@ -1,0 +1,214 @@
+//! Events: what happened, with every die that decided it, and who may see it.
+//!
+//! Events are the source of truth; their serialised form is part of the replay contract. Never
+//! change the meaning of a stored variant: add a new one instead. Owns the event vocabulary and
+//! visibility; must not apply events (see `evolve.rs`).
+
+use serde::{Deserialize, Serialize};
+
+use super::state::{CommandStatus, OrderRecord, Step};
+use crate::hex::Hex;
+use crate::provenance::Provenance;
+use crate::rules::dice::Die;
+use crate::rules::{AcceptanceResult, InitiativeResult};
+
+/// Who may see an event (DESIGN: secrets stay secret; NBS 4.0).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "to", content = "side")]
+pub enum Visibility {
+    /// Everyone: the clock, the phases.
+    Public,
+    /// One side (and the umpire).
+    Side(String),
+    /// The umpire only (overrides and their reasons).
+    Umpire,
+}
+
+/// One recorded event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    /// Game turn the event happened in.
+    pub turn: u32,
+    pub visibility: Visibility,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+/// Why an Emergency Withdrawal happens (6.6.3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WithdrawalCause {
+    /// Declared by the owning player (6.6.3).
+    Voluntary,
+    /// Forced by a failed Attack Stoppage check (6.6.3.9).
+    Stoppage,
+    /// Forced by an overrun corps HQ (6.6.3.10, 6.10.2).
+    HqOverrun,
+    /// Forced by the umpire.
+    Umpire,
+}
+
+/// Everything that can happen.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum EventKind {
+    /// The game begins: the scenario's commands, positions and pre-set orders (6.2.2).
+    GameStarted {
+        scenario_id: String,
+        side_order: Vec<String>,
+        /// Side → (army commander id, Army HQ piece id).
+        armies: Vec<(String, String, String)>,
+        /// Command id → (side, independent).
+        commands: Vec<(String, String, bool)>,
+        positions: Vec<(String, Hex)>,
+    },
+    /// A pre-set order in force at the start (6.2.2), possibly in delay.
+    PresetOrder { order: OrderRecord },
+    /// A player turn's Command Phase begins; command points are set (6.4.1, not saved).
+    CommandPhaseBegan {
+        side: String,
+        command_points: u8,
+        /// The army commander is stacked with the Army HQ (6.4.6).
+        commander_with_hq: bool,
+    },
+    /// The sequence moved on to another step (5.1).
+    StepBegan { side: String, step: Step },
+    /// A new game turn (the clock advanced, 27.1.1).
+    TurnBegan { turn: u32, time: String },
+    /// The last turn is over.
+    GameEnded { turn: u32 },
+    /// An order was written and logged (6.4.5).
+    OrderIssued { order: OrderRecord },
+    /// An order reached its recipient (6.4.7).
+    OrderArrived { order: u32 },
+    /// The acceptance roll (6.5): number, column, 11..66 roll and result.
+    AcceptanceRolled {
+        order: u32,
+        number: i32,
+        column: i32,
+        roll: u8,
+        dice: Vec<Die>,
+        result: AcceptanceResult,
+        provenance: Provenance,
+    },
+    /// An order was accepted (6.5.1); `implemented` is false while a corps commander is away
+    /// from his HQ.
+    OrderAccepted { order: u32, implemented: bool },
+    /// A corps order was implemented when its commander reached the HQ (6.5.1).
+    OrderImplemented { order: u32 },
+    /// A delayed order's reduction die (6.5.2).
+    DelayRolled {
+        order: u32,
+        needs: u8,
+        dice: Vec<Die>,
+        accepted: bool,
+    },
+    /// An order was distorted or lost (6.5.3).
+    OrderDistorted { order: u32 },
+    /// The army commander's discovery roll for a distorted order (6.5.3): 5–6 discovers.
+    DistortionDiscoveryRolled {
+        command: String,
+        dice: Vec<Die>,
+        discovered: bool,
+    },
+    /// An order was discarded (6.4.7 arrival of another order, 6.6 local initiative, 6.6.3.7).
+    OrderDiscarded { order: u32, reason: String },
+    /// An Initiative roll (6.6.1.3).
+    InitiativeRolled {
+        command: String,
+        commander: String,
+        rating: u8,
+        column: i32,
+        roll: u8,
+        dice: Vec<Die>,
+        result: InitiativeResult,
+        provenance: Provenance,
+    },
+    /// Default Defense declared (6.6.2).
+    DefaultDefenseDeclared { command: String },
+    /// Emergency Withdrawal begun (6.6.3).
+    WithdrawalBegan {
+        command: String,
+        cause: WithdrawalCause,
+    },
+    /// A Morale Check for stragglers after an Emergency Withdrawal (6.6.3.6, 21.2).
+    StragglerCheck {
+        unit: String,
+        needs: u8,
+        dice: Vec<Die>,
+        straggler: bool,
+    },
+    /// Attack Stoppage check (6.7).
+    StoppageChecked {
+        command: String,
+        sub_units: u32,
+        wrecked: u32,
+        commander_lost: bool,
+        result: u8,
+        rating: u8,
+        needed: u8,
+        night: bool,
+        roll: u8,
+        dice: Vec<Die>,
+        passed: bool,
+        provenance: Provenance,
+    },
+    /// A command's order status changed (6.3).
+    StatusChanged {
+        command: String,
+        status: CommandStatus,
+        reason: String,
+    },
+    /// A command moved on to the next stage of its order (6.3.3), or completed it.
+    StageAdvanced { command: String, stage: usize },
+    /// A commander, HQ or unit moved.
+    PieceMoved {
+        piece: String,
+        from: Option<Hex>,
+        to: Hex,
+    },
+    /// A reinforcement arrival roll (12.6 and scenario rules).
+    ReinforcementRolled {
+        group: String,
+        dice: Vec<Die>,
+        arrives: bool,
+    },
+    /// A reinforcement group entered the map (12.6).
+    ReinforcementArrived {
+        group: String,
+        hex: Hex,
+        pieces: Vec<String>,
+    },
+    /// A command's wrecked flag changed (21.6).
+    WreckedChanged { command: String, wrecked: bool },
+    /// A command lost its original commander (25; 6.7 counts it as one more wrecked).
+    CommanderLost { command: String, lost: bool },
+    /// Command range check at the end of movement (6.11).
+    CommandRangeChecked { out_of_command: Vec<String> },
+    /// An umpire override, with its reason (umpire only).
+    Override { reason: String, action: String },
+}
+
+impl Event {
+    /// The dice this event used, for the dice position and for audits.
+    pub fn dice(&self) -> &[Die] {
+        match &self.kind {
+            EventKind::AcceptanceRolled { dice, .. }
+            | EventKind::DelayRolled { dice, .. }
+            | EventKind::DistortionDiscoveryRolled { dice, .. }
+            | EventKind::InitiativeRolled { dice, .. }
+            | EventKind::StragglerCheck { dice, .. }
+            | EventKind::StoppageChecked { dice, .. }
+            | EventKind::ReinforcementRolled { dice, .. } => dice,
+            _ => &[],
+        }
+    }
+
+    /// The kebab-case name of the event kind (the `kind` column of the store).
+    pub fn kind_name(&self) -> String {
+        serde_json::to_value(&self.kind)
+            .ok()
+            .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(str::to_string))
+            .unwrap_or_default()
+    }
+}

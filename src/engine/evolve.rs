@@ -1,0 +1,301 @@
+//! `evolve(state, event) -> state`: applying one recorded event. Pure, never rolls, never fails
+//! on an event `decide` produced. Playback of a stored game is a fold of this function.
+
+use super::event::{Event, EventKind};
+use super::state::*;
+
+/// Apply one event to the state.
+pub fn evolve(state: &mut GameState, event: &Event) {
+    state.events += 1;
+    for d in event.dice() {
+        let c = state.dice.entry(d.purpose).or_insert(0);
+        *c = (*c).max(d.index + 1);
+    }
+    let turn = event.turn;
+    match &event.kind {
+        EventKind::GameStarted {
+            scenario_id,
+            side_order,
+            armies,
+            commands,
+            positions,
+        } => {
+            state.scenario_id.clone_from(scenario_id);
+            state.side_order.clone_from(side_order);
+            state.turn = 1;
+            state.player = 0;
+            for (side, commander, hq) in armies {
+                let s = SideState {
+                    army_commander: commander.clone(),
+                    army_hq: hq.clone(),
+                    ..SideState::default()
+                };
+                state.sides.insert(side.clone(), s);
+            }
+            for (id, side, independent) in commands {
+                state.commands.insert(
+                    id.clone(),
+                    CommandState {
+                        side: side.clone(),
+                        status: CommandStatus::NoOrders,
+                        current_order: None,
+                        stage: 0,
+                        distortion_unnoticed: false,
+                        independent: *independent,
+                        wrecked: false,
+                        commander_lost: false,
+                        local_initiative_turn: None,
+                        initiative_roll_turn: None,
+                        one_turn_until: None,
+                    },
+                );
+            }
+            for (piece, hex) in positions {
+                state.positions.insert(piece.clone(), *hex);
+            }
+        }
+        EventKind::PresetOrder { order } => {
+            let n = order.number;
+            let recipient = order.recipient.clone();
+            let accepted = order.status == OrderStatus::Accepted;
+            state.orders.insert(n, order.clone());
+            if accepted {
+                implement(state, n, &recipient);
+            }
+        }
+        EventKind::CommandPhaseBegan {
+            side,
+            command_points,
+            commander_with_hq,
+        } => {
+            let s = state.sides.entry(side.clone()).or_default();
+            s.command_points = *command_points;
+            s.commander_with_hq_at_start = *commander_with_hq;
+            s.initiative_begun = false;
+            state.step = Step::Command;
+        }
+        EventKind::StepBegan { side, step } => {
+            state.step = *step;
+            if let Some(i) = state.side_order.iter().position(|s| s == side) {
+                state.player = i;
+            }
+        }
+        EventKind::TurnBegan { turn, .. } => {
+            state.turn = *turn;
+            state.player = 0;
+        }
+        EventKind::GameEnded { .. } => state.step = Step::GameOver,
+        EventKind::OrderIssued { order } => {
+            if let Some(s) = state.sides.get_mut(&order.side) {
+                s.command_points = s.command_points.saturating_sub(order.cost);
+                if order.method == Some(crate::rules::Method::InPerson) {
+                    s.in_person_since_hq = true;
+                }
+            }
+            match order.origin {
+                OrderOrigin::Initiative | OrderOrigin::LooseCannon => {
+                    if let Some(c) = state.commands.get_mut(&order.recipient) {
+                        c.local_initiative_turn = Some(turn);
+                    }
+                }
+                _ => {}
+            }
+            state.orders.insert(order.number, order.clone());
+        }
+        EventKind::OrderArrived { order } => set_status(state, *order, OrderStatus::Arrived, turn),
+        EventKind::AcceptanceRolled { order, result, .. } => {
+            if let Some(needs) = result.delay_needs() {
+                set_status(state, *order, OrderStatus::Delayed { needs }, turn);
+            }
+        }
+        EventKind::OrderAccepted { order, implemented } => {
+            if *implemented {
+                let r = state.orders.get(order).map(|o| o.recipient.clone());
+                if let Some(r) = r {
+                    implement(state, *order, &r);
+                }
+            } else {
+                set_status(state, *order, OrderStatus::AwaitingCommander, turn);
+            }
+        }
+        EventKind::OrderImplemented { order } => {
+            let r = state.orders.get(order).map(|o| o.recipient.clone());
+            if let Some(r) = r {
+                implement(state, *order, &r);
+            }
+        }
+        EventKind::DelayRolled {
+            order, accepted, ..
+        } => {
+            if !accepted {
+                if let Some(o) = state.orders.get_mut(order) {
+                    o.status_turn = turn;
+                }
+            }
+        }
+        EventKind::OrderDistorted { order } => {
+            set_status(state, *order, OrderStatus::Distorted, turn);
+            let r = state.orders.get(order).map(|o| o.recipient.clone());
+            if let Some(c) = r.and_then(|r| state.commands.get_mut(&r)) {
+                c.distortion_unnoticed = true;
+            }
+        }
+        EventKind::DistortionDiscoveryRolled {
+            command,
+            discovered,
+            ..
+        } => {
+            if *discovered && let Some(c) = state.commands.get_mut(command) {
+                c.distortion_unnoticed = false;
+            }
+        }
+        EventKind::OrderDiscarded { order, reason } => {
+            set_status(
+                state,
+                *order,
+                OrderStatus::Discarded {
+                    reason: reason.clone(),
+                },
+                turn,
+            );
+        }
+        EventKind::InitiativeRolled { command, .. } => {
+            if let Some(c) = state.commands.get_mut(command) {
+                c.initiative_roll_turn = Some(turn);
+                c.local_initiative_turn = Some(turn);
+            }
+            mark_initiative_begun(state, command);
+        }
+        EventKind::DefaultDefenseDeclared { command } => {
+            mark_initiative_begun(state, command);
+            if let Some(c) = state.commands.get_mut(command) {
+                c.status = CommandStatus::DefaultDefense;
+                c.local_initiative_turn = Some(turn);
+                c.stage = 0;
+            }
+            supersede_current(state, command, turn);
+        }
+        EventKind::WithdrawalBegan { command, .. } => {
+            mark_initiative_begun(state, command);
+            supersede_current(state, command, turn);
+            if let Some(c) = state.commands.get_mut(command) {
+                c.status = CommandStatus::Withdrawing;
+                c.local_initiative_turn = Some(turn);
+                c.one_turn_until = Some(turn);
+                c.stage = 0;
+            }
+        }
+        EventKind::StragglerCheck { .. } | EventKind::StoppageChecked { .. } => {}
+        EventKind::StatusChanged {
+            command, status, ..
+        } => {
+            if matches!(status, CommandStatus::NoOrders | CommandStatus::LooseCannon) {
+                supersede_current(state, command, turn);
+            }
+            if let Some(c) = state.commands.get_mut(command) {
+                c.status = *status;
+                c.one_turn_until = match status {
+                    CommandStatus::Withdrawing | CommandStatus::LooseCannon => Some(turn),
+                    _ => None,
+                };
+                if matches!(status, CommandStatus::NoOrders | CommandStatus::LooseCannon) {
+                    c.current_order = None;
+                    c.stage = 0;
+                }
+            }
+        }
+        EventKind::StageAdvanced { command, stage } => {
+            if let Some(c) = state.commands.get_mut(command) {
+                c.stage = *stage;
+            }
+        }
+        EventKind::PieceMoved { piece, to, .. } => {
+            state.positions.insert(piece.clone(), *to);
+        }
+        EventKind::ReinforcementRolled { group, arrives, .. } => {
+            if *arrives {
+                state.due.insert(group.clone());
+            }
+        }
+        EventKind::ReinforcementArrived { group, hex, pieces } => {
+            state.due.remove(group);
+            state.arrived.insert(group.clone());
+            for p in pieces {
+                state.positions.insert(p.clone(), *hex);
+            }
+        }
+        EventKind::WreckedChanged { command, wrecked } => {
+            if let Some(c) = state.commands.get_mut(command) {
+                c.wrecked = *wrecked;
+            }
+        }
+        EventKind::CommanderLost { command, lost } => {
+            if let Some(c) = state.commands.get_mut(command) {
+                c.commander_lost = *lost;
+            }
+        }
+        EventKind::CommandRangeChecked { .. } | EventKind::Override { .. } => {}
+    }
+    touch_base(state);
+}
+
+/// 6.4.6: an army commander in the Army HQ hex has touched base and may again give an
+/// in-person order.
+fn touch_base(state: &mut GameState) {
+    for s in state.sides.values_mut() {
+        if s.in_person_since_hq {
+            let at = |p: &str| state.positions.get(p).copied();
+            if at(&s.army_commander).is_some() && at(&s.army_commander) == at(&s.army_hq) {
+                s.in_person_since_hq = false;
+            }
+        }
+    }
+}
+
+fn mark_initiative_begun(state: &mut GameState, command: &str) {
+    let side = state.commands.get(command).map(|c| c.side.clone());
+    if let Some(s) = side.and_then(|s| state.sides.get_mut(&s)) {
+        s.initiative_begun = true;
+    }
+}
+
+fn set_status(state: &mut GameState, order: u32, status: OrderStatus, turn: u32) {
+    if let Some(o) = state.orders.get_mut(&order) {
+        o.status = status;
+        o.status_turn = turn;
+    }
+}
+
+/// The command's current order is no longer executed.
+fn supersede_current(state: &mut GameState, command: &str, turn: u32) {
+    let cur = state.commands.get(command).and_then(|c| c.current_order);
+    if let Some(n) = cur
+        && state
+            .orders
+            .get(&n)
+            .is_some_and(|o| o.status == OrderStatus::Accepted)
+    {
+        set_status(state, n, OrderStatus::Superseded, turn);
+    }
+}
+
+/// Implement an accepted order: it replaces the command's current order (6.2.1, 6.4.7).
+fn implement(state: &mut GameState, order: u32, recipient: &str) {
+    let turn = state.orders.get(&order).map_or(0, |o| o.status_turn.max(1));
+    supersede_current(state, recipient, turn);
+    let origin = state.orders.get(&order).map(|o| o.origin);
+    set_status(state, order, OrderStatus::Accepted, turn);
+    let independent = state.orders.get(&order).is_some_and(|o| o.independent);
+    if let Some(c) = state.commands.get_mut(recipient) {
+        c.current_order = Some(order);
+        c.stage = 0;
+        c.status = if origin == Some(OrderOrigin::LooseCannon) {
+            CommandStatus::LooseCannon
+        } else {
+            CommandStatus::Ordered
+        };
+        if independent {
+            c.independent = true;
+        }
+    }
+}

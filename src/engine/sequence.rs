@@ -1,0 +1,335 @@
+//! The sequence of play (5.1): starting the game, and the automatic segments run between the
+//! windows where a person acts.
+//!
+//! Per player turn: Command Phase begins (command points 6.4.1, arrivals 6.4.7, discovery of
+//! distorted orders 6.5.3, reinforcement rolls) → **Command window** (Order Issue 6.4, Local
+//! Initiative 6.6) → Attack Stoppage (6.7), Delay Reduction (6.5.2), New Order Acceptance (6.5),
+//! reinforcements enter (12.6) → **Operations window** (fire, movement, close combat, rally) →
+//! end of player turn (Emergency Withdrawals completed 6.6.3.6–7, Loose Cannons end 6.6.1.6,
+//! command range 6.11) → next player, or the next game turn (27.1.1).
+
+use super::command::TypedOrder;
+use super::command_system::{acceptance_segment, delay_reduction_segment, stoppage_segment};
+use super::event::{EventKind, Visibility};
+use super::oob;
+use super::state::*;
+use super::{Ctx, Refusal};
+use crate::hex::Hex;
+use crate::rules::dice::Purpose;
+use crate::scenario::PresetStatus;
+
+/// Place the scenario's forces and pre-set orders, and open the first Command Phase.
+pub(super) fn start(ctx: &mut Ctx, presets: &[(String, TypedOrder)]) -> Result<(), Refusal> {
+    if ctx.state.turn != 0 {
+        return Err(Refusal::new(
+            "already-started",
+            "",
+            "the game has already started",
+            "branch it instead",
+        ));
+    }
+    let s = ctx.scenario();
+    let first = s.clock.first_player.clone();
+    let mut side_order = vec![first.clone()];
+    side_order.extend(s.sides.iter().map(|x| x.id.clone()).filter(|x| *x != first));
+    let mut armies = Vec::new();
+    for side in &side_order {
+        let army = s.side(side).map(|x| x.army.clone()).unwrap_or_default();
+        let commander = s
+            .formation(&army)
+            .and_then(|f| f.commander.clone())
+            .unwrap_or_default();
+        armies.push((side.clone(), commander, oob::hq_piece(&army)));
+    }
+    let mut positions: Vec<(String, Hex)> = Vec::new();
+    for c in &s.commanders {
+        if let Some(p) = &c.position {
+            positions.push((c.id.clone(), p.hex));
+        }
+    }
+    for f in &s.formations {
+        if let Some(p) = &f.hq {
+            positions.push((oob::hq_piece(&f.id), p.hex));
+        }
+    }
+    for u in &s.units {
+        if let Some(p) = &u.position {
+            positions.push((u.id.clone(), p.hex));
+        }
+    }
+    let commands = oob::commands(s);
+    let scenario_id = s.meta.id.clone();
+    ctx.emit(
+        Visibility::Public,
+        EventKind::GameStarted {
+            scenario_id,
+            side_order,
+            armies,
+            commands,
+            positions,
+        },
+    );
+
+    // 6.2.2: pre-set orders are in force before the game begins, some in delay.
+    for p in &ctx.eng.scenario.preset_orders {
+        let Some((_, typed)) = presets.iter().find(|(id, _)| *id == p.id) else {
+            return Err(Refusal::new(
+                "preset-not-typed",
+                "6.2.2",
+                format!("pre-set order `{}` was not given to the engine", p.id),
+                "type every pre-set order with the order language before starting",
+            ));
+        };
+        let status = match p.status {
+            PresetStatus::Accepted => OrderStatus::Accepted,
+            PresetStatus::D4 => OrderStatus::Delayed { needs: 4 },
+            PresetStatus::D5 => OrderStatus::Delayed { needs: 5 },
+            PresetStatus::D6 => OrderStatus::Delayed { needs: 6 },
+        };
+        let order = OrderRecord {
+            number: ctx.state.next_order_number(),
+            side: p.side.clone(),
+            sender: String::from("scenario"),
+            recipient: p.to.clone(),
+            text: typed.text.clone(),
+            readback: typed.readback.clone(),
+            method: None,
+            order_type: typed.order_type,
+            stages: typed.stages.clone(),
+            independent: typed.independent,
+            key: typed.key.clone(),
+            cost: 0,
+            sent_turn: 0,
+            arrival_turn: 0,
+            origin: OrderOrigin::Preset,
+            status,
+            status_turn: 0,
+        };
+        ctx.emit_side(&p.side, EventKind::PresetOrder { order });
+    }
+    begin_command_phase(ctx)
+}
+
+/// Run the automatic segments from the current window to the next one.
+pub(super) fn advance(ctx: &mut Ctx) -> Result<(), Refusal> {
+    let side = ctx.state.phasing().to_string();
+    match ctx.state.step {
+        Step::Command => {
+            stoppage_segment(ctx, &side)?;
+            delay_reduction_segment(ctx, &side)?;
+            acceptance_segment(ctx, &side)?;
+            ctx.emit(
+                Visibility::Public,
+                EventKind::StepBegan {
+                    side: side.clone(),
+                    step: Step::Operations,
+                },
+            );
+            reinforcements_enter(ctx, &side);
+            Ok(())
+        }
+        Step::Operations => {
+            end_player_turn(ctx, &side)?;
+            if ctx.state.player + 1 < ctx.state.side_order.len() {
+                let next = ctx.state.side_order[ctx.state.player + 1].clone();
+                ctx.emit(
+                    Visibility::Public,
+                    EventKind::StepBegan {
+                        side: next,
+                        step: Step::Command,
+                    },
+                );
+            } else {
+                let last = ctx.eng.turns.len() as u32;
+                if ctx.state.turn >= last {
+                    let turn = ctx.state.turn;
+                    ctx.emit(Visibility::Public, EventKind::GameEnded { turn });
+                    return Ok(());
+                }
+                let turn = ctx.state.turn + 1;
+                let time = ctx
+                    .eng
+                    .turn_info(turn)
+                    .map(|t| t.time.format("%Y-%m-%d %H:%M").to_string())
+                    .unwrap_or_default();
+                ctx.emit(Visibility::Public, EventKind::TurnBegan { turn, time });
+            }
+            begin_command_phase(ctx)
+        }
+        Step::GameOver => Err(Refusal::new("game-over", "", "the game is over", "")),
+    }
+}
+
+/// Start of the phasing player's Command Phase: command points, arrivals, discovery rolls,
+/// reinforcement rolls.
+fn begin_command_phase(ctx: &mut Ctx) -> Result<(), Refusal> {
+    let side = ctx.state.phasing().to_string();
+    let s = ctx.eng.scenario;
+    let rating = s.army_commander(&side).map_or(0, |c| c.rating);
+    let command_points = ctx.eng.tables.command_points(rating);
+    let ss = &ctx.state.sides[&side];
+    let at = |p: &str| ctx.state.positions.get(p).copied();
+    let commander_with_hq =
+        at(&ss.army_commander).is_some() && at(&ss.army_commander) == at(&ss.army_hq);
+    ctx.emit(
+        Visibility::Public,
+        EventKind::StepBegan {
+            side: side.clone(),
+            step: Step::Command,
+        },
+    );
+    ctx.emit_side(
+        &side,
+        EventKind::CommandPhaseBegan {
+            side: side.clone(),
+            command_points,
+            commander_with_hq,
+        },
+    );
+
+    // 6.5.3: roll to discover each distorted order, at the start of each following Command Phase.
+    let unnoticed: Vec<String> = ctx
+        .state
+        .commands
+        .iter()
+        .filter(|(_, c)| c.side == side && c.distortion_unnoticed)
+        .map(|(id, _)| id.clone())
+        .collect();
+    for command in unnoticed {
+        let distorted_this_turn = ctx.state.orders.values().any(|o| {
+            o.recipient == command
+                && o.status == OrderStatus::Distorted
+                && o.status_turn == ctx.state.turn
+        });
+        if distorted_this_turn {
+            continue;
+        }
+        let die = ctx.dice.roll(Purpose::Discovery, 6)?;
+        let discovered = die.value >= 5;
+        ctx.emit_side(
+            &side,
+            EventKind::DistortionDiscoveryRolled {
+                command,
+                dice: vec![die],
+                discovered,
+            },
+        );
+    }
+
+    // 6.4.7: orders arriving this turn reach their recipients; pending delayed orders are discarded.
+    let arriving: Vec<u32> = ctx
+        .state
+        .orders
+        .values()
+        .filter(|o| {
+            o.side == side && o.status == OrderStatus::InTransit && o.arrival_turn <= ctx.state.turn
+        })
+        .map(|o| o.number)
+        .collect();
+    for n in arriving {
+        super::command_system::arrive(ctx, n);
+    }
+
+    // 12.6 and scenario rules: arrival rolls for conditional reinforcements.
+    let now = ctx.eng.turn_info(ctx.state.turn).map(|t| t.time);
+    let due: Vec<(String, u8, u8)> = s
+        .reinforcements
+        .iter()
+        .filter(|r| {
+            r.side == side && !ctx.state.arrived.contains(&r.id) && now.is_some_and(|t| r.time <= t)
+        })
+        .filter_map(|r| r.condition.as_ref().map(|c| (r.id.clone(), c.sides, c.min)))
+        .collect();
+    for (group, sides, min) in due {
+        let die = ctx.dice.roll(Purpose::Reinforcement, sides)?;
+        let arrives = die.value >= min;
+        ctx.emit_side(
+            &side,
+            EventKind::ReinforcementRolled {
+                group,
+                dice: vec![die],
+                arrives,
+            },
+        );
+    }
+    Ok(())
+}
+
+/// 12.6: reinforcements enter at their entry area in the Movement Phase. A group with a die
+/// condition enters in the turn its roll (made at the start of the Command Phase) succeeded.
+fn reinforcements_enter(ctx: &mut Ctx, side: &str) {
+    let s = ctx.eng.scenario;
+    let now = ctx.eng.turn_info(ctx.state.turn).map(|t| t.time);
+    for r in &s.reinforcements {
+        if r.side != side || ctx.state.arrived.contains(&r.id) || now.is_none_or(|t| r.time > t) {
+            continue;
+        }
+        if r.condition.is_some() && !ctx.state.due.contains(&r.id) {
+            continue;
+        }
+        let hex = s
+            .place(&r.entry)
+            .and_then(|p| p.hexes.first().copied())
+            .or_else(|| r.entry.parse::<Hex>().ok());
+        let Some(hex) = hex else { continue };
+        let mut pieces = Vec::new();
+        for id in &r.arrives {
+            if let Some(f) = s.formation(id) {
+                if f.hq.is_some()
+                    || matches!(
+                        f.echelon,
+                        crate::scenario::Echelon::Army | crate::scenario::Echelon::Corps
+                    )
+                {
+                    pieces.push(oob::hq_piece(&f.id));
+                }
+                pieces.extend(f.commander.iter().cloned());
+                pieces.extend(oob::member_units(s, &ctx.state, id));
+            } else {
+                pieces.push(id.clone());
+            }
+        }
+        pieces.sort();
+        pieces.dedup();
+        ctx.emit_side(
+            side,
+            EventKind::ReinforcementArrived {
+                group: r.id.clone(),
+                hex,
+                pieces,
+            },
+        );
+    }
+}
+
+/// End of the phasing player's turn: Emergency Withdrawals end in straggler checks and No Orders
+/// (6.6.3.6–7); Loose Cannons end in No Orders (6.6.1.6); command range is checked (6.11).
+fn end_player_turn(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
+    let turn = ctx.state.turn;
+    let ending: Vec<(String, CommandStatus)> = ctx
+        .state
+        .commands
+        .iter()
+        .filter(|(_, c)| c.side == side && c.one_turn_until.is_some_and(|t| t <= turn))
+        .map(|(id, c)| (id.clone(), c.status))
+        .collect();
+    for (command, status) in ending {
+        if status == CommandStatus::Withdrawing {
+            super::command_system::straggler_checks(ctx, side, &command)?;
+        }
+        let reason = match status {
+            CommandStatus::Withdrawing => "after an Emergency Withdrawal (6.6.3.7)",
+            _ => "after a Loose Cannon turn (6.6.1.6)",
+        };
+        ctx.emit_side(
+            side,
+            EventKind::StatusChanged {
+                command,
+                status: CommandStatus::NoOrders,
+                reason: reason.into(),
+            },
+        );
+    }
+    super::command_system::command_range_check(ctx, side);
+    Ok(())
+}

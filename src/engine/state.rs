@@ -1,0 +1,223 @@
+//! Game state: the fold of all events (`state = fold(evolve, events)`).
+//!
+//! Every map is a `BTreeMap` so iteration order, serialisation and hashes are deterministic.
+//! Owns the shape of the state and read-only queries over it; changes happen only in
+//! `evolve.rs`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::hex::Hex;
+use crate::rules::dice::Purpose;
+use crate::rules::{Method, OrderType, Posture};
+
+/// Where the game is in the sequence of play (5.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Step {
+    /// The Order Issue and Local Initiative segments of the phasing player's Command Phase
+    /// (6.4, 6.6): orders, initiative rolls, Default Defense and Emergency Withdrawal declarations.
+    Command,
+    /// Fire, Movement, Close Combat and Rally phases (5.1 steps 2–6): moves, combats, reinforcements.
+    Operations,
+    /// The last turn has been played.
+    GameOver,
+}
+
+/// A command's order status (6.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CommandStatus {
+    /// No Orders Status (6.3.4).
+    NoOrders,
+    /// Executing an accepted order (`current_order`).
+    Ordered,
+    /// Default Defense: defend in place, hub frozen (6.6.2).
+    DefaultDefense,
+    /// Executing an Emergency Withdrawal this turn (6.6.3); No Orders afterwards.
+    Withdrawing,
+    /// Executing the opponent's one-turn Loose Cannon order (6.6.1.6); No Orders afterwards.
+    LooseCannon,
+}
+
+/// Where an order came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OrderOrigin {
+    /// Sent by the army commander (aide or in person, 6.4).
+    Sent,
+    /// Written after a successful Initiative roll (6.6.1.4).
+    Initiative,
+    /// Written by the opponent after a Loose Cannon (6.6.1.6).
+    LooseCannon,
+    /// A scenario pre-set order (6.2.2).
+    Preset,
+}
+
+/// Life of an order (6.4–6.6).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "state")]
+pub enum OrderStatus {
+    /// Riding with an aide; arrives on `arrival_turn`.
+    InTransit,
+    /// Arrived, waiting for the New Order Acceptance segment (initiative orders wait here too).
+    Arrived,
+    /// Delayed: `needs` or more on one die each turn to accept (6.5.2).
+    Delayed { needs: u8 },
+    /// Accepted, but a corps order waits for its commander to reach the HQ (6.5.1).
+    AwaitingCommander,
+    /// Accepted and implemented: the command executes it (6.2.1).
+    Accepted,
+    /// Distorted or lost (6.5.3).
+    Distorted,
+    /// Discarded by a later event (arrival of another order, initiative, DD, EW, …).
+    Discarded { reason: String },
+    /// Replaced by a later accepted order, or completed.
+    Superseded,
+}
+
+impl OrderStatus {
+    /// Still pending (could yet be accepted).
+    pub fn is_pending(&self) -> bool {
+        matches!(
+            self,
+            OrderStatus::InTransit | OrderStatus::Arrived | OrderStatus::Delayed { .. }
+        )
+    }
+}
+
+/// One entry of the Order Log (6.4.5).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderRecord {
+    /// Order number, 1-based across the game.
+    pub number: u32,
+    pub side: String,
+    /// Commander id of the writer (the army commander, or the commander who took the initiative).
+    pub sender: String,
+    /// Command (formation or unit id) the order is for.
+    pub recipient: String,
+    pub text: String,
+    pub readback: String,
+    /// Delivery method; `None` for initiative, loose cannon and pre-set orders.
+    pub method: Option<Method>,
+    pub order_type: OrderType,
+    /// Posture of each stage, in order (6.3.3).
+    pub stages: Vec<Posture>,
+    /// The order grants Independent Orders (6.8).
+    pub independent: bool,
+    /// Canonical key for "the same order" (6.5.2, 6.6.1.5).
+    pub key: String,
+    /// Command points paid (6.4.1).
+    pub cost: u8,
+    pub sent_turn: u32,
+    pub arrival_turn: u32,
+    pub origin: OrderOrigin,
+    pub status: OrderStatus,
+    /// Turn the status last changed.
+    pub status_turn: u32,
+}
+
+/// State of one command (corps, division or brigade that acts on its own orders, 6.1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandState {
+    pub side: String,
+    pub status: CommandStatus,
+    /// The accepted, implemented order being executed.
+    pub current_order: Option<u32>,
+    /// Index of the stage being executed (6.3.3).
+    pub stage: usize,
+    /// A distorted order not yet discovered: no new order may be sent (6.5.3).
+    pub distortion_unnoticed: bool,
+    /// On Independent Orders (6.8).
+    pub independent: bool,
+    /// Wrecked (21.6): counted by attack stoppage (6.7).
+    pub wrecked: bool,
+    /// The original commander is lost (6.7: counts as one more wrecked sub-unit).
+    pub commander_lost: bool,
+    /// Turn of the last local initiative of any kind (6.6: one per command per turn).
+    pub local_initiative_turn: Option<u32>,
+    /// Turn of the last Initiative roll made for this command (6.6.1.2).
+    pub initiative_roll_turn: Option<u32>,
+    /// Withdrawal or loose cannon ends after this turn's operations, then No Orders.
+    pub one_turn_until: Option<u32>,
+}
+
+/// Per-side state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct SideState {
+    /// The army commander's id (the sender of aide and in-person orders).
+    pub army_commander: String,
+    /// The Army HQ piece (`hq:<army formation>`).
+    pub army_hq: String,
+    /// Command points left this Command Phase (6.4.1: not saved).
+    pub command_points: u8,
+    /// The army commander started this Command Phase stacked with the Army HQ (6.4.6).
+    pub commander_with_hq_at_start: bool,
+    /// An in-person order was given since the army commander last touched base at the HQ (6.4.6).
+    pub in_person_since_hq: bool,
+    /// The side has begun Local Initiative this Command Phase: Order Issue is over (5.1).
+    pub initiative_begun: bool,
+}
+
+/// The whole game state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameState {
+    pub scenario_id: String,
+    /// Current game turn, 1-based.
+    pub turn: u32,
+    /// Index into the scenario's side order of the phasing player (0 = first player).
+    pub player: usize,
+    /// Side ids in player order (first player first).
+    pub side_order: Vec<String>,
+    pub step: Step,
+    pub sides: BTreeMap<String, SideState>,
+    pub commands: BTreeMap<String, CommandState>,
+    pub orders: BTreeMap<u32, OrderRecord>,
+    /// Where each commander, HQ (`hq:<formation>`) and unit stands; off-map pieces are absent.
+    pub positions: BTreeMap<String, Hex>,
+    /// Reinforcement groups that have arrived.
+    pub arrived: BTreeSet<String>,
+    /// Reinforcement groups whose arrival roll succeeded and that enter this turn.
+    pub due: BTreeSet<String>,
+    /// Rolls made per dice purpose: the position of the game's dice.
+    pub dice: BTreeMap<Purpose, u64>,
+    /// Number of events folded so far.
+    pub events: u64,
+}
+
+impl GameState {
+    /// The phasing side's id.
+    pub fn phasing(&self) -> &str {
+        &self.side_order[self.player]
+    }
+
+    /// Next order number.
+    pub fn next_order_number(&self) -> u32 {
+        self.orders.keys().next_back().map_or(1, |n| n + 1)
+    }
+
+    /// The posture the command is executing now (for acceptance, initiative and stoppage),
+    /// or `None` in No Orders Status.
+    pub fn current_posture(&self, command: &str) -> Option<Posture> {
+        let c = self.commands.get(command)?;
+        match c.status {
+            CommandStatus::NoOrders | CommandStatus::Withdrawing => None,
+            CommandStatus::DefaultDefense => Some(Posture::General),
+            CommandStatus::Ordered | CommandStatus::LooseCannon => {
+                let o = self.orders.get(&c.current_order?)?;
+                o.stages.get(c.stage).or(o.stages.last()).copied()
+            }
+        }
+    }
+
+    /// Orders for a recipient that are still pending, in number order.
+    pub fn pending_orders<'a>(
+        &'a self,
+        recipient: &'a str,
+    ) -> impl Iterator<Item = &'a OrderRecord> + 'a {
+        self.orders
+            .values()
+            .filter(move |o| o.recipient == recipient && o.status.is_pending())
+    }
+}
