@@ -124,15 +124,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 implement(state, *order, &r);
             }
         }
-        EventKind::DelayRolled {
-            order, accepted, ..
-        } => {
-            if !accepted {
-                if let Some(o) = state.orders.get_mut(order) {
-                    o.status_turn = turn;
-                }
-            }
-        }
+        EventKind::DelayRolled { .. } => {}
         EventKind::OrderDistorted { order } => {
             set_status(state, *order, OrderStatus::Distorted, turn);
             let r = state.orders.get(order).map(|o| o.recipient.clone());
