@@ -11,6 +11,7 @@
 pub mod cli;
 pub mod combat;
 pub mod engine;
+pub mod game;
 pub mod hex;
 pub mod order;
 pub mod provenance;

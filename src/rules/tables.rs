@@ -115,6 +115,9 @@ impl CommandTables {
     pub fn night_stoppage_modifier(&self) -> i32 {
         -3
     }
+    pub fn from_toml_str(_o: &str, _t: &str) -> Result<CommandTables, String> {
+        Ok(CommandTables)
+    }
     pub fn hash(&self) -> String {
         "stub".into()
     }

@@ -1,0 +1,716 @@
+//! The umpire's game loop: `new`, `order`, `turn`, `initiative`, `default-defense`, `withdraw`,
+//! `move`, `stage`, `override`, `status`, `log`, `replay`, `branch`.
+//!
+//! Each command opens the game file, asks the engine, and appends in one transaction; a refused
+//! command prints why (exit 1) and leaves the file unchanged.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use serde_json::json;
+
+use super::{CmdResult, Failure, Format};
+use crate::engine::{Command, CommandStatus, Event, EventKind, OrderStatus, OverrideAction, TypedOrder};
+use crate::game::{Game, GameError, NewGame, Viewer};
+use crate::hex::Hex;
+use crate::rules::Method;
+
+/// `--side SIDE` or `--umpire`: whose view to show.
+#[derive(Args, Debug, Clone)]
+pub struct ViewArgs {
+    /// Show one side's view: its own orders and units, and of the enemy only what rule 4.0 reveals.
+    #[arg(long, conflicts_with = "umpire")]
+    pub side: Option<String>,
+    /// Show the umpire's master view (the default).
+    #[arg(long)]
+    pub umpire: bool,
+}
+
+impl ViewArgs {
+    fn viewer(&self) -> Viewer {
+        match &self.side {
+            Some(s) => Viewer::Side(s.clone()),
+            None => Viewer::Umpire,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum MethodArg {
+    InPerson,
+    Oral,
+    Written,
+}
+
+impl From<MethodArg> for Method {
+    fn from(m: MethodArg) -> Method {
+        match m {
+            MethodArg::InPerson => Method::InPerson,
+            MethodArg::Oral => Method::Oral,
+            MethodArg::Written => Method::Written,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct NewArgs {
+    /// Scenario file (TOML), or a bundled scenario name such as `tutorial-hall`.
+    #[arg(long)]
+    pub scenario: String,
+    /// The game file to create (SQLite).
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Seed of the game's dice.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Command tables to use instead of the bundled ones (see `staffwork rules show`).
+    #[arg(long)]
+    pub tables: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Args, Debug)]
+pub struct OrderArgs {
+    #[arg(long)]
+    pub db: PathBuf,
+    /// The writing side.
+    #[arg(long)]
+    pub side: String,
+    /// The sending commander (default: the side's army commander).
+    #[arg(long)]
+    pub from: Option<String>,
+    /// Recipient command id, when the order text does not name it.
+    #[arg(long)]
+    pub to: Option<String>,
+    #[arg(long, value_enum)]
+    pub method: MethodArg,
+    /// The order text, or `@FILE` to read it from a file, or `-` for standard input.
+    pub text: String,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Args, Debug)]
+pub struct DbArgs {
+    #[arg(long)]
+    pub db: PathBuf,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Args, Debug)]
+pub struct InitiativeArgs {
+    #[arg(long)]
+    pub db: PathBuf,
+    /// The commander rolling (or a cavalry/independent brigade's own id).
+    #[arg(long)]
+    pub commander: String,
+    /// The command the order is for (default: the commander's own command).
+    #[arg(long)]
+    pub command: Option<String>,
+    /// The order written if the roll gives Initiative.
+    pub text: String,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Args, Debug)]
+pub struct CommandArgs {
+    #[arg(long)]
+    pub db: PathBuf,
+    /// The command (formation or brigade id).
+    #[arg(long)]
+    pub command: String,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Args, Debug)]
+pub struct LooseCannonArgs {
+    #[arg(long)]
+    pub db: PathBuf,
+    #[arg(long)]
+    pub command: String,
+    /// The one-turn order the opponent writes.
+    pub text: String,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Args, Debug)]
+pub struct MoveArgs {
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Commander id, `hq:<formation>` or unit id.
+    #[arg(long)]
+    pub piece: String,
+    /// Destination hex, e.g. 12.15.
+    #[arg(long)]
+    pub to: Hex,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Args, Debug)]
+pub struct OverrideArgs {
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Why the umpire overrides (recorded, shown only to the umpire).
+    #[arg(long)]
+    pub reason: String,
+    /// Mark a command wrecked (21.6).
+    #[arg(long, value_name = "COMMAND")]
+    pub wreck: Option<String>,
+    /// Clear a command's wrecked mark.
+    #[arg(long, value_name = "COMMAND")]
+    pub unwreck: Option<String>,
+    /// Mark a command's original commander lost (6.7).
+    #[arg(long, value_name = "COMMAND")]
+    pub commander_lost: Option<String>,
+    /// Place a piece: `PIECE=HEX` (a courier, commander, HQ or unit).
+    #[arg(long, value_name = "PIECE=HEX")]
+    pub place: Option<String>,
+    /// Discard an order by number (e.g. a courier captured).
+    #[arg(long, value_name = "N")]
+    pub discard_order: Option<u32>,
+    /// Put a command in No Orders Status.
+    #[arg(long, value_name = "COMMAND")]
+    pub no_orders: Option<String>,
+    /// Record a ruling (e.g. how an order is to be read).
+    #[arg(long, value_name = "TEXT")]
+    pub ruling: Option<String>,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Args, Debug)]
+pub struct LogArgs {
+    #[arg(long)]
+    pub db: PathBuf,
+    #[command(flatten)]
+    pub view: ViewArgs,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Stop the playback after this turn.
+    #[arg(long)]
+    pub to_turn: Option<u32>,
+    /// Check the hash chain and re-simulate every command from the seed.
+    #[arg(long)]
+    pub verify: bool,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Args, Debug)]
+pub struct BranchArgs {
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Keep the history up to the end of this turn.
+    #[arg(long)]
+    pub at_turn: u32,
+    /// The new game file.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// New dice from the branch point on.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+fn now() -> String {
+    chrono::Local::now().format("%Y-%m-%dT%H:%M:%S%:z").to_string()
+}
+
+fn game_error(e: GameError) -> Failure {
+    match e {
+        GameError::Refused(r) => {
+            eprintln!("refused [{}]{}: {}", r.code, if r.rule.is_empty() { String::new() } else { format!(" (rule {})", r.rule) }, r.message);
+            if !r.help.is_empty() {
+                eprintln!("  help: {}", r.help);
+            }
+            eprintln!("nothing was written.");
+            Failure::Judged
+        }
+        other => Failure::Usage(other.to_string()),
+    }
+}
+
+fn refusal_json(e: &GameError) -> serde_json::Value {
+    match e {
+        GameError::Refused(r) => json!({"ok": false, "refused": {"code": r.code, "rule": r.rule, "message": r.message, "help": r.help}}),
+        other => json!({"ok": false, "error": other.to_string()}),
+    }
+}
+
+fn open(db: &Path) -> Result<Game, Failure> {
+    Game::open(db).map_err(|e| Failure::Usage(e.to_string()))
+}
+
+/// Run a command on a game and report its events.
+fn execute(game: &mut Game, actor: &str, cmd: &Command, format: Format) -> CmdResult {
+    match game.execute(actor, cmd) {
+        Ok(events) => {
+            if format == Format::Json {
+                super::print_json(&json!({"ok": true, "events": events, "turn": game.state.turn, "step": game.state.step}))
+            } else {
+                for e in &events {
+                    println!("{}", describe(e));
+                }
+                Ok(())
+            }
+        }
+        Err(e) => {
+            if format == Format::Json {
+                super::print_json(&refusal_json(&e))?;
+                return Err(Failure::Judged);
+            }
+            Err(game_error(e))
+        }
+    }
+}
+
+fn read_text(text: &str) -> Result<String, Failure> {
+    if text == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
+        Ok(s)
+    } else if let Some(path) = text.strip_prefix('@') {
+        std::fs::read_to_string(path).map_err(|e| Failure::Usage(format!("cannot read {path}: {e}")))
+    } else {
+        Ok(text.to_string())
+    }
+}
+
+/// Load a scenario by path or bundled name, returning its text too.
+pub(crate) fn scenario_source(name: &str) -> Result<(String, crate::scenario::Scenario), Failure> {
+    let path = Path::new(name);
+    let text = if path.exists() {
+        std::fs::read_to_string(path).map_err(|e| Failure::Usage(format!("cannot read {name}: {e}")))?
+    } else if let Some((_, t)) =
+        crate::scenario::BUNDLED.iter().find(|(f, _)| *f == name || f.trim_end_matches(".toml") == name)
+    {
+        (*t).to_string()
+    } else {
+        return Err(Failure::Usage(format!("no scenario file `{name}`; bundled scenarios: {}", bundled_names())));
+    };
+    match crate::scenario::parse(name, &text) {
+        Ok(s) => Ok((text, s)),
+        Err(e) => {
+            eprintln!("{e}");
+            Err(Failure::Judged)
+        }
+    }
+}
+
+fn bundled_names() -> String {
+    crate::scenario::BUNDLED.iter().map(|(f, _)| f.trim_end_matches(".toml")).collect::<Vec<_>>().join(", ")
+}
+
+/// Type an order with the order language; on errors print the diagnostics and refuse.
+fn type_order(
+    text: &str,
+    scenario: &crate::scenario::Scenario,
+    side: &str,
+    format: Format,
+) -> Result<(TypedOrder, Option<String>), Failure> {
+    let checked = crate::order::check_one(text, Some(scenario), Some(side));
+    if checked.has_errors() {
+        if format == Format::Json {
+            super::print_json(&json!({"ok": false, "order": checked}))?;
+        } else {
+            super::check_cmd::print_order_text(text, &checked);
+            eprintln!("the order has errors; nothing was written.");
+        }
+        return Err(Failure::Judged);
+    }
+    let recipient = checked.recipient.as_ref().and_then(|r| r.resolved.as_ref()).map(|r| r.id.clone());
+    Ok((crate::game::typed_order(&checked), recipient))
+}
+
+pub fn new(a: NewArgs) -> CmdResult {
+    let (scenario_toml, scenario) = scenario_source(&a.scenario)?;
+    let (tables_toml, tables) = super::load_tables(a.tables.as_deref())?;
+    let presets = crate::game::type_presets(&scenario).map_err(|(id, msg)| {
+        Failure::Usage(format!("pre-set order `{id}` cannot be read by the order language: {msg}"))
+    })?;
+    let new = NewGame { scenario_toml, scenario, tables_toml, tables, seed: a.seed, presets, created_at: now() };
+    let game = Game::create(&a.db, new).map_err(game_error)?;
+    if a.format == Format::Json {
+        return super::print_json(&json!({"ok": true, "db": a.db, "scenario": game.scenario.meta.id, "seed": a.seed, "turn": game.state.turn, "phasing": game.state.phasing()}));
+    }
+    println!("created {} ({}), seed {}", a.db.display(), game.scenario.meta.title, a.seed);
+    print_where(&game);
+    Ok(())
+}
+
+fn print_where(game: &Game) {
+    let info = game.engine().turn_info(game.state.turn).map(|t| t.time.format("%H:%M").to_string()).unwrap_or_default();
+    let side = game.state.phasing().to_string();
+    let cp = game.state.sides.get(&side).map_or(0, |s| s.command_points);
+    println!(
+        "turn {} ({info}), {} player, {} window; {} command points left",
+        game.state.turn,
+        side,
+        match game.state.step {
+            crate::engine::Step::Command => "Command Phase (orders and local initiative)",
+            crate::engine::Step::Operations => "operations (fire, movement, close combat, rally)",
+            crate::engine::Step::GameOver => "game over",
+        },
+        cp
+    );
+}
+
+pub fn order(a: OrderArgs) -> CmdResult {
+    let mut game = open(&a.db)?;
+    let text = read_text(&a.text)?;
+    let (typed, recipient) = type_order(&text, &game.scenario, &a.side, a.format)?;
+    let to = a.to.clone().or(recipient).ok_or_else(|| {
+        Failure::Usage("the order names no recipient the scenario knows; add `--to COMMAND`".into())
+    })?;
+    let from = match &a.from {
+        Some(f) => f.clone(),
+        None => game.scenario.army_commander(&a.side).map(|c| c.id.clone()).ok_or_else(|| Failure::Usage(format!("unknown side `{}`", a.side)))?,
+    };
+    let cmd = Command::IssueOrder { side: a.side.clone(), from, to, method: a.method.into(), order: typed };
+    execute(&mut game, &a.side, &cmd, a.format)
+}
+
+pub fn turn(a: DbArgs) -> CmdResult {
+    let mut game = open(&a.db)?;
+    execute(&mut game, "umpire", &Command::Advance, a.format)?;
+    if a.format == Format::Text {
+        print_where(&game);
+    }
+    Ok(())
+}
+
+pub fn initiative(a: InitiativeArgs) -> CmdResult {
+    let mut game = open(&a.db)?;
+    let command = match &a.command {
+        Some(c) => c.clone(),
+        None => game
+            .scenario
+            .formation_of_commander(&a.commander)
+            .map(|f| f.id.clone())
+            .unwrap_or_else(|| a.commander.clone()),
+    };
+    let side = game.state.commands.get(&command).map(|c| c.side.clone()).unwrap_or_default();
+    let (typed, _) = type_order(&a.text, &game.scenario, &side, a.format)?;
+    let cmd = Command::RollInitiative { commander: a.commander.clone(), command, order: typed };
+    execute(&mut game, &side, &cmd, a.format)
+}
+
+pub fn loose_cannon(a: LooseCannonArgs) -> CmdResult {
+    let mut game = open(&a.db)?;
+    let side = game.state.commands.get(&a.command).map(|c| c.side.clone()).unwrap_or_default();
+    let (typed, _) = type_order(&a.text, &game.scenario, &side, a.format)?;
+    let cmd = Command::LooseCannonOrder { command: a.command.clone(), order: typed };
+    execute(&mut game, "opponent", &cmd, a.format)
+}
+
+pub fn default_defense(a: CommandArgs) -> CmdResult {
+    let mut game = open(&a.db)?;
+    execute(&mut game, "player", &Command::DefaultDefense { command: a.command }, a.format)
+}
+
+pub fn withdraw(a: CommandArgs) -> CmdResult {
+    let mut game = open(&a.db)?;
+    execute(&mut game, "player", &Command::Withdraw { command: a.command }, a.format)
+}
+
+pub fn stage(a: CommandArgs) -> CmdResult {
+    let mut game = open(&a.db)?;
+    execute(&mut game, "player", &Command::StageComplete { command: a.command }, a.format)
+}
+
+pub fn move_piece(a: MoveArgs) -> CmdResult {
+    let mut game = open(&a.db)?;
+    execute(&mut game, "player", &Command::Move { piece: a.piece, to: a.to }, a.format)
+}
+
+pub fn umpire_override(a: OverrideArgs) -> CmdResult {
+    let mut actions = Vec::new();
+    if let Some(c) = &a.wreck {
+        actions.push(OverrideAction::SetWrecked { command: c.clone(), wrecked: true });
+    }
+    if let Some(c) = &a.unwreck {
+        actions.push(OverrideAction::SetWrecked { command: c.clone(), wrecked: false });
+    }
+    if let Some(c) = &a.commander_lost {
+        actions.push(OverrideAction::SetCommanderLost { command: c.clone(), lost: true });
+    }
+    if let Some(p) = &a.place {
+        let (piece, hex) = p
+            .split_once('=')
+            .ok_or_else(|| Failure::Usage(format!("--place takes PIECE=HEX, not `{p}`")))?;
+        let to: Hex = hex.parse().map_err(|e: crate::hex::HexParseError| Failure::Usage(e.to_string()))?;
+        actions.push(OverrideAction::Place { piece: piece.to_string(), to });
+    }
+    if let Some(n) = a.discard_order {
+        actions.push(OverrideAction::DiscardOrder { order: n });
+    }
+    if let Some(c) = &a.no_orders {
+        actions.push(OverrideAction::SetStatus { command: c.clone(), status: CommandStatus::NoOrders });
+    }
+    if let Some(t) = &a.ruling {
+        actions.push(OverrideAction::Ruling { text: t.clone() });
+    }
+    if actions.len() != 1 {
+        return Err(Failure::Usage(
+            "give exactly one of --wreck, --unwreck, --commander-lost, --place, --discard-order, --no-orders, --ruling".into(),
+        ));
+    }
+    let mut game = open(&a.db)?;
+    let cmd = Command::Override { reason: a.reason.clone(), action: actions.remove(0) };
+    execute(&mut game, "umpire", &cmd, a.format)
+}
+
+/// The Order Log of rule 6.4.5 as a viewer may see it.
+fn order_log(game: &Game, viewer: &Viewer) -> Vec<serde_json::Value> {
+    let turn_time = |t: u32| game.engine().turn_info(t).map(|i| i.time.format("%H:%M").to_string()).unwrap_or_else(|| "start".into());
+    game.state
+        .orders
+        .values()
+        .filter(|o| match viewer {
+            Viewer::Umpire => true,
+            Viewer::Side(s) => &o.side == s,
+        })
+        .map(|o| {
+            json!({
+                "number": o.number,
+                "side": o.side,
+                "time_sent": turn_time(o.sent_turn),
+                "sent_turn": o.sent_turn,
+                "arrival_time": turn_time(o.arrival_turn),
+                "arrival_turn": o.arrival_turn,
+                "sender": o.sender,
+                "receiver": o.recipient,
+                "text": o.text,
+                "readback": o.readback,
+                "method": o.method,
+                "type": o.order_type,
+                "origin": o.origin,
+                "cost": o.cost,
+                "status": o.status,
+            })
+        })
+        .collect()
+}
+
+fn status_text(s: &OrderStatus) -> String {
+    match s {
+        OrderStatus::InTransit => "in transit".into(),
+        OrderStatus::Arrived => "arrived".into(),
+        OrderStatus::Delayed { needs } => format!("delayed D{needs}"),
+        OrderStatus::AwaitingCommander => "accepted, awaiting commander at HQ".into(),
+        OrderStatus::Accepted => "accepted".into(),
+        OrderStatus::Distorted => "distorted".into(),
+        OrderStatus::Discarded { reason } => format!("discarded ({reason})"),
+        OrderStatus::Superseded => "superseded".into(),
+    }
+}
+
+pub fn status(a: LogArgs) -> CmdResult {
+    let game = open(&a.db)?;
+    let viewer = a.view.viewer();
+    let positions = crate::game::visible_positions(&game.state, &game.scenario, &viewer);
+    let commands: Vec<serde_json::Value> = game
+        .state
+        .commands
+        .iter()
+        .filter(|(_, c)| match &viewer {
+            Viewer::Umpire => true,
+            Viewer::Side(s) => &c.side == s,
+        })
+        .map(|(id, c)| json!({"command": id, "side": c.side, "status": c.status, "order": c.current_order, "stage": c.stage, "independent": c.independent, "wrecked": c.wrecked, "distortion_unnoticed": c.distortion_unnoticed}))
+        .collect();
+    let sides: Vec<serde_json::Value> = game
+        .state
+        .sides
+        .iter()
+        .filter(|(s, _)| match &viewer {
+            Viewer::Umpire => true,
+            Viewer::Side(v) => v == *s,
+        })
+        .map(|(s, x)| json!({"side": s, "command_points": x.command_points}))
+        .collect();
+    if a.format == Format::Json {
+        return super::print_json(&json!({
+            "turn": game.state.turn, "phasing": game.state.phasing(), "step": game.state.step,
+            "sides": sides, "commands": commands, "positions": positions, "orders": order_log(&game, &viewer),
+        }));
+    }
+    print_where(&game);
+    println!("\ncommands:");
+    for c in &commands {
+        let order = c["order"].as_u64().map(|n| format!(" order {n}")).unwrap_or_default();
+        let wrecked = if c["wrecked"] == true { ", WRECKED" } else { "" };
+        println!("  {:<16} {:<10} {}{order}{wrecked}", c["command"].as_str().unwrap_or(""), c["side"].as_str().unwrap_or(""), c["status"].as_str().unwrap_or(""));
+    }
+    println!("\npositions ({} visible):", positions.len());
+    for (p, h) in &positions {
+        println!("  {p:<20} {h}");
+    }
+    Ok(())
+}
+
+pub fn log(a: LogArgs) -> CmdResult {
+    let game = open(&a.db)?;
+    let viewer = a.view.viewer();
+    let events = game.store.events().map_err(|e| Failure::Usage(e.to_string()))?;
+    let visible = crate::game::visible(&events, &viewer);
+    let orders = order_log(&game, &viewer);
+    if a.format == Format::Json {
+        let evs: Vec<serde_json::Value> = visible.iter().map(|e| json!({"seq": e.seq, "event": e.event, "hash": e.hash})).collect();
+        return super::print_json(&json!({"viewer": match &viewer { Viewer::Umpire => "umpire".to_string(), Viewer::Side(s) => s.clone() }, "orders": orders, "events": evs}));
+    }
+    println!("Order Log (6.4.5){}:", match &viewer { Viewer::Umpire => " — umpire".into(), Viewer::Side(s) => format!(" — {s}") });
+    println!("  {:>3}  {:<6} {:<6} {:<10} {:<14} {:<10} {:<8} status", "no", "sent", "arrive", "sender", "receiver", "method", "type");
+    for o in &game.state.orders {
+        let (_, o) = o;
+        if let Viewer::Side(s) = &viewer
+            && &o.side != s
+        {
+            continue;
+        }
+        let t = |n: u32| game.engine().turn_info(n).map(|i| i.time.format("%H:%M").to_string()).unwrap_or_else(|| "start".into());
+        let method = o.method.map_or("—".to_string(), |m| format!("{m:?}").to_lowercase());
+        println!(
+            "  {:>3}  {:<6} {:<6} {:<10} {:<14} {:<10} {:<8} {}",
+            o.number,
+            t(o.sent_turn),
+            t(o.arrival_turn),
+            o.sender,
+            o.recipient,
+            method,
+            format!("{:?}", o.order_type).to_lowercase(),
+            status_text(&o.status)
+        );
+        println!("       \"{}\"", o.text.trim());
+        println!("       read back: {}", o.readback);
+    }
+    println!("\nEvents ({} of {} visible):", visible.len(), events.len());
+    for e in visible {
+        println!("  #{:<4} t{:<3} {}", e.seq, e.event.turn, describe(&e.event));
+    }
+    Ok(())
+}
+
+pub fn replay(a: ReplayArgs) -> CmdResult {
+    let game = open(&a.db)?;
+    let state = game.state_at(a.to_turn).map_err(|e| Failure::Usage(e.to_string()))?;
+    let verification = if a.verify { Some(game.verify().map_err(|e| Failure::Usage(e.to_string()))?) } else { None };
+    let ok = verification.as_ref().is_none_or(|v| v.ok());
+    if a.format == Format::Json {
+        super::print_json(&json!({"turn": state.turn, "events": state.events, "orders": state.orders.len(), "verification": verification, "ok": ok}))?;
+    } else {
+        println!("played back {} events: turn {}, {} orders", state.events, state.turn, state.orders.len());
+        if let Some(v) = &verification {
+            match (&v.chain_broken_at, &v.first_difference, &v.resimulation_skipped) {
+                (Some(seq), _, _) => println!("verify: FAILED — the hash chain breaks at event {seq} (its payload or hash was altered)"),
+                (None, Some(d), _) => println!(
+                    "verify: FAILED — re-simulation differs at event {} (command {}):\n  recorded:    {}\n  resimulated: {}",
+                    d.seq, d.command_seq, d.recorded, d.resimulated
+                ),
+                (None, None, Some(why)) => println!("verify: hash chain ok over {} events; re-simulation skipped: {why}", v.events),
+                (None, None, None) => println!(
+                    "verify: ok — hash chain intact over {} events, {} commands re-simulated byte for byte (last hash {})",
+                    v.events,
+                    v.commands,
+                    &v.last_hash[..16]
+                ),
+            }
+        }
+    }
+    if ok { Ok(()) } else { Err(Failure::Judged) }
+}
+
+pub fn branch(a: BranchArgs) -> CmdResult {
+    let game = open(&a.db)?;
+    let new = game.branch(&a.out, a.at_turn, a.seed, now()).map_err(game_error)?;
+    if a.format == Format::Json {
+        return super::print_json(&json!({"ok": true, "out": a.out, "turn": new.state.turn, "events": new.state.events}));
+    }
+    println!("branched {} at turn {} into {} ({} events kept)", a.db.display(), a.at_turn, a.out.display(), new.state.events);
+    print_where(&new);
+    Ok(())
+}
+
+/// One line describing an event for people.
+pub(crate) fn describe(e: &Event) -> String {
+    let dice = |d: &[crate::rules::dice::Die]| d.iter().map(|x| x.value.to_string()).collect::<Vec<_>>().join(",");
+    match &e.kind {
+        EventKind::GameStarted { scenario_id, .. } => format!("game started: {scenario_id}"),
+        EventKind::PresetOrder { order } => format!("pre-set order {} for {}: \"{}\" ({})", order.number, order.recipient, order.text, status_text(&order.status)),
+        EventKind::CommandPhaseBegan { side, command_points, commander_with_hq } => format!(
+            "{side} Command Phase: {command_points} command points (6.4.1){}",
+            if *commander_with_hq { "" } else { "; army commander away from HQ: in-person orders only (6.4.6)" }
+        ),
+        EventKind::StepBegan { side, step } => format!("— {side}: {step:?} —"),
+        EventKind::TurnBegan { turn, time } => format!("=== turn {turn}, {time} ==="),
+        EventKind::GameEnded { turn } => format!("the game ends after turn {turn}"),
+        EventKind::OrderIssued { order } => format!(
+            "order {} to {}: {} — {:?}, cost {} CP, arrives turn {}",
+            order.number, order.recipient, order.readback, order.order_type, order.cost, order.arrival_turn
+        ),
+        EventKind::OrderArrived { order } => format!("order {order} arrived"),
+        EventKind::AcceptanceRolled { order, number, column, roll, result, provenance, .. } => format!(
+            "order {order}: acceptance number {number} (column {column}), rolled {roll} → {result}{}",
+            if *provenance == crate::provenance::Provenance::Assumed { " [assumed cell]" } else { "" }
+        ),
+        EventKind::OrderAccepted { order, implemented } => {
+            format!("order {order} accepted{}", if *implemented { "" } else { "; waits for the corps commander at his HQ (6.5.1)" })
+        }
+        EventKind::OrderImplemented { order } => format!("order {order} implemented"),
+        EventKind::DelayRolled { order, needs, dice: d, accepted } => {
+            format!("order {order} in delay D{needs}: rolled {} → {}", dice(d), if *accepted { "accepted" } else { "still delayed" })
+        }
+        EventKind::OrderDistorted { order } => format!("order {order} DISTORTED (6.5.3)"),
+        EventKind::DistortionDiscoveryRolled { command, dice: d, discovered } => format!(
+            "discovery roll for {command}: {} → {}",
+            dice(d),
+            if *discovered { "distortion discovered; new orders may be sent" } else { "not yet noticed" }
+        ),
+        EventKind::OrderDiscarded { order, reason } => format!("order {order} discarded: {reason}"),
+        EventKind::InitiativeRolled { command, commander, column, roll, result, .. } => {
+            format!("{commander} rolls for initiative for {command}: column {column}, rolled {roll} → {result:?}")
+        }
+        EventKind::DefaultDefenseDeclared { command } => format!("{command} adopts Default Defense (6.6.2)"),
+        EventKind::WithdrawalBegan { command, cause } => format!("{command} executes an Emergency Withdrawal ({cause:?}, 6.6.3)"),
+        EventKind::StragglerCheck { unit, needs, dice: d, straggler } => {
+            format!("{unit} morale check (needs {needs}): rolled {} → {}", dice(d), if *straggler { "1 straggler" } else { "passed" })
+        }
+        EventKind::StoppageChecked { command, sub_units, wrecked, result, rating, needed, night, roll, passed, .. } => format!(
+            "attack stoppage for {command}: {wrecked} of {sub_units} wrecked → row {result}, rating {rating} needs {needed}{}; rolled {roll} → {}",
+            if *night { " (night −3)" } else { "" },
+            if *passed { "attack continues" } else { "ATTACK STOPS" }
+        ),
+        EventKind::StatusChanged { command, status, reason } => format!("{command} now {status:?}: {reason}"),
+        EventKind::StageAdvanced { command, stage } => format!("{command} moves on to stage {}", stage + 1),
+        EventKind::PieceMoved { piece, from, to } => {
+            format!("{piece} moves {}→ {to}", from.map(|f| format!("{f} ")).unwrap_or_default())
+        }
+        EventKind::ReinforcementRolled { group, dice: d, arrives } => {
+            format!("reinforcement {group}: rolled {} → {}", dice(d), if *arrives { "arrives this turn" } else { "not yet" })
+        }
+        EventKind::ReinforcementArrived { group, hex, pieces } => format!("reinforcement {group} enters at {hex}: {}", pieces.join(", ")),
+        EventKind::WreckedChanged { command, wrecked } => format!("{command} {}", if *wrecked { "is wrecked" } else { "is no longer wrecked" }),
+        EventKind::CommanderLost { command, lost } => format!("{command}'s commander {}", if *lost { "is lost" } else { "is restored" }),
+        EventKind::CommandRangeChecked { out_of_command } => {
+            if out_of_command.is_empty() {
+                "command range: all in command (6.11)".into()
+            } else {
+                format!("command range: out of command: {}", out_of_command.join(", "))
+            }
+        }
+        EventKind::Override { reason, action } => format!("UMPIRE OVERRIDE ({reason}): {action}"),
+    }
+}

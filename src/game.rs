@@ -1,0 +1,321 @@
+//! A game: the scenario, the tables and the engine over one store. This is the application layer
+//! the CLI drives: run a command (decide → append in one transaction → evolve), rebuild the state
+//! by playback, verify by re-simulation, branch, and compute per-viewer views.
+//!
+//! Owns the glue; must not print, and must not decide rules (that is `engine`).
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::engine::{Command, Engine, Event, GameState, Refusal, Visibility, evolve};
+use crate::rules::dice::SeededDice;
+use crate::rules::tables::CommandTables;
+use crate::scenario::Scenario;
+use crate::store::{GameMeta, Store, StoreError, StoredEvent, canonical};
+
+/// Version string recorded in every game file.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The dice algorithm recorded in every game file.
+pub const RNG: &str = "chacha8-rand0.10-staffwork-d1";
+
+/// Why a game operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum GameError {
+    /// The engine refused the command; nothing was written.
+    #[error("{0}")]
+    Refused(Refusal),
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    /// The stored scenario or tables no longer load (a file from an incompatible version).
+    #[error("the game file's {what} cannot be loaded: {why}")]
+    Incompatible { what: &'static str, why: String },
+}
+
+/// Everything needed to start a game.
+pub struct NewGame {
+    /// The scenario file's text, stored in the game.
+    pub scenario_toml: String,
+    pub scenario: Scenario,
+    /// The command tables' text, stored in the game.
+    pub tables_toml: String,
+    pub tables: CommandTables,
+    pub seed: u64,
+    /// The scenario's pre-set orders, typed by the order language.
+    pub presets: Vec<(String, crate::engine::TypedOrder)>,
+    /// Wall-clock time, metadata only.
+    pub created_at: String,
+}
+
+/// An open game.
+pub struct Game {
+    pub store: Store,
+    pub scenario: Scenario,
+    pub tables: CommandTables,
+    pub state: GameState,
+}
+
+/// Who is looking.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Viewer {
+    Umpire,
+    Side(String),
+}
+
+impl Viewer {
+    /// May this viewer see an event with this visibility?
+    pub fn sees(&self, v: &Visibility) -> bool {
+        match (self, v) {
+            (Viewer::Umpire, _) => true,
+            (_, Visibility::Public) => true,
+            (Viewer::Side(s), Visibility::Side(t)) => s == t,
+            (Viewer::Side(_), Visibility::Umpire) => false,
+        }
+    }
+}
+
+/// Outcome of verifying a game file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Verification {
+    pub events: i64,
+    pub commands: i64,
+    pub last_hash: String,
+    /// First event whose hash does not chain, if any.
+    pub chain_broken_at: Option<i64>,
+    /// First event that re-simulation did not reproduce byte for byte, if any.
+    pub first_difference: Option<Difference>,
+    /// Re-simulation was skipped (e.g. the file was written by another engine version).
+    pub resimulation_skipped: Option<String>,
+}
+
+impl Verification {
+    pub fn ok(&self) -> bool {
+        self.chain_broken_at.is_none() && self.first_difference.is_none()
+    }
+}
+
+/// Where re-simulation diverged from the record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Difference {
+    pub seq: i64,
+    pub command_seq: i64,
+    pub recorded: String,
+    pub resimulated: String,
+}
+
+/// Fold events into a fresh state (playback; no dice needed).
+pub fn playback<'a>(engine: &Engine, events: impl IntoIterator<Item = &'a Event>) -> GameState {
+    let mut state = engine.initial_state();
+    for e in events {
+        evolve(&mut state, e);
+    }
+    state
+}
+
+impl Game {
+    /// Create a game file from a scenario and start it.
+    pub fn create(db: &Path, new: NewGame) -> Result<Game, GameError> {
+        let NewGame { scenario_toml, scenario, tables_toml, tables, seed, presets, created_at } = new;
+        let meta = GameMeta {
+            scenario_id: scenario.meta.id.clone(),
+            scenario_toml,
+            seed,
+            seed_spans: Vec::new(),
+            ruleset: scenario.meta.ruleset.clone(),
+            engine_version: ENGINE_VERSION.to_string(),
+            tables_hash: tables.hash(),
+            tables_toml,
+            rng: RNG.to_string(),
+            created_at,
+            branched_from: None,
+        };
+        // Decide the start before creating the file, so a refusal leaves nothing behind.
+        let engine = Engine::new(&scenario, &tables);
+        let state = engine.initial_state();
+        let start = Command::Start { presets };
+        let events =
+            engine.decide(&state, &start, &mut SeededDice::new(seed)).map_err(GameError::Refused)?;
+        drop(engine);
+        let mut store = Store::create(db, &meta)?;
+        store.append("umpire", &start, &events)?;
+        let engine = Engine::new(&scenario, &tables);
+        let state = playback(&engine, &events);
+        drop(engine);
+        Ok(Game { store, scenario, tables, state })
+    }
+
+    /// Open a game file and rebuild its state by playback.
+    pub fn open(db: &Path) -> Result<Game, GameError> {
+        let store = Store::open(db)?;
+        let meta = store.meta().clone();
+        let scenario = crate::scenario::parse("(stored scenario)", &meta.scenario_toml)
+            .map_err(|e| GameError::Incompatible { what: "scenario", why: e.to_string() })?;
+        let tables = CommandTables::from_toml_str("(stored tables)", &meta.tables_toml)
+            .map_err(|e| GameError::Incompatible { what: "tables", why: e.to_string() })?;
+        let events = store.events()?;
+        let engine = Engine::new(&scenario, &tables);
+        let state = playback(&engine, events.iter().map(|e| &e.event));
+        drop(engine);
+        Ok(Game { store, scenario, tables, state })
+    }
+
+    pub fn engine(&self) -> Engine<'_> {
+        Engine::new(&self.scenario, &self.tables)
+    }
+
+    /// Decide a command with the game's dice, append it with its events in one transaction,
+    /// and apply them. A refusal writes nothing.
+    pub fn execute(&mut self, actor: &str, cmd: &Command) -> Result<Vec<Event>, GameError> {
+        let next = self.store.commands()?.len() as i64 + 1;
+        let seed = self.store.meta().seed_for(next);
+        let mut dice = SeededDice::at(seed, self.state.dice.clone());
+        let events = self.engine().decide(&self.state, cmd, &mut dice).map_err(GameError::Refused)?;
+        self.store.append(actor, cmd, &events)?;
+        for e in &events {
+            evolve(&mut self.state, e);
+        }
+        Ok(events)
+    }
+
+    /// Stored events, optionally only those up to a turn.
+    pub fn events(&self, to_turn: Option<u32>) -> Result<Vec<StoredEvent>, GameError> {
+        let mut evs = self.store.events()?;
+        if let Some(t) = to_turn {
+            evs.retain(|e| e.event.turn <= t);
+        }
+        Ok(evs)
+    }
+
+    /// Playback up to a turn (the state at the end of the recorded events of that turn).
+    pub fn state_at(&self, to_turn: Option<u32>) -> Result<GameState, GameError> {
+        let evs = self.events(to_turn)?;
+        Ok(playback(&self.engine(), evs.iter().map(|e| &e.event)))
+    }
+
+    /// Check the hash chain and re-simulate every command from the seed, requiring
+    /// byte-identical events.
+    pub fn verify(&self) -> Result<Verification, GameError> {
+        let chain_broken_at = self.store.verify_chain()?;
+        let stored = self.store.events()?;
+        let commands = self.store.commands()?;
+        let (events, last_hash) = self.store.head()?;
+        let meta = self.store.meta();
+        let mut v = Verification {
+            events,
+            commands: commands.len() as i64,
+            last_hash,
+            chain_broken_at,
+            first_difference: None,
+            resimulation_skipped: None,
+        };
+        if meta.engine_version != ENGINE_VERSION || meta.rng != RNG || meta.tables_hash != self.tables.hash() {
+            v.resimulation_skipped = Some(format!(
+                "written by staffwork {} ({}); re-simulation needs the same engine, dice and tables — playback still works",
+                meta.engine_version, meta.rng
+            ));
+            return Ok(v);
+        }
+        let engine = self.engine();
+        let mut state = engine.initial_state();
+        let mut cursor = 0usize;
+        for c in &commands {
+            let mut dice = SeededDice::at(meta.seed_for(c.seq), state.dice.clone());
+            let produced = match engine.decide(&state, &c.command, &mut dice) {
+                Ok(evs) => evs,
+                Err(r) => {
+                    let seq = stored.get(cursor).map_or(0, |e| e.seq);
+                    v.first_difference = Some(Difference {
+                        seq,
+                        command_seq: c.seq,
+                        recorded: format!("command {} accepted", c.seq),
+                        resimulated: format!("refused: {r}"),
+                    });
+                    return Ok(v);
+                }
+            };
+            let recorded: Vec<&StoredEvent> = stored.iter().filter(|e| e.command_seq == c.seq).collect();
+            let n = produced.len().max(recorded.len());
+            for i in 0..n {
+                let a = recorded.get(i).map(|e| e.payload.clone()).unwrap_or_default();
+                let b = produced.get(i).map(canonical).unwrap_or_default();
+                if a != b {
+                    let seq = recorded.get(i).map_or_else(|| recorded.last().map_or(0, |e| e.seq + 1), |e| e.seq);
+                    v.first_difference = Some(Difference { seq, command_seq: c.seq, recorded: a, resimulated: b });
+                    return Ok(v);
+                }
+            }
+            for e in &produced {
+                evolve(&mut state, e);
+            }
+            cursor += recorded.len();
+        }
+        Ok(v)
+    }
+
+    /// A new game file holding this game's history up to the end of turn `at_turn` (commands
+    /// whose events all fall in turns ≤ `at_turn`), optionally with new dice from there on.
+    pub fn branch(&self, out: &Path, at_turn: u32, seed: Option<u64>, created_at: String) -> Result<Game, GameError> {
+        let events = self.store.events()?;
+        let commands = self.store.commands()?;
+        let mut last = 0;
+        for c in &commands {
+            let in_range = events.iter().filter(|e| e.command_seq == c.seq).all(|e| e.event.turn <= at_turn);
+            if !in_range {
+                break;
+            }
+            last = c.seq;
+        }
+        let mut meta = self.store.meta().clone();
+        meta.branched_from = Some(format!("{} at turn {at_turn}", meta.scenario_id));
+        meta.created_at = created_at;
+        if let Some(s) = seed {
+            if meta.seed_spans.is_empty() {
+                meta.seed_spans.push((1, meta.seed));
+            }
+            meta.seed_spans.push((last + 1, s));
+            meta.seed = s;
+        }
+        self.store.branch(out, &meta, last)?;
+        Game::open(out)
+    }
+}
+
+/// Events a viewer may see (4.0: a side never sees the other's orders, dice, losses or the
+/// umpire's overrides).
+pub fn visible<'a>(events: &'a [StoredEvent], viewer: &Viewer) -> Vec<&'a StoredEvent> {
+    events.iter().filter(|e| viewer.sees(&e.event.visibility)).collect()
+}
+
+/// Pieces a viewer may see on the map: all for the umpire; for a side its own pieces and enemy
+/// pieces within 12 hexes of one of its commanders (4.0; line of sight is not modelled —
+/// decision 0005).
+pub fn visible_positions(
+    state: &GameState,
+    scenario: &Scenario,
+    viewer: &Viewer,
+) -> std::collections::BTreeMap<String, crate::hex::Hex> {
+    let Viewer::Side(side) = viewer else { return state.positions.clone() };
+    let side_of = |piece: &str| -> Option<String> {
+        if let Some(f) = piece.strip_prefix("hq:").and_then(|id| scenario.formation(id)) {
+            return Some(f.side.clone());
+        }
+        scenario
+            .commander(piece)
+            .map(|c| c.side.clone())
+            .or_else(|| scenario.unit(piece).map(|u| u.side.clone()))
+    };
+    let eyes: Vec<crate::hex::Hex> = scenario
+        .commanders
+        .iter()
+        .filter(|c| &c.side == side)
+        .filter_map(|c| state.positions.get(&c.id).copied())
+        .collect();
+    state
+        .positions
+        .iter()
+        .filter(|(piece, hex)| {
+            side_of(piece).as_deref() == Some(side.as_str()) || eyes.iter().any(|e| e.distance(**hex) <= 12)
+        })
+        .map(|(p, h)| (p.clone(), *h))
+        .collect()
+}
