@@ -115,6 +115,15 @@ pub fn playback<'a>(engine: &Engine, events: impl IntoIterator<Item = &'a Event>
 impl Game {
     /// Create a game file from a scenario and start it.
     pub fn create(db: &Path, new: NewGame) -> Result<Game, GameError> {
+        Self::start(Some(db), new)
+    }
+
+    /// Start a game held in memory (conformance cases, what-if runs).
+    pub fn in_memory(new: NewGame) -> Result<Game, GameError> {
+        Self::start(None, new)
+    }
+
+    fn start(db: Option<&Path>, new: NewGame) -> Result<Game, GameError> {
         let NewGame { scenario_toml, scenario, tables_toml, tables, seed, presets, created_at } = new;
         let meta = GameMeta {
             scenario_id: scenario.meta.id.clone(),
@@ -136,7 +145,10 @@ impl Game {
         let events =
             engine.decide(&state, &start, &mut SeededDice::new(seed)).map_err(GameError::Refused)?;
         drop(engine);
-        let mut store = Store::create(db, &meta)?;
+        let mut store = match db {
+            Some(db) => Store::create(db, &meta)?,
+            None => Store::in_memory(&meta)?,
+        };
         store.append("umpire", &start, &events)?;
         let engine = Engine::new(&scenario, &tables);
         let state = playback(&engine, &events);
@@ -169,7 +181,12 @@ impl Game {
         let next = self.store.commands()?.len() as i64 + 1;
         let seed = self.store.meta().seed_for(next);
         let mut dice = SeededDice::at(seed, self.state.dice.clone());
-        let events = self.engine().decide(&self.state, cmd, &mut dice).map_err(GameError::Refused)?;
+        self.execute_with(actor, cmd, &mut dice)
+    }
+
+    /// As [`Game::execute`], with dice supplied by the caller (forced dice in conformance cases).
+    pub fn execute_with(&mut self, actor: &str, cmd: &Command, dice: &mut dyn crate::rules::dice::Dice) -> Result<Vec<Event>, GameError> {
+        let events = self.engine().decide(&self.state, cmd, dice).map_err(GameError::Refused)?;
         self.store.append(actor, cmd, &events)?;
         for e in &events {
             evolve(&mut self.state, e);

@@ -10,6 +10,7 @@
 
 pub mod cli;
 pub mod combat;
+pub mod conformance;
 pub mod engine;
 pub mod game;
 pub mod hex;

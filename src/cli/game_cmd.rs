@@ -52,6 +52,27 @@ impl From<MethodArg> for Method {
     }
 }
 
+/// Status of an order imposed by the umpire (`override --impose-order`).
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ImposedStatusArg {
+    Accepted,
+    D4,
+    D5,
+    D6,
+}
+
+impl From<ImposedStatusArg> for crate::engine::command::ImposedStatus {
+    fn from(s: ImposedStatusArg) -> Self {
+        use crate::engine::command::ImposedStatus as I;
+        match s {
+            ImposedStatusArg::Accepted => I::Accepted,
+            ImposedStatusArg::D4 => I::D4,
+            ImposedStatusArg::D5 => I::D5,
+            ImposedStatusArg::D6 => I::D6,
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct NewArgs {
     /// Scenario file (TOML), or a bundled scenario name such as `tutorial-hall`.
@@ -180,6 +201,15 @@ pub struct OverrideArgs {
     /// Record a ruling (e.g. how an order is to be read).
     #[arg(long, value_name = "TEXT")]
     pub ruling: Option<String>,
+    /// Put an order in force for a command (with --text and --status), e.g. to set up a situation.
+    #[arg(long, value_name = "COMMAND")]
+    pub impose_order: Option<String>,
+    /// The order text for --impose-order.
+    #[arg(long)]
+    pub text: Option<String>,
+    /// Status of the imposed order.
+    #[arg(long, value_enum, default_value_t = ImposedStatusArg::Accepted)]
+    pub status: ImposedStatusArg,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
@@ -314,25 +344,87 @@ fn bundled_names() -> String {
     crate::scenario::BUNDLED.iter().map(|(f, _)| f.trim_end_matches(".toml")).collect::<Vec<_>>().join(", ")
 }
 
-/// Type an order with the order language; on errors print the diagnostics and refuse.
-fn type_order(
-    text: &str,
-    scenario: &crate::scenario::Scenario,
-    side: &str,
-    format: Format,
-) -> Result<(TypedOrder, Option<String>), Failure> {
+/// Why a command line could not become an engine command.
+pub(crate) enum BuildError {
+    /// The order language found errors in the order text.
+    Order(Box<crate::order::CheckedOrder>),
+    /// Bad arguments (unknown side, missing recipient, …).
+    Usage(String),
+}
+
+impl BuildError {
+    fn report(self, format: Format) -> Failure {
+        match self {
+            BuildError::Order(checked) => {
+                if format == Format::Json {
+                    let _ = super::print_json(&json!({"ok": false, "order": checked}));
+                } else {
+                    super::check_cmd::print_order_text(&checked.text, &checked);
+                    eprintln!("the order has errors; nothing was written.");
+                }
+                Failure::Judged
+            }
+            BuildError::Usage(m) => Failure::Usage(m),
+        }
+    }
+}
+
+/// Type an order with the order language; errors refuse it.
+fn type_order(text: &str, scenario: &crate::scenario::Scenario, side: &str) -> Result<(TypedOrder, Option<String>), BuildError> {
     let checked = crate::order::check_one(text, Some(scenario), Some(side));
     if checked.has_errors() {
-        if format == Format::Json {
-            super::print_json(&json!({"ok": false, "order": checked}))?;
-        } else {
-            super::check_cmd::print_order_text(text, &checked);
-            eprintln!("the order has errors; nothing was written.");
-        }
-        return Err(Failure::Judged);
+        return Err(BuildError::Order(Box::new(checked)));
     }
     let recipient = checked.recipient.as_ref().and_then(|r| r.resolved.as_ref()).map(|r| r.id.clone());
     Ok((crate::game::typed_order(&checked), recipient))
+}
+
+/// Turn a parsed command line into the actor and the engine command, for the CLI and the
+/// conformance runner alike. `None` for subcommands that are not game commands.
+pub(crate) fn build(game: &Game, cmd: &super::Command) -> Option<Result<(String, Command), BuildError>> {
+    use super::Command as C;
+    Some(match cmd {
+        C::Order(a) => build_order(game, a),
+        C::Turn(_) => Ok(("umpire".into(), Command::Advance)),
+        C::Initiative(a) => build_initiative(game, a),
+        C::LooseCannon(a) => {
+            let side = side_of(game, &a.command);
+            type_order(&read_text(&a.text).map_err(failure_text)?, &game.scenario, &side)
+                .map(|(order, _)| ("opponent".into(), Command::LooseCannonOrder { command: a.command.clone(), order }))
+        }
+        C::DefaultDefense(a) => Ok((side_of(game, &a.command), Command::DefaultDefense { command: a.command.clone() })),
+        C::Withdraw(a) => Ok((side_of(game, &a.command), Command::Withdraw { command: a.command.clone() })),
+        C::Stage(a) => Ok((side_of(game, &a.command), Command::StageComplete { command: a.command.clone() })),
+        C::Move(a) => Ok(("player".into(), Command::Move { piece: a.piece.clone(), to: a.to })),
+        C::Override(a) => build_override(game, a),
+        _ => return None,
+    })
+}
+
+fn failure_text(f: Failure) -> BuildError {
+    match f {
+        Failure::Usage(m) => BuildError::Usage(m),
+        Failure::Judged => BuildError::Usage("bad input".into()),
+    }
+}
+
+fn side_of(game: &Game, command: &str) -> String {
+    game.state.commands.get(command).map(|c| c.side.clone()).unwrap_or_default()
+}
+
+/// Open the game, build the command and execute it.
+fn run_game_command(db: &Path, cmd: &super::Command, format: Format) -> CmdResult {
+    let mut game = open(db)?;
+    let (actor, engine_cmd) = match build(&game, cmd) {
+        Some(Ok(x)) => x,
+        Some(Err(e)) => return Err(e.report(format)),
+        None => return Err(Failure::Usage("not a game command".into())),
+    };
+    execute(&mut game, &actor, &engine_cmd, format)?;
+    if format == Format::Text && matches!(engine_cmd, Command::Advance) {
+        print_where(&game);
+    }
+    Ok(())
 }
 
 pub fn new(a: NewArgs) -> CmdResult {
@@ -368,32 +460,26 @@ fn print_where(game: &Game) {
     );
 }
 
-pub fn order(a: OrderArgs) -> CmdResult {
-    let mut game = open(&a.db)?;
-    let text = read_text(&a.text)?;
-    let (typed, recipient) = type_order(&text, &game.scenario, &a.side, a.format)?;
-    let to = a.to.clone().or(recipient).ok_or_else(|| {
-        Failure::Usage("the order names no recipient the scenario knows; add `--to COMMAND`".into())
-    })?;
+fn build_order(game: &Game, a: &OrderArgs) -> Result<(String, Command), BuildError> {
+    let text = read_text(&a.text).map_err(failure_text)?;
+    let (typed, recipient) = type_order(&text, &game.scenario, &a.side)?;
+    let to = a
+        .to
+        .clone()
+        .or(recipient)
+        .ok_or_else(|| BuildError::Usage("the order names no recipient the scenario knows; add `--to COMMAND`".into()))?;
     let from = match &a.from {
         Some(f) => f.clone(),
-        None => game.scenario.army_commander(&a.side).map(|c| c.id.clone()).ok_or_else(|| Failure::Usage(format!("unknown side `{}`", a.side)))?,
+        None => game
+            .scenario
+            .army_commander(&a.side)
+            .map(|c| c.id.clone())
+            .ok_or_else(|| BuildError::Usage(format!("unknown side `{}`", a.side)))?,
     };
-    let cmd = Command::IssueOrder { side: a.side.clone(), from, to, method: a.method.into(), order: typed };
-    execute(&mut game, &a.side, &cmd, a.format)
+    Ok((a.side.clone(), Command::IssueOrder { side: a.side.clone(), from, to, method: a.method.into(), order: typed }))
 }
 
-pub fn turn(a: DbArgs) -> CmdResult {
-    let mut game = open(&a.db)?;
-    execute(&mut game, "umpire", &Command::Advance, a.format)?;
-    if a.format == Format::Text {
-        print_where(&game);
-    }
-    Ok(())
-}
-
-pub fn initiative(a: InitiativeArgs) -> CmdResult {
-    let mut game = open(&a.db)?;
+fn build_initiative(game: &Game, a: &InitiativeArgs) -> Result<(String, Command), BuildError> {
     let command = match &a.command {
         Some(c) => c.clone(),
         None => game
@@ -402,41 +488,13 @@ pub fn initiative(a: InitiativeArgs) -> CmdResult {
             .map(|f| f.id.clone())
             .unwrap_or_else(|| a.commander.clone()),
     };
-    let side = game.state.commands.get(&command).map(|c| c.side.clone()).unwrap_or_default();
-    let (typed, _) = type_order(&a.text, &game.scenario, &side, a.format)?;
-    let cmd = Command::RollInitiative { commander: a.commander.clone(), command, order: typed };
-    execute(&mut game, &side, &cmd, a.format)
+    let side = side_of(game, &command);
+    let text = read_text(&a.text).map_err(failure_text)?;
+    let (order, _) = type_order(&text, &game.scenario, &side)?;
+    Ok((side, Command::RollInitiative { commander: a.commander.clone(), command, order }))
 }
 
-pub fn loose_cannon(a: LooseCannonArgs) -> CmdResult {
-    let mut game = open(&a.db)?;
-    let side = game.state.commands.get(&a.command).map(|c| c.side.clone()).unwrap_or_default();
-    let (typed, _) = type_order(&a.text, &game.scenario, &side, a.format)?;
-    let cmd = Command::LooseCannonOrder { command: a.command.clone(), order: typed };
-    execute(&mut game, "opponent", &cmd, a.format)
-}
-
-pub fn default_defense(a: CommandArgs) -> CmdResult {
-    let mut game = open(&a.db)?;
-    execute(&mut game, "player", &Command::DefaultDefense { command: a.command }, a.format)
-}
-
-pub fn withdraw(a: CommandArgs) -> CmdResult {
-    let mut game = open(&a.db)?;
-    execute(&mut game, "player", &Command::Withdraw { command: a.command }, a.format)
-}
-
-pub fn stage(a: CommandArgs) -> CmdResult {
-    let mut game = open(&a.db)?;
-    execute(&mut game, "player", &Command::StageComplete { command: a.command }, a.format)
-}
-
-pub fn move_piece(a: MoveArgs) -> CmdResult {
-    let mut game = open(&a.db)?;
-    execute(&mut game, "player", &Command::Move { piece: a.piece, to: a.to }, a.format)
-}
-
-pub fn umpire_override(a: OverrideArgs) -> CmdResult {
+fn build_override(game: &Game, a: &OverrideArgs) -> Result<(String, Command), BuildError> {
     let mut actions = Vec::new();
     if let Some(c) = &a.wreck {
         actions.push(OverrideAction::SetWrecked { command: c.clone(), wrecked: true });
@@ -448,10 +506,9 @@ pub fn umpire_override(a: OverrideArgs) -> CmdResult {
         actions.push(OverrideAction::SetCommanderLost { command: c.clone(), lost: true });
     }
     if let Some(p) = &a.place {
-        let (piece, hex) = p
-            .split_once('=')
-            .ok_or_else(|| Failure::Usage(format!("--place takes PIECE=HEX, not `{p}`")))?;
-        let to: Hex = hex.parse().map_err(|e: crate::hex::HexParseError| Failure::Usage(e.to_string()))?;
+        let (piece, hex) =
+            p.split_once('=').ok_or_else(|| BuildError::Usage(format!("--place takes PIECE=HEX, not `{p}`")))?;
+        let to: Hex = hex.parse().map_err(|e: crate::hex::HexParseError| BuildError::Usage(e.to_string()))?;
         actions.push(OverrideAction::Place { piece: piece.to_string(), to });
     }
     if let Some(n) = a.discard_order {
@@ -463,14 +520,63 @@ pub fn umpire_override(a: OverrideArgs) -> CmdResult {
     if let Some(t) = &a.ruling {
         actions.push(OverrideAction::Ruling { text: t.clone() });
     }
+    if let Some(c) = &a.impose_order {
+        let text = a.text.clone().ok_or_else(|| BuildError::Usage("--impose-order needs --text \"ORDER\"".into()))?;
+        let side = side_of(game, c);
+        let (order, _) = type_order(&text, &game.scenario, &side)?;
+        actions.push(OverrideAction::ImposeOrder { command: c.clone(), order, status: a.status.into() });
+    }
     if actions.len() != 1 {
-        return Err(Failure::Usage(
-            "give exactly one of --wreck, --unwreck, --commander-lost, --place, --discard-order, --no-orders, --ruling".into(),
+        return Err(BuildError::Usage(
+            "give exactly one of --wreck, --unwreck, --commander-lost, --place, --discard-order, --no-orders, --ruling, --impose-order".into(),
         ));
     }
-    let mut game = open(&a.db)?;
-    let cmd = Command::Override { reason: a.reason.clone(), action: actions.remove(0) };
-    execute(&mut game, "umpire", &cmd, a.format)
+    Ok(("umpire".into(), Command::Override { reason: a.reason.clone(), action: actions.remove(0) }))
+}
+
+pub fn order(a: OrderArgs) -> CmdResult {
+    let (db, format) = (a.db.clone(), a.format);
+    run_game_command(&db, &super::Command::Order(a), format)
+}
+
+pub fn turn(a: DbArgs) -> CmdResult {
+    let (db, format) = (a.db.clone(), a.format);
+    run_game_command(&db, &super::Command::Turn(a), format)
+}
+
+pub fn initiative(a: InitiativeArgs) -> CmdResult {
+    let (db, format) = (a.db.clone(), a.format);
+    run_game_command(&db, &super::Command::Initiative(a), format)
+}
+
+pub fn loose_cannon(a: LooseCannonArgs) -> CmdResult {
+    let (db, format) = (a.db.clone(), a.format);
+    run_game_command(&db, &super::Command::LooseCannon(a), format)
+}
+
+pub fn default_defense(a: CommandArgs) -> CmdResult {
+    let (db, format) = (a.db.clone(), a.format);
+    run_game_command(&db, &super::Command::DefaultDefense(a), format)
+}
+
+pub fn withdraw(a: CommandArgs) -> CmdResult {
+    let (db, format) = (a.db.clone(), a.format);
+    run_game_command(&db, &super::Command::Withdraw(a), format)
+}
+
+pub fn stage(a: CommandArgs) -> CmdResult {
+    let (db, format) = (a.db.clone(), a.format);
+    run_game_command(&db, &super::Command::Stage(a), format)
+}
+
+pub fn move_piece(a: MoveArgs) -> CmdResult {
+    let (db, format) = (a.db.clone(), a.format);
+    run_game_command(&db, &super::Command::Move(a), format)
+}
+
+pub fn umpire_override(a: OverrideArgs) -> CmdResult {
+    let (db, format) = (a.db.clone(), a.format);
+    run_game_command(&db, &super::Command::Override(a), format)
 }
 
 /// The Order Log of rule 6.4.5 as a viewer may see it.

@@ -8,6 +8,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod conformance_cmd;
+mod demo;
+pub(crate) mod game_cmd;
 mod scenario_cmd;
 
 /// Output format of every command that reports something.
@@ -58,9 +61,41 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Play a scripted game on the tutorial scenario, from written orders to a verified replay.
+    Demo(demo::DemoArgs),
     /// Validate and print scenarios.
     #[command(subcommand)]
     Scenario(scenario_cmd::ScenarioCmd),
+    /// Start a new game file from a scenario.
+    New(game_cmd::NewArgs),
+    /// Send an order: parsed, checked, priced and timed; refused with diagnostics if it has errors.
+    Order(game_cmd::OrderArgs),
+    /// Run the automatic steps up to the next one that needs a person (5.1).
+    Turn(game_cmd::DbArgs),
+    /// Roll for Initiative for a command (6.6.1); the order is written if it succeeds.
+    Initiative(game_cmd::InitiativeArgs),
+    /// Write the one-turn order of an enemy command that suffered a Loose Cannon (6.6.1.6).
+    LooseCannon(game_cmd::LooseCannonArgs),
+    /// Adopt Default Defense for a command (6.6.2).
+    DefaultDefense(game_cmd::CommandArgs),
+    /// Execute a voluntary Emergency Withdrawal (6.6.3).
+    Withdraw(game_cmd::CommandArgs),
+    /// Mark the current stage of a command's order complete (6.3.3).
+    Stage(game_cmd::CommandArgs),
+    /// Move a commander, HQ (`hq:<formation>`) or unit to a hex.
+    Move(game_cmd::MoveArgs),
+    /// Umpire override, recorded with a reason and hidden from the sides.
+    Override(game_cmd::OverrideArgs),
+    /// Show the game's state as the umpire or one side may see it.
+    Status(game_cmd::LogArgs),
+    /// Show the Order Log (6.4.5) and the events as the umpire or one side may see them.
+    Log(game_cmd::LogArgs),
+    /// Play the recorded events back; `--verify` checks the hash chain and re-simulates.
+    Replay(game_cmd::ReplayArgs),
+    /// Copy a game up to a turn into a new file, for other orders or other dice.
+    Branch(game_cmd::BranchArgs),
+    /// Run conformance cases (by default the project's own suite in tests/conformance).
+    Conformance(conformance_cmd::ConformanceArgs),
 }
 
 /// Entry point used by the binary: parse, set up logging, run, map the result to an exit code.
@@ -90,7 +125,23 @@ fn init_tracing() {
 /// Run a parsed command line.
 pub fn run(cli: Cli) -> CmdResult {
     match cli.command {
+        Command::Demo(a) => demo::run(a),
         Command::Scenario(cmd) => scenario_cmd::run(cmd),
+        Command::New(a) => game_cmd::new(a),
+        Command::Order(a) => game_cmd::order(a),
+        Command::Turn(a) => game_cmd::turn(a),
+        Command::Initiative(a) => game_cmd::initiative(a),
+        Command::LooseCannon(a) => game_cmd::loose_cannon(a),
+        Command::DefaultDefense(a) => game_cmd::default_defense(a),
+        Command::Withdraw(a) => game_cmd::withdraw(a),
+        Command::Stage(a) => game_cmd::stage(a),
+        Command::Move(a) => game_cmd::move_piece(a),
+        Command::Override(a) => game_cmd::umpire_override(a),
+        Command::Status(a) => game_cmd::status(a),
+        Command::Log(a) => game_cmd::log(a),
+        Command::Replay(a) => game_cmd::replay(a),
+        Command::Branch(a) => game_cmd::branch(a),
+        Command::Conformance(a) => conformance_cmd::run(a),
     }
 }
 
@@ -99,4 +150,23 @@ pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> CmdResult {
     let s = serde_json::to_string_pretty(value).map_err(|e| Failure::Usage(e.to_string()))?;
     println!("{s}");
     Ok(())
+}
+
+/// The command tables in force: a user's file, or the bundled NBS v3.0 tables. Returns the text
+/// (stored in a game) and the parsed tables.
+pub(crate) fn load_tables(path: Option<&std::path::Path>) -> Result<(String, crate::rules::tables::CommandTables), Failure> {
+    use crate::rules::tables::CommandTables;
+    match path {
+        None => Ok((CommandTables::DEFAULT_TOML.to_string(), CommandTables::nbs().clone())),
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| Failure::Usage(format!("cannot read {}: {e}", p.display())))?;
+            match CommandTables::from_toml_str(&p.display().to_string(), &text) {
+                Ok(t) => Ok((text, t)),
+                Err(e) => {
+                    eprintln!("{e}");
+                    Err(Failure::Judged)
+                }
+            }
+        }
+    }
 }

@@ -1148,6 +1148,7 @@ pub(super) fn umpire_override(
                     )
                 })?,
         ),
+        OverrideAction::ImposeOrder { command, .. } => Some(ctx.side_of(command)?),
         OverrideAction::Ruling { .. } => None,
     };
     let text = serde_json::to_string(action).unwrap_or_default();
@@ -1201,6 +1202,36 @@ pub(super) fn umpire_override(
                 reason: "umpire ruling".into(),
             },
         ),
+        OverrideAction::ImposeOrder { command, order, status } => {
+            use super::command::ImposedStatus as I;
+            let status = match status {
+                I::Accepted => OrderStatus::Accepted,
+                I::D4 => OrderStatus::Delayed { needs: 4 },
+                I::D5 => OrderStatus::Delayed { needs: 5 },
+                I::D6 => OrderStatus::Delayed { needs: 6 },
+            };
+            discard_pending(ctx, command, "replaced by the umpire's order");
+            let record = OrderRecord {
+                number: ctx.state.next_order_number(),
+                side: side.clone(),
+                sender: "umpire".into(),
+                recipient: command.clone(),
+                text: order.text.clone(),
+                readback: order.readback.clone(),
+                method: None,
+                order_type: order.order_type,
+                stages: order.stages.clone(),
+                independent: order.independent,
+                key: order.key.clone(),
+                cost: 0,
+                sent_turn: ctx.state.turn,
+                arrival_turn: ctx.state.turn,
+                origin: OrderOrigin::Preset,
+                status,
+                status_turn: ctx.state.turn,
+            };
+            ctx.emit_side(&side, EventKind::PresetOrder { order: record });
+        }
         OverrideAction::Ruling { .. } => {}
     }
     Ok(())

@@ -60,7 +60,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             let accepted = order.status == OrderStatus::Accepted;
             state.orders.insert(n, order.clone());
             if accepted {
-                implement(state, n, &recipient);
+                implement(state, n, &recipient, turn);
             }
         }
         EventKind::CommandPhaseBegan {
@@ -112,7 +112,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             if *implemented {
                 let r = state.orders.get(order).map(|o| o.recipient.clone());
                 if let Some(r) = r {
-                    implement(state, *order, &r);
+                    implement(state, *order, &r, turn);
                 }
             } else {
                 set_status(state, *order, OrderStatus::AwaitingCommander, turn);
@@ -121,7 +121,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
         EventKind::OrderImplemented { order } => {
             let r = state.orders.get(order).map(|o| o.recipient.clone());
             if let Some(r) = r {
-                implement(state, *order, &r);
+                implement(state, *order, &r, turn);
             }
         }
         EventKind::DelayRolled { .. } => {}
@@ -272,8 +272,7 @@ fn supersede_current(state: &mut GameState, command: &str, turn: u32) {
 }
 
 /// Implement an accepted order: it replaces the command's current order (6.2.1, 6.4.7).
-fn implement(state: &mut GameState, order: u32, recipient: &str) {
-    let turn = state.orders.get(&order).map_or(0, |o| o.status_turn.max(1));
+fn implement(state: &mut GameState, order: u32, recipient: &str, turn: u32) {
     supersede_current(state, recipient, turn);
     let origin = state.orders.get(&order).map(|o| o.origin);
     set_status(state, order, OrderStatus::Accepted, turn);

@@ -155,6 +155,15 @@ impl Store {
         Ok(Store { conn, meta: meta.clone() })
     }
 
+    /// A game held in memory only (conformance cases, what-if runs): same schema and chain.
+    pub fn in_memory(meta: &GameMeta) -> Result<Store, StoreError> {
+        let mut conn = Connection::open_in_memory()?;
+        migrate(&mut conn)?;
+        let json = serde_json::to_string(meta).unwrap_or_default();
+        conn.execute("INSERT INTO game (id, meta) VALUES (1, ?1)", params![json])?;
+        Ok(Store { conn, meta: meta.clone() })
+    }
+
     /// Open an existing game file, migrating an older schema; refuses foreign or newer files.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let p = path.display().to_string();

@@ -1,0 +1,169 @@
+//! `staffwork demo`: a scripted game on the tutorial scenario. It writes orders from the
+//! rulebook's order-writing example, runs turns through acceptance, delay, distortion and its
+//! discovery, an initiative roll, an attack stoppage check and an emergency withdrawal, prints the
+//! umpire's log and one side's view, then replays the file with verification.
+//!
+//! Every step is an ordinary CLI command line, printed before it runs, so the demo also teaches
+//! the commands. The dice are the game's own (seed [`DEMO_SEED`], chosen so that the short game
+//! shows every kind of result); a test checks that it still does.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use clap::Parser;
+
+use super::{CmdResult, Failure, Format};
+use crate::game::{Game, NewGame};
+
+/// Seed whose dice show a delay, a distortion and its discovery, an initiative roll and a failed
+/// attack stoppage within the script (checked by a test).
+pub const DEMO_SEED: u64 = 11;
+
+#[derive(Args, Debug)]
+pub struct DemoArgs {
+    /// Where to write the demo game (replaced if it exists).
+    #[arg(long, default_value = "staffwork-demo.db")]
+    pub db: PathBuf,
+    /// Seed of the dice (the default shows every kind of result).
+    #[arg(long, default_value_t = DEMO_SEED)]
+    pub seed: u64,
+    /// Print only the summary.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// The script: a caption and a command line (without `--db`).
+pub const SCRIPT: &[(&str, &str)] = &[
+    ("08:00. Marshal Davrange writes to 3rd Division (6.4): a General order, written, 5 + 1 = 6 command points.",
+     r#"order --side imperial --method written "3rd Div: march over Hinzeberg to Kümla and defend it from attacks from the north.""#),
+    ("An Engage order to 2nd Division, sent orally to save points: 2 + 5 = 7 (6.4.1).",
+     r#"order --side imperial --method oral "2nd Div: attack up the Säter road and capture Hall.""#),
+    ("A third order would cost more than the 2 points left (15 per turn at rating 3): refused, nothing written.",
+     r#"order --side imperial --method written "4th Div: march to Kirseberg and defend the bridge there.""#),
+    ("Close the Command Phase: stoppage checks, delay reduction, acceptance (5.1).", "turn"),
+    ("The Allied player's turn: Rosenblad tries to seize the initiative for the Hall Division (6.6.1).",
+     "turn"),
+    ("", r#"initiative --commander rosenblad "Hall Div: attack 3rd Div at Hinzeberg and drive them off the hill.""#),
+    ("", "turn"),
+    ("09:00 — the aides arrive; their orders are rolled for on the New Order Acceptance Table (6.5).", "turn"),
+    ("", "turn"),
+    ("", "turn"),
+    ("", "turn"),
+    ("The umpire rules that Hall's defenders have wrecked a brigade of 2nd Division (21.6).",
+     r#"override --reason "2-2-I broken in the assault on Hall" --wreck 2-2-i"#),
+    ("", "turn"),
+    ("", "turn"),
+    ("", "turn"),
+    ("", "turn"),
+    ("4th Division, threatened on the flank, withdraws on its own initiative (6.6.3).", "withdraw --command div-4"),
+    ("", "turn"),
+    ("", "turn"),
+    ("", "turn"),
+    ("", "turn"),
+    ("", "turn"),
+    ("", "turn"),
+];
+
+pub fn run(a: DemoArgs) -> CmdResult {
+    if a.db.exists() {
+        std::fs::remove_file(&a.db).map_err(|e| Failure::Usage(format!("cannot replace {}: {e}", a.db.display())))?;
+        for ext in ["-wal", "-shm"] {
+            let side = PathBuf::from(format!("{}{ext}", a.db.display()));
+            let _ = std::fs::remove_file(side);
+        }
+    }
+    let mut game = play(&a.db, a.seed, !a.quiet)?;
+    println!("\n==> The umpire's Order Log (rule 6.4.5): staffwork log --db {} --umpire", a.db.display());
+    if !a.quiet {
+        print_order_log(&game);
+    }
+    println!("\n==> What the Allied player sees: staffwork status --db {} --side allied", a.db.display());
+    if !a.quiet {
+        super::game_cmd::status(super::game_cmd::LogArgs {
+            db: a.db.clone(),
+            view: super::game_cmd::ViewArgs { side: Some("allied".into()), umpire: false },
+            format: Format::Text,
+        })?;
+    }
+    println!("\n==> Replaying the file: staffwork replay --db {} --verify", a.db.display());
+    let v = game.verify().map_err(|e| Failure::Usage(e.to_string()))?;
+    game.state = game.state_at(None).map_err(|e| Failure::Usage(e.to_string()))?;
+    if v.ok() {
+        println!(
+            "verified: the hash chain holds over {} events and re-simulating {} commands from seed {} reproduced every event byte for byte.",
+            v.events, v.commands, a.seed
+        );
+    } else {
+        println!("VERIFICATION FAILED: {v:?}");
+        return Err(Failure::Judged);
+    }
+    println!("\nThe game is in {} — open it with `staffwork log --db {}` or with the sqlite3 shell (see docs/replay.md).", a.db.display(), a.db.display());
+    Ok(())
+}
+
+/// Play the script into a new game file.
+pub fn play(db: &std::path::Path, seed: u64, verbose: bool) -> Result<Game, Failure> {
+    let (scenario_toml, scenario) = super::game_cmd::scenario_source("tutorial-hall")?;
+    let (tables_toml, tables) = super::load_tables(None)?;
+    let presets = crate::game::type_presets(&scenario)
+        .map_err(|(id, m)| Failure::Usage(format!("pre-set order {id}: {m}")))?;
+    let new = NewGame { scenario_toml, scenario, tables_toml, tables, seed, presets, created_at: String::from("demo") };
+    let mut game = Game::create(db, new).map_err(|e| Failure::Usage(e.to_string()))?;
+    if verbose {
+        println!("staffwork demo — {} (seed {seed})", game.scenario.meta.title);
+        println!("$ staffwork new --scenario tutorial-hall --db {} --seed {seed}", db.display());
+    }
+    for (caption, line) in SCRIPT {
+        if verbose {
+            if !caption.is_empty() {
+                println!("\n# {caption}");
+            }
+            println!("$ staffwork {line} --db {}", db.display());
+        }
+        let mut words = vec!["staffwork".to_string()];
+        words.extend(crate::conformance::split_words(line).map_err(Failure::Usage)?);
+        words.extend(["--db".to_string(), db.display().to_string()]);
+        let cli = super::Cli::try_parse_from(&words).map_err(|e| Failure::Usage(e.to_string()))?;
+        let built = super::game_cmd::build(&game, &cli.command).ok_or_else(|| Failure::Usage(format!("`{line}` is not a game command")))?;
+        let (actor, cmd) = match built {
+            Ok(x) => x,
+            Err(super::game_cmd::BuildError::Order(c)) => {
+                return Err(Failure::Usage(format!("demo order has errors: {:?}", c.diagnostics)));
+            }
+            Err(super::game_cmd::BuildError::Usage(m)) => return Err(Failure::Usage(m)),
+        };
+        match game.execute(&actor, &cmd) {
+            Ok(events) => {
+                if verbose {
+                    for e in &events {
+                        println!("  {}", super::game_cmd::describe(e));
+                    }
+                }
+            }
+            Err(crate::game::GameError::Refused(r)) => {
+                if verbose {
+                    println!("  refused [{}] (rule {}): {}\n  help: {}", r.code, r.rule, r.message, r.help);
+                }
+            }
+            Err(e) => return Err(Failure::Usage(e.to_string())),
+        }
+    }
+    Ok(game)
+}
+
+fn print_order_log(game: &Game) {
+    for o in game.state.orders.values() {
+        println!(
+            "  {:>2}. {:<8} → {:<10} {:<9} {:<8} sent t{} arr t{}  {:?}",
+            o.number,
+            o.sender,
+            o.recipient,
+            o.method.map_or("—".to_string(), |m| format!("{m:?}").to_lowercase()),
+            format!("{:?}", o.order_type).to_lowercase(),
+            o.sent_turn,
+            o.arrival_turn,
+            o.status
+        );
+        println!("      read back: {}", o.readback);
+    }
+}
