@@ -285,7 +285,7 @@ fn start_game(case: &Case) -> Result<Game, String> {
     let new = NewGame {
         scenario_toml: text,
         scenario,
-        tables_toml: CommandTables::DEFAULT_TOML.to_string(),
+        tables_toml: crate::rules::tables::DEFAULT_TABLES_TOML.to_string(),
         tables,
         seed: case.seed,
         presets,

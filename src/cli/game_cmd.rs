@@ -387,11 +387,7 @@ pub(crate) fn build(game: &Game, cmd: &super::Command) -> Option<Result<(String,
         C::Order(a) => build_order(game, a),
         C::Turn(_) => Ok(("umpire".into(), Command::Advance)),
         C::Initiative(a) => build_initiative(game, a),
-        C::LooseCannon(a) => {
-            let side = side_of(game, &a.command);
-            type_order(&read_text(&a.text).map_err(failure_text)?, &game.scenario, &side)
-                .map(|(order, _)| ("opponent".into(), Command::LooseCannonOrder { command: a.command.clone(), order }))
-        }
+        C::LooseCannon(a) => build_loose_cannon(game, a),
         C::DefaultDefense(a) => Ok((side_of(game, &a.command), Command::DefaultDefense { command: a.command.clone() })),
         C::Withdraw(a) => Ok((side_of(game, &a.command), Command::Withdraw { command: a.command.clone() })),
         C::Stage(a) => Ok((side_of(game, &a.command), Command::StageComplete { command: a.command.clone() })),
@@ -477,6 +473,13 @@ fn build_order(game: &Game, a: &OrderArgs) -> Result<(String, Command), BuildErr
             .ok_or_else(|| BuildError::Usage(format!("unknown side `{}`", a.side)))?,
     };
     Ok((a.side.clone(), Command::IssueOrder { side: a.side.clone(), from, to, method: a.method.into(), order: typed }))
+}
+
+fn build_loose_cannon(game: &Game, a: &LooseCannonArgs) -> Result<(String, Command), BuildError> {
+    let side = side_of(game, &a.command);
+    let text = read_text(&a.text).map_err(failure_text)?;
+    let (order, _) = type_order(&text, &game.scenario, &side)?;
+    Ok(("opponent".into(), Command::LooseCannonOrder { command: a.command.clone(), order }))
 }
 
 fn build_initiative(game: &Game, a: &InitiativeArgs) -> Result<(String, Command), BuildError> {
@@ -776,6 +779,9 @@ pub(crate) fn describe(e: &Event) -> String {
             format!("order {order} accepted{}", if *implemented { "" } else { "; waits for the corps commander at his HQ (6.5.1)" })
         }
         EventKind::OrderImplemented { order } => format!("order {order} implemented"),
+        EventKind::OrderDelayed { order, needs } => {
+            format!("order {order} delayed: from next turn a {needs} or more on one die accepts it (6.5.2)")
+        }
         EventKind::DelayRolled { order, needs, dice: d, accepted } => {
             format!("order {order} in delay D{needs}: rolled {} → {}", dice(d), if *accepted { "accepted" } else { "still delayed" })
         }

@@ -157,7 +157,7 @@ pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> CmdResult {
 pub(crate) fn load_tables(path: Option<&std::path::Path>) -> Result<(String, crate::rules::tables::CommandTables), Failure> {
     use crate::rules::tables::CommandTables;
     match path {
-        None => Ok((CommandTables::DEFAULT_TOML.to_string(), CommandTables::nbs().clone())),
+        None => Ok((crate::rules::tables::DEFAULT_TABLES_TOML.to_string(), CommandTables::nbs().clone())),
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| Failure::Usage(format!("cannot read {}: {e}", p.display())))?;
             match CommandTables::from_toml_str(&p.display().to_string(), &text) {

@@ -89,4 +89,21 @@ pub enum OverrideAction {
         command: String,
         status: super::state::CommandStatus,
     },
+    /// Put an order in force for a command, accepted or in delay (a ruling, or setting up a
+    /// situation as a scenario's pre-set orders do, 6.2.2).
+    ImposeOrder {
+        command: String,
+        order: TypedOrder,
+        status: ImposedStatus,
+    },
+}
+
+/// Status of an imposed order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ImposedStatus {
+    Accepted,
+    D4,
+    D5,
+    D6,
 }

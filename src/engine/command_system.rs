@@ -380,6 +380,20 @@ fn roll_acceptance(ctx: &mut Ctx, o: &OrderRecord) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// The least die that ends a delay, from the tables in force (6.5.2).
+pub(crate) fn delay_needs(tables: &crate::rules::tables::CommandTables, result: AcceptanceResult) -> u8 {
+    tables.delay_needs(result).map_or(6, |c| c.value)
+}
+
+/// The status an order starts in when it is put in force accepted or in delay (6.2.2).
+pub(crate) fn initial_status(tables: &crate::rules::tables::CommandTables, result: AcceptanceResult) -> OrderStatus {
+    match result {
+        AcceptanceResult::A => OrderStatus::Accepted,
+        AcceptanceResult::Dt => OrderStatus::Distorted,
+        delay => OrderStatus::Delayed { needs: delay_needs(tables, delay) },
+    }
+}
+
 /// 6.5.2: from the turn after the delay result, one die per turn; the delay number or more
 /// accepts the order that turn.
 pub(crate) fn delay_reduction_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
@@ -1204,12 +1218,13 @@ pub(super) fn umpire_override(
         ),
         OverrideAction::ImposeOrder { command, order, status } => {
             use super::command::ImposedStatus as I;
-            let status = match status {
-                I::Accepted => OrderStatus::Accepted,
-                I::D4 => OrderStatus::Delayed { needs: 4 },
-                I::D5 => OrderStatus::Delayed { needs: 5 },
-                I::D6 => OrderStatus::Delayed { needs: 6 },
+            let result = match status {
+                I::Accepted => AcceptanceResult::A,
+                I::D4 => AcceptanceResult::D4,
+                I::D5 => AcceptanceResult::D5,
+                I::D6 => AcceptanceResult::D6,
             };
+            let status = initial_status(ctx.eng.tables, result);
             discard_pending(ctx, command, "replaced by the umpire's order");
             let record = OrderRecord {
                 number: ctx.state.next_order_number(),

@@ -94,6 +94,8 @@ pub enum EventKind {
     /// An order was accepted (6.5.1); `implemented` is false while a corps commander is away
     /// from his HQ.
     OrderAccepted { order: u32, implemented: bool },
+    /// An order was delayed: `needs` or more on one die each later turn accepts it (6.5.2).
+    OrderDelayed { order: u32, needs: u8 },
     /// A corps order was implemented when its commander reached the HQ (6.5.1).
     OrderImplemented { order: u32 },
     /// A delayed order's reduction die (6.5.2).

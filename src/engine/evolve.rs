@@ -103,10 +103,9 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             state.orders.insert(order.number, order.clone());
         }
         EventKind::OrderArrived { order } => set_status(state, *order, OrderStatus::Arrived, turn),
-        EventKind::AcceptanceRolled { order, result, .. } => {
-            if let Some(needs) = result.delay_needs() {
-                set_status(state, *order, OrderStatus::Delayed { needs }, turn);
-            }
+        EventKind::AcceptanceRolled { .. } => {}
+        EventKind::OrderDelayed { order, needs } => {
+            set_status(state, *order, OrderStatus::Delayed { needs: *needs }, turn);
         }
         EventKind::OrderAccepted { order, implemented } => {
             if *implemented {

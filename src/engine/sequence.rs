@@ -16,6 +16,7 @@ use super::state::*;
 use super::{Ctx, Refusal};
 use crate::hex::Hex;
 use crate::rules::dice::Purpose;
+use crate::rules::AcceptanceResult;
 use crate::scenario::PresetStatus;
 
 /// Place the scenario's forces and pre-set orders, and open the first Command Phase.
@@ -80,12 +81,13 @@ pub(super) fn start(ctx: &mut Ctx, presets: &[(String, TypedOrder)]) -> Result<(
                 "type every pre-set order with the order language before starting",
             ));
         };
-        let status = match p.status {
-            PresetStatus::Accepted => OrderStatus::Accepted,
-            PresetStatus::D4 => OrderStatus::Delayed { needs: 4 },
-            PresetStatus::D5 => OrderStatus::Delayed { needs: 5 },
-            PresetStatus::D6 => OrderStatus::Delayed { needs: 6 },
+        let result = match p.status {
+            PresetStatus::Accepted => AcceptanceResult::A,
+            PresetStatus::D4 => AcceptanceResult::D4,
+            PresetStatus::D5 => AcceptanceResult::D5,
+            PresetStatus::D6 => AcceptanceResult::D6,
         };
+        let status = super::command_system::initial_status(ctx.eng.tables, result);
         let order = OrderRecord {
             number: ctx.state.next_order_number(),
             side: p.side.clone(),
@@ -205,7 +207,8 @@ fn begin_command_phase(ctx: &mut Ctx) -> Result<(), Refusal> {
             continue;
         }
         let die = ctx.dice.roll(Purpose::Discovery, 6)?;
-        let discovered = die.value >= 5;
+        // 6.5.3: 5 or more on one die discovers it (from the tables in force).
+        let discovered = die.value >= ctx.eng.tables.discovery_needs().value;
         ctx.emit_side(
             &side,
             EventKind::DistortionDiscoveryRolled {

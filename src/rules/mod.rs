@@ -6,7 +6,11 @@
 //! Must not: do IO other than reading a user's override table file, hold game state, print.
 
 pub mod dice;
+pub mod odds;
+pub mod simulate;
 pub mod tables;
+
+pub use tables::{Cell, CellAt, CellRef, CommandTables, TableError, TableId};
 
 use serde::{Deserialize, Serialize};
 
