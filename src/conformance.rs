@@ -331,7 +331,7 @@ fn run_line(game: &mut Game, line: &Line, dice: &mut dyn Dice, events: &mut Vec<
     let (actor, cmd) = match (built, &outcome) {
         (Ok(x), _) => x,
         (Err(game_cmd::BuildError::Order(checked)), Outcome::OrderError(code)) => {
-            let codes: Vec<&str> = checked.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.code.as_str()).collect();
+            let codes: Vec<&str> = checked.diagnostics.iter().filter(|d| d.severity == crate::order::Severity::Error).map(|d| d.code).collect();
             return if codes.contains(&code.as_str()) {
                 Ok(())
             } else {
@@ -340,7 +340,7 @@ fn run_line(game: &mut Game, line: &Line, dice: &mut dyn Dice, events: &mut Vec<
         }
         (Err(game_cmd::BuildError::Order(checked)), _) => {
             let msgs: Vec<String> =
-                checked.diagnostics.iter().filter(|d| d.is_error()).map(|d| format!("{}: {}", d.code, d.message)).collect();
+                checked.diagnostics.iter().filter(|d| d.severity == crate::order::Severity::Error).map(|d| format!("{}: {}", d.code, d.message)).collect();
             return Err(format!("line {}: the order has errors: {}", line.line, msgs.join("; ")));
         }
         (Err(game_cmd::BuildError::Usage(m)), _) => return Err(format!("line {}: {m}", line.line)),

@@ -336,3 +336,34 @@ pub fn visible_positions(
         .map(|(p, h)| (p.clone(), *h))
         .collect()
 }
+
+/// The engine's view of an order the order language has read: type, stage postures, key.
+pub fn typed_order(checked: &crate::order::CheckedOrder) -> crate::engine::TypedOrder {
+    let stages: Vec<crate::rules::Posture> = checked.stages.iter().map(|s| s.posture).collect();
+    let order_type = checked.order_type.unwrap_or(crate::rules::OrderType::General);
+    crate::engine::TypedOrder {
+        text: checked.text.clone(),
+        readback: checked.readback.clone(),
+        order_type,
+        stages: if stages.is_empty() { vec![crate::rules::Posture::General] } else { stages },
+        independent: checked.independent,
+        key: checked.same_order_key(),
+    }
+}
+
+/// Type every pre-set order of a scenario (6.2.2). The recipient comes from the scenario, so
+/// only an order the language cannot read at all is refused: `Err((preset id, why))`.
+pub fn type_presets(scenario: &Scenario) -> Result<Vec<(String, crate::engine::TypedOrder)>, (String, String)> {
+    scenario
+        .preset_orders
+        .iter()
+        .map(|p| {
+            let checked = crate::order::check_one(&p.text, Some(scenario), Some(&p.side));
+            if checked.order_type.is_none() {
+                let why: Vec<String> = checked.diagnostics.iter().map(|d| d.message.clone()).collect();
+                return Err((p.id.clone(), why.join("; ")));
+            }
+            Ok((p.id.clone(), typed_order(&checked)))
+        })
+        .collect()
+}

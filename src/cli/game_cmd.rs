@@ -764,8 +764,8 @@ pub(crate) fn describe(e: &Event) -> String {
             if *commander_with_hq { "" } else { "; army commander away from HQ: in-person orders only (6.4.6)" }
         ),
         EventKind::StepBegan { side, step } => format!("— {side}: {step:?} —"),
-        EventKind::TurnBegan { turn, time } => format!("=== turn {turn}, {time} ==="),
-        EventKind::GameEnded { turn } => format!("the game ends after turn {turn}"),
+        EventKind::TurnBegan { new_turn, time } => format!("=== turn {new_turn}, {time} ==="),
+        EventKind::GameEnded { last_turn } => format!("the game ends after turn {last_turn}"),
         EventKind::OrderIssued { order } => format!(
             "order {} to {}: {} — {:?}, cost {} CP, arrives turn {}",
             order.number, order.recipient, order.readback, order.order_type, order.cost, order.arrival_turn

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod check_cmd;
 mod conformance_cmd;
 mod demo;
 pub(crate) mod game_cmd;

@@ -375,7 +375,10 @@ fn roll_acceptance(ctx: &mut Ctx, o: &OrderRecord) -> Result<(), Refusal> {
         AcceptanceResult::Dt => {
             ctx.emit_side(&o.side, EventKind::OrderDistorted { order: o.number })
         }
-        _ => {}
+        delay => {
+            let needs = delay_needs(ctx.eng.tables, delay);
+            ctx.emit_side(&o.side, EventKind::OrderDelayed { order: o.number, needs });
+        }
     }
     Ok(())
 }

@@ -74,9 +74,9 @@ pub enum EventKind {
     /// The sequence moved on to another step (5.1).
     StepBegan { side: String, step: Step },
     /// A new game turn (the clock advanced, 27.1.1).
-    TurnBegan { turn: u32, time: String },
+    TurnBegan { new_turn: u32, time: String },
     /// The last turn is over.
-    GameEnded { turn: u32 },
+    GameEnded { last_turn: u32 },
     /// An order was written and logged (6.4.5).
     OrderIssued { order: OrderRecord },
     /// An order reached its recipient (6.4.7).

@@ -80,8 +80,8 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 state.player = i;
             }
         }
-        EventKind::TurnBegan { turn, .. } => {
-            state.turn = *turn;
+        EventKind::TurnBegan { new_turn, .. } => {
+            state.turn = *new_turn;
             state.player = 0;
         }
         EventKind::GameEnded { .. } => state.step = Step::GameOver,

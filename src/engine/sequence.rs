@@ -109,7 +109,8 @@ pub(super) fn start(ctx: &mut Ctx, presets: &[(String, TypedOrder)]) -> Result<(
         };
         ctx.emit_side(&p.side, EventKind::PresetOrder { order });
     }
-    begin_command_phase(ctx)
+    let first = ctx.state.side_order[0].clone();
+    begin_command_phase(ctx, &first)
 }
 
 /// Run the automatic segments from the current window to the next one.
@@ -132,20 +133,15 @@ pub(super) fn advance(ctx: &mut Ctx) -> Result<(), Refusal> {
         }
         Step::Operations => {
             end_player_turn(ctx, &side)?;
-            if ctx.state.player + 1 < ctx.state.side_order.len() {
-                let next = ctx.state.side_order[ctx.state.player + 1].clone();
-                ctx.emit(
-                    Visibility::Public,
-                    EventKind::StepBegan {
-                        side: next,
-                        step: Step::Command,
-                    },
-                );
+            let next = ctx.state.player + 1;
+            if next < ctx.state.side_order.len() {
+                let side = ctx.state.side_order[next].clone();
+                return begin_command_phase(ctx, &side);
             } else {
                 let last = ctx.eng.turns.len() as u32;
                 if ctx.state.turn >= last {
                     let turn = ctx.state.turn;
-                    ctx.emit(Visibility::Public, EventKind::GameEnded { turn });
+                    ctx.emit(Visibility::Public, EventKind::GameEnded { last_turn: turn });
                     return Ok(());
                 }
                 let turn = ctx.state.turn + 1;
@@ -154,9 +150,10 @@ pub(super) fn advance(ctx: &mut Ctx) -> Result<(), Refusal> {
                     .turn_info(turn)
                     .map(|t| t.time.format("%Y-%m-%d %H:%M").to_string())
                     .unwrap_or_default();
-                ctx.emit(Visibility::Public, EventKind::TurnBegan { turn, time });
+                ctx.emit(Visibility::Public, EventKind::TurnBegan { new_turn: turn, time });
+                let first = ctx.state.side_order[0].clone();
+                begin_command_phase(ctx, &first)
             }
-            begin_command_phase(ctx)
         }
         Step::GameOver => Err(Refusal::new("game-over", "", "the game is over", "")),
     }
@@ -164,8 +161,8 @@ pub(super) fn advance(ctx: &mut Ctx) -> Result<(), Refusal> {
 
 /// Start of the phasing player's Command Phase: command points, arrivals, discovery rolls,
 /// reinforcement rolls.
-fn begin_command_phase(ctx: &mut Ctx) -> Result<(), Refusal> {
-    let side = ctx.state.phasing().to_string();
+fn begin_command_phase(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
+    let side = side.to_string();
     let s = ctx.eng.scenario;
     let rating = s.army_commander(&side).map_or(0, |c| c.rating);
     let command_points = ctx.eng.tables.command_points(rating);
