@@ -34,6 +34,15 @@ pub struct Event {
     pub kind: EventKind,
 }
 
+/// A command as the game starts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandInit {
+    pub id: String,
+    pub side: String,
+    pub parent: Option<String>,
+    pub independent: bool,
+}
+
 /// Why an Emergency Withdrawal happens (6.6.3).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -58,8 +67,7 @@ pub enum EventKind {
         side_order: Vec<String>,
         /// Side → (army commander id, Army HQ piece id).
         armies: Vec<(String, String, String)>,
-        /// Command id → (side, independent).
-        commands: Vec<(String, String, bool)>,
+        commands: Vec<CommandInit>,
         positions: Vec<(String, Hex)>,
     },
     /// A pre-set order in force at the start (6.2.2), possibly in delay.

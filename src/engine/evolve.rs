@@ -32,16 +32,18 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 };
                 state.sides.insert(side.clone(), s);
             }
-            for (id, side, independent) in commands {
+            for ci in commands {
                 state.commands.insert(
-                    id.clone(),
+                    ci.id.clone(),
                     CommandState {
-                        side: side.clone(),
+                        side: ci.side.clone(),
+                        parent: ci.parent.clone(),
+                        follows_parent: ci.parent.is_some() && !ci.independent,
                         status: CommandStatus::NoOrders,
                         current_order: None,
                         stage: 0,
                         distortion_unnoticed: false,
-                        independent: *independent,
+                        independent: ci.independent,
                         wrecked: false,
                         commander_lost: false,
                         local_initiative_turn: None,
@@ -161,6 +163,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             mark_initiative_begun(state, command);
             if let Some(c) = state.commands.get_mut(command) {
                 c.status = CommandStatus::DefaultDefense;
+                c.follows_parent = false;
                 c.local_initiative_turn = Some(turn);
                 c.stage = 0;
             }
@@ -171,6 +174,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             supersede_current(state, command, turn);
             if let Some(c) = state.commands.get_mut(command) {
                 c.status = CommandStatus::Withdrawing;
+                c.follows_parent = false;
                 c.local_initiative_turn = Some(turn);
                 c.one_turn_until = Some(turn);
                 c.stage = 0;
@@ -185,6 +189,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             }
             if let Some(c) = state.commands.get_mut(command) {
                 c.status = *status;
+                c.follows_parent = false;
                 c.one_turn_until = match status {
                     CommandStatus::Withdrawing | CommandStatus::LooseCannon => Some(turn),
                     _ => None,
@@ -279,6 +284,7 @@ fn implement(state: &mut GameState, order: u32, recipient: &str, turn: u32) {
     if let Some(c) = state.commands.get_mut(recipient) {
         c.current_order = Some(order);
         c.stage = 0;
+        c.follows_parent = false;
         c.status = if origin == Some(OrderOrigin::LooseCannon) {
             CommandStatus::LooseCannon
         } else {

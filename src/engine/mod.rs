@@ -225,10 +225,10 @@ impl Ctx<'_, '_, '_> {
 pub(crate) fn unknown_command(s: &Scenario, command: &str) -> Refusal {
     let mut ids: Vec<(usize, &str)> = oob::commands(s)
         .iter()
-        .map(|(id, _, _)| {
+        .map(|c| {
             (
-                crate::text::edit_distance(id, command),
-                s.command(id).map_or("", |c| c.id()),
+                crate::text::edit_distance(&c.id, command),
+                s.command(&c.id).map_or("", |c| c.id()),
             )
         })
         .collect();

@@ -2,6 +2,7 @@
 //! stands, what rating receives its orders, which sub-units it counts (6.1, 6.4 box, 6.7, 6.9
 //! box). Pure reads over the scenario and the state.
 
+use crate::engine::event::CommandInit;
 use crate::engine::state::GameState;
 use crate::scenario::{Echelon, OobRef, Scenario, UnitKind};
 
@@ -16,17 +17,20 @@ pub fn is_brigade(kind: UnitKind) -> bool {
     kind.counts_as_sub_unit()
 }
 
-/// Every command of the scenario (formations, then brigades), with side and independence.
-pub fn commands(s: &Scenario) -> Vec<(String, String, bool)> {
-    let f = s
-        .formations
-        .iter()
-        .map(|f| (f.id.clone(), f.side.clone(), f.independent));
-    let u = s
-        .units
-        .iter()
-        .filter(|u| is_brigade(u.kind))
-        .map(|u| (u.id.clone(), u.side.clone(), u.independent));
+/// Every command of the scenario (formations, then brigades).
+pub fn commands(s: &Scenario) -> Vec<CommandInit> {
+    let f = s.formations.iter().map(|f| CommandInit {
+        id: f.id.clone(),
+        side: f.side.clone(),
+        parent: f.parent.clone(),
+        independent: f.independent,
+    });
+    let u = s.units.iter().filter(|u| is_brigade(u.kind)).map(|u| CommandInit {
+        id: u.id.clone(),
+        side: u.side.clone(),
+        parent: Some(u.parent.clone()),
+        independent: u.independent,
+    });
     f.chain(u).collect()
 }
 

@@ -122,6 +122,11 @@ pub struct OrderRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CommandState {
     pub side: String,
+    /// The formation this command belongs to in the order of battle.
+    pub parent: Option<String>,
+    /// A sub-unit that has no orders of its own and acts on its parent's (6.1); cleared when it
+    /// gets orders of its own or uses local initiative.
+    pub follows_parent: bool,
     pub status: CommandStatus,
     /// The accepted, implemented order being executed.
     pub current_order: Option<u32>,
@@ -200,8 +205,16 @@ impl GameState {
     /// The posture the command is executing now (for acceptance, initiative and stoppage),
     /// or `None` in No Orders Status.
     pub fn current_posture(&self, command: &str) -> Option<Posture> {
+        self.posture_at(command, 0)
+    }
+
+    fn posture_at(&self, command: &str, depth: u8) -> Option<Posture> {
         let c = self.commands.get(command)?;
         match c.status {
+            // A sub-unit without orders of its own acts on its parent's order (6.1, 6.8 sidebar).
+            CommandStatus::NoOrders if c.follows_parent && depth < 8 => {
+                self.posture_at(c.parent.as_deref()?, depth + 1)
+            }
             CommandStatus::NoOrders | CommandStatus::Withdrawing => None,
             CommandStatus::DefaultDefense => Some(Posture::General),
             CommandStatus::Ordered | CommandStatus::LooseCannon => {
