@@ -14,10 +14,16 @@ pub use validate::{Problem, ScenarioError};
 use std::path::Path;
 
 /// The scenarios shipped with staffwork, by file name, so the binary works without the files.
-pub const BUNDLED: &[(&str, &str)] = &[(
-    "tutorial-hall.toml",
-    include_str!("../../scenarios/tutorial-hall.toml"),
-)];
+pub const BUNDLED: &[(&str, &str)] = &[
+    (
+        "tutorial-hall.toml",
+        include_str!("../../scenarios/tutorial-hall.toml"),
+    ),
+    (
+        "vimeiro-1808.toml",
+        include_str!("../../scenarios/vimeiro-1808.toml"),
+    ),
+];
 
 /// Read, parse and validate a scenario file. All problems are reported at once.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
@@ -31,6 +37,12 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
 /// Parse and validate scenario text; `origin` names the file in messages.
 pub fn parse(origin: &str, text: &str) -> Result<Scenario, ScenarioError> {
     let text = crate::text::nfc(text);
+    // Every syntax error first (the parser recovers), then the shape (serde stops at the first
+    // wrong field), then every cross-reference at once.
+    let syntax = validate::syntax_problems(origin, &text);
+    if !syntax.is_empty() {
+        return Err(ScenarioError::Invalid(syntax));
+    }
     let scenario: Scenario = toml::from_str(&text).map_err(|e| {
         ScenarioError::Invalid(vec![validate::Problem::from_toml(origin, &text, &e)])
     })?;
