@@ -88,14 +88,57 @@ pub fn syntax_problems(file: &str, text: &str) -> Vec<Problem> {
     let (_, errors) = DeTable::parse_recoverable(text);
     errors
         .iter()
+        .take(50)
         .map(|e| {
-            let mut p = Problem::from_toml(file, text, e);
-            p.field = String::from("(syntax)");
-            p.help =
-                "this is not valid TOML; see https://toml.io and docs/scenario-format.md".into();
-            p
+            let line = e.span().map(|s| line_of(text, s.start));
+            Problem {
+                file: file.to_string(),
+                line,
+                field: line
+                    .and_then(|l| field_at_line(text, l))
+                    .map_or_else(|| String::from("(syntax)"), |f| format!("{f} (syntax)")),
+                message: e.message().trim().to_string(),
+                help: "this is not valid TOML; see https://toml.io and docs/scenario-format.md"
+                    .into(),
+            }
         })
         .collect()
+}
+
+/// The field written on 1-based `line`, judged from the text alone (for syntax errors, when no
+/// parse tree can be trusted): the last table header above it and the key on the line, e.g.
+/// `commanders[1].rating`.
+fn field_at_line(text: &str, line: usize) -> Option<String> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut table = String::new();
+    let mut key = None;
+    for (i, raw) in text.lines().enumerate().take(line) {
+        let l = raw.trim();
+        if let Some(name) = l.strip_prefix("[[").and_then(|r| r.split("]]").next()) {
+            let name = name.trim().to_string();
+            let n = counts.entry(name.clone()).or_insert(0);
+            table = format!("{name}[{n}]");
+            *n += 1;
+        } else if let Some(name) = l.strip_prefix('[').and_then(|r| r.split(']').next()) {
+            table = name.trim().to_string();
+        } else if i + 1 == line
+            && let Some((k, _)) = l.split_once('=')
+        {
+            let k = k.trim();
+            if !k.is_empty()
+                && k.chars()
+                    .all(|c| c.is_alphanumeric() || "_-.\"".contains(c))
+            {
+                key = Some(k.trim_matches('"').to_string());
+            }
+        }
+    }
+    match (table.is_empty(), key) {
+        (true, None) => None,
+        (true, Some(k)) => Some(k),
+        (false, None) => Some(table),
+        (false, Some(k)) => Some(format!("{table}.{k}")),
+    }
 }
 
 fn line_of(text: &str, byte: usize) -> usize {
@@ -184,13 +227,10 @@ impl<'a> Locator<'a> {
 
     /// The start of a key=value pair: the key when it is on the value's line, else the value.
     fn span_start(&self, key: std::ops::Range<usize>, value: std::ops::Range<usize>) -> usize {
-        if key.start <= value.start && key.end <= self.text.len() {
-            let between = &self.text[key.start.min(value.start)..value.start.min(self.text.len())];
-            if !between.contains('\n') {
-                return key.start;
-            }
+        match self.text.get(key.start..value.start) {
+            Some(between) if key.start <= value.start && !between.contains('\n') => key.start,
+            _ => value.start,
         }
-        value.start
     }
 
     /// The path of the deepest field whose key or value contains byte `at` (for parser errors).
@@ -224,8 +264,14 @@ impl<'a> Locator<'a> {
         }
         let root = self.root.as_ref()?;
         let mut out = Vec::new();
-        let table = DeValue::Table(root.get_ref().clone());
-        search(&table, at, &mut out);
+        for (k, v) in root.get_ref().iter() {
+            out.push(format!(".{}", k.get_ref()));
+            let hit = k.span().contains(&at) || v.span().contains(&at);
+            if search(v.get_ref(), at, &mut out) || hit {
+                break;
+            }
+            out.pop();
+        }
         let s = out.concat();
         let s = s.strip_prefix('.').unwrap_or(&s).to_string();
         (!s.is_empty()).then_some(s)
@@ -1263,7 +1309,13 @@ fn check_grid(c: &mut Checker, field: &str, grid: &str, w: u32, h: u32, ok: impl
     // Multi-line strings start on the line after `terrain = """`.
     let raw_lines: Vec<&str> = grid.lines().collect();
     let leading = raw_lines.iter().take_while(|l| l.trim().is_empty()).count();
-    let row_line = |row: usize| base.map(|b| b + leading + row);
+    // When the string opens with `"""` and a newline, TOML drops that newline: the first row
+    // is on the next line.
+    let opens_alone = base
+        .and_then(|b| c.loc.text.lines().nth(b - 1))
+        .is_some_and(|l| l.trim_end().ends_with("\"\"\"") || l.trim_end().ends_with("'''"));
+    let first = base.map(|b| b + usize::from(opens_alone));
+    let row_line = |row: usize| first.map(|b| b + leading + row);
     let lines: Vec<&str> = raw_lines
         .iter()
         .map(|l| l.trim())
