@@ -922,3 +922,60 @@ impl Scenario {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> Scenario {
+        crate::scenario::bundled("vimeiro-1808").expect("bundled")
+    }
+
+    #[test]
+    fn arrival_of_follows_the_formation_chain_and_explicit_listing_wins() {
+        let s = tiny();
+        // Listed explicitly at 8:00 although its division comes at 8:30.
+        assert_eq!(
+            s.arrival_of("26-chasseurs").map(|r| r.id.as_str()),
+            Some("french-0800")
+        );
+        assert_eq!(
+            s.arrival_of("lisbon-volunteers").map(|r| r.id.as_str()),
+            Some("french-0830")
+        );
+        // A commander arrives with the formation he commands.
+        assert_eq!(
+            s.arrival_of("kellerman").map(|r| r.id.as_str()),
+            Some("french-0900")
+        );
+        assert!(s.arrival_of("wellesley").is_none());
+        assert!(s.arrival_of("no-such-id").is_none());
+    }
+
+    #[test]
+    fn arrival_of_terminates_on_a_cycle() {
+        let mut s = tiny();
+        for f in s.formations.iter_mut() {
+            if f.id == "loison-div" {
+                f.parent = Some("delaborde-div".into());
+            }
+            if f.id == "delaborde-div" {
+                f.parent = Some("loison-div".into());
+            }
+        }
+        s.reinforcements.clear();
+        assert!(s.arrival_of("solignac").is_none());
+    }
+
+    #[test]
+    fn direct_units_add_temporary_members_once() {
+        let s = tiny();
+        let ids: Vec<&str> = s
+            .direct_units("hill-div")
+            .iter()
+            .map(|u| u.id.as_str())
+            .collect();
+        assert_eq!(ids, ["1-hill", "5-crawfurd", "8-acland", "army-lf-1"]);
+        assert!(s.direct_units("no-such").is_empty());
+    }
+}

@@ -64,14 +64,14 @@ fn display_problems(ps: &[Problem]) -> String {
 }
 
 impl Problem {
-    /// A TOML syntax or shape error, placed by the parser's byte span and, where the span falls
-    /// inside a field, named by that field's path.
+    /// A TOML shape error (unknown field, wrong type, missing field), placed by the
+    /// deserialiser's byte span and, where the span falls inside a field, named by its path.
     pub fn from_toml(file: &str, text: &str, e: &toml::de::Error) -> Problem {
         let line = e.span().map(|s| line_of(text, s.start));
         let field = e
             .span()
             .and_then(|s| Locator::new(text).path_at(s.start))
-            .unwrap_or_else(|| String::from("(syntax)"));
+            .unwrap_or_else(|| String::from("(top level)"));
         let message = e.message().trim().to_string();
         Problem {
             file: file.to_string(),
