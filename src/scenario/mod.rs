@@ -4,20 +4,28 @@
 //! Owns: the file format (`model`), its validation with located problems (`validate`), the
 //! game clock derived from it (`clock`). Must not: hold game state or print.
 
+pub mod assumed;
 pub mod clock;
 pub mod model;
 pub mod validate;
 
+pub use assumed::{AssumedValue, assumed_values};
 pub use model::*;
 pub use validate::{Problem, ScenarioError};
 
 use std::path::Path;
 
 /// The scenarios shipped with staffwork, by file name, so the binary works without the files.
-pub const BUNDLED: &[(&str, &str)] = &[(
-    "tutorial-hall.toml",
-    include_str!("../../scenarios/tutorial-hall.toml"),
-)];
+pub const BUNDLED: &[(&str, &str)] = &[
+    (
+        "tutorial-hall.toml",
+        include_str!("../../scenarios/tutorial-hall.toml"),
+    ),
+    (
+        "vimeiro-1808.toml",
+        include_str!("../../scenarios/vimeiro-1808.toml"),
+    ),
+];
 
 /// Read, parse and validate a scenario file. All problems are reported at once.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
@@ -31,6 +39,12 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
 /// Parse and validate scenario text; `origin` names the file in messages.
 pub fn parse(origin: &str, text: &str) -> Result<Scenario, ScenarioError> {
     let text = crate::text::nfc(text);
+    // Every syntax error first (the parser recovers), then the shape (serde stops at the first
+    // wrong field), then every cross-reference at once.
+    let syntax = validate::syntax_problems(origin, &text);
+    if !syntax.is_empty() {
+        return Err(ScenarioError::Invalid(syntax));
+    }
     let scenario: Scenario = toml::from_str(&text).map_err(|e| {
         ScenarioError::Invalid(vec![validate::Problem::from_toml(origin, &text, &e)])
     })?;
@@ -40,6 +54,27 @@ pub fn parse(origin: &str, text: &str) -> Result<Scenario, ScenarioError> {
     } else {
         Err(ScenarioError::Invalid(problems))
     }
+}
+
+/// The text of a bundled scenario by file name (`vimeiro-1808.toml`) or id (`vimeiro-1808`):
+/// `(file name, text)`.
+pub fn bundled_text(name: &str) -> Option<(&'static str, &'static str)> {
+    BUNDLED
+        .iter()
+        .find(|(f, _)| *f == name || f.trim_end_matches(".toml") == name)
+        .copied()
+}
+
+/// Load a scenario from a file or, when no such file exists, from the bundled scenario of that
+/// name (`tutorial-hall`, `vimeiro-1808`). Returns the name used in messages and the scenario.
+pub fn load_or_bundled(path: &Path) -> Result<(String, Scenario), ScenarioError> {
+    if !path.exists()
+        && let Some((file, text)) = path.to_str().and_then(bundled_text)
+    {
+        let origin = format!("(bundled) {file}");
+        return parse(&origin, text).map(|s| (origin, s));
+    }
+    load(path).map(|s| (path.display().to_string(), s))
 }
 
 /// A bundled scenario by file name (`tutorial-hall.toml`) or id (`tutorial-hall`).

@@ -136,6 +136,10 @@ pub struct Commander {
     pub position: Option<Position>,
     #[serde(default)]
     pub aliases: Vec<String>,
+    /// The brigade this commander leads when he commands no division, e.g. Ferguson's
+    /// `2-ferguson` (Vimeiro V2.3: temporary divisions form around it). A unit id.
+    #[serde(default)]
+    pub brigade: Option<String>,
     /// Names of the fields whose values are our assumption (e.g. `["rating"]`).
     #[serde(default)]
     pub assumed: Vec<String>,
@@ -191,6 +195,15 @@ pub struct Formation {
     /// A temporary division (Vimeiro V2.3).
     #[serde(default)]
     pub temporary: bool,
+    /// Units attached to this temporary division while keeping their `parent` in the order of
+    /// battle (Vimeiro V2.3: the commander's brigade, up to two other brigades and at most one
+    /// battery). Only temporary formations list members.
+    #[serde(default)]
+    pub members: Vec<String>,
+    /// Commanders who may take this formation over by a scenario rule while its commander still
+    /// stands (Vimeiro V2.5: Burrard lands and relieves Wellesley). Not a succession (25).
+    #[serde(default)]
+    pub relieved_by: Vec<String>,
     #[serde(default)]
     pub assumed: Vec<String>,
 }
@@ -708,6 +721,12 @@ pub struct Reinforcement {
     /// Pre-set order ids the arriving commands carry.
     #[serde(default)]
     pub orders: Vec<String>,
+    /// Only when this variant is in play (a `variants` id), e.g. Vimeiro 5.2 Travot.
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// Not when any of these variants is in play (Vimeiro 5.2 replaces the 3/66th).
+    #[serde(default)]
+    pub unless_variants: Vec<String>,
     #[serde(default)]
     pub notes: String,
 }
@@ -846,5 +865,117 @@ impl Scenario {
     pub fn army_commander(&self, side: &str) -> Option<&Commander> {
         let army = self.formation(&self.side(side)?.army)?;
         self.commander(army.commander.as_deref()?)
+    }
+    /// The units a formation commands directly: its own units, then the `members` attached to
+    /// it (temporary divisions, Vimeiro V2.3), in file order, without repeats.
+    pub fn direct_units<'a>(&'a self, id: &'a str) -> Vec<&'a Unit> {
+        let mut out: Vec<&Unit> = self.child_units(id).collect();
+        if let Some(f) = self.formation(id) {
+            for m in &f.members {
+                if let Some(u) = self.unit(m)
+                    && !out.iter().any(|x| x.id == u.id)
+                {
+                    out.push(u);
+                }
+            }
+        }
+        out
+    }
+    /// The temporary division a unit is attached to, if any (Vimeiro V2.3).
+    pub fn temporary_division_of(&self, unit: &str) -> Option<&Formation> {
+        self.formations
+            .iter()
+            .find(|f| f.temporary && f.members.iter().any(|m| m == unit))
+    }
+    /// The reinforcement that brings `id` (a unit, formation or commander) onto the map: the one
+    /// listing it by id, else the one listing the nearest formation above it (a formation brings
+    /// its commander and every unit not listed elsewhere, 12.6). `None` when it starts on the
+    /// map or never arrives. Variant-only arrivals count.
+    pub fn arrival_of(&self, id: &str) -> Option<&Reinforcement> {
+        if let Some(r) = self
+            .reinforcements
+            .iter()
+            .find(|r| r.arrives.iter().any(|a| a == id))
+        {
+            return Some(r);
+        }
+        let mut parent = if let Some(u) = self.unit(id) {
+            Some(u.parent.as_str())
+        } else if let Some(f) = self.formation(id) {
+            f.parent.as_deref()
+        } else {
+            self.formation_of_commander(id).map(|f| f.id.as_str())
+        };
+        // The formation chain is bounded by the number of formations (cycles are a validation
+        // error, but this must not loop on them).
+        for _ in 0..=self.formations.len() {
+            let p = parent?;
+            if let Some(r) = self
+                .reinforcements
+                .iter()
+                .find(|r| r.arrives.iter().any(|a| a == p))
+            {
+                return Some(r);
+            }
+            parent = self.formation(p).and_then(|f| f.parent.as_deref());
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> Scenario {
+        crate::scenario::bundled("vimeiro-1808").expect("bundled")
+    }
+
+    #[test]
+    fn arrival_of_follows_the_formation_chain_and_explicit_listing_wins() {
+        let s = tiny();
+        // Listed explicitly at 8:00 although its division comes at 8:30.
+        assert_eq!(
+            s.arrival_of("26-chasseurs").map(|r| r.id.as_str()),
+            Some("french-0800")
+        );
+        assert_eq!(
+            s.arrival_of("lisbon-volunteers").map(|r| r.id.as_str()),
+            Some("french-0830")
+        );
+        // A commander arrives with the formation he commands.
+        assert_eq!(
+            s.arrival_of("kellerman").map(|r| r.id.as_str()),
+            Some("french-0900")
+        );
+        assert!(s.arrival_of("wellesley").is_none());
+        assert!(s.arrival_of("no-such-id").is_none());
+    }
+
+    #[test]
+    fn arrival_of_terminates_on_a_cycle() {
+        let mut s = tiny();
+        for f in s.formations.iter_mut() {
+            if f.id == "loison-div" {
+                f.parent = Some("delaborde-div".into());
+            }
+            if f.id == "delaborde-div" {
+                f.parent = Some("loison-div".into());
+            }
+        }
+        s.reinforcements.clear();
+        assert!(s.arrival_of("solignac").is_none());
+    }
+
+    #[test]
+    fn direct_units_add_temporary_members_once() {
+        let s = tiny();
+        let ids: Vec<&str> = s
+            .direct_units("hill-div")
+            .iter()
+            .map(|u| u.id.as_str())
+            .collect();
+        assert_eq!(ids, ["1-hill", "5-crawfurd", "8-acland", "army-lf-1"]);
+        assert!(s.direct_units("no-such").is_empty());
     }
 }

@@ -1,5 +1,11 @@
-//! Validation of a parsed scenario: every cross-reference, id, hex and rating is checked, and
+//! Validation of a scenario file: every cross-reference, id, hex and rating is checked, and
 //! every problem is reported at once with its file, line and field.
+//!
+//! Problems are placed by the spans of a span-preserving TOML parse ([`toml::de::DeTable`]), so
+//! a field is found wherever it is written: in a `[[table]]`, a sub-table, an inline table
+//! (`points = [{ side = "x", … }]`) or one element of a multi-line array. A file that is not valid
+//! TOML gets every syntax error the parser can recover from; a file of the wrong shape (unknown
+//! field, wrong type) gets the deserialiser's error placed at its field.
 //!
 //! Owns: the rules a scenario file must satisfy and how a problem is located in the text.
 //! Must not: change the scenario or print.
@@ -8,6 +14,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use serde::Serialize;
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
 
 use super::model::*;
 use crate::hex::Hex;
@@ -18,7 +26,7 @@ pub struct Problem {
     pub file: String,
     /// 1-based line, when the problem can be placed.
     pub line: Option<usize>,
-    /// Field path, e.g. `units[3].parent`.
+    /// Field path, e.g. `units[3].parent` or `reinforcements[0].arrives[2]`.
     pub field: String,
     pub message: String,
     pub help: String,
@@ -56,67 +64,217 @@ fn display_problems(ps: &[Problem]) -> String {
 }
 
 impl Problem {
-    /// A TOML syntax or shape error, placed by the parser's byte span.
+    /// A TOML shape error (unknown field, wrong type, missing field), placed by the
+    /// deserialiser's byte span and, where the span falls inside a field, named by its path.
     pub fn from_toml(file: &str, text: &str, e: &toml::de::Error) -> Problem {
         let line = e.span().map(|s| line_of(text, s.start));
+        let field = e
+            .span()
+            .and_then(|s| Locator::new(text).path_at(s.start))
+            .unwrap_or_else(|| String::from("(top level)"));
         let message = e.message().trim().to_string();
         Problem {
             file: file.to_string(),
             line,
-            field: String::from("(syntax)"),
+            field,
             help: "fix the TOML at that line; docs/scenario-format.md lists every field".into(),
             message,
         }
     }
 }
 
+/// Every syntax error in `text` (the parser recovers and goes on), or an empty list.
+pub fn syntax_problems(file: &str, text: &str) -> Vec<Problem> {
+    let (_, errors) = DeTable::parse_recoverable(text);
+    errors
+        .iter()
+        .take(50)
+        .map(|e| {
+            let line = e.span().map(|s| line_of(text, s.start));
+            Problem {
+                file: file.to_string(),
+                line,
+                field: line
+                    .and_then(|l| field_at_line(text, l))
+                    .map_or_else(|| String::from("(syntax)"), |f| format!("{f} (syntax)")),
+                message: e.message().trim().to_string(),
+                help: "this is not valid TOML; see https://toml.io and docs/scenario-format.md"
+                    .into(),
+            }
+        })
+        .collect()
+}
+
+/// The field written on 1-based `line`, judged from the text alone (for syntax errors, when no
+/// parse tree can be trusted): the last table header above it and the key on the line, e.g.
+/// `commanders[1].rating`.
+fn field_at_line(text: &str, line: usize) -> Option<String> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut table = String::new();
+    let mut key = None;
+    for (i, raw) in text.lines().enumerate().take(line) {
+        let l = raw.trim();
+        if let Some(name) = l.strip_prefix("[[").and_then(|r| r.split("]]").next()) {
+            let name = name.trim().to_string();
+            let n = counts.entry(name.clone()).or_insert(0);
+            table = format!("{name}[{n}]");
+            *n += 1;
+        } else if let Some(name) = l.strip_prefix('[').and_then(|r| r.split(']').next()) {
+            table = name.trim().to_string();
+        } else if i + 1 == line
+            && let Some((k, _)) = l.split_once('=')
+        {
+            let k = k.trim();
+            if !k.is_empty()
+                && k.chars()
+                    .all(|c| c.is_alphanumeric() || "_-.\"".contains(c))
+            {
+                key = Some(k.trim_matches('"').to_string());
+            }
+        }
+    }
+    match (table.is_empty(), key) {
+        (true, None) => None,
+        (true, Some(k)) => Some(k),
+        (false, None) => Some(table),
+        (false, Some(k)) => Some(format!("{table}.{k}")),
+    }
+}
+
 fn line_of(text: &str, byte: usize) -> usize {
-    text[..byte.min(text.len())]
-        .bytes()
-        .filter(|b| *b == b'\n')
+    let end = byte.min(text.len());
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|b| **b == b'\n')
         .count()
         + 1
 }
 
-/// Finds where an entity's field is written, for `[[array]]` tables in file order.
-struct Locator<'a> {
-    text: &'a str,
+/// One step of a field path: a table key or an array index.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Seg<'a> {
+    Key(&'a str),
+    Index(usize),
 }
 
-impl Locator<'_> {
-    /// Line of `field` inside the `index`-th `[[array]]` table, or of the table header.
-    fn line(&self, array: &str, index: usize, field: Option<&str>) -> Option<usize> {
-        let header = format!("[[{array}]]");
-        let mut seen = 0usize;
-        let mut in_block = false;
-        let mut block_line = None;
-        for (i, raw) in self.text.lines().enumerate() {
-            let l = raw.trim();
-            if l.starts_with('[') {
-                if in_block {
-                    break;
+fn path_string(path: &[Seg]) -> String {
+    let mut s = String::new();
+    for seg in path {
+        match seg {
+            Seg::Key(k) => {
+                if !s.is_empty() {
+                    s.push('.');
                 }
-                if l == header {
-                    if seen == index {
-                        in_block = true;
-                        block_line = Some(i + 1);
-                        if field.is_none() {
-                            return block_line;
-                        }
-                    }
-                    seen += 1;
-                }
-                continue;
+                s.push_str(k);
             }
-            if in_block
-                && let Some(f) = field
-                && let Some((k, _)) = l.split_once('=')
-                && k.trim() == f
-            {
-                return Some(i + 1);
+            Seg::Index(i) => {
+                s.push_str(&format!("[{i}]"));
             }
         }
-        block_line
+    }
+    s
+}
+
+/// Finds where a field is written, from a span-preserving parse of the text.
+struct Locator<'a> {
+    text: &'a str,
+    root: Option<Spanned<DeTable<'a>>>,
+}
+
+impl<'a> Locator<'a> {
+    fn new(text: &'a str) -> Self {
+        let (root, _) = DeTable::parse_recoverable(text);
+        Locator {
+            text,
+            root: Some(root),
+        }
+    }
+
+    /// Line of the deepest part of `path` that is written in the file: the value of the field,
+    /// or the key or table that would hold it when the field itself is absent.
+    fn line(&self, path: &[Seg]) -> Option<usize> {
+        let root = self.root.as_ref()?;
+        let mut best: Option<usize> = None;
+        let mut table: Option<&DeTable> = Some(root.get_ref());
+        let mut value: Option<&DeValue> = None;
+        for seg in path {
+            let next: Option<&Spanned<DeValue>> = match (seg, table, value) {
+                (Seg::Key(k), Some(t), _) => {
+                    // Prefer the key's own position: for `[[units]]` elements the value span of
+                    // a table starts at its header.
+                    if let Some((key, v)) = t.iter().find(|(key, _)| key.get_ref() == k) {
+                        best = Some(self.span_start(key.span(), v.span()));
+                        Some(v)
+                    } else {
+                        None
+                    }
+                }
+                (Seg::Index(i), _, Some(DeValue::Array(a))) => {
+                    let v = a.get(*i);
+                    if let Some(v) = v {
+                        best = Some(v.span().start);
+                    }
+                    v
+                }
+                _ => None,
+            };
+            let Some(next) = next else { break };
+            value = Some(next.get_ref());
+            table = next.get_ref().as_table();
+        }
+        best.map(|b| line_of(self.text, b))
+    }
+
+    /// The start of a key=value pair: the key when it is on the value's line, else the value.
+    fn span_start(&self, key: std::ops::Range<usize>, value: std::ops::Range<usize>) -> usize {
+        match self.text.get(key.start..value.start) {
+            Some(between) if key.start <= value.start && !between.contains('\n') => key.start,
+            _ => value.start,
+        }
+    }
+
+    /// The path of the deepest field whose key or value contains byte `at` (for parser errors).
+    /// Tables of `[[arrays]]` are spanned by their header only, so the whole tree is searched.
+    fn path_at(&self, at: usize) -> Option<String> {
+        fn search(v: &DeValue, at: usize, out: &mut Vec<String>) -> bool {
+            match v {
+                DeValue::Table(t) => {
+                    for (k, v) in t.iter() {
+                        out.push(format!(".{}", k.get_ref()));
+                        let hit = k.span().contains(&at) || v.span().contains(&at);
+                        if search(v.get_ref(), at, out) || hit {
+                            return true;
+                        }
+                        out.pop();
+                    }
+                    false
+                }
+                DeValue::Array(a) => {
+                    for (i, v) in a.iter().enumerate() {
+                        out.push(format!("[{i}]"));
+                        if search(v.get_ref(), at, out) || v.span().contains(&at) {
+                            return true;
+                        }
+                        out.pop();
+                    }
+                    false
+                }
+                _ => false,
+            }
+        }
+        let root = self.root.as_ref()?;
+        let mut out = Vec::new();
+        for (k, v) in root.get_ref().iter() {
+            out.push(format!(".{}", k.get_ref()));
+            let hit = k.span().contains(&at) || v.span().contains(&at);
+            if search(v.get_ref(), at, &mut out) || hit {
+                break;
+            }
+            out.pop();
+        }
+        let s = out.concat();
+        let s = s.strip_prefix('.').unwrap_or(&s).to_string();
+        (!s.is_empty()).then_some(s)
     }
 }
 
@@ -127,35 +285,59 @@ struct Checker<'a> {
 }
 
 impl Checker<'_> {
-    fn push(&mut self, array: &str, index: usize, field: &str, message: String, help: &str) {
-        let line = self.loc.line(array, index, Some(field));
+    fn push_at(&mut self, path: &[Seg], message: String, help: &str) {
+        let line = self.loc.line(path);
         self.problems.push(Problem {
             file: self.file.to_string(),
             line,
-            field: format!("{array}[{index}].{field}"),
+            field: path_string(path),
             message,
             help: help.to_string(),
         });
     }
 
-    fn push_top(&mut self, field: &str, message: String, help: &str) {
-        let key = field.rsplit('.').next().unwrap_or(field);
-        let line = self
-            .loc
-            .text
-            .lines()
-            .position(|l| {
-                l.trim_start().starts_with(&format!("{key} "))
-                    || l.trim_start().starts_with(&format!("{key}="))
-            })
-            .map(|i| i + 1);
-        self.problems.push(Problem {
-            file: self.file.to_string(),
-            line,
-            field: field.to_string(),
+    fn push(&mut self, array: &str, index: usize, field: &str, message: String, help: &str) {
+        self.push_at(
+            &[Seg::Key(array), Seg::Index(index), Seg::Key(field)],
             message,
-            help: help.to_string(),
-        });
+            help,
+        );
+    }
+
+    /// A problem with one element of an array field, e.g. `reinforcements[0].arrives[2]`.
+    fn push_elem(
+        &mut self,
+        array: &str,
+        index: usize,
+        field: &str,
+        elem: usize,
+        message: String,
+        help: &str,
+    ) {
+        self.push_at(
+            &[
+                Seg::Key(array),
+                Seg::Index(index),
+                Seg::Key(field),
+                Seg::Index(elem),
+            ],
+            message,
+            help,
+        );
+    }
+
+    /// A problem with a dotted top-level field such as `clock.first_player`.
+    fn push_top(&mut self, field: &str, message: String, help: &str) {
+        let segs: Vec<Seg> = field.split('.').map(Seg::Key).collect();
+        self.push_at(&segs, message, help);
+    }
+}
+
+/// Field names a serialised entity has, to check `assumed = [...]` lists.
+fn field_names<T: Serialize>(x: &T) -> BTreeSet<String> {
+    match serde_json::to_value(x) {
+        Ok(serde_json::Value::Object(m)) => m.keys().cloned().collect(),
+        _ => BTreeSet::new(),
     }
 }
 
@@ -163,76 +345,14 @@ impl Checker<'_> {
 pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
     let mut c = Checker {
         file,
-        loc: Locator { text },
+        loc: Locator::new(text),
         problems: Vec::new(),
     };
     let side_ids: BTreeSet<&str> = s.sides.iter().map(|x| x.id.as_str()).collect();
+    let variant_ids: BTreeSet<&str> = s.variants.iter().map(|x| x.id.as_str()).collect();
 
-    // Ids are unique across every kind of thing an order or reference may name.
-    let all_ids = s
-        .sides
-        .iter()
-        .enumerate()
-        .map(|(i, x)| ("sides", i, x.id.as_str()))
-        .chain(
-            s.commanders
-                .iter()
-                .enumerate()
-                .map(|(i, x)| ("commanders", i, x.id.as_str())),
-        )
-        .chain(
-            s.formations
-                .iter()
-                .enumerate()
-                .map(|(i, x)| ("formations", i, x.id.as_str())),
-        )
-        .chain(
-            s.units
-                .iter()
-                .enumerate()
-                .map(|(i, x)| ("units", i, x.id.as_str())),
-        )
-        .chain(
-            s.places
-                .iter()
-                .enumerate()
-                .map(|(i, x)| ("places", i, x.id.as_str())),
-        );
-    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
-    for (array, i, id) in all_ids {
-        if id.trim().is_empty() {
-            c.push(
-                array,
-                i,
-                "id",
-                "empty id".into(),
-                "give every entry a unique id",
-            );
-        } else if let Some(prev) = seen.insert(id, array) {
-            c.push(
-                array,
-                i,
-                "id",
-                format!("duplicate id `{id}` (already used in `{prev}`)"),
-                "ids must be unique across sides, commanders, formations, units and places",
-            );
-        }
-    }
-
-    if !side_ids.contains(s.clock.first_player.as_str()) {
-        c.push_top(
-            "clock.first_player",
-            format!("unknown side `{}`", s.clock.first_player),
-            "use one of the ids in [[sides]]",
-        );
-    }
-    if s.clock.last_turn < s.clock.first_turn {
-        c.push_top(
-            "clock.last_turn",
-            "last turn is before the first turn".into(),
-            "swap the times or fix the date",
-        );
-    }
+    check_ids(&mut c, s);
+    check_clock(&mut c, s, &side_ids);
 
     let known_side = |c: &mut Checker, array: &str, i: usize, side: &str| {
         if !side_ids.contains(side) {
@@ -245,16 +365,30 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
             );
         }
     };
+    if s.sides.is_empty() {
+        c.push_top(
+            "sides",
+            "the scenario has no sides".into(),
+            "add two [[sides]] tables",
+        );
+    }
     for (i, x) in s.sides.iter().enumerate() {
         match s.formation(&x.army) {
-            Some(f) if f.echelon == Echelon::Army => {}
-            Some(_) => c.push(
+            Some(f) if f.echelon != Echelon::Army => c.push(
                 "sides",
                 i,
                 "army",
                 format!("`{}` is not an army formation", x.army),
                 "point `army` at the formation with echelon = \"army\"",
             ),
+            Some(f) if f.side != x.id => c.push(
+                "sides",
+                i,
+                "army",
+                format!("army `{}` belongs to side `{}`", x.army, f.side),
+                "a side's army must be on that side",
+            ),
+            Some(_) => {}
             None => c.push(
                 "sides",
                 i,
@@ -275,10 +409,22 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
                     off_map_message(*h, &s.map),
                     "use a hex inside the map's first/last column and row",
                 );
+            } else if s.map.terrain_at(*h).is_some_and(is_prohibited_name) {
+                c.push(
+                    array,
+                    i,
+                    field,
+                    format!(
+                        "hex {h} is {}",
+                        s.map.terrain_at(*h).unwrap_or("prohibited")
+                    ),
+                    "set up on land",
+                );
             }
         }
     };
 
+    // ------------------------------------------------------------------ commanders (3.1, 25)
     for (i, x) in s.commanders.iter().enumerate() {
         known_side(&mut c, "commanders", i, &x.side);
         if x.rating > 4 {
@@ -287,22 +433,78 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
                 i,
                 "rating",
                 format!("command rating {} is out of range", x.rating),
-                "NBS command ratings run from 0 to 4",
+                "NBS command ratings run from 0 to 4 (chart p1)",
             );
         }
         if let Some(p) = &x.position {
             on_map(&mut c, "commanders", i, "position", p);
         }
+        if let Some(b) = &x.brigade {
+            match s.unit(b) {
+                None => c.push(
+                    "commanders",
+                    i,
+                    "brigade",
+                    format!("unknown unit `{b}`"),
+                    "name the id of the brigade he leads",
+                ),
+                Some(u) if u.side != x.side => c.push(
+                    "commanders",
+                    i,
+                    "brigade",
+                    format!("brigade `{b}` is on another side"),
+                    "a commander leads a brigade of his own side",
+                ),
+                Some(u) if !u.kind.counts_as_sub_unit() => c.push(
+                    "commanders",
+                    i,
+                    "brigade",
+                    format!("`{b}` is not a brigade (it is {:?})", u.kind),
+                    "name an infantry or cavalry brigade (3.1)",
+                ),
+                Some(_) => {}
+            }
+        }
         let commands = s
             .formations
             .iter()
             .any(|f| f.commander.as_deref() == Some(&x.id))
-            || s.formations.iter().any(|f| f.succession.contains(&x.id));
+            || s.formations.iter().any(|f| f.succession.contains(&x.id))
+            || s.formations.iter().any(|f| f.relieved_by.contains(&x.id))
+            || x.brigade.is_some();
         if !commands {
-            c.push("commanders", i, "id", format!("commander `{}` commands nothing", x.id), "name him as the `commander` (or in the `succession`) of a formation, or remove him");
+            c.push(
+                "commanders",
+                i,
+                "id",
+                format!("commander `{}` commands nothing", x.id),
+                "name him as the `commander`, in the `succession` or `relieved_by` of a formation, give him a `brigade`, or remove him",
+            );
         }
+        let led: Vec<&str> = s
+            .formations
+            .iter()
+            .filter(|f| f.commander.as_deref() == Some(&x.id))
+            .map(|f| f.id.as_str())
+            .collect();
+        if led.len() > 1 {
+            c.push(
+                "commanders",
+                i,
+                "id",
+                format!(
+                    "commander `{}` commands {} formations ({})",
+                    x.id,
+                    led.len(),
+                    led.join(", ")
+                ),
+                "a commander counter commands one formation (6.1)",
+            );
+        }
+        check_assumed(&mut c, "commanders", i, &x.assumed, x);
     }
 
+    // ------------------------------------------------------------------ formations (6.1, 6.10)
     for (i, f) in s.formations.iter().enumerate() {
         known_side(&mut c, "formations", i, &f.side);
         match (&f.parent, f.echelon) {
@@ -313,6 +515,13 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
                 "parent",
                 format!("{} `{}` has no parent", f.echelon, f.id),
                 "every corps and division belongs to an army or corps",
+            ),
+            (Some(_), Echelon::Army) => c.push(
+                "formations",
+                i,
+                "parent",
+                format!("army `{}` has a parent", f.id),
+                "an army is the top of its side's order of battle; remove `parent`",
             ),
             (Some(p), _) => match s.formation(p) {
                 None => c.push(
@@ -328,6 +537,16 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
                     "parent",
                     format!("`{p}` belongs to another side"),
                     "a formation's parent must be on its own side",
+                ),
+                Some(pf) if pf.echelon >= f.echelon && pf.id != f.id => c.push(
+                    "formations",
+                    i,
+                    "parent",
+                    format!(
+                        "{} `{}` cannot belong to {} `{p}`",
+                        f.echelon, f.id, pf.echelon
+                    ),
+                    "a parent is a higher echelon: army > corps > division (6.1)",
                 ),
                 Some(_) => {}
             },
@@ -351,15 +570,30 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
                 Some(_) => {}
             }
         }
-        for succ in &f.succession {
-            if s.commander(succ).is_none() {
-                c.push(
-                    "formations",
-                    i,
-                    "succession",
-                    format!("unknown commander `{succ}`"),
-                    "use commander ids from [[commanders]]",
-                );
+        for (field, list) in [
+            ("succession", &f.succession),
+            ("relieved_by", &f.relieved_by),
+        ] {
+            for (j, succ) in list.iter().enumerate() {
+                match s.commander(succ) {
+                    None => c.push_elem(
+                        "formations",
+                        i,
+                        field,
+                        j,
+                        format!("unknown commander `{succ}`"),
+                        "use commander ids from [[commanders]]",
+                    ),
+                    Some(k) if k.side != f.side => c.push_elem(
+                        "formations",
+                        i,
+                        field,
+                        j,
+                        format!("commander `{succ}` is on another side"),
+                        "only a commander of the same side can take over",
+                    ),
+                    Some(_) => {}
+                }
             }
         }
         if let Some(p) = &f.hq {
@@ -374,6 +608,8 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
                 "remove `hq`; give the division commander a position instead",
             );
         }
+        check_temporary(&mut c, s, i, f);
+        check_assumed(&mut c, "formations", i, &f.assumed, f);
     }
     // Cycles in the formation tree.
     for (i, f) in s.formations.iter().enumerate() {
@@ -401,6 +637,7 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
         }
     }
 
+    // ------------------------------------------------------------------ units (3.1, 7.0)
     for (i, u) in s.units.iter().enumerate() {
         known_side(&mut c, "units", i, &u.side);
         match s.formation(&u.parent) {
@@ -430,7 +667,16 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
                     i,
                     "gun_points",
                     "gun points must be 1 to 10".into(),
-                    "NBS batteries have 1–10 GP (default 5, 3.3(7))",
+                    "NBS batteries have 1–10 GP (default 5, 3.3(7)); a hex holds at most 10 GP",
+                );
+            }
+            if u.strength.is_some() {
+                c.push(
+                    "units",
+                    i,
+                    "strength",
+                    "a battery has gun points, not a strength level".into(),
+                    "use `gun_points` (3.3(7))",
                 );
             }
         } else if u.gun_points.is_some() {
@@ -442,123 +688,661 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
                 "use `strength` for foot and horse",
             );
         }
+        if u.kind == UnitKind::Train && u.strength.is_some() {
+            c.push(
+                "units",
+                i,
+                "strength",
+                "a train unit has no strength level".into(),
+                "remove `strength`",
+            );
+        }
+        check_assumed(&mut c, "units", i, &u.assumed, u);
     }
 
+    // ------------------------------------------------------------------ places
     for (i, p) in s.places.iter().enumerate() {
-        for h in &p.hexes {
+        for (j, h) in p.hexes.iter().enumerate() {
             if !s.map.contains(*h) {
-                c.push(
+                c.push_elem(
                     "places",
                     i,
                     "hexes",
+                    j,
                     off_map_message(*h, &s.map),
                     "use hexes inside the map",
                 );
             }
         }
-        for hs in &p.hexsides {
+        if p.kind == PlaceKind::Road {
+            for (j, w) in p.hexes.windows(2).enumerate() {
+                if !w[0].is_adjacent(w[1]) {
+                    c.push_elem(
+                        "places",
+                        i,
+                        "hexes",
+                        j + 1,
+                        format!("road hexes {} and {} are not adjacent", w[0], w[1]),
+                        "list a road's hexes in order along the road, each next to the one before",
+                    );
+                }
+            }
+        }
+        for (j, hs) in p.hexsides.iter().enumerate() {
             if !hs.0.is_adjacent(hs.1) {
-                c.push(
+                c.push_elem(
                     "places",
                     i,
                     "hexsides",
+                    j,
                     format!("{hs} is not a hexside: the hexes are not adjacent"),
                     "name two adjacent hexes",
+                );
+            } else if !s.map.contains(hs.0) && !s.map.contains(hs.1) {
+                c.push_elem(
+                    "places",
+                    i,
+                    "hexsides",
+                    j,
+                    format!("hexside {hs} is off the map"),
+                    "name a hexside with at least one hex on the map",
                 );
             }
         }
     }
 
+    // ------------------------------------------------------------------ pre-set orders (6.2.2)
+    let mut order_ids: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, o) in s.preset_orders.iter().enumerate() {
         known_side(&mut c, "preset_orders", i, &o.side);
-        if s.command(&o.to).is_none() {
+        if order_ids.insert(o.id.as_str(), i).is_some() {
             c.push(
+                "preset_orders",
+                i,
+                "id",
+                format!("duplicate pre-set order id `{}`", o.id),
+                "pre-set order ids must be unique",
+            );
+        }
+        match s.command(&o.to) {
+            None => c.push(
                 "preset_orders",
                 i,
                 "to",
                 format!("unknown command `{}`", o.to),
                 "use a formation or unit id",
+            ),
+            Some(cmd) if cmd.side() != o.side => c.push(
+                "preset_orders",
+                i,
+                "to",
+                format!(
+                    "`{}` is on side `{}`, the order on side `{}`",
+                    o.to,
+                    cmd.side(),
+                    o.side
+                ),
+                "a side can only give orders to its own commands",
+            ),
+            Some(_) => {}
+        }
+        if o.text.trim().is_empty() {
+            c.push(
+                "preset_orders",
+                i,
+                "text",
+                "empty order text".into(),
+                "write the order as the scenario gives it",
             );
         }
     }
+
+    // ------------------------------------------------------------------ reinforcements (12.6)
+    let mut reinf_ids = BTreeSet::new();
+    let mut arrived: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, r) in s.reinforcements.iter().enumerate() {
         known_side(&mut c, "reinforcements", i, &r.side);
-        let entry_ok =
-            s.place(&r.entry).is_some() || r.entry.parse::<Hex>().is_ok_and(|h| s.map.contains(h));
+        if !reinf_ids.insert(r.id.as_str()) {
+            c.push(
+                "reinforcements",
+                i,
+                "id",
+                format!("duplicate reinforcement id `{}`", r.id),
+                "reinforcement ids must be unique",
+            );
+        }
+        let entry_ok = match s.place(&r.entry) {
+            Some(p) => !p.hexes.is_empty(),
+            None => r.entry.parse::<Hex>().is_ok_and(|h| s.map.contains(h)),
+        };
         if !entry_ok {
             c.push(
                 "reinforcements",
                 i,
                 "entry",
                 format!("unknown entry `{}`", r.entry),
-                "use a place id (kind = \"entry\") or a hex on the map",
+                "use a place id with hexes (kind = \"entry\") or a hex on the map",
             );
         }
-        for a in &r.arrives {
-            if s.command(a).is_none() && s.commander(a).is_none() {
-                c.push(
+        if r.time < s.clock.first_turn || r.time > s.clock.last_turn {
+            c.push(
+                "reinforcements",
+                i,
+                "time",
+                format!(
+                    "{} is outside the game ({} to {})",
+                    r.time, s.clock.first_turn, s.clock.last_turn
+                ),
+                "arrivals must fall on a turn of the game",
+            );
+        }
+        for (j, a) in r.arrives.iter().enumerate() {
+            let side = s
+                .command(a)
+                .map(|x| x.side())
+                .or_else(|| s.commander(a).map(|k| k.side.as_str()));
+            match side {
+                None => c.push_elem(
                     "reinforcements",
                     i,
                     "arrives",
+                    j,
                     format!("unknown unit, formation or commander `{a}`"),
                     "list ids from the order of battle",
-                );
+                ),
+                Some(sd) if sd != r.side => c.push_elem(
+                    "reinforcements",
+                    i,
+                    "arrives",
+                    j,
+                    format!("`{a}` is on side `{sd}`, the reinforcement on `{}`", r.side),
+                    "a side's reinforcements are its own troops",
+                ),
+                Some(_) => {
+                    let placed = s.unit(a).and_then(|u| u.position.as_ref()).is_some()
+                        || s.commander(a).and_then(|k| k.position.as_ref()).is_some()
+                        || s.formation(a).and_then(|f| f.hq.as_ref()).is_some();
+                    if placed {
+                        c.push_elem(
+                            "reinforcements",
+                            i,
+                            "arrives",
+                            j,
+                            format!("`{a}` already starts on the map"),
+                            "remove its `position` (or `hq`), or drop it from the reinforcement",
+                        );
+                    }
+                }
+            }
+            if let Some(prev) = arrived.insert(a.as_str(), i) {
+                let exclusive = |x: &Reinforcement, y: &Reinforcement| {
+                    x.variant
+                        .as_deref()
+                        .is_some_and(|v| y.unless_variants.iter().any(|u| u == v))
+                        || y.variant
+                            .as_deref()
+                            .is_some_and(|v| x.unless_variants.iter().any(|u| u == v))
+                };
+                if !exclusive(&s.reinforcements[prev], r) {
+                    c.push_elem(
+                        "reinforcements",
+                        i,
+                        "arrives",
+                        j,
+                        format!("`{a}` already arrives with `{}`", s.reinforcements[prev].id),
+                        "list each arriving unit, formation or commander once",
+                    );
+                }
             }
         }
-        for o in &r.orders {
-            if !s.preset_orders.iter().any(|p| &p.id == o) {
-                c.push(
+        if r.arrives.is_empty() {
+            c.push(
+                "reinforcements",
+                i,
+                "arrives",
+                "nothing arrives".into(),
+                "list the ids of the units, formations and commanders that arrive",
+            );
+        }
+        for (j, o) in r.orders.iter().enumerate() {
+            match s.preset_orders.iter().find(|p| &p.id == o) {
+                None => c.push_elem(
                     "reinforcements",
                     i,
                     "orders",
+                    j,
                     format!("unknown pre-set order `{o}`"),
                     "list ids from [[preset_orders]]",
+                ),
+                Some(p) if p.side != r.side => c.push_elem(
+                    "reinforcements",
+                    i,
+                    "orders",
+                    j,
+                    format!("pre-set order `{o}` belongs to side `{}`", p.side),
+                    "arriving troops carry their own side's orders",
+                ),
+                Some(_) => {}
+            }
+        }
+        if let Some(roll) = &r.condition
+            && (roll.sides < 2 || roll.min == 0 || roll.min > roll.sides)
+        {
+            c.push(
+                "reinforcements",
+                i,
+                "condition",
+                format!(
+                    "arrival on {}+ with a d{} cannot work",
+                    roll.min, roll.sides
+                ),
+                "write e.g. { sides = 6, min = 6 } for 'on a six'",
+            );
+        }
+        if let Some(v) = &r.variant
+            && !variant_ids.contains(v.as_str())
+        {
+            c.push(
+                "reinforcements",
+                i,
+                "variant",
+                format!("unknown variant `{v}`"),
+                "use an id from [[variants]]",
+            );
+        }
+        for (j, v) in r.unless_variants.iter().enumerate() {
+            if !variant_ids.contains(v.as_str()) {
+                c.push_elem(
+                    "reinforcements",
+                    i,
+                    "unless_variants",
+                    j,
+                    format!("unknown variant `{v}`"),
+                    "use ids from [[variants]]",
                 );
             }
         }
     }
 
-    // Map grids must match the declared size.
-    let (w, h) = s.map.size();
-    check_grid(&mut c, "map.terrain", &s.map.terrain, w, h, |ch| {
-        s.map
-            .legend
-            .contains_key(ch.encode_utf8(&mut [0; 4]) as &str)
-    });
-    if !s.map.elevation.trim().is_empty() {
-        check_grid(&mut c, "map.elevation", &s.map.elevation, w, h, |ch| {
-            ch.is_ascii_digit()
-        });
-    }
-    for name in s.map.legend.values() {
-        if !s.commander_costs.terrain.contains_key(name) {
-            c.push_top(
-                "commander_costs.terrain",
-                format!("no commander cost for terrain `{name}`"),
-                "add it under [commander_costs.terrain]",
+    // ------------------------------------------------------------------ victory, rules, variants
+    for (i, p) in s.victory.points.iter().enumerate() {
+        if !side_ids.contains(p.side.as_str()) {
+            c.push_at(
+                &[
+                    Seg::Key("victory"),
+                    Seg::Key("points"),
+                    Seg::Index(i),
+                    Seg::Key("side"),
+                ],
+                format!("unknown side `{}`", p.side),
+                "use one of the ids in [[sides]]",
             );
         }
     }
+    for (i, l) in s.victory.levels.iter().enumerate() {
+        if let (Some(a), Some(b)) = (l.min, l.max)
+            && a > b
+        {
+            c.push_at(
+                &[
+                    Seg::Key("victory"),
+                    Seg::Key("levels"),
+                    Seg::Index(i),
+                    Seg::Key("min"),
+                ],
+                format!("min {a} is above max {b}"),
+                "a level covers margins from min to max",
+            );
+        }
+    }
+    let mut rule_ids = BTreeSet::new();
+    for (i, r) in s.special_rules.iter().enumerate() {
+        if !rule_ids.insert(r.id.as_str()) {
+            c.push(
+                "special_rules",
+                i,
+                "id",
+                format!("duplicate special rule id `{}`", r.id),
+                "the engine looks special rules up by id; make each unique",
+            );
+        }
+    }
+    let mut var_seen = BTreeSet::new();
+    for (i, v) in s.variants.iter().enumerate() {
+        if !var_seen.insert(v.id.as_str()) {
+            c.push(
+                "variants",
+                i,
+                "id",
+                format!("duplicate variant id `{}`", v.id),
+                "make each variant id unique",
+            );
+        }
+    }
+
+    check_map(&mut c, s);
     c.problems
 }
 
+/// Terrain names that no unit may enter (Vimeiro V1.2 all-ocean hexes).
+fn is_prohibited_name(name: &str) -> bool {
+    matches!(name, "ocean" | "sea" | "lake")
+}
+
+/// Ids are unique across every kind of thing an order or reference may name.
+fn check_ids(c: &mut Checker, s: &Scenario) {
+    let all_ids = s
+        .sides
+        .iter()
+        .enumerate()
+        .map(|(i, x)| ("sides", i, x.id.as_str()))
+        .chain(
+            s.commanders
+                .iter()
+                .enumerate()
+                .map(|(i, x)| ("commanders", i, x.id.as_str())),
+        )
+        .chain(
+            s.formations
+                .iter()
+                .enumerate()
+                .map(|(i, x)| ("formations", i, x.id.as_str())),
+        )
+        .chain(
+            s.units
+                .iter()
+                .enumerate()
+                .map(|(i, x)| ("units", i, x.id.as_str())),
+        )
+        .chain(
+            s.places
+                .iter()
+                .enumerate()
+                .map(|(i, x)| ("places", i, x.id.as_str())),
+        );
+    let mut seen: BTreeMap<&str, (&str, usize)> = BTreeMap::new();
+    for (array, i, id) in all_ids {
+        if id.trim().is_empty() {
+            c.push(
+                array,
+                i,
+                "id",
+                "empty id".into(),
+                "give every entry a unique id",
+            );
+        } else if let Some((prev, pi)) = seen.insert(id, (array, i)) {
+            let prev_line = c
+                .loc
+                .line(&[Seg::Key(prev), Seg::Index(pi), Seg::Key("id")]);
+            let at = prev_line.map_or(String::new(), |l| format!(", line {l}"));
+            c.push(
+                array,
+                i,
+                "id",
+                format!("duplicate id `{id}` (already used in `{prev}[{pi}]`{at})"),
+                "ids must be unique across sides, commanders, formations, units and places",
+            );
+        }
+    }
+}
+
+fn check_clock(c: &mut Checker, s: &Scenario, side_ids: &BTreeSet<&str>) {
+    if !side_ids.contains(s.clock.first_player.as_str()) {
+        c.push_top(
+            "clock.first_player",
+            format!("unknown side `{}`", s.clock.first_player),
+            "use one of the ids in [[sides]]",
+        );
+    }
+    if s.clock.last_turn < s.clock.first_turn {
+        c.push_top(
+            "clock.last_turn",
+            "last turn is before the first turn".into(),
+            "swap the times or fix the date",
+        );
+    }
+    if s.clock.night_starts.is_some() != s.clock.night_ends.is_some() {
+        c.push_top(
+            "clock.night_starts",
+            "night needs both `night_starts` and `night_ends`".into(),
+            "give both times, or neither for an all-day game (27.1)",
+        );
+    }
+}
+
+/// Temporary divisions (Vimeiro V2.3): members exist, are on the division's side, belong to
+/// no other temporary division, and are the commander's brigade, up to two other brigades and at
+/// most one artillery unit.
+fn check_temporary(c: &mut Checker, s: &Scenario, i: usize, f: &Formation) {
+    if !f.temporary {
+        if !f.members.is_empty() {
+            c.push(
+                "formations",
+                i,
+                "members",
+                format!("`{}` lists members but is not temporary", f.id),
+                "only temporary divisions (temporary = true) list members; other units name their `parent`",
+            );
+        }
+        return;
+    }
+    if f.echelon != Echelon::Division {
+        c.push(
+            "formations",
+            i,
+            "temporary",
+            format!(
+                "only a division can be temporary, `{}` is {}",
+                f.id, f.echelon
+            ),
+            "set echelon = \"division\" (V2.3)",
+        );
+    }
+    if f.members.is_empty() && s.child_units(&f.id).next().is_none() {
+        c.push(
+            "formations",
+            i,
+            "members",
+            format!("temporary division `{}` has no units", f.id),
+            "list its brigades and battery in `members`",
+        );
+    }
+    let mut brigades = 0;
+    let mut guns = 0;
+    for (j, m) in f.members.iter().enumerate() {
+        match s.unit(m) {
+            None => c.push_elem(
+                "formations",
+                i,
+                "members",
+                j,
+                format!("unknown unit `{m}`"),
+                "list unit ids",
+            ),
+            Some(u) if u.side != f.side => c.push_elem(
+                "formations",
+                i,
+                "members",
+                j,
+                format!("`{m}` is on side `{}`", u.side),
+                "a temporary division takes units of its own side",
+            ),
+            Some(u) => {
+                if u.kind.is_artillery() {
+                    guns += 1;
+                } else if u.kind.counts_as_sub_unit() {
+                    brigades += 1;
+                }
+                if let Some(other) = s
+                    .formations
+                    .iter()
+                    .find(|g| g.id != f.id && g.temporary && g.members.contains(m))
+                {
+                    c.push_elem(
+                        "formations",
+                        i,
+                        "members",
+                        j,
+                        format!("`{m}` is also in temporary division `{}`", other.id),
+                        "a unit belongs to one temporary division at a time",
+                    );
+                }
+            }
+        }
+    }
+    if brigades > 3 || guns > 1 {
+        c.push(
+            "formations",
+            i,
+            "members",
+            format!(
+                "{brigades} brigade(s) and {guns} battery(ies): too many for a temporary division"
+            ),
+            "V2.3: the commander's brigade, up to two other brigades and at most one artillery unit",
+        );
+    }
+    if let Some(k) = f.commander.as_deref().and_then(|k| s.commander(k))
+        && let Some(b) = &k.brigade
+        && !f.members.contains(b)
+        && s.unit(b).is_some_and(|u| u.parent != f.id)
+    {
+        c.push(
+            "formations",
+            i,
+            "members",
+            format!("the commander's own brigade `{b}` is not a member"),
+            "V2.3: a temporary division is formed around its commander's brigade",
+        );
+    }
+}
+
+/// `assumed` lists name real fields of the entity.
+fn check_assumed<T: Serialize>(c: &mut Checker, array: &str, i: usize, list: &[String], x: &T) {
+    if list.is_empty() {
+        return;
+    }
+    let names = field_names(x);
+    for (j, a) in list.iter().enumerate() {
+        if !names.contains(a) || a == "assumed" {
+            c.push_elem(
+                array,
+                i,
+                "assumed",
+                j,
+                format!("`{a}` is not a field of this entry"),
+                "list field names, e.g. assumed = [\"rating\", \"strength\"]",
+            );
+        }
+    }
+}
+
+fn check_map(c: &mut Checker, s: &Scenario) {
+    let m = &s.map;
+    if m.last_col < m.first_col || m.last_row < m.first_row {
+        c.push_top(
+            "map.last_col",
+            format!(
+                "empty map: columns {}–{}, rows {}–{}",
+                m.first_col, m.last_col, m.first_row, m.last_row
+            ),
+            "last_col and last_row must not be below first_col and first_row",
+        );
+        return;
+    }
+    for key in m.legend.keys() {
+        if key.chars().count() != 1 {
+            c.push_at(
+                &[Seg::Key("map"), Seg::Key("legend"), Seg::Key(key)],
+                format!("legend key `{key}` is not one character"),
+                "each grid character maps to a terrain name",
+            );
+        }
+    }
+    let (w, h) = m.size();
+    check_grid(c, "map.terrain", &m.terrain, w, h, |ch| {
+        m.legend.contains_key(ch.encode_utf8(&mut [0; 4]) as &str)
+    });
+    if !m.elevation.trim().is_empty() {
+        check_grid(c, "map.elevation", &m.elevation, w, h, |ch| {
+            ch.is_ascii_digit()
+        });
+    }
+    let used: BTreeSet<char> = m.terrain.chars().collect();
+    for (key, name) in &m.legend {
+        if key.chars().count() == 1 && key.chars().all(|ch| !used.contains(&ch)) {
+            c.push_at(
+                &[Seg::Key("map"), Seg::Key("legend"), Seg::Key(key)],
+                format!("legend `{key}` = `{name}` is never used in the terrain grid"),
+                "remove it from [map.legend] or use it in the grid",
+            );
+        }
+    }
+    let names: BTreeSet<&str> = m.legend.values().map(String::as_str).collect();
+    for name in &names {
+        if !s.commander_costs.terrain.contains_key(*name) {
+            c.push_top(
+                "commander_costs.terrain",
+                format!("no commander cost for terrain `{name}`"),
+                "add it under [commander_costs.terrain] (6.4.7)",
+            );
+        }
+    }
+    for name in s.commander_costs.terrain.keys() {
+        if !names.contains(name.as_str()) {
+            c.push_at(
+                &[
+                    Seg::Key("commander_costs"),
+                    Seg::Key("terrain"),
+                    Seg::Key(name),
+                ],
+                format!("terrain `{name}` is not in the map legend"),
+                "name terrain as [map.legend] does",
+            );
+        }
+    }
+}
+
 fn check_grid(c: &mut Checker, field: &str, grid: &str, w: u32, h: u32, ok: impl Fn(char) -> bool) {
-    let lines: Vec<&str> = grid
-        .lines()
-        .map(str::trim)
+    let base = c
+        .loc
+        .line(&field.split('.').map(Seg::Key).collect::<Vec<_>>());
+    // Multi-line strings start on the line after `terrain = """`.
+    let raw_lines: Vec<&str> = grid.lines().collect();
+    let leading = raw_lines.iter().take_while(|l| l.trim().is_empty()).count();
+    // When the string opens with `"""` and a newline, TOML drops that newline: the first row
+    // is on the next line.
+    let opens_alone = base
+        .and_then(|b| c.loc.text.lines().nth(b - 1))
+        .is_some_and(|l| l.trim_end().ends_with("\"\"\"") || l.trim_end().ends_with("'''"));
+    let first = base.map(|b| b + usize::from(opens_alone));
+    let row_line = |row: usize| first.map(|b| b + leading + row);
+    let lines: Vec<&str> = raw_lines
+        .iter()
+        .map(|l| l.trim())
         .filter(|l| !l.is_empty())
         .collect();
+    let push = |c: &mut Checker, line: Option<usize>, message: String, help: &str| {
+        c.problems.push(Problem {
+            file: c.file.to_string(),
+            line,
+            field: field.to_string(),
+            message,
+            help: help.to_string(),
+        });
+    };
     if lines.len() != h as usize {
-        c.push_top(
-            field,
+        push(
+            c,
+            base,
             format!("{} rows given, the map has {h}", lines.len()),
             "one line per row, top line = last_row",
         );
     }
     for (i, l) in lines.iter().enumerate() {
         if l.chars().count() != w as usize {
-            c.push_top(
-                field,
+            push(
+                c,
+                row_line(i),
                 format!(
                     "row {} of the grid has {} characters, the map has {w} columns",
                     i + 1,
@@ -568,8 +1352,9 @@ fn check_grid(c: &mut Checker, field: &str, grid: &str, w: u32, h: u32, ok: impl
             );
         }
         if let Some(bad) = l.chars().find(|ch| !ok(*ch)) {
-            c.push_top(
-                field,
+            push(
+                c,
+                row_line(i),
                 format!(
                     "row {} has `{bad}`, which the legend does not define",
                     i + 1
@@ -585,4 +1370,54 @@ fn off_map_message(h: Hex, m: &Map) -> String {
         "hex {h} is off the map (columns {}–{}, rows {}–{})",
         m.first_col, m.last_col, m.first_row, m.last_row
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locates_fields_in_tables_inline_tables_and_arrays() {
+        let text = "[a]\nx = 1\n\n[[units]]\nid = \"u\"\n\n[[units]]\nid = \"v\"\nhexes = [\n  \"1.01\",\n  \"1.02\",\n]\n\n[victory]\npoints = [\n  { side = \"a\", points = 1 },\n  { side = \"b\", points = 2 },\n]\n";
+        let loc = Locator::new(text);
+        assert_eq!(loc.line(&[Seg::Key("a"), Seg::Key("x")]), Some(2));
+        assert_eq!(
+            loc.line(&[Seg::Key("units"), Seg::Index(1), Seg::Key("id")]),
+            Some(8)
+        );
+        assert_eq!(
+            loc.line(&[
+                Seg::Key("units"),
+                Seg::Index(1),
+                Seg::Key("hexes"),
+                Seg::Index(1)
+            ]),
+            Some(11)
+        );
+        assert_eq!(
+            loc.line(&[
+                Seg::Key("victory"),
+                Seg::Key("points"),
+                Seg::Index(1),
+                Seg::Key("side")
+            ]),
+            Some(17)
+        );
+        // An absent field falls back to its table.
+        assert_eq!(
+            loc.line(&[Seg::Key("units"), Seg::Index(0), Seg::Key("parent")]),
+            Some(4).or(loc.line(&[Seg::Key("units"), Seg::Index(0)]))
+        );
+        assert_eq!(
+            loc.path_at(text.find("1.02").unwrap()).as_deref(),
+            Some("units[1].hexes[1]")
+        );
+    }
+
+    #[test]
+    fn line_of_counts_newlines_and_clamps() {
+        assert_eq!(line_of("a\nb\nc", 0), 1);
+        assert_eq!(line_of("a\nb\nc", 2), 2);
+        assert_eq!(line_of("a\nb\nc", 999), 3);
+    }
 }
