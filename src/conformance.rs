@@ -31,6 +31,8 @@ pub struct Case {
     /// An inline miniature scenario (TOML).
     pub scenario_toml: Option<String>,
     pub seed: u64,
+    /// Scenario variants in play.
+    pub variants: Vec<String>,
     /// Setup commands, run with the seeded dice before the case proper.
     pub given: Vec<Line>,
     pub commands: Vec<Line>,
@@ -106,6 +108,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, FormatError> {
                 "assumed" => c.assumed = Some(value.to_string()),
                 "scenario" => c.scenario = Some(value.to_string()),
                 "scenario-toml" => in_toml = true,
+                "variants" => c.variants = value.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect(),
                 "seed" => c.seed = value.parse().map_err(|_| err(n, format!("seed must be a number, not `{value}`")))?,
                 "given" | "commands" | "dice" | "expect" => {
                     section = Some(key.to_string());
@@ -116,7 +119,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, FormatError> {
                 other => {
                     return Err(err(
                         n,
-                        format!("unknown key `{other}`; expected case, rules, assumed, scenario, scenario-toml, seed, given, commands, dice, expect"),
+                        format!("unknown key `{other}`; expected case, rules, assumed, scenario, scenario-toml, variants, seed, given, commands, dice, expect"),
                     ));
                 }
             }
@@ -289,6 +292,7 @@ fn start_game(case: &Case) -> Result<Game, String> {
         tables,
         seed: case.seed,
         presets,
+        variants: case.variants.clone(),
         created_at: String::new(),
     };
     Game::in_memory(new).map_err(|e| e.to_string())

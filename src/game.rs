@@ -43,6 +43,8 @@ pub struct NewGame {
     pub seed: u64,
     /// The scenario's pre-set orders, typed by the order language.
     pub presets: Vec<(String, crate::engine::TypedOrder)>,
+    /// Scenario variants in play.
+    pub variants: Vec<String>,
     /// Wall-clock time, metadata only.
     pub created_at: String,
 }
@@ -124,7 +126,7 @@ impl Game {
     }
 
     fn start(db: Option<&Path>, new: NewGame) -> Result<Game, GameError> {
-        let NewGame { scenario_toml, scenario, tables_toml, tables, seed, presets, created_at } = new;
+        let NewGame { scenario_toml, scenario, tables_toml, tables, seed, presets, variants, created_at } = new;
         let meta = GameMeta {
             scenario_id: scenario.meta.id.clone(),
             scenario_toml,
@@ -141,7 +143,7 @@ impl Game {
         // Decide the start before creating the file, so a refusal leaves nothing behind.
         let engine = Engine::new(&scenario, &tables);
         let state = engine.initial_state();
-        let start = Command::Start { presets };
+        let start = Command::Start { presets, variants };
         let events =
             engine.decide(&state, &start, &mut SeededDice::new(seed)).map_err(GameError::Refused)?;
         drop(engine);

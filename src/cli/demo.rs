@@ -107,7 +107,7 @@ pub fn play(db: &std::path::Path, seed: u64, verbose: bool) -> Result<Game, Fail
     let (tables_toml, tables) = super::load_tables(None)?;
     let presets = crate::game::type_presets(&scenario)
         .map_err(|(id, m)| Failure::Usage(format!("pre-set order {id}: {m}")))?;
-    let new = NewGame { scenario_toml, scenario, tables_toml, tables, seed, presets, created_at: String::from("demo") };
+    let new = NewGame { scenario_toml, scenario, tables_toml, tables, seed, presets, variants: Vec::new(), created_at: String::from("demo") };
     let mut game = Game::create(db, new).map_err(|e| Failure::Usage(e.to_string()))?;
     if verbose {
         println!("staffwork demo — {} (seed {seed})", game.scenario.meta.title);

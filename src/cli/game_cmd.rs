@@ -87,6 +87,9 @@ pub struct NewArgs {
     /// Command tables to use instead of the bundled ones (see `staffwork rules show`).
     #[arg(long)]
     pub tables: Option<PathBuf>,
+    /// A scenario variant to play (repeatable; `staffwork scenario show` lists them).
+    #[arg(long)]
+    pub variant: Vec<String>,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
@@ -429,7 +432,7 @@ pub fn new(a: NewArgs) -> CmdResult {
     let presets = crate::game::type_presets(&scenario).map_err(|(id, msg)| {
         Failure::Usage(format!("pre-set order `{id}` cannot be read by the order language: {msg}"))
     })?;
-    let new = NewGame { scenario_toml, scenario, tables_toml, tables, seed: a.seed, presets, created_at: now() };
+    let new = NewGame { scenario_toml, scenario, tables_toml, tables, seed: a.seed, presets, variants: a.variant.clone(), created_at: now() };
     let game = Game::create(&a.db, new).map_err(game_error)?;
     if a.format == Format::Json {
         return super::print_json(&json!({"ok": true, "db": a.db, "scenario": game.scenario.meta.id, "seed": a.seed, "turn": game.state.turn, "phasing": game.state.phasing()}));

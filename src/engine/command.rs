@@ -31,6 +31,9 @@ pub enum Command {
     Start {
         /// Pre-set orders, typed by the order language, by pre-set order id.
         presets: Vec<(String, TypedOrder)>,
+        /// Scenario variants in play (ids from the scenario's `variants`).
+        #[serde(default)]
+        variants: Vec<String>,
     },
     /// The army commander sends an order (6.4).
     IssueOrder {

@@ -68,6 +68,9 @@ pub enum EventKind {
         /// Side → (army commander id, Army HQ piece id).
         armies: Vec<(String, String, String)>,
         commands: Vec<CommandInit>,
+        /// Scenario variants in play.
+        #[serde(default)]
+        variants: Vec<String>,
         positions: Vec<(String, Hex)>,
     },
     /// A pre-set order in force at the start (6.2.2), possibly in delay.

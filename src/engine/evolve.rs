@@ -19,7 +19,9 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             armies,
             commands,
             positions,
+            variants,
         } => {
+            state.variants = variants.iter().cloned().collect();
             state.scenario_id.clone_from(scenario_id);
             state.side_order.clone_from(side_order);
             state.turn = 1;

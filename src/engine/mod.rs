@@ -96,6 +96,7 @@ impl<'a> Engine<'a> {
             positions: Default::default(),
             arrived: Default::default(),
             due: Default::default(),
+            variants: Default::default(),
             dice: Default::default(),
             events: 0,
         }
@@ -132,7 +133,7 @@ impl<'a> Engine<'a> {
             ));
         }
         match cmd {
-            Command::Start { presets } => sequence::start(&mut ctx, presets)?,
+            Command::Start { presets, variants } => sequence::start(&mut ctx, presets, variants)?,
             Command::Advance => sequence::advance(&mut ctx)?,
             Command::IssueOrder {
                 side,

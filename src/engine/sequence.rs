@@ -20,7 +20,7 @@ use crate::rules::AcceptanceResult;
 use crate::scenario::PresetStatus;
 
 /// Place the scenario's forces and pre-set orders, and open the first Command Phase.
-pub(super) fn start(ctx: &mut Ctx, presets: &[(String, TypedOrder)]) -> Result<(), Refusal> {
+pub(super) fn start(ctx: &mut Ctx, presets: &[(String, TypedOrder)], variants: &[String]) -> Result<(), Refusal> {
     if ctx.state.turn != 0 {
         return Err(Refusal::new(
             "already-started",
@@ -30,6 +30,15 @@ pub(super) fn start(ctx: &mut Ctx, presets: &[(String, TypedOrder)]) -> Result<(
         ));
     }
     let s = ctx.scenario();
+    if let Some(v) = variants.iter().find(|v| !s.variants.iter().any(|x| &x.id == *v)) {
+        let known: Vec<&str> = s.variants.iter().map(|x| x.id.as_str()).collect();
+        return Err(Refusal::new(
+            "unknown-variant",
+            "",
+            format!("`{v}` is not a variant of this scenario"),
+            format!("variants: {}", if known.is_empty() { "none".into() } else { known.join(", ") }),
+        ));
+    }
     let first = s.clock.first_player.clone();
     let mut side_order = vec![first.clone()];
     side_order.extend(s.sides.iter().map(|x| x.id.clone()).filter(|x| *x != first));
@@ -68,6 +77,7 @@ pub(super) fn start(ctx: &mut Ctx, presets: &[(String, TypedOrder)]) -> Result<(
             armies,
             commands,
             positions,
+            variants: variants.to_vec(),
         },
     );
 
@@ -235,8 +245,12 @@ fn begin_command_phase(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
     let due: Vec<(String, u8, u8)> = s
         .reinforcements
         .iter()
+        .filter(|r| variant_allows(&ctx.state, r))
         .filter(|r| {
-            r.side == side && !ctx.state.arrived.contains(&r.id) && now.is_some_and(|t| r.time <= t)
+            r.side == side
+                && !ctx.state.arrived.contains(&r.id)
+                && !ctx.state.due.contains(&r.id)
+                && now.is_some_and(|t| r.time <= t)
         })
         .filter_map(|r| r.condition.as_ref().map(|c| (r.id.clone(), c.sides, c.min)))
         .collect();
@@ -267,6 +281,9 @@ fn reinforcements_enter(ctx: &mut Ctx, side: &str) {
         if r.condition.is_some() && !ctx.state.due.contains(&r.id) {
             continue;
         }
+        if !variant_allows(&ctx.state, r) {
+            continue;
+        }
         let hex = s
             .place(&r.entry)
             .and_then(|p| p.hexes.first().copied())
@@ -274,23 +291,24 @@ fn reinforcements_enter(ctx: &mut Ctx, side: &str) {
         let Some(hex) = hex else { continue };
         let mut pieces = Vec::new();
         for id in &r.arrives {
-            if let Some(f) = s.formation(id) {
-                if f.hq.is_some()
-                    || matches!(
-                        f.echelon,
-                        crate::scenario::Echelon::Army | crate::scenario::Echelon::Corps
-                    )
-                {
+            match s.formation(id) {
+                // An army or corps brings its HQ and commander; its units are listed separately.
+                Some(f) if f.echelon != crate::scenario::Echelon::Division => {
                     pieces.push(oob::hq_piece(&f.id));
+                    pieces.extend(f.commander.iter().cloned());
                 }
-                pieces.extend(f.commander.iter().cloned());
-                pieces.extend(oob::member_units(s, &ctx.state, id));
-            } else {
-                pieces.push(id.clone());
+                // A division brings its commander and its units.
+                Some(f) => {
+                    pieces.extend(f.commander.iter().cloned());
+                    pieces.extend(oob::member_units(s, &ctx.state, id));
+                }
+                None => pieces.push(id.clone()),
             }
         }
         pieces.sort();
         pieces.dedup();
+        // A piece already on the map does not enter twice.
+        pieces.retain(|p| !ctx.state.positions.contains_key(p));
         ctx.emit_side(
             side,
             EventKind::ReinforcementArrived {
@@ -300,6 +318,13 @@ fn reinforcements_enter(ctx: &mut Ctx, side: &str) {
             },
         );
     }
+}
+
+/// Is a reinforcement group in play under the game's variants?
+fn variant_allows(state: &GameState, r: &crate::scenario::Reinforcement) -> bool {
+    let needed = r.variant.as_ref().is_none_or(|v| state.variants.contains(v));
+    let excluded = r.unless_variants.iter().any(|v| state.variants.contains(v));
+    needed && !excluded
 }
 
 /// End of the phasing player's turn: Emergency Withdrawals end in straggler checks and No Orders

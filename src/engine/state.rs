@@ -183,6 +183,8 @@ pub struct GameState {
     pub positions: BTreeMap<String, Hex>,
     /// Reinforcement groups that have arrived.
     pub arrived: BTreeSet<String>,
+    /// Scenario variants in play.
+    pub variants: BTreeSet<String>,
     /// Reinforcement groups whose arrival roll succeeded and that enter this turn.
     pub due: BTreeSet<String>,
     /// Rolls made per dice purpose: the position of the game's dice.
