@@ -496,7 +496,14 @@ fn check_expectation(state: &GameState, events: &[Event], l: &Line) -> Result<()
             }
             let matching = events.iter().filter(|e| e.kind_name() == *kind).any(|e| {
                 let v = serde_json::to_value(e).unwrap_or_default();
-                want.iter().all(|(k, val)| v.get(*k).is_some_and(|x| scalar(x) == *val))
+                want.iter().all(|(k, val)| match k.strip_suffix('~') {
+                    // `key~=value`: the array holds the value, or the text contains it.
+                    Some(k) => v.get(k).is_some_and(|x| match x {
+                        serde_json::Value::Array(items) => items.iter().any(|i| scalar(i) == *val),
+                        other => scalar(other).contains(val),
+                    }),
+                    None => v.get(*k).is_some_and(|x| scalar(x) == *val),
+                })
             });
             match (*neg, matching) {
                 ("event", true) | ("no-event", false) => Ok(()),

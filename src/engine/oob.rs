@@ -111,7 +111,8 @@ pub fn sub_units(s: &Scenario, state: &GameState, command: &str) -> Vec<String> 
     let independent = |id: &str| state.commands.get(id).is_some_and(|c| c.independent);
     let on_map = |id: &str| hub_piece(s, id).is_some_and(|p| state.positions.contains_key(&p));
     match s.command(command) {
-        Some(OobRef::Unit(u)) => vec![u.id.clone()],
+        Some(OobRef::Unit(u)) if on_map(&u.id) => vec![u.id.clone()],
+        Some(OobRef::Unit(_)) => Vec::new(),
         Some(OobRef::Formation(f)) => {
             let divisions = s
                 .child_formations(&f.id)

@@ -1,0 +1,92 @@
+//! The conformance suite (tests/conformance/*.case) runs in `cargo test`, and the runner itself
+//! is tested: a wrong expectation, a missing die and a superfluous die each fail with a message
+//! that shows the difference.
+
+use std::path::{Path, PathBuf};
+
+use staffwork::conformance::{CaseResult, collect, parse, run_case, run_files};
+
+fn suite() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance")
+}
+
+#[test]
+fn the_whole_suite_passes() {
+    let files = collect(&[suite()]).expect("suite folder readable");
+    assert!(files.len() >= 5, "suite has its files: {files:?}");
+    let results = run_files(&files);
+    let failures: Vec<&CaseResult> = results.iter().filter(|r| !r.passed).collect();
+    assert!(failures.is_empty(), "failing cases:\n{failures:#?}");
+    assert!(results.len() >= 50, "expected the full suite, ran {}", results.len());
+}
+
+fn run_text(text: &str) -> CaseResult {
+    let file = suite().join("(inline).case");
+    let cases = parse(&file, text).expect("case parses");
+    run_case(&cases[0])
+}
+
+const BASE: &str = "case: written General order costs 6\nrules: 6.4.1\ncommands:\n  order --side imperial --method written \"3rd Div: march to Kümla and defend.\"\n";
+
+#[test]
+fn a_correct_case_passes() {
+    let r = run_text(&format!("{BASE}expect:\n  command-points imperial 9\n"));
+    assert!(r.passed, "{r:?}");
+}
+
+#[test]
+fn a_wrong_expectation_fails_showing_the_difference() {
+    let r = run_text(&format!("{BASE}expect:\n  command-points imperial 10\n"));
+    assert!(!r.passed);
+    let f = r.failure.unwrap();
+    assert!(f.contains("expected 10, got 9"), "{f}");
+}
+
+#[test]
+fn a_missing_die_fails_naming_it() {
+    let text = "case: acceptance needs a die\nrules: 6.5\ncommands:\n  order --side imperial --method written \"3rd Div: march to Kümla and defend.\"\n  turn\n  turn\n  turn\n  turn\n  turn\ndice:\n  delay-reduction d6: 1\n";
+    let r = run_text(text);
+    assert!(!r.passed);
+    let f = r.failure.unwrap();
+    assert!(f.contains("no 6-sided die scripted for Acceptance"), "{f}");
+}
+
+#[test]
+fn a_superfluous_die_fails_listing_it() {
+    let r = run_text(&format!("{BASE}dice:\n  acceptance 11..66: 66\nexpect:\n  command-points imperial 9\n"));
+    assert!(!r.passed);
+    let f = r.failure.unwrap();
+    assert!(f.contains("dice given but not used") && f.contains("Acceptance [6, 6]"), "{f}");
+}
+
+#[test]
+fn an_unexpected_refusal_and_a_missing_refusal_both_fail() {
+    let r = run_text("case: x\ncommands:\n  order --side imperial --method in-person \"3rd Div: march to Kümla and defend.\"\n");
+    assert!(r.failure.unwrap().contains("not-stacked"));
+    let r = run_text(&format!("{}  => refused not-enough-command-points\n", BASE.trim_end()));
+    assert!(r.failure.unwrap().contains("expected refusal `not-enough-command-points`"));
+}
+
+#[test]
+fn format_errors_name_the_line() {
+    let e = parse(Path::new("x.case"), "case: a\nbogus: 1\n").unwrap_err();
+    assert_eq!(e.line, 2);
+    assert!(e.message.contains("unknown key `bogus`"));
+    let e = parse(Path::new("x.case"), "  turn\n").unwrap_err();
+    assert_eq!(e.line, 1);
+}
+
+#[test]
+fn the_cli_prints_one_line_per_failure_and_a_closing_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("bad.case");
+    std::fs::write(&f, format!("{BASE}expect:\n  command-points imperial 10\n")).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_staffwork"))
+        .args(["conformance", f.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("FAIL") && stdout.contains("expected 10, got 9"), "{stdout}");
+    assert!(stdout.trim_end().ends_with("0 passed, 1 failed"), "{stdout}");
+}
