@@ -8,7 +8,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod odds_cmd;
+mod rules_cmd;
 mod scenario_cmd;
+mod simulate_cmd;
+
+pub use odds_cmd::OddsCmd;
 
 /// Output format of every command that reports something.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -61,6 +66,15 @@ pub enum Command {
     /// Validate and print scenarios.
     #[command(subcommand)]
     Scenario(scenario_cmd::ScenarioCmd),
+    /// Print the command tables (chart p1) with the provenance of every cell.
+    #[command(subcommand)]
+    Rules(rules_cmd::RulesCmd),
+    /// Exact odds of acceptance, initiative and attack stoppage, by enumerating the dice.
+    #[command(subcommand)]
+    Odds(odds_cmd::OddsCmd),
+    /// Draw many checks with the seeded dice and compare with the exact odds.
+    #[command(subcommand)]
+    Simulate(simulate_cmd::SimulateCmd),
 }
 
 /// Entry point used by the binary: parse, set up logging, run, map the result to an exit code.
@@ -91,6 +105,9 @@ fn init_tracing() {
 pub fn run(cli: Cli) -> CmdResult {
     match cli.command {
         Command::Scenario(cmd) => scenario_cmd::run(cmd),
+        Command::Rules(cmd) => rules_cmd::run(cmd),
+        Command::Odds(cmd) => odds_cmd::run(cmd),
+        Command::Simulate(cmd) => simulate_cmd::run(cmd),
     }
 }
 
