@@ -12,7 +12,12 @@ mod check_cmd;
 mod conformance_cmd;
 mod demo;
 pub(crate) mod game_cmd;
+mod odds_cmd;
+mod rules_cmd;
 mod scenario_cmd;
+mod simulate_cmd;
+
+pub use odds_cmd::OddsCmd;
 
 /// Output format of every command that reports something.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -97,6 +102,15 @@ pub enum Command {
     Branch(game_cmd::BranchArgs),
     /// Run conformance cases (by default the project's own suite in tests/conformance).
     Conformance(conformance_cmd::ConformanceArgs),
+    /// Print the command tables (chart p1) with the provenance of every cell.
+    #[command(subcommand)]
+    Rules(rules_cmd::RulesCmd),
+    /// Exact odds of acceptance, initiative and attack stoppage, by enumerating the dice.
+    #[command(subcommand)]
+    Odds(odds_cmd::OddsCmd),
+    /// Draw many checks with the seeded dice and compare with the exact odds.
+    #[command(subcommand)]
+    Simulate(simulate_cmd::SimulateCmd),
 }
 
 /// Entry point used by the binary: parse, set up logging, run, map the result to an exit code.
@@ -143,6 +157,9 @@ pub fn run(cli: Cli) -> CmdResult {
         Command::Replay(a) => game_cmd::replay(a),
         Command::Branch(a) => game_cmd::branch(a),
         Command::Conformance(a) => conformance_cmd::run(a),
+        Command::Rules(cmd) => rules_cmd::run(cmd),
+        Command::Odds(cmd) => odds_cmd::run(cmd),
+        Command::Simulate(cmd) => simulate_cmd::run(cmd),
     }
 }
 

@@ -240,6 +240,39 @@ mod tests {
         ));
     }
 
+    /// The full 10⁶-trial agreement check; slow in debug builds, so run it with
+    /// `cargo test --release -- --ignored`.
+    #[test]
+    #[ignore = "10⁶ trials: run with cargo test --release -- --ignored"]
+    fn rule_6_5_a_million_simulated_acceptance_checks_agree_with_exact_odds() {
+        let t = CommandTables::nbs();
+        for number in [-3, 0, 3, 4, 7, 10] {
+            let q = odds::AcceptanceQuery {
+                sender_rating: 0,
+                receiver_rating: 0,
+                method: Method::Written,
+                order_type: OrderType::General,
+                current: CurrentOrder::General,
+            };
+            let exact = odds::acceptance_for_number(t, q, number);
+            let mut dice = SeededDice::new(1_000_000 + number as u64);
+            let n = 1_000_000;
+            let sim = acceptance(t, number, n, &mut dice, &mut |_| {}).unwrap();
+            for (i, c) in exact.counts.iter().enumerate() {
+                assert!(within_sigmas(sim.counts[i], n, u64::from(c.count), 36, 5));
+            }
+            for (i, turn) in exact.by_turn.iter().enumerate() {
+                assert!(within_sigmas(
+                    sim.accepted_by_turn[i],
+                    n,
+                    turn.accepted,
+                    exact.by_turn_denominator,
+                    5
+                ));
+            }
+        }
+    }
+
     #[test]
     fn scripted_dice_drive_delay_reduction() {
         let t = CommandTables::nbs();
