@@ -349,6 +349,18 @@ fn run_line(game: &mut Game, line: &Line, dice: &mut dyn Dice, events: &mut Vec<
         }
         (Err(game_cmd::BuildError::Usage(m)), _) => return Err(format!("line {}: {m}", line.line)),
     };
+    // `turn --until-turn N` / `--until-end` repeat the advance, each step recorded on its own.
+    if let crate::cli::Command::Turn(t) = &cli.command
+        && matches!(outcome, Outcome::Ok)
+    {
+        loop {
+            let evs = game.execute_with(&actor, &cmd, dice).map_err(|e| format!("line {}: {e}", line.line))?;
+            events.extend(evs);
+            if t.reached(&game.state) {
+                return Ok(());
+            }
+        }
+    }
     match (game.execute_with(&actor, &cmd, dice), outcome) {
         (Ok(evs), Outcome::Ok) => {
             events.extend(evs);

@@ -124,6 +124,34 @@ pub struct DbArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct TurnArgs {
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Keep going until the first Command Phase of this game turn (each step is recorded on its own).
+    #[arg(long, value_name = "TURN", conflicts_with = "until_end")]
+    pub until_turn: Option<u32>,
+    /// Keep going until the game is over.
+    #[arg(long)]
+    pub until_end: bool,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+impl TurnArgs {
+    /// Is the game where this `turn` command should stop?
+    pub(crate) fn reached(&self, state: &crate::engine::GameState) -> bool {
+        use crate::engine::Step;
+        if state.step == Step::GameOver {
+            return true;
+        }
+        match self.until_turn {
+            Some(t) => state.turn >= t && state.player == 0 && state.step == Step::Command,
+            None => !self.until_end,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
 pub struct InitiativeArgs {
     #[arg(long)]
     pub db: PathBuf,
@@ -545,9 +573,34 @@ pub fn order(a: OrderArgs) -> CmdResult {
     run_game_command(&db, &super::Command::Order(a), format)
 }
 
-pub fn turn(a: DbArgs) -> CmdResult {
-    let (db, format) = (a.db.clone(), a.format);
-    run_game_command(&db, &super::Command::Turn(a), format)
+pub fn turn(a: TurnArgs) -> CmdResult {
+    let mut game = open(&a.db)?;
+    let mut all = Vec::new();
+    loop {
+        match game.execute("umpire", &Command::Advance) {
+            Ok(events) => {
+                if a.format == Format::Text {
+                    for e in &events {
+                        println!("{}", describe(e));
+                    }
+                }
+                all.extend(events);
+            }
+            Err(e) if a.format == Format::Json => {
+                super::print_json(&refusal_json(&e))?;
+                return Err(Failure::Judged);
+            }
+            Err(e) => return Err(game_error(e)),
+        }
+        if a.reached(&game.state) {
+            break;
+        }
+    }
+    if a.format == Format::Json {
+        return super::print_json(&json!({"ok": true, "events": all, "turn": game.state.turn, "step": game.state.step}));
+    }
+    print_where(&game);
+    Ok(())
 }
 
 pub fn initiative(a: InitiativeArgs) -> CmdResult {

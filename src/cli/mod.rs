@@ -77,7 +77,7 @@ pub enum Command {
     /// Send an order: parsed, checked, priced and timed; refused with diagnostics if it has errors.
     Order(game_cmd::OrderArgs),
     /// Run the automatic steps up to the next one that needs a person (5.1).
-    Turn(game_cmd::DbArgs),
+    Turn(game_cmd::TurnArgs),
     /// Roll for Initiative for a command (6.6.1); the order is written if it succeeds.
     Initiative(game_cmd::InitiativeArgs),
     /// Write the one-turn order of an enemy command that suffered a Loose Cannon (6.6.1.6).

@@ -70,7 +70,8 @@ pub(super) fn start(ctx: &mut Ctx, presets: &[(String, TypedOrder)], variants: &
     let commands = oob::commands(s);
     let scenario_id = s.meta.id.clone();
     ctx.emit(
-        Visibility::Public,
+        // The start places every piece of both sides: the umpire's alone (4.0).
+        Visibility::Umpire,
         EventKind::GameStarted {
             scenario_id,
             side_order,
