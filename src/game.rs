@@ -180,7 +180,7 @@ impl Game {
     /// Decide a command with the game's dice, append it with its events in one transaction,
     /// and apply them. A refusal writes nothing.
     pub fn execute(&mut self, actor: &str, cmd: &Command) -> Result<Vec<Event>, GameError> {
-        let next = self.store.commands()?.len() as i64 + 1;
+        let next = self.store.next_command_seq()?;
         let seed = self.store.meta().seed_for(next);
         let mut dice = SeededDice::at(seed, self.state.dice.clone());
         self.execute_with(actor, cmd, &mut dice)

@@ -97,7 +97,7 @@ fn altering_one_byte_of_a_payload_is_caught_and_named() {
 #[test]
 fn killing_the_process_mid_game_leaves_a_file_that_opens_and_verifies() {
     let dir = tempfile::tempdir().unwrap();
-    for (i, wait_ms) in [2u64, 8, 20, 40].iter().enumerate() {
+    for (i, wait_ms) in [30u64, 80, 160, 320].iter().enumerate() {
         let db = dir.path().join(format!("k{i}.db"));
         let d = db.to_str().unwrap();
         ok(&["new", "--scenario", "tutorial-hall", "--db", d, "--seed", "9"]);

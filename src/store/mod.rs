@@ -242,6 +242,11 @@ impl Store {
         Ok(())
     }
 
+    /// The sequence number the next command will get.
+    pub fn next_command_seq(&self) -> Result<i64, StoreError> {
+        Ok(self.conn.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM command", [], |r| r.get(0))?)
+    }
+
     /// Every command, in order.
     pub fn commands(&self) -> Result<Vec<StoredCommand>, StoreError> {
         let mut st = self.conn.prepare("SELECT seq, actor, payload FROM command ORDER BY seq")?;
