@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod check_cmd;
 mod scenario_cmd;
 
 /// Output format of every command that reports something.
@@ -61,6 +62,8 @@ pub enum Command {
     /// Validate and print scenarios.
     #[command(subcommand)]
     Scenario(scenario_cmd::ScenarioCmd),
+    /// Read orders, classify and criticise them (docs/order-language.md).
+    Check(check_cmd::CheckArgs),
 }
 
 /// Entry point used by the binary: parse, set up logging, run, map the result to an exit code.
@@ -91,6 +94,7 @@ fn init_tracing() {
 pub fn run(cli: Cli) -> CmdResult {
     match cli.command {
         Command::Scenario(cmd) => scenario_cmd::run(cmd),
+        Command::Check(args) => check_cmd::run(args),
     }
 }
 
