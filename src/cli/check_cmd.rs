@@ -1,7 +1,8 @@
 //! `staffwork check`: read orders, print each one's read-back, type and diagnostics with the
 //! offending text underlined (text) or the documented JSON contract (docs/order-language.md).
 
-use std::io::Read;
+use std::fmt::Write as _;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use clap::Args;
@@ -67,9 +68,21 @@ pub fn run(args: CheckArgs) -> CmdResult {
         ))
     })?;
     let report = order::check(&text, scen.as_ref(), args.side.as_deref());
-    match args.format {
-        Format::Json => super::print_json(&report)?,
-        Format::Text => print_text(&text, &report),
+    let out = match args.format {
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(&report)
+                .map_err(|e| Failure::Usage(e.to_string()))?;
+            s.push('\n');
+            s
+        }
+        Format::Text => render_text(&text, &report),
+    };
+    // A closed pipe (`staffwork check … | head`) is not an error worth a panic.
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(out.as_bytes()).and_then(|()| stdout.flush()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => return Err(Failure::Usage(format!("standard output: {e}"))),
     }
     if report.has_errors() {
         Err(Failure::Judged)
@@ -101,33 +114,35 @@ fn locate(text: &str, pos: usize) -> (usize, &str, usize) {
     (line_no, &text[line_start..line_end], col)
 }
 
-fn print_text(text: &str, report: &CheckReport) {
+fn render_text(text: &str, report: &CheckReport) -> String {
+    let mut out = String::new();
     for (i, o) in report.orders.iter().enumerate() {
         let (line, _, _) = locate(text, o.span.0);
-        println!("order {} (line {line}): {}", i + 1, type_name(o));
+        let _ = writeln!(out, "order {} (line {line}): {}", i + 1, type_name(o));
         if !o.readback.is_empty() {
-            println!("  read back: {}", o.readback);
+            let _ = writeln!(out, "  read back: {}", o.readback);
         }
         for d in &o.diagnostics {
-            println!("  {}[{}]: {}", d.severity, d.code, d.message);
+            let _ = writeln!(out, "  {}[{}]: {}", d.severity, d.code, d.message);
             if d.severity != Severity::Note {
                 let (l, src, col) = locate(text, d.span.0);
                 let width = text
                     .get(d.span.0..d.span.1.min(d.span.0 + src.len()))
                     .map_or(1, |s| s.lines().next().unwrap_or("").chars().count())
                     .max(1);
-                println!("   {l:>4} | {src}");
-                println!("        | {}{}", " ".repeat(col), "^".repeat(width));
+                let _ = writeln!(out, "   {l:>4} | {src}");
+                let _ = writeln!(out, "        | {}{}", " ".repeat(col), "^".repeat(width));
             }
             if !d.help.is_empty() {
-                println!("        = help: {}", d.help);
+                let _ = writeln!(out, "        = help: {}", d.help);
             }
         }
-        println!();
+        let _ = writeln!(out);
     }
     let s = &report.summary;
-    println!(
+    let _ = writeln!(out, 
         "{} order(s): {} error(s), {} warning(s)",
         s.orders, s.errors, s.warnings
     );
+    out
 }

@@ -107,6 +107,12 @@ enum Mode {
         start: usize,
         end: usize,
         refs: Vec<Reference>,
+        /// The condition has its verb ("the enemy holds …"); the next action ends it.
+        predicate: bool,
+        after_subject: bool,
+        /// Written before its action ("If the enemy holds Kümla stop …", "or, should …,
+        /// defend"): it governs the next step, not the last.
+        leading: bool,
     },
     Purpose {
         start: usize,
@@ -196,6 +202,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
     let mut filler: Option<Span> = None;
     let mut first_step_here: Option<usize> = None;
     let mut prev_place: Option<(usize, bool)> = None; // (index into step objectives/forces, is_force)
+    let mut word_conn = false; // a word connector ("and", "or", "then") since the last item
     let has_verb = toks.iter().any(|t| matches!(t, Tok::Verb { .. }));
 
     // A sentence with no action, made only of names: a signature when it ends the order.
@@ -233,21 +240,30 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 start,
                 end,
                 refs,
+                predicate,
+                after_subject,
+                leading,
             } => {
                 let ends = match tok {
-                    Tok::Verb { .. } | Tok::Purpose(_) | Tok::CondStart(..) | Tok::IfPossible(_) => {
-                        true
-                    }
+                    // "should the enemy advance, …": a verb right after the condition's
+                    // subject is the condition's own verb.
+                    Tok::Verb { .. } => *predicate || !*after_subject,
+                    Tok::Purpose(_) | Tok::CondStart(..) | Tok::IfPossible(_) => true,
                     Tok::Connector(c, _) => c == "then" || c == "and then" || c == ";",
                     _ => false,
                 };
                 if !ends {
                     *end = tok.span().1;
+                    if *after_subject && matches!(tok, Tok::Filler(_) | Tok::Verb { .. }) {
+                        *predicate = true;
+                    }
+                    *after_subject = matches!(tok, Tok::Place(_));
                     collect_refs(tok, refs, &mut d.refs);
                     continue;
                 }
                 let cond = make_condition(text, kind, *start, *end, std::mem::take(refs));
-                attach_condition(cond, d, first_step_here, &mut pending);
+                let here = if *leading { None } else { first_step_here };
+                attach_condition(cond, d, here, &mut pending);
                 mode = Mode::Normal;
                 if let Tok::Connector(c, _) = tok {
                     if c != ";" {
@@ -353,6 +369,9 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     start: s.0,
                     end: s.1,
                     refs: Vec::new(),
+                    predicate: false,
+                    after_subject: false,
+                    leading: first_step_here.is_none() || word_conn,
                 };
             }
             Tok::Purpose(s) => {
@@ -603,6 +622,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 prev_place = None;
             }
             Tok::Connector(c, _) => {
+                word_conn |= c.chars().next().is_some_and(char::is_alphabetic);
                 match c.as_str() {
                     "then" | "and then" | "afterwards" | "after that" | "after which"
                     | "thereafter" => link_hint = Some(Link::Then),
@@ -637,6 +657,9 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 });
             }
         }
+        if !matches!(tok, Tok::Connector(..) | Tok::Punct(_) | Tok::CondStart(..)) {
+            word_conn = false;
+        }
         if !matches!(tok, Tok::Place(_) | Tok::Relation { .. }) {
             if !matches!(tok, Tok::Connector(..) | Tok::Punct(_)) {
                 conn = None;
@@ -656,6 +679,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
             start,
             end,
             refs,
+            ..
         } => {
             let cond = make_condition(text, &kind, start, end, refs);
             attach_condition(cond, d, first_step_here, &mut pending);
@@ -683,8 +707,16 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
         }
         Mode::Normal => {}
     }
+    if let (Some(c), Some(_)) = (pending.condition.take(), first_step_here) {
+        let last = d.steps.len() - 1;
+        if d.steps[last].condition.is_none() {
+            d.steps[last].condition = Some(c);
+        } else {
+            pending.condition = Some(c);
+        }
+    }
     // Modifiers that found no action in this sentence are kept, not dropped.
-    if first_step_here.is_none() {
+    if first_step_here.is_none() || pending.condition.is_some() {
         let mut left: Vec<String> = Vec::new();
         if let Some(t) = pending.timing {
             left.push(t.text);

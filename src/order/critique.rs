@@ -74,6 +74,11 @@ pub(crate) fn content(stages: &[Stage], order_span: Span, out: &mut Vec<Diagnost
         }
         let has_limit = st.objectives.iter().any(Reference::is_limit)
             || st.route.iter().any(Reference::is_limit)
+            || st
+                .direction
+                .as_ref()
+                .and_then(|d| d.place.as_ref())
+                .is_some_and(Reference::is_place)
             || st.steps.iter().any(|s| s.purpose.is_some());
         let has_axis = this_axis || earlier_axis;
         if !has_limit {

@@ -462,10 +462,14 @@ fn who_target(p: Pair<'_, Rule>, off: usize) -> Target {
             parts: Vec::new(),
         };
     }
+    let input = p.get_input();
+    let mut first: Option<usize> = None;
     for c in p.into_inner() {
         if matches!(c.as_rule(), Rule::name | Rule::majesty) {
-            name_span = span_of(&c, off);
-            text = nfc(c.as_str());
+            let (s, e) = (c.as_span().start(), c.as_span().end());
+            let s = *first.get_or_insert(s);
+            name_span = (off + s, off + e);
+            text = nfc(&input[s..e]);
         }
     }
     Target {
