@@ -384,6 +384,16 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
         Rule::route_prep => Tok::RoutePrep(lower_case_words(p.as_str()), span),
         Rule::dest_prep => Tok::DestPrep(lower_case_words(p.as_str()), span),
         Rule::compass => {
+            if p.clone().into_inner().any(|c| c.as_rule() == Rule::k_from) {
+                if let Some(c) = p.clone().into_inner().find(|c| c.as_rule() == Rule::compass_word) {
+                    out.push(Tok::Direction {
+                        from: true,
+                        target: simple(Form::Compass, &c, off),
+                        span,
+                    });
+                    return;
+                }
+            }
             let w = p
                 .clone()
                 .into_inner()
