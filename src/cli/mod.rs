@@ -111,6 +111,8 @@ pub enum Command {
     /// Draw many checks with the seeded dice and compare with the exact odds.
     #[command(subcommand)]
     Simulate(simulate_cmd::SimulateCmd),
+    /// Read orders, classify and criticise them (docs/order-language.md).
+    Check(check_cmd::CheckArgs),
 }
 
 /// Entry point used by the binary: parse, set up logging, run, map the result to an exit code.
@@ -160,6 +162,7 @@ pub fn run(cli: Cli) -> CmdResult {
         Command::Rules(cmd) => rules_cmd::run(cmd),
         Command::Odds(cmd) => odds_cmd::run(cmd),
         Command::Simulate(cmd) => simulate_cmd::run(cmd),
+        Command::Check(args) => check_cmd::run(args),
     }
 }
 

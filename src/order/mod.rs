@@ -1,72 +1,550 @@
-//! TEMPORARY stand-in for the order language (replaced by the order branch on merge).
-use crate::rules::{OrderType, Posture};
-use crate::scenario::Scenario;
-use serde::Serialize;
+//! The order language: written orders in, typed, resolved, classified, critiqued and read-back
+//! orders out (NBS 6.2–6.4, 6.8, 6.9, 30.0; docs/order-language.md).
+//!
+//! The pipeline is `source` (split into orders and sentences) → `grammar`/`lower` (pest; the
+//! only place pest types exist) → `build` (tokens → steps and stages) → resolution against an
+//! optional scenario (`resolve`) → classification and critique (`critique`) → `readback`.
+//!
+//! Owns: the order AST ([`ast`]), the JSON contract of `staffwork check`, the diagnostic
+//! codes. Must not: print, touch game state, or roll dice. Never panics on any input; time is
+//! linear in the input's length (sentences are parsed one at a time and capped in length).
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum Severity {
-    Error,
-    Warning,
-    Note,
+pub mod ast;
+mod build;
+mod critique;
+mod grammar;
+mod lower;
+mod readback;
+mod resolve;
+mod source;
+
+pub use ast::*;
+
+use chrono::NaiveTime;
+
+use crate::hex::Hex;
+use crate::rules::OrderType;
+use crate::scenario::{Echelon, Scenario};
+use critique::diag;
+use resolve::{Index, Match};
+
+/// Options of a check beyond the scenario and side.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options<'a> {
+    pub scenario: Option<&'a Scenario>,
+    /// The writer's side id; recipients must belong to it.
+    pub side: Option<&'a str>,
+    /// The present game time, for "a time already past". Defaults to the scenario's first
+    /// turn when a scenario is given.
+    pub now: Option<NaiveTime>,
 }
-#[derive(Clone, Debug, Serialize)]
-pub struct Diagnostic {
-    pub severity: Severity,
-    pub code: &'static str,
-    pub message: String,
+
+/// Check every order in `text` (orders are separated by blank lines).
+pub fn check(text: &str, scenario: Option<&Scenario>, side: Option<&str>) -> CheckReport {
+    check_with(
+        text,
+        Options {
+            scenario,
+            side,
+            now: None,
+        },
+    )
 }
-#[derive(Clone, Debug, Serialize)]
-pub struct Resolved {
-    pub id: String,
-}
-#[derive(Clone, Debug, Serialize)]
-pub struct Reference {
-    pub text: String,
-    pub resolved: Option<Resolved>,
-}
-#[derive(Clone, Debug, Serialize)]
-pub struct Stage {
-    pub posture: Posture,
-}
-#[derive(Clone, Debug, Serialize)]
-pub struct CheckedOrder {
-    pub text: String,
-    pub recipient: Option<Reference>,
-    pub order_type: Option<OrderType>,
-    pub stages: Vec<Stage>,
-    pub independent: bool,
-    pub readback: String,
-    pub diagnostics: Vec<Diagnostic>,
-}
-impl CheckedOrder {
-    pub fn has_errors(&self) -> bool {
-        self.diagnostics.iter().any(|d| d.severity == Severity::Error)
+
+/// [`check`] with all options.
+pub fn check_with(text: &str, opts: Options<'_>) -> CheckReport {
+    let index = opts.scenario.map(Index::new);
+    let now = now_of(&opts);
+    let orders: Vec<CheckedOrder> = source::split_orders(text)
+        .into_iter()
+        .map(|span| check_span(text, span, index.as_ref(), opts.side, now))
+        .collect();
+    let mut summary = Summary {
+        orders: orders.len(),
+        ..Summary::default()
+    };
+    for o in &orders {
+        summary.errors += o.count(Severity::Error);
+        summary.warnings += o.count(Severity::Warning);
+        summary.notes += o.count(Severity::Note);
     }
-    pub fn same_order_key(&self) -> String {
-        crate::text::fold(&self.text)
+    CheckReport { orders, summary }
+}
+
+/// Check `text` as one order (blank lines included).
+pub fn check_one(text: &str, scenario: Option<&Scenario>, side: Option<&str>) -> CheckedOrder {
+    let opts = Options {
+        scenario,
+        side,
+        now: None,
+    };
+    let index = scenario.map(Index::new);
+    let lead = text.len() - text.trim_start().len();
+    let span = (lead, lead + text.trim().len());
+    check_span(text, span, index.as_ref(), side, now_of(&opts))
+}
+
+fn now_of(opts: &Options<'_>) -> Option<NaiveTime> {
+    opts.now
+        .or_else(|| opts.scenario.map(|s| s.clock.first_turn.time()))
+}
+
+/// Look a reference's resolution up by span in the table built from the place list.
+fn fill(r: &mut Reference, table: &[(Span, Form, Option<Resolved>)]) {
+    if r.parts.is_empty() {
+        if let Some((_, form, res)) = table.iter().find(|(s, _, _)| *s == r.span) {
+            r.resolved = res.clone();
+            if *form == Form::Unit {
+                r.form = Form::Unit;
+            }
+        }
+    }
+    for p in &mut r.parts {
+        fill(p, table);
     }
 }
-pub fn check_one(text: &str, scenario: Option<&Scenario>, _side: Option<&str>) -> CheckedOrder {
-    let (head, body) = text.split_once(':').unwrap_or(("", text));
-    let f = crate::text::fold(head);
-    let resolved = scenario.and_then(|s| {
-        s.formations.iter().find(|x| {
-            crate::text::fold(&x.name) == f
-                || x.aliases.iter().any(|a| crate::text::fold(a) == f)
-                || x.short.as_deref().is_some_and(|a| crate::text::fold(a) == f)
-        })
+
+fn fill_dir(d: &mut Option<Direction>, table: &[(Span, Form, Option<Resolved>)]) {
+    if let Some(p) = d.as_mut().and_then(|d| d.place.as_mut()) {
+        fill(p, table);
+    }
+}
+
+fn word_span(text: &str, pos: usize) -> Span {
+    let rest = text.get(pos..).unwrap_or("");
+    let len = rest
+        .char_indices()
+        .find(|(_, c)| c.is_whitespace())
+        .map_or(rest.len(), |(i, _)| i);
+    (pos, pos + len.max(usize::from(!rest.is_empty())).min(rest.len()))
+}
+
+#[allow(clippy::too_many_lines)]
+fn check_span(
+    text: &str,
+    span: Span,
+    index: Option<&Index<'_>>,
+    side: Option<&str>,
+    now: Option<NaiveTime>,
+) -> CheckedOrder {
+    let draft = build::build(text, span);
+    let mut diags: Vec<Diagnostic> = Vec::new();
+    let build::Draft {
+        header,
+        courtesies,
+        mut recipient,
+        preset,
+        independent,
+        independent_span,
+        stated_type,
+        steps,
+        mut attached,
+        intent,
+        intent_span,
+        remarks,
+        too_long,
+        refs,
+        unreadable,
+        body_start,
+        addressed_you,
+    } = draft;
+    let mut stages = build::stages(steps);
+
+    // --- the recipient
+    let mut recipient_side: Option<String> = None;
+    let mut recipient_ref: Option<(String, String)> = None; // (id, kind) for 6.8.1
+    if let (Some(r), Some(ix)) = (recipient.as_mut(), index) {
+        match ix.unit(&r.text, true) {
+            Match::Found {
+                resolved,
+                side: s,
+                near,
+                others,
+                ..
+            } => {
+                if let Some(d) = near {
+                    diags.push(diag(
+                        Severity::Warning,
+                        "near-miss",
+                        format!("recipient \"{}\" taken for {} (edit distance {d})", r.text, resolved.name),
+                        r.span,
+                        format!("write \"{}\" if that is meant", resolved.name),
+                    ));
+                }
+                if !others.is_empty() {
+                    diags.push(diag(
+                        Severity::Warning,
+                        "ambiguous-name",
+                        format!("recipient \"{}\" could be {} or {}", r.text, resolved.name, others.join(" or ")),
+                        r.span,
+                        "use the formation's full name or counter id",
+                    ));
+                }
+                recipient_side = s;
+                recipient_ref = Some((resolved.id.clone(), resolved.kind.clone()));
+                r.resolved = Some(resolved);
+            }
+            Match::Missing { suggestions } => diags.push(diag(
+                Severity::Error,
+                "unknown-recipient",
+                format!("no command called \"{}\" in this scenario", r.text),
+                r.span,
+                suggest(&suggestions, "name a formation, unit or commander of the order of battle"),
+            )),
+        }
+    }
+    match (&recipient, preset || addressed_you) {
+        (None, true) if addressed_you && !preset => diags.push(diag(
+            Severity::Warning,
+            "implicit-recipient",
+            "the order is addressed to \"you\"; its recipient is whoever receives the letter",
+            (body_start, body_start),
+            "name the recipient (\"My dear Morvan,\", \"To General Morvan:\") so the order can be checked",
+        )),
+        (None, true) => diags.push(diag(
+            Severity::Warning,
+            "implicit-recipient",
+            "a pre-set order names no recipient; it belongs to the command that holds it",
+            (body_start, body_start),
+            "6.2.2: pre-set orders are attached to a command by the scenario",
+        )),
+        (None, false) => {
+            let at = stages.first().map_or_else(|| word_span(text, body_start), |s| s.span);
+            diags.push(diag(
+                Severity::Error,
+                "no-recipient",
+                "the order does not say who is to carry it out",
+                (at.0, at.0),
+                "start with the recipient: \"2nd Div: …\", \"To General Hill: …\" or \"The Duke will …\"",
+            ));
+        }
+        _ => {}
+    }
+    if let (Some(want), Some(got), Some(r)) = (side, &recipient_side, &recipient) {
+        if want != got {
+            diags.push(diag(
+                Severity::Error,
+                "recipient-not-own-side",
+                format!("{} belongs to the {got} side, not to {want}", r.text),
+                r.span,
+                "6.4: the Army Commander orders only his own commands",
+            ));
+        }
+    }
+
+    // --- places, hexes and troops
+    let mut places: Vec<Reference> = Vec::new();
+    let mut table: Vec<(Span, Form, Option<Resolved>)> = Vec::new();
+    for mut r in refs {
+        if table.iter().any(|(s, _, _)| *s == r.span) {
+            continue;
+        }
+        let mut res: Option<Resolved> = None;
+        match (r.form, index) {
+            (Form::Hex, Some(ix)) => {
+                if let Some(h) = r.hexes.first().copied().or_else(|| r.text.parse::<Hex>().ok()) {
+                    res = ix.hex(h);
+                    if res.is_none() {
+                        let m = &ix.scenario.map;
+                        diags.push(diag(
+                            Severity::Error,
+                            "hex-off-map",
+                            format!("hex {h} is not on the map"),
+                            r.span,
+                            format!(
+                                "this map runs from column {} to {} and row {} to {}",
+                                m.first_col, m.last_col, m.first_row, m.last_row
+                            ),
+                        ));
+                    }
+                }
+            }
+            (Form::Name, Some(ix)) => match ix.place(&r.text) {
+                Match::Found {
+                    resolved,
+                    variant,
+                    near,
+                    others,
+                    ..
+                } => {
+                    if let Some(v) = variant {
+                        diags.push(diag(
+                            Severity::Warning,
+                            "spelling-variant",
+                            format!("\"{}\" taken for {} (a variant spelling, \"{v}\")", r.text, resolved.name),
+                            r.span,
+                            format!("write \"{}\" to be certain", resolved.name),
+                        ));
+                    }
+                    if let Some(d) = near {
+                        diags.push(diag(
+                            Severity::Warning,
+                            "near-miss",
+                            format!("\"{}\" is not on the map; taken for {} (edit distance {d})", r.text, resolved.name),
+                            r.span,
+                            format!("write \"{}\" if that is meant", resolved.name),
+                        ));
+                    }
+                    if !others.is_empty() {
+                        diags.push(diag(
+                            Severity::Warning,
+                            "ambiguous-name",
+                            format!("\"{}\" could be {} or {}; taken for {}", r.text, resolved.name, others.join(" or "), resolved.name),
+                            r.span,
+                            "use the full name of the place",
+                        ));
+                    }
+                    res = Some(resolved);
+                }
+                Match::Missing { suggestions } => match ix.unit(&r.text, false) {
+                    Match::Found { resolved, .. } => {
+                        r.form = Form::Unit;
+                        res = Some(resolved);
+                    }
+                    Match::Missing { .. } if stages.is_empty() => {}
+                    Match::Missing { .. } => diags.push(diag(
+                        Severity::Error,
+                        "unknown-place",
+                        format!("\"{}\" is not a place on this map", r.text),
+                        r.span,
+                        suggest(&suggestions, "name a place of the scenario's gazetteer or give a hex"),
+                    )),
+                },
+            },
+            (Form::Unit, Some(ix)) => {
+                if let Match::Found { resolved, .. } = ix.unit(&r.text, false) {
+                    res = Some(resolved);
+                }
+            }
+            _ => {}
+        }
+        table.push((r.span, r.form, res.clone()));
+        r.resolved = res;
+        if r.is_place() {
+            places.push(r);
+        }
+    }
+    for st in &mut stages {
+        for r in st.objectives.iter_mut().chain(st.route.iter_mut()) {
+            fill(r, &table);
+        }
+        fill_dir(&mut st.direction, &table);
+        fill_dir(&mut st.facing, &table);
+        fill_dir(&mut st.against, &table);
+        if let Some(c) = &mut st.condition {
+            for r in &mut c.references {
+                fill(r, &table);
+            }
+        }
+        if let Some(s) = &mut st.subject {
+            if let Some(ix) = index {
+                if let Match::Found { resolved, .. } = ix.unit(&s.text, true) {
+                    s.resolved = Some(resolved);
+                }
+            }
+        }
+        for step in &mut st.steps {
+            for r in step
+                .objectives
+                .iter_mut()
+                .chain(step.route.iter_mut())
+                .chain(step.forces.iter_mut())
+            {
+                fill(r, &table);
+            }
+            fill_dir(&mut step.direction, &table);
+            fill_dir(&mut step.facing, &table);
+            fill_dir(&mut step.against, &table);
+        }
+    }
+    for a in &mut attached {
+        fill(a, &table);
+        if let (None, Some(ix)) = (&a.resolved, index) {
+            match ix.unit(&a.text, true) {
+                Match::Found { resolved, .. } => a.resolved = Some(resolved),
+                Match::Missing { suggestions } => diags.push(diag(
+                    Severity::Warning,
+                    "unknown-unit",
+                    format!("\"{}\" is not a unit of this scenario", a.text),
+                    a.span,
+                    suggest(&suggestions, "6.9: a transfer names the unit and the command it joins"),
+                )),
+            }
+        }
+    }
+
+    // --- classification (6.3, 6.4.2)
+    let order_type = critique::order_type(&stages);
+    let cost_type = critique::cost_type(&stages);
+
+    // --- critique
+    if let Some(u) = &unreadable {
+        let at = word_span(text, u.pos);
+        diags.push(diag(
+            Severity::Error,
+            "unreadable",
+            format!("cannot read an order here; expected {}", u.expected.join(", or ")),
+            at,
+            "an order needs an action: \"2nd Div: attack up the Säter road and capture Hall.\"",
+        ));
+    }
+    for s in &too_long {
+        diags.push(diag(
+            Severity::Warning,
+            "too-long",
+            format!("a sentence of {} bytes was not read; it is kept as a remark", s.1 - s.0),
+            *s,
+            format!("sentences longer than {} bytes are not parsed; break it up", source::MAX_SENTENCE),
+        ));
+    }
+    for r in &remarks {
+        if too_long.contains(&r.span) || unreadable.is_some() {
+            continue;
+        }
+        diags.push(diag(
+            Severity::Warning,
+            "unstructured-text",
+            format!("\"{}\" was not understood and is kept only as a remark", r.text),
+            r.span,
+            "the umpire will read it, but the order's structure ignores it; rephrase with an \
+             action, a place, a route, a time or a condition",
+        ));
+    }
+    critique::content(&stages, span, &mut diags);
+    if let Some(now) = now {
+        for st in &stages {
+            for step in &st.steps {
+                let Some(t) = &step.timing else { continue };
+                let Some(tm) = t.time.as_deref().and_then(|x| NaiveTime::parse_from_str(x, "%H:%M").ok()) else {
+                    continue;
+                };
+                if tm < now {
+                    diags.push(diag(
+                        Severity::Warning,
+                        "time-past",
+                        format!("{} is already past (it is now {})", t.text, now.format("%H:%M")),
+                        t.span,
+                        "30.0: if the time has already passed on acceptance the order executes \
+                         immediately; a deadline already past cannot be met",
+                    ));
+                }
+            }
+        }
+    }
+    if independent {
+        if let (Some((id, kind)), Some(ix)) = (&recipient_ref, index) {
+            if let Some(why) = independent_refusal(ix.scenario, id, kind) {
+                diags.push(diag(
+                    Severity::Warning,
+                    "independent-not-allowed",
+                    format!("{} may not normally receive an Independent Order: {why}", ix.scenario.command(id).map_or(id.as_str(), |c| c.name())),
+                    independent_span.unwrap_or(span),
+                    "6.8.1: eligible are divisions of a corps, brigades that do not belong to a \
+                     division, and cavalry brigades; others only where the scenario allows",
+                ));
+            }
+        }
+    }
+    if let (Some((stated, s)), Some(t)) = (stated_type, order_type) {
+        if stated != t {
+            diags.push(diag(
+                Severity::Warning,
+                "type-mismatch",
+                format!("the order calls itself {} but reads as {}", type_word(stated), type_word(t)),
+                s,
+                "6.3: the type follows from the order's stages, conditions and alternatives",
+            ));
+        }
+    }
+    let intent_text = (!intent.is_empty()).then(|| intent.join("; "));
+    let anatomy = critique::anatomy(
+        recipient.is_some() || preset,
+        &stages,
+        intent_text.is_some(),
+        places.len(),
+    );
+    diags.sort_by_key(|d| (d.span.0, d.severity));
+    diags.push(critique::anatomy_note(anatomy, span));
+    let _ = intent_span;
+
+    let who = recipient.as_ref().map(|r| {
+        let name = r.resolved.as_ref().map_or(r.phrase.clone(), |x| x.name.clone());
+        if attached.is_empty() {
+            name
+        } else {
+            let a: Vec<&str> = attached.iter().map(|a| a.phrase.as_str()).collect();
+            format!("{name} with {} attached", a.join(" and "))
+        }
     });
-    let b = crate::text::fold(body);
-    let engage = ["attack", "capture", "drive"].iter().any(|w| b.contains(w));
-    let complex = b.contains(" if ") || b.contains("instant") || b.contains("then");
-    let t = if complex { OrderType::Complex } else if engage { OrderType::Engage } else { OrderType::General };
+    let readback = readback::render(who.as_deref(), preset, independent, &stages, order_type);
+    let key = critique::key(
+        recipient.as_ref(),
+        &attached,
+        independent,
+        &stages,
+        intent_text.as_deref(),
+    );
     CheckedOrder {
-        text: text.to_string(),
-        recipient: Some(Reference { text: head.into(), resolved: resolved.map(|r| Resolved { id: r.id.clone() }) }),
-        order_type: Some(t),
-        stages: vec![Stage { posture: if engage { Posture::Engage } else { Posture::General } }],
-        independent: b.contains("independent"),
-        readback: format!("(stub) {}", text.trim()),
-        diagnostics: vec![],
+        text: crate::text::nfc(&text[span.0..span.1]),
+        span,
+        header,
+        courtesies,
+        recipient,
+        preset,
+        order_type,
+        cost_type,
+        stated_type: stated_type.map(|(t, _)| t),
+        stages,
+        places,
+        independent,
+        attached,
+        intent: intent_text,
+        remarks,
+        anatomy,
+        readback,
+        key,
+        diagnostics: diags,
+    }
+}
+
+fn type_word(t: OrderType) -> &'static str {
+    match t {
+        OrderType::Engage => "Engage",
+        OrderType::General => "General",
+        OrderType::Complex => "Complex",
+    }
+}
+
+fn suggest(suggestions: &[String], fallback: &str) -> String {
+    if suggestions.is_empty() {
+        fallback.to_string()
+    } else {
+        format!("did you mean {}?", suggestions.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", "))
+    }
+}
+
+/// Why a command may not receive an Independent Order (6.8.1), or `None` when it may.
+fn independent_refusal(s: &Scenario, id: &str, kind: &str) -> Option<&'static str> {
+    if kind == "formation" {
+        let f = s.formation(id)?;
+        return match f.echelon {
+            Echelon::Division => {
+                let parent = f.parent.as_deref().and_then(|p| s.formation(p));
+                match parent.map(|p| p.echelon) {
+                    Some(Echelon::Corps) | None => None,
+                    _ => None,
+                }
+            }
+            Echelon::Corps => Some("a corps is not a sub-unit"),
+            Echelon::Army => Some("an army is not a sub-unit"),
+        };
+    }
+    let u = s.unit(id)?;
+    if u.kind.is_cavalry() {
+        return None;
+    }
+    match s.formation(&u.parent).map(|p| p.echelon) {
+        Some(Echelon::Division) => Some("it is a brigade of a division and not cavalry"),
+        _ => None,
     }
 }

@@ -1,0 +1,898 @@
+//! Building the order AST from the tokens of its sentences.
+//!
+//! Owns: what the tokens mean together: which verb starts a new step, which words belong to a
+//! condition or to the purpose, where an objective or a route goes, what is a remark, and how
+//! steps group into stages (NBS 6.3.3; the grouping rule is documented in
+//! docs/order-language.md and decision 0011). Must not: resolve names or judge the order.
+
+use super::ast::*;
+use super::lower::{self, Target, Tok, Unreadable};
+use super::source;
+use crate::rules::{OrderType, Posture};
+use crate::text::nfc;
+
+/// A step with how it was joined to the one before it.
+#[derive(Clone, Debug)]
+pub(crate) struct DraftStep {
+    pub step: Step,
+    pub link: Link,
+    pub sentence: usize,
+    pub condition: Option<Condition>,
+    pub subject: Option<Reference>,
+    pub purpose: Option<String>,
+    /// The purpose calls for an attack ("in order to fall on the rear of the enemy").
+    pub purpose_engage: bool,
+}
+
+/// An order as read, before resolution and judgement.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Draft {
+    pub header: Option<String>,
+    pub courtesies: Vec<Remark>,
+    pub recipient: Option<Reference>,
+    pub preset: bool,
+    pub independent: bool,
+    pub independent_span: Option<Span>,
+    pub stated_type: Option<(OrderType, Span)>,
+    pub steps: Vec<DraftStep>,
+    pub attached: Vec<Reference>,
+    pub intent: Vec<String>,
+    pub intent_span: Option<Span>,
+    pub remarks: Vec<Remark>,
+    /// Remarks kept because a sentence was too long to parse.
+    pub too_long: Vec<Span>,
+    /// Every reference in the text, in order of appearance.
+    pub refs: Vec<Reference>,
+    pub unreadable: Option<Unreadable>,
+    /// The order speaks to "you" ("His Majesty desires that you …"): a letter's addressee.
+    pub addressed_you: bool,
+    /// Start of the first sentence that is not a courtesy or header (for "no recipient").
+    pub body_start: usize,
+}
+
+pub(crate) fn to_reference(t: &Target) -> Reference {
+    let form = if t.form == Form::Name && super::resolve::looks_like_troops(&t.text) {
+        Form::Unit
+    } else {
+        t.form
+    };
+    Reference {
+        text: t.text.clone(),
+        span: t.span,
+        form,
+        relation: None,
+        within: t.within,
+        hexes: t.hexes.clone(),
+        parts: t.parts.iter().map(to_reference).collect(),
+        resolved: None,
+        phrase: t.phrase.clone(),
+    }
+}
+
+/// Leaves of a reference, in order: the hexes and names a compound reference is made of.
+fn leaves(r: &Reference, out: &mut Vec<Reference>) {
+    if r.parts.is_empty() {
+        out.push(r.clone());
+    } else {
+        for p in &r.parts {
+            leaves(p, out);
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Prep {
+    Route,
+    Dest,
+    From,
+}
+
+#[derive(Default)]
+struct Pending {
+    timing: Option<Timing>,
+    direction: Option<Direction>,
+    facing: Option<Direction>,
+    against: Option<Direction>,
+    if_possible: bool,
+    objectives: Vec<(Reference, String)>,
+    condition: Option<Condition>,
+    subject: Option<Reference>,
+    manner: Vec<String>,
+}
+
+enum Mode {
+    Normal,
+    Cond {
+        kind: String,
+        start: usize,
+        end: usize,
+        refs: Vec<Reference>,
+        /// The condition has its verb ("the enemy holds …"); the next action ends it.
+        predicate: bool,
+        after_subject: bool,
+        /// Written before its action ("If the enemy holds Kümla stop …", "or, should …,
+        /// defend"): it governs the next step, not the last.
+        leading: bool,
+    },
+    Purpose {
+        start: usize,
+        end: usize,
+        engage: bool,
+        alternatives: bool,
+    },
+}
+
+/// "In the direction of …" → "in the direction of …" (keywords only; names keep their case).
+fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) if f.is_ascii_uppercase() => f.to_ascii_lowercase().to_string() + c.as_str(),
+        Some(f) => f.to_string() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+fn words(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Read one order (`text` is the whole input, `span` the order's byte range in it).
+pub(crate) fn build(text: &str, span: Span) -> Draft {
+    let mut d = Draft {
+        body_start: span.0,
+        ..Draft::default()
+    };
+    let order = &text[span.0..span.1];
+    let sentences = source::split_sentences(order);
+    let mut body_found = false;
+    for (si, (s0, s1)) in sentences.iter().enumerate() {
+        let abs = (span.0 + s0, span.0 + s1);
+        let stext = &text[abs.0..abs.1];
+        if stext.len() > source::MAX_SENTENCE {
+            d.remarks.push(Remark {
+                text: nfc(stext),
+                span: abs,
+            });
+            d.too_long.push(abs);
+            continue;
+        }
+        let toks = lower::sentence(stext, abs.0);
+        if !body_found
+            && toks
+                .iter()
+                .any(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_) | Tok::Punct(_)))
+        {
+            body_found = true;
+            d.body_start = toks
+                .iter()
+                .find(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_) | Tok::Punct(_)))
+                .map_or(abs.0, |t| t.span().0);
+        }
+        let last_sentence = si + 1 == sentences.len();
+        sentence(text, &toks, si, abs, last_sentence, &mut d);
+    }
+    if d.steps.is_empty() {
+        // Explain the first sentence that has a body.
+        for (s0, s1) in &sentences {
+            let abs = (span.0 + s0, span.0 + s1);
+            if abs.1 - abs.0 > source::MAX_SENTENCE || abs.0 + (abs.1 - abs.0) < d.body_start {
+                continue;
+            }
+            d.unreadable = Some(lower::explain(&text[abs.0..abs.1], abs.0));
+            break;
+        }
+        if d.unreadable.is_none() {
+            d.unreadable = Some(Unreadable {
+                pos: span.0,
+                expected: vec!["an action such as march, attack or defend".into()],
+            });
+        }
+    }
+    share_objectives(&mut d.steps);
+    d
+}
+
+#[allow(clippy::too_many_lines)]
+fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut Draft) {
+    let mut pending = Pending::default();
+    let mut mode = Mode::Normal;
+    let mut prep: Option<(Prep, String)> = None;
+    let mut link_hint: Option<Link> = None;
+    let mut conn: Option<String> = None;
+    let mut filler: Option<Span> = None;
+    let mut first_step_here: Option<usize> = None;
+    let mut prev_place: Option<(usize, bool)> = None; // (index into step objectives/forces, is_force)
+    let mut word_conn = false; // a word connector ("and", "or", "then") since the last item
+    let has_verb = toks.iter().any(|t| matches!(t, Tok::Verb { .. }));
+
+    // A sentence with no action, made only of names: a signature when it ends the order.
+    if !has_verb && last && si > 0 {
+        let names_only = toks
+            .iter()
+            .all(|t| matches!(t, Tok::Place(_) | Tok::Punct(_) | Tok::Connector(_, _) | Tok::Courtesy(_)));
+        let short = abs.1 - abs.0 <= 60;
+        if names_only && short && toks.iter().any(|t| matches!(t, Tok::Place(_))) {
+            d.courtesies.push(Remark {
+                text: nfc(&text[abs.0..abs.1]),
+                span: abs,
+            });
+            return;
+        }
+    }
+
+    let flush = |filler: &mut Option<Span>, d: &mut Draft| {
+        if let Some(s) = filler.take() {
+            let t = text[s.0..s.1].trim_end_matches([',', ';']).trim();
+            if !t.is_empty() {
+                d.remarks.push(Remark {
+                    text: nfc(t),
+                    span: (s.0, s.0 + t.len()),
+                });
+            }
+        }
+    };
+
+    for tok in toks {
+        // --- condition and purpose modes absorb what follows them
+        match &mut mode {
+            Mode::Cond {
+                kind,
+                start,
+                end,
+                refs,
+                predicate,
+                after_subject,
+                leading,
+            } => {
+                let ends = match tok {
+                    // "should the enemy advance, …": a verb right after the condition's
+                    // subject is the condition's own verb.
+                    Tok::Verb { .. } => *predicate || !*after_subject,
+                    Tok::Purpose(_) | Tok::CondStart(..) | Tok::IfPossible(_) => true,
+                    Tok::Connector(c, _) => c == "then" || c == "and then" || c == ";",
+                    _ => false,
+                };
+                if !ends {
+                    *end = tok.span().1;
+                    if *after_subject && matches!(tok, Tok::Filler(_) | Tok::Verb { .. }) {
+                        *predicate = true;
+                    }
+                    *after_subject = matches!(tok, Tok::Place(_));
+                    collect_refs(tok, refs, &mut d.refs);
+                    continue;
+                }
+                let cond = make_condition(text, kind, *start, *end, std::mem::take(refs));
+                let here = if *leading { None } else { first_step_here };
+                attach_condition(cond, d, here, &mut pending);
+                mode = Mode::Normal;
+                if let Tok::Connector(c, _) = tok {
+                    if c != ";" {
+                        link_hint = Some(Link::Then);
+                    }
+                    continue;
+                }
+            }
+            Mode::Purpose {
+                end,
+                engage,
+                alternatives,
+                ..
+            } => {
+                *end = tok.span().1;
+                match tok {
+                    Tok::Verb { action, .. } if action.posture() == Posture::Engage => *engage = true,
+                    Tok::Connector(c, _) if c == "or" || c == "either" => *alternatives = true,
+                    _ => {}
+                }
+                let mut sink = Vec::new();
+                collect_refs(tok, &mut sink, &mut d.refs);
+                continue;
+            }
+            Mode::Normal => {}
+        }
+
+        if !matches!(tok, Tok::Filler(_)) && !matches!(tok, Tok::Punct(_)) {
+            flush(&mut filler, d);
+        }
+        let cur = first_step_here.map(|_| d.steps.len() - 1);
+        match tok {
+            Tok::Header(s) => d.header = Some(nfc(text[s.0..s.1].trim_end_matches(['—', '–', '-', ':']).trim())),
+            Tok::Courtesy(s) => d.courtesies.push(Remark {
+                text: nfc(&text[s.0..s.1]),
+                span: *s,
+            }),
+            Tok::TypeLabel(t, s) => d.stated_type = Some((*t, *s)),
+            Tok::Preset { independent, span } => {
+                d.preset = true;
+                if *independent {
+                    d.independent = true;
+                    d.independent_span = Some(*span);
+                }
+            }
+            Tok::Addressee(t) => {
+                let generic = t
+                    .text
+                    .split_whitespace()
+                    .all(|w| matches!(w.to_lowercase().as_str(), "general" | "sir" | "marshal" | "friend" | "colonel" | "lord" | "duke" | "prince"));
+                if d.recipient.is_none() && !generic {
+                    d.recipient = Some(to_reference(t));
+                } else {
+                    d.addressed_you = true;
+                }
+            }
+            Tok::Recipient { who, attached, .. } => {
+                if who.is_none() {
+                    d.addressed_you = true;
+                }
+                if let Some(w) = who {
+                    let r = to_reference(w);
+                    if d.recipient.is_none() && d.steps.is_empty() {
+                        d.recipient = Some(r);
+                    } else {
+                        pending.subject = Some(r);
+                    }
+                }
+                for a in attached {
+                    d.attached.push(to_reference(a));
+                }
+            }
+            Tok::Independent(s) => {
+                d.independent = true;
+                d.independent_span.get_or_insert(*s);
+            }
+            Tok::Manner(m, _) => match cur {
+                Some(i) => {
+                    d.steps[i].step.manner.push(m.clone());
+                    d.steps[i].step.parts.push(m.clone());
+                }
+                None => pending.manner.push(m.clone()),
+            },
+            Tok::Timing { prep: p, value, span } => {
+                let t = Timing {
+                    text: lower_first(&nfc(&words(&text[span.0..span.1]))),
+                    span: *span,
+                    kind: p.clone(),
+                    time: value.clone(),
+                };
+                match cur {
+                    Some(i) => {
+                        d.steps[i].step.parts.push(t.text.clone());
+                        d.steps[i].step.timing = Some(t);
+                    }
+                    None => pending.timing = Some(t),
+                }
+            }
+            Tok::IfPossible(_) => pending.if_possible = true,
+            Tok::CondStart(kind, s) => {
+                mode = Mode::Cond {
+                    kind: kind.clone(),
+                    start: s.0,
+                    end: s.1,
+                    refs: Vec::new(),
+                    predicate: false,
+                    after_subject: false,
+                    leading: first_step_here.is_none() || word_conn,
+                };
+            }
+            Tok::Purpose(s) => {
+                mode = Mode::Purpose {
+                    start: s.1,
+                    end: s.1,
+                    engage: false,
+                    alternatives: false,
+                };
+            }
+            Tok::Facing(t, s) | Tok::Threat(t, s) | Tok::Direction { target: t, span: s, .. } => {
+                let (compass, place) = split_target(t, &mut d.refs);
+                let dir = Direction {
+                    text: lower_first(&nfc(&words(&text[s.0..s.1]))),
+                    span: *s,
+                    compass,
+                    place,
+                    from: matches!(tok, Tok::Threat(..) | Tok::Direction { from: true, .. }),
+                };
+                let which = match tok {
+                    Tok::Facing(..) => 0,
+                    Tok::Threat(..) => 1,
+                    _ => 2,
+                };
+                match cur {
+                    Some(i) => {
+                        let st = &mut d.steps[i].step;
+                        st.parts.push(dir.text.clone());
+                        *[&mut st.facing, &mut st.against, &mut st.direction][which] = Some(dir);
+                    }
+                    None => {
+                        *[&mut pending.facing, &mut pending.against, &mut pending.direction][which] =
+                            Some(dir);
+                    }
+                }
+            }
+            Tok::Attached(items, _) => {
+                for a in items {
+                    let r = to_reference(a);
+                    d.refs.push(r.clone());
+                    d.attached.push(r);
+                }
+            }
+            Tok::With(t, s) => {
+                let r = to_reference(t);
+                leaves(&r, &mut d.refs);
+                if let Some(i) = cur {
+                    d.steps[i].step.forces.push(r);
+                    d.steps[i].step.parts.push(nfc(&words(&text[s.0..s.1])));
+                }
+            }
+            Tok::Verb { action, verb, span } => {
+                // A verb straight after a name is part of the name: "the British retreat",
+                // "the Imperial Guard".
+                if let (Some(i), Some((oi, is_force))) = (cur, prev_place) {
+                    let st = &mut d.steps[i].step;
+                    let list = if is_force {
+                        &mut st.forces
+                    } else {
+                        &mut st.objectives
+                    };
+                    if let Some(r) = list.get_mut(oi) {
+                        if matches!(r.form, Form::Name | Form::Unit) && conn.is_none() && prep.is_none() {
+                            let new_end = span.1;
+                            let ext = nfc(&text[r.span.1..new_end]);
+                            r.text.push_str(&ext);
+                            r.phrase.push_str(&ext);
+                            r.span.1 = new_end;
+                            if let Some(last_part) = st.parts.last_mut() {
+                                last_part.push_str(&ext);
+                            }
+                            if let Some(p) = d.refs.iter_mut().rev().find(|p| p.span.0 == r.span.0) {
+                                *p = r.clone();
+                            }
+                            continue;
+                        }
+                    }
+                }
+                let link = if d.steps.is_empty() {
+                    Link::First
+                } else if first_step_here.is_none() {
+                    match link_hint {
+                        Some(Link::Then) => Link::Then,
+                        Some(Link::Or) => Link::Or,
+                        _ => Link::Sentence,
+                    }
+                } else {
+                    link_hint.unwrap_or(Link::And)
+                };
+                let mut step = Step {
+                    action: *action,
+                    verb: verb.clone(),
+                    posture: action.posture(),
+                    span: *span,
+                    objectives: Vec::new(),
+                    route: Vec::new(),
+                    direction: pending.direction.take(),
+                    facing: pending.facing.take(),
+                    against: pending.against.take(),
+                    timing: pending.timing.take(),
+                    forces: Vec::new(),
+                    manner: std::mem::take(&mut pending.manner),
+                    if_possible: std::mem::take(&mut pending.if_possible),
+                    alternatives: false,
+                    parts: vec![verb.clone()],
+                    own_objectives: 0,
+                    purpose: None,
+                };
+                for (r, p) in pending.objectives.drain(..) {
+                    step.parts.push(p);
+                    step.objectives.push(r);
+                }
+                for m in &step.manner {
+                    step.parts.push(m.clone());
+                }
+                for x in [&step.direction, &step.facing, &step.against].into_iter().flatten() {
+                    step.parts.push(x.text.clone());
+                }
+                if let Some(t) = &step.timing {
+                    step.parts.push(t.text.clone());
+                }
+                d.steps.push(DraftStep {
+                    step,
+                    link,
+                    sentence: si,
+                    condition: pending.condition.take(),
+                    subject: pending.subject.take(),
+                    purpose: None,
+                    purpose_engage: false,
+                });
+                first_step_here.get_or_insert(d.steps.len() - 1);
+                link_hint = None;
+                conn = None;
+                prep = None;
+                prev_place = None;
+                continue;
+            }
+            Tok::Place(t) | Tok::Relation { target: t, .. } => {
+                let mut r = to_reference(t);
+                let mut phrase = r.phrase.clone();
+                if let Tok::Relation { rel, span, .. } = tok {
+                    r.relation = Some(rel.clone());
+                    phrase = nfc(&words(&text[span.0..span.1]));
+                }
+                leaves(&r, &mut d.refs);
+                let (kind, word) = prep.take().unwrap_or((Prep::Dest, String::new()));
+                let rendered = match kind {
+                    Prep::Route => format!("{word} {phrase}"),
+                    _ if word.is_empty() => phrase.clone(),
+                    _ => format!("{word} {phrase}"),
+                };
+                let c = conn.take();
+                let Some(i) = cur else {
+                    pending.objectives.push((r, rendered));
+                    continue;
+                };
+                let st = &mut d.steps[i].step;
+                if let Some(c) = &c {
+                    st.parts.push(if c == "," { ",".into() } else { c.clone() });
+                    if c == "or" {
+                        st.alternatives = true;
+                    }
+                }
+                st.parts.push(rendered);
+                let moving = matches!(
+                    st.action,
+                    Action::Move | Action::Cross | Action::Withdraw | Action::Deploy
+                );
+                let after_force = matches!(prev_place, Some((_, true)));
+                if kind == Prep::From {
+                    st.direction = Some(Direction {
+                        text: format!("from {phrase}"),
+                        span: r.span,
+                        compass: None,
+                        place: Some(r),
+                        from: true,
+                    });
+                    prev_place = None;
+                } else if kind == Prep::Route && !matches!(st.action, Action::Defend) {
+                    st.route.push(r);
+                    prev_place = None;
+                } else if word.is_empty()
+                    && ((moving && st.objectives.is_empty() && r.form == Form::Own)
+                        || (after_force && c.is_some()))
+                {
+                    st.forces.push(r);
+                    prev_place = Some((st.forces.len() - 1, true));
+                } else {
+                    st.objectives.push(r);
+                    prev_place = Some((st.objectives.len() - 1, false));
+                }
+            }
+            Tok::ToFront(s) => {
+                let phrase = nfc(&words(&text[s.0..s.1]));
+                let r = Reference {
+                    text: phrase.clone(),
+                    span: *s,
+                    form: Form::Own,
+                    relation: None,
+                    within: None,
+                    hexes: Vec::new(),
+                    parts: Vec::new(),
+                    resolved: None,
+                    phrase: phrase.clone(),
+                };
+                match cur {
+                    Some(i) => {
+                        let st = &mut d.steps[i].step;
+                        st.parts.push(phrase);
+                        st.objectives.push(r);
+                    }
+                    None => pending.objectives.push((r, phrase)),
+                }
+                prev_place = None;
+            }
+            Tok::RoutePrep(w, _) => {
+                let canon = if matches!(w.as_str(), "up" | "down" | "along") {
+                    "along"
+                } else {
+                    "via"
+                };
+                prep = Some((Prep::Route, canon.to_string()));
+            }
+            Tok::DestPrep(w, _) => {
+                let kind = if w == "from" { Prep::From } else { Prep::Dest };
+                prep = Some((kind, w.clone()));
+            }
+            Tok::Compass(w, s) => {
+                let dir = Direction {
+                    text: lower_first(&nfc(&words(&text[s.0..s.1]))),
+                    span: *s,
+                    compass: Some(w.clone()),
+                    place: None,
+                    from: false,
+                };
+                match cur {
+                    Some(i) => {
+                        let st = &mut d.steps[i].step;
+                        if let Some(c) = conn.take() {
+                            st.parts.push(c);
+                        }
+                        st.parts.push(dir.text.clone());
+                        st.direction = Some(dir);
+                    }
+                    None => pending.direction = Some(dir),
+                }
+                prep = None;
+                prev_place = None;
+            }
+            Tok::Connector(c, _) => {
+                word_conn |= c.chars().next().is_some_and(char::is_alphabetic);
+                match c.as_str() {
+                    "then" | "and then" | "afterwards" | "after that" | "after which"
+                    | "thereafter" => link_hint = Some(Link::Then),
+                    "or" | "either" => {
+                        if link_hint != Some(Link::Then) {
+                            link_hint = Some(Link::Or);
+                        }
+                    }
+                    _ => {
+                        if link_hint.is_none() {
+                            link_hint = Some(Link::And);
+                        }
+                    }
+                }
+                let shown = match c.as_str() {
+                    "," | ";" | "—" | "–" | "--" => ",",
+                    "either" => "either",
+                    "or" => "or",
+                    _ => "and",
+                };
+                // Keep the first meaningful connector word between two objectives.
+                if conn.as_deref().is_none_or(|x| x == ",") {
+                    conn = Some(shown.to_string());
+                }
+                prep = None;
+            }
+            Tok::Punct(_) => {}
+            Tok::Filler(s) => {
+                filler = Some(match filler {
+                    Some((a, _)) => (a, s.1),
+                    None => *s,
+                });
+            }
+        }
+        if !matches!(tok, Tok::Connector(..) | Tok::Punct(_) | Tok::CondStart(..)) {
+            word_conn = false;
+        }
+        if !matches!(tok, Tok::Place(_) | Tok::Relation { .. }) {
+            if !matches!(tok, Tok::Connector(..) | Tok::Punct(_)) {
+                conn = None;
+            }
+            if !matches!(tok, Tok::Punct(_)) && !matches!(tok, Tok::Connector(..)) {
+                prev_place = None;
+            }
+            if matches!(tok, Tok::Connector(..)) {
+                prev_place = prev_place.filter(|(_, force)| *force);
+            }
+        }
+    }
+    flush(&mut filler, d);
+    match mode {
+        Mode::Cond {
+            kind,
+            start,
+            end,
+            refs,
+            ..
+        } => {
+            let cond = make_condition(text, &kind, start, end, refs);
+            attach_condition(cond, d, first_step_here, &mut pending);
+        }
+        Mode::Purpose {
+            start,
+            end,
+            engage,
+            alternatives,
+        } => {
+            let raw = text[start..end].trim().trim_end_matches(['.', '!', '?', ',', ';']);
+            let intent = nfc(&words(raw));
+            if !intent.is_empty() {
+                if d.intent_span.is_none() {
+                    d.intent_span = Some((start, end));
+                }
+                if let Some(i) = first_step_here.map(|_| d.steps.len() - 1) {
+                    let st = &mut d.steps[i];
+                    st.purpose = Some(intent.clone());
+                    st.purpose_engage = engage;
+                    st.step.alternatives |= alternatives;
+                }
+                d.intent.push(intent);
+            }
+        }
+        Mode::Normal => {}
+    }
+    if let (Some(c), Some(_)) = (pending.condition.take(), first_step_here) {
+        let last = d.steps.len() - 1;
+        if d.steps[last].condition.is_none() {
+            d.steps[last].condition = Some(c);
+        } else {
+            pending.condition = Some(c);
+        }
+    }
+    // Modifiers that found no action in this sentence are kept, not dropped.
+    if first_step_here.is_none() || pending.condition.is_some() {
+        let mut left: Vec<String> = Vec::new();
+        if let Some(t) = pending.timing {
+            left.push(t.text);
+        }
+        for x in [pending.direction, pending.facing, pending.against]
+            .into_iter()
+            .flatten()
+        {
+            left.push(x.text);
+        }
+        for (r, _) in pending.objectives {
+            left.push(r.phrase);
+        }
+        if let Some(c) = pending.condition {
+            left.push(c.text);
+        }
+        if !left.is_empty() {
+            d.remarks.push(Remark {
+                text: nfc(text[abs.0..abs.1].trim()),
+                span: abs,
+            });
+        }
+    }
+}
+
+fn split_target(t: &Target, refs: &mut Vec<Reference>) -> (Option<String>, Option<Reference>) {
+    if t.form == Form::Compass {
+        (Some(t.text.to_lowercase()), None)
+    } else {
+        let r = to_reference(t);
+        leaves(&r, refs);
+        (None, Some(r))
+    }
+}
+
+fn collect_refs(tok: &Tok, sink: &mut Vec<Reference>, all: &mut Vec<Reference>) {
+    let t = match tok {
+        Tok::Place(t)
+        | Tok::Relation { target: t, .. }
+        | Tok::Direction { target: t, .. }
+        | Tok::Facing(t, _)
+        | Tok::Threat(t, _)
+        | Tok::With(t, _) => t,
+        Tok::Recipient { who: Some(t), .. } => t,
+        _ => return,
+    };
+    if t.form == Form::Compass {
+        return;
+    }
+    let r = to_reference(t);
+    leaves(&r, all);
+    sink.push(r);
+}
+
+fn make_condition(text: &str, kind: &str, start: usize, end: usize, refs: Vec<Reference>) -> Condition {
+    let raw = text[start..end].trim().trim_end_matches([',', '.', '!', '?', ';']);
+    Condition {
+        text: nfc(&words(raw)),
+        span: (start, start + raw.len()),
+        kind: kind.to_string(),
+        references: refs,
+    }
+}
+
+fn attach_condition(cond: Condition, d: &mut Draft, here: Option<usize>, pending: &mut Pending) {
+    match here {
+        Some(_) => {
+            let last = d.steps.len() - 1;
+            if d.steps[last].condition.is_none() {
+                d.steps[last].condition = Some(cond);
+            } else {
+                pending.condition = Some(cond);
+            }
+        }
+        None => pending.condition = Some(cond),
+    }
+}
+
+/// "capture and then defend Casa de Salinas": a step with nothing of its own shares the next
+/// step's objectives; "march to Kümla and defend": a following step of the same sentence with
+/// nothing of its own shares the previous one's.
+fn share_objectives(steps: &mut [DraftStep]) {
+    for s in steps.iter_mut() {
+        s.step.own_objectives = s.step.objectives.len();
+    }
+    let bare = |s: &Step| s.objectives.is_empty() && s.route.is_empty() && s.direction.is_none();
+    for i in (0..steps.len().saturating_sub(1)).rev() {
+        let (a, b) = steps.split_at_mut(i + 1);
+        let (cur, next) = (&mut a[i], &b[0]);
+        if cur.sentence == next.sentence
+            && bare(&cur.step)
+            && !next.step.objectives.is_empty()
+            && !matches!(cur.step.action, Action::Halt | Action::Join)
+            && matches!(next.link, Link::And | Link::Then)
+        {
+            cur.step.objectives = next.step.objectives.clone();
+        }
+    }
+    for i in 1..steps.len() {
+        let (a, b) = steps.split_at_mut(i);
+        let (prev, cur) = (&a[i - 1], &mut b[0]);
+        if cur.sentence == prev.sentence
+            && bare(&cur.step)
+            && matches!(cur.link, Link::And)
+            && matches!(
+                cur.step.action,
+                Action::Defend | Action::Deploy | Action::Reserve | Action::Halt
+            )
+        {
+            cur.step.objectives = prev.step.objectives.clone();
+        }
+    }
+}
+
+/// Group steps into stages (6.3.3). A new stage starts at the first step, at a new sentence,
+/// after "then", at an alternative ("or"), where the posture changes, and where a second
+/// condition begins. Steps joined by "and" (or "to": "deploy to defend") of one posture form
+/// one stage: "march to Kümla and defend" is one General stage.
+pub(crate) fn stages(steps: Vec<DraftStep>) -> Vec<Stage> {
+    let mut out: Vec<Stage> = Vec::new();
+    for mut ds in steps {
+        if ds.purpose_engage {
+            ds.step.posture = Posture::Engage;
+        }
+        let new_stage = match out.last() {
+            None => true,
+            Some(last) => {
+                !matches!(ds.link, Link::And)
+                    || last.posture != ds.step.posture
+                    || (ds.condition.is_some() && last.condition.is_some())
+                    || ds.subject.is_some()
+            }
+        };
+        if new_stage {
+            let link = if out.is_empty() { Link::First } else { ds.link };
+            out.push(Stage {
+                action: ds.step.action,
+                posture: ds.step.posture,
+                link,
+                subject: ds.subject.take(),
+                objectives: Vec::new(),
+                route: Vec::new(),
+                direction: None,
+                facing: None,
+                against: None,
+                timing: None,
+                condition: None,
+                if_possible: false,
+                alternatives: false,
+                span: ds.step.span,
+                steps: Vec::new(),
+            });
+        }
+        let st = out.last_mut().expect("a stage was just pushed");
+        if st.condition.is_none() {
+            st.condition = ds.condition.take();
+        }
+        st.span.1 = st.span.1.max(ds.step.span.1);
+        st.objectives.extend(ds.step.objectives.iter().cloned());
+        st.route.extend(ds.step.route.iter().cloned());
+        if st.direction.is_none() {
+            st.direction = ds.step.direction.clone();
+        }
+        if st.facing.is_none() {
+            st.facing = ds.step.facing.clone();
+        }
+        if st.against.is_none() {
+            st.against = ds.step.against.clone();
+        }
+        if st.timing.is_none() {
+            st.timing = ds.step.timing.clone();
+        }
+        st.if_possible |= ds.step.if_possible;
+        st.alternatives |= ds.step.alternatives;
+        ds.step.purpose = ds.purpose.take();
+        st.steps.push(ds.step);
+    }
+    out
+}

@@ -1,0 +1,245 @@
+//! Classification and critique: the order's type (NBS 6.3, 6.4.2), its diagnostics and its
+//! anatomy (6.7 sidebar), and the same-order key (6.5.2, 6.6.1.5).
+//!
+//! Owns: every diagnostic code except those of resolution (which [`super`] emits while
+//! resolving) and the classification rules. Must not: parse, resolve or print.
+
+use super::ast::*;
+use crate::rules::{OrderType, Posture};
+use crate::text::fold;
+
+pub(crate) fn diag(
+    severity: Severity,
+    code: &'static str,
+    message: impl Into<String>,
+    span: Span,
+    help: impl Into<String>,
+) -> Diagnostic {
+    Diagnostic {
+        severity,
+        code,
+        message: message.into(),
+        span,
+        help: help.into(),
+    }
+}
+
+/// Order type (6.3.3): Complex when there is more than one stage, a condition, an
+/// alternative, or a start time (30.0: "attack at 10:00" is a conditional order); otherwise
+/// the posture of its one stage. `None` when no stage could be read.
+pub(crate) fn order_type(stages: &[Stage]) -> Option<OrderType> {
+    let first = stages.first()?;
+    let complex = stages.len() > 1
+        || stages.iter().any(|s| {
+            s.condition.is_some()
+                || s.alternatives
+                || s.steps.iter().any(|st| st.timing.as_ref().is_some_and(Timing::is_start))
+        });
+    Some(if complex {
+        OrderType::Complex
+    } else {
+        match first.posture {
+            Posture::Engage => OrderType::Engage,
+            Posture::General => OrderType::General,
+        }
+    })
+}
+
+/// Type for cost (6.4.2): Engage if any part is Engage, else General.
+pub(crate) fn cost_type(stages: &[Stage]) -> Option<OrderType> {
+    if stages.is_empty() {
+        None
+    } else if stages.iter().any(|s| s.posture == Posture::Engage) {
+        Some(OrderType::Engage)
+    } else {
+        Some(OrderType::General)
+    }
+}
+
+/// Diagnostics about the order's content (6.4.4, 30.0).
+pub(crate) fn content(stages: &[Stage], order_span: Span, out: &mut Vec<Diagnostic>) {
+    // An earlier stage that moves along a route, in a direction, or across an obstacle gives
+    // the axis of a later attack ("march over Hinzeberg … cross the stream and capture Hall").
+    let mut axis_given = false;
+    for st in stages {
+        let this_axis = !st.route.is_empty() || st.direction.is_some();
+        let earlier_axis = axis_given;
+        axis_given |= this_axis
+            || st
+                .steps
+                .iter()
+                .any(|s| matches!(s.action, Action::Move | Action::Cross));
+        if st.posture != Posture::Engage {
+            continue;
+        }
+        let has_limit = st.objectives.iter().any(Reference::is_limit)
+            || st.route.iter().any(Reference::is_limit)
+            || st
+                .direction
+                .as_ref()
+                .and_then(|d| d.place.as_ref())
+                .is_some_and(Reference::is_place)
+            || st.steps.iter().any(|s| s.purpose.is_some());
+        let has_axis = this_axis || earlier_axis;
+        if !has_limit {
+            out.push(diag(
+                Severity::Error,
+                "open-ended",
+                format!(
+                    "this Engage stage (\"{}\") has no objective and no limit",
+                    st.steps.first().map_or("", |s| s.verb.as_str())
+                ),
+                st.span,
+                "6.4.4: an Engage order needs a reasonable limit; open-ended orders such as \
+                 \"Attack west!\" are not allowed. Name an objective: \"attack west and capture Hall\".",
+            ));
+        } else if !has_axis {
+            out.push(diag(
+                Severity::Warning,
+                "no-route",
+                "this Engage stage gives no route or direction",
+                st.span,
+                "6.4.4: Engage orders also require a general movement direction or path, e.g. \
+                 \"up the Säter road\" or \"from the direction of Säter\". Without one the \
+                 umpire will take the direct way to the objective.",
+            ));
+        }
+    }
+    for st in stages {
+        if let Some(c) = &st.condition {
+            out.push(diag(
+                Severity::Warning,
+                "condition-may-fail",
+                format!("the condition \"{}\" may never be met", c.text),
+                c.span,
+                "30.0: conditions may never happen; while the condition is unmet the command \
+                 defends in place. Consider a time limit or an alternative.",
+            ));
+        }
+    }
+    let _ = order_span;
+}
+
+/// Which of WHO, WHAT, WHERE, WHEN and WHY the order answers (6.7 sidebar).
+pub(crate) fn anatomy(
+    recipient: bool,
+    stages: &[Stage],
+    intent: bool,
+    places: usize,
+) -> Anatomy {
+    Anatomy {
+        who: recipient,
+        what: !stages.is_empty(),
+        where_: places > 0
+            || stages.iter().any(|s| {
+                !s.objectives.is_empty() || !s.route.is_empty() || s.direction.is_some()
+            }),
+        when: stages.iter().any(|s| {
+            s.condition.is_some() || s.steps.iter().any(|st| st.timing.is_some())
+        }),
+        why: intent,
+    }
+}
+
+pub(crate) fn anatomy_note(a: Anatomy, span: Span) -> Diagnostic {
+    let names = [
+        ("WHO", a.who),
+        ("WHAT", a.what),
+        ("WHERE", a.where_),
+        ("WHEN", a.when),
+        ("WHY", a.why),
+    ];
+    let yes: Vec<&str> = names.iter().filter(|(_, b)| *b).map(|(n, _)| *n).collect();
+    let no: Vec<&str> = names.iter().filter(|(_, b)| !*b).map(|(n, _)| *n).collect();
+    let message = match (yes.is_empty(), no.is_empty()) {
+        (_, true) => "the order answers WHO, WHAT, WHERE, WHEN and WHY".to_string(),
+        (true, _) => "the order answers none of WHO, WHAT, WHERE, WHEN, WHY".to_string(),
+        _ => format!("answers {}; not {}", yes.join(", "), no.join(", ")),
+    };
+    diag(
+        Severity::Note,
+        "anatomy",
+        message,
+        span,
+        "6.7 sidebar: \"A good order can answer four questions. WHEN and WHERE is WHOM supposed \
+         to do WHAT. If your order can answer the question WHY as well, you are pretty much in \
+         business.\" An order without a WHEN is carried out on acceptance.",
+    )
+}
+
+fn ref_key(r: &Reference) -> String {
+    let base = match &r.resolved {
+        Some(res) => format!("#{}", res.id),
+        None if !r.parts.is_empty() => r
+            .parts
+            .iter()
+            .map(ref_key)
+            .collect::<Vec<_>>()
+            .join("+"),
+        None => fold(&r.text),
+    };
+    let within = r.within.map(|w| format!("w{w}:")).unwrap_or_default();
+    match &r.relation {
+        Some(rel) => format!("{rel}:{within}{base}"),
+        None => format!("{within}{base}"),
+    }
+}
+
+fn dir_key(d: &Option<Direction>) -> String {
+    match d {
+        None => "-".into(),
+        Some(d) => format!(
+            "{}{}{}",
+            if d.from { "<" } else { ">" },
+            d.compass.as_deref().unwrap_or(""),
+            d.place.as_ref().map(ref_key).unwrap_or_default()
+        ),
+    }
+}
+
+/// The same-order key; see [`CheckedOrder::same_order_key`].
+pub(crate) fn key(
+    recipient: Option<&Reference>,
+    attached: &[Reference],
+    independent: bool,
+    stages: &[Stage],
+    intent: Option<&str>,
+) -> String {
+    let mut k = String::new();
+    k.push_str(&recipient.map_or_else(|| "-".into(), |r| match &r.resolved {
+        Some(res) => format!("#{}", res.id),
+        None => fold(&r.text),
+    }));
+    for a in attached {
+        k.push('+');
+        k.push_str(&ref_key(a));
+    }
+    k.push_str(if independent { "|ind" } else { "|" });
+    for st in stages {
+        let acts: Vec<&str> = st.steps.iter().map(|s| s.action.as_str()).collect();
+        let objs: Vec<String> = st.objectives.iter().map(ref_key).collect();
+        let route: Vec<String> = st.route.iter().map(ref_key).collect();
+        k.push_str(&format!(
+            "|{}{:?}:{}[{}]r[{}]d{}f{}a{}t{}c{}{}",
+            if st.link == Link::Or { "or:" } else { "" },
+            st.posture,
+            acts.join(","),
+            objs.join(","),
+            route.join(","),
+            dir_key(&st.direction),
+            dir_key(&st.facing),
+            dir_key(&st.against),
+            st.timing
+                .as_ref()
+                .map(|t| format!("{}{}", t.kind, t.time.as_deref().unwrap_or("")))
+                .unwrap_or_default(),
+            st.condition.as_ref().map(|c| fold(&c.text)).unwrap_or_default(),
+            if st.if_possible { "?" } else { "" },
+        ));
+    }
+    if let Some(i) = intent {
+        k.push_str("|why:");
+        k.push_str(&fold(i));
+    }
+    k
+}

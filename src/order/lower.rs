@@ -1,0 +1,610 @@
+//! Lowering: pest's syntax tree of one sentence → a flat list of typed tokens.
+//!
+//! Owns: every use of pest types (`Rule`, `Pair`, `Pairs`, `pest::error::Error`). Must not:
+//! decide what a token means for the order (that is [`super::build`]) or touch a scenario.
+//! Spans leaving this module are byte offsets into the whole input.
+
+use pest::Parser;
+use pest::iterators::Pair;
+
+use super::ast::{Action, Form, Span};
+use super::grammar::{OrderParser, Rule};
+use crate::hex::Hex;
+use crate::rules::OrderType;
+use crate::text::nfc;
+
+/// A reference as written, before resolution.
+#[derive(Clone, Debug)]
+pub(crate) struct Target {
+    pub form: Form,
+    /// The name without its article (NFC).
+    pub text: String,
+    pub span: Span,
+    /// The whole phrase, article included (NFC).
+    pub phrase: String,
+    pub phrase_span: Span,
+    pub hexes: Vec<Hex>,
+    pub within: Option<u32>,
+    pub parts: Vec<Target>,
+}
+
+/// One token of a sentence.
+#[derive(Clone, Debug)]
+pub(crate) enum Tok {
+    Header(Span),
+    Courtesy(Span),
+    /// The name in a salutation ("My dear Morvan,").
+    Addressee(Target),
+    TypeLabel(OrderType, Span),
+    Preset {
+        span: Span,
+        independent: bool,
+    },
+    /// A recipient or third-person subject; `who` is `None` for "you".
+    Recipient {
+        who: Option<Target>,
+        attached: Vec<Target>,
+        span: Span,
+    },
+    Independent(Span),
+    Manner(String, Span),
+    Timing {
+        prep: String,
+        value: Option<String>,
+        span: Span,
+    },
+    IfPossible(Span),
+    CondStart(String, Span),
+    Purpose(Span),
+    Facing(Target, Span),
+    Threat(Target, Span),
+    Direction {
+        from: bool,
+        target: Target,
+        span: Span,
+    },
+    Attached(Vec<Target>, Span),
+    With(Target, Span),
+    Verb {
+        action: Action,
+        verb: String,
+        span: Span,
+    },
+    Place(Target),
+    Relation {
+        rel: String,
+        target: Target,
+        span: Span,
+    },
+    ToFront(Span),
+    RoutePrep(String, Span),
+    DestPrep(String, Span),
+    Compass(String, Span),
+    Connector(String, Span),
+    Punct(Span),
+    Filler(Span),
+}
+
+impl Tok {
+    pub fn span(&self) -> Span {
+        match self {
+            Tok::Header(s)
+            | Tok::Courtesy(s)
+            | Tok::TypeLabel(_, s)
+            | Tok::Preset { span: s, .. }
+            | Tok::Recipient { span: s, .. }
+            | Tok::Independent(s)
+            | Tok::Manner(_, s)
+            | Tok::Timing { span: s, .. }
+            | Tok::IfPossible(s)
+            | Tok::CondStart(_, s)
+            | Tok::Purpose(s)
+            | Tok::Facing(_, s)
+            | Tok::Threat(_, s)
+            | Tok::Direction { span: s, .. }
+            | Tok::Attached(_, s)
+            | Tok::With(_, s)
+            | Tok::Verb { span: s, .. }
+            | Tok::Relation { span: s, .. }
+            | Tok::ToFront(s)
+            | Tok::RoutePrep(_, s)
+            | Tok::DestPrep(_, s)
+            | Tok::Compass(_, s)
+            | Tok::Connector(_, s)
+            | Tok::Punct(s)
+            | Tok::Filler(s) => *s,
+            Tok::Place(t) | Tok::Addressee(t) => t.phrase_span,
+        }
+    }
+}
+
+/// Why an order could not be read at all: where, and what was expected there.
+#[derive(Clone, Debug)]
+pub(crate) struct Unreadable {
+    pub pos: usize,
+    pub expected: Vec<String>,
+}
+
+/// Lower one sentence. `offset` is the sentence's byte offset in the whole input.
+pub(crate) fn sentence(text: &str, offset: usize) -> Vec<Tok> {
+    let mut out = Vec::new();
+    match OrderParser::parse(Rule::sentence, text) {
+        Ok(mut pairs) => {
+            if let Some(top) = pairs.next() {
+                for p in top.into_inner() {
+                    lower_item(p, offset, &mut out);
+                }
+            }
+        }
+        Err(_) => {
+            // The sentence rule has a catch-all item, so this is unreachable in practice; keep
+            // the text rather than lose it.
+            out.push(Tok::Filler((offset, offset + text.len())));
+        }
+    }
+    out
+}
+
+/// Explain why a sentence holds no action: the furthest position the strict rule reached and
+/// what it expected there.
+pub(crate) fn explain(text: &str, offset: usize) -> Unreadable {
+    match OrderParser::parse(Rule::strict, text) {
+        Ok(_) => Unreadable {
+            pos: offset,
+            expected: vec!["an action".into()],
+        },
+        Err(e) => {
+            let pos = match e.location {
+                pest::error::InputLocation::Pos(p) => p,
+                pest::error::InputLocation::Span((s, _)) => s,
+            };
+            let mut known = true;
+            let mut expected: Vec<String> = match &e.variant {
+                pest::error::ErrorVariant::ParsingError { positives, .. } => {
+                    positives.iter().filter_map(|r| rule_name(*r)).collect()
+                }
+                pest::error::ErrorVariant::CustomError { message } => vec![message.clone()],
+            };
+            expected.sort();
+            expected.dedup();
+            if expected.is_empty() {
+                known = false;
+                expected.push("an action such as march, attack or defend".into());
+            }
+            Unreadable {
+                pos: if known { offset + pos.min(text.len()) } else { offset },
+                expected,
+            }
+        }
+    }
+}
+
+fn rule_name(r: Rule) -> Option<String> {
+    let s = match r {
+        Rule::v_attack => "an attack verb (attack, capture, take …)",
+        Rule::v_move => "a movement verb (march, move, advance …)",
+        Rule::v_defend => "a defence verb (defend, hold, occupy …)",
+        Rule::v_withdraw => "withdraw, retire or fall back",
+        Rule::v_reserve | Rule::v_deploy => "take up position, deploy",
+        Rule::v_halt => "await orders, halt",
+        Rule::v_cross => "cross",
+        Rule::v_support => "support",
+        Rule::v_pursue => "pursue",
+        Rule::v_reconnoitre => "reconnoitre",
+        Rule::v_join => "join",
+        Rule::v_leave => "leave the map",
+        Rule::v_continue => "continue the attack",
+        Rule::v_form_division => "form a temporary division",
+        Rule::recipient_lead | Rule::who | Rule::subject_lead => "a recipient (\"2nd Div:\")",
+        Rule::header => "a header code",
+        Rule::courtesy => "a courtesy",
+        Rule::timing => "a time",
+        Rule::condition_start => "a condition",
+        _ => return None,
+    };
+    Some(s.to_string())
+}
+
+fn span_of(p: &Pair<'_, Rule>, offset: usize) -> Span {
+    let s = p.as_span();
+    (offset + s.start(), offset + s.end())
+}
+
+fn lower_case_words(s: &str) -> String {
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
+    let span = span_of(&p, off);
+    let tok = match p.as_rule() {
+        Rule::header => Tok::Header(span),
+        Rule::courtesy => {
+            // "My dear Morvan,": the letter's addressee.
+            let name = p
+                .clone()
+                .into_inner()
+                .filter(|c| c.as_rule() == Rule::salutation)
+                .flat_map(|c| c.into_inner())
+                .find(|c| c.as_rule() == Rule::name);
+            out.push(Tok::Courtesy(span));
+            if let Some(n) = name {
+                out.push(Tok::Addressee(who_target(n, off)));
+            }
+            return;
+        }
+        Rule::type_label => {
+            let w = p.as_str().to_ascii_lowercase();
+            let t = if w.starts_with("engage") {
+                OrderType::Engage
+            } else if w.starts_with("general") {
+                OrderType::General
+            } else {
+                OrderType::Complex
+            };
+            Tok::TypeLabel(t, span)
+        }
+        Rule::preset_lead => {
+            let independent = p.clone().into_inner().any(|c| c.as_rule() == Rule::independent);
+            Tok::Preset { span, independent }
+        }
+        Rule::recipient_lead | Rule::subject_lead | Rule::authority_lead => {
+            let mut who = None;
+            let mut attached = Vec::new();
+            let mut you = false;
+            for c in p.into_inner() {
+                match c.as_rule() {
+                    Rule::who => who = Some(c),
+                    Rule::attached => attached = attached_items(c, off),
+                    Rule::k_you => you = true,
+                    _ => {}
+                }
+            }
+            let who = if you {
+                None
+            } else {
+                who.map(|w| who_target(w, off))
+            };
+            Tok::Recipient {
+                who,
+                attached,
+                span,
+            }
+        }
+        Rule::independent => Tok::Independent(span),
+        Rule::nb_order => {
+            let w = p.as_str().to_ascii_lowercase();
+            let verb = w.split_whitespace().next().unwrap_or("").to_string();
+            let action = match verb.as_str() {
+                "attack" => Action::Attack,
+                "defence" | "defense" | "hold" => Action::Defend,
+                "reserve" => Action::Reserve,
+                "support" => Action::Support,
+                "halt" => Action::Halt,
+                _ => Action::Move,
+            };
+            Tok::Verb {
+                action,
+                verb: lower_case_words(p.as_str()),
+                span,
+            }
+        }
+        Rule::manner => Tok::Manner(lower_case_words(p.as_str()), span),
+        Rule::timing => {
+            let mut prep = "immediate".to_string();
+            let mut value = None;
+            for c in p.into_inner() {
+                match c.as_rule() {
+                    Rule::timing_prep => prep = lower_case_words(c.as_str()),
+                    Rule::time_value => value = Some(normalise_time(c.as_str())),
+                    _ => {}
+                }
+            }
+            Tok::Timing { prep, value, span }
+        }
+        Rule::if_possible => Tok::IfPossible(span),
+        Rule::condition_start => Tok::CondStart(lower_case_words(p.as_str()), span),
+        Rule::purpose => Tok::Purpose(span),
+        Rule::facing => match first_target(p, off) {
+            Some(t) => Tok::Facing(t, span),
+            None => Tok::Filler(span),
+        },
+        Rule::threat => match first_target(p, off) {
+            Some(t) => Tok::Threat(t, span),
+            None => Tok::Filler(span),
+        },
+        Rule::direction => {
+            let from = p.clone().into_inner().any(|c| c.as_rule() == Rule::dir_from);
+            match first_target(p, off) {
+                Some(target) => Tok::Direction { from, target, span },
+                None => Tok::Filler(span),
+            }
+        }
+        Rule::attached => Tok::Attached(attached_items(p, off), span),
+        Rule::with_phrase => match first_target(p, off) {
+            Some(t) => Tok::With(t, span),
+            None => Tok::Filler(span),
+        },
+        Rule::v_reserve
+        | Rule::v_form_division
+        | Rule::v_halt
+        | Rule::v_leave
+        | Rule::v_continue
+        | Rule::v_join
+        | Rule::v_deploy
+        | Rule::v_withdraw
+        | Rule::v_attack
+        | Rule::v_move
+        | Rule::v_defend
+        | Rule::v_cross
+        | Rule::v_support
+        | Rule::v_pursue
+        | Rule::v_reconnoitre => {
+            let verb = lower_case_words(p.as_str());
+            let action = match p.as_rule() {
+                Rule::v_reserve => Action::Reserve,
+                Rule::v_form_division => Action::FormDivision,
+                Rule::v_halt => Action::Halt,
+                Rule::v_leave => Action::LeaveMap,
+                Rule::v_continue => continue_action(&verb),
+                Rule::v_join => Action::Join,
+                Rule::v_deploy => Action::Deploy,
+                Rule::v_withdraw => Action::Withdraw,
+                Rule::v_attack => Action::Attack,
+                Rule::v_move => Action::Move,
+                Rule::v_defend => Action::Defend,
+                Rule::v_cross => Action::Cross,
+                Rule::v_support => Action::Support,
+                Rule::v_pursue => Action::Pursue,
+                _ => Action::Reconnoitre,
+            };
+            Tok::Verb { action, verb, span }
+        }
+        Rule::within | Rule::between | Rule::hex_list | Rule::hex => {
+            Tok::Place(target(p, off))
+        }
+        Rule::relation => {
+            let mut rel = String::new();
+            let mut tgt = None;
+            for c in p.into_inner() {
+                if c.as_rule() == Rule::rel_word {
+                    rel = lower_case_words(c.as_str());
+                } else if tgt.is_none() {
+                    tgt = Some(target(c, off));
+                }
+            }
+            match tgt {
+                Some(target) => Tok::Relation { rel, target, span },
+                None => Tok::Filler(span),
+            }
+        }
+        Rule::to_front => Tok::ToFront(span),
+        Rule::route_prep => Tok::RoutePrep(lower_case_words(p.as_str()), span),
+        Rule::dest_prep => Tok::DestPrep(lower_case_words(p.as_str()), span),
+        Rule::compass => {
+            if p.clone().into_inner().any(|c| c.as_rule() == Rule::k_from) {
+                if let Some(c) = p.clone().into_inner().find(|c| c.as_rule() == Rule::compass_word) {
+                    out.push(Tok::Direction {
+                        from: true,
+                        target: simple(Form::Compass, &c, off),
+                        span,
+                    });
+                    return;
+                }
+            }
+            let w = p
+                .clone()
+                .into_inner()
+                .find(|c| matches!(c.as_rule(), Rule::compass_word | Rule::back_word))
+                .map(|c| c.as_str().to_string())
+                .unwrap_or_else(|| p.as_str().to_string());
+            Tok::Compass(lower_case_words(&w), span)
+        }
+        Rule::connector => Tok::Connector(lower_case_words(p.as_str()), span),
+        Rule::pronoun | Rule::vague | Rule::own_np | Rule::np => Tok::Place(target(p, off)),
+        Rule::punct => Tok::Punct(span),
+        Rule::EOI => return,
+        _ => Tok::Filler(span),
+    };
+    out.push(tok);
+}
+
+fn continue_action(verb: &str) -> Action {
+    let last = verb.rsplit(' ').next().unwrap_or("");
+    match last {
+        "attack" | "pursuit" => Action::Attack,
+        "withdrawal" | "retreat" => Action::Withdraw,
+        "defence" | "defense" => Action::Defend,
+        _ => Action::Move,
+    }
+}
+
+/// "0900 hours" → "09:00", "10:30" → "10:30", "9 pm" → "21:00", "the dawn" → "dawn".
+fn normalise_time(s: &str) -> String {
+    let t = lower_case_words(s);
+    let digits: String = t.chars().take_while(|c| c.is_ascii_digit()).collect();
+    if digits.is_empty() {
+        return t.trim_start_matches("the ").to_string();
+    }
+    let rest = &t[digits.len()..];
+    let pm = rest.contains('p');
+    let (mut h, m): (u32, u32) = if let Some(r) = rest.strip_prefix(':') {
+        let mm: String = r.chars().take_while(|c| c.is_ascii_digit()).collect();
+        (digits.parse().unwrap_or(0), mm.parse().unwrap_or(0))
+    } else if digits.len() == 4 {
+        (
+            digits[..2].parse().unwrap_or(0),
+            digits[2..].parse().unwrap_or(0),
+        )
+    } else {
+        (digits.parse().unwrap_or(0), 0)
+    };
+    if pm && h < 12 {
+        h += 12;
+    }
+    format!("{h:02}:{m:02}")
+}
+
+fn attached_items(p: Pair<'_, Rule>, off: usize) -> Vec<Target> {
+    p.into_inner()
+        .filter(|c| c.as_rule() == Rule::att_item)
+        .map(|c| who_target(c, off))
+        .collect()
+}
+
+/// A `who` or `att_item`: an optional article and a name, or "His Majesty".
+fn who_target(p: Pair<'_, Rule>, off: usize) -> Target {
+    let phrase_span = span_of(&p, off);
+    let phrase = nfc(p.as_str());
+    let mut name_span = phrase_span;
+    let mut text = phrase.clone();
+    if p.as_rule() == Rule::name {
+        return Target {
+            form: Form::Unit,
+            text,
+            span: name_span,
+            phrase,
+            phrase_span,
+            hexes: Vec::new(),
+            within: None,
+            parts: Vec::new(),
+        };
+    }
+    let input = p.get_input();
+    let mut first: Option<usize> = None;
+    for c in p.into_inner() {
+        if matches!(c.as_rule(), Rule::name | Rule::majesty) {
+            let (s, e) = (c.as_span().start(), c.as_span().end());
+            let s = *first.get_or_insert(s);
+            name_span = (off + s, off + e);
+            text = nfc(&input[s..e]);
+        }
+    }
+    Target {
+        form: Form::Unit,
+        text,
+        span: name_span,
+        phrase,
+        phrase_span,
+        hexes: Vec::new(),
+        within: None,
+        parts: Vec::new(),
+    }
+}
+
+fn first_target(p: Pair<'_, Rule>, off: usize) -> Option<Target> {
+    p.into_inner().find_map(|c| match c.as_rule() {
+        Rule::within
+        | Rule::hex_list
+        | Rule::hex
+        | Rule::target_pronoun
+        | Rule::vague
+        | Rule::own_np
+        | Rule::np
+        | Rule::compass_word
+        | Rule::dir_from_tail => Some(target(c, off)),
+        _ => None,
+    })
+}
+
+fn simple(form: Form, p: &Pair<'_, Rule>, off: usize) -> Target {
+    let span = span_of(p, off);
+    let text = nfc(p.as_str());
+    Target {
+        form,
+        text: text.clone(),
+        span,
+        phrase: text,
+        phrase_span: span,
+        hexes: Vec::new(),
+        within: None,
+        parts: Vec::new(),
+    }
+}
+
+/// Lower any target-like rule.
+fn target(p: Pair<'_, Rule>, off: usize) -> Target {
+    match p.as_rule() {
+        Rule::hex => {
+            let mut t = simple(Form::Hex, &p, off);
+            if let Ok(h) = p.as_str().parse::<Hex>() {
+                t.hexes.push(h);
+            }
+            t
+        }
+        Rule::hex_list => {
+            let mut t = simple(Form::Hexes, &p, off);
+            for c in p.into_inner() {
+                if c.as_rule() == Rule::hex {
+                    let part = target(c, off);
+                    t.hexes.extend(part.hexes.iter().copied());
+                    t.parts.push(part);
+                }
+            }
+            t
+        }
+        Rule::within => {
+            let mut t = simple(Form::Within, &p, off);
+            for c in p.into_inner() {
+                match c.as_rule() {
+                    Rule::number => t.within = c.as_str().parse().ok(),
+                    Rule::k_wi | Rule::k_within | Rule::k_hexes | Rule::k_hex | Rule::k_of => {}
+                    _ => t.parts.push(target(c, off)),
+                }
+            }
+            t
+        }
+        Rule::between => {
+            let mut t = simple(Form::Between, &p, off);
+            for c in p.into_inner() {
+                if !matches!(c.as_rule(), Rule::k_between | Rule::k_and) {
+                    t.parts.push(target(c, off));
+                }
+            }
+            t
+        }
+        Rule::dir_from_tail => {
+            let inner = p.into_inner().find(|c| {
+                !matches!(c.as_rule(), Rule::k_the | Rule::k_direction | Rule::k_of)
+            });
+            match inner {
+                Some(c) => target(c, off),
+                None => Target {
+                    form: Form::Vague,
+                    text: String::new(),
+                    span: (off, off),
+                    phrase: String::new(),
+                    phrase_span: (off, off),
+                    hexes: Vec::new(),
+                    within: None,
+                    parts: Vec::new(),
+                },
+            }
+        }
+        Rule::target_pronoun | Rule::pronoun => simple(Form::Pronoun, &p, off),
+        Rule::vague => simple(Form::Vague, &p, off),
+        Rule::compass_word => simple(Form::Compass, &p, off),
+        Rule::own_np => simple(Form::Own, &p, off),
+        _ => {
+            // np (or a bare name): article + name.
+            let mut t = simple(Form::Name, &p, off);
+            let input = p.get_input();
+            let (pstart, pend) = (p.as_span().start(), p.as_span().end());
+            let mut inner = p.into_inner();
+            let name_start = match inner.next() {
+                Some(a) if a.as_rule() == Rule::article => {
+                    inner.next().map(|n| n.as_span().start())
+                }
+                Some(n) => Some(n.as_span().start()),
+                None => None,
+            };
+            if let Some(s) = name_start.filter(|s| *s > pstart) {
+                t.text = nfc(&input[s..pend]);
+                t.span = (off + s, off + pend);
+            }
+            t
+        }
+    }
+}

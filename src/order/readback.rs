@@ -1,0 +1,153 @@
+//! The read-back: a canonical plain-English rendering of a typed order, as a staff officer
+//! would read it back to the general ("2nd Division is to attack along the Säter road and
+//! capture Hall. Engage order.").
+//!
+//! Owns: the rendering. It keeps the writer's names and verbs, canonicalises prepositions of
+//! route ("up", "along" → "along"; "over", "via", "through" → "via"), puts modifiers after the
+//! verb, conditions after the stage they govern and purposes last. Reading a read-back back in
+//! gives the same typed order (same [`super::CheckedOrder::same_order_key`]). Must not: parse
+//! or judge.
+
+use super::ast::{Link, Stage, Step};
+use crate::rules::OrderType;
+
+fn join_parts(parts: &[String]) -> String {
+    let mut out = String::new();
+    for p in parts {
+        if p.is_empty() {
+            continue;
+        }
+        if !out.is_empty() && !p.starts_with(',') {
+            out.push(' ');
+        }
+        out.push_str(p);
+    }
+    out
+}
+
+fn step_text(s: &Step) -> String {
+    let mut parts = s.parts.clone();
+    if s.if_possible {
+        parts.insert(0, "if possible".into());
+    }
+    join_parts(&parts)
+}
+
+fn stage_text(st: &Stage) -> String {
+    let mut out = String::new();
+    for (i, s) in st.steps.iter().enumerate() {
+        if i > 0 {
+            out.push_str(" and ");
+        }
+        out.push_str(&step_text(s));
+    }
+    if let Some(c) = &st.condition {
+        out.push(' ');
+        let mut chars = c.text.chars();
+        if let Some(f) = chars.next() {
+            out.extend(f.to_lowercase());
+            out.push_str(chars.as_str());
+        }
+    }
+    for s in &st.steps {
+        if let Some(p) = &s.purpose {
+            out.push_str(" in order to ");
+            out.push_str(p);
+        }
+    }
+    out
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+fn subject_link(name: &str) -> &'static str {
+    let last = name.rsplit(' ').next().unwrap_or("");
+    if last.ends_with('s') && !last.ends_with("ss") && !last.eq_ignore_ascii_case("corps") {
+        "are to"
+    } else {
+        "is to"
+    }
+}
+
+/// Render an order. `who` is the recipient's display name (resolved name, else as written).
+pub(crate) fn render(
+    who: Option<&str>,
+    preset: bool,
+    independent: bool,
+    stages: &[Stage],
+    order_type: Option<OrderType>,
+) -> String {
+    let mut sentences: Vec<String> = Vec::new();
+    for (i, st) in stages.iter().enumerate() {
+        let body = stage_text(st);
+        let subject = st.subject.as_ref().map(|s| s.phrase.clone());
+        if i == 0 {
+            let intro = if let Some(s) = subject {
+                format!("{s} {} ", subject_link(&s))
+            } else if preset {
+                if independent {
+                    "Has an Independent Order to ".to_string()
+                } else {
+                    "Has orders to ".to_string()
+                }
+            } else if let Some(w) = who {
+                format!("{w} {} ", subject_link(w))
+            } else {
+                String::new()
+            };
+            sentences.push(capitalise(&format!("{intro}{body}")));
+            continue;
+        }
+        match (st.link, subject) {
+            (Link::And, None) => {
+                if let Some(last) = sentences.last_mut() {
+                    last.push_str(" and ");
+                    last.push_str(&body);
+                }
+            }
+            (Link::Or, None) => {
+                if let Some(last) = sentences.last_mut() {
+                    last.push_str(" or ");
+                    last.push_str(&body);
+                }
+            }
+            (Link::Then, None) => {
+                if let Some(last) = sentences.last_mut() {
+                    last.push_str(" and then ");
+                    last.push_str(&body);
+                }
+            }
+            (_, Some(s)) => sentences.push(capitalise(&format!("{s} {} {body}", subject_link(&s)))),
+            _ => sentences.push(capitalise(&body)),
+        }
+    }
+    let mut out = sentences
+        .into_iter()
+        .map(|s| format!("{s}."))
+        .collect::<Vec<_>>()
+        .join(" ");
+    if independent && !preset {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str("Independent Order.");
+    }
+    if let Some(t) = order_type {
+        let label = match t {
+            OrderType::Engage => "Engage order.",
+            OrderType::General => "General order.",
+            OrderType::Complex => "Complex order.",
+        };
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(label);
+    }
+    out
+}

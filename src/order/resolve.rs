@@ -1,0 +1,481 @@
+//! Resolving names against a scenario: places to the gazetteer, recipients and troops to the
+//! order of battle, hexes to the map.
+//!
+//! Owns: the name indexes and the matching policy (decision 0012): names are compared by
+//! [`crate::text::fold`] (NFC, case, diacritics, spacing, the one definition of "the same
+//! name"); a leading "the" is ignored; unit names also equate ordinals in any form ("2nd",
+//! "second", "II", "2") and common abbreviations ("Div", "Bde", "Cav"); an alias that is a
+//! spelling variant of the name (edit distance ≤ 2) resolves with a warning; failing an exact
+//! match, the longest run of words that is a gazetteer name resolves ("the south slope of
+//! Cerro de Medellin"); failing that, a capitalised name within edit distance ⌈n/3⌉ (at most 3)
+//! of exactly one name resolves with a warning. Must not: parse text or judge orders.
+
+use crate::hex::Hex;
+use crate::scenario::{PlaceKind, Scenario};
+use crate::text::{edit_distance, fold};
+
+use super::ast::Resolved;
+
+/// Words that make a noun phrase a reference to troops rather than to a place.
+const TROOP_WORDS: &[&str] = &[
+    "enemy", "enemies", "british", "french", "allied", "allies", "spanish", "portuguese",
+    "prussian", "prussians", "austrian", "austrians", "russian", "russians", "imperial",
+    "troops", "division", "divisions", "div", "divs", "corps", "brigade", "brigades", "bde",
+    "cavalry", "cav", "infantry", "artillery", "battery", "batteries", "guard", "guards", "hq",
+    "headquarters", "army", "armies", "column", "columns", "regiment", "regiments", "battalion",
+    "battalions", "squadron", "squadrons", "skirmishers", "dragoons", "hussars", "lancers",
+    "cuirassiers", "grenadiers", "voltigeurs", "chasseurs", "formations", "formation",
+    "garrison", "force", "forces", "men", "wing", "reserve", "reserves", "line", "lines",
+    "horse", "foot", "guns",
+];
+
+fn is_roman(w: &str) -> bool {
+    !w.is_empty() && w.len() <= 5 && w.chars().all(|c| matches!(c, 'i' | 'v' | 'x'))
+}
+
+fn is_counter_id(w: &str) -> bool {
+    // "2-I", "16 Lt-2-I", "1-I": a digit next to a hyphen.
+    w.contains('-') && w.chars().any(|c| c.is_ascii_digit())
+}
+
+/// True when a phrase names troops: "the British", "4th Division", "III", "2-I".
+pub(crate) fn looks_like_troops(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let raw_words: Vec<&str> = lower.split_whitespace().collect();
+    if raw_words.iter().any(|w| is_counter_id(w)) {
+        return true;
+    }
+    let f = fold(text);
+    let words: Vec<&str> = f.split(' ').filter(|w| !w.is_empty()).collect();
+    if words.is_empty() {
+        return false;
+    }
+    if words.iter().all(|w| is_roman(w) || w.chars().all(|c| c.is_ascii_digit())) {
+        return true;
+    }
+    // "line" and "column" are troops only with a nationality ("the Allied line").
+    words.iter().any(|w| {
+        (TROOP_WORDS.contains(w) || TROOP_WORDS.contains(&w.trim_end_matches('s')))
+            && !matches!(*w, "line" | "lines" | "column" | "columns" | "horse" | "foot")
+    }) || (words.iter().any(|w| matches!(*w, "line" | "lines" | "column" | "columns"))
+        && words.iter().any(|w| {
+            matches!(
+                *w,
+                "enemy" | "british" | "french" | "allied" | "spanish" | "prussian" | "austrian"
+                    | "russian" | "imperial"
+            )
+        }))
+}
+
+fn strip_the(s: String) -> String {
+    match s.strip_prefix("the ") {
+        Some(r) => r.to_string(),
+        None => s,
+    }
+}
+
+/// Fold a place name for lookup.
+pub(crate) fn place_key(s: &str) -> String {
+    strip_the(fold(s))
+}
+
+const TITLES: &[&str] = &[
+    "general", "gen", "genl", "marshal", "marechal", "colonel", "col", "brigadier", "brig",
+    "major", "maj", "lieutenant", "lt", "captain", "capt", "prince", "duke", "count", "baron",
+    "sir", "lord", "archduke", "mr", "monsieur", "his", "majesty", "excellency",
+];
+
+fn ordinal(w: &str) -> Option<&'static str> {
+    Some(match w {
+        "1st" | "first" | "i" | "1" => "1",
+        "2nd" | "2d" | "second" | "ii" | "2" => "2",
+        "3rd" | "3d" | "third" | "iii" | "3" => "3",
+        "4th" | "fourth" | "iv" | "4" => "4",
+        "5th" | "fifth" | "v" | "5" => "5",
+        "6th" | "sixth" | "vi" | "6" => "6",
+        "7th" | "seventh" | "vii" | "7" => "7",
+        "8th" | "eighth" | "viii" | "8" => "8",
+        "9th" | "ninth" | "ix" | "9" => "9",
+        "10th" | "tenth" | "x" | "10" => "10",
+        "11th" | "eleventh" | "xi" | "11" => "11",
+        "12th" | "twelfth" | "xii" | "12" => "12",
+        _ => return None,
+    })
+}
+
+/// Fold a unit or commander name for lookup: ordinals and abbreviations made one form.
+pub(crate) fn unit_key(s: &str) -> String {
+    let f = fold(s);
+    let mut out: Vec<&str> = Vec::new();
+    for w in f.split(' ').filter(|w| !w.is_empty()) {
+        let w = match w {
+            "the" => continue,
+            "div" | "divs" | "divisions" | "division" => "division",
+            "bde" | "bdes" | "brigades" | "brigade" => "brigade",
+            "cav" | "cavalry" => "cavalry",
+            "inf" | "infantry" => "infantry",
+            "art" | "artillery" => "artillery",
+            "hq" | "headquarters" => "hq",
+            "corps" => "corps",
+            other => ordinal(other).unwrap_or(other),
+        };
+        out.push(w);
+    }
+    out.join(" ")
+}
+
+fn without_titles(key: &str) -> String {
+    key.split(' ')
+        .filter(|w| !TITLES.contains(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Largest edit distance accepted for a near miss of a name of `len` characters.
+fn near_threshold(len: usize) -> usize {
+    if len < 4 { 0 } else { len.div_ceil(3).min(3) }
+}
+
+struct PlaceKey {
+    key: String,
+    place: usize,
+    /// The alias as written when the key is a spelling-variant alias.
+    variant: Option<String>,
+}
+
+struct UnitKey {
+    key: String,
+    id: String,
+    name: String,
+    kind: String,
+    side: String,
+}
+
+/// Lookup tables over one scenario.
+pub(crate) struct Index<'a> {
+    pub scenario: &'a Scenario,
+    places: Vec<PlaceKey>,
+    units: Vec<UnitKey>,
+}
+
+/// The outcome of looking a name up.
+pub(crate) enum Match {
+    /// Found; `variant` is the spelling-variant alias used, `near` the edit distance of a
+    /// near miss, `others` the other candidates of an ambiguous name.
+    Found {
+        resolved: Resolved,
+        side: Option<String>,
+        variant: Option<String>,
+        near: Option<usize>,
+        others: Vec<String>,
+    },
+    /// Not found; the nearest names.
+    Missing { suggestions: Vec<String> },
+}
+
+fn kind_name(k: PlaceKind) -> String {
+    serde_json::to_value(k)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+impl<'a> Index<'a> {
+    pub fn new(scenario: &'a Scenario) -> Self {
+        let mut places = Vec::new();
+        for (i, p) in scenario.places.iter().enumerate() {
+            let name_key = place_key(&p.name);
+            places.push(PlaceKey {
+                key: name_key.clone(),
+                place: i,
+                variant: None,
+            });
+            for a in &p.aliases {
+                let k = place_key(a);
+                let variant = (k != name_key
+                    && edit_distance(&k, &name_key) <= 2
+                    && edit_distance(&fold(a), &fold(&p.name)) <= 2)
+                    .then(|| a.clone());
+                places.push(PlaceKey {
+                    key: k,
+                    place: i,
+                    variant,
+                });
+            }
+        }
+        let mut units = Vec::new();
+        let mut add = |names: Vec<&str>, id: &str, name: &str, kind: &str, side: &str| {
+            for n in names {
+                let key = unit_key(n);
+                if !key.is_empty() {
+                    units.push(UnitKey {
+                        key,
+                        id: id.to_string(),
+                        name: name.to_string(),
+                        kind: kind.to_string(),
+                        side: side.to_string(),
+                    });
+                }
+            }
+        };
+        for f in &scenario.formations {
+            let mut names: Vec<&str> = vec![&f.name];
+            names.extend(f.short.as_deref());
+            names.extend(f.aliases.iter().map(String::as_str));
+            add(names, &f.id, &f.name, "formation", &f.side);
+        }
+        for u in &scenario.units {
+            let mut names: Vec<&str> = vec![&u.name];
+            names.extend(u.short.as_deref());
+            names.extend(u.aliases.iter().map(String::as_str));
+            add(names, &u.id, &u.name, "unit", &u.side);
+        }
+        // Commanders resolve to the formation they command.
+        for c in &scenario.commanders {
+            let Some(f) = scenario.formation_of_commander(&c.id) else {
+                continue;
+            };
+            let mut keys: Vec<String> = Vec::new();
+            for n in std::iter::once(&c.name).chain(c.aliases.iter()) {
+                let k = unit_key(n);
+                let bare = without_titles(&k);
+                if let Some(surname) = bare.rsplit(' ').next() {
+                    keys.push(surname.to_string());
+                }
+                keys.push(bare);
+                keys.push(k);
+            }
+            keys.sort();
+            keys.dedup();
+            for key in keys.into_iter().filter(|k| !k.is_empty()) {
+                units.push(UnitKey {
+                    key,
+                    id: f.id.clone(),
+                    name: f.name.clone(),
+                    kind: "formation".into(),
+                    side: f.side.clone(),
+                });
+            }
+        }
+        Index {
+            scenario,
+            places,
+            units,
+        }
+    }
+
+    fn place_resolved(&self, i: usize) -> Resolved {
+        let p = &self.scenario.places[i];
+        Resolved {
+            id: p.id.clone(),
+            name: p.name.clone(),
+            kind: kind_name(p.kind),
+        }
+    }
+
+    /// Look a place name up.
+    pub fn place(&self, text: &str) -> Match {
+        let key = place_key(text);
+        if key.is_empty() {
+            return Match::Missing {
+                suggestions: Vec::new(),
+            };
+        }
+        // 1. Exact (folded) name or alias.
+        let exact: Vec<&PlaceKey> = self.places.iter().filter(|k| k.key == key).collect();
+        if let Some(first) = exact.first() {
+            let mut ids: Vec<usize> = exact.iter().map(|k| k.place).collect();
+            ids.dedup();
+            let others = ids[1..]
+                .iter()
+                .map(|i| self.scenario.places[*i].name.clone())
+                .collect();
+            return Match::Found {
+                resolved: self.place_resolved(first.place),
+                side: None,
+                variant: exact.iter().find_map(|k| k.variant.clone()),
+                near: None,
+                others,
+            };
+        }
+        // 2. The longest run of words that is a name.
+        let words: Vec<&str> = key.split(' ').collect();
+        for len in (1..words.len()).rev() {
+            for start in 0..=words.len() - len {
+                let w = words[start..start + len].join(" ");
+                if let Some(k) = self.places.iter().find(|k| k.key == w) {
+                    return Match::Found {
+                        resolved: self.place_resolved(k.place),
+                        side: None,
+                        variant: k.variant.clone(),
+                        near: None,
+                        others: Vec::new(),
+                    };
+                }
+            }
+        }
+        // 3. A near miss of a proper name.
+        let capitalised = text.chars().next().is_some_and(char::is_uppercase);
+        let mut scored: Vec<(usize, usize)> = self
+            .places
+            .iter()
+            .map(|k| (edit_distance(&key, &k.key), k.place))
+            .collect();
+        scored.sort();
+        let limit = near_threshold(key.chars().count());
+        if capitalised {
+            if let Some(&(dist, place)) = scored.first() {
+                let ties = scored
+                    .iter()
+                    .filter(|(d, p)| *d == dist && *p != place)
+                    .count();
+                if dist <= limit && ties == 0 {
+                    return Match::Found {
+                        resolved: self.place_resolved(place),
+                        side: None,
+                        variant: None,
+                        near: Some(dist),
+                        others: Vec::new(),
+                    };
+                }
+            }
+        }
+        let mut suggestions: Vec<String> = Vec::new();
+        for (d, p) in scored {
+            let n = &self.scenario.places[p].name;
+            if d <= key.chars().count().max(4) && !suggestions.contains(n) {
+                suggestions.push(n.clone());
+            }
+            if suggestions.len() == 3 {
+                break;
+            }
+        }
+        Match::Missing { suggestions }
+    }
+
+    /// Look a formation, unit or commander up (exact, then near miss when `fuzzy`).
+    pub fn unit(&self, text: &str, fuzzy: bool) -> Match {
+        let key = unit_key(text);
+        let bare = without_titles(&key);
+        let found: Vec<&UnitKey> = self
+            .units
+            .iter()
+            .filter(|k| k.key == key || (!bare.is_empty() && k.key == bare))
+            .collect();
+        if let Some(first) = found.first() {
+            let mut others: Vec<String> = found
+                .iter()
+                .filter(|k| k.id != first.id)
+                .map(|k| k.name.clone())
+                .collect();
+            others.dedup();
+            return Match::Found {
+                resolved: Resolved {
+                    id: first.id.clone(),
+                    name: first.name.clone(),
+                    kind: first.kind.clone(),
+                },
+                side: Some(first.side.clone()),
+                variant: None,
+                near: None,
+                others,
+            };
+        }
+        let mut scored: Vec<(usize, usize)> = self
+            .units
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (edit_distance(&bare, &k.key), i))
+            .collect();
+        scored.sort();
+        if fuzzy {
+            if let Some(&(dist, i)) = scored.first() {
+                let id = &self.units[i].id;
+                let ties = scored
+                    .iter()
+                    .filter(|(d, j)| *d == dist && &self.units[*j].id != id)
+                    .count();
+                if dist > 0 && dist <= near_threshold(bare.chars().count()) && ties == 0 {
+                    let k = &self.units[i];
+                    return Match::Found {
+                        resolved: Resolved {
+                            id: k.id.clone(),
+                            name: k.name.clone(),
+                            kind: k.kind.clone(),
+                        },
+                        side: Some(k.side.clone()),
+                        variant: None,
+                        near: Some(dist),
+                        others: Vec::new(),
+                    };
+                }
+            }
+        }
+        let mut suggestions: Vec<String> = Vec::new();
+        for (_, i) in scored {
+            let n = &self.units[i].name;
+            if !suggestions.contains(n) {
+                suggestions.push(n.clone());
+            }
+            if suggestions.len() == 3 {
+                break;
+            }
+        }
+        Match::Missing { suggestions }
+    }
+
+    /// A hex on the map, or `None` when it lies off the map.
+    pub fn hex(&self, h: Hex) -> Option<Resolved> {
+        self.scenario.map.contains(h).then(|| Resolved {
+            id: h.to_string(),
+            name: h.to_string(),
+            kind: "hex".into(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn troops_are_told_from_places() {
+        for t in ["the British", "4th Division", "III", "2-I", "16 Lt-2-I", "the Allied line", "I Corps' HQ"] {
+            assert!(looks_like_troops(t), "{t}");
+        }
+        for t in ["Hall", "Säter road", "the line", "Cerro de Medellin", "the hill"] {
+            assert!(!looks_like_troops(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn unit_keys_equate_ordinals_and_abbreviations() {
+        assert_eq!(unit_key("2nd Div"), unit_key("Second Division"));
+        assert_eq!(unit_key("II Division"), unit_key("2 Div."));
+        assert_eq!(unit_key("the 3rd Bde"), unit_key("third brigade"));
+    }
+
+    #[test]
+    fn places_resolve_with_variants_near_misses_and_parts() {
+        let s = crate::scenario::bundled("tutorial-hall").expect("bundled scenario");
+        let ix = Index::new(&s);
+        let id = |m: Match| match m {
+            Match::Found {
+                resolved,
+                variant,
+                near,
+                ..
+            } => (resolved.id, variant.is_some(), near),
+            Match::Missing { .. } => ("-".into(), false, None),
+        };
+        assert_eq!(id(ix.place("Kumla")), ("kumla".into(), false, None));
+        assert_eq!(id(ix.place("Hinseberg")), ("hinzeberg".into(), true, None));
+        assert_eq!(id(ix.place("the stream")), ("viskan".into(), false, None));
+        assert_eq!(id(ix.place("Kirsebrg")), ("kirseberg".into(), false, Some(1)));
+        assert_eq!(id(ix.place("the hill")).0, "-");
+        assert_eq!(id(ix.unit("2nd Div", true)).0, "div-2");
+        assert_eq!(id(ix.unit("General Morvan", true)).0, "div-2");
+        assert_eq!(id(ix.unit("Second Division", true)).0, "div-2");
+        assert_eq!(id(ix.unit("Army HQ", true)).0, "imperial-army");
+    }
+}
