@@ -7,9 +7,18 @@ fn main() {
             for o in &r.orders {
                 let again = staffwork::order::check_one(&o.readback, sc, None);
                 if again.key != o.key || again.order_type != o.order_type {
-                    println!("MISMATCH ({}):\n  {}\n  {}\n  {}\n  {}", sc.is_some(), o.text, o.readback, o.key, again.key);
+                    println!(
+                        "MISMATCH ({}):\n  {}\n  {}\n  {}\n  {}",
+                        sc.is_some(),
+                        o.text,
+                        o.readback,
+                        o.key,
+                        again.key
+                    );
                 }
-                if again.readback != o.readback { println!("UNSTABLE: {}\n  {}", o.readback, again.readback); }
+                if again.readback != o.readback {
+                    println!("UNSTABLE: {}\n  {}", o.readback, again.readback);
+                }
             }
         }
     }

@@ -70,7 +70,11 @@ pub struct CaseResult {
 
 /// Parse every case in a file.
 pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, FormatError> {
-    let err = |line: usize, message: String| FormatError { file: file.display().to_string(), line, message };
+    let err = |line: usize, message: String| FormatError {
+        file: file.display().to_string(),
+        line,
+        message,
+    };
     let mut cases: Vec<Case> = Vec::new();
     let mut section: Option<String> = None;
     let mut in_toml = false;
@@ -93,50 +97,95 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Case>, FormatError> {
         let indented = line.starts_with(' ') || line.starts_with('\t');
         let t = line.trim();
         if !indented {
-            let (key, value) = t
-                .split_once(':')
-                .ok_or_else(|| err(n, format!("expected `key: value` or an indented item, found `{t}`")))?;
+            let (key, value) = t.split_once(':').ok_or_else(|| {
+                err(
+                    n,
+                    format!("expected `key: value` or an indented item, found `{t}`"),
+                )
+            })?;
             let value = value.trim();
             if key == "case" {
-                cases.push(Case { file: file.to_path_buf(), line: n, name: value.to_string(), seed: 1, ..Case::default() });
+                cases.push(Case {
+                    file: file.to_path_buf(),
+                    line: n,
+                    name: value.to_string(),
+                    seed: 1,
+                    ..Case::default()
+                });
                 section = None;
                 continue;
             }
-            let c = cases.last_mut().ok_or_else(|| err(n, "a case starts with `case: NAME`".into()))?;
+            let c = cases
+                .last_mut()
+                .ok_or_else(|| err(n, "a case starts with `case: NAME`".into()))?;
             match key {
-                "rules" => c.rules = value.split(',').map(|r| r.trim().to_string()).filter(|r| !r.is_empty()).collect(),
+                "rules" => {
+                    c.rules = value
+                        .split(',')
+                        .map(|r| r.trim().to_string())
+                        .filter(|r| !r.is_empty())
+                        .collect()
+                }
                 "assumed" => c.assumed = Some(value.to_string()),
                 "scenario" => c.scenario = Some(value.to_string()),
                 "scenario-toml" => in_toml = true,
-                "variants" => c.variants = value.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect(),
-                "seed" => c.seed = value.parse().map_err(|_| err(n, format!("seed must be a number, not `{value}`")))?,
+                "variants" => {
+                    c.variants = value
+                        .split(',')
+                        .map(|v| v.trim().to_string())
+                        .filter(|v| !v.is_empty())
+                        .collect()
+                }
+                "seed" => {
+                    c.seed = value
+                        .parse()
+                        .map_err(|_| err(n, format!("seed must be a number, not `{value}`")))?
+                }
                 "given" | "commands" | "dice" | "expect" => {
                     section = Some(key.to_string());
                     if !value.is_empty() {
-                        return Err(err(n, format!("put the items of `{key}:` on indented lines below it")));
+                        return Err(err(
+                            n,
+                            format!("put the items of `{key}:` on indented lines below it"),
+                        ));
                     }
                 }
                 other => {
                     return Err(err(
                         n,
-                        format!("unknown key `{other}`; expected case, rules, assumed, scenario, scenario-toml, variants, seed, given, commands, dice, expect"),
+                        format!(
+                            "unknown key `{other}`; expected case, rules, assumed, scenario, scenario-toml, variants, seed, given, commands, dice, expect"
+                        ),
                     ));
                 }
             }
         } else {
-            let c = cases.last_mut().ok_or_else(|| err(n, "a case starts with `case: NAME`".into()))?;
-            let item = Line { line: n, text: t.to_string() };
+            let c = cases
+                .last_mut()
+                .ok_or_else(|| err(n, "a case starts with `case: NAME`".into()))?;
+            let item = Line {
+                line: n,
+                text: t.to_string(),
+            };
             match section.as_deref() {
                 Some("given") => c.given.push(item),
                 Some("commands") => c.commands.push(item),
                 Some("dice") => c.dice.push(item),
                 Some("expect") => c.expect.push(item),
-                _ => return Err(err(n, "an indented line must follow given:, commands:, dice: or expect:".into())),
+                _ => {
+                    return Err(err(
+                        n,
+                        "an indented line must follow given:, commands:, dice: or expect:".into(),
+                    ));
+                }
             }
         }
     }
     if in_toml {
-        return Err(err(text.lines().count(), "`scenario-toml:` is not closed by `end-scenario`".into()));
+        return Err(err(
+            text.lines().count(),
+            "`scenario-toml:` is not closed by `end-scenario`".into(),
+        ));
     }
     Ok(cases)
 }
@@ -201,13 +250,29 @@ pub fn split_words(line: &str) -> Result<Vec<String>, String> {
 fn scripted_dice(case: &Case) -> Result<ScriptedDice, String> {
     let mut dice = ScriptedDice::new();
     for l in &case.dice {
-        let (head, values) = l.text.split_once(':').ok_or_else(|| format!("line {}: write dice as `[PURPOSE] KIND: VALUES`", l.line))?;
+        let (head, values) = l
+            .text
+            .split_once(':')
+            .ok_or_else(|| format!("line {}: write dice as `[PURPOSE] KIND: VALUES`", l.line))?;
         let mut words: Vec<&str> = head.split_whitespace().collect();
-        let kind = words.pop().ok_or_else(|| format!("line {}: missing dice kind (d6, 2d6, 11..66)", l.line))?;
+        let kind = words
+            .pop()
+            .ok_or_else(|| format!("line {}: missing dice kind (d6, 2d6, 11..66)", l.line))?;
         let purpose = match words.as_slice() {
             [] => None,
-            [p] => Some(purpose(p).ok_or_else(|| format!("line {}: unknown purpose `{p}`; use one of {}", l.line, purposes()))?),
-            _ => return Err(format!("line {}: expected `[PURPOSE] KIND: VALUES`", l.line)),
+            [p] => Some(purpose(p).ok_or_else(|| {
+                format!(
+                    "line {}: unknown purpose `{p}`; use one of {}",
+                    l.line,
+                    purposes()
+                )
+            })?),
+            _ => {
+                return Err(format!(
+                    "line {}: expected `[PURPOSE] KIND: VALUES`",
+                    l.line
+                ));
+            }
         };
         let mut vals = Vec::new();
         for v in values.split_whitespace() {
@@ -222,7 +287,9 @@ fn scripted_dice(case: &Case) -> Result<ScriptedDice, String> {
                     vals.extend([t, u]);
                 }
                 "2d6" => {
-                    let (a, b) = v.split_once('+').ok_or_else(|| format!("line {}: write 2d6 as two dice, e.g. 3+4", l.line))?;
+                    let (a, b) = v.split_once('+').ok_or_else(|| {
+                        format!("line {}: write 2d6 as two dice, e.g. 3+4", l.line)
+                    })?;
                     for x in [a, b] {
                         let d: u8 = x.parse().map_err(|_| bad())?;
                         if !(1..=6).contains(&d) {
@@ -232,14 +299,21 @@ fn scripted_dice(case: &Case) -> Result<ScriptedDice, String> {
                     }
                 }
                 k if k.starts_with('d') => {
-                    let sides: u8 = k[1..].parse().map_err(|_| format!("line {}: unknown dice kind `{k}`", l.line))?;
+                    let sides: u8 = k[1..]
+                        .parse()
+                        .map_err(|_| format!("line {}: unknown dice kind `{k}`", l.line))?;
                     let d: u8 = v.parse().map_err(|_| bad())?;
                     if d == 0 || d > sides {
                         return Err(bad());
                     }
                     vals.push(d);
                 }
-                k => return Err(format!("line {}: unknown dice kind `{k}`; use d6, 2d6 or 11..66", l.line)),
+                k => {
+                    return Err(format!(
+                        "line {}: unknown dice kind `{k}`; use d6, 2d6 or 11..66",
+                        l.line
+                    ));
+                }
             }
         }
         match purpose {
@@ -251,13 +325,22 @@ fn scripted_dice(case: &Case) -> Result<ScriptedDice, String> {
 }
 
 fn purpose(name: &str) -> Option<Purpose> {
-    Purpose::ALL.into_iter().find(|p| serde_json::to_value(p).ok().and_then(|v| v.as_str().map(|s| s == name)) == Some(true))
+    Purpose::ALL.into_iter().find(|p| {
+        serde_json::to_value(p)
+            .ok()
+            .and_then(|v| v.as_str().map(|s| s == name))
+            == Some(true)
+    })
 }
 
 fn purposes() -> String {
     Purpose::ALL
         .iter()
-        .filter_map(|p| serde_json::to_value(p).ok().and_then(|v| v.as_str().map(str::to_string)))
+        .filter_map(|p| {
+            serde_json::to_value(p)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -265,14 +348,18 @@ fn purposes() -> String {
 /// Load the case's scenario and start a game in memory.
 fn start_game(case: &Case) -> Result<Game, String> {
     let (text, scenario) = if let Some(toml) = &case.scenario_toml {
-        let s = crate::scenario::parse("(inline scenario)", toml).map_err(|e| format!("inline scenario: {e}"))?;
+        let s = crate::scenario::parse("(inline scenario)", toml)
+            .map_err(|e| format!("inline scenario: {e}"))?;
         (toml.clone(), s)
     } else {
         let name = case.scenario.as_deref().unwrap_or("tutorial-hall");
         let rel = case.file.parent().map(|d| d.join(name));
-        let path = rel.filter(|p| p.exists()).unwrap_or_else(|| PathBuf::from(name));
+        let path = rel
+            .filter(|p| p.exists())
+            .unwrap_or_else(|| PathBuf::from(name));
         let text = if path.exists() {
-            std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?
+            std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?
         } else {
             crate::scenario::BUNDLED
                 .iter()
@@ -283,7 +370,8 @@ fn start_game(case: &Case) -> Result<Game, String> {
         let s = crate::scenario::parse(name, &text).map_err(|e| e.to_string())?;
         (text, s)
     };
-    let presets = crate::game::type_presets(&scenario).map_err(|(id, m)| format!("pre-set order {id}: {m}"))?;
+    let presets = crate::game::type_presets(&scenario)
+        .map_err(|(id, m)| format!("pre-set order {id}: {m}"))?;
     let tables = CommandTables::nbs().clone();
     let new = NewGame {
         scenario_toml: text,
@@ -314,38 +402,66 @@ fn split_outcome(text: &str) -> Result<(&str, Outcome), String> {
                 ["refused", code] => Ok((cmd.trim(), Outcome::Refused(code.to_string()))),
                 ["order-error", code] => Ok((cmd.trim(), Outcome::OrderError(code.to_string()))),
                 ["ok"] => Ok((cmd.trim(), Outcome::Ok)),
-                _ => Err(format!("after `=>` write `refused CODE`, `order-error CODE` or `ok`, not `{}`", exp.trim())),
+                _ => Err(format!(
+                    "after `=>` write `refused CODE`, `order-error CODE` or `ok`, not `{}`",
+                    exp.trim()
+                )),
             }
         }
     }
 }
 
 /// Run one command line of a case.
-fn run_line(game: &mut Game, line: &Line, dice: &mut dyn Dice, events: &mut Vec<Event>) -> Result<(), String> {
-    let (cmd_text, outcome) = split_outcome(&line.text).map_err(|e| format!("line {}: {e}", line.line))?;
+fn run_line(
+    game: &mut Game,
+    line: &Line,
+    dice: &mut dyn Dice,
+    events: &mut Vec<Event>,
+) -> Result<(), String> {
+    let (cmd_text, outcome) =
+        split_outcome(&line.text).map_err(|e| format!("line {}: {e}", line.line))?;
     let mut words = vec!["staffwork".to_string()];
     words.extend(split_words(cmd_text).map_err(|e| format!("line {}: {e}", line.line))?);
     words.extend(["--db".to_string(), ":memory:".to_string()]);
     let cli = Cli::try_parse_from(&words).map_err(|e| {
         let first = e.to_string().lines().next().unwrap_or_default().to_string();
-        format!("line {}: `{cmd_text}` is not a game command: {first}", line.line)
+        format!(
+            "line {}: `{cmd_text}` is not a game command: {first}",
+            line.line
+        )
     })?;
     let built = game_cmd::build(game, &cli.command)
         .ok_or_else(|| format!("line {}: `{cmd_text}` is not a game command", line.line))?;
     let (actor, cmd) = match (built, &outcome) {
         (Ok(x), _) => x,
         (Err(game_cmd::BuildError::Order(checked)), Outcome::OrderError(code)) => {
-            let codes: Vec<&str> = checked.diagnostics.iter().filter(|d| d.severity == crate::order::Severity::Error).map(|d| d.code).collect();
+            let codes: Vec<&str> = checked
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == crate::order::Severity::Error)
+                .map(|d| d.code)
+                .collect();
             return if codes.contains(&code.as_str()) {
                 Ok(())
             } else {
-                Err(format!("line {}: expected order error `{code}`, the order language gave {codes:?}", line.line))
+                Err(format!(
+                    "line {}: expected order error `{code}`, the order language gave {codes:?}",
+                    line.line
+                ))
             };
         }
         (Err(game_cmd::BuildError::Order(checked)), _) => {
-            let msgs: Vec<String> =
-                checked.diagnostics.iter().filter(|d| d.severity == crate::order::Severity::Error).map(|d| format!("{}: {}", d.code, d.message)).collect();
-            return Err(format!("line {}: the order has errors: {}", line.line, msgs.join("; ")));
+            let msgs: Vec<String> = checked
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == crate::order::Severity::Error)
+                .map(|d| format!("{}: {}", d.code, d.message))
+                .collect();
+            return Err(format!(
+                "line {}: the order has errors: {}",
+                line.line,
+                msgs.join("; ")
+            ));
         }
         (Err(game_cmd::BuildError::Usage(m)), _) => return Err(format!("line {}: {m}", line.line)),
     };
@@ -354,7 +470,9 @@ fn run_line(game: &mut Game, line: &Line, dice: &mut dyn Dice, events: &mut Vec<
         && matches!(outcome, Outcome::Ok)
     {
         loop {
-            let evs = game.execute_with(&actor, &cmd, dice).map_err(|e| format!("line {}: {e}", line.line))?;
+            let evs = game
+                .execute_with(&actor, &cmd, dice)
+                .map_err(|e| format!("line {}: {e}", line.line))?;
             events.extend(evs);
             if t.reached(&game.state) {
                 return Ok(());
@@ -366,13 +484,23 @@ fn run_line(game: &mut Game, line: &Line, dice: &mut dyn Dice, events: &mut Vec<
             events.extend(evs);
             Ok(())
         }
-        (Ok(_), Outcome::Refused(code)) => Err(format!("line {}: expected refusal `{code}`, the command was accepted", line.line)),
-        (Ok(_), Outcome::OrderError(code)) => Err(format!("line {}: expected order error `{code}`, the order was accepted", line.line)),
+        (Ok(_), Outcome::Refused(code)) => Err(format!(
+            "line {}: expected refusal `{code}`, the command was accepted",
+            line.line
+        )),
+        (Ok(_), Outcome::OrderError(code)) => Err(format!(
+            "line {}: expected order error `{code}`, the order was accepted",
+            line.line
+        )),
         (Err(GameError::Refused(r)), Outcome::Refused(code)) if r.code == code => Ok(()),
-        (Err(GameError::Refused(r)), Outcome::Refused(code)) => {
-            Err(format!("line {}: expected refusal `{code}`, got `{}`: {}", line.line, r.code, r.message))
-        }
-        (Err(GameError::Refused(r)), _) => Err(format!("line {}: refused [{}]: {}", line.line, r.code, r.message)),
+        (Err(GameError::Refused(r)), Outcome::Refused(code)) => Err(format!(
+            "line {}: expected refusal `{code}`, got `{}`: {}",
+            line.line, r.code, r.message
+        )),
+        (Err(GameError::Refused(r)), _) => Err(format!(
+            "line {}: refused [{}]: {}",
+            line.line, r.code, r.message
+        )),
         (Err(e), _) => Err(format!("line {}: {e}", line.line)),
     }
 }
@@ -407,7 +535,13 @@ fn run_case_inner(case: &Case) -> Result<(), String> {
     if !unused.is_empty() {
         let list: Vec<String> = unused
             .iter()
-            .map(|(p, v)| format!("{} {:?}", p.map_or("any".to_string(), |p| format!("{p:?}")), v))
+            .map(|(p, v)| {
+                format!(
+                    "{} {:?}",
+                    p.map_or("any".to_string(), |p| format!("{p:?}")),
+                    v
+                )
+            })
             .collect();
         return Err(format!("dice given but not used: {}", list.join(", ")));
     }
@@ -447,12 +581,20 @@ fn check_expectation(state: &GameState, events: &[Event], l: &Line) -> Result<()
     let w: Vec<String> = split_words(&l.text).map_err(|e| format!("line {}: {e}", l.line))?;
     let w: Vec<&str> = w.iter().map(String::as_str).collect();
     let mismatch = |what: &str, expected: &str, actual: &str| {
-        Err(format!("line {}: {what}: expected {expected}, got {actual}", l.line))
+        Err(format!(
+            "line {}: {what}: expected {expected}, got {actual}",
+            l.line
+        ))
     };
     match w.as_slice() {
         ["order", n, field, rest @ ..] => {
-            let n: u32 = n.parse().map_err(|_| format!("line {}: `{n}` is not an order number", l.line))?;
-            let o = state.orders.get(&n).ok_or_else(|| format!("line {}: there is no order {n}", l.line))?;
+            let n: u32 = n
+                .parse()
+                .map_err(|_| format!("line {}: `{n}` is not an order number", l.line))?;
+            let o = state
+                .orders
+                .get(&n)
+                .ok_or_else(|| format!("line {}: there is no order {n}", l.line))?;
             let want = rest.join(" ");
             let got = match *field {
                 "status" => status_name(&o.status),
@@ -462,12 +604,24 @@ fn check_expectation(state: &GameState, events: &[Event], l: &Line) -> Result<()
                 "type" => kebab(&o.order_type),
                 "recipient" => o.recipient.clone(),
                 "origin" => kebab(&o.origin),
-                f => return Err(format!("line {}: unknown order field `{f}`; use status, arrival-turn, sent-turn, cost, type, recipient, origin", l.line)),
+                f => {
+                    return Err(format!(
+                        "line {}: unknown order field `{f}`; use status, arrival-turn, sent-turn, cost, type, recipient, origin",
+                        l.line
+                    ));
+                }
             };
-            if got == want { Ok(()) } else { mismatch(&format!("order {n} {field}"), &want, &got) }
+            if got == want {
+                Ok(())
+            } else {
+                mismatch(&format!("order {n} {field}"), &want, &got)
+            }
         }
         ["command", id, field, rest @ ..] => {
-            let c = state.commands.get(*id).ok_or_else(|| format!("line {}: there is no command `{id}`", l.line))?;
+            let c = state
+                .commands
+                .get(*id)
+                .ok_or_else(|| format!("line {}: there is no command `{id}`", l.line))?;
             let want = rest.join(" ");
             let got = match *field {
                 "status" => kebab(&c.status),
@@ -476,34 +630,74 @@ fn check_expectation(state: &GameState, events: &[Event], l: &Line) -> Result<()
                 "distortion-unnoticed" => yes_no(c.distortion_unnoticed).into(),
                 "order" => c.current_order.map_or("none".into(), |n| n.to_string()),
                 "stage" => (c.stage + 1).to_string(),
-                f => return Err(format!("line {}: unknown command field `{f}`; use status, wrecked, independent, distortion-unnoticed, order, stage", l.line)),
+                f => {
+                    return Err(format!(
+                        "line {}: unknown command field `{f}`; use status, wrecked, independent, distortion-unnoticed, order, stage",
+                        l.line
+                    ));
+                }
             };
-            if got == want { Ok(()) } else { mismatch(&format!("command {id} {field}"), &want, &got) }
+            if got == want {
+                Ok(())
+            } else {
+                mismatch(&format!("command {id} {field}"), &want, &got)
+            }
         }
         ["command-points", side, n] => {
-            let got = state.sides.get(*side).map_or("no such side".into(), |s| s.command_points.to_string());
-            if got == *n { Ok(()) } else { mismatch(&format!("command points of {side}"), n, &got) }
+            let got = state
+                .sides
+                .get(*side)
+                .map_or("no such side".into(), |s| s.command_points.to_string());
+            if got == *n {
+                Ok(())
+            } else {
+                mismatch(&format!("command points of {side}"), n, &got)
+            }
         }
         ["turn", n] => {
             let got = state.turn.to_string();
-            if got == *n { Ok(()) } else { mismatch("turn", n, &got) }
+            if got == *n {
+                Ok(())
+            } else {
+                mismatch("turn", n, &got)
+            }
         }
         ["step", s] => {
             let got = kebab(&state.step);
-            if got == *s { Ok(()) } else { mismatch("step", s, &got) }
+            if got == *s {
+                Ok(())
+            } else {
+                mismatch("step", s, &got)
+            }
         }
         ["phasing", s] => {
             let got = state.phasing().to_string();
-            if got == *s { Ok(()) } else { mismatch("phasing side", s, &got) }
+            if got == *s {
+                Ok(())
+            } else {
+                mismatch("phasing side", s, &got)
+            }
         }
         ["position", piece, hex] => {
-            let got = state.positions.get(*piece).map_or("off the map".into(), |h| h.to_string());
-            if got == *hex { Ok(()) } else { mismatch(&format!("position of {piece}"), hex, &got) }
+            let got = state
+                .positions
+                .get(*piece)
+                .map_or("off the map".into(), |h| h.to_string());
+            if got == *hex {
+                Ok(())
+            } else {
+                mismatch(&format!("position of {piece}"), hex, &got)
+            }
         }
         [neg @ ("event" | "no-event"), kind, fields @ ..] => {
             let mut want: BTreeMap<&str, &str> = BTreeMap::new();
             for f in fields {
-                let (k, v) = f.split_once('=').ok_or_else(|| format!("line {}: write event fields as key=value, not `{f}`", l.line))?;
+                let (k, v) = f.split_once('=').ok_or_else(|| {
+                    format!(
+                        "line {}: write event fields as key=value, not `{f}`",
+                        l.line
+                    )
+                })?;
                 want.insert(k, v);
             }
             let matching = events.iter().filter(|e| e.kind_name() == *kind).any(|e| {
@@ -530,10 +724,17 @@ fn check_expectation(state: &GameState, events: &[Event], l: &Line) -> Result<()
                         l.line,
                         want,
                         seen.len(),
-                        if seen.is_empty() { String::new() } else { format!(": {}", seen.join(" | ")) }
+                        if seen.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {}", seen.join(" | "))
+                        }
                     ))
                 }
-                _ => Err(format!("line {}: a `{kind}` event with {want:?} appeared but should not", l.line)),
+                _ => Err(format!(
+                    "line {}: a `{kind}` event with {want:?} appeared but should not",
+                    l.line
+                )),
             }
         }
         _ => Err(format!(
@@ -557,7 +758,8 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         if p.is_dir() {
             let mut stack = vec![p.clone()];
             while let Some(d) = stack.pop() {
-                let entries = std::fs::read_dir(&d).map_err(|e| format!("cannot read {}: {e}", d.display()))?;
+                let entries = std::fs::read_dir(&d)
+                    .map_err(|e| format!("cannot read {}: {e}", d.display()))?;
                 for e in entries.flatten() {
                     let path = e.path();
                     if path.is_dir() {
@@ -584,7 +786,14 @@ pub fn run_files(files: &[PathBuf]) -> Vec<CaseResult> {
         let text = match std::fs::read_to_string(f) {
             Ok(t) => t,
             Err(e) => {
-                results.push(CaseResult { file: f.display().to_string(), line: 0, name: "(file)".into(), rules: vec![], passed: false, failure: Some(e.to_string()) });
+                results.push(CaseResult {
+                    file: f.display().to_string(),
+                    line: 0,
+                    name: "(file)".into(),
+                    rules: vec![],
+                    passed: false,
+                    failure: Some(e.to_string()),
+                });
                 continue;
             }
         };

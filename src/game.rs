@@ -126,7 +126,16 @@ impl Game {
     }
 
     fn start(db: Option<&Path>, new: NewGame) -> Result<Game, GameError> {
-        let NewGame { scenario_toml, scenario, tables_toml, tables, seed, presets, variants, created_at } = new;
+        let NewGame {
+            scenario_toml,
+            scenario,
+            tables_toml,
+            tables,
+            seed,
+            presets,
+            variants,
+            created_at,
+        } = new;
         let meta = GameMeta {
             scenario_id: scenario.meta.id.clone(),
             scenario_toml,
@@ -144,8 +153,9 @@ impl Game {
         let engine = Engine::new(&scenario, &tables);
         let state = engine.initial_state();
         let start = Command::Start { presets, variants };
-        let events =
-            engine.decide(&state, &start, &mut SeededDice::new(seed)).map_err(GameError::Refused)?;
+        let events = engine
+            .decide(&state, &start, &mut SeededDice::new(seed))
+            .map_err(GameError::Refused)?;
         drop(engine);
         let mut store = match db {
             Some(db) => Store::create(db, &meta)?,
@@ -155,22 +165,42 @@ impl Game {
         let engine = Engine::new(&scenario, &tables);
         let state = playback(&engine, &events);
         drop(engine);
-        Ok(Game { store, scenario, tables, state })
+        Ok(Game {
+            store,
+            scenario,
+            tables,
+            state,
+        })
     }
 
     /// Open a game file and rebuild its state by playback.
     pub fn open(db: &Path) -> Result<Game, GameError> {
         let store = Store::open(db)?;
         let meta = store.meta().clone();
-        let scenario = crate::scenario::parse("(stored scenario)", &meta.scenario_toml)
-            .map_err(|e| GameError::Incompatible { what: "scenario", why: e.to_string() })?;
-        let tables = CommandTables::from_toml_str("(stored tables)", &meta.tables_toml)
-            .map_err(|e| GameError::Incompatible { what: "tables", why: e.to_string() })?;
+        let scenario =
+            crate::scenario::parse("(stored scenario)", &meta.scenario_toml).map_err(|e| {
+                GameError::Incompatible {
+                    what: "scenario",
+                    why: e.to_string(),
+                }
+            })?;
+        let tables =
+            CommandTables::from_toml_str("(stored tables)", &meta.tables_toml).map_err(|e| {
+                GameError::Incompatible {
+                    what: "tables",
+                    why: e.to_string(),
+                }
+            })?;
         let events = store.events()?;
         let engine = Engine::new(&scenario, &tables);
         let state = playback(&engine, events.iter().map(|e| &e.event));
         drop(engine);
-        Ok(Game { store, scenario, tables, state })
+        Ok(Game {
+            store,
+            scenario,
+            tables,
+            state,
+        })
     }
 
     pub fn engine(&self) -> Engine<'_> {
@@ -187,8 +217,16 @@ impl Game {
     }
 
     /// As [`Game::execute`], with dice supplied by the caller (forced dice in conformance cases).
-    pub fn execute_with(&mut self, actor: &str, cmd: &Command, dice: &mut dyn crate::rules::dice::Dice) -> Result<Vec<Event>, GameError> {
-        let events = self.engine().decide(&self.state, cmd, dice).map_err(GameError::Refused)?;
+    pub fn execute_with(
+        &mut self,
+        actor: &str,
+        cmd: &Command,
+        dice: &mut dyn crate::rules::dice::Dice,
+    ) -> Result<Vec<Event>, GameError> {
+        let events = self
+            .engine()
+            .decide(&self.state, cmd, dice)
+            .map_err(GameError::Refused)?;
         self.store.append(actor, cmd, &events)?;
         for e in &events {
             evolve(&mut self.state, e);
@@ -227,7 +265,10 @@ impl Game {
             first_difference: None,
             resimulation_skipped: None,
         };
-        if meta.engine_version != ENGINE_VERSION || meta.rng != RNG || meta.tables_hash != self.tables.hash() {
+        if meta.engine_version != ENGINE_VERSION
+            || meta.rng != RNG
+            || meta.tables_hash != self.tables.hash()
+        {
             v.resimulation_skipped = Some(format!(
                 "written by staffwork {} ({}); re-simulation needs the same engine, dice and tables — playback still works",
                 meta.engine_version, meta.rng
@@ -252,14 +293,25 @@ impl Game {
                     return Ok(v);
                 }
             };
-            let recorded: Vec<&StoredEvent> = stored.iter().filter(|e| e.command_seq == c.seq).collect();
+            let recorded: Vec<&StoredEvent> =
+                stored.iter().filter(|e| e.command_seq == c.seq).collect();
             let n = produced.len().max(recorded.len());
             for i in 0..n {
-                let a = recorded.get(i).map(|e| e.payload.clone()).unwrap_or_default();
+                let a = recorded
+                    .get(i)
+                    .map(|e| e.payload.clone())
+                    .unwrap_or_default();
                 let b = produced.get(i).map(canonical).unwrap_or_default();
                 if a != b {
-                    let seq = recorded.get(i).map_or_else(|| recorded.last().map_or(0, |e| e.seq + 1), |e| e.seq);
-                    v.first_difference = Some(Difference { seq, command_seq: c.seq, recorded: a, resimulated: b });
+                    let seq = recorded
+                        .get(i)
+                        .map_or_else(|| recorded.last().map_or(0, |e| e.seq + 1), |e| e.seq);
+                    v.first_difference = Some(Difference {
+                        seq,
+                        command_seq: c.seq,
+                        recorded: a,
+                        resimulated: b,
+                    });
                     return Ok(v);
                 }
             }
@@ -273,12 +325,21 @@ impl Game {
 
     /// A new game file holding this game's history up to the end of turn `at_turn` (commands
     /// whose events all fall in turns ≤ `at_turn`), optionally with new dice from there on.
-    pub fn branch(&self, out: &Path, at_turn: u32, seed: Option<u64>, created_at: String) -> Result<Game, GameError> {
+    pub fn branch(
+        &self,
+        out: &Path,
+        at_turn: u32,
+        seed: Option<u64>,
+        created_at: String,
+    ) -> Result<Game, GameError> {
         let events = self.store.events()?;
         let commands = self.store.commands()?;
         let mut last = 0;
         for c in &commands {
-            let in_range = events.iter().filter(|e| e.command_seq == c.seq).all(|e| e.event.turn <= at_turn);
+            let in_range = events
+                .iter()
+                .filter(|e| e.command_seq == c.seq)
+                .all(|e| e.event.turn <= at_turn);
             if !in_range {
                 break;
             }
@@ -302,7 +363,10 @@ impl Game {
 /// Events a viewer may see (4.0: a side never sees the other's orders, dice, losses or the
 /// umpire's overrides).
 pub fn visible<'a>(events: &'a [StoredEvent], viewer: &Viewer) -> Vec<&'a StoredEvent> {
-    events.iter().filter(|e| viewer.sees(&e.event.visibility)).collect()
+    events
+        .iter()
+        .filter(|e| viewer.sees(&e.event.visibility))
+        .collect()
 }
 
 /// Pieces a viewer may see on the map: all for the umpire; for a side its own pieces and enemy
@@ -313,9 +377,14 @@ pub fn visible_positions(
     scenario: &Scenario,
     viewer: &Viewer,
 ) -> std::collections::BTreeMap<String, crate::hex::Hex> {
-    let Viewer::Side(side) = viewer else { return state.positions.clone() };
+    let Viewer::Side(side) = viewer else {
+        return state.positions.clone();
+    };
     let side_of = |piece: &str| -> Option<String> {
-        if let Some(f) = piece.strip_prefix("hq:").and_then(|id| scenario.formation(id)) {
+        if let Some(f) = piece
+            .strip_prefix("hq:")
+            .and_then(|id| scenario.formation(id))
+        {
             return Some(f.side.clone());
         }
         scenario
@@ -333,7 +402,8 @@ pub fn visible_positions(
         .positions
         .iter()
         .filter(|(piece, hex)| {
-            side_of(piece).as_deref() == Some(side.as_str()) || eyes.iter().any(|e| e.distance(**hex) <= 12)
+            side_of(piece).as_deref() == Some(side.as_str())
+                || eyes.iter().any(|e| e.distance(**hex) <= 12)
         })
         .map(|(p, h)| (p.clone(), *h))
         .collect()
@@ -342,12 +412,18 @@ pub fn visible_positions(
 /// The engine's view of an order the order language has read: type, stage postures, key.
 pub fn typed_order(checked: &crate::order::CheckedOrder) -> crate::engine::TypedOrder {
     let stages: Vec<crate::rules::Posture> = checked.stages.iter().map(|s| s.posture).collect();
-    let order_type = checked.order_type.unwrap_or(crate::rules::OrderType::General);
+    let order_type = checked
+        .order_type
+        .unwrap_or(crate::rules::OrderType::General);
     crate::engine::TypedOrder {
         text: checked.text.clone(),
         readback: checked.readback.clone(),
         order_type,
-        stages: if stages.is_empty() { vec![crate::rules::Posture::General] } else { stages },
+        stages: if stages.is_empty() {
+            vec![crate::rules::Posture::General]
+        } else {
+            stages
+        },
         independent: checked.independent,
         key: checked.same_order_key(),
     }
@@ -355,14 +431,20 @@ pub fn typed_order(checked: &crate::order::CheckedOrder) -> crate::engine::Typed
 
 /// Type every pre-set order of a scenario (6.2.2). The recipient comes from the scenario, so
 /// only an order the language cannot read at all is refused: `Err((preset id, why))`.
-pub fn type_presets(scenario: &Scenario) -> Result<Vec<(String, crate::engine::TypedOrder)>, (String, String)> {
+pub fn type_presets(
+    scenario: &Scenario,
+) -> Result<Vec<(String, crate::engine::TypedOrder)>, (String, String)> {
     scenario
         .preset_orders
         .iter()
         .map(|p| {
             let checked = crate::order::check_one(&p.text, Some(scenario), Some(&p.side));
             if checked.order_type.is_none() {
-                let why: Vec<String> = checked.diagnostics.iter().map(|d| d.message.clone()).collect();
+                let why: Vec<String> = checked
+                    .diagnostics
+                    .iter()
+                    .map(|d| d.message.clone())
+                    .collect();
                 return Err((p.id.clone(), why.join("; ")));
             }
             Ok((p.id.clone(), typed_order(&checked)))

@@ -17,7 +17,11 @@ fn the_whole_suite_passes() {
     let results = run_files(&files);
     let failures: Vec<&CaseResult> = results.iter().filter(|r| !r.passed).collect();
     assert!(failures.is_empty(), "failing cases:\n{failures:#?}");
-    assert!(results.len() >= 50, "expected the full suite, ran {}", results.len());
+    assert!(
+        results.len() >= 50,
+        "expected the full suite, ran {}",
+        results.len()
+    );
 }
 
 fn run_text(text: &str) -> CaseResult {
@@ -53,18 +57,32 @@ fn a_missing_die_fails_naming_it() {
 
 #[test]
 fn a_superfluous_die_fails_listing_it() {
-    let r = run_text(&format!("{BASE}dice:\n  acceptance 11..66: 66\nexpect:\n  command-points imperial 9\n"));
+    let r = run_text(&format!(
+        "{BASE}dice:\n  acceptance 11..66: 66\nexpect:\n  command-points imperial 9\n"
+    ));
     assert!(!r.passed);
     let f = r.failure.unwrap();
-    assert!(f.contains("dice given but not used") && f.contains("Acceptance [6, 6]"), "{f}");
+    assert!(
+        f.contains("dice given but not used") && f.contains("Acceptance [6, 6]"),
+        "{f}"
+    );
 }
 
 #[test]
 fn an_unexpected_refusal_and_a_missing_refusal_both_fail() {
-    let r = run_text("case: x\ncommands:\n  order --side imperial --method in-person \"3rd Div: march to Kümla and defend.\"\n");
+    let r = run_text(
+        "case: x\ncommands:\n  order --side imperial --method in-person \"3rd Div: march to Kümla and defend.\"\n",
+    );
     assert!(r.failure.unwrap().contains("not-stacked"));
-    let r = run_text(&format!("{}  => refused not-enough-command-points\n", BASE.trim_end()));
-    assert!(r.failure.unwrap().contains("expected refusal `not-enough-command-points`"));
+    let r = run_text(&format!(
+        "{}  => refused not-enough-command-points\n",
+        BASE.trim_end()
+    ));
+    assert!(
+        r.failure
+            .unwrap()
+            .contains("expected refusal `not-enough-command-points`")
+    );
 }
 
 #[test]
@@ -87,6 +105,12 @@ fn the_cli_prints_one_line_per_failure_and_a_closing_count() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("FAIL") && stdout.contains("expected 10, got 9"), "{stdout}");
-    assert!(stdout.trim_end().ends_with("0 passed, 1 failed"), "{stdout}");
+    assert!(
+        stdout.contains("FAIL") && stdout.contains("expected 10, got 9"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.trim_end().ends_with("0 passed, 1 failed"),
+        "{stdout}"
+    );
 }

@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn staffwork(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_staffwork")).args(args).output().expect("binary runs")
+    Command::new(env!("CARGO_BIN_EXE_staffwork"))
+        .args(args)
+        .output()
+        .expect("binary runs")
 }
 
 fn ok(args: &[&str]) -> String {
@@ -24,7 +27,11 @@ fn json(args: &[&str]) -> serde_json::Value {
     a.extend(["--format", "json"]);
     let out = staffwork(&a);
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("{args:?}: not JSON ({e}): {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+        panic!(
+            "{args:?}: not JSON ({e}): {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
     })
 }
 
@@ -44,17 +51,58 @@ fn head(db: &Path) -> (i64, String) {
 fn scripted_game(dir: &Path, name: &str, seed: &str) -> PathBuf {
     let db = dir.join(name);
     let d = db.to_str().unwrap();
-    ok(&["new", "--scenario", "tutorial-hall", "--db", d, "--seed", seed]);
-    ok(&["order", "--db", d, "--side", "imperial", "--method", "written", "3rd Div: march to Kümla and defend."]);
-    ok(&["order", "--db", d, "--side", "imperial", "--method", "oral", "2nd Div: capture Hall."]);
+    ok(&[
+        "new",
+        "--scenario",
+        "tutorial-hall",
+        "--db",
+        d,
+        "--seed",
+        seed,
+    ]);
+    ok(&[
+        "order",
+        "--db",
+        d,
+        "--side",
+        "imperial",
+        "--method",
+        "written",
+        "3rd Div: march to Kümla and defend.",
+    ]);
+    ok(&[
+        "order",
+        "--db",
+        d,
+        "--side",
+        "imperial",
+        "--method",
+        "oral",
+        "2nd Div: capture Hall.",
+    ]);
     for _ in 0..4 {
         ok(&["turn", "--db", d]);
     }
     // Turn 2, Imperial Command Phase: 4th Division takes the initiative (any result is fine).
-    ok(&["initiative", "--db", d, "--commander", "pellerin", "4th Div: march to Kirseberg and defend the bridge."]);
+    ok(&[
+        "initiative",
+        "--db",
+        d,
+        "--commander",
+        "pellerin",
+        "4th Div: march to Kirseberg and defend the bridge.",
+    ]);
     ok(&["turn", "--db", d]);
     ok(&["move", "--db", d, "--piece", "hq:i-corps", "--to", "6.10"]);
-    ok(&["override", "--db", d, "--reason", "ruling: 2-2-I broken at Hall", "--wreck", "2-2-i"]);
+    ok(&[
+        "override",
+        "--db",
+        d,
+        "--reason",
+        "ruling: 2-2-I broken at Hall",
+        "--wreck",
+        "2-2-i",
+    ]);
     for _ in 0..3 {
         ok(&["turn", "--db", d]);
     }
@@ -73,7 +121,10 @@ fn same_seed_and_commands_give_the_same_final_hash_and_verify() {
     assert_eq!(head(&a), head(&b));
     let v = json(&["replay", "--db", a.to_str().unwrap(), "--verify"]);
     assert_eq!(v["ok"], true, "{v}");
-    assert_eq!(v["verification"]["chain_broken_at"], serde_json::Value::Null);
+    assert_eq!(
+        v["verification"]["chain_broken_at"],
+        serde_json::Value::Null
+    );
     let c = scripted_game(dir.path(), "c.db", "6");
     assert_ne!(head(&a).1, head(&c).1, "other dice, other history");
 }
@@ -84,9 +135,17 @@ fn altering_one_byte_of_a_payload_is_caught_and_named() {
     let db = scripted_game(dir.path(), "g.db", "3");
     let conn = rusqlite::Connection::open(&db).unwrap();
     let seq: i64 = conn
-        .query_row("SELECT seq FROM event WHERE kind = 'acceptance-rolled' ORDER BY seq LIMIT 1", [], |r| r.get(0))
+        .query_row(
+            "SELECT seq FROM event WHERE kind = 'acceptance-rolled' ORDER BY seq LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
-    conn.execute("UPDATE event SET payload = replace(payload, '\"roll\":', '\"roll\": ') WHERE seq = ?1", [seq]).unwrap();
+    conn.execute(
+        "UPDATE event SET payload = replace(payload, '\"roll\":', '\"roll\": ') WHERE seq = ?1",
+        [seq],
+    )
+    .unwrap();
     drop(conn);
     let out = staffwork(&["replay", "--db", db.to_str().unwrap(), "--verify"]);
     assert_eq!(out.status.code(), Some(1));
@@ -100,7 +159,15 @@ fn killing_the_process_mid_game_leaves_a_file_that_opens_and_verifies() {
     for (i, wait_ms) in [30u64, 80, 160, 320].iter().enumerate() {
         let db = dir.path().join(format!("k{i}.db"));
         let d = db.to_str().unwrap();
-        ok(&["new", "--scenario", "tutorial-hall", "--db", d, "--seed", "9"]);
+        ok(&[
+            "new",
+            "--scenario",
+            "tutorial-hall",
+            "--db",
+            d,
+            "--seed",
+            "9",
+        ]);
         let mut child = Command::new(env!("CARGO_BIN_EXE_staffwork"))
             .args(["turn", "--db", d, "--until-end"])
             .stdout(std::process::Stdio::null())
@@ -128,18 +195,33 @@ fn a_side_never_sees_the_other_sides_secrets() {
         for e in events {
             let vis = &e["event"]["visibility"];
             let to = vis["to"].as_str().unwrap();
-            assert!(to == "public" || (to == "side" && vis["side"] == side), "{side} sees {e}");
+            assert!(
+                to == "public" || (to == "side" && vis["side"] == side),
+                "{side} sees {e}"
+            );
         }
         for o in view["orders"].as_array().unwrap() {
             assert_eq!(o["side"], side);
         }
         let text = serde_json::to_string(&view).unwrap();
         assert!(!text.contains("override"), "{side} sees an override");
-        assert!(!text.contains("2-2-I broken"), "{side} sees the umpire's reason");
+        assert!(
+            !text.contains("2-2-I broken"),
+            "{side} sees the umpire's reason"
+        );
         if side == "allied" {
-            assert!(!text.contains("Kümla and defend"), "allied sees an Imperial order");
-            assert!(!text.contains("straggler-check"), "allied sees Imperial stragglers");
-            assert!(!text.contains("wrecked-changed"), "allied sees Imperial wrecks");
+            assert!(
+                !text.contains("Kümla and defend"),
+                "allied sees an Imperial order"
+            );
+            assert!(
+                !text.contains("straggler-check"),
+                "allied sees Imperial stragglers"
+            );
+            assert!(
+                !text.contains("wrecked-changed"),
+                "allied sees Imperial wrecks"
+            );
         }
         let status = json(&["status", "--db", d, "--side", side]);
         for c in status["commands"].as_array().unwrap() {
@@ -155,12 +237,32 @@ fn bad_input_changes_nothing() {
     let d = db.to_str().unwrap();
     let before = head(&db);
     let cases: Vec<Vec<&str>> = vec![
-        vec!["order", "--db", d, "--side", "imperial", "--method", "written", "9th Div: capture Paris.", "--to", "nonexistent"],
+        vec![
+            "order",
+            "--db",
+            d,
+            "--side",
+            "imperial",
+            "--method",
+            "written",
+            "9th Div: capture Paris.",
+            "--to",
+            "nonexistent",
+        ],
         vec!["move", "--db", d, "--piece", "nobody", "--to", "5.05"],
         vec!["move", "--db", d, "--piece", "1-3-i", "--to", "99.99"],
         vec!["default-defense", "--db", d, "--command", "no-such-command"],
         vec!["override", "--db", d, "--reason", "", "--wreck", "div-2"],
-        vec!["initiative", "--db", d, "--commander", "davrange", "--command", "div-3", "3rd Div: attack Hall."],
+        vec![
+            "initiative",
+            "--db",
+            d,
+            "--commander",
+            "davrange",
+            "--command",
+            "div-3",
+            "3rd Div: attack Hall.",
+        ],
     ];
     for args in cases {
         let out = staffwork(&args);
@@ -178,16 +280,34 @@ fn foreign_corrupt_and_newer_files_are_refused_clearly() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a staffwork game file"));
     let other = dir.path().join("other.db");
-    rusqlite::Connection::open(&other).unwrap().execute_batch("CREATE TABLE t (x);").unwrap();
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x);")
+        .unwrap();
     let out = staffwork(&["status", "--db", other.to_str().unwrap()]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a staffwork game file"));
     let db = dir.path().join("new.db");
-    ok(&["new", "--scenario", "tutorial-hall", "--db", db.to_str().unwrap()]);
-    rusqlite::Connection::open(&db).unwrap().pragma_update(None, "user_version", 99).unwrap();
+    ok(&[
+        "new",
+        "--scenario",
+        "tutorial-hall",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .pragma_update(None, "user_version", 99)
+        .unwrap();
     let out = staffwork(&["status", "--db", db.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("newer staffwork"));
-    let out = staffwork(&["new", "--scenario", "tutorial-hall", "--db", db.to_str().unwrap()]);
+    let out = staffwork(&[
+        "new",
+        "--scenario",
+        "tutorial-hall",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("already exists"));
 }
 
@@ -196,7 +316,17 @@ fn a_branch_keeps_the_history_and_verifies_with_new_dice() {
     let dir = tempfile::tempdir().unwrap();
     let db = scripted_game(dir.path(), "m.db", "8");
     let out = dir.path().join("whatif.db");
-    ok(&["branch", "--db", db.to_str().unwrap(), "--at-turn", "2", "--out", out.to_str().unwrap(), "--seed", "77"]);
+    ok(&[
+        "branch",
+        "--db",
+        db.to_str().unwrap(),
+        "--at-turn",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+        "--seed",
+        "77",
+    ]);
     let o = out.to_str().unwrap();
     for _ in 0..6 {
         ok(&["turn", "--db", o]);
@@ -204,7 +334,10 @@ fn a_branch_keeps_the_history_and_verifies_with_new_dice() {
     let v = json(&["replay", "--db", o, "--verify"]);
     assert_eq!(v["ok"], true, "{v}");
     let log = json(&["log", "--db", o, "--umpire"]);
-    assert!(log["orders"].as_array().unwrap().len() >= 5, "the branch keeps the orders");
+    assert!(
+        log["orders"].as_array().unwrap().len() >= 5,
+        "the branch keeps the orders"
+    );
 }
 
 #[test]
@@ -213,7 +346,18 @@ fn the_order_log_has_the_fields_of_rule_6_4_5() {
     let db = scripted_game(dir.path(), "l.db", "1");
     let log = json(&["log", "--db", db.to_str().unwrap(), "--side", "imperial"]);
     let o = &log["orders"].as_array().unwrap()[1];
-    for field in ["number", "time_sent", "arrival_time", "sender", "receiver", "text", "readback", "method", "type", "status"] {
+    for field in [
+        "number",
+        "time_sent",
+        "arrival_time",
+        "sender",
+        "receiver",
+        "text",
+        "readback",
+        "method",
+        "type",
+        "status",
+    ] {
         assert!(o.get(field).is_some(), "missing {field}: {o}");
     }
     let text = ok(&["log", "--db", db.to_str().unwrap(), "--umpire"]);

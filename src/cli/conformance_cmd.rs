@@ -20,7 +20,11 @@ pub struct ConformanceArgs {
 }
 
 pub fn run(a: ConformanceArgs) -> CmdResult {
-    let paths = if a.paths.is_empty() { vec![PathBuf::from("tests/conformance")] } else { a.paths };
+    let paths = if a.paths.is_empty() {
+        vec![PathBuf::from("tests/conformance")]
+    } else {
+        a.paths
+    };
     let files = conformance::collect(&paths).map_err(Failure::Usage)?;
     if files.is_empty() {
         return Err(Failure::Usage("no .case files found".into()));
@@ -29,16 +33,34 @@ pub fn run(a: ConformanceArgs) -> CmdResult {
     let passed = results.iter().filter(|r| r.passed).count();
     let failed = results.len() - passed;
     if a.format == Format::Json {
-        super::print_json(&serde_json::json!({"cases": results, "passed": passed, "failed": failed}))?;
+        super::print_json(
+            &serde_json::json!({"cases": results, "passed": passed, "failed": failed}),
+        )?;
     } else {
         for r in &results {
             match &r.failure {
-                Some(f) => println!("FAIL {}:{} {} [{}]: {f}", r.file, r.line, r.name, r.rules.join(", ")),
-                None if a.verbose => println!("ok   {}:{} {} [{}]", r.file, r.line, r.name, r.rules.join(", ")),
+                Some(f) => println!(
+                    "FAIL {}:{} {} [{}]: {f}",
+                    r.file,
+                    r.line,
+                    r.name,
+                    r.rules.join(", ")
+                ),
+                None if a.verbose => println!(
+                    "ok   {}:{} {} [{}]",
+                    r.file,
+                    r.line,
+                    r.name,
+                    r.rules.join(", ")
+                ),
                 None => {}
             }
         }
         println!("{passed} passed, {failed} failed");
     }
-    if failed == 0 { Ok(()) } else { Err(Failure::Judged) }
+    if failed == 0 {
+        Ok(())
+    } else {
+        Err(Failure::Judged)
+    }
 }

@@ -17,7 +17,7 @@ use crate::game::{Game, NewGame};
 
 /// Seed whose dice show a delay, a distortion and its discovery, an initiative roll and a failed
 /// attack stoppage within the script (checked by a test).
-pub const DEMO_SEED: u64 = 11;
+pub const DEMO_SEED: u64 = 183;
 
 #[derive(Args, Debug)]
 pub struct DemoArgs {
@@ -34,60 +34,105 @@ pub struct DemoArgs {
 
 /// The script: a caption and a command line (without `--db`).
 pub const SCRIPT: &[(&str, &str)] = &[
-    ("08:00. Marshal Davrange writes to 3rd Division (6.4): a General order, written, 5 + 1 = 6 command points.",
-     r#"order --side imperial --method written "3rd Div: march over Hinzeberg to Kümla and defend it from attacks from the north.""#),
-    ("An Engage order to 2nd Division, sent orally to save points: 2 + 5 = 7 (6.4.1).",
-     r#"order --side imperial --method oral "2nd Div: attack up the Säter road and capture Hall.""#),
-    ("A third order would cost more than the 2 points left (15 per turn at rating 3): refused, nothing written.",
-     r#"order --side imperial --method written "4th Div: march to Kirseberg and defend the bridge there.""#),
-    ("Close the Command Phase: stoppage checks, delay reduction, acceptance (5.1).", "turn"),
-    ("The Allied player's turn: Rosenblad tries to seize the initiative for the Hall Division (6.6.1).",
-     "turn"),
-    ("", r#"initiative --commander rosenblad "Hall Div: attack 3rd Div at Hinzeberg and drive them off the hill.""#),
+    (
+        "08:00, the Imperial Command Phase. Marshal Davrange (rating 3) has 15 command points (6.4.1). \
+A General order to 3rd Division, written: 5 + 1 = 6 points; the aide rides 3 MP along the road, one turn (6.4.7).",
+        r#"order --side imperial --method written "3rd Div: march over Hinzeberg to Kümla and defend it from attacks from the north.""#,
+    ),
+    (
+        "An Engage order to 2nd Division, sent orally to save points: 2 + 5 = 7.",
+        r#"order --side imperial --method oral "2nd Div: attack up the Säter road and capture Hall.""#,
+    ),
+    (
+        "A third order would cost 6 with only 2 points left: refused, and nothing is written.",
+        r#"order --side imperial --method written "4th Div: march to Kirseberg and defend the bridge there.""#,
+    ),
+    (
+        "Close the Command Phase (attack stoppage, delay reduction, acceptance), then the Imperial operations.",
+        "turn",
+    ),
+    ("The Allied turn begins.", "turn"),
+    (
+        "General Rosenblad tries to seize the initiative for the Hall Division (6.6.1).",
+        r#"initiative --commander rosenblad "Hall Div: attack along the Hinzeberg road and capture Hinzeberg.""#,
+    ),
+    (
+        "On to 08:30: the aides reach 3rd and 2nd Divisions.",
+        "turn --until-turn 2",
+    ),
+    (
+        "The 4th Division's order, now affordable.",
+        r#"order --side imperial --method written "4th Div: march to Kirseberg and defend the bridge there.""#,
+    ),
+    (
+        "New Order Acceptance: each arrived order is rolled for on 11..66 (6.5).",
+        "turn",
+    ),
+    (
+        "The umpire rules that the Allied fire has broken a brigade of 2nd Division (21.6).",
+        r#"override --reason "2-2-I broken by the guns of Hall" --wreck 2-2-i"#,
+    ),
+    (
+        "On to 09:00: a distorted order may be discovered on a 5 or 6 (6.5.3).",
+        "turn --until-turn 3",
+    ),
+    (
+        "The corps light cavalry, caught in the open by the Allied hussars, withdraws (6.6.3).",
+        "withdraw --command cav-i",
+    ),
+    (
+        "Attack stoppage for every command under Engage orders, delay reduction, acceptance.",
+        "turn",
+    ),
+    ("On to 09:30.", "turn --until-turn 4"),
     ("", "turn"),
-    ("09:00 — the aides arrive; their orders are rolled for on the New Order Acceptance Table (6.5).", "turn"),
+    ("On to 10:00.", "turn --until-turn 5"),
     ("", "turn"),
-    ("", "turn"),
-    ("", "turn"),
-    ("The umpire rules that Hall's defenders have wrecked a brigade of 2nd Division (21.6).",
-     r#"override --reason "2-2-I broken in the assault on Hall" --wreck 2-2-i"#),
-    ("", "turn"),
-    ("", "turn"),
-    ("", "turn"),
-    ("", "turn"),
-    ("4th Division, threatened on the flank, withdraws on its own initiative (6.6.3).", "withdraw --command div-4"),
-    ("", "turn"),
-    ("", "turn"),
-    ("", "turn"),
-    ("", "turn"),
-    ("", "turn"),
-    ("", "turn"),
+    (
+        "The end of the Imperial turn: any withdrawal ends in straggler checks and No Orders (6.6.3.6–7).",
+        "turn",
+    ),
 ];
 
 pub fn run(a: DemoArgs) -> CmdResult {
     if a.db.exists() {
-        std::fs::remove_file(&a.db).map_err(|e| Failure::Usage(format!("cannot replace {}: {e}", a.db.display())))?;
+        std::fs::remove_file(&a.db)
+            .map_err(|e| Failure::Usage(format!("cannot replace {}: {e}", a.db.display())))?;
         for ext in ["-wal", "-shm"] {
             let side = PathBuf::from(format!("{}{ext}", a.db.display()));
             let _ = std::fs::remove_file(side);
         }
     }
     let mut game = play(&a.db, a.seed, !a.quiet)?;
-    println!("\n==> The umpire's Order Log (rule 6.4.5): staffwork log --db {} --umpire", a.db.display());
+    println!(
+        "\n==> The umpire's Order Log (rule 6.4.5): staffwork log --db {} --umpire",
+        a.db.display()
+    );
     if !a.quiet {
         print_order_log(&game);
     }
-    println!("\n==> What the Allied player sees: staffwork status --db {} --side allied", a.db.display());
+    println!(
+        "\n==> What the Allied player sees: staffwork status --db {} --side allied",
+        a.db.display()
+    );
     if !a.quiet {
         super::game_cmd::status(super::game_cmd::LogArgs {
             db: a.db.clone(),
-            view: super::game_cmd::ViewArgs { side: Some("allied".into()), umpire: false },
+            view: super::game_cmd::ViewArgs {
+                side: Some("allied".into()),
+                umpire: false,
+            },
             format: Format::Text,
         })?;
     }
-    println!("\n==> Replaying the file: staffwork replay --db {} --verify", a.db.display());
+    println!(
+        "\n==> Replaying the file: staffwork replay --db {} --verify",
+        a.db.display()
+    );
     let v = game.verify().map_err(|e| Failure::Usage(e.to_string()))?;
-    game.state = game.state_at(None).map_err(|e| Failure::Usage(e.to_string()))?;
+    game.state = game
+        .state_at(None)
+        .map_err(|e| Failure::Usage(e.to_string()))?;
     if v.ok() {
         println!(
             "verified: the hash chain holds over {} events and re-simulating {} commands from seed {} reproduced every event byte for byte.",
@@ -97,7 +142,11 @@ pub fn run(a: DemoArgs) -> CmdResult {
         println!("VERIFICATION FAILED: {v:?}");
         return Err(Failure::Judged);
     }
-    println!("\nThe game is in {} — open it with `staffwork log --db {}` or with the sqlite3 shell (see docs/replay.md).", a.db.display(), a.db.display());
+    println!(
+        "\nThe game is in {} — open it with `staffwork log --db {}` or with the sqlite3 shell (see docs/replay.md).",
+        a.db.display(),
+        a.db.display()
+    );
     Ok(())
 }
 
@@ -107,11 +156,26 @@ pub fn play(db: &std::path::Path, seed: u64, verbose: bool) -> Result<Game, Fail
     let (tables_toml, tables) = super::load_tables(None)?;
     let presets = crate::game::type_presets(&scenario)
         .map_err(|(id, m)| Failure::Usage(format!("pre-set order {id}: {m}")))?;
-    let new = NewGame { scenario_toml, scenario, tables_toml, tables, seed, presets, variants: Vec::new(), created_at: String::from("demo") };
+    let new = NewGame {
+        scenario_toml,
+        scenario,
+        tables_toml,
+        tables,
+        seed,
+        presets,
+        variants: Vec::new(),
+        created_at: String::from("demo"),
+    };
     let mut game = Game::create(db, new).map_err(|e| Failure::Usage(e.to_string()))?;
     if verbose {
-        println!("staffwork demo — {} (seed {seed})", game.scenario.meta.title);
-        println!("$ staffwork new --scenario tutorial-hall --db {} --seed {seed}", db.display());
+        println!(
+            "staffwork demo — {} (seed {seed})",
+            game.scenario.meta.title
+        );
+        println!(
+            "$ staffwork new --scenario tutorial-hall --db {} --seed {seed}",
+            db.display()
+        );
     }
     for (caption, line) in SCRIPT {
         if verbose {
@@ -124,15 +188,23 @@ pub fn play(db: &std::path::Path, seed: u64, verbose: bool) -> Result<Game, Fail
         words.extend(crate::conformance::split_words(line).map_err(Failure::Usage)?);
         words.extend(["--db".to_string(), db.display().to_string()]);
         let cli = super::Cli::try_parse_from(&words).map_err(|e| Failure::Usage(e.to_string()))?;
-        let built = super::game_cmd::build(&game, &cli.command).ok_or_else(|| Failure::Usage(format!("`{line}` is not a game command")))?;
+        let built = super::game_cmd::build(&game, &cli.command)
+            .ok_or_else(|| Failure::Usage(format!("`{line}` is not a game command")))?;
         let (actor, cmd) = match built {
             Ok(x) => x,
             Err(super::game_cmd::BuildError::Order(c)) => {
-                return Err(Failure::Usage(format!("demo order has errors: {:?}", c.diagnostics)));
+                return Err(Failure::Usage(format!(
+                    "demo order has errors: {:?}",
+                    c.diagnostics
+                )));
             }
             Err(super::game_cmd::BuildError::Usage(m)) => return Err(Failure::Usage(m)),
         };
-        match game.execute(&actor, &cmd) {
+        let until = match &cli.command {
+            super::Command::Turn(t) => Some(t),
+            _ => None,
+        };
+        match run_until(&mut game, &actor, &cmd, until) {
             Ok(events) => {
                 if verbose {
                     for e in &events {
@@ -142,13 +214,32 @@ pub fn play(db: &std::path::Path, seed: u64, verbose: bool) -> Result<Game, Fail
             }
             Err(crate::game::GameError::Refused(r)) => {
                 if verbose {
-                    println!("  refused [{}] (rule {}): {}\n  help: {}", r.code, r.rule, r.message, r.help);
+                    println!(
+                        "  refused [{}] (rule {}): {}\n  help: {}",
+                        r.code, r.rule, r.message, r.help
+                    );
                 }
             }
             Err(e) => return Err(Failure::Usage(e.to_string())),
         }
     }
     Ok(game)
+}
+
+/// Execute a command; a `turn --until-…` repeats the advance, each step recorded on its own.
+fn run_until(
+    game: &mut Game,
+    actor: &str,
+    cmd: &crate::engine::Command,
+    until: Option<&super::game_cmd::TurnArgs>,
+) -> Result<Vec<crate::engine::Event>, crate::game::GameError> {
+    let mut all = game.execute(actor, cmd)?;
+    if let Some(t) = until {
+        while !t.reached(&game.state) {
+            all.extend(game.execute(actor, cmd)?);
+        }
+    }
+    Ok(all)
 }
 
 fn print_order_log(game: &Game) {
@@ -158,7 +249,8 @@ fn print_order_log(game: &Game) {
             o.number,
             o.sender,
             o.recipient,
-            o.method.map_or("—".to_string(), |m| format!("{m:?}").to_lowercase()),
+            o.method
+                .map_or("—".to_string(), |m| format!("{m:?}").to_lowercase()),
             format!("{:?}", o.order_type).to_lowercase(),
             o.sent_turn,
             o.arrival_turn,

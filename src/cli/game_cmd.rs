@@ -10,7 +10,9 @@ use clap::{Args, ValueEnum};
 use serde_json::json;
 
 use super::{CmdResult, Failure, Format};
-use crate::engine::{Command, CommandStatus, Event, EventKind, OrderStatus, OverrideAction, TypedOrder};
+use crate::engine::{
+    Command, CommandStatus, Event, EventKind, OrderStatus, OverrideAction, TypedOrder,
+};
 use crate::game::{Game, GameError, NewGame, Viewer};
 use crate::hex::Hex;
 use crate::rules::Method;
@@ -287,13 +289,24 @@ pub struct BranchArgs {
 }
 
 fn now() -> String {
-    chrono::Local::now().format("%Y-%m-%dT%H:%M:%S%:z").to_string()
+    chrono::Local::now()
+        .format("%Y-%m-%dT%H:%M:%S%:z")
+        .to_string()
 }
 
 fn game_error(e: GameError) -> Failure {
     match e {
         GameError::Refused(r) => {
-            eprintln!("refused [{}]{}: {}", r.code, if r.rule.is_empty() { String::new() } else { format!(" (rule {})", r.rule) }, r.message);
+            eprintln!(
+                "refused [{}]{}: {}",
+                r.code,
+                if r.rule.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (rule {})", r.rule)
+                },
+                r.message
+            );
             if !r.help.is_empty() {
                 eprintln!("  help: {}", r.help);
             }
@@ -306,7 +319,9 @@ fn game_error(e: GameError) -> Failure {
 
 fn refusal_json(e: &GameError) -> serde_json::Value {
     match e {
-        GameError::Refused(r) => json!({"ok": false, "refused": {"code": r.code, "rule": r.rule, "message": r.message, "help": r.help}}),
+        GameError::Refused(r) => {
+            json!({"ok": false, "refused": {"code": r.code, "rule": r.rule, "message": r.message, "help": r.help}})
+        }
         other => json!({"ok": false, "error": other.to_string()}),
     }
 }
@@ -320,7 +335,9 @@ fn execute(game: &mut Game, actor: &str, cmd: &Command, format: Format) -> CmdRe
     match game.execute(actor, cmd) {
         Ok(events) => {
             if format == Format::Json {
-                super::print_json(&json!({"ok": true, "events": events, "turn": game.state.turn, "step": game.state.step}))
+                super::print_json(
+                    &json!({"ok": true, "events": events, "turn": game.state.turn, "step": game.state.step}),
+                )
             } else {
                 for e in &events {
                     println!("{}", describe(e));
@@ -344,7 +361,8 @@ fn read_text(text: &str) -> Result<String, Failure> {
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
         Ok(s)
     } else if let Some(path) = text.strip_prefix('@') {
-        std::fs::read_to_string(path).map_err(|e| Failure::Usage(format!("cannot read {path}: {e}")))
+        std::fs::read_to_string(path)
+            .map_err(|e| Failure::Usage(format!("cannot read {path}: {e}")))
     } else {
         Ok(text.to_string())
     }
@@ -354,13 +372,18 @@ fn read_text(text: &str) -> Result<String, Failure> {
 pub(crate) fn scenario_source(name: &str) -> Result<(String, crate::scenario::Scenario), Failure> {
     let path = Path::new(name);
     let text = if path.exists() {
-        std::fs::read_to_string(path).map_err(|e| Failure::Usage(format!("cannot read {name}: {e}")))?
-    } else if let Some((_, t)) =
-        crate::scenario::BUNDLED.iter().find(|(f, _)| *f == name || f.trim_end_matches(".toml") == name)
+        std::fs::read_to_string(path)
+            .map_err(|e| Failure::Usage(format!("cannot read {name}: {e}")))?
+    } else if let Some((_, t)) = crate::scenario::BUNDLED
+        .iter()
+        .find(|(f, _)| *f == name || f.trim_end_matches(".toml") == name)
     {
         (*t).to_string()
     } else {
-        return Err(Failure::Usage(format!("no scenario file `{name}`; bundled scenarios: {}", bundled_names())));
+        return Err(Failure::Usage(format!(
+            "no scenario file `{name}`; bundled scenarios: {}",
+            bundled_names()
+        )));
     };
     match crate::scenario::parse(name, &text) {
         Ok(s) => Ok((text, s)),
@@ -372,7 +395,11 @@ pub(crate) fn scenario_source(name: &str) -> Result<(String, crate::scenario::Sc
 }
 
 fn bundled_names() -> String {
-    crate::scenario::BUNDLED.iter().map(|(f, _)| f.trim_end_matches(".toml")).collect::<Vec<_>>().join(", ")
+    crate::scenario::BUNDLED
+        .iter()
+        .map(|(f, _)| f.trim_end_matches(".toml"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Why a command line could not become an engine command.
@@ -401,28 +428,60 @@ impl BuildError {
 }
 
 /// Type an order with the order language; errors refuse it.
-fn type_order(text: &str, scenario: &crate::scenario::Scenario, side: &str) -> Result<(TypedOrder, Option<String>), BuildError> {
+fn type_order(
+    text: &str,
+    scenario: &crate::scenario::Scenario,
+    side: &str,
+) -> Result<(TypedOrder, Option<String>), BuildError> {
     let checked = crate::order::check_one(text, Some(scenario), Some(side));
     if checked.has_errors() {
         return Err(BuildError::Order(Box::new(checked)));
     }
-    let recipient = checked.recipient.as_ref().and_then(|r| r.resolved.as_ref()).map(|r| r.id.clone());
+    let recipient = checked
+        .recipient
+        .as_ref()
+        .and_then(|r| r.resolved.as_ref())
+        .map(|r| r.id.clone());
     Ok((crate::game::typed_order(&checked), recipient))
 }
 
 /// Turn a parsed command line into the actor and the engine command, for the CLI and the
 /// conformance runner alike. `None` for subcommands that are not game commands.
-pub(crate) fn build(game: &Game, cmd: &super::Command) -> Option<Result<(String, Command), BuildError>> {
+pub(crate) fn build(
+    game: &Game,
+    cmd: &super::Command,
+) -> Option<Result<(String, Command), BuildError>> {
     use super::Command as C;
     Some(match cmd {
         C::Order(a) => build_order(game, a),
         C::Turn(_) => Ok(("umpire".into(), Command::Advance)),
         C::Initiative(a) => build_initiative(game, a),
         C::LooseCannon(a) => build_loose_cannon(game, a),
-        C::DefaultDefense(a) => Ok((side_of(game, &a.command), Command::DefaultDefense { command: a.command.clone() })),
-        C::Withdraw(a) => Ok((side_of(game, &a.command), Command::Withdraw { command: a.command.clone() })),
-        C::Stage(a) => Ok((side_of(game, &a.command), Command::StageComplete { command: a.command.clone() })),
-        C::Move(a) => Ok(("player".into(), Command::Move { piece: a.piece.clone(), to: a.to })),
+        C::DefaultDefense(a) => Ok((
+            side_of(game, &a.command),
+            Command::DefaultDefense {
+                command: a.command.clone(),
+            },
+        )),
+        C::Withdraw(a) => Ok((
+            side_of(game, &a.command),
+            Command::Withdraw {
+                command: a.command.clone(),
+            },
+        )),
+        C::Stage(a) => Ok((
+            side_of(game, &a.command),
+            Command::StageComplete {
+                command: a.command.clone(),
+            },
+        )),
+        C::Move(a) => Ok((
+            "player".into(),
+            Command::Move {
+                piece: a.piece.clone(),
+                to: a.to,
+            },
+        )),
         C::Override(a) => build_override(game, a),
         _ => return None,
     })
@@ -436,7 +495,11 @@ fn failure_text(f: Failure) -> BuildError {
 }
 
 fn side_of(game: &Game, command: &str) -> String {
-    game.state.commands.get(command).map(|c| c.side.clone()).unwrap_or_default()
+    game.state
+        .commands
+        .get(command)
+        .map(|c| c.side.clone())
+        .unwrap_or_default()
 }
 
 /// Open the game, build the command and execute it.
@@ -458,43 +521,74 @@ pub fn new(a: NewArgs) -> CmdResult {
     let (scenario_toml, scenario) = scenario_source(&a.scenario)?;
     let (tables_toml, tables) = super::load_tables(a.tables.as_deref())?;
     let presets = crate::game::type_presets(&scenario).map_err(|(id, msg)| {
-        Failure::Usage(format!("pre-set order `{id}` cannot be read by the order language: {msg}"))
+        Failure::Usage(format!(
+            "pre-set order `{id}` cannot be read by the order language: {msg}"
+        ))
     })?;
-    let new = NewGame { scenario_toml, scenario, tables_toml, tables, seed: a.seed, presets, variants: a.variant.clone(), created_at: now() };
+    let new = NewGame {
+        scenario_toml,
+        scenario,
+        tables_toml,
+        tables,
+        seed: a.seed,
+        presets,
+        variants: a.variant.clone(),
+        created_at: now(),
+    };
     let game = Game::create(&a.db, new).map_err(game_error)?;
     if a.format == Format::Json {
-        return super::print_json(&json!({"ok": true, "db": a.db, "scenario": game.scenario.meta.id, "seed": a.seed, "turn": game.state.turn, "phasing": game.state.phasing()}));
+        return super::print_json(
+            &json!({"ok": true, "db": a.db, "scenario": game.scenario.meta.id, "seed": a.seed, "turn": game.state.turn, "phasing": game.state.phasing()}),
+        );
     }
-    println!("created {} ({}), seed {}", a.db.display(), game.scenario.meta.title, a.seed);
+    println!(
+        "created {} ({}), seed {}",
+        a.db.display(),
+        game.scenario.meta.title,
+        a.seed
+    );
     print_where(&game);
     Ok(())
 }
 
 fn print_where(game: &Game) {
-    let info = game.engine().turn_info(game.state.turn).map(|t| t.time.format("%H:%M").to_string()).unwrap_or_default();
+    print_where_for(game, &Viewer::Umpire);
+}
+
+/// Where the game stands; the phasing side's command points only for the umpire and that side.
+fn print_where_for(game: &Game, viewer: &Viewer) {
+    let info = game
+        .engine()
+        .turn_info(game.state.turn)
+        .map(|t| t.time.format("%H:%M").to_string())
+        .unwrap_or_default();
     let side = game.state.phasing().to_string();
-    let cp = game.state.sides.get(&side).map_or(0, |s| s.command_points);
+    let window = match game.state.step {
+        crate::engine::Step::Command => "Command Phase (orders and local initiative)",
+        crate::engine::Step::Operations => "operations (fire, movement, close combat, rally)",
+        crate::engine::Step::GameOver => "game over",
+    };
+    let points = match viewer {
+        Viewer::Side(v) if *v != side => String::new(),
+        _ => format!(
+            "; {} command points left",
+            game.state.sides.get(&side).map_or(0, |s| s.command_points)
+        ),
+    };
     println!(
-        "turn {} ({info}), {} player, {} window; {} command points left",
-        game.state.turn,
-        side,
-        match game.state.step {
-            crate::engine::Step::Command => "Command Phase (orders and local initiative)",
-            crate::engine::Step::Operations => "operations (fire, movement, close combat, rally)",
-            crate::engine::Step::GameOver => "game over",
-        },
-        cp
+        "turn {} ({info}), {side} player, {window} window{points}",
+        game.state.turn
     );
 }
 
 fn build_order(game: &Game, a: &OrderArgs) -> Result<(String, Command), BuildError> {
     let text = read_text(&a.text).map_err(failure_text)?;
     let (typed, recipient) = type_order(&text, &game.scenario, &a.side)?;
-    let to = a
-        .to
-        .clone()
-        .or(recipient)
-        .ok_or_else(|| BuildError::Usage("the order names no recipient the scenario knows; add `--to COMMAND`".into()))?;
+    let to = a.to.clone().or(recipient).ok_or_else(|| {
+        BuildError::Usage(
+            "the order names no recipient the scenario knows; add `--to COMMAND`".into(),
+        )
+    })?;
     let from = match &a.from {
         Some(f) => f.clone(),
         None => game
@@ -503,14 +597,29 @@ fn build_order(game: &Game, a: &OrderArgs) -> Result<(String, Command), BuildErr
             .map(|c| c.id.clone())
             .ok_or_else(|| BuildError::Usage(format!("unknown side `{}`", a.side)))?,
     };
-    Ok((a.side.clone(), Command::IssueOrder { side: a.side.clone(), from, to, method: a.method.into(), order: typed }))
+    Ok((
+        a.side.clone(),
+        Command::IssueOrder {
+            side: a.side.clone(),
+            from,
+            to,
+            method: a.method.into(),
+            order: typed,
+        },
+    ))
 }
 
 fn build_loose_cannon(game: &Game, a: &LooseCannonArgs) -> Result<(String, Command), BuildError> {
     let side = side_of(game, &a.command);
     let text = read_text(&a.text).map_err(failure_text)?;
     let (order, _) = type_order(&text, &game.scenario, &side)?;
-    Ok(("opponent".into(), Command::LooseCannonOrder { command: a.command.clone(), order }))
+    Ok((
+        "opponent".into(),
+        Command::LooseCannonOrder {
+            command: a.command.clone(),
+            order,
+        },
+    ))
 }
 
 fn build_initiative(game: &Game, a: &InitiativeArgs) -> Result<(String, Command), BuildError> {
@@ -525,47 +634,85 @@ fn build_initiative(game: &Game, a: &InitiativeArgs) -> Result<(String, Command)
     let side = side_of(game, &command);
     let text = read_text(&a.text).map_err(failure_text)?;
     let (order, _) = type_order(&text, &game.scenario, &side)?;
-    Ok((side, Command::RollInitiative { commander: a.commander.clone(), command, order }))
+    Ok((
+        side,
+        Command::RollInitiative {
+            commander: a.commander.clone(),
+            command,
+            order,
+        },
+    ))
 }
 
 fn build_override(game: &Game, a: &OverrideArgs) -> Result<(String, Command), BuildError> {
     let mut actions = Vec::new();
     if let Some(c) = &a.wreck {
-        actions.push(OverrideAction::SetWrecked { command: c.clone(), wrecked: true });
+        actions.push(OverrideAction::SetWrecked {
+            command: c.clone(),
+            wrecked: true,
+        });
     }
     if let Some(c) = &a.unwreck {
-        actions.push(OverrideAction::SetWrecked { command: c.clone(), wrecked: false });
+        actions.push(OverrideAction::SetWrecked {
+            command: c.clone(),
+            wrecked: false,
+        });
     }
     if let Some(c) = &a.commander_lost {
-        actions.push(OverrideAction::SetCommanderLost { command: c.clone(), lost: true });
+        actions.push(OverrideAction::SetCommanderLost {
+            command: c.clone(),
+            lost: true,
+        });
     }
     if let Some(p) = &a.place {
-        let (piece, hex) =
-            p.split_once('=').ok_or_else(|| BuildError::Usage(format!("--place takes PIECE=HEX, not `{p}`")))?;
-        let to: Hex = hex.parse().map_err(|e: crate::hex::HexParseError| BuildError::Usage(e.to_string()))?;
-        actions.push(OverrideAction::Place { piece: piece.to_string(), to });
+        let (piece, hex) = p
+            .split_once('=')
+            .ok_or_else(|| BuildError::Usage(format!("--place takes PIECE=HEX, not `{p}`")))?;
+        let to: Hex = hex
+            .parse()
+            .map_err(|e: crate::hex::HexParseError| BuildError::Usage(e.to_string()))?;
+        actions.push(OverrideAction::Place {
+            piece: piece.to_string(),
+            to,
+        });
     }
     if let Some(n) = a.discard_order {
         actions.push(OverrideAction::DiscardOrder { order: n });
     }
     if let Some(c) = &a.no_orders {
-        actions.push(OverrideAction::SetStatus { command: c.clone(), status: CommandStatus::NoOrders });
+        actions.push(OverrideAction::SetStatus {
+            command: c.clone(),
+            status: CommandStatus::NoOrders,
+        });
     }
     if let Some(t) = &a.ruling {
         actions.push(OverrideAction::Ruling { text: t.clone() });
     }
     if let Some(c) = &a.impose_order {
-        let text = a.text.clone().ok_or_else(|| BuildError::Usage("--impose-order needs --text \"ORDER\"".into()))?;
+        let text = a
+            .text
+            .clone()
+            .ok_or_else(|| BuildError::Usage("--impose-order needs --text \"ORDER\"".into()))?;
         let side = side_of(game, c);
         let (order, _) = type_order(&text, &game.scenario, &side)?;
-        actions.push(OverrideAction::ImposeOrder { command: c.clone(), order, status: a.status.into() });
+        actions.push(OverrideAction::ImposeOrder {
+            command: c.clone(),
+            order,
+            status: a.status.into(),
+        });
     }
     if actions.len() != 1 {
         return Err(BuildError::Usage(
             "give exactly one of --wreck, --unwreck, --commander-lost, --place, --discard-order, --no-orders, --ruling, --impose-order".into(),
         ));
     }
-    Ok(("umpire".into(), Command::Override { reason: a.reason.clone(), action: actions.remove(0) }))
+    Ok((
+        "umpire".into(),
+        Command::Override {
+            reason: a.reason.clone(),
+            action: actions.remove(0),
+        },
+    ))
 }
 
 pub fn order(a: OrderArgs) -> CmdResult {
@@ -597,7 +744,9 @@ pub fn turn(a: TurnArgs) -> CmdResult {
         }
     }
     if a.format == Format::Json {
-        return super::print_json(&json!({"ok": true, "events": all, "turn": game.state.turn, "step": game.state.step}));
+        return super::print_json(
+            &json!({"ok": true, "events": all, "turn": game.state.turn, "step": game.state.step}),
+        );
     }
     print_where(&game);
     Ok(())
@@ -640,7 +789,12 @@ pub fn umpire_override(a: OverrideArgs) -> CmdResult {
 
 /// The Order Log of rule 6.4.5 as a viewer may see it.
 fn order_log(game: &Game, viewer: &Viewer) -> Vec<serde_json::Value> {
-    let turn_time = |t: u32| game.engine().turn_info(t).map(|i| i.time.format("%H:%M").to_string()).unwrap_or_else(|| "start".into());
+    let turn_time = |t: u32| {
+        game.engine()
+            .turn_info(t)
+            .map(|i| i.time.format("%H:%M").to_string())
+            .unwrap_or_else(|| "start".into())
+    };
     game.state
         .orders
         .values()
@@ -695,7 +849,10 @@ pub fn status(a: LogArgs) -> CmdResult {
             Viewer::Umpire => true,
             Viewer::Side(s) => &c.side == s,
         })
-        .map(|(id, c)| json!({"command": id, "side": c.side, "status": c.status, "order": c.current_order, "stage": c.stage, "independent": c.independent, "wrecked": c.wrecked, "distortion_unnoticed": c.distortion_unnoticed}))
+        .map(|(id, c)| {
+            let follows = if c.follows_parent && c.status == CommandStatus::NoOrders { c.parent.clone() } else { None };
+            json!({"command": id, "side": c.side, "status": c.status, "follows": follows, "order": c.current_order, "stage": c.stage, "independent": c.independent, "wrecked": c.wrecked, "distortion_unnoticed": c.distortion_unnoticed})
+        })
         .collect();
     let sides: Vec<serde_json::Value> = game
         .state
@@ -713,12 +870,32 @@ pub fn status(a: LogArgs) -> CmdResult {
             "sides": sides, "commands": commands, "positions": positions, "orders": order_log(&game, &viewer),
         }));
     }
-    print_where(&game);
+    print_where_for(&game, &viewer);
     println!("\ncommands:");
     for c in &commands {
-        let order = c["order"].as_u64().map(|n| format!(" order {n}")).unwrap_or_default();
-        let wrecked = if c["wrecked"] == true { ", WRECKED" } else { "" };
-        println!("  {:<16} {:<10} {}{order}{wrecked}", c["command"].as_str().unwrap_or(""), c["side"].as_str().unwrap_or(""), c["status"].as_str().unwrap_or(""));
+        let order = c["order"]
+            .as_u64()
+            .map(|n| format!(" order {n}"))
+            .unwrap_or_default();
+        let wrecked = if c["wrecked"] == true {
+            ", WRECKED"
+        } else {
+            ""
+        };
+        if let Some(parent) = c["follows"].as_str() {
+            println!(
+                "  {:<16} {:<10} acts on {parent}'s orders{wrecked}",
+                c["command"].as_str().unwrap_or(""),
+                c["side"].as_str().unwrap_or("")
+            );
+            continue;
+        }
+        println!(
+            "  {:<16} {:<10} {}{order}{wrecked}",
+            c["command"].as_str().unwrap_or(""),
+            c["side"].as_str().unwrap_or(""),
+            c["status"].as_str().unwrap_or("")
+        );
     }
     println!("\npositions ({} visible):", positions.len());
     for (p, h) in &positions {
@@ -730,15 +907,32 @@ pub fn status(a: LogArgs) -> CmdResult {
 pub fn log(a: LogArgs) -> CmdResult {
     let game = open(&a.db)?;
     let viewer = a.view.viewer();
-    let events = game.store.events().map_err(|e| Failure::Usage(e.to_string()))?;
+    let events = game
+        .store
+        .events()
+        .map_err(|e| Failure::Usage(e.to_string()))?;
     let visible = crate::game::visible(&events, &viewer);
     let orders = order_log(&game, &viewer);
     if a.format == Format::Json {
-        let evs: Vec<serde_json::Value> = visible.iter().map(|e| json!({"seq": e.seq, "event": e.event, "hash": e.hash})).collect();
-        return super::print_json(&json!({"viewer": match &viewer { Viewer::Umpire => "umpire".to_string(), Viewer::Side(s) => s.clone() }, "orders": orders, "events": evs}));
+        let evs: Vec<serde_json::Value> = visible
+            .iter()
+            .map(|e| json!({"seq": e.seq, "event": e.event, "hash": e.hash}))
+            .collect();
+        return super::print_json(
+            &json!({"viewer": match &viewer { Viewer::Umpire => "umpire".to_string(), Viewer::Side(s) => s.clone() }, "orders": orders, "events": evs}),
+        );
     }
-    println!("Order Log (6.4.5){}:", match &viewer { Viewer::Umpire => " — umpire".into(), Viewer::Side(s) => format!(" — {s}") });
-    println!("  {:>3}  {:<6} {:<6} {:<10} {:<14} {:<10} {:<8} status", "no", "sent", "arrive", "sender", "receiver", "method", "type");
+    println!(
+        "Order Log (6.4.5){}:",
+        match &viewer {
+            Viewer::Umpire => " — umpire".into(),
+            Viewer::Side(s) => format!(" — {s}"),
+        }
+    );
+    println!(
+        "  {:>3}  {:<6} {:<6} {:<10} {:<14} {:<10} {:<8} status",
+        "no", "sent", "arrive", "sender", "receiver", "method", "type"
+    );
     for o in &game.state.orders {
         let (_, o) = o;
         if let Viewer::Side(s) = &viewer
@@ -746,8 +940,15 @@ pub fn log(a: LogArgs) -> CmdResult {
         {
             continue;
         }
-        let t = |n: u32| game.engine().turn_info(n).map(|i| i.time.format("%H:%M").to_string()).unwrap_or_else(|| "start".into());
-        let method = o.method.map_or("—".to_string(), |m| format!("{m:?}").to_lowercase());
+        let t = |n: u32| {
+            game.engine()
+                .turn_info(n)
+                .map(|i| i.time.format("%H:%M").to_string())
+                .unwrap_or_else(|| "start".into())
+        };
+        let method = o
+            .method
+            .map_or("—".to_string(), |m| format!("{m:?}").to_lowercase());
         println!(
             "  {:>3}  {:<6} {:<6} {:<10} {:<14} {:<10} {:<8} {}",
             o.number,
@@ -764,28 +965,55 @@ pub fn log(a: LogArgs) -> CmdResult {
     }
     println!("\nEvents ({} of {} visible):", visible.len(), events.len());
     for e in visible {
-        println!("  #{:<4} t{:<3} {}", e.seq, e.event.turn, describe(&e.event));
+        println!(
+            "  #{:<4} t{:<3} {}",
+            e.seq,
+            e.event.turn,
+            describe(&e.event)
+        );
     }
     Ok(())
 }
 
 pub fn replay(a: ReplayArgs) -> CmdResult {
     let game = open(&a.db)?;
-    let state = game.state_at(a.to_turn).map_err(|e| Failure::Usage(e.to_string()))?;
-    let verification = if a.verify { Some(game.verify().map_err(|e| Failure::Usage(e.to_string()))?) } else { None };
+    let state = game
+        .state_at(a.to_turn)
+        .map_err(|e| Failure::Usage(e.to_string()))?;
+    let verification = if a.verify {
+        Some(game.verify().map_err(|e| Failure::Usage(e.to_string()))?)
+    } else {
+        None
+    };
     let ok = verification.as_ref().is_none_or(|v| v.ok());
     if a.format == Format::Json {
-        super::print_json(&json!({"turn": state.turn, "events": state.events, "orders": state.orders.len(), "verification": verification, "ok": ok}))?;
+        super::print_json(
+            &json!({"turn": state.turn, "events": state.events, "orders": state.orders.len(), "verification": verification, "ok": ok}),
+        )?;
     } else {
-        println!("played back {} events: turn {}, {} orders", state.events, state.turn, state.orders.len());
+        println!(
+            "played back {} events: turn {}, {} orders",
+            state.events,
+            state.turn,
+            state.orders.len()
+        );
         if let Some(v) = &verification {
-            match (&v.chain_broken_at, &v.first_difference, &v.resimulation_skipped) {
-                (Some(seq), _, _) => println!("verify: FAILED — the hash chain breaks at event {seq} (its payload or hash was altered)"),
+            match (
+                &v.chain_broken_at,
+                &v.first_difference,
+                &v.resimulation_skipped,
+            ) {
+                (Some(seq), _, _) => println!(
+                    "verify: FAILED — the hash chain breaks at event {seq} (its payload or hash was altered)"
+                ),
                 (None, Some(d), _) => println!(
                     "verify: FAILED — re-simulation differs at event {} (command {}):\n  recorded:    {}\n  resimulated: {}",
                     d.seq, d.command_seq, d.recorded, d.resimulated
                 ),
-                (None, None, Some(why)) => println!("verify: hash chain ok over {} events; re-simulation skipped: {why}", v.events),
+                (None, None, Some(why)) => println!(
+                    "verify: hash chain ok over {} events; re-simulation skipped: {why}",
+                    v.events
+                ),
                 (None, None, None) => println!(
                     "verify: ok — hash chain intact over {} events, {} commands re-simulated byte for byte (last hash {})",
                     v.events,
@@ -800,83 +1028,233 @@ pub fn replay(a: ReplayArgs) -> CmdResult {
 
 pub fn branch(a: BranchArgs) -> CmdResult {
     let game = open(&a.db)?;
-    let new = game.branch(&a.out, a.at_turn, a.seed, now()).map_err(game_error)?;
+    let new = game
+        .branch(&a.out, a.at_turn, a.seed, now())
+        .map_err(game_error)?;
     if a.format == Format::Json {
-        return super::print_json(&json!({"ok": true, "out": a.out, "turn": new.state.turn, "events": new.state.events}));
+        return super::print_json(
+            &json!({"ok": true, "out": a.out, "turn": new.state.turn, "events": new.state.events}),
+        );
     }
-    println!("branched {} at turn {} into {} ({} events kept)", a.db.display(), a.at_turn, a.out.display(), new.state.events);
+    println!(
+        "branched {} at turn {} into {} ({} events kept)",
+        a.db.display(),
+        a.at_turn,
+        a.out.display(),
+        new.state.events
+    );
     print_where(&new);
     Ok(())
 }
 
 /// One line describing an event for people.
 pub(crate) fn describe(e: &Event) -> String {
-    let dice = |d: &[crate::rules::dice::Die]| d.iter().map(|x| x.value.to_string()).collect::<Vec<_>>().join(",");
+    let dice = |d: &[crate::rules::dice::Die]| {
+        d.iter()
+            .map(|x| x.value.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     match &e.kind {
         EventKind::GameStarted { scenario_id, .. } => format!("game started: {scenario_id}"),
-        EventKind::PresetOrder { order } => format!("pre-set order {} for {}: \"{}\" ({})", order.number, order.recipient, order.text, status_text(&order.status)),
-        EventKind::CommandPhaseBegan { side, command_points, commander_with_hq } => format!(
+        EventKind::PresetOrder { order } => format!(
+            "pre-set order {} for {}: \"{}\" ({})",
+            order.number,
+            order.recipient,
+            order.text,
+            status_text(&order.status)
+        ),
+        EventKind::CommandPhaseBegan {
+            side,
+            command_points,
+            commander_with_hq,
+        } => format!(
             "{side} Command Phase: {command_points} command points (6.4.1){}",
-            if *commander_with_hq { "" } else { "; army commander away from HQ: in-person orders only (6.4.6)" }
+            if *commander_with_hq {
+                ""
+            } else {
+                "; army commander away from HQ: in-person orders only (6.4.6)"
+            }
         ),
         EventKind::StepBegan { side, step } => format!("— {side}: {step:?} —"),
         EventKind::TurnBegan { new_turn, time } => format!("=== turn {new_turn}, {time} ==="),
         EventKind::GameEnded { last_turn } => format!("the game ends after turn {last_turn}"),
         EventKind::OrderIssued { order } => format!(
             "order {} to {}: {} — {:?}, cost {} CP, arrives turn {}",
-            order.number, order.recipient, order.readback, order.order_type, order.cost, order.arrival_turn
+            order.number,
+            order.recipient,
+            order.readback,
+            order.order_type,
+            order.cost,
+            order.arrival_turn
         ),
         EventKind::OrderArrived { order } => format!("order {order} arrived"),
-        EventKind::AcceptanceRolled { order, number, column, roll, result, provenance, .. } => format!(
+        EventKind::AcceptanceRolled {
+            order,
+            number,
+            column,
+            roll,
+            result,
+            provenance,
+            ..
+        } => format!(
             "order {order}: acceptance number {number} (column {column}), rolled {roll} → {result}{}",
-            if *provenance == crate::provenance::Provenance::Assumed { " [assumed cell]" } else { "" }
+            if *provenance == crate::provenance::Provenance::Assumed {
+                " [assumed cell]"
+            } else {
+                ""
+            }
         ),
         EventKind::OrderAccepted { order, implemented } => {
-            format!("order {order} accepted{}", if *implemented { "" } else { "; waits for the corps commander at his HQ (6.5.1)" })
+            format!(
+                "order {order} accepted{}",
+                if *implemented {
+                    ""
+                } else {
+                    "; waits for the corps commander at his HQ (6.5.1)"
+                }
+            )
         }
         EventKind::OrderImplemented { order } => format!("order {order} implemented"),
         EventKind::OrderDelayed { order, needs } => {
-            format!("order {order} delayed: from next turn a {needs} or more on one die accepts it (6.5.2)")
+            format!(
+                "order {order} delayed: from next turn a {needs} or more on one die accepts it (6.5.2)"
+            )
         }
-        EventKind::DelayRolled { order, needs, dice: d, accepted } => {
-            format!("order {order} in delay D{needs}: rolled {} → {}", dice(d), if *accepted { "accepted" } else { "still delayed" })
+        EventKind::DelayRolled {
+            order,
+            needs,
+            dice: d,
+            accepted,
+        } => {
+            format!(
+                "order {order} in delay D{needs}: rolled {} → {}",
+                dice(d),
+                if *accepted {
+                    "accepted"
+                } else {
+                    "still delayed"
+                }
+            )
         }
         EventKind::OrderDistorted { order } => format!("order {order} DISTORTED (6.5.3)"),
-        EventKind::DistortionDiscoveryRolled { command, dice: d, discovered } => format!(
+        EventKind::DistortionDiscoveryRolled {
+            command,
+            dice: d,
+            discovered,
+        } => format!(
             "discovery roll for {command}: {} → {}",
             dice(d),
-            if *discovered { "distortion discovered; new orders may be sent" } else { "not yet noticed" }
+            if *discovered {
+                "distortion discovered; new orders may be sent"
+            } else {
+                "not yet noticed"
+            }
         ),
         EventKind::OrderDiscarded { order, reason } => format!("order {order} discarded: {reason}"),
-        EventKind::InitiativeRolled { command, commander, column, roll, result, .. } => {
-            format!("{commander} rolls for initiative for {command}: column {column}, rolled {roll} → {result:?}")
+        EventKind::InitiativeRolled {
+            command,
+            commander,
+            column,
+            roll,
+            result,
+            ..
+        } => {
+            format!(
+                "{commander} rolls for initiative for {command}: column {column}, rolled {roll} → {result:?}"
+            )
         }
-        EventKind::DefaultDefenseDeclared { command } => format!("{command} adopts Default Defense (6.6.2)"),
-        EventKind::WithdrawalBegan { command, cause } => format!("{command} executes an Emergency Withdrawal ({cause:?}, 6.6.3)"),
-        EventKind::StragglerCheck { unit, needs, dice: d, straggler } => {
-            format!("{unit} morale check (needs {needs}): rolled {} → {}", dice(d), if *straggler { "1 straggler" } else { "passed" })
+        EventKind::DefaultDefenseDeclared { command } => {
+            format!("{command} adopts Default Defense (6.6.2)")
         }
-        EventKind::StoppageChecked { command, sub_units, wrecked, result, rating, needed, night, roll, passed, .. } => format!(
-            "attack stoppage for {command}: {wrecked} of {sub_units} wrecked → row {result}, rating {rating} needs {needed}{}; rolled {roll} → {}",
+        EventKind::WithdrawalBegan { command, cause } => {
+            format!("{command} executes an Emergency Withdrawal ({cause:?}, 6.6.3)")
+        }
+        EventKind::StragglerCheck {
+            unit,
+            needs,
+            dice: d,
+            straggler,
+        } => {
+            format!(
+                "{unit} morale check (needs {needs}): rolled {} → {}",
+                dice(d),
+                if *straggler { "1 straggler" } else { "passed" }
+            )
+        }
+        EventKind::StoppageChecked {
+            command,
+            sub_units,
+            wrecked,
+            result,
+            rating,
+            needed,
+            night,
+            roll,
+            passed,
+            ..
+        } => format!(
+            "attack stoppage for {command}: {wrecked} of {sub_units} wrecked → result {result}, rating {rating} needs {needed}{}; rolled {roll} → {}",
             if *night { " (night −3)" } else { "" },
-            if *passed { "attack continues" } else { "ATTACK STOPS" }
+            if *passed {
+                "attack continues"
+            } else {
+                "ATTACK STOPS"
+            }
         ),
-        EventKind::StatusChanged { command, status, reason } => format!("{command} now {status:?}: {reason}"),
-        EventKind::StageAdvanced { command, stage } => format!("{command} moves on to stage {}", stage + 1),
+        EventKind::StatusChanged {
+            command,
+            status,
+            reason,
+        } => format!("{command} now {status:?}: {reason}"),
+        EventKind::StageAdvanced { command, stage } => {
+            format!("{command} moves on to stage {}", stage + 1)
+        }
         EventKind::PieceMoved { piece, from, to } => {
-            format!("{piece} moves {}→ {to}", from.map(|f| format!("{f} ")).unwrap_or_default())
+            format!(
+                "{piece} moves {}→ {to}",
+                from.map(|f| format!("{f} ")).unwrap_or_default()
+            )
         }
-        EventKind::ReinforcementRolled { group, dice: d, arrives } => {
-            format!("reinforcement {group}: rolled {} → {}", dice(d), if *arrives { "arrives this turn" } else { "not yet" })
+        EventKind::ReinforcementRolled {
+            group,
+            dice: d,
+            arrives,
+        } => {
+            format!(
+                "reinforcement {group}: rolled {} → {}",
+                dice(d),
+                if *arrives {
+                    "arrives this turn"
+                } else {
+                    "not yet"
+                }
+            )
         }
-        EventKind::ReinforcementArrived { group, hex, pieces } => format!("reinforcement {group} enters at {hex}: {}", pieces.join(", ")),
-        EventKind::WreckedChanged { command, wrecked } => format!("{command} {}", if *wrecked { "is wrecked" } else { "is no longer wrecked" }),
-        EventKind::CommanderLost { command, lost } => format!("{command}'s commander {}", if *lost { "is lost" } else { "is restored" }),
+        EventKind::ReinforcementArrived { group, hex, pieces } => format!(
+            "reinforcement {group} enters at {hex}: {}",
+            pieces.join(", ")
+        ),
+        EventKind::WreckedChanged { command, wrecked } => format!(
+            "{command} {}",
+            if *wrecked {
+                "is wrecked"
+            } else {
+                "is no longer wrecked"
+            }
+        ),
+        EventKind::CommanderLost { command, lost } => format!(
+            "{command}'s commander {}",
+            if *lost { "is lost" } else { "is restored" }
+        ),
         EventKind::CommandRangeChecked { out_of_command } => {
             if out_of_command.is_empty() {
                 "command range: all in command (6.11)".into()
             } else {
-                format!("command range: out of command: {}", out_of_command.join(", "))
+                format!(
+                    "command range: out of command: {}",
+                    out_of_command.join(", ")
+                )
             }
         }
         EventKind::Override { reason, action } => format!("UMPIRE OVERRIDE ({reason}): {action}"),

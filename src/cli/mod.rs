@@ -175,12 +175,18 @@ pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> CmdResult {
 
 /// The command tables in force: a user's file, or the bundled NBS v3.0 tables. Returns the text
 /// (stored in a game) and the parsed tables.
-pub(crate) fn load_tables(path: Option<&std::path::Path>) -> Result<(String, crate::rules::tables::CommandTables), Failure> {
+pub(crate) fn load_tables(
+    path: Option<&std::path::Path>,
+) -> Result<(String, crate::rules::tables::CommandTables), Failure> {
     use crate::rules::tables::CommandTables;
     match path {
-        None => Ok((crate::rules::tables::DEFAULT_TABLES_TOML.to_string(), CommandTables::nbs().clone())),
+        None => Ok((
+            crate::rules::tables::DEFAULT_TABLES_TOML.to_string(),
+            CommandTables::nbs().clone(),
+        )),
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| Failure::Usage(format!("cannot read {}: {e}", p.display())))?;
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", p.display())))?;
             match CommandTables::from_toml_str(&p.display().to_string(), &text) {
                 Ok(t) => Ok((text, t)),
                 Err(e) => {

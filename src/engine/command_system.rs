@@ -377,23 +377,37 @@ fn roll_acceptance(ctx: &mut Ctx, o: &OrderRecord) -> Result<(), Refusal> {
         }
         delay => {
             let needs = delay_needs(ctx.eng.tables, delay);
-            ctx.emit_side(&o.side, EventKind::OrderDelayed { order: o.number, needs });
+            ctx.emit_side(
+                &o.side,
+                EventKind::OrderDelayed {
+                    order: o.number,
+                    needs,
+                },
+            );
         }
     }
     Ok(())
 }
 
 /// The least die that ends a delay, from the tables in force (6.5.2).
-pub(crate) fn delay_needs(tables: &crate::rules::tables::CommandTables, result: AcceptanceResult) -> u8 {
+pub(crate) fn delay_needs(
+    tables: &crate::rules::tables::CommandTables,
+    result: AcceptanceResult,
+) -> u8 {
     tables.delay_needs(result).map_or(6, |c| c.value)
 }
 
 /// The status an order starts in when it is put in force accepted or in delay (6.2.2).
-pub(crate) fn initial_status(tables: &crate::rules::tables::CommandTables, result: AcceptanceResult) -> OrderStatus {
+pub(crate) fn initial_status(
+    tables: &crate::rules::tables::CommandTables,
+    result: AcceptanceResult,
+) -> OrderStatus {
     match result {
         AcceptanceResult::A => OrderStatus::Accepted,
         AcceptanceResult::Dt => OrderStatus::Distorted,
-        delay => OrderStatus::Delayed { needs: delay_needs(tables, delay) },
+        delay => OrderStatus::Delayed {
+            needs: delay_needs(tables, delay),
+        },
     }
 }
 
@@ -1219,7 +1233,11 @@ pub(super) fn umpire_override(
                 reason: "umpire ruling".into(),
             },
         ),
-        OverrideAction::ImposeOrder { command, order, status } => {
+        OverrideAction::ImposeOrder {
+            command,
+            order,
+            status,
+        } => {
             use super::command::ImposedStatus as I;
             let result = match status {
                 I::Accepted => AcceptanceResult::A,

@@ -25,12 +25,16 @@ pub fn commands(s: &Scenario) -> Vec<CommandInit> {
         parent: f.parent.clone(),
         independent: f.independent,
     });
-    let u = s.units.iter().filter(|u| is_brigade(u.kind)).map(|u| CommandInit {
-        id: u.id.clone(),
-        side: u.side.clone(),
-        parent: Some(u.parent.clone()),
-        independent: u.independent,
-    });
+    let u = s
+        .units
+        .iter()
+        .filter(|u| is_brigade(u.kind))
+        .map(|u| CommandInit {
+            id: u.id.clone(),
+            side: u.side.clone(),
+            parent: Some(u.parent.clone()),
+            independent: u.independent,
+        });
     f.chain(u).collect()
 }
 

@@ -15,12 +15,16 @@ use super::oob;
 use super::state::*;
 use super::{Ctx, Refusal};
 use crate::hex::Hex;
-use crate::rules::dice::Purpose;
 use crate::rules::AcceptanceResult;
+use crate::rules::dice::Purpose;
 use crate::scenario::PresetStatus;
 
 /// Place the scenario's forces and pre-set orders, and open the first Command Phase.
-pub(super) fn start(ctx: &mut Ctx, presets: &[(String, TypedOrder)], variants: &[String]) -> Result<(), Refusal> {
+pub(super) fn start(
+    ctx: &mut Ctx,
+    presets: &[(String, TypedOrder)],
+    variants: &[String],
+) -> Result<(), Refusal> {
     if ctx.state.turn != 0 {
         return Err(Refusal::new(
             "already-started",
@@ -30,13 +34,23 @@ pub(super) fn start(ctx: &mut Ctx, presets: &[(String, TypedOrder)], variants: &
         ));
     }
     let s = ctx.scenario();
-    if let Some(v) = variants.iter().find(|v| !s.variants.iter().any(|x| &x.id == *v)) {
+    if let Some(v) = variants
+        .iter()
+        .find(|v| !s.variants.iter().any(|x| &x.id == *v))
+    {
         let known: Vec<&str> = s.variants.iter().map(|x| x.id.as_str()).collect();
         return Err(Refusal::new(
             "unknown-variant",
             "",
             format!("`{v}` is not a variant of this scenario"),
-            format!("variants: {}", if known.is_empty() { "none".into() } else { known.join(", ") }),
+            format!(
+                "variants: {}",
+                if known.is_empty() {
+                    "none".into()
+                } else {
+                    known.join(", ")
+                }
+            ),
         ));
     }
     let first = s.clock.first_player.clone();
@@ -161,7 +175,13 @@ pub(super) fn advance(ctx: &mut Ctx) -> Result<(), Refusal> {
                     .turn_info(turn)
                     .map(|t| t.time.format("%Y-%m-%d %H:%M").to_string())
                     .unwrap_or_default();
-                ctx.emit(Visibility::Public, EventKind::TurnBegan { new_turn: turn, time });
+                ctx.emit(
+                    Visibility::Public,
+                    EventKind::TurnBegan {
+                        new_turn: turn,
+                        time,
+                    },
+                );
                 let first = ctx.state.side_order[0].clone();
                 begin_command_phase(ctx, &first)
             }
@@ -323,7 +343,10 @@ fn reinforcements_enter(ctx: &mut Ctx, side: &str) {
 
 /// Is a reinforcement group in play under the game's variants?
 fn variant_allows(state: &GameState, r: &crate::scenario::Reinforcement) -> bool {
-    let needed = r.variant.as_ref().is_none_or(|v| state.variants.contains(v));
+    let needed = r
+        .variant
+        .as_ref()
+        .is_none_or(|v| state.variants.contains(v));
     let excluded = r.unless_variants.iter().any(|v| state.variants.contains(v));
     needed && !excluded
 }

@@ -207,9 +207,12 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
 
     // A sentence with no action, made only of names: a signature when it ends the order.
     if !has_verb && last && si > 0 {
-        let names_only = toks
-            .iter()
-            .all(|t| matches!(t, Tok::Place(_) | Tok::Punct(_) | Tok::Connector(_, _) | Tok::Courtesy(_)));
+        let names_only = toks.iter().all(|t| {
+            matches!(
+                t,
+                Tok::Place(_) | Tok::Punct(_) | Tok::Connector(_, _) | Tok::Courtesy(_)
+            )
+        });
         let short = abs.1 - abs.0 <= 60;
         if names_only && short && toks.iter().any(|t| matches!(t, Tok::Place(_))) {
             d.courtesies.push(Remark {
@@ -280,7 +283,9 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
             } => {
                 *end = tok.span().1;
                 match tok {
-                    Tok::Verb { action, .. } if action.posture() == Posture::Engage => *engage = true,
+                    Tok::Verb { action, .. } if action.posture() == Posture::Engage => {
+                        *engage = true
+                    }
                     Tok::Connector(c, _) if c == "or" || c == "either" => *alternatives = true,
                     _ => {}
                 }
@@ -296,7 +301,11 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
         }
         let cur = first_step_here.map(|_| d.steps.len() - 1);
         match tok {
-            Tok::Header(s) => d.header = Some(nfc(text[s.0..s.1].trim_end_matches(['—', '–', '-', ':']).trim())),
+            Tok::Header(s) => {
+                d.header = Some(nfc(text[s.0..s.1]
+                    .trim_end_matches(['—', '–', '-', ':'])
+                    .trim()))
+            }
             Tok::Courtesy(s) => d.courtesies.push(Remark {
                 text: nfc(&text[s.0..s.1]),
                 span: *s,
@@ -310,10 +319,19 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 }
             }
             Tok::Addressee(t) => {
-                let generic = t
-                    .text
-                    .split_whitespace()
-                    .all(|w| matches!(w.to_lowercase().as_str(), "general" | "sir" | "marshal" | "friend" | "colonel" | "lord" | "duke" | "prince"));
+                let generic = t.text.split_whitespace().all(|w| {
+                    matches!(
+                        w.to_lowercase().as_str(),
+                        "general"
+                            | "sir"
+                            | "marshal"
+                            | "friend"
+                            | "colonel"
+                            | "lord"
+                            | "duke"
+                            | "prince"
+                    )
+                });
                 if d.recipient.is_none() && !generic {
                     d.recipient = Some(to_reference(t));
                 } else {
@@ -347,7 +365,11 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 }
                 None => pending.manner.push(m.clone()),
             },
-            Tok::Timing { prep: p, value, span } => {
+            Tok::Timing {
+                prep: p,
+                value,
+                span,
+            } => {
                 let t = Timing {
                     text: lower_first(&nfc(&words(&text[span.0..span.1]))),
                     span: *span,
@@ -382,7 +404,11 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     alternatives: false,
                 };
             }
-            Tok::Facing(t, s) | Tok::Threat(t, s) | Tok::Direction { target: t, span: s, .. } => {
+            Tok::Facing(t, s)
+            | Tok::Threat(t, s)
+            | Tok::Direction {
+                target: t, span: s, ..
+            } => {
                 let (compass, place) = split_target(t, &mut d.refs);
                 let dir = Direction {
                     text: lower_first(&nfc(&words(&text[s.0..s.1]))),
@@ -403,8 +429,11 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                         *[&mut st.facing, &mut st.against, &mut st.direction][which] = Some(dir);
                     }
                     None => {
-                        *[&mut pending.facing, &mut pending.against, &mut pending.direction][which] =
-                            Some(dir);
+                        *[
+                            &mut pending.facing,
+                            &mut pending.against,
+                            &mut pending.direction,
+                        ][which] = Some(dir);
                     }
                 }
             }
@@ -434,7 +463,10 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                         &mut st.objectives
                     };
                     if let Some(r) = list.get_mut(oi) {
-                        if matches!(r.form, Form::Name | Form::Unit) && conn.is_none() && prep.is_none() {
+                        if matches!(r.form, Form::Name | Form::Unit)
+                            && conn.is_none()
+                            && prep.is_none()
+                        {
                             let new_end = span.1;
                             let ext = nfc(&text[r.span.1..new_end]);
                             r.text.push_str(&ext);
@@ -443,7 +475,8 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                             if let Some(last_part) = st.parts.last_mut() {
                                 last_part.push_str(&ext);
                             }
-                            if let Some(p) = d.refs.iter_mut().rev().find(|p| p.span.0 == r.span.0) {
+                            if let Some(p) = d.refs.iter_mut().rev().find(|p| p.span.0 == r.span.0)
+                            {
                                 *p = r.clone();
                             }
                             continue;
@@ -487,7 +520,10 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 for m in &step.manner {
                     step.parts.push(m.clone());
                 }
-                for x in [&step.direction, &step.facing, &step.against].into_iter().flatten() {
+                for x in [&step.direction, &step.facing, &step.against]
+                    .into_iter()
+                    .flatten()
+                {
                     step.parts.push(x.text.clone());
                 }
                 if let Some(t) = &step.timing {
@@ -690,7 +726,9 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
             engage,
             alternatives,
         } => {
-            let raw = text[start..end].trim().trim_end_matches(['.', '!', '?', ',', ';']);
+            let raw = text[start..end]
+                .trim()
+                .trim_end_matches(['.', '!', '?', ',', ';']);
             let intent = nfc(&words(raw));
             if !intent.is_empty() {
                 if d.intent_span.is_none() {
@@ -771,8 +809,16 @@ fn collect_refs(tok: &Tok, sink: &mut Vec<Reference>, all: &mut Vec<Reference>) 
     sink.push(r);
 }
 
-fn make_condition(text: &str, kind: &str, start: usize, end: usize, refs: Vec<Reference>) -> Condition {
-    let raw = text[start..end].trim().trim_end_matches([',', '.', '!', '?', ';']);
+fn make_condition(
+    text: &str,
+    kind: &str,
+    start: usize,
+    end: usize,
+    refs: Vec<Reference>,
+) -> Condition {
+    let raw = text[start..end]
+        .trim()
+        .trim_end_matches([',', '.', '!', '?', ';']);
     Condition {
         text: nfc(&words(raw)),
         span: (start, start + raw.len()),

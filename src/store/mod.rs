@@ -54,7 +54,11 @@ pub struct GameMeta {
 impl GameMeta {
     /// The dice seed in force for a command.
     pub fn seed_for(&self, command_seq: i64) -> u64 {
-        self.seed_spans.iter().rev().find(|(from, _)| *from <= command_seq).map_or(self.seed, |(_, s)| *s)
+        self.seed_spans
+            .iter()
+            .rev()
+            .find(|(from, _)| *from <= command_seq)
+            .map_or(self.seed, |(_, s)| *s)
     }
 }
 
@@ -91,7 +95,9 @@ pub enum StoreError {
     #[error("{path} is not a staffwork game file ({why})")]
     Foreign { path: String, why: String },
     /// A game written by a newer staffwork.
-    #[error("{path} was written by a newer staffwork (schema {found}, this build reads up to {SCHEMA_VERSION}); upgrade staffwork to open it")]
+    #[error(
+        "{path} was written by a newer staffwork (schema {found}, this build reads up to {SCHEMA_VERSION}); upgrade staffwork to open it"
+    )]
     TooNew { path: String, found: i64 },
     /// A stored payload this build cannot read.
     #[error("event {seq} cannot be read: {why}")]
@@ -152,7 +158,10 @@ impl Store {
         migrate(&mut conn)?;
         let json = serde_json::to_string(meta).unwrap_or_default();
         conn.execute("INSERT INTO game (id, meta) VALUES (1, ?1)", params![json])?;
-        Ok(Store { conn, meta: meta.clone() })
+        Ok(Store {
+            conn,
+            meta: meta.clone(),
+        })
     }
 
     /// A game held in memory only (conformance cases, what-if runs): same schema and chain.
@@ -161,7 +170,10 @@ impl Store {
         migrate(&mut conn)?;
         let json = serde_json::to_string(meta).unwrap_or_default();
         conn.execute("INSERT INTO game (id, meta) VALUES (1, ?1)", params![json])?;
-        Ok(Store { conn, meta: meta.clone() })
+        Ok(Store {
+            conn,
+            meta: meta.clone(),
+        })
     }
 
     /// Open an existing game file, migrating an older schema; refuses foreign or newer files.
@@ -170,7 +182,10 @@ impl Store {
         if !path.exists() {
             return Err(StoreError::Missing(p));
         }
-        let foreign = |why: &str| StoreError::Foreign { path: p.clone(), why: why.to_string() };
+        let foreign = |why: &str| StoreError::Foreign {
+            path: p.clone(),
+            why: why.to_string(),
+        };
         let mut conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
             .map_err(|e| foreign(&e.to_string()))?;
         let app: i64 = conn
@@ -181,12 +196,16 @@ impl Store {
         }
         let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
         if version > SCHEMA_VERSION {
-            return Err(StoreError::TooNew { path: p, found: version });
+            return Err(StoreError::TooNew {
+                path: p,
+                found: version,
+            });
         }
         configure(&conn)?;
         migrate(&mut conn)?;
-        let json: Option<String> =
-            conn.query_row("SELECT meta FROM game WHERE id = 1", [], |r| r.get(0)).optional()?;
+        let json: Option<String> = conn
+            .query_row("SELECT meta FROM game WHERE id = 1", [], |r| r.get(0))
+            .optional()?;
         let meta = json
             .and_then(|j| serde_json::from_str(&j).ok())
             .ok_or_else(|| foreign("it has no readable game record"))?;
@@ -201,20 +220,37 @@ impl Store {
     pub fn head(&self) -> Result<(i64, String), StoreError> {
         let row: Option<(i64, String)> = self
             .conn
-            .query_row("SELECT seq, hash FROM event ORDER BY seq DESC LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row(
+                "SELECT seq, hash FROM event ORDER BY seq DESC LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .optional()?;
         Ok(row.unwrap_or((0, GENESIS.to_string())))
     }
 
     /// Append one command and its events in one transaction, extending the hash chain.
-    pub fn append(&mut self, actor: &str, command: &Command, events: &[Event]) -> Result<(), StoreError> {
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    pub fn append(
+        &mut self,
+        actor: &str,
+        command: &Command,
+        events: &[Event],
+    ) -> Result<(), StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let (mut seq, mut prev): (i64, String) = tx
-            .query_row("SELECT seq, hash FROM event ORDER BY seq DESC LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row(
+                "SELECT seq, hash FROM event ORDER BY seq DESC LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .optional()?
             .unwrap_or((0, GENESIS.to_string()));
         let command_seq: i64 =
-            tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM command", [], |r| r.get(0))?;
+            tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM command", [], |r| {
+                r.get(0)
+            })?;
         let cjson = serde_json::to_string(command).unwrap_or_default();
         tx.execute(
             "INSERT INTO command (seq, actor, payload) VALUES (?1, ?2, ?3)",
@@ -234,7 +270,15 @@ impl Store {
                     crate::engine::Visibility::Umpire => "umpire".to_string(),
                     crate::engine::Visibility::Side(s) => format!("side:{s}"),
                 };
-                ins.execute(params![seq, command_seq, i64::from(e.turn), e.kind_name(), vis, payload, hash])?;
+                ins.execute(params![
+                    seq,
+                    command_seq,
+                    i64::from(e.turn),
+                    e.kind_name(),
+                    vis,
+                    payload,
+                    hash
+                ])?;
                 prev = hash;
             }
         }
@@ -244,41 +288,77 @@ impl Store {
 
     /// The sequence number the next command will get.
     pub fn next_command_seq(&self) -> Result<i64, StoreError> {
-        Ok(self.conn.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM command", [], |r| r.get(0))?)
+        Ok(self
+            .conn
+            .query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM command", [], |r| {
+                r.get(0)
+            })?)
     }
 
     /// Every command, in order.
     pub fn commands(&self) -> Result<Vec<StoredCommand>, StoreError> {
-        let mut st = self.conn.prepare("SELECT seq, actor, payload FROM command ORDER BY seq")?;
-        let rows = st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?;
+        let mut st = self
+            .conn
+            .prepare("SELECT seq, actor, payload FROM command ORDER BY seq")?;
+        let rows = st.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?;
         let mut out = Vec::new();
         for row in rows {
             let (seq, actor, payload) = row?;
-            let command = serde_json::from_str(&payload)
-                .map_err(|e| StoreError::Unreadable { seq, why: format!("command: {e}") })?;
-            out.push(StoredCommand { seq, command, actor });
+            let command = serde_json::from_str(&payload).map_err(|e| StoreError::Unreadable {
+                seq,
+                why: format!("command: {e}"),
+            })?;
+            out.push(StoredCommand {
+                seq,
+                command,
+                actor,
+            });
         }
         Ok(out)
     }
 
     /// Every event, in order, as stored (payload and hash included).
     pub fn events(&self) -> Result<Vec<StoredEvent>, StoreError> {
-        let mut st = self.conn.prepare("SELECT seq, command_seq, payload, hash FROM event ORDER BY seq")?;
+        let mut st = self
+            .conn
+            .prepare("SELECT seq, command_seq, payload, hash FROM event ORDER BY seq")?;
         let rows = st.query_map([], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?))
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+            ))
         })?;
         let mut out = Vec::new();
         for row in rows {
             let (seq, command_seq, payload, hash) = row?;
-            let event = serde_json::from_str(&payload).map_err(|e| StoreError::Unreadable { seq, why: e.to_string() })?;
-            out.push(StoredEvent { seq, command_seq, event, payload, hash });
+            let event = serde_json::from_str(&payload).map_err(|e| StoreError::Unreadable {
+                seq,
+                why: e.to_string(),
+            })?;
+            out.push(StoredEvent {
+                seq,
+                command_seq,
+                event,
+                payload,
+                hash,
+            });
         }
         Ok(out)
     }
 
     /// Check the hash chain; returns the first event whose hash does not follow, if any.
     pub fn verify_chain(&self) -> Result<Option<i64>, StoreError> {
-        let mut st = self.conn.prepare("SELECT seq, payload, hash FROM event ORDER BY seq")?;
+        let mut st = self
+            .conn
+            .prepare("SELECT seq, payload, hash FROM event ORDER BY seq")?;
         let mut rows = st.query([])?;
         let mut prev = GENESIS.to_string();
         let mut expect = 1;
@@ -297,12 +377,21 @@ impl Store {
 
     /// Copy this game's record and its commands (with their events) up to and including
     /// `last_command` into a new file, with new metadata.
-    pub fn branch(&self, out: &Path, meta: &GameMeta, last_command: i64) -> Result<Store, StoreError> {
+    pub fn branch(
+        &self,
+        out: &Path,
+        meta: &GameMeta,
+        last_command: i64,
+    ) -> Result<Store, StoreError> {
         let mut new = Store::create(out, meta)?;
         let commands = self.commands()?;
         let events = self.events()?;
         for c in commands.iter().filter(|c| c.seq <= last_command) {
-            let evs: Vec<Event> = events.iter().filter(|e| e.command_seq == c.seq).map(|e| e.event.clone()).collect();
+            let evs: Vec<Event> = events
+                .iter()
+                .filter(|e| e.command_seq == c.seq)
+                .map(|e| e.event.clone())
+                .collect();
             new.append(&c.actor, &c.command, &evs)?;
         }
         Ok(new)
