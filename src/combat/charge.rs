@@ -1,0 +1,1 @@
+//! Cavalry charges (16) — in progress.

@@ -1,0 +1,1 @@
+//! Artillery and skirmisher fire (17, 18) — in progress.
