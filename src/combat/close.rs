@@ -344,15 +344,31 @@ fn auto_stand(t: &CombatTables, c: &Combatant, side: Side, why: &str) -> StandCh
     }
 }
 
+/// The Check to Stand phase: outcome, why the order, the checks, and each side's modified
+/// total (for 15.4.4.1 skirmisher firefights; `i16::MIN` when not rolled).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StandPhase {
+    pub outcome: Outcome,
+    pub order_case: Option<OrderCase>,
+    pub checks: Vec<StandCheck>,
+    pub totals: [i16; 2],
+}
+
 /// Resolve only the Check to Stand (for odds and read-back): the outcome and the checks.
 pub fn resolve_stand(
     t: &CombatTables,
     i: &CloseCombatInput,
     dice: &mut dyn Dice,
     trace: &mut Trace,
-) -> Result<(Outcome, Option<OrderCase>, Vec<StandCheck>, [i16; 2]), CombatError> {
+) -> Result<StandPhase, CombatError> {
+    let phase = |outcome, order_case, checks, totals| StandPhase {
+        outcome,
+        order_case,
+        checks,
+        totals,
+    };
     if i.attacker.routed() {
-        return Ok((Outcome::AttackerRoutedBeforeCheck, None, vec![], [0, 0]));
+        return Ok(phase(Outcome::AttackerRoutedBeforeCheck, None, vec![], [0, 0]));
     }
     let (first, second_checks, case) = checking_order(i);
     let mut checks = Vec::new();
@@ -374,7 +390,7 @@ pub fn resolve_stand(
             Side::Attacker,
             "defender Routed: automatically passes (15.4.1)",
         ));
-        return Ok((Outcome::AttackerWon, Some(case), checks, totals));
+        return Ok(phase(Outcome::AttackerWon, Some(case), checks, totals));
     }
     let (c1, t1) = roll_stand(t, i, first, dice, trace)?;
     totals[first as usize] = t1;
@@ -415,7 +431,7 @@ pub fn resolve_stand(
             (Side::Defender, false) => Outcome::AttackerWon,
         }
     };
-    Ok((outcome, Some(case), checks, totals))
+    Ok(phase(outcome, Some(case), checks, totals))
 }
 
 fn loss_roll(
@@ -433,6 +449,35 @@ fn loss_roll(
         trace.cells.push(cell);
     }
     Ok((d.value, v.loss, t.bulleted(col)))
+}
+
+/// Pre-combat changes: a defending Square becomes Column or Line and is M-1, never worse
+/// than DG (15.4.5); a March Column attacking a Town/Village counts as Combat Column (19.4).
+pub fn prepare(input: &CloseCombatInput) -> (CloseCombatInput, Vec<String>) {
+    let mut notes = Vec::new();
+    let mut i = input.clone();
+    // 15.4.5: a defending Square becomes Column (Line if it has/is an Extension), M-1 but
+    // never worse than DG.
+    if i.defender.formation == UnitFormation::Square {
+        i.defender.formation = if i.defender.line_extension {
+            UnitFormation::Line
+        } else {
+            UnitFormation::Column
+        };
+        if i.defender.morale_state > MoraleState::Disorganized {
+            i.defender.morale_state = i.defender.morale_state.shift(-1);
+        }
+        notes.push(format!(
+            "defending Square becomes {:?} and is M-1, not worse than DG (15.4.5)",
+            i.defender.formation
+        ));
+    }
+    // 19.4: a March Column attacking into a Town/Village is a Combat Column.
+    if i.terrain == Terrain::Village && i.attacker.formation == UnitFormation::MarchColumn {
+        i.attacker.formation = UnitFormation::Column;
+        notes.push("March Column attacking a Town/Village counts as Combat Column (19.4)".into());
+    }
+    (i, notes)
 }
 
 /// Resolve a Close Combat (15, 19).
@@ -457,31 +502,14 @@ pub fn resolve_close_combat(
             "cavalry attacked in Close Combat withdraws 6–12 hexes instead (15.1.8, 22.1)".into(),
         ));
     }
-    let mut notes = Vec::new();
-    let mut i = input.clone();
-    // 15.4.5: a defending Square becomes Column (Line if it has/is an Extension), M-1 but
-    // never worse than DG.
-    if i.defender.formation == UnitFormation::Square {
-        i.defender.formation = if i.defender.line_extension {
-            UnitFormation::Line
-        } else {
-            UnitFormation::Column
-        };
-        if i.defender.morale_state > MoraleState::Disorganized {
-            i.defender.morale_state = i.defender.morale_state.shift(-1);
-        }
-        notes.push(format!(
-            "defending Square becomes {:?} and is M-1, not worse than DG (15.4.5)",
-            i.defender.formation
-        ));
-    }
-    // 19.4: a March Column attacking into a Town/Village is a Combat Column.
-    if i.terrain == Terrain::Village && i.attacker.formation == UnitFormation::MarchColumn {
-        i.attacker.formation = UnitFormation::Column;
-        notes.push("March Column attacking a Town/Village counts as Combat Column (19.4)".into());
-    }
+    let (i, notes) = prepare(input);
     let mut trace = Trace::default();
-    let (outcome, order_case, checks, totals) = resolve_stand(t, &i, &mut *dice, &mut trace)?;
+    let StandPhase {
+        outcome,
+        order_case,
+        checks,
+        totals,
+    } = resolve_stand(t, &i, &mut *dice, &mut trace)?;
     let mut res = CloseCombatResult {
         outcome,
         order_case,

@@ -40,6 +40,7 @@ pub struct MoraleCheck {
 /// Roll a Morale Check: 1d6 + modifiers ≥ the rating's number (21.2). The only standard
 /// modifier is +1 with a Commander rated 2+ (`use_commander`); `extra` carries the
 /// Straggler Recovery modifiers (chart p6) and Breakoff's British exception (26.4).
+#[allow(clippy::too_many_arguments)]
 pub fn morale_check(
     t: &CombatTables,
     rating: MoraleRating,

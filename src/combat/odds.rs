@@ -175,3 +175,253 @@ mod tests {
         assert_eq!(percent(18, 36), "50.0");
     }
 }
+
+use super::charge::{ChargeInput, ChargeResult, resolve_charge};
+use super::close::{CloseCombatInput, prepare, resolve_close_combat, resolve_stand};
+use super::fire::{ArtilleryFireInput, resolve_artillery_fire};
+use super::tables::{CellRef, CombatTables};
+use super::{GunLoss, Loss, MoraleState, Retreat, SideResult, Trace};
+
+/// The serde name of a unit enum value ("attacker-won").
+fn name<T: Serialize + std::fmt::Debug>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => format!("{v:?}"),
+    }
+}
+
+fn retreat_name(r: Retreat) -> String {
+    match r {
+        Retreat::None => "none".into(),
+        Retreat::OneHex => "one-hex".into(),
+        Retreat::Rout => "rout".into(),
+        Retreat::Cavalry { min, max } => format!("cavalry-{min}-{max}"),
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct LeafSide {
+    loss: Loss,
+    morale_after: MoraleState,
+    retreat: String,
+    gun_loss: Option<GunLoss>,
+    became_wrecked: bool,
+}
+
+impl LeafSide {
+    fn of(s: &SideResult) -> LeafSide {
+        LeafSide {
+            loss: s.loss,
+            morale_after: s.morale_after,
+            retreat: retreat_name(s.retreat),
+            gun_loss: s.aftermath.gun_loss,
+            became_wrecked: s.aftermath.brigade_became_wrecked,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Leaf {
+    outcome: String,
+    sides: Vec<LeafSide>,
+    cells: Vec<CellRef>,
+}
+
+/// The odds for one side: integer counts over the result's denominator.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct SideOdds {
+    /// By the adjusted result in chart notation ("1(3)M-1").
+    pub losses: BTreeMap<String, u64>,
+    pub permanent: BTreeMap<u8, u64>,
+    pub stragglers: BTreeMap<u8, u64>,
+    pub morale_after: BTreeMap<String, u64>,
+    pub retreat: BTreeMap<String, u64>,
+    /// Gun Loss Table results ("none" when not rolled).
+    pub gun_loss: BTreeMap<String, u64>,
+    pub became_wrecked: u64,
+}
+
+/// One side's Check to Stand, as it will be rolled.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StandInfo {
+    pub side: String,
+    pub need: u8,
+    pub modifier: i8,
+    pub modifiers: Vec<(String, i8)>,
+}
+
+/// The Check to Stand phase alone, over its own denominator (6 or 36).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StandOdds {
+    pub denominator: u64,
+    pub first_checker: String,
+    pub order_case: String,
+    /// Both sides' checks in checking order (the second rolls only if the first stands).
+    pub checks: Vec<StandInfo>,
+    pub outcomes: BTreeMap<String, u64>,
+}
+
+/// Exact odds of a combat: counts of every outcome over one denominator.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CombatOdds {
+    pub denominator: u64,
+    pub outcomes: BTreeMap<String, u64>,
+    /// "attacker" / "defender" (or "target" for fire).
+    pub sides: BTreeMap<String, SideOdds>,
+    /// Count of dice sequences that read at least one non-seed table cell.
+    pub using_non_seed_cells: u64,
+    /// Every non-seed cell any sequence read.
+    pub non_seed_cells: Vec<CellRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stand: Option<StandOdds>,
+    pub notes: Vec<String>,
+}
+
+const MAX_DICE: usize = 12;
+
+fn aggregate(d: &Distribution<Leaf>, side_names: &[&str]) -> CombatOdds {
+    let mut outcomes = BTreeMap::new();
+    let mut sides: BTreeMap<String, SideOdds> = side_names
+        .iter()
+        .map(|n| (n.to_string(), SideOdds::default()))
+        .collect();
+    let mut using = 0;
+    let mut cells = std::collections::BTreeSet::new();
+    for (leaf, c) in &d.counts {
+        *outcomes.entry(leaf.outcome.clone()).or_insert(0) += c;
+        if !leaf.cells.is_empty() {
+            using += c;
+        }
+        cells.extend(leaf.cells.iter().cloned());
+        for (n, s) in side_names.iter().zip(&leaf.sides) {
+            let o = sides.entry(n.to_string()).or_default();
+            *o.losses.entry(s.loss.to_string()).or_insert(0) += c;
+            *o.permanent.entry(s.loss.permanent).or_insert(0) += c;
+            *o.stragglers.entry(s.loss.stragglers).or_insert(0) += c;
+            *o.morale_after.entry(name(&s.morale_after)).or_insert(0) += c;
+            *o.retreat.entry(s.retreat.clone()).or_insert(0) += c;
+            let g = match s.gun_loss {
+                None => "none".to_string(),
+                Some(GunLoss::All) => "all".to_string(),
+                Some(GunLoss::Points(p)) => format!("{p}"),
+            };
+            *o.gun_loss.entry(g).or_insert(0) += c;
+            if s.became_wrecked {
+                o.became_wrecked += c;
+            }
+        }
+    }
+    CombatOdds {
+        denominator: d.denominator,
+        outcomes,
+        sides,
+        using_non_seed_cells: using,
+        non_seed_cells: cells.into_iter().collect(),
+        stand: None,
+        notes: vec![],
+    }
+}
+
+fn cells_of(t: &Trace) -> Vec<CellRef> {
+    let mut c = t.cells.clone();
+    c.sort();
+    c.dedup();
+    c
+}
+
+/// Exact odds of a Close Combat (Commander Loss Checks are left out: each Commander of a side
+/// that takes P or S is lost with probability 3/36, 25.4).
+pub fn close_combat_odds(
+    t: &CombatTables,
+    input: &CloseCombatInput,
+) -> Result<CombatOdds, CombatError> {
+    let mut i = input.clone();
+    i.skip_commander_loss = true;
+    let d = enumerate(MAX_DICE, |dice| {
+        let r = resolve_close_combat(t, &i, dice)?;
+        Ok(Leaf {
+            outcome: name(&r.outcome),
+            sides: vec![LeafSide::of(&r.attacker), LeafSide::of(&r.defender)],
+            cells: cells_of(&r.trace),
+        })
+    })?;
+    let mut odds = aggregate(&d, &["attacker", "defender"]);
+    // The Check to Stand alone.
+    let (p, _) = prepare(&i);
+    let sd = enumerate(MAX_DICE, |dice| {
+        let mut tr = Trace::default();
+        Ok(name(&resolve_stand(t, &p, dice, &mut tr)?.outcome))
+    })?;
+    let (first, _, case) = super::close::checking_order(&p);
+    let mut checks = Vec::new();
+    for side in [first, first.other()] {
+        let mods = super::close::stand_modifiers(t, &p, side);
+        let c = match side {
+            super::Side::Attacker => &p.attacker,
+            super::Side::Defender => &p.defender,
+        };
+        checks.push(StandInfo {
+            side: name(&side),
+            need: super::close::stand_need(t, c),
+            modifier: super::close::capped(&mods, t.stand.max_modifier),
+            modifiers: mods,
+        });
+    }
+    odds.stand = Some(StandOdds {
+        denominator: sd.denominator,
+        first_checker: name(&first),
+        order_case: name(&case),
+        checks,
+        outcomes: sd.counts.clone(),
+    });
+    if !i.attacker.commanders.is_empty() || !i.defender.commanders.is_empty() {
+        odds.notes.push(
+            "Commander Loss Checks not enumerated: 3 in 36 per Commander whose stack takes P or S (25.4)"
+                .into(),
+        );
+    }
+    Ok(odds)
+}
+
+/// Exact odds of a cavalry charge (Commander Loss Checks left out, as for close combat).
+pub fn charge_odds(t: &CombatTables, input: &ChargeInput) -> Result<CombatOdds, CombatError> {
+    let mut i = input.clone();
+    i.skip_commander_loss = true;
+    let leaf = |r: &ChargeResult| Leaf {
+        outcome: name(&r.outcome),
+        sides: vec![LeafSide::of(&r.attacker), LeafSide::of(&r.defender)],
+        cells: cells_of(&r.trace),
+    };
+    let d = enumerate(MAX_DICE, |dice| Ok(leaf(&resolve_charge(t, &i, dice)?)))?;
+    let mut odds = aggregate(&d, &["attacker", "defender"]);
+    let of = enumerate(MAX_DICE, |dice| Ok(resolve_charge(t, &i, dice)?.opportunity_fire))?;
+    let n = of.count(&true);
+    if n > 0 {
+        odds.notes.push(format!(
+            "artillery in the target hex may fire Opportunity Fire in {n} of {} (not included)",
+            of.denominator
+        ));
+    }
+    Ok(odds)
+}
+
+/// Exact odds of an artillery fire (Commander Loss Checks left out).
+pub fn fire_odds(t: &CombatTables, input: &ArtilleryFireInput) -> Result<CombatOdds, CombatError> {
+    let mut i = input.clone();
+    i.skip_commander_loss = true;
+    let d = enumerate(MAX_DICE, |dice| {
+        let r = resolve_artillery_fire(t, &i, dice)?;
+        Ok(Leaf {
+            outcome: if r.target.loss == Loss::NONE {
+                "no-effect".into()
+            } else if r.target.loss.has_casualties() {
+                "casualties".into()
+            } else {
+                "morale-only".into()
+            },
+            sides: vec![LeafSide::of(&r.target)],
+            cells: cells_of(&r.trace),
+        })
+    })?;
+    Ok(aggregate(&d, &["target"]))
+}
