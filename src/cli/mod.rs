@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+pub mod odds_combat;
 mod scenario_cmd;
 
 /// Output format of every command that reports something.
@@ -61,6 +62,9 @@ pub enum Command {
     /// Validate and print scenarios.
     #[command(subcommand)]
     Scenario(scenario_cmd::ScenarioCmd),
+    /// Exact combat odds (temporary name; to become `odds close-combat|charge|fire`).
+    #[command(subcommand, name = "combat-odds")]
+    CombatOdds(odds_combat::CombatOddsCmd),
 }
 
 /// Entry point used by the binary: parse, set up logging, run, map the result to an exit code.
@@ -91,6 +95,7 @@ fn init_tracing() {
 pub fn run(cli: Cli) -> CmdResult {
     match cli.command {
         Command::Scenario(cmd) => scenario_cmd::run(cmd),
+        Command::CombatOdds(cmd) => odds_combat::run(cmd),
     }
 }
 
