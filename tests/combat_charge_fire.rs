@@ -10,9 +10,7 @@ use staffwork::combat::fire::{
 };
 use staffwork::combat::odds::{charge_odds, fire_odds};
 use staffwork::combat::tables::builtin;
-use staffwork::combat::{
-    Combatant, CommanderIn, GunLoss, Loss, MoraleState, Retreat, Side, Size,
-};
+use staffwork::combat::{Combatant, CommanderIn, GunLoss, Loss, MoraleState, Retreat, Side, Size};
 use staffwork::rules::dice::{Purpose, ScriptedDice};
 use staffwork::scenario::model::{MoraleRating as M, UnitFormation as F, UnitKind as K};
 
@@ -60,7 +58,10 @@ fn big_charge_example_breakoff() {
     i.decisions.form_square = true;
     let r = resolve_charge(t, &i, &mut dice(Purpose::Charge, &[3, 4, 2, 3])).unwrap();
     assert!(r.formed_square);
-    assert_eq!(names(r.checks[0].modifiers.clone()), ["shaken-1", "in_square+1"]);
+    assert_eq!(
+        names(r.checks[0].modifiers.clone()),
+        ["shaken-1", "in_square+1"]
+    );
     assert!(r.checks[0].stands);
     assert_eq!(r.outcome, ChargeOutcome::Breakoff);
     assert!(r.breakoff_check.as_ref().unwrap().passed);
@@ -111,7 +112,10 @@ fn every_charge_stand_modifier() {
     j.defender.line_flanks_secure = true;
     assert!(stand_modifiers(t, &j, Side::Defender).is_empty());
     j.defender.formation = F::MarchColumn;
-    assert_eq!(names(stand_modifiers(t, &j, Side::Defender)), ["in_march_column-1"]);
+    assert_eq!(
+        names(stand_modifiers(t, &j, Side::Defender)),
+        ["in_march_column-1"]
+    );
     j.defender.formation = F::Column;
     j.defender.morale_state = MoraleState::BloodLust;
     j.defender.wrecked = true;
@@ -119,7 +123,12 @@ fn every_charge_stand_modifier() {
     j.attacker.size = Size::AA;
     assert_eq!(
         names(stand_modifiers(t, &j, Side::Defender)),
-        ["blood_lust+1", "wrecked-2", "opponent_twice_size-1", "attacked_in_rear-2"]
+        [
+            "blood_lust+1",
+            "wrecked-2",
+            "opponent_twice_size-1",
+            "attacked_in_rear-2"
+        ]
     );
     // Commander Advantage vs infantry: only a defending Commander that outranks.
     let mut k = i.clone();
@@ -130,9 +139,15 @@ fn every_charge_stand_modifier() {
     k.attacker.commanders = vec![CommanderIn::new("a", 2, false)];
     assert!(stand_modifiers(t, &k, Side::Defender).is_empty());
     k.attacker.commanders = vec![CommanderIn::new("a", 1, false)];
-    assert_eq!(names(stand_modifiers(t, &k, Side::Defender)), ["commander_advantage+1"]);
+    assert_eq!(
+        names(stand_modifiers(t, &k, Side::Defender)),
+        ["commander_advantage+1"]
+    );
     // Against cavalry: light vs heavy, blown/stationary.
-    let mut c = charge(cav(K::CavalryHeavy, Size::A, M::B), cav(K::CavalryLight, Size::A, M::B));
+    let mut c = charge(
+        cav(K::CavalryHeavy, Size::A, M::B),
+        cav(K::CavalryLight, Size::A, M::B),
+    );
     c.defender.stationary = true;
     assert_eq!(
         names(stand_modifiers(t, &c, Side::Defender)),
@@ -261,7 +276,10 @@ fn cavalry_vs_cavalry_16_4() {
     assert_eq!(r.defender.retreat, Retreat::None);
     assert!(!r.defender.blown);
     // Draw, both AA+: +1 each; both Blown and retreat 6–12.
-    let i = charge(cav(K::CavalryHeavy, Size::AA, M::A), cav(K::CavalryHeavy, Size::AA, M::A));
+    let i = charge(
+        cav(K::CavalryHeavy, Size::AA, M::A),
+        cav(K::CavalryHeavy, Size::AA, M::A),
+    );
     let r = resolve_charge(t, &i, &mut dice(Purpose::Charge, &[3, 3, 2, 2])).unwrap();
     assert_eq!(r.outcome, ChargeOutcome::Draw);
     assert_eq!(r.attacker.loss, Loss::new(2, 0, 0));
@@ -436,7 +454,10 @@ fn fire_modifiers_chart_p3() {
     big.size = Size::AA;
     big.formation = F::Column;
     assert_eq!(fire(big, false, false), 6, "+1 once, not per condition");
-    assert_eq!(fire(Combatant::new(K::Skirmisher, Size::C, M::B), false, false), 4);
+    assert_eq!(
+        fire(Combatant::new(K::Skirmisher, Size::C, M::B), false, false),
+        4
+    );
 }
 
 #[test]

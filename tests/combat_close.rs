@@ -3,8 +3,8 @@
 //! odds.
 
 use staffwork::combat::close::{
-    CloseCombatInput, Elevation, OrderCase, Outcome, Terrain, checking_order,
-    resolve_close_combat, stand_modifiers,
+    CloseCombatInput, Elevation, OrderCase, Outcome, Terrain, checking_order, resolve_close_combat,
+    stand_modifiers,
 };
 use staffwork::combat::odds::close_combat_odds;
 use staffwork::combat::tables::builtin;
@@ -89,20 +89,41 @@ fn hand_worked_odds_a_b_column_vs_b_c_line_clear() {
 #[test]
 fn checking_order_chart_p5() {
     let mut i = cc(inf(Size::A, M::B, F::Column), inf(Size::B, M::C, F::Line));
-    assert_eq!(checking_order(&i), (Side::Defender, true, OrderCase::Smallest));
+    assert_eq!(
+        checking_order(&i),
+        (Side::Defender, true, OrderCase::Smallest)
+    );
     i.defender.size = Size::A;
-    assert_eq!(checking_order(&i), (Side::Attacker, true, OrderCase::EqualSize));
+    assert_eq!(
+        checking_order(&i),
+        (Side::Attacker, true, OrderCase::EqualSize)
+    );
     i.defender.size = Size::AA;
-    assert_eq!(checking_order(&i), (Side::Attacker, true, OrderCase::Smallest));
+    assert_eq!(
+        checking_order(&i),
+        (Side::Attacker, true, OrderCase::Smallest)
+    );
     i.elevation = Elevation::AttackerHigher;
-    assert_eq!(checking_order(&i), (Side::Defender, true, OrderCase::AttackerHigher));
+    assert_eq!(
+        checking_order(&i),
+        (Side::Defender, true, OrderCase::AttackerHigher)
+    );
     i.elevation = Elevation::AttackerLower;
-    assert_eq!(checking_order(&i), (Side::Attacker, true, OrderCase::AttackerLower));
+    assert_eq!(
+        checking_order(&i),
+        (Side::Attacker, true, OrderCase::AttackerLower)
+    );
     i.elevation = Elevation::AttackerHigher;
     i.terrain = Terrain::Fortified;
-    assert_eq!(checking_order(&i), (Side::Attacker, true, OrderCase::Fortified));
+    assert_eq!(
+        checking_order(&i),
+        (Side::Attacker, true, OrderCase::Fortified)
+    );
     i.terrain = Terrain::Village;
-    assert_eq!(checking_order(&i), (Side::Attacker, false, OrderCase::Village));
+    assert_eq!(
+        checking_order(&i),
+        (Side::Attacker, false, OrderCase::Village)
+    );
 }
 
 /// Chart p5 Check to Stand modifiers, one by one.
@@ -210,8 +231,12 @@ fn routed_units_15_4_1() {
     assert!(r.checks.iter().all(|c| c.roll.is_none()));
     let mut att = inf(Size::A, M::C, F::Column);
     att.morale_state = MoraleState::Routed;
-    let r = resolve_close_combat(t, &cc(att, inf(Size::A, M::A, F::Line)), &mut dice(&[], &[]))
-        .unwrap();
+    let r = resolve_close_combat(
+        t,
+        &cc(att, inf(Size::A, M::A, F::Line)),
+        &mut dice(&[], &[]),
+    )
+    .unwrap();
     assert_eq!(r.outcome, Outcome::AttackerRoutedBeforeCheck);
     assert_eq!(r.attacker.retreat, Retreat::Rout);
     assert!(r.trace.dice.is_empty());
@@ -268,7 +293,10 @@ fn square_attacked_15_4_5() {
 fn march_column_and_winner_cap_15_4_6_15_3_1() {
     let t = builtin();
     // A A-morale defender (Line, size A) beats an E-morale attacker in March Column.
-    let i = cc(inf(Size::A, M::E, F::MarchColumn), inf(Size::A, M::A, F::Line));
+    let i = cc(
+        inf(Size::A, M::E, F::MarchColumn),
+        inf(Size::A, M::A, F::Line),
+    );
     // Attacker first (equal): needs 5, −1 march column: 3 fails. Loss rolls: attacker 4+1
     // (a March Column counts as "in Column" vs a Line) → DW-A E row 5 = 1(8)M-3; defender
     // 4 → DW-D A row 4 = 1(1) — ignored (opponent in March Column).
@@ -379,12 +407,35 @@ fn skirmisher_vs_skirmisher_15_4_4_1() {
 fn illegal_attacks_are_errors_not_panics() {
     let t = builtin();
     let cav = Combatant::new(K::CavalryLight, Size::A, M::B);
-    assert!(resolve_close_combat(t, &cc(cav.clone(), inf(Size::A, M::B, F::Line)), &mut dice(&[], &[])).is_err());
-    assert!(resolve_close_combat(t, &cc(inf(Size::A, M::B, F::Line), cav), &mut dice(&[], &[])).is_err());
+    assert!(
+        resolve_close_combat(
+            t,
+            &cc(cav.clone(), inf(Size::A, M::B, F::Line)),
+            &mut dice(&[], &[])
+        )
+        .is_err()
+    );
+    assert!(
+        resolve_close_combat(
+            t,
+            &cc(inf(Size::A, M::B, F::Line), cav),
+            &mut dice(&[], &[])
+        )
+        .is_err()
+    );
     let sk = Combatant::new(K::Skirmisher, Size::C, M::B);
-    assert!(resolve_close_combat(t, &cc(sk, inf(Size::A, M::B, F::Line)), &mut dice(&[], &[])).is_err());
+    assert!(
+        resolve_close_combat(t, &cc(sk, inf(Size::A, M::B, F::Line)), &mut dice(&[], &[])).is_err()
+    );
     // Exhausted dice are an error, not a panic.
-    assert!(resolve_close_combat(t, &cc(inf(Size::A, M::B, F::Column), inf(Size::A, M::B, F::Line)), &mut dice(&[], &[])).is_err());
+    assert!(
+        resolve_close_combat(
+            t,
+            &cc(inf(Size::A, M::B, F::Column), inf(Size::A, M::B, F::Line)),
+            &mut dice(&[], &[])
+        )
+        .is_err()
+    );
 }
 
 /// 19.5 worked example, part 1: the French 6th Light (B morale, March Column across a bridge
@@ -433,7 +484,10 @@ fn worked_example_19_5_casteggio_oreilly() {
     assert_eq!(r.attacker.loss, Loss::new(1, 2, 2));
     assert_eq!(r.attacker.morale_after, MoraleState::BloodLust);
     assert_eq!(r.defender.loss, Loss::new(0, 1, 0));
-    assert_eq!(r.defender.aftermath.commanders_lost, vec!["oreilly".to_string()]);
+    assert_eq!(
+        r.defender.aftermath.commanders_lost,
+        vec!["oreilly".to_string()]
+    );
     assert_eq!(r.defender.morale_after, MoraleState::Shaken);
     assert!(!r.may_rush);
 }
@@ -473,7 +527,10 @@ fn wrecked_brigade_and_division_21_6() {
     let r = resolve_close_combat(t, &i, &mut dice(&[1, 2, 1], &[])).unwrap();
     let a = &r.attacker.aftermath;
     assert!(a.brigade_became_wrecked);
-    assert!(a.division_became_wrecked, "3 brigades wreck at 2 (21.6.4 example)");
+    assert!(
+        a.division_became_wrecked,
+        "3 brigades wreck at 2 (21.6.4 example)"
+    );
     assert_eq!(r.attacker.morale_after, MoraleState::Routed);
     // Aspern: 2P + 1S twice on a 12-box brigade wrecking at 6.
     let mut tr = LossTrack {
@@ -495,11 +552,13 @@ fn wrecked_brigade_and_division_21_6() {
 fn commander_loss_25_4() {
     let t = builtin();
     let mut def = inf(Size::A, M::B, F::Line);
-    def.commanders = vec![CommanderIn::new("a", 2, false), CommanderIn::new("b", 1, false)];
+    def.commanders = vec![
+        CommanderIn::new("a", 2, false),
+        CommanderIn::new("b", 1, false),
+    ];
     let i = cc(inf(Size::A, M::B, F::Column), def);
     // Attacker 6, defender 1: Attacker Won; defender takes P/S → two checks: 12 and 7.
-    let r = resolve_close_combat(t, &i, &mut dice(&[6, 1, 3, 3], &[6, 6, 3, 4, 2, 2]))
-        .unwrap();
+    let r = resolve_close_combat(t, &i, &mut dice(&[6, 1, 3, 3], &[6, 6, 3, 4, 2, 2])).unwrap();
     let checks = &r.defender.aftermath.commander_checks;
     assert_eq!(checks.len(), 2);
     assert!(checks[0].lost && !checks[1].lost);

@@ -3,7 +3,7 @@
 //! `seed`; and every cell the file tags `seed` is in this transcription. Validation errors name
 //! table / row / column.
 
-use staffwork::combat::tables::{CombatTables, TableError, Table, builtin};
+use staffwork::combat::tables::{CombatTables, Table, TableError, builtin};
 use staffwork::provenance::Provenance;
 
 /// (table id, first row key, rows of cells) — only the rows the seed prints.
@@ -116,7 +116,9 @@ fn seed_res_tables() -> Vec<(&'static str, i32, Vec<Vec<&'static str>>)> {
             "fire_results",
             1,
             vec![
-                vec!["M-1", "1M-2", "1M-2", "1(1)M-2", "2(1)M-2", "2(2)M-2", "3(2)M-2"],
+                vec![
+                    "M-1", "1M-2", "1M-2", "1(1)M-2", "2(1)M-2", "2(2)M-2", "3(2)M-2",
+                ],
                 vec!["0", "0", "1", "1", "1(1)", "2(1)", "2(2)"],
                 vec!["M-1", "M-1", "M-1", "1M-2", "1M-2", "1(1)M-2", "2(1)M-2"],
             ],
@@ -288,9 +290,11 @@ fn reconstructed_cells_are_tagged_assumed_or_derived() {
         .collect();
     // fire results rows 4–6 (21 cells) + Attacker Won B row 5 (19.5 example).
     assert_eq!(derived.len(), 22);
-    assert!(derived
-        .iter()
-        .any(|c| c.table == "cc_attacker_won_attacker" && c.row == 5 && c.column == "B"));
+    assert!(
+        derived
+            .iter()
+            .any(|c| c.table == "cc_attacker_won_attacker" && c.row == 5 && c.column == "B")
+    );
     let assumed = cells.len() - derived.len();
     // 4 CC tables × 10 − 1 derived, charge successful 3 rows × 4, fire values 2 × (6 + 4).
     assert_eq!(assumed, 39 + 12 + 20);
@@ -309,11 +313,16 @@ fn validation_errors_name_table_row_and_column() {
     );
     assert!(e.to_string().contains("row 4, column C"));
 
-    let bad = staffwork::combat::tables::BUILTIN_TOML.replace(r#"cells = ["1M-1"] },"#, r#"cells = ["1Q-1"] },"#);
+    let bad = staffwork::combat::tables::BUILTIN_TOML
+        .replace(r#"cells = ["1M-1"] },"#, r#"cells = ["1Q-1"] },"#);
     let e = CombatTables::from_toml_str(&bad).unwrap_err();
-    assert!(matches!(e, TableError::Cell { ref table, row: 1, .. } if table == "repulse"), "{e}");
+    assert!(
+        matches!(e, TableError::Cell { ref table, row: 1, .. } if table == "repulse"),
+        "{e}"
+    );
 
-    let bad = staffwork::combat::tables::BUILTIN_TOML.replace("need = [1, 2, 3, 4, 5]", "need = [1, 2, 9, 4, 5]");
+    let bad = staffwork::combat::tables::BUILTIN_TOML
+        .replace("need = [1, 2, 3, 4, 5]", "need = [1, 2, 9, 4, 5]");
     assert!(matches!(
         CombatTables::from_toml_str(&bad).unwrap_err(),
         TableError::Setting { .. }
@@ -343,6 +352,9 @@ attacked_by_cavalry = { value = 2, rule = "p3" }
 "#;
     let t = CombatTables::with_override(user).unwrap();
     assert_eq!(t.gun_loss.rows.len(), 3);
-    assert_eq!(t.cc_attacker_won_attacker, builtin().cc_attacker_won_attacker);
+    assert_eq!(
+        t.cc_attacker_won_attacker,
+        builtin().cc_attacker_won_attacker
+    );
     assert!(CombatTables::with_override("[nonsense]\nx = 1").is_err());
 }

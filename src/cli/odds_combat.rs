@@ -353,14 +353,22 @@ fn commanders(side: &str, rating: Option<u8>, fighter: bool) -> Result<Vec<Comma
         Some(r) if r > 4 => Err(Failure::Usage(format!(
             "--{side}-commander: ratings are 0..=4, got {r}"
         ))),
-        Some(r) => Ok(vec![CommanderIn::new(format!("{side}-commander"), r, fighter)]),
+        Some(r) => Ok(vec![CommanderIn::new(
+            format!("{side}-commander"),
+            r,
+            fighter,
+        )]),
     }
 }
 
 /// "2", "1.5", "0.5", "1/2" → halves.
 fn fv_halves(flag: &str, s: &str) -> Result<u8, Failure> {
     let t = s.trim();
-    let bad = || Failure::Usage(format!("--{flag}: expected a Fire Value like 2, 1.5 or 1/2, got {s:?}"));
+    let bad = || {
+        Failure::Usage(format!(
+            "--{flag}: expected a Fire Value like 2, 1.5 or 1/2, got {s:?}"
+        ))
+    };
     if t == "1/2" {
         return Ok(1);
     }
@@ -581,7 +589,11 @@ pub fn run(cmd: CombatOddsCmd) -> CmdResult {
 }
 
 fn parse_battery(s: &str) -> Result<Battery, Failure> {
-    let bad = || Failure::Usage(format!("--battery: expected GP:light|heavy:RANGE, got {s:?}"));
+    let bad = || {
+        Failure::Usage(format!(
+            "--battery: expected GP:light|heavy:RANGE, got {s:?}"
+        ))
+    };
     let parts: Vec<&str> = s.split(':').collect();
     let [gp, ty, range] = parts.as_slice() else {
         return Err(bad());
@@ -647,7 +659,10 @@ fn report(title: &str, odds: &CombatOdds, format: Format, sides: &[&str]) -> Cmd
             println!("{}", line(k, *v, s.denominator));
         }
     }
-    println!("Outcome (every die enumerated, denominator {})", odds.denominator);
+    println!(
+        "Outcome (every die enumerated, denominator {})",
+        odds.denominator
+    );
     for (k, v) in &odds.outcomes {
         println!("{}", line(k, *v, odds.denominator));
     }
@@ -680,7 +695,10 @@ fn report(title: &str, odds: &CombatOdds, format: Format, sides: &[&str]) -> Cmd
             odds.using_non_seed_cells, odds.denominator
         );
         for c in &odds.non_seed_cells {
-            println!("  {} row {} column {} ({})", c.table, c.row, c.column, c.provenance);
+            println!(
+                "  {} row {} column {} ({})",
+                c.table, c.row, c.column, c.provenance
+            );
         }
     }
     for n in &odds.notes {

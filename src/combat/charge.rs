@@ -200,7 +200,10 @@ pub fn stand_modifiers(t: &CombatTables, i: &ChargeInput, side: Side) -> Vec<(St
         "opponent_twice_size",
         opp.effective_size().at_least_twice(me.effective_size()),
     );
-    add("attacked_in_rear", side == Side::Defender && me.attacked_in_rear);
+    add(
+        "attacked_in_rear",
+        side == Side::Defender && me.attacked_in_rear,
+    );
     add(
         "artillery_skirmishers_only",
         me.only_artillery_or_skirmishers(),
@@ -217,7 +220,10 @@ pub fn stand_modifiers(t: &CombatTables, i: &ChargeInput, side: Side) -> Vec<(St
         );
     } else if side == Side::Defender {
         add("in_square", me.formation == UnitFormation::Square);
-        add("in_march_column", me.formation == UnitFormation::MarchColumn);
+        add(
+            "in_march_column",
+            me.formation == UnitFormation::MarchColumn,
+        );
         add(
             "in_line",
             me.formation == UnitFormation::Line && !me.line_flanks_secure,
@@ -313,7 +319,9 @@ pub fn check_legal(i: &ChargeInput) -> Result<(), CombatError> {
         ));
     }
     if a.blown {
-        return Err(CombatError::Illegal("Blown cavalry may not charge (16.1.1)".into()));
+        return Err(CombatError::Illegal(
+            "Blown cavalry may not charge (16.1.1)".into(),
+        ));
     }
     if i.follow_on {
         if matches!(
@@ -545,9 +553,9 @@ fn vs_infantry(
             }
             if i.defender.formation == UnitFormation::MarchColumn {
                 att_loss.permanent = 0;
-                r.attacker.notes.push(
-                    "defender in March Column: Permanent Casualties ignored (16.3.4)".into(),
-                );
+                r.attacker
+                    .notes
+                    .push("defender in March Column: Permanent Casualties ignored (16.3.4)".into());
             }
         } else {
             r.attacker
@@ -597,8 +605,7 @@ fn vs_infantry(
                 });
                 def_losses.push(loss);
             }
-            r.may_follow_on =
-                (r.follow_ons.len() as u8) < 3 && !i.defender.kind.is_cavalry();
+            r.may_follow_on = (r.follow_ons.len() as u8) < 3 && !i.defender.kind.is_cavalry();
         }
         // Apply each of the defender's loss events in turn (each may trigger commander checks).
         let mut state = i.defender.morale_state;
@@ -684,9 +691,8 @@ fn vs_infantry(
         if broke_off {
             r.outcome = ChargeOutcome::Breakoff;
             let m = t.breakoff.modifier(
-                [
-                    "morale_a", "morale_b", "morale_c", "morale_d", "morale_e",
-                ][morale_index(i.attacker.morale_rating)],
+                ["morale_a", "morale_b", "morale_c", "morale_d", "morale_e"]
+                    [morale_index(i.attacker.morale_rating)],
             );
             let dd = dice.roll(Purpose::Charge, 6)?;
             trace.dice.push(dd);
@@ -854,8 +860,10 @@ fn vs_cavalry(
         }
     };
     r.outcome = outcome;
-    let both_bc = i.attacker.effective_size().is_b_or_c() && i.defender.effective_size().is_b_or_c();
-    let both_aa = i.attacker.effective_size().is_aa_plus() && i.defender.effective_size().is_aa_plus();
+    let both_bc =
+        i.attacker.effective_size().is_b_or_c() && i.defender.effective_size().is_b_or_c();
+    let both_aa =
+        i.attacker.effective_size().is_aa_plus() && i.defender.effective_size().is_aa_plus();
     let mut trace = std::mem::take(&mut r.trace);
     for side in [Side::Defender, Side::Attacker] {
         let me = if side == Side::Attacker {
@@ -890,16 +898,19 @@ fn vs_cavalry(
         {
             l.morale_change = 2;
             sr.blood_lust = true;
-            sr.notes.push("unmodified 1: Blood Lust, M+2 (21.3.3)".into());
+            sr.notes
+                .push("unmodified 1: Blood Lust, M+2 (21.3.3)".into());
         }
         // Loss adjustments (chart p4; 8.2 item 25: "both" = both sides).
         if both_bc && l.permanent > 0 {
             l.permanent -= 1;
-            sr.notes.push("both sides size B or C: losses −1 (chart p4)".into());
+            sr.notes
+                .push("both sides size B or C: losses −1 (chart p4)".into());
         }
         if both_aa {
             l.permanent = l.permanent.saturating_add(1);
-            sr.notes.push("both sides size AA+: losses +1 (chart p4)".into());
+            sr.notes
+                .push("both sides size AA+: losses +1 (chart p4)".into());
         }
         sr.loss = l;
     }
@@ -976,8 +987,9 @@ fn vs_cavalry(
         } else if i.defender.stationary {
             r.defender.retreat = Retreat::None;
             r.defender.blown = false;
-            r.notes
-                .push("winning stationary defender neither retreats nor is Blown (16.4.3.2)".into());
+            r.notes.push(
+                "winning stationary defender neither retreats nor is Blown (16.4.3.2)".into(),
+            );
         }
     }
     r.trace = trace;

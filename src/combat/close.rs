@@ -184,7 +184,10 @@ pub fn stand_modifiers(t: &CombatTables, i: &CloseCombatInput, side: Side) -> Ve
         opp.effective_size().at_least_twice(me.effective_size()),
     );
     add("disorganized", me.morale_state == MoraleState::Disorganized);
-    add("attacked_in_rear", side == Side::Defender && me.attacked_in_rear);
+    add(
+        "attacked_in_rear",
+        side == Side::Defender && me.attacked_in_rear,
+    );
     add("wrecked", me.is_wrecked());
     let fortified_def = side == Side::Defender && i.terrain == Terrain::Fortified;
     add(
@@ -244,7 +247,8 @@ pub(crate) fn capped(mods: &[(String, i8)], cap: i8) -> i8 {
 /// The checking order (15.2.1, chart p5). Returns the first checker, whether the second
 /// checks at all, and the case.
 pub fn checking_order(i: &CloseCombatInput) -> (Side, bool, OrderCase) {
-    if i.terrain == Terrain::Village && !(i.attacker.lone_skirmisher() && i.defender.lone_skirmisher())
+    if i.terrain == Terrain::Village
+        && !(i.attacker.lone_skirmisher() && i.defender.lone_skirmisher())
     {
         return (Side::Attacker, false, OrderCase::Village);
     }
@@ -368,7 +372,12 @@ pub fn resolve_stand(
         totals,
     };
     if i.attacker.routed() {
-        return Ok(phase(Outcome::AttackerRoutedBeforeCheck, None, vec![], [0, 0]));
+        return Ok(phase(
+            Outcome::AttackerRoutedBeforeCheck,
+            None,
+            vec![],
+            [0, 0],
+        ));
     }
     let (first, second_checks, case) = checking_order(i);
     let mut checks = Vec::new();
@@ -759,7 +768,8 @@ fn losses(
             // 15.3.4: AA+ stacks treat negative Morale Changes one level less.
             if me.effective_size().is_aa_plus() && l.morale_change < 0 {
                 l.morale_change += 1;
-                sr.notes.push("size AA+: Morale Change one less (15.3.4)".into());
+                sr.notes
+                    .push("size AA+: Morale Change one less (15.3.4)".into());
             }
         }
         // 15.3.6: B or C stacks halve P and S (Firefight: only C).
@@ -794,9 +804,8 @@ fn losses(
         if opp.formation == UnitFormation::MarchColumn && !(i.terrain == Terrain::Village) {
             l.permanent = 0;
             l.stragglers = 0;
-            sr.notes.push(
-                "opponent in March Column: P and S ignored, morale only (15.4.6)".into(),
-            );
+            sr.notes
+                .push("opponent in March Column: P and S ignored, morale only (15.4.6)".into());
         }
         adj[side as usize] = l;
     }
@@ -842,8 +851,7 @@ fn losses(
         };
         sr.loss = loss;
         if rout {
-            sr.notes
-                .push("losing defender is Routed (15.3.2)".into());
+            sr.notes.push("losing defender is Routed (15.3.2)".into());
         }
         // Gun Loss Table for artillery that must retreat (15.4.3.1, 21.4.6, 23.1.1).
         if loser && me.mix().artillery {

@@ -207,11 +207,11 @@ pub fn resolve_artillery_fire(
         ));
     }
     for b in &i.batteries {
-        if b.gun_points == 0 || b.range == 0 || b.range > 9 {
+        if b.gun_points == 0 || b.gun_points > 5 || b.range == 0 || b.range > 9 {
             return Err(CombatError::Invalid {
                 field: "batteries".into(),
                 reason: format!(
-                    "{} GP at range {}: gun points must be 1+ and range 1..=9",
+                    "{} GP at range {}: a battery has 1..=5 gun points (7.2) and range is 1..=9 (17.2)",
                     b.gun_points, b.range
                 ),
             });
@@ -245,10 +245,7 @@ pub fn resolve_artillery_fire(
             || i.flanked_line && tg.formation == UnitFormation::Line
             || (!i.cannister && (column_like || tg.effective_size().is_aa_plus()));
         if vulnerable {
-            mods.push((
-                "target_vulnerable".into(),
-                fr.modifier("target_vulnerable"),
-            ));
+            mods.push(("target_vulnerable".into(), fr.modifier("target_vulnerable")));
         }
         if i.target_in_cover && !i.cannister {
             mods.push(("target_in_cover".into(), fr.modifier("target_in_cover")));

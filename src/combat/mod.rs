@@ -21,8 +21,8 @@ pub mod tables;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::scenario::model::{MoraleRating, Strength, UnitFormation, UnitKind};
 use crate::rules::dice::{DiceExhausted, Die};
+pub use crate::scenario::model::{MoraleRating, Strength, UnitFormation, UnitKind};
 pub use tables::{CellRef, CombatTables, TableError};
 
 /// Strength level of a stack for size comparison (7.1, 7.4), in units of C:

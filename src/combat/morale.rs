@@ -210,10 +210,7 @@ pub fn straggler_recovery(
             i.enemy_distance
         ));
     }
-    if !matches!(
-        i.morale_state,
-        MoraleState::Normal | MoraleState::BloodLust
-    ) {
+    if !matches!(i.morale_state, MoraleState::Normal | MoraleState::BloodLust) {
         ineligible.push("Morale State is not Normal or Blood Lust".into());
     }
     if !i.in_command {
@@ -375,7 +372,8 @@ pub fn rally(
             }
             if r.morale_after == MoraleState::Routed && i.enemy_within_6 {
                 r.retreat = Retreat::Rout;
-                r.step.push_str("; F: retreats until 6 hexes from the enemy");
+                r.step
+                    .push_str("; F: retreats until 6 hexes from the enemy");
             }
         }
     }
@@ -496,12 +494,30 @@ mod tests {
         let mut d = ScriptedDice::new();
         d.push(Purpose::Morale, [3, 3]);
         let mut tr = Trace::default();
-        let c = morale_check(t, MoraleRating::B, &[], true, 0, Purpose::Morale, &mut d, &mut tr)
-            .unwrap();
+        let c = morale_check(
+            t,
+            MoraleRating::B,
+            &[],
+            true,
+            0,
+            Purpose::Morale,
+            &mut d,
+            &mut tr,
+        )
+        .unwrap();
         assert!(!c.passed && c.need == 4);
         let cmd = [CommanderIn::new("x", 2, false)];
-        let c = morale_check(t, MoraleRating::B, &cmd, true, 0, Purpose::Morale, &mut d, &mut tr)
-            .unwrap();
+        let c = morale_check(
+            t,
+            MoraleRating::B,
+            &cmd,
+            true,
+            0,
+            Purpose::Morale,
+            &mut d,
+            &mut tr,
+        )
+        .unwrap();
         assert!(c.passed);
     }
 
@@ -590,7 +606,10 @@ mod tests {
                 candidates: vec!["a".into(), "b".into()]
             }
         );
-        assert_eq!(replacement(LostEchelon::Division, &[]), Replacement::Generic);
+        assert_eq!(
+            replacement(LostEchelon::Division, &[]),
+            Replacement::Generic
+        );
     }
 
     #[test]

@@ -44,7 +44,11 @@ impl<K: Ord + Clone> Distribution<K> {
 
     /// Sum of counts where `f` holds.
     pub fn count_where(&self, f: impl Fn(&K) -> bool) -> u64 {
-        self.counts.iter().filter(|(k, _)| f(k)).map(|(_, c)| c).sum()
+        self.counts
+            .iter()
+            .filter(|(k, _)| f(k))
+            .map(|(_, c)| c)
+            .sum()
     }
 }
 
@@ -394,7 +398,9 @@ pub fn charge_odds(t: &CombatTables, input: &ChargeInput) -> Result<CombatOdds, 
     };
     let d = enumerate(MAX_DICE, |dice| Ok(leaf(&resolve_charge(t, &i, dice)?)))?;
     let mut odds = aggregate(&d, &["attacker", "defender"]);
-    let of = enumerate(MAX_DICE, |dice| Ok(resolve_charge(t, &i, dice)?.opportunity_fire))?;
+    let of = enumerate(MAX_DICE, |dice| {
+        Ok(resolve_charge(t, &i, dice)?.opportunity_fire)
+    })?;
     let n = of.count(&true);
     if n > 0 {
         odds.notes.push(format!(

@@ -408,7 +408,8 @@ pub struct CombatTables {
 pub fn builtin() -> &'static CombatTables {
     static T: OnceLock<CombatTables> = OnceLock::new();
     T.get_or_init(|| {
-        CombatTables::from_toml_str(BUILTIN_TOML).expect("embedded combat.toml is validated by tests")
+        CombatTables::from_toml_str(BUILTIN_TOML)
+            .expect("embedded combat.toml is validated by tests")
     })
 }
 
@@ -488,8 +489,17 @@ fn build(raw: RawFile) -> Result<CombatTables, TableError> {
     if raw.wrecked.brigade_fraction[1] == 0 {
         return Err(setting("wrecked", "brigade_fraction", "denominator is 0"));
     }
-    if raw.commander_loss.lost_on.iter().any(|v| !(2..=12).contains(v)) {
-        return Err(setting("commander_loss", "lost_on", "2d6 values are 2..=12"));
+    if raw
+        .commander_loss
+        .lost_on
+        .iter()
+        .any(|v| !(2..=12).contains(v))
+    {
+        return Err(setting(
+            "commander_loss",
+            "lost_on",
+            "2d6 values are 2..=12",
+        ));
     }
     for (name, need) in [
         ("blood_lust", "close_combat"),
