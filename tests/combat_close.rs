@@ -28,6 +28,7 @@ fn cc(att: Combatant, def: Combatant) -> CloseCombatInput {
         terrain: Terrain::Clear,
         elevation: Elevation::Level,
         night: false,
+        origin_hex_enemy_occupied: false,
         skip_commander_loss: false,
     }
 }
@@ -574,4 +575,108 @@ fn every_die_is_recorded() {
     let v: Vec<u8> = r.trace.dice.iter().map(|d| d.value).collect();
     assert_eq!(v, [4, 5, 2, 3]);
     assert_eq!(r.outcome, Outcome::Firefight);
+}
+
+/// v3.0 errata 15.4.8: a beaten attacker whose origin hex is now enemy-occupied displaces.
+#[test]
+fn exotic_retreat_15_4_8() {
+    let t = builtin();
+    let mut i = cc(inf(Size::A, M::C, F::Column), inf(Size::A, M::C, F::Line));
+    i.origin_hex_enemy_occupied = true;
+    // Attacker first (equal size): C needs 3, rolls 1: Defender Won; loss rolls 1, 1.
+    let r = resolve_close_combat(t, &i, &mut dice(&[1, 1, 1], &[])).unwrap();
+    assert_eq!(r.outcome, Outcome::DefenderWon);
+    assert_eq!(r.attacker.retreat, Retreat::Displace);
+}
+
+mod no_panic {
+    use super::*;
+    use proptest::prelude::*;
+    use staffwork::rules::dice::SeededDice;
+
+    const KINDS: [K; 6] = [
+        K::Infantry,
+        K::Skirmisher,
+        K::CavalryLight,
+        K::CavalryHeavy,
+        K::ArtilleryLightFoot,
+        K::ArtilleryHeavyHorse,
+    ];
+    const FORMS: [F; 7] = [
+        F::Line,
+        F::Column,
+        F::MarchColumn,
+        F::Square,
+        F::Limbered,
+        F::Unlimbered,
+        F::Skirmish,
+    ];
+    const STATES: [MoraleState; 5] = [
+        MoraleState::Routed,
+        MoraleState::Disorganized,
+        MoraleState::Shaken,
+        MoraleState::Normal,
+        MoraleState::BloodLust,
+    ];
+    const RATINGS: [M; 5] = [M::A, M::B, M::C, M::D, M::E];
+
+    fn side(k: usize, s: usize, m: usize, f: usize, st: usize, flags: u8) -> Combatant {
+        let mut c = Combatant::new(KINDS[k], Size::ALL[s], RATINGS[m]);
+        c.formation = FORMS[f];
+        c.morale_state = STATES[st];
+        c.wrecked = flags & 1 != 0;
+        c.stack.skirmishers = flags & 2 != 0;
+        c.skirmisher_fv_halves = flags >> 4;
+        c.attacked_in_rear = flags & 4 != 0;
+        if flags & 8 != 0 {
+            c.commanders = vec![CommanderIn::new("c", flags % 5, flags & 32 != 0)];
+            c.track = Some(LossTrack {
+                boxes: 10,
+                permanent: flags % 7,
+                stragglers: 1,
+                wreck_at: 5,
+            });
+        }
+        c
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        /// Any combination of attributes and any seed: an Ok result or a CombatError, never a
+        /// panic; and a result's loss never exceeds what the tables can produce.
+        #[test]
+        fn close_combat_and_charge_never_panic(
+            a in (0usize..6, 0usize..7, 0usize..5, 0usize..7, 0usize..5, any::<u8>()),
+            d in (0usize..6, 0usize..7, 0usize..5, 0usize..7, 0usize..5, any::<u8>()),
+            terrain in 0usize..3, elev in 0usize..3, night in any::<bool>(), seed in any::<u64>(),
+        ) {
+            let t = builtin();
+            let mut i = cc(side(a.0, a.1, a.2, a.3, a.4, a.5), side(d.0, d.1, d.2, d.3, d.4, d.5));
+            i.terrain = [Terrain::Clear, Terrain::Village, Terrain::Fortified][terrain];
+            i.elevation = [Elevation::Level, Elevation::AttackerHigher, Elevation::AttackerLower][elev];
+            i.night = night;
+            let mut dice = SeededDice::new(seed);
+            if let Ok(r) = resolve_close_combat(t, &i, &mut dice) {
+                prop_assert!(r.attacker.loss.permanent <= 4 && r.defender.loss.permanent <= 4);
+            }
+            let ci = staffwork::combat::charge::ChargeInput {
+                attacker: i.attacker.clone(),
+                defender: i.defender.clone(),
+                attacker_nation: Default::default(),
+                defender_cossack: false,
+                night,
+                follow_on: false,
+                reaction: false,
+                square_forbidden: false,
+                defender_was_charging: false,
+                decisions: staffwork::combat::charge::ChargeDecisions {
+                    form_square: a.5 & 1 != 0,
+                    follow_ons_same_target: d.5 % 4,
+                    defender_checks_second: false,
+                },
+                skip_commander_loss: false,
+            };
+            let _ = staffwork::combat::charge::resolve_charge(t, &ci, &mut dice);
+        }
+    }
 }

@@ -453,6 +453,7 @@ pub fn run(cmd: CombatOddsCmd) -> CmdResult {
                     ElevationArg::Lower => Elevation::AttackerLower,
                 },
                 night: a.night,
+                origin_hex_enemy_occupied: false,
                 skip_commander_loss: true,
             };
             let odds = close_combat_odds(&t, &input).map_err(judged)?;

@@ -357,6 +357,28 @@ pub fn check_legal(i: &ChargeInput) -> Result<(), CombatError> {
     Ok(())
 }
 
+/// The Morale Check a cavalry unit makes to Reaction Charge a trigger outside its frontal
+/// arc (16.5.5; a failure still counts as its Reaction Charge, 16.5.3, and from a flank or
+/// rear hex forces a Cavalry Withdrawal, 22.1).
+pub fn reaction_check(
+    t: &CombatTables,
+    cavalry: &Combatant,
+    dice: &mut dyn Dice,
+) -> Result<(MoraleCheck, Trace), CombatError> {
+    let mut trace = Trace::default();
+    let c = morale_check(
+        t,
+        cavalry.morale_rating,
+        &cavalry.commanders,
+        true,
+        0,
+        Purpose::Charge,
+        dice,
+        &mut trace,
+    )?;
+    Ok((c, trace))
+}
+
 /// Resolve a cavalry charge (16).
 pub fn resolve_charge(
     t: &CombatTables,

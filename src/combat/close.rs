@@ -58,6 +58,9 @@ pub struct CloseCombatInput {
     pub elevation: Elevation,
     #[serde(default)]
     pub night: bool,
+    /// The attacker's origin hex has become enemy-occupied (v3.0 errata 15.4.8).
+    #[serde(default)]
+    pub origin_hex_enemy_occupied: bool,
     /// Skip the Commander Loss Checks (exact odds only; the engine never sets this).
     #[serde(default)]
     pub skip_commander_loss: bool,
@@ -549,6 +552,12 @@ pub fn resolve_close_combat(
         return Ok(res);
     }
     losses(t, &i, &mut res, dice)?;
+    if i.origin_hex_enemy_occupied && res.attacker.retreat == Retreat::OneHex {
+        res.attacker.retreat = Retreat::Displace;
+        res.attacker.notes.push(
+            "origin hex enemy-occupied: displace to an adjacent enemy-free hex (15.4.8)".into(),
+        );
+    }
     if outcome == Outcome::AttackerWon {
         res.may_rush = i.terrain == Terrain::Village
             && i.attacker.formation == UnitFormation::Column

@@ -359,6 +359,10 @@ pub enum Retreat {
     Rout,
     /// 16.2.8, 16.4.3, 22.1: cavalry retreats 6–12 hexes (owner's choice; 6 if Routed).
     Cavalry { min: u8, max: u8 },
+    /// v3.0 errata 15.4.8: the attacker's origin hex is now enemy-occupied — infantry and
+    /// artillery displace into an adjacent hex free of enemy units (owner's choice);
+    /// Skirmishers retreat as in 15.1.7.
+    Displace,
 }
 
 /// Wreck and commander bookkeeping for one side after its losses were applied.
@@ -440,6 +444,12 @@ pub struct Trace {
     pub cells: Vec<CellRef>,
 }
 
+/// How many of `permanent` casualties a Skirmisher in the stack may absorb: only the even
+/// ones, the 2nd, 4th, … (20.2, 24.3). Which are taken is the owner's decision.
+pub fn skirmisher_may_absorb(permanent: u8) -> u8 {
+    permanent / 2
+}
+
 /// Halve a loss figure for B/C stacks: round down, never below 1 unless it was 0 (15.3.6).
 pub(crate) fn halve(n: u8) -> u8 {
     if n == 0 { 0 } else { (n / 2).max(1) }
@@ -482,6 +492,15 @@ mod tests {
         // "A B-sized unit suffers a 1(3) result … 1(1)".
         assert_eq!((halve(1), halve(3)), (1, 1));
         assert_eq!(halve(0), 0);
+    }
+
+    /// 20.2 sidebar: a Skirmisher and an infantry unit suffer 3 P: all to the infantry, or 1
+    /// (the 2nd) to the Skirmisher and the rest to the infantry.
+    #[test]
+    fn worked_example_20_2_skirmisher_absorbs_even_casualties() {
+        assert_eq!(skirmisher_may_absorb(3), 1);
+        assert_eq!(skirmisher_may_absorb(1), 0);
+        assert_eq!(skirmisher_may_absorb(4), 2);
     }
 
     #[test]

@@ -158,6 +158,28 @@ pub(crate) fn apply(
     Ok((state, after))
 }
 
+/// Commander Loss Checks outside a combat resolver (a hex holding only Commanders under fire,
+/// 25.0; random event 10): 2d6 per Commander, lost on 11–12 (25.4). The M-1 per loss is for
+/// the engine to apply to any stack they were with.
+pub fn commander_loss_checks(
+    t: &CombatTables,
+    commanders: &[CommanderIn],
+    dice: &mut dyn Dice,
+) -> Result<(Vec<CommanderLossCheck>, Trace), CombatError> {
+    let mut trace = Trace::default();
+    let mut out = Vec::new();
+    for c in commanders {
+        let (sum, dd) = dice.roll_2d6(Purpose::CommanderLoss)?;
+        trace.dice.extend(dd);
+        out.push(CommanderLossCheck {
+            commander: c.id.clone(),
+            roll: sum,
+            lost: t.commander_loss.lost_on.contains(&sum),
+        });
+    }
+    Ok((out, trace))
+}
+
 /// Facts for a Straggler Recovery attempt (20.3.2; chart p6).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StragglerRecoveryInput {
@@ -587,6 +609,36 @@ mod tests {
             rally(t, &zoi, &mut d).unwrap().morale_after,
             MoraleState::Disorganized
         );
+    }
+
+    /// 22.2 sidebar example: a charge leaves cavalry Blown and DG; the next Rally Phase makes
+    /// it Sh (still Blown, no recovery while Sh); the one after, Normal — then it may try.
+    #[test]
+    fn worked_example_22_2_blown_and_dg() {
+        let t = builtin();
+        let mut d = ScriptedDice::new();
+        let mut i = RallyInput {
+            morale_rating: MoraleRating::B,
+            morale_state: MoraleState::Disorganized,
+            adjacent_to_enemy: false,
+            in_enemy_zoi: false,
+            enemy_within_6: false,
+            in_village_not_line: false,
+            attempt_rally_routed: false,
+            cavalry: true,
+            commanders: vec![],
+        };
+        let r = rally(t, &i, &mut d).unwrap();
+        assert_eq!(r.morale_after, MoraleState::Shaken);
+        let (ok, check, _) =
+            cavalry_recovery(t, MoraleRating::B, r.morale_after, &[], &mut d).unwrap();
+        assert!(!ok && check.is_none());
+        i.morale_state = r.morale_after;
+        let r = rally(t, &i, &mut d).unwrap();
+        assert_eq!(r.morale_after, MoraleState::Normal);
+        d.push(Purpose::Morale, [4]);
+        let (ok, _, _) = cavalry_recovery(t, MoraleRating::B, r.morale_after, &[], &mut d).unwrap();
+        assert!(ok);
     }
 
     #[test]

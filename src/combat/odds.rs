@@ -200,6 +200,7 @@ fn retreat_name(r: Retreat) -> String {
         Retreat::OneHex => "one-hex".into(),
         Retreat::Rout => "rout".into(),
         Retreat::Cavalry { min, max } => format!("cavalry-{min}-{max}"),
+        Retreat::Displace => "displace".into(),
     }
 }
 
