@@ -177,6 +177,13 @@ fn every_close_combat_stand_modifier() {
         ["opponent_twice_size-1", "defending_fortified+1"]
     );
 
+    // v3.0 errata 15.4.4: a lone Skirmisher staying to fight infantry is C-size infantry: no
+    // "Skirmishers only" −2 (only the size comparison applies here).
+    let mut i = base.clone();
+    i.defender = Combatant::new(K::Skirmisher, Size::C, M::B);
+    i.defender.skirmisher_fv_halves = 4;
+    assert_eq!(mods(&i, Side::Defender), ["opponent_twice_size-1"]);
+
     let mut i = base.clone();
     i.attacker.formation = F::Line;
     assert_eq!(mods(&i, Side::Attacker), ["attacking_in_line-1"]);

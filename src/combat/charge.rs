@@ -738,7 +738,8 @@ fn vs_infantry(
             let mods = [
                 (
                     "defender_in_line",
-                    i.defender.formation == UnitFormation::Line,
+                    // chart p4 note 1: a Line with secure flanks is treated as Combat Column.
+                    i.defender.formation == UnitFormation::Line && !i.defender.line_flanks_secure,
                 ),
                 (
                     "defender_in_square",

@@ -193,9 +193,13 @@ pub fn stand_modifiers(t: &CombatTables, i: &CloseCombatInput, side: Side) -> Ve
     );
     add("wrecked", me.is_wrecked());
     let fortified_def = side == Side::Defender && i.terrain == Terrain::Fortified;
+    // v3.0 errata 15.4.4: a lone Skirmisher that stays to fight infantry is treated as C-size
+    // infantry, so the "Skirmishers only" modifier does not apply to it (it still does in a
+    // Skirmisher vs Skirmisher fight, 15.4.4.1).
+    let sk_as_infantry = me.lone_skirmisher() && !opp.lone_skirmisher();
     add(
         "artillery_skirmishers_only",
-        me.only_artillery_or_skirmishers() && !fortified_def,
+        me.only_artillery_or_skirmishers() && !fortified_def && !sk_as_infantry,
     );
     add("defending_fortified", fortified_def);
     // 15.4.4 errata: a lone Skirmisher has no column/line modifiers; 19.4: a March Column
