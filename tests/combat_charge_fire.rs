@@ -529,3 +529,103 @@ fn worked_example_18_skirmisher_fire() {
     i.night = true;
     assert!(resolve_skirmisher_fire(t, &i, &mut dice(Purpose::Fire, &[])).is_err());
 }
+
+/// 16.2.4 Breakoff Morale Check: +1 with a Commander rated 2+; British cavalry with a
+/// Commander check without the +1 (26.4). 16.2.5 Breakoff modifiers by morale A..E.
+#[test]
+fn breakoff_check_and_modifiers() {
+    let t = builtin();
+    let def = Combatant::new(K::Infantry, Size::A, M::A);
+    let mut att = cav(K::CavalryLight, Size::A, M::C);
+    att.commanders = vec![CommanderIn::new("c", 2, false)];
+    let i = charge(att, def);
+    // Stand 6; Morale Check C needs 5: 4 + 1 passes; breakoff roll 4 + 0 → M-1; odd roll 2.
+    let r = resolve_charge(t, &i, &mut dice(Purpose::Charge, &[6, 4, 4, 2])).unwrap();
+    assert_eq!(r.outcome, ChargeOutcome::Breakoff);
+    assert_eq!(r.breakoff_check.as_ref().unwrap().modifier, 1);
+    assert_eq!(r.attacker.loss, Loss::new(0, 0, -1));
+    let mut j = i.clone();
+    j.attacker_nation = CavalryNation::British;
+    j.skip_commander_loss = true;
+    let r = resolve_charge(t, &j, &mut dice(Purpose::Charge, &[6, 4, 4, 2])).unwrap();
+    assert_eq!(r.outcome, ChargeOutcome::Repulse);
+    assert_eq!(r.breakoff_check.as_ref().unwrap().modifier, 0);
+    for (m, want) in [(M::A, -2), (M::B, -1), (M::C, 0), (M::D, 1), (M::E, 2)] {
+        let mut k = i.clone();
+        k.attacker.morale_rating = m;
+        let r = resolve_charge(t, &k, &mut dice(Purpose::Charge, &[6, 6, 4, 1])).unwrap();
+        assert_eq!(r.attacker.loss_modifier, want, "{m:?}");
+    }
+}
+
+/// Chart p3 Skirmisher fire modifiers: cover −2, Limbered/Square +1, Rifles +1; regular ½.
+#[test]
+fn skirmisher_fire_modifiers_chart_p3() {
+    let t = builtin();
+    let f = |q, full| SkirmisherFirer { quality: q, full };
+    let mut i = SkirmisherFireInput {
+        firers: vec![f(SkirmisherQuality::Rifles, true)],
+        target_skirmishers_halves: 0,
+        target: Combatant::new(K::ArtilleryLightFoot, Size::A, M::C),
+        target_in_cover: true,
+        night: false,
+        skip_commander_loss: true,
+    };
+    i.target.formation = F::Limbered;
+    let r = resolve_skirmisher_fire(t, &i, &mut dice(Purpose::Fire, &[2])).unwrap();
+    // 2 − 2 + 1 + 1 = 2: hit on 2; artillery hit = 1 GP and M-1.
+    assert_eq!(r.fire_value, Some(2));
+    assert!(r.hit);
+    assert_eq!(r.target.loss, Loss::new(1, 0, -1));
+    // Two reduced regulars: ½ + ½ = 1 → FV 1.
+    i.firers = vec![
+        f(SkirmisherQuality::Regular, false),
+        f(SkirmisherQuality::Regular, false),
+    ];
+    i.target_in_cover = false;
+    i.target.formation = F::Unlimbered;
+    let r = resolve_skirmisher_fire(t, &i, &mut dice(Purpose::Fire, &[1])).unwrap();
+    assert_eq!(r.fire_value, Some(1));
+}
+
+/// Chart p3 fire modifiers for Cannister (flank entry −1, Column/AA+/terrain ignored), Case
+/// Shot vs artillery, and 17.1.7 for artillery stacked with high-morale units.
+#[test]
+fn cannister_and_case_shot_modifiers() {
+    let t = builtin();
+    let mut tg = Combatant::new(K::Infantry, Size::AA, M::D);
+    tg.formation = F::Column;
+    let mut i = ArtilleryFireInput {
+        batteries: vec![Battery {
+            gun_points: 4,
+            heavy: true,
+            range: 3,
+        }],
+        target: tg,
+        target_in_cover: true,
+        flanked_line: false,
+        cannister: true,
+        flank_entry: true,
+        case_shot_vs_artillery: false,
+        stacked_with_high_morale: false,
+        night: false,
+        skip_commander_loss: true,
+    };
+    let r = resolve_artillery_fire(t, &i, &mut dice(Purpose::Fire, &[6, 6])).unwrap();
+    assert_eq!(r.groups[0].range, 1);
+    assert_eq!(
+        r.groups[0].modified_fire_value, 3,
+        "4 Heavy at 1 = 4, flank −1 only"
+    );
+    assert_eq!(r.groups[0].rolls.len(), 2);
+    i.cannister = false;
+    i.flank_entry = false;
+    i.target_in_cover = false;
+    i.target = Combatant::new(K::ArtilleryHeavyFoot, Size::A, M::D);
+    i.case_shot_vs_artillery = true;
+    i.stacked_with_high_morale = true;
+    // 4 Heavy at 3 = 2, +1 Case Shot = 3; roll 3 → 1M-2, bonus → 1M-1.
+    let r = resolve_artillery_fire(t, &i, &mut dice(Purpose::Fire, &[3])).unwrap();
+    assert_eq!(r.groups[0].modified_fire_value, 3);
+    assert_eq!(r.target.loss, Loss::new(1, 0, -1));
+}

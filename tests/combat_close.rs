@@ -687,3 +687,63 @@ mod no_panic {
         }
     }
 }
+
+/// Chart p5 loss-table DRMs, per table, and the ±2 cap (15.3).
+#[test]
+fn every_loss_table_modifier_and_the_cap() {
+    let t = builtin();
+    // Attacker Won, defender's table: attacker in Line −1.
+    let i = cc(inf(Size::A, M::B, F::Line), inf(Size::A, M::C, F::Line));
+    // Attacker first (equal size) 6; defender 1 fails; loss rolls 3, 3.
+    let r = resolve_close_combat(t, &i, &mut dice(&[6, 1, 3, 3], &[])).unwrap();
+    assert_eq!(r.outcome, Outcome::AttackerWon);
+    assert_eq!(r.attacker.loss_modifier, 0);
+    assert_eq!(r.defender.loss_modifier, -1);
+    // Defender Won, defender's table: in Column +1, Fortified −2 → −1; with night −4 → −2.
+    let mut i = cc(inf(Size::A, M::B, F::Column), inf(Size::A, M::C, F::Column));
+    i.terrain = Terrain::Fortified;
+    let r = resolve_close_combat(t, &i, &mut dice(&[1, 3, 3], &[])).unwrap();
+    assert_eq!(r.outcome, Outcome::DefenderWon);
+    assert_eq!(r.defender.loss_modifier, -1);
+    // attacker's table: Column vs defending Line? No (defender in Column) → 0.
+    assert_eq!(r.attacker.loss_modifier, 0);
+    i.night = true;
+    let r = resolve_close_combat(t, &i, &mut dice(&[1, 3, 3], &[])).unwrap();
+    assert_eq!(r.defender.loss_modifier, -2, "capped at ±2");
+    assert_eq!(r.attacker.loss_modifier, -2);
+}
+
+/// 15.3.3 Firefight: column by the opponent; DRMs size AA+ or Column +1, different elevation
+/// −1 (both sides), Skirmisher firing −2, defending in Fortified −2, night −2; only size C
+/// halves.
+#[test]
+fn firefight_columns_and_modifiers_15_3_3() {
+    use staffwork::combat::close::firefight_column;
+    assert_eq!(firefight_column(&inf(Size::AB, M::B, F::Column)), 0);
+    assert_eq!(firefight_column(&inf(Size::A, M::B, F::Column)), 1);
+    assert_eq!(firefight_column(&inf(Size::B, M::B, F::Line)), 0);
+    assert_eq!(firefight_column(&inf(Size::C, M::B, F::Line)), 1);
+    assert_eq!(firefight_column(&inf(Size::AA, M::B, F::MarchColumn)), 0);
+    let t = builtin();
+    let mut i = cc(inf(Size::A, M::B, F::Column), inf(Size::A, M::C, F::Line));
+    i.elevation = Elevation::AttackerLower;
+    // Attacker checks first (lower): 6, defender 6 → Firefight. Loss rolls 4, 4.
+    let r = resolve_close_combat(t, &i, &mut dice(&[6, 6, 4, 4], &[])).unwrap();
+    assert_eq!(r.outcome, Outcome::Firefight);
+    assert_eq!(r.attacker.loss_modifier, 0, "column +1, elevation −1");
+    assert_eq!(r.defender.loss_modifier, -1);
+    // Defender's column is set by the attacker (Column A): col A–C/Line C, row 3 = 1M-1.
+    assert_eq!(r.defender.table_result, Some(Loss::new(1, 0, -1)));
+    // Attacker's by the defender (Line A = B+): row 4 = 2(1)M-1; AA+ morale rule not used.
+    assert_eq!(r.attacker.table_result, Some(Loss::new(2, 1, -1)));
+    assert_eq!(r.attacker.loss, Loss::new(2, 1, -1));
+    // Fortified defender −2; a C-size stack halves in a Firefight, a B-size one does not.
+    let mut i = cc(inf(Size::B, M::B, F::Line), inf(Size::C, M::C, F::Line));
+    i.terrain = Terrain::Fortified;
+    let r = resolve_close_combat(t, &i, &mut dice(&[6, 6, 6, 6], &[])).unwrap();
+    assert_eq!(r.defender.loss_modifier, -2);
+    // Defender: row 4 vs opponent Line B (col 0) = 2(1)M-1 → halved (C) 1(1)M-1.
+    assert_eq!(r.defender.loss, Loss::new(1, 1, -1));
+    // Attacker (B, Line): row 6 vs Line C (col 1) = 2(2), not halved.
+    assert_eq!(r.attacker.loss, Loss::new(2, 2, 0));
+}
