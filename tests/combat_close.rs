@@ -652,7 +652,7 @@ mod no_panic {
         /// Any combination of attributes and any seed: an Ok result or a CombatError, never a
         /// panic; and a result's loss never exceeds what the tables can produce.
         #[test]
-        fn close_combat_and_charge_never_panic(
+        fn no_resolver_panics(
             a in (0usize..6, 0usize..7, 0usize..5, 0usize..7, 0usize..5, any::<u8>()),
             d in (0usize..6, 0usize..7, 0usize..5, 0usize..7, 0usize..5, any::<u8>()),
             terrain in 0usize..3, elev in 0usize..3, night in any::<bool>(), seed in any::<u64>(),
@@ -684,6 +684,35 @@ mod no_panic {
                 skip_commander_loss: false,
             };
             let _ = staffwork::combat::charge::resolve_charge(t, &ci, &mut dice);
+            let fi = staffwork::combat::fire::ArtilleryFireInput {
+                batteries: vec![staffwork::combat::fire::Battery {
+                    gun_points: a.5 % 7,
+                    heavy: d.5 & 1 != 0,
+                    range: d.5 % 11,
+                }],
+                target: i.defender.clone(),
+                target_in_cover: a.5 & 4 != 0,
+                flanked_line: a.5 & 8 != 0,
+                cannister: a.5 & 16 != 0,
+                flank_entry: a.5 & 32 != 0,
+                case_shot_vs_artillery: a.5 & 64 != 0,
+                stacked_with_high_morale: a.5 & 128 != 0,
+                night,
+                skip_commander_loss: false,
+            };
+            let _ = staffwork::combat::fire::resolve_artillery_fire(t, &fi, &mut dice);
+            let si = staffwork::combat::fire::SkirmisherFireInput {
+                firers: vec![staffwork::combat::fire::SkirmisherFirer {
+                    quality: staffwork::combat::fire::SkirmisherQuality::Rifles,
+                    full: a.5 & 1 != 0,
+                }; usize::from(d.5 % 4)],
+                target_skirmishers_halves: a.5 % 5,
+                target: i.attacker.clone(),
+                target_in_cover: d.5 & 2 != 0,
+                night,
+                skip_commander_loss: false,
+            };
+            let _ = staffwork::combat::fire::resolve_skirmisher_fire(t, &si, &mut dice);
         }
     }
 }

@@ -435,12 +435,12 @@ pub fn resolve_skirmisher_fire(
         });
     }
     let c = &t.skirmisher_fire;
-    let sum: i16 = i
+    let sum: i32 = i
         .firers
         .iter()
-        .map(|f| i16::from(skirmisher_fv_halves(t, *f)))
-        .sum::<i16>()
-        - i16::from(i.target_skirmishers_halves);
+        .map(|f| i32::from(skirmisher_fv_halves(t, *f)))
+        .sum::<i32>()
+        - i32::from(i.target_skirmishers_halves);
     let tg = &i.target;
     let mut r = SkirmisherFireResult {
         fire_value: None,
@@ -479,7 +479,8 @@ pub fn resolve_skirmisher_fire(
     {
         mods.push(("rifles".to_string(), c.rifles.value));
     }
-    let fv = (sum / 2) as i8 + mods.iter().map(|(_, v)| *v).sum::<i8>();
+    // At most 6 is ever needed on a d6; clamp before adding the (±6-bounded) modifiers.
+    let fv = (sum / 2).min(12) as i8 + mods.iter().map(|(_, v)| *v).sum::<i8>();
     r.fire_value = Some(fv);
     r.modifiers = mods;
     let d = dice.roll(Purpose::Fire, 6)?;

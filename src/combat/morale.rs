@@ -484,13 +484,37 @@ pub fn replacement(echelon: LostEchelon, successors: &[Successor]) -> Replacemen
     }
 }
 
-/// Recovery from wounds in multi-day scenarios (25.4.7): 1–2 dead, 3–4 still out, 5–6 back.
-pub fn wound_recovery(roll: u8) -> &'static str {
-    match roll {
-        1 | 2 => "dead",
-        3 | 4 => "still out",
-        _ => "returns",
-    }
+/// The outcome of a wounded Commander's roll (25.4.7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WoundRecovery {
+    /// Dead: never rolled for again.
+    Dead,
+    /// Still out; may recover on a later night.
+    StillOut,
+    /// Rejoins (a Corps Commander on his HQ; a Division Commander with a unit of his division,
+    /// and his replacement is removed).
+    Returns,
+}
+
+/// Recovery from wounds in multi-day scenarios, rolled in the 1 AM Rally Phase (25.4.7):
+/// 1–2 dead, 3–4 still out, 5–6 returns.
+pub fn wound_recovery(
+    t: &CombatTables,
+    dice: &mut dyn Dice,
+) -> Result<(WoundRecovery, Trace), CombatError> {
+    let mut trace = Trace::default();
+    let d = dice.roll(Purpose::CommanderLoss, 6)?;
+    trace.dice.push(d);
+    let c = &t.commander_loss;
+    let r = if c.wound_dead_on.contains(&d.value) {
+        WoundRecovery::Dead
+    } else if c.wound_out_on.contains(&d.value) {
+        WoundRecovery::StillOut
+    } else {
+        WoundRecovery::Returns
+    };
+    Ok((r, trace))
 }
 
 /// Strength level shown by a Loss Chart row with `remaining` boxes (assumed breakpoints:
@@ -639,6 +663,24 @@ mod tests {
         d.push(Purpose::Morale, [4]);
         let (ok, _, _) = cavalry_recovery(t, MoraleRating::B, r.morale_after, &[], &mut d).unwrap();
         assert!(ok);
+    }
+
+    #[test]
+    fn wound_recovery_25_4_7() {
+        let t = builtin();
+        let mut d = ScriptedDice::new();
+        d.push(Purpose::CommanderLoss, [2, 3, 5]);
+        let r: Vec<_> = (0..3)
+            .map(|_| wound_recovery(t, &mut d).unwrap().0)
+            .collect();
+        assert_eq!(
+            r,
+            [
+                WoundRecovery::Dead,
+                WoundRecovery::StillOut,
+                WoundRecovery::Returns
+            ]
+        );
     }
 
     #[test]

@@ -250,6 +250,9 @@ pub struct CommanderLossCfg {
     pub morale_change: i8,
     pub fighter_bonus: u8,
     pub fighter_max: u8,
+    pub wound_dead_on: Vec<u8>,
+    pub wound_out_on: Vec<u8>,
+    pub wound_returns_on: Vec<u8>,
 }
 
 /// Wreck thresholds (21.6) — an assumption: the Loss Charts are not in the seed.
@@ -540,6 +543,70 @@ fn build(raw: RawFile) -> Result<CombatTables, TableError> {
                 table: format!("stand.{need}"),
                 name: name.into(),
             });
+        }
+    }
+    // Every modifier within ±6 (a d6 table never needs more); keeps all sums in range.
+    {
+        let mut all: Vec<(String, &Modifier)> = Vec::new();
+        for (k, m) in raw.stand.close_combat.iter() {
+            all.push((format!("stand.close_combat.{k}"), m));
+        }
+        for (k, m) in raw.stand.charge.iter() {
+            all.push((format!("stand.charge.{k}"), m));
+        }
+        let sr = &raw.straggler_recovery;
+        for (k, m) in [
+            ("night", &sr.night),
+            ("fortified_or_village", &sr.fortified_or_village),
+            ("no_orders", &sr.no_orders),
+            ("commander", &sr.commander),
+        ] {
+            all.push((format!("straggler_recovery.{k}"), m));
+        }
+        let sf = &raw.skirmisher_fire;
+        for (k, m) in [
+            ("target_in_cover", &sf.target_in_cover),
+            ("target_limbered_or_square", &sf.target_limbered_or_square),
+            ("rifles", &sf.rifles),
+        ] {
+            all.push((format!("skirmisher_fire.{k}"), m));
+        }
+        for (id, tb) in [
+            ("cc_attacker_won_attacker", &raw.cc_attacker_won_attacker),
+            ("cc_attacker_won_defender", &raw.cc_attacker_won_defender),
+            ("cc_defender_won_attacker", &raw.cc_defender_won_attacker),
+            ("cc_defender_won_defender", &raw.cc_defender_won_defender),
+            ("firefight", &raw.firefight),
+            ("charge_successful", &raw.charge_successful),
+            ("breakoff", &raw.breakoff),
+            ("repulse", &raw.repulse),
+            ("cavalry_vs_cavalry", &raw.cavalry_vs_cavalry),
+            ("fire_results", &raw.fire_results),
+            ("gun_loss", &raw.gun_loss),
+        ] {
+            for (k, m) in &tb.modifiers {
+                all.push((format!("{id}.modifiers.{k}"), m));
+            }
+        }
+        if let Some((name, _)) = all.iter().find(|(_, m)| !(-6..=6).contains(&m.value)) {
+            return Err(setting(name, "value", "modifiers must be within -6..=6"));
+        }
+        for (k, v) in [
+            ("elite_full_halves", sf.elite_full_halves),
+            ("elite_reduced_halves", sf.elite_reduced_halves),
+            ("regular_full_halves", sf.regular_full_halves),
+            ("regular_reduced_halves", sf.regular_reduced_halves),
+        ] {
+            if v > 12 {
+                return Err(setting("skirmisher_fire", k, "must be 0..=12 halves"));
+            }
+        }
+        if raw.wrecked.morale_change.abs() > 4 || raw.commander_loss.morale_change.abs() > 4 {
+            return Err(setting(
+                "wrecked/commander_loss",
+                "morale_change",
+                "must be within ±4",
+            ));
         }
     }
     let t = CombatTables {
