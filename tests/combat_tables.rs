@@ -358,3 +358,26 @@ attacked_by_cavalry = { value = 2, rule = "p3" }
     );
     assert!(CombatTables::with_override("[nonsense]\nx = 1").is_err());
 }
+
+/// The reconstructed rows 5–6 keep the seed's trend: from row 3 on, the Morale Change never
+/// improves as the roll rises (true of the seed rows 3–4 of all four tables).
+#[test]
+fn reconstructed_close_combat_rows_keep_morale_trend() {
+    let t = builtin();
+    for tb in [
+        &t.cc_attacker_won_attacker,
+        &t.cc_attacker_won_defender,
+        &t.cc_defender_won_attacker,
+        &t.cc_defender_won_defender,
+    ] {
+        for c in 0..5 {
+            let ms: Vec<i8> = tb
+                .rows
+                .iter()
+                .filter(|r| r.key >= 3)
+                .map(|r| r.cells[c].value.loss.morale_change)
+                .collect();
+            assert!(ms.windows(2).all(|w| w[1] <= w[0]), "{} col {c}: {ms:?}", tb.id);
+        }
+    }
+}
