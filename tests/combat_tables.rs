@@ -377,7 +377,11 @@ fn reconstructed_close_combat_rows_keep_morale_trend() {
                 .filter(|r| r.key >= 3)
                 .map(|r| r.cells[c].value.loss.morale_change)
                 .collect();
-            assert!(ms.windows(2).all(|w| w[1] <= w[0]), "{} col {c}: {ms:?}", tb.id);
+            assert!(
+                ms.windows(2).all(|w| w[1] <= w[0]),
+                "{} col {c}: {ms:?}",
+                tb.id
+            );
         }
     }
 }

@@ -926,3 +926,54 @@ fn losses(
     }
     Ok(())
 }
+
+/// The parts of a unit with Line Extensions after all of its Close Combats (15.4.2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineExtensionSummary {
+    /// Permanent Casualties and Stragglers of all parts, summed (apply to the unit once).
+    pub permanent: u8,
+    pub stragglers: u8,
+    /// A part Routed: the unit collapses into its parent hex (13.3.1) and is Routed.
+    pub collapse: bool,
+    /// A part became Wrecked: every part takes the extra M-1 (15.4.2).
+    pub wreck_penalty_all_parts: bool,
+}
+
+/// 15.4.2: resolve every Close Combat of an extended unit first (each call with `track: None`
+/// so no part wrecks on its own), then sum the losses here; Morale Changes stay per part unless
+/// the unit collapses.
+pub fn sum_line_extension_parts(parts: &[&SideResult]) -> LineExtensionSummary {
+    LineExtensionSummary {
+        permanent: parts
+            .iter()
+            .fold(0u8, |a, p| a.saturating_add(p.loss.permanent)),
+        stragglers: parts
+            .iter()
+            .fold(0u8, |a, p| a.saturating_add(p.loss.stragglers)),
+        collapse: parts.iter().any(|p| p.morale_after == MoraleState::Routed),
+        wreck_penalty_all_parts: parts.iter().any(|p| p.aftermath.brigade_became_wrecked),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_extension_parts_15_4_2() {
+        let a = SideResult {
+            loss: Loss::new(1, 2, -1),
+            morale_after: MoraleState::Shaken,
+            ..Default::default()
+        };
+        let b = SideResult {
+            loss: Loss::new(2, 1, 0),
+            morale_after: MoraleState::Routed,
+            ..Default::default()
+        };
+        let s = sum_line_extension_parts(&[&a, &b]);
+        assert_eq!((s.permanent, s.stragglers), (3, 3));
+        assert!(s.collapse);
+        assert!(!s.wreck_penalty_all_parts);
+    }
+}
