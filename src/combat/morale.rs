@@ -590,6 +590,14 @@ mod tests {
         assert_eq!(straggler_recovery(t, &i, &mut d).unwrap().recovered, 0);
         i.night = true; // +1 (chart p6)
         assert_eq!(straggler_recovery(t, &i, &mut d).unwrap().recovered, 1);
+        // Every chart p6 modifier: night, Fortified/Village, No Orders, Commander 2+ → +4.
+        i.fortified_or_village = true;
+        i.no_orders = true;
+        i.commanders = vec![CommanderIn::new("c", 2, false)];
+        d.push(Purpose::StragglerRecovery, [1]);
+        let r = straggler_recovery(t, &i, &mut d).unwrap();
+        assert_eq!(r.check.unwrap().modifier, 4);
+        assert_eq!(r.recovered, 1);
         i.under_engage_orders = true;
         let r = straggler_recovery(t, &i, &mut d).unwrap();
         assert!(r.check.is_none() && !r.ineligible.is_empty());
