@@ -629,3 +629,25 @@ fn cannister_and_case_shot_modifiers() {
     assert_eq!(r.groups[0].modified_fire_value, 3);
     assert_eq!(r.target.loss, Loss::new(1, 0, -1));
 }
+
+/// 16.2.7.2 decided afterwards: one Follow-on at a time on the original size column.
+#[test]
+fn follow_on_decided_after_the_charge() {
+    use staffwork::combat::charge::{Decision, decisions_needed, resolve_follow_on_same_target};
+    let t = builtin();
+    let mut def = Combatant::new(K::Infantry, Size::AA, M::C);
+    let i = charge(cav(K::CavalryHeavy, Size::A, M::B), def.clone());
+    assert_eq!(
+        decisions_needed(&i),
+        vec![Decision::FormSquare, Decision::FollowOns { max: 3 }]
+    );
+    def.morale_state = MoraleState::Routed;
+    def.size = Size::A; // shrunk by the first charge; the column stays AA+
+    let j = charge(cav(K::CavalryHeavy, Size::A, M::B), def);
+    let (f, sr, tr) =
+        resolve_follow_on_same_target(t, &j, Size::AA, &mut dice(Purpose::Charge, &[3])).unwrap();
+    // 3 + 1 (attacker size A) = 4 → AA+ column: 2(1).
+    assert_eq!(f.loss, Loss::new(2, 1, 0));
+    assert_eq!(sr.retreat, Retreat::Rout);
+    assert_eq!(tr.dice.len(), 1);
+}

@@ -407,6 +407,108 @@ pub fn resolve_charge(
     vs_infantry(t, input, dice)
 }
 
+/// Which decisions a player must give before [`resolve_charge`] (DESIGN: steps that can wait
+/// for a decision). Follow-ons can also be decided afterwards, one at a time, with
+/// [`resolve_follow_on_same_target`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Decision {
+    /// The target may form Square (16.2.1): the defender decides.
+    FormSquare,
+    /// After a Successful Charge, up to this many Follow-ons (16.2.7): the attacker decides.
+    FollowOns { max: u8 },
+    /// A charging defender being reaction-charged may check second and forfeit (16.4.1.1).
+    CheckSecond,
+}
+
+/// The decisions a charge may need, given the situation before it is resolved.
+pub fn decisions_needed(i: &ChargeInput) -> Vec<Decision> {
+    let mut out = Vec::new();
+    let d = &i.defender;
+    if d.kind.is_cavalry() {
+        if i.defender_was_charging {
+            out.push(Decision::CheckSecond);
+        }
+        return out;
+    }
+    if d.kind.is_infantry()
+        && !i.square_forbidden
+        && d.formation != UnitFormation::Square
+        && !matches!(
+            d.morale_state,
+            MoraleState::Disorganized | MoraleState::Routed
+        )
+    {
+        out.push(Decision::FormSquare);
+    }
+    if !i.reaction && !d.lone_skirmisher() {
+        out.push(Decision::FollowOns { max: 3 });
+    }
+    out
+}
+
+/// One Follow-on Charge against the same, still Routed target, decided after the charge
+/// (16.2.7.2): re-roll the defender's losses on the column of its ORIGINAL size; the cavalry
+/// takes no losses; no Reaction Charges. `i.defender` is the target as it is now (Routed, with
+/// its current loss track); `i.attacker` the cavalry now (DG or Routed may not follow on).
+pub fn resolve_follow_on_same_target(
+    t: &CombatTables,
+    i: &ChargeInput,
+    original_size: Size,
+    dice: &mut dyn Dice,
+) -> Result<(FollowOn, SideResult, Trace), CombatError> {
+    if i.reaction
+        || matches!(
+            i.attacker.morale_state,
+            MoraleState::Disorganized | MoraleState::Routed
+        )
+    {
+        return Err(CombatError::Illegal(
+            "no Follow-on Charges after a Reaction Charge or by DG/Routed cavalry (16.2.7.1, 16.5.4)"
+                .into(),
+        ));
+    }
+    let mut trace = Trace::default();
+    let (roll, modifier, loss) = defender_loss_roll(t, i, original_size, &mut *dice, &mut trace)?;
+    let mut sr = SideResult {
+        morale_before: i.defender.morale_state,
+        loss_roll: Some(roll),
+        loss_modifier: modifier,
+        table_result: Some(loss),
+        loss,
+        ..Default::default()
+    };
+    let (st, after) = apply(
+        t,
+        Apply {
+            loss,
+            before: i.defender.morale_state,
+            rout: true,
+            wrecked_before: i.defender.is_wrecked(),
+            track: i.defender.track,
+            division: i.defender.division.as_ref(),
+            commanders: &i.defender.commanders,
+            roll_commander_loss: !i.skip_commander_loss,
+            force_commander_check: false,
+        },
+        &mut *dice,
+        &mut trace,
+        &mut sr.notes,
+    )?;
+    sr.morale_after = st;
+    sr.aftermath = after;
+    sr.retreat = Retreat::Rout;
+    Ok((
+        FollowOn {
+            roll,
+            modifier,
+            loss,
+        },
+        sr,
+        trace,
+    ))
+}
+
 fn defender_loss_roll(
     t: &CombatTables,
     i: &ChargeInput,
@@ -828,7 +930,6 @@ fn vs_cavalry(
 ) -> Result<ChargeResult, CombatError> {
     if i.defender_cossack {
         let mut r = new_result(i, ChargeOutcome::CossackEvades);
-        r.defender.retreat = Retreat::Rout;
         r.defender.blown = true;
         r.notes.push(
             "charged Cossacks retreat 6 hexes and become Blown; the charger is not Blown but may \
