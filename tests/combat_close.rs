@@ -402,10 +402,12 @@ fn skirmisher_vs_skirmisher_15_4_4_1() {
     assert_eq!(r.defender.loss, Loss::new(1, 0, -2));
     assert_eq!(r.attacker.loss, Loss::NONE);
     // Firefight: lowest modified roll retreats (attacker on ties). Both have "Skirmishers
-    // only" −2; the reduced one also Skirmisher Disadvantage −1.
+    // only" −2; the reduced one also Skirmisher Disadvantage −1 and, a full Skirmisher being
+    // twice a reduced one, "opponent twice the size" −1.
     let r = resolve_close_combat(t, &i, &mut dice(&[6, 6], &[])).unwrap();
     assert_eq!(r.outcome, Outcome::Firefight);
-    // defender 6 − 3 = 3; attacker 6 − 2 = 4 → the defender retreats.
+    assert_eq!(r.checks[0].modifier, -4);
+    // defender 6 − 4 = 2; attacker 6 − 2 = 4 → the defender retreats.
     assert_eq!(r.defender.retreat, Retreat::OneHex);
     assert_eq!(r.attacker.retreat, Retreat::None);
 }

@@ -182,10 +182,13 @@ pub fn stand_modifiers(t: &CombatTables, i: &CloseCombatInput, side: Side) -> Ve
         commander_advantage(&i.attacker.commanders, &i.defender.commanders) == Some(side),
     );
     add("shaken", me.morale_state == MoraleState::Shaken);
-    add(
-        "opponent_twice_size",
-        opp.effective_size().at_least_twice(me.effective_size()),
-    );
+    // 15.4.4.1: between lone Skirmishers a full one is twice the size of a reduced one.
+    let twice = if me.lone_skirmisher() && opp.lone_skirmisher() {
+        sk_size(opp) >= 2 * sk_size(me)
+    } else {
+        opp.effective_size().at_least_twice(me.effective_size())
+    };
+    add("opponent_twice_size", twice);
     add("disorganized", me.morale_state == MoraleState::Disorganized);
     add(
         "attacked_in_rear",
