@@ -451,3 +451,32 @@ pub fn type_presets(
         })
         .collect()
 }
+
+/// The acceptance situation of an order (6.5): sender and receiver ratings, method, type, and
+/// the recipient's current order as the game stands now.
+pub fn acceptance_situation(
+    game: &Game,
+    number: u32,
+) -> Result<crate::rules::odds::AcceptanceQuery, String> {
+    let o = game
+        .state
+        .orders
+        .get(&number)
+        .ok_or_else(|| format!("there is no order {number}; see `staffwork log`"))?;
+    let method = o.method.ok_or_else(|| {
+        format!("order {number} was not sent by an aide or in person ({:?}); it needs no acceptance roll", o.origin)
+    })?;
+    let s = &game.scenario;
+    let current = match game.state.current_posture(&o.recipient) {
+        Some(crate::rules::Posture::Engage) => crate::rules::CurrentOrder::Engage,
+        Some(crate::rules::Posture::General) => crate::rules::CurrentOrder::General,
+        None => crate::rules::CurrentOrder::None,
+    };
+    Ok(crate::rules::odds::AcceptanceQuery {
+        sender_rating: s.commander(&o.sender).map_or(0, |c| i32::from(c.rating)),
+        receiver_rating: crate::engine::oob::receiver_rating(s, &o.recipient).unwrap_or(2),
+        method,
+        order_type: o.order_type,
+        current,
+    })
+}

@@ -13,6 +13,7 @@ mod conformance_cmd;
 mod demo;
 pub(crate) mod game_cmd;
 mod odds_cmd;
+mod odds_combat;
 mod rules_cmd;
 mod scenario_cmd;
 mod simulate_cmd;
@@ -105,9 +106,8 @@ pub enum Command {
     /// Print the command tables (chart p1) with the provenance of every cell.
     #[command(subcommand)]
     Rules(rules_cmd::RulesCmd),
-    /// Exact odds of acceptance, initiative and attack stoppage, by enumerating the dice.
-    #[command(subcommand)]
-    Odds(odds_cmd::OddsCmd),
+    /// Exact odds of acceptance, initiative, attack stoppage and combat, by enumerating the dice.
+    Odds(OddsArgs),
     /// Draw many checks with the seeded dice and compare with the exact odds.
     #[command(subcommand)]
     Simulate(simulate_cmd::SimulateCmd),
@@ -115,8 +115,25 @@ pub enum Command {
     Check(check_cmd::CheckArgs),
 }
 
+/// `staffwork odds CHECK …` or `staffwork odds --db GAME.db --order N`.
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct OddsArgs {
+    #[command(subcommand)]
+    pub check: Option<OddsCmd>,
+    /// A game file: with --order, the odds of that pending order in its real situation.
+    #[arg(long, requires = "order")]
+    pub db: Option<std::path::PathBuf>,
+    /// The order number (see `staffwork log`).
+    #[arg(long, requires = "db")]
+    pub order: Option<u32>,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
 /// Entry point used by the binary: parse, set up logging, run, map the result to an exit code.
 pub fn main() -> ExitCode {
+    quiet_on_closed_pipe();
     let cli = Cli::parse();
     init_tracing();
     match run(cli) {
@@ -127,6 +144,24 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `staffwork log … | head` closes stdout early; like other command-line tools, stop quietly
+/// instead of reporting a panic from `println!`.
+fn quiet_on_closed_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.contains("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
 }
 
 fn init_tracing() {
@@ -160,7 +195,13 @@ pub fn run(cli: Cli) -> CmdResult {
         Command::Branch(a) => game_cmd::branch(a),
         Command::Conformance(a) => conformance_cmd::run(a),
         Command::Rules(cmd) => rules_cmd::run(cmd),
-        Command::Odds(cmd) => odds_cmd::run(cmd),
+        Command::Odds(a) => match (a.check, a.db, a.order) {
+            (Some(cmd), _, _) => odds_cmd::run(cmd),
+            (None, Some(db), Some(n)) => odds_cmd::order_odds(&db, n, a.format),
+            _ => Err(Failure::Usage(
+                "give a check (`odds acceptance …`, `odds close-combat …`) or a game order (`odds --db GAME.db --order N`); see `staffwork odds --help`".into(),
+            )),
+        },
         Command::Simulate(cmd) => simulate_cmd::run(cmd),
         Command::Check(args) => check_cmd::run(args),
     }

@@ -27,6 +27,8 @@ pub enum OddsCmd {
     Initiative(InitiativeArgs),
     /// Exact odds of passing an Attack Stoppage check (6.7.2).
     Stoppage(StoppageArgs),
+    #[command(flatten)]
+    Combat(super::odds_combat::CombatOddsCmd),
 }
 
 /// How the order is delivered (6.4.3).
@@ -172,6 +174,7 @@ impl StoppageArgs {
 
 pub fn run(cmd: OddsCmd) -> CmdResult {
     match cmd {
+        OddsCmd::Combat(c) => super::odds_combat::run(c),
         OddsCmd::Acceptance(a) => {
             let t = load_tables(a.common.tables.as_deref(), a.common.format)?;
             let o = odds::acceptance(&t, a.query());
@@ -425,5 +428,23 @@ mod tests {
         assert_eq!(pct(36, 36), "100.00%");
         assert_eq!(pct(0, 36), "0.00%");
         assert_eq!(pct(1, 0), "-");
+    }
+}
+
+/// `staffwork odds --db GAME.db --order N`: the exact acceptance odds of a pending order in its
+/// real situation — its sender, receiver, method, type, and the recipient's current order.
+pub fn order_odds(db: &std::path::Path, number: u32, format: Format) -> CmdResult {
+    let game = crate::game::Game::open(db).map_err(|e| Failure::Usage(e.to_string()))?;
+    let situation = crate::game::acceptance_situation(&game, number).map_err(Failure::Usage)?;
+    let o = odds::acceptance(&game.tables, situation);
+    match format {
+        Format::Json => emit_json(
+            &serde_json::json!({"order": number, "odds": acceptance_json(&game.tables, &o)}),
+        ),
+        Format::Text => emit(&format!(
+            "Order {number} in game {}:\n{}",
+            db.display(),
+            acceptance_text(&o)
+        )),
     }
 }

@@ -1,0 +1,709 @@
+//! `staffwork odds close-combat|charge|fire`: exact combat odds from the combatants'
+//! attributes given as flags. Text shows counts and percentages; `--format json` gives integer
+//! counts over a denominator (shape in docs/combat.md).
+//!
+//! Owns: flag parsing into [`crate::combat`] inputs and printing. Must not: compute odds itself.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand, ValueEnum};
+
+use super::{CmdResult, Failure, Format};
+use crate::combat::charge::{CavalryNation, ChargeDecisions, ChargeInput};
+use crate::combat::close::{CloseCombatInput, Elevation, Terrain};
+use crate::combat::fire::{ArtilleryFireInput, Battery};
+use crate::combat::odds::{CombatOdds, charge_odds, close_combat_odds, fire_odds, percent};
+use crate::combat::tables::{self, CombatTables};
+use crate::combat::{CombatError, Combatant, CommanderIn, MoraleState, Size};
+use crate::scenario::model::{MoraleRating, UnitFormation, UnitKind};
+
+#[derive(Subcommand, Debug)]
+pub enum CombatOddsCmd {
+    /// Exact odds of a Close Combat (15, 19).
+    CloseCombat(CloseCombatArgs),
+    /// Exact odds of a cavalry charge (16).
+    Charge(ChargeArgs),
+    /// Exact odds of an artillery fire (17).
+    Fire(FireArgs),
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum MoraleArg {
+    A,
+    B,
+    C,
+    D,
+    E,
+}
+
+impl From<MoraleArg> for MoraleRating {
+    fn from(m: MoraleArg) -> MoraleRating {
+        match m {
+            MoraleArg::A => MoraleRating::A,
+            MoraleArg::B => MoraleRating::B,
+            MoraleArg::C => MoraleRating::C,
+            MoraleArg::D => MoraleRating::D,
+            MoraleArg::E => MoraleRating::E,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum SizeArg {
+    C,
+    B,
+    A,
+    Ab,
+    Aa,
+    Aab,
+    Aaa,
+}
+
+impl From<SizeArg> for Size {
+    fn from(s: SizeArg) -> Size {
+        match s {
+            SizeArg::C => Size::C,
+            SizeArg::B => Size::B,
+            SizeArg::A => Size::A,
+            SizeArg::Ab => Size::AB,
+            SizeArg::Aa => Size::AA,
+            SizeArg::Aab => Size::AAB,
+            SizeArg::Aaa => Size::AAA,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum FormationArg {
+    Line,
+    Column,
+    MarchColumn,
+    Square,
+    Limbered,
+    Unlimbered,
+    Skirmish,
+}
+
+impl From<FormationArg> for UnitFormation {
+    fn from(f: FormationArg) -> UnitFormation {
+        match f {
+            FormationArg::Line => UnitFormation::Line,
+            FormationArg::Column => UnitFormation::Column,
+            FormationArg::MarchColumn => UnitFormation::MarchColumn,
+            FormationArg::Square => UnitFormation::Square,
+            FormationArg::Limbered => UnitFormation::Limbered,
+            FormationArg::Unlimbered => UnitFormation::Unlimbered,
+            FormationArg::Skirmish => UnitFormation::Skirmish,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum StateArg {
+    Bl,
+    Normal,
+    Sh,
+    Dg,
+    R,
+}
+
+impl From<StateArg> for MoraleState {
+    fn from(s: StateArg) -> MoraleState {
+        match s {
+            StateArg::Bl => MoraleState::BloodLust,
+            StateArg::Normal => MoraleState::Normal,
+            StateArg::Sh => MoraleState::Shaken,
+            StateArg::Dg => MoraleState::Disorganized,
+            StateArg::R => MoraleState::Routed,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum KindArg {
+    Infantry,
+    Skirmisher,
+    LightCavalry,
+    HeavyCavalry,
+    Artillery,
+    HorseArtillery,
+}
+
+impl From<KindArg> for UnitKind {
+    fn from(k: KindArg) -> UnitKind {
+        match k {
+            KindArg::Infantry => UnitKind::Infantry,
+            KindArg::Skirmisher => UnitKind::Skirmisher,
+            KindArg::LightCavalry => UnitKind::CavalryLight,
+            KindArg::HeavyCavalry => UnitKind::CavalryHeavy,
+            KindArg::Artillery => UnitKind::ArtilleryLightFoot,
+            KindArg::HorseArtillery => UnitKind::ArtilleryLightHorse,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, Default)]
+pub enum TerrainArg {
+    #[default]
+    Clear,
+    Village,
+    Fortified,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, Default)]
+pub enum ElevationArg {
+    /// Same top elevation.
+    #[default]
+    Level,
+    /// The attacker comes from higher ground.
+    Higher,
+    /// The attacker comes from lower ground.
+    Lower,
+}
+
+/// Options shared by all odds commands.
+#[derive(Args, Debug, Clone)]
+pub struct Common {
+    /// Replace sections of the built-in combat tables with those in this TOML file.
+    #[arg(long)]
+    pub tables: Option<PathBuf>,
+    #[arg(long, ignore_case = true, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CloseCombatArgs {
+    #[arg(long, ignore_case = true, value_enum, default_value = "infantry")]
+    pub attacker_kind: KindArg,
+    #[arg(long, ignore_case = true, value_enum)]
+    pub attacker_morale: MoraleArg,
+    #[arg(long, ignore_case = true, value_enum)]
+    pub attacker_size: SizeArg,
+    #[arg(long, ignore_case = true, value_enum, default_value = "column")]
+    pub attacker_formation: FormationArg,
+    #[arg(long, ignore_case = true, value_enum, default_value = "normal")]
+    pub attacker_state: StateArg,
+    #[arg(long)]
+    pub attacker_wrecked: bool,
+    /// Rating of the best Commander with the attacker.
+    #[arg(long)]
+    pub attacker_commander: Option<u8>,
+    /// The attacker's Commander is a Fighter (+2, max 4).
+    #[arg(long)]
+    pub attacker_fighter: bool,
+    /// Skirmisher Fire Value with the attacker (e.g. 2, 1.5, 0.5).
+    #[arg(long)]
+    pub attacker_skirmishers: Option<String>,
+    #[arg(long, ignore_case = true, value_enum, default_value = "infantry")]
+    pub defender_kind: KindArg,
+    #[arg(long, ignore_case = true, value_enum)]
+    pub defender_morale: MoraleArg,
+    #[arg(long, ignore_case = true, value_enum)]
+    pub defender_size: SizeArg,
+    #[arg(long, ignore_case = true, value_enum, default_value = "line")]
+    pub defender_formation: FormationArg,
+    #[arg(long, ignore_case = true, value_enum, default_value = "normal")]
+    pub defender_state: StateArg,
+    #[arg(long)]
+    pub defender_wrecked: bool,
+    #[arg(long)]
+    pub defender_commander: Option<u8>,
+    #[arg(long)]
+    pub defender_fighter: bool,
+    #[arg(long)]
+    pub defender_skirmishers: Option<String>,
+    /// The defender is attacked through its rear.
+    #[arg(long)]
+    pub rear: bool,
+    #[arg(long, ignore_case = true, value_enum, default_value_t)]
+    pub terrain: TerrainArg,
+    #[arg(long, ignore_case = true, value_enum, default_value_t)]
+    pub elevation: ElevationArg,
+    #[arg(long)]
+    pub night: bool,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ChargeArgs {
+    #[arg(long, ignore_case = true, value_enum, default_value = "light-cavalry")]
+    pub attacker_kind: KindArg,
+    #[arg(long, ignore_case = true, value_enum)]
+    pub attacker_morale: MoraleArg,
+    #[arg(long, ignore_case = true, value_enum)]
+    pub attacker_size: SizeArg,
+    #[arg(long, ignore_case = true, value_enum, default_value = "normal")]
+    pub attacker_state: StateArg,
+    #[arg(long)]
+    pub attacker_commander: Option<u8>,
+    #[arg(long)]
+    pub attacker_fighter: bool,
+    /// British cavalry (26.4).
+    #[arg(long)]
+    pub british: bool,
+    #[arg(long, ignore_case = true, value_enum, default_value = "infantry")]
+    pub defender_kind: KindArg,
+    #[arg(long, ignore_case = true, value_enum)]
+    pub defender_morale: MoraleArg,
+    #[arg(long, ignore_case = true, value_enum)]
+    pub defender_size: SizeArg,
+    #[arg(long, ignore_case = true, value_enum, default_value = "line")]
+    pub defender_formation: FormationArg,
+    #[arg(long, ignore_case = true, value_enum, default_value = "normal")]
+    pub defender_state: StateArg,
+    #[arg(long)]
+    pub defender_wrecked: bool,
+    #[arg(long)]
+    pub defender_commander: Option<u8>,
+    #[arg(long)]
+    pub defender_fighter: bool,
+    /// Artillery is stacked with the defender.
+    #[arg(long)]
+    pub defender_artillery: bool,
+    /// The defending Line's flanks are secure (chart p4 note 1).
+    #[arg(long)]
+    pub flanks_secure: bool,
+    /// Defending cavalry is stationary (16.4 box).
+    #[arg(long)]
+    pub defender_stationary: bool,
+    /// The target forms Square (16.2.1).
+    #[arg(long)]
+    pub form_square: bool,
+    /// Follow-on Charges against the same target, 0..=3 (16.2.7.2).
+    #[arg(long, default_value_t = 0)]
+    pub follow_ons: u8,
+    #[arg(long)]
+    pub rear: bool,
+    #[arg(long)]
+    pub night: bool,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct FireArgs {
+    /// Gun points firing, 1..=5.
+    #[arg(long)]
+    pub guns: u8,
+    /// Range in hexes, 1..=9.
+    #[arg(long, default_value_t = 1)]
+    pub range: u8,
+    /// Heavy guns (12 lb or more).
+    #[arg(long)]
+    pub heavy: bool,
+    /// Further batteries of a Grand Battery, as GP:light|heavy:RANGE (17.3).
+    #[arg(long)]
+    pub battery: Vec<String>,
+    #[arg(long, ignore_case = true, value_enum, default_value = "infantry")]
+    pub target_kind: KindArg,
+    #[arg(long, ignore_case = true, value_enum)]
+    pub target_morale: MoraleArg,
+    #[arg(long, ignore_case = true, value_enum, default_value = "a")]
+    pub target_size: SizeArg,
+    #[arg(long, ignore_case = true, value_enum, default_value = "line")]
+    pub target_formation: FormationArg,
+    #[arg(long, ignore_case = true, value_enum, default_value = "normal")]
+    pub target_state: StateArg,
+    #[arg(long)]
+    pub target_wrecked: bool,
+    #[arg(long)]
+    pub target_commander: Option<u8>,
+    #[arg(long)]
+    pub target_fighter: bool,
+    /// Target in a Town/Village or Fortified hex.
+    #[arg(long)]
+    pub cover: bool,
+    /// Fire enters a target Line from its flank (17.1.6).
+    #[arg(long)]
+    pub flanked_line: bool,
+    /// Cannister Opportunity Fire at units entering the guns' hex (17.4.9).
+    #[arg(long)]
+    pub cannister: bool,
+    /// Cannister at a unit entering through the firer's flank (−1).
+    #[arg(long)]
+    pub flank_entry: bool,
+    /// Vimeiro British Case Shot (+1 vs artillery).
+    #[arg(long)]
+    pub case_shot: bool,
+    #[arg(long)]
+    pub night: bool,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+fn load_tables(c: &Common) -> Result<CombatTables, Failure> {
+    match &c.tables {
+        None => Ok(tables::builtin().clone()),
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))?;
+            CombatTables::with_override(&text)
+                .map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))
+        }
+    }
+}
+
+fn commanders(side: &str, rating: Option<u8>, fighter: bool) -> Result<Vec<CommanderIn>, Failure> {
+    match rating {
+        None if fighter => Err(Failure::Usage(format!(
+            "--{side}-fighter needs --{side}-commander RATING"
+        ))),
+        None => Ok(vec![]),
+        Some(r) if r > 4 => Err(Failure::Usage(format!(
+            "--{side}-commander: ratings are 0..=4, got {r}"
+        ))),
+        Some(r) => Ok(vec![CommanderIn::new(
+            format!("{side}-commander"),
+            r,
+            fighter,
+        )]),
+    }
+}
+
+/// "2", "1.5", "0.5", "1/2" → halves.
+fn fv_halves(flag: &str, s: &str) -> Result<u8, Failure> {
+    let t = s.trim();
+    let bad = || {
+        Failure::Usage(format!(
+            "--{flag}: expected a Fire Value like 2, 1.5 or 1/2, got {s:?}"
+        ))
+    };
+    if t == "1/2" {
+        return Ok(1);
+    }
+    let (whole, half) = match t.split_once('.') {
+        Some((w, "5")) => (w, 1),
+        Some((w, "0")) => (w, 0),
+        Some(_) => return Err(bad()),
+        None => (t, 0),
+    };
+    let w: u8 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| bad())?
+    };
+    w.checked_mul(2)
+        .and_then(|v| v.checked_add(half))
+        .ok_or_else(bad)
+}
+
+fn combatant(
+    kind: KindArg,
+    size: SizeArg,
+    morale: MoraleArg,
+    formation: FormationArg,
+    state: StateArg,
+    wrecked: bool,
+) -> Combatant {
+    let mut c = Combatant::new(kind.into(), size.into(), morale.into());
+    c.formation = formation.into();
+    c.morale_state = state.into();
+    c.wrecked = wrecked;
+    c
+}
+
+fn judged(e: CombatError) -> Failure {
+    eprintln!("error: {e}");
+    Failure::Judged
+}
+
+pub fn run(cmd: CombatOddsCmd) -> CmdResult {
+    match cmd {
+        CombatOddsCmd::CloseCombat(a) => {
+            let t = load_tables(&a.common)?;
+            let mut att = combatant(
+                a.attacker_kind,
+                a.attacker_size,
+                a.attacker_morale,
+                a.attacker_formation,
+                a.attacker_state,
+                a.attacker_wrecked,
+            );
+            att.commanders = commanders("attacker", a.attacker_commander, a.attacker_fighter)?;
+            if let Some(s) = &a.attacker_skirmishers {
+                att.stack.skirmishers = true;
+                att.skirmisher_fv_halves = fv_halves("attacker-skirmishers", s)?;
+            }
+            let mut def = combatant(
+                a.defender_kind,
+                a.defender_size,
+                a.defender_morale,
+                a.defender_formation,
+                a.defender_state,
+                a.defender_wrecked,
+            );
+            def.commanders = commanders("defender", a.defender_commander, a.defender_fighter)?;
+            if let Some(s) = &a.defender_skirmishers {
+                def.stack.skirmishers = true;
+                def.skirmisher_fv_halves = fv_halves("defender-skirmishers", s)?;
+            }
+            def.attacked_in_rear = a.rear;
+            let input = CloseCombatInput {
+                attacker: att,
+                defender: def,
+                terrain: match a.terrain {
+                    TerrainArg::Clear => Terrain::Clear,
+                    TerrainArg::Village => Terrain::Village,
+                    TerrainArg::Fortified => Terrain::Fortified,
+                },
+                elevation: match a.elevation {
+                    ElevationArg::Level => Elevation::Level,
+                    ElevationArg::Higher => Elevation::AttackerHigher,
+                    ElevationArg::Lower => Elevation::AttackerLower,
+                },
+                night: a.night,
+                origin_hex_enemy_occupied: false,
+                skip_commander_loss: true,
+            };
+            let odds = close_combat_odds(&t, &input).map_err(judged)?;
+            let title = format!(
+                "Close combat: attacker {} size {} morale {} {:?} vs defender {} size {} morale {} {:?}; {:?}, {:?}{}",
+                kind_name(input.attacker.kind),
+                input.attacker.size,
+                crate::combat::morale_label(input.attacker.morale_rating),
+                input.attacker.formation,
+                kind_name(input.defender.kind),
+                input.defender.size,
+                crate::combat::morale_label(input.defender.morale_rating),
+                input.defender.formation,
+                input.terrain,
+                input.elevation,
+                if input.night { ", night" } else { "" }
+            );
+            report(&title, &odds, a.common.format, &["attacker", "defender"])
+        }
+        CombatOddsCmd::Charge(a) => {
+            let t = load_tables(&a.common)?;
+            let mut att = combatant(
+                a.attacker_kind,
+                a.attacker_size,
+                a.attacker_morale,
+                FormationArg::Line,
+                a.attacker_state,
+                false,
+            );
+            att.formation = UnitFormation::Ready;
+            att.commanders = commanders("attacker", a.attacker_commander, a.attacker_fighter)?;
+            let mut def = combatant(
+                a.defender_kind,
+                a.defender_size,
+                a.defender_morale,
+                a.defender_formation,
+                a.defender_state,
+                a.defender_wrecked,
+            );
+            def.commanders = commanders("defender", a.defender_commander, a.defender_fighter)?;
+            def.stack.artillery = a.defender_artillery;
+            def.line_flanks_secure = a.flanks_secure;
+            def.stationary = a.defender_stationary;
+            def.attacked_in_rear = a.rear;
+            if def.kind.is_cavalry() {
+                def.formation = UnitFormation::Ready;
+            }
+            let input = ChargeInput {
+                attacker: att,
+                defender: def,
+                attacker_nation: if a.british {
+                    CavalryNation::British
+                } else {
+                    CavalryNation::Standard
+                },
+                defender_cossack: false,
+                night: a.night,
+                follow_on: false,
+                reaction: false,
+                square_forbidden: false,
+                defender_was_charging: false,
+                decisions: ChargeDecisions {
+                    form_square: a.form_square,
+                    follow_ons_same_target: a.follow_ons,
+                    defender_checks_second: false,
+                },
+                skip_commander_loss: true,
+            };
+            let odds = charge_odds(&t, &input).map_err(judged)?;
+            let title = format!(
+                "Cavalry charge: {} size {} morale {} vs {} size {} morale {} {:?}{}{}",
+                kind_name(input.attacker.kind),
+                input.attacker.size,
+                crate::combat::morale_label(input.attacker.morale_rating),
+                kind_name(input.defender.kind),
+                input.defender.size,
+                crate::combat::morale_label(input.defender.morale_rating),
+                input.defender.formation,
+                if a.form_square { ", forms Square" } else { "" },
+                if a.follow_ons > 0 {
+                    format!(", {} Follow-on(s)", a.follow_ons)
+                } else {
+                    String::new()
+                }
+            );
+            report(&title, &odds, a.common.format, &["attacker", "defender"])
+        }
+        CombatOddsCmd::Fire(a) => {
+            let t = load_tables(&a.common)?;
+            let mut target = combatant(
+                a.target_kind,
+                a.target_size,
+                a.target_morale,
+                a.target_formation,
+                a.target_state,
+                a.target_wrecked,
+            );
+            target.commanders = commanders("target", a.target_commander, a.target_fighter)?;
+            let mut batteries = vec![Battery {
+                gun_points: a.guns,
+                heavy: a.heavy,
+                range: a.range,
+            }];
+            for b in &a.battery {
+                batteries.push(parse_battery(b)?);
+            }
+            let input = ArtilleryFireInput {
+                batteries,
+                target,
+                target_in_cover: a.cover,
+                flanked_line: a.flanked_line,
+                cannister: a.cannister,
+                flank_entry: a.flank_entry,
+                case_shot_vs_artillery: a.case_shot,
+                stacked_with_high_morale: false,
+                night: a.night,
+                skip_commander_loss: true,
+            };
+            let odds = fire_odds(&t, &input).map_err(judged)?;
+            let title = format!(
+                "Artillery fire: {} {} GP at range {}{} vs {} size {} morale {} {:?}",
+                a.guns,
+                if a.heavy { "Heavy" } else { "Light" },
+                if a.cannister { 1 } else { a.range },
+                if a.cannister { " (Cannister)" } else { "" },
+                kind_name(input.target.kind),
+                input.target.size,
+                crate::combat::morale_label(input.target.morale_rating),
+                input.target.formation
+            );
+            report(&title, &odds, a.common.format, &["target"])
+        }
+    }
+}
+
+fn parse_battery(s: &str) -> Result<Battery, Failure> {
+    let bad = || {
+        Failure::Usage(format!(
+            "--battery: expected GP:light|heavy:RANGE, got {s:?}"
+        ))
+    };
+    let parts: Vec<&str> = s.split(':').collect();
+    let [gp, ty, range] = parts.as_slice() else {
+        return Err(bad());
+    };
+    Ok(Battery {
+        gun_points: gp.parse().map_err(|_| bad())?,
+        heavy: match *ty {
+            "light" | "l" | "L" => false,
+            "heavy" | "h" | "H" => true,
+            _ => return Err(bad()),
+        },
+        range: range.parse().map_err(|_| bad())?,
+    })
+}
+
+fn kind_name(k: UnitKind) -> &'static str {
+    match k {
+        UnitKind::Infantry => "infantry",
+        UnitKind::Skirmisher => "skirmisher",
+        UnitKind::CavalryLight | UnitKind::CavalryLancer => "light cavalry",
+        UnitKind::CavalryHeavy => "heavy cavalry",
+        UnitKind::Train => "train",
+        _ => "artillery",
+    }
+}
+
+fn line(label: &str, count: u64, denom: u64) -> String {
+    format!(
+        "  {label:<18} {count:>8}/{denom:<8} {:>5}%",
+        percent(count, denom)
+    )
+}
+
+fn report(title: &str, odds: &CombatOdds, format: Format, sides: &[&str]) -> CmdResult {
+    if format == Format::Json {
+        return super::print_json(odds);
+    }
+    println!("{title}");
+    if let Some(s) = &odds.stand {
+        println!(
+            "Check to Stand (chart p5 case {}: {} checks first)",
+            s.order_case, s.first_checker
+        );
+        for c in &s.checks {
+            let mods: Vec<String> = c
+                .modifiers
+                .iter()
+                .map(|(n, v)| format!("{n} {v:+}"))
+                .collect();
+            println!(
+                "  {} stands on {}+ with modifier {:+}{}",
+                c.side,
+                c.need,
+                c.modifier,
+                if mods.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", mods.join(", "))
+                }
+            );
+        }
+        for (k, v) in &s.outcomes {
+            println!("{}", line(k, *v, s.denominator));
+        }
+    }
+    println!(
+        "Outcome (every die enumerated, denominator {})",
+        odds.denominator
+    );
+    for (k, v) in &odds.outcomes {
+        println!("{}", line(k, *v, odds.denominator));
+    }
+    for name in sides {
+        let Some(s) = odds.sides.get(*name) else {
+            continue;
+        };
+        println!("{name} losses (after adjustments)");
+        for (k, v) in &s.losses {
+            println!("{}", line(k, *v, odds.denominator));
+        }
+        println!("{name} morale afterwards");
+        for (k, v) in &s.morale_after {
+            println!("{}", line(k, *v, odds.denominator));
+        }
+        if s.gun_loss.keys().any(|k| k != "none") {
+            println!("{name} gun points lost");
+            for (k, v) in &s.gun_loss {
+                println!("{}", line(k, *v, odds.denominator));
+            }
+        }
+        println!("{name} retreat");
+        for (k, v) in &s.retreat {
+            println!("{}", line(k, *v, odds.denominator));
+        }
+    }
+    if odds.using_non_seed_cells > 0 {
+        println!(
+            "{} of {} use reconstructed (non-seed) table cells:",
+            odds.using_non_seed_cells, odds.denominator
+        );
+        for c in &odds.non_seed_cells {
+            println!(
+                "  {} row {} column {} ({})",
+                c.table, c.row, c.column, c.provenance
+            );
+        }
+    }
+    for n in &odds.notes {
+        println!("note: {n}");
+    }
+    Ok(())
+}
