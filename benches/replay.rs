@@ -369,6 +369,26 @@ fn replay(c: &mut Criterion) {
         let engine = Engine::new(&scenario, tables);
         b.iter(|| black_box(playback(&engine, rec.events.iter().map(|e| &e.event))))
     });
+    g.bench_function("store_open_only", |b| {
+        b.iter(|| black_box(Store::open(&db).expect("open")))
+    });
+    let stored = Store::open(&db).expect("open").meta().clone();
+    g.bench_function("parse_stored_scenario", |b| {
+        b.iter(|| {
+            black_box(
+                staffwork::scenario::parse("(stored scenario)", &stored.scenario_toml)
+                    .expect("scenario"),
+            )
+        })
+    });
+    g.bench_function("parse_stored_tables", |b| {
+        b.iter(|| {
+            black_box(
+                CommandTables::from_toml_str("(stored tables)", &stored.tables_toml)
+                    .expect("tables"),
+            )
+        })
+    });
     g.bench_function("game_open", |b| {
         b.iter(|| black_box(Game::open(&db).expect("open").state))
     });
