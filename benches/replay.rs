@@ -310,7 +310,10 @@ fn replay(c: &mut Criterion) {
                 conn.execute_batch(RAW_SCHEMA).expect("raw schema");
                 conn
             },
-            |mut conn| raw_append(&mut conn, &rec, &rows),
+            |mut conn| {
+                raw_append(&mut conn, &rec, &rows);
+                conn
+            },
             BatchSize::PerIteration,
         )
     });
@@ -321,13 +324,44 @@ fn replay(c: &mut Criterion) {
                 conn.execute_batch(RAW_SCHEMA).expect("raw schema");
                 conn
             },
-            |mut conn| raw_append(&mut conn, &rec, &rows),
+            |mut conn| {
+                raw_append(&mut conn, &rec, &rows);
+                conn
+            },
             BatchSize::PerIteration,
         )
     });
     g.bench_function("store_append", |b| {
         b.iter_batched(
             || Store::create(&paths.next("store"), &meta).expect("store"),
+            |mut store| {
+                for (c, evs) in &rec.grouped {
+                    store.append(&c.actor, &c.command, evs).expect("append");
+                }
+                store
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    // The same without a file: what staffwork adds in CPU (serialising, hashing, the schema's
+    // `json_valid` checks and foreign key) when no fsync hides it.
+    g.bench_function("raw_insert_in_memory", |b| {
+        b.iter_batched(
+            || {
+                let conn = Connection::open_in_memory().expect("memory");
+                conn.execute_batch(RAW_SCHEMA).expect("raw schema");
+                conn
+            },
+            |mut conn| {
+                raw_append(&mut conn, &rec, &rows);
+                conn
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    g.bench_function("store_append_in_memory", |b| {
+        b.iter_batched(
+            || Store::in_memory(&meta).expect("store"),
             |mut store| {
                 for (c, evs) in &rec.grouped {
                     store.append(&c.actor, &c.command, evs).expect("append");
