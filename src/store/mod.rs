@@ -133,6 +133,20 @@ pub fn chain_hash(prev: &str, payload: &str) -> String {
     out
 }
 
+/// The `kind` of an event, read from its canonical payload (the tag of its flattened
+/// `EventKind`): the same string as [`Event::kind_name`] without serialising the event a second
+/// time into a `serde_json::Value`.
+fn kind_of(payload: &str) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Kind<'a> {
+        #[serde(borrow)]
+        kind: std::borrow::Cow<'a, str>,
+    }
+    serde_json::from_str::<Kind>(payload)
+        .ok()
+        .map(|k| k.kind.into_owned())
+}
+
 fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
     let app: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
@@ -282,11 +296,12 @@ impl Store {
                     crate::engine::Visibility::Umpire => "umpire".to_string(),
                     crate::engine::Visibility::Side(s) => format!("side:{s}"),
                 };
+                let kind = kind_of(&payload).unwrap_or_else(|| e.kind_name());
                 ins.execute(params![
                     seq,
                     command_seq,
                     i64::from(e.turn),
-                    e.kind_name(),
+                    kind,
                     vis,
                     payload,
                     hash
@@ -427,6 +442,56 @@ mod tests {
             chain_hash(&h1, "payload"),
             "b945b6634a47671827a8bd96a708185caeaabcb267d55afb18efa1e9b2ca5604"
         );
+    }
+
+    /// The `kind` column is `Event::kind_name` for every event of a played game.
+    #[test]
+    fn kind_column_is_the_events_kind_name() {
+        use crate::engine::Command;
+        let (_, text) = crate::scenario::bundled_text("tutorial-hall").unwrap();
+        let scenario = crate::scenario::bundled("tutorial-hall").unwrap();
+        let presets = crate::game::type_presets(&scenario).unwrap();
+        let mut game = crate::game::Game::in_memory(crate::game::NewGame {
+            scenario_toml: text.to_string(),
+            scenario,
+            tables_toml: crate::rules::tables::DEFAULT_TABLES_TOML.to_string(),
+            tables: crate::rules::tables::CommandTables::nbs().clone(),
+            seed: 183,
+            presets,
+            variants: Vec::new(),
+            created_at: String::new(),
+        })
+        .unwrap();
+        let text = "2nd Div: attack up the Säter road and capture Hall.";
+        let checked = crate::order::check_one(text, Some(&game.scenario), Some("imperial"));
+        let order = Command::IssueOrder {
+            side: "imperial".into(),
+            from: "davrange".into(),
+            to: "div-2".into(),
+            method: crate::rules::Method::Written,
+            order: crate::game::typed_order(&checked),
+        };
+        game.execute("imperial", &order).unwrap();
+        for _ in 0..12 {
+            game.execute("umpire", &Command::Advance).unwrap();
+        }
+        let mut st = game
+            .store
+            .conn
+            .prepare("SELECT kind, payload FROM event ORDER BY seq")
+            .unwrap();
+        let rows: Vec<(String, String)> = st
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let kinds: std::collections::BTreeSet<&str> =
+            rows.iter().map(|(k, _)| k.as_str()).collect();
+        assert!(kinds.len() >= 8, "a varied game: {kinds:?}");
+        for (kind, payload) in &rows {
+            let event: Event = serde_json::from_str(payload).unwrap();
+            assert_eq!(kind, &event.kind_name(), "{payload}");
+        }
     }
 
     fn meta() -> GameMeta {
