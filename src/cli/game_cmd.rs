@@ -206,6 +206,46 @@ pub struct MoveArgs {
     pub format: Format,
 }
 
+/// Combat procedures a player starts.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ProcedureArg {
+    /// Close Combat (15, 19).
+    CloseCombat,
+    /// A cavalry charge (16).
+    Charge,
+    /// Artillery fire (17): the attackers are batteries.
+    Fire,
+}
+
+#[derive(Args, Debug)]
+pub struct CombatArgs {
+    /// Which procedure.
+    #[arg(value_enum)]
+    pub procedure: ProcedureArg,
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Attacking unit (repeat for a stack; the first leads, 14.2). Batteries for `fire`.
+    #[arg(long = "attacker", required = true)]
+    pub attackers: Vec<String>,
+    /// Defending unit (repeat for a stack; the first leads, 14.2).
+    #[arg(long = "defender", required = true)]
+    pub defenders: Vec<String>,
+    /// The defender is behind fortified terrain (15.2.1).
+    #[arg(long)]
+    pub fortified: bool,
+    /// Charge: the target forms Square (16.2.1).
+    #[arg(long)]
+    pub form_square: bool,
+    /// Charge: Follow-on Charges against the same target after a success (0–3, 16.2.7.2).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub follow_ons: u8,
+    /// Fire: Cannister at units entering the battery's hex (17.4.9).
+    #[arg(long)]
+    pub cannister: bool,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
 #[derive(Args, Debug)]
 pub struct OverrideArgs {
     #[arg(long)]
@@ -483,6 +523,32 @@ pub(crate) fn build(
             },
         )),
         C::Override(a) => build_override(game, a),
+        C::Combat(a) => {
+            let kind = match a.procedure {
+                ProcedureArg::CloseCombat => crate::engine::CombatKind::CloseCombat {
+                    fortified: a.fortified,
+                },
+                ProcedureArg::Charge => crate::engine::CombatKind::Charge {
+                    form_square: a.form_square,
+                    follow_ons: a.follow_ons,
+                },
+                ProcedureArg::Fire => crate::engine::CombatKind::ArtilleryFire {
+                    cannister: a.cannister,
+                },
+            };
+            let actor = game
+                .scenario
+                .unit(&a.attackers[0])
+                .map_or_else(|| "player".to_string(), |u| u.side.clone());
+            Ok((
+                actor,
+                Command::Combat {
+                    kind,
+                    attackers: a.attackers.clone(),
+                    defenders: a.defenders.clone(),
+                },
+            ))
+        }
         _ => return None,
     })
 }
@@ -780,6 +846,11 @@ pub fn stage(a: CommandArgs) -> CmdResult {
 pub fn move_piece(a: MoveArgs) -> CmdResult {
     let (db, format) = (a.db.clone(), a.format);
     run_game_command(&db, &super::Command::Move(a), format)
+}
+
+pub fn combat(a: CombatArgs) -> CmdResult {
+    let (db, format) = (a.db.clone(), a.format);
+    run_game_command(&db, &super::Command::Combat(a), format)
 }
 
 pub fn umpire_override(a: OverrideArgs) -> CmdResult {
@@ -1257,6 +1328,41 @@ pub(crate) fn describe(e: &Event) -> String {
                 )
             }
         }
+        EventKind::CombatResolved {
+            combat,
+            attackers,
+            defenders,
+            outcome,
+            attacker_retreat,
+            defender_retreat,
+        } => format!(
+            "{}: {} against {} → {outcome}; attacker retreat {attacker_retreat:?}, defender retreat {defender_retreat:?}",
+            match combat {
+                crate::engine::CombatKind::CloseCombat { .. } => "close combat (15)",
+                crate::engine::CombatKind::Charge { .. } => "cavalry charge (16)",
+                crate::engine::CombatKind::ArtilleryFire { .. } => "artillery fire (17)",
+            },
+            attackers.join("+"),
+            defenders.join("+")
+        ),
+        EventKind::CombatDice { dice: d, cells, .. } => format!(
+            "combat dice {}{}",
+            dice(d),
+            if cells.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} non-seed table cells used)", cells.len())
+            }
+        ),
+        EventKind::UnitLossesTaken { unit, losses } => format!(
+            "{unit} loses {} permanent, {} stragglers, morale {:+} → {:?}; {} of {} boxes left",
+            losses.permanent,
+            losses.stragglers,
+            losses.morale_change,
+            losses.morale_after,
+            losses.track.remaining(),
+            losses.track.boxes
+        ),
         EventKind::Override { reason, action } => format!("UMPIRE OVERRIDE ({reason}): {action}"),
     }
 }

@@ -91,6 +91,8 @@ pub enum Command {
     Stage(game_cmd::CommandArgs),
     /// Move a commander, HQ (`hq:<formation>`) or unit to a hex.
     Move(game_cmd::MoveArgs),
+    /// Resolve a close combat, cavalry charge or artillery fire; losses feed wrecks and stoppage.
+    Combat(game_cmd::CombatArgs),
     /// Umpire override, recorded with a reason and hidden from the sides.
     Override(game_cmd::OverrideArgs),
     /// Show the game's state as the umpire or one side may see it.
@@ -188,6 +190,7 @@ pub fn run(cli: Cli) -> CmdResult {
         Command::Withdraw(a) => game_cmd::withdraw(a),
         Command::Stage(a) => game_cmd::stage(a),
         Command::Move(a) => game_cmd::move_piece(a),
+        Command::Combat(a) => game_cmd::combat(a),
         Command::Override(a) => game_cmd::umpire_override(a),
         Command::Status(a) => game_cmd::status(a),
         Command::Log(a) => game_cmd::log(a),

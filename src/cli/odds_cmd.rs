@@ -417,20 +417,6 @@ pub(crate) fn stoppage_text(o: &StoppageOdds) -> String {
     s
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pct_rounds_half_up_with_integers() {
-        assert_eq!(pct(1, 3), "33.33%");
-        assert_eq!(pct(2, 3), "66.67%");
-        assert_eq!(pct(36, 36), "100.00%");
-        assert_eq!(pct(0, 36), "0.00%");
-        assert_eq!(pct(1, 0), "-");
-    }
-}
-
 /// `staffwork odds --db GAME.db --order N`: the exact acceptance odds of a pending order in its
 /// real situation — its sender, receiver, method, type, and the recipient's current order.
 pub fn order_odds(db: &std::path::Path, number: u32, format: Format) -> CmdResult {
@@ -446,5 +432,19 @@ pub fn order_odds(db: &std::path::Path, number: u32, format: Format) -> CmdResul
             db.display(),
             acceptance_text(&o)
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pct_rounds_half_up_with_integers() {
+        assert_eq!(pct(1, 3), "33.33%");
+        assert_eq!(pct(2, 3), "66.67%");
+        assert_eq!(pct(36, 36), "100.00%");
+        assert_eq!(pct(0, 36), "0.00%");
+        assert_eq!(pct(1, 0), "-");
     }
 }

@@ -20,8 +20,10 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             commands,
             positions,
             variants,
+            units,
         } => {
             state.variants = variants.iter().cloned().collect();
+            state.units = units.iter().cloned().collect();
             state.scenario_id.clone_from(scenario_id);
             state.side_order.clone_from(side_order);
             state.turn = 1;
@@ -232,7 +234,16 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 c.commander_lost = *lost;
             }
         }
-        EventKind::CommandRangeChecked { .. } | EventKind::Override { .. } => {}
+        EventKind::UnitLossesTaken { unit, losses } => {
+            let u = state.units.entry(unit.clone()).or_default();
+            u.track = losses.track;
+            u.morale = losses.morale_after;
+            u.blown = losses.blown;
+        }
+        EventKind::CombatResolved { .. }
+        | EventKind::CombatDice { .. }
+        | EventKind::CommandRangeChecked { .. }
+        | EventKind::Override { .. } => {}
     }
     touch_base(state);
 }

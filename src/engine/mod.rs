@@ -6,6 +6,7 @@
 //! clock, use ambient randomness, iterate hash containers, use floating point. Every die comes
 //! from the [`Dice`] passed in and is stored in the event that used it.
 
+pub mod combat_system;
 pub mod command;
 mod command_system;
 pub mod event;
@@ -14,7 +15,7 @@ pub mod oob;
 mod sequence;
 pub mod state;
 
-pub use command::{Command, OverrideAction, TypedOrder};
+pub use command::{CombatKind, Command, OverrideAction, TypedOrder};
 pub use event::{Event, EventKind, Visibility, WithdrawalCause};
 pub use evolve::evolve;
 pub use state::{CommandStatus, GameState, OrderOrigin, OrderRecord, OrderStatus, Step};
@@ -95,6 +96,7 @@ impl<'a> Engine<'a> {
             orders: Default::default(),
             positions: Default::default(),
             arrived: Default::default(),
+            units: Default::default(),
             due: Default::default(),
             variants: Default::default(),
             dice: Default::default(),
@@ -158,6 +160,11 @@ impl<'a> Engine<'a> {
             Command::StageComplete { command } => {
                 command_system::stage_complete(&mut ctx, command)?
             }
+            Command::Combat {
+                kind,
+                attackers,
+                defenders,
+            } => combat_system::resolve(&mut ctx, kind, attackers, defenders)?,
             Command::Override { reason, action } => {
                 command_system::umpire_override(&mut ctx, reason, action)?
             }

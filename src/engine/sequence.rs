@@ -93,6 +93,7 @@ pub(super) fn start(
             commands,
             positions,
             variants: variants.to_vec(),
+            units: super::combat_system::initial_units(s),
         },
     );
 
@@ -161,7 +162,7 @@ pub(super) fn advance(ctx: &mut Ctx) -> Result<(), Refusal> {
             let next = ctx.state.player + 1;
             if next < ctx.state.side_order.len() {
                 let side = ctx.state.side_order[next].clone();
-                return begin_command_phase(ctx, &side);
+                begin_command_phase(ctx, &side)
             } else {
                 let last = ctx.eng.turns.len() as u32;
                 if ctx.state.turn >= last {

@@ -148,6 +148,14 @@ pub struct CommandState {
     pub one_turn_until: Option<u32>,
 }
 
+/// A unit's combat state: its loss chart (20.4), morale state (21) and whether it is Blown (22).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct UnitState {
+    pub track: crate::combat::LossTrack,
+    pub morale: crate::combat::MoraleState,
+    pub blown: bool,
+}
+
 /// Per-side state.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct SideState {
@@ -179,6 +187,8 @@ pub struct GameState {
     pub sides: BTreeMap<String, SideState>,
     pub commands: BTreeMap<String, CommandState>,
     pub orders: BTreeMap<u32, OrderRecord>,
+    /// Combat state of every brigade and battery.
+    pub units: BTreeMap<String, UnitState>,
     /// Where each commander, HQ (`hq:<formation>`) and unit stands; off-map pieces are absent.
     pub positions: BTreeMap<String, Hex>,
     /// Reinforcement groups that have arrived.
