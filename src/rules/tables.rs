@@ -1181,17 +1181,17 @@ fn validate_acceptance(t: &[[Ranged; ACCEPTANCE_COLUMNS]; 5], out: &mut Vec<Prob
     // 6.5: a higher acceptance number is never worse: for every row, the readings giving that
     // result or worse never grow from one column to the next (stochastic dominance).
     for ci in 1..ACCEPTANCE_COLUMNS {
-        for ri in 0..4 {
-            if cum[ci][ri] > cum[ci - 1][ri] {
+        for (ri, (now, before)) in cum[ci].iter().zip(&cum[ci - 1]).enumerate().take(4) {
+            if now > before {
                 out.push(problem(
                     TableId::Acceptance,
                     Some(rl(ri)),
                     Some(cl(ci)),
                     format!(
                         "{} readings give {} or worse here but only {} in column {}: a higher acceptance number must never be worse (6.5)",
-                        cum[ci][ri],
+                        now,
                         rl(ri),
-                        cum[ci - 1][ri],
+                        before,
                         cl(ci - 1)
                     ),
                 ));
@@ -1225,17 +1225,17 @@ fn validate_initiative(t: &[[Ranged; INITIATIVE_COLUMNS]; 3], out: &mut Vec<Prob
     };
     // 6.6.1.3: a better rating (higher column) is never worse.
     for ci in 1..INITIATIVE_COLUMNS {
-        for ri in 0..2 {
-            if cum[ci][ri] > cum[ci - 1][ri] {
+        for (ri, (now, before)) in cum[ci].iter().zip(&cum[ci - 1]).enumerate().take(2) {
+            if now > before {
                 out.push(problem(
                     TableId::Initiative,
                     Some(rl(ri)),
                     Some(cl(ci)),
                     format!(
                         "{} readings give {} or worse here but only {} in column {}: a higher column must never be worse (6.6.1.3)",
-                        cum[ci][ri],
+                        now,
                         rl(ri),
-                        cum[ci - 1][ri],
+                        before,
                         ci - 1
                     ),
                 ));
@@ -1297,34 +1297,32 @@ fn validate_step1(t: &[[Option<Entry<u8>>; STEP1_COLUMNS]; STEP1_ROWS], out: &mu
         for ni in 0..STEP1_COLUMNS {
             let Some(x) = v(w, ni) else { continue };
             // More wrecked is never easier (6.7.2).
-            if w > 0 {
-                if let Some(above) = v(w - 1, ni) {
-                    if x < above {
-                        out.push(problem(
-                            TableId::StoppageStep1,
-                            Some(rl(w)),
-                            Some(cl(ni)),
-                            format!(
-                                "{x} is easier than {above} with one wrecked fewer: more wrecked sub-units must never be easier (6.7.2)"
-                            ),
-                        ));
-                    }
-                }
+            if w > 0
+                && let Some(above) = v(w - 1, ni)
+                && x < above
+            {
+                out.push(problem(
+                    TableId::StoppageStep1,
+                    Some(rl(w)),
+                    Some(cl(ni)),
+                    format!(
+                        "{x} is easier than {above} with one wrecked fewer: more wrecked sub-units must never be easier (6.7.2)"
+                    ),
+                ));
             }
             // For the same number wrecked, more sub-units is never harder.
-            if ni > 0 {
-                if let Some(fewer) = v(w, ni - 1) {
-                    if x > fewer {
-                        out.push(problem(
-                            TableId::StoppageStep1,
-                            Some(rl(w)),
-                            Some(cl(ni)),
-                            format!(
-                                "{x} is harder than {fewer} with one sub-unit fewer: for the same number wrecked, more sub-units must never be harder (6.7.2)"
-                            ),
-                        ));
-                    }
-                }
+            if ni > 0
+                && let Some(fewer) = v(w, ni - 1)
+                && x > fewer
+            {
+                out.push(problem(
+                    TableId::StoppageStep1,
+                    Some(rl(w)),
+                    Some(cl(ni)),
+                    format!(
+                        "{x} is harder than {fewer} with one sub-unit fewer: for the same number wrecked, more sub-units must never be harder (6.7.2)"
+                    ),
+                ));
             }
         }
     }
@@ -2046,10 +2044,10 @@ fn parse(
         }
         t.overridden.clear();
     }
-    if problems.is_empty() {
-        if let Err(p) = t.validate() {
-            problems = p;
-        }
+    if problems.is_empty()
+        && let Err(p) = t.validate()
+    {
+        problems = p;
     }
     if !problems.is_empty() {
         return Err(TableError::Invalid {
