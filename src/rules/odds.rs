@@ -461,4 +461,30 @@ mod tests {
         assert_eq!(a.cells_used[0].provenance, Provenance::Assumed);
         assert_eq!((a.result, a.needed, a.pass), (4, 11, 3));
     }
+
+    #[test]
+    fn rule_6_7_2_odds_agree_with_the_whole_step_2_table() {
+        let t = CommandTables::nbs();
+        // Seed step 2 (result × rating 0 / 1,2 / 3,4) and the 2d6 throws of 36 reaching each need.
+        let step2 = [[4, 3, 3], [7, 6, 5], [10, 9, 8], [12, 11, 10]];
+        let throws_reaching = |need: u8| -> u32 {
+            [36, 36, 35, 33, 30, 26, 21, 15, 10, 6, 3, 1][usize::from(need) - 1]
+        };
+        // (sub-units, wrecked) giving step-1 results 1, 2, 3, 4.
+        let commands = [(10, 0), (3, 1), (3, 2), (2, 2)];
+        for (r, (n, w)) in commands.iter().enumerate() {
+            for rating in 0..=4u8 {
+                let g = match rating {
+                    0 => 0,
+                    1 | 2 => 1,
+                    _ => 2,
+                };
+                let o = stoppage(t, *n, *w, rating, false);
+                assert_eq!(usize::from(o.result), r + 1);
+                assert_eq!(o.needed, step2[r][g], "result {} rating {rating}", r + 1);
+                assert_eq!(o.pass, throws_reaching(o.needed));
+                assert_eq!(o.cells_used[1].provenance, Provenance::Seed);
+            }
+        }
+    }
 }
