@@ -1646,18 +1646,26 @@ mod tests {
 
     #[test]
     fn validation_refuses_breaking_the_talavera_example() {
-        // Column 4 made to give D4 for 63: A starts at 64 (still a partition, still monotone? no:
-        // A shrinks) – either way it is refused.
+        // Column 3 with D6 ending at 22 and D5 starting at 23: still a partition, still
+        // monotone, but roll 23 is now D5 — only the Talavera 2.4 example breaks.
         let text = acceptance_with(
-            "D4",
-            r#""53-56", "51-54", "45-52", "43-46", "41-44", "35-42", "33-36", "31-63", "24-32", "21-26", "15-23", "14-16", "14", "13""#,
+            "D6",
+            r#""33-44", "31-42", "24-36", "21-34", "15-32", "14-26", "14-22", "13-16", "13-14", "12-13", "12-13", "11-12", "11-12", "11""#,
         )
-        .replace("\"35-66\"", "\"64-66\"");
+        .lines()
+        .map(|l| {
+            if l.starts_with("D5 =") {
+                l.replacen("\"24-32\"", "\"23-32\"", 1)
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
         let p = invalid(&text);
-        assert!(
-            p.iter().any(|p| p.message.contains("Talavera 2.4")),
-            "{p:?}"
-        );
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].message.contains("Talavera 2.4"), "{p:?}");
+        assert_eq!(p[0].column.as_deref(), Some("3"));
     }
 
     #[test]
