@@ -218,14 +218,9 @@ impl InitiativeOdds {
     }
 }
 
-/// The Initiative Table column for a commander (6.6.1.3): rating, +1 under General Orders.
-pub fn initiative_column(rating: i32, general: bool) -> i32 {
-    rating.saturating_add(i32::from(general))
-}
-
 /// Exact odds of an Initiative roll.
 pub fn initiative(tables: &CommandTables, rating: i32, general: bool) -> InitiativeOdds {
-    let column = initiative_column(rating, general);
+    let column = CommandTables::initiative_column(rating, general);
     let mut counts = Vec::new();
     let mut cells_used = Vec::new();
     let mut start = 0;

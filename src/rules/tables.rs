@@ -677,6 +677,13 @@ impl CommandTables {
         cell(self.delay[3], TableId::Delay, 0, 3)
     }
 
+    /// The Initiative Table column for a commander (6.6.1.3, chart p1): his rating (2 for an
+    /// independent brigade), +1 if the command is already under General Orders. Not clamped:
+    /// [`CommandTables::initiative`] clamps to 0..=5.
+    pub fn initiative_column(rating: i32, general_orders: bool) -> i32 {
+        rating.saturating_add(i32::from(general_orders))
+    }
+
     /// Initiative Table (6.6.1.3): the result of an 11..66 roll on `column` (the commander's
     /// rating, +1 under General Orders), clamped to 0..=5 (3.5). Readings are clamped like
     /// [`CommandTables::acceptance`]; see [`CommandTables::try_initiative`].
