@@ -104,11 +104,13 @@ pub struct AcceptanceArgs {
     /// The receiver's Command Rating (0–4; Army HQ 3, brigade 2).
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=4))]
     pub receiver_rating: u8,
+    /// How the order is delivered (6.4.3): in-person +2, oral −1, written 0.
     #[arg(long, value_enum)]
     pub method: MethodArg,
-    #[arg(long = "type", value_enum)]
+    /// The new order's type (6.3): engage −2, complex −2, general 0.
+    #[arg(long = "type", value_enum, value_name = "TYPE")]
     pub order_type: TypeArg,
-    /// The receiver's current order status.
+    /// The receiver's current order status (6.5): engage −1, general 0, none (No Orders) +1.
     #[arg(long, value_enum)]
     pub current: CurrentArg,
     #[command(flatten)]
