@@ -640,7 +640,7 @@ pub(super) fn roll_initiative(
     }
     // Chart p1: +1 column if the command is already under General Orders.
     let general = ctx.state.current_posture(command) == Some(Posture::General);
-    let column = i32::from(rating) + i32::from(general) + special;
+    let column = crate::rules::tables::CommandTables::initiative_column(i32::from(rating), general) + special;
     let (roll, dice) = ctx.dice.roll_11_66(Purpose::Initiative)?;
     let cell = ctx.eng.tables.initiative(column, roll);
     ctx.emit_side(
