@@ -426,6 +426,19 @@ pub fn typed_order(checked: &crate::order::CheckedOrder) -> crate::engine::Typed
         },
         independent: checked.independent,
         key: checked.same_order_key(),
+        // 6.9: "join X" names the formation to join; "with Y attached" the sub-units attached.
+        joins: checked
+            .stages
+            .iter()
+            .find(|st| st.action == crate::order::Action::Join)
+            .and_then(|st| st.objectives.first())
+            .and_then(|r| r.resolved.as_ref())
+            .map(|r| r.id.clone()),
+        attaches: checked
+            .attached
+            .iter()
+            .filter_map(|r| r.resolved.as_ref().map(|x| x.id.clone()))
+            .collect(),
     }
 }
 

@@ -1363,6 +1363,30 @@ pub(crate) fn describe(e: &Event) -> String {
             losses.track.remaining(),
             losses.track.boxes
         ),
+        EventKind::SubUnitTransferred { command, to, order } => {
+            format!("{command} joins {to} (order {order}, 6.9)")
+        }
+        EventKind::TemporaryDivisionDissolved { division, reason } => {
+            format!("{division} ceases to exist: {reason}")
+        }
+        EventKind::ArmyCommanderReplaced {
+            old, new, reason, ..
+        } => format!("{new} replaces {old} in command: {reason}"),
+        EventKind::SpecialRuleRolled {
+            rule,
+            dice: d,
+            happens,
+        } => {
+            format!(
+                "{rule}: rolled {} → {}",
+                dice(d),
+                if *happens {
+                    "it happens"
+                } else {
+                    "nothing yet"
+                }
+            )
+        }
         EventKind::Override { reason, action } => format!("UMPIRE OVERRIDE ({reason}): {action}"),
     }
 }

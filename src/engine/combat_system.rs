@@ -176,22 +176,17 @@ fn combatant(ctx: &Ctx, ids: &[String], hex: Hex) -> Combatant {
         .map(|k| CommanderIn::new(k.id.clone(), k.rating, k.fighter))
         .collect();
     // Only a brigade counts towards its division's wreck (artillery never counts, 6.9 box).
-    let division = s
-        .formation(&lead.parent)
-        .filter(|f| f.echelon == crate::scenario::Echelon::Division);
+    let division = oob::parent(&ctx.state, &lead.id)
+        .filter(|p| oob::echelon(s, p) == Some(crate::scenario::Echelon::Division));
     if let Some(div) = division.filter(|_| oob::is_brigade(lead.kind)) {
-        let brigades: Vec<&str> = s
-            .child_units(&div.id)
-            .filter(|u| oob::is_brigade(u.kind))
-            .map(|u| u.id.as_str())
-            .collect();
+        let brigades = oob::sub_units(s, &ctx.state, &div);
         let wrecked = brigades
             .iter()
-            .filter(|b| ctx.state.commands.get(**b).is_some_and(|x| x.wrecked))
+            .filter(|b| ctx.state.commands.get(*b).is_some_and(|x| x.wrecked))
             .count();
         let t = crate::combat::tables::builtin();
         c.division = Some(DivisionTrack {
-            id: div.id.clone(),
+            id: div.clone(),
             brigades: brigades.len() as u8,
             wrecked_brigades: wrecked as u8,
             wreck_at: Some(
@@ -518,7 +513,7 @@ fn apply(ctx: &mut Ctx, side: &str, lead: &str, r: &SideResult) {
     if r.aftermath.division_became_wrecked
         && let Some(div) = s
             .unit(lead)
-            .map(|u| u.parent.clone())
+            .and_then(|_| oob::parent(&ctx.state, lead))
             .filter(|p| ctx.state.commands.contains_key(p))
     {
         ctx.emit_side(

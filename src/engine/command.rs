@@ -21,6 +21,12 @@ pub struct TypedOrder {
     pub independent: bool,
     /// Canonical key for "the same order" (6.5.2, 6.6.1.5).
     pub key: String,
+    /// A sub-unit transfer: the formation the recipient is to join (6.9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joins: Option<String>,
+    /// Sub-units attached to the recipient ("with Beamont-I attached", 6.9).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attaches: Vec<String>,
 }
 
 /// Something a player or the umpire does.

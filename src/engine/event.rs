@@ -219,6 +219,27 @@ pub enum EventKind {
         unit: String,
         losses: super::combat_system::UnitLosses,
     },
+    /// A sub-unit joined another formation by an implemented order (6.9).
+    SubUnitTransferred {
+        command: String,
+        to: String,
+        order: u32,
+    },
+    /// A temporary division ceased to exist (Vimeiro V2.3): its brigades revert to the army.
+    TemporaryDivisionDissolved { division: String, reason: String },
+    /// The army commander was replaced (Vimeiro V2.5 Burrard; 25 succession).
+    ArmyCommanderReplaced {
+        side: String,
+        old: String,
+        new: String,
+        reason: String,
+    },
+    /// A scenario special rule's die (e.g. Burrard's landing roll, V2.5).
+    SpecialRuleRolled {
+        rule: String,
+        dice: Vec<Die>,
+        happens: bool,
+    },
     /// Command range check at the end of movement (6.11).
     CommandRangeChecked { out_of_command: Vec<String> },
     /// An umpire override, with its reason (umpire only).
@@ -236,7 +257,8 @@ impl Event {
             | EventKind::StragglerCheck { dice, .. }
             | EventKind::StoppageChecked { dice, .. }
             | EventKind::ReinforcementRolled { dice, .. }
-            | EventKind::CombatDice { dice, .. } => dice,
+            | EventKind::CombatDice { dice, .. }
+            | EventKind::SpecialRuleRolled { dice, .. } => dice,
             _ => &[],
         }
     }

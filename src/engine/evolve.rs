@@ -53,6 +53,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                         local_initiative_turn: None,
                         initiative_roll_turn: None,
                         one_turn_until: None,
+                        dissolved: false,
                     },
                 );
             }
@@ -240,6 +241,37 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             u.morale = losses.morale_after;
             u.blown = losses.blown;
         }
+        EventKind::SubUnitTransferred { command, to, .. } => {
+            if let Some(c) = state.commands.get_mut(command) {
+                c.parent = Some(to.clone());
+                c.independent = false;
+                c.follows_parent = true;
+                c.status = CommandStatus::NoOrders;
+                c.current_order = None;
+                c.stage = 0;
+            }
+        }
+        EventKind::TemporaryDivisionDissolved { division, .. } => {
+            let parent = state.commands.get(division).and_then(|c| c.parent.clone());
+            for c in state.commands.values_mut() {
+                if c.parent.as_deref() == Some(division.as_str()) {
+                    c.parent.clone_from(&parent);
+                }
+            }
+            if let Some(c) = state.commands.get_mut(division) {
+                c.status = CommandStatus::NoOrders;
+                c.current_order = None;
+                c.dissolved = true;
+                c.follows_parent = false;
+            }
+        }
+        EventKind::ArmyCommanderReplaced { side, new, .. } => {
+            if let Some(s) = state.sides.get_mut(side) {
+                s.army_commander.clone_from(new);
+                s.in_person_since_hq = false;
+            }
+        }
+        EventKind::SpecialRuleRolled { .. } => {}
         EventKind::CombatResolved { .. }
         | EventKind::CombatDice { .. }
         | EventKind::CommandRangeChecked { .. }

@@ -13,6 +13,7 @@ pub mod event;
 pub mod evolve;
 pub mod oob;
 mod sequence;
+mod special_rules;
 pub mod state;
 
 pub use command::{CombatKind, Command, OverrideAction, TypedOrder};
@@ -200,8 +201,32 @@ impl Ctx<'_, '_, '_> {
             visibility,
             kind,
         };
+        let lost_commander = match &ev.kind {
+            EventKind::CommanderLost {
+                command,
+                lost: true,
+            } => Some(command.clone()),
+            _ => None,
+        };
+        let implemented = match &ev.kind {
+            EventKind::OrderAccepted {
+                order,
+                implemented: true,
+            }
+            | EventKind::OrderImplemented { order } => Some(*order),
+            EventKind::PresetOrder { order } if order.status == OrderStatus::Accepted => {
+                Some(order.number)
+            }
+            _ => None,
+        };
         evolve(&mut self.state, &ev);
         self.events.push(ev);
+        if let Some(n) = implemented {
+            command_system::transfers_on_implementation(self, n);
+        }
+        if let Some(command) = lost_commander {
+            special_rules::dissolve_if_temporary(self, &command, "lost its commander (V2.3)");
+        }
     }
 
     /// An event only `side` (and the umpire) may see.

@@ -114,25 +114,21 @@ pub(super) fn start(
             PresetStatus::D6 => AcceptanceResult::D6,
         };
         let status = super::command_system::initial_status(ctx.eng.tables, result);
-        let order = OrderRecord {
-            number: ctx.state.next_order_number(),
-            side: p.side.clone(),
-            sender: String::from("scenario"),
-            recipient: p.to.clone(),
-            text: typed.text.clone(),
-            readback: typed.readback.clone(),
-            method: None,
-            order_type: typed.order_type,
-            stages: typed.stages.clone(),
-            independent: typed.independent,
-            key: typed.key.clone(),
-            cost: 0,
-            sent_turn: 0,
-            arrival_turn: 0,
-            origin: OrderOrigin::Preset,
-            status,
-            status_turn: 0,
-        };
+        let order = OrderRecord::new(
+            ctx.state.next_order_number(),
+            typed,
+            Routing {
+                side: p.side.clone(),
+                sender: String::from("scenario"),
+                recipient: p.to.clone(),
+                method: None,
+                cost: 0,
+                sent_turn: 0,
+                arrival_turn: 0,
+                origin: OrderOrigin::Preset,
+                status: status,
+            },
+        );
         ctx.emit_side(&p.side, EventKind::PresetOrder { order });
     }
     let first = ctx.state.side_order[0].clone();
@@ -196,12 +192,6 @@ pub(super) fn advance(ctx: &mut Ctx) -> Result<(), Refusal> {
 fn begin_command_phase(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
     let side = side.to_string();
     let s = ctx.eng.scenario;
-    let rating = s.army_commander(&side).map_or(0, |c| c.rating);
-    let command_points = ctx.eng.tables.command_points(rating);
-    let ss = &ctx.state.sides[&side];
-    let at = |p: &str| ctx.state.positions.get(p).copied();
-    let commander_with_hq =
-        at(&ss.army_commander).is_some() && at(&ss.army_commander) == at(&ss.army_hq);
     ctx.emit(
         Visibility::Public,
         EventKind::StepBegan {
@@ -209,6 +199,20 @@ fn begin_command_phase(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
             step: Step::Command,
         },
     );
+    // Burrard may land first (V2.5); the command points are those of whoever commands then.
+    super::special_rules::command_phase_start(ctx, &side)?;
+    let commander = ctx
+        .state
+        .sides
+        .get(&side)
+        .map(|x| x.army_commander.clone())
+        .unwrap_or_default();
+    let rating = s.commander(&commander).map_or(0, |c| c.rating);
+    let command_points = ctx.eng.tables.command_points(rating);
+    let ss = &ctx.state.sides[&side];
+    let at = |p: &str| ctx.state.positions.get(p).copied();
+    let commander_with_hq =
+        at(&ss.army_commander).is_some() && at(&ss.army_commander) == at(&ss.army_hq);
     ctx.emit_side(
         &side,
         EventKind::CommandPhaseBegan {
@@ -371,6 +375,15 @@ fn end_player_turn(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
             CommandStatus::Withdrawing => "after an Emergency Withdrawal (6.6.3.7)",
             _ => "after a Loose Cannon turn (6.6.1.6)",
         };
+        if status == CommandStatus::LooseCannon
+            && super::special_rules::dissolve_if_temporary(
+                ctx,
+                &command,
+                "carried out a Loose Cannon (V2.3)",
+            )
+        {
+            continue;
+        }
         ctx.emit_side(
             side,
             EventKind::StatusChanged {
