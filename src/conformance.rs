@@ -704,11 +704,11 @@ fn check_expectation(state: &GameState, events: &[Event], l: &Line) -> Result<()
                 let v = serde_json::to_value(e).unwrap_or_default();
                 want.iter().all(|(k, val)| match k.strip_suffix('~') {
                     // `key~=value`: the array holds the value, or the text contains it.
-                    Some(k) => v.get(k).is_some_and(|x| match x {
+                    Some(k) => field(&v, k).is_some_and(|x| match x {
                         serde_json::Value::Array(items) => items.iter().any(|i| scalar(i) == *val),
                         other => scalar(other).contains(val),
                     }),
-                    None => v.get(*k).is_some_and(|x| scalar(x) == *val),
+                    None => field(&v, k).is_some_and(|x| scalar(x) == *val),
                 })
             });
             match (*neg, matching) {
@@ -742,6 +742,11 @@ fn check_expectation(state: &GameState, events: &[Event], l: &Line) -> Result<()
             l.line, l.text
         )),
     }
+}
+
+/// A field of an event by a dotted path (`order.recipient`).
+fn field<'v>(v: &'v serde_json::Value, path: &str) -> Option<&'v serde_json::Value> {
+    path.split('.').try_fold(v, |cur, k| cur.get(k))
 }
 
 fn scalar(v: &serde_json::Value) -> String {

@@ -371,7 +371,7 @@ pub fn visible<'a>(events: &'a [StoredEvent], viewer: &Viewer) -> Vec<&'a Stored
 
 /// Pieces a viewer may see on the map: all for the umpire; for a side its own pieces and enemy
 /// pieces within 12 hexes of one of its commanders (4.0; line of sight is not modelled —
-/// decision 0005).
+/// decision 0041).
 pub fn visible_positions(
     state: &GameState,
     scenario: &Scenario,

@@ -222,6 +222,14 @@ fn begin_command_phase(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
         },
     );
 
+    if ctx
+        .eng
+        .turn_info(ctx.state.turn)
+        .is_some_and(|t| t.last_dusk)
+    {
+        last_dusk_rewrite(ctx, &side);
+    }
+
     // 6.5.3: roll to discover each distorted order, at the start of each following Command Phase.
     let unnoticed: Vec<String> = ctx
         .state
@@ -341,6 +349,73 @@ fn reinforcements_enter(ctx: &mut Ctx, side: &str) {
                 group: r.id.clone(),
                 hex,
                 pieces,
+            },
+        );
+    }
+}
+
+/// 27.2.3: in the Command Phase of the last dusk turn, every corps under Engage orders has them
+/// rewritten as instantly accepted Independent Orders, one per division, conforming to the old
+/// order; the corps itself is left without orders.
+fn last_dusk_rewrite(ctx: &mut Ctx, side: &str) {
+    let s = ctx.eng.scenario;
+    let corps: Vec<(String, u32)> = ctx
+        .state
+        .commands
+        .iter()
+        .filter(|(id, c)| {
+            c.side == side && oob::echelon(s, id) == Some(crate::scenario::Echelon::Corps)
+        })
+        .filter(|(id, c)| {
+            c.status == CommandStatus::Ordered
+                && ctx.state.current_posture(id) == Some(crate::rules::Posture::Engage)
+        })
+        .filter_map(|(id, c)| c.current_order.map(|n| (id.clone(), n)))
+        .collect();
+    for (corps_id, n) in corps {
+        let Some(old) = ctx.state.orders.get(&n).cloned() else {
+            continue;
+        };
+        let typed = TypedOrder {
+            text: old.text.clone(),
+            readback: old.readback.clone(),
+            order_type: old.order_type,
+            stages: old.stages.clone(),
+            independent: true,
+            key: format!("{} (independent, 27.2.3)", old.key),
+            joins: None,
+            attaches: Vec::new(),
+        };
+        let divisions: Vec<String> = oob::sub_units(s, &ctx.state, &corps_id)
+            .into_iter()
+            .filter(|d| oob::echelon(s, d) == Some(crate::scenario::Echelon::Division))
+            .collect();
+        for d in divisions {
+            let turn = ctx.state.turn;
+            let order = OrderRecord::new(
+                ctx.state.next_order_number(),
+                &typed,
+                Routing {
+                    side: side.to_string(),
+                    sender: String::from("27.2.3"),
+                    recipient: d,
+                    method: None,
+                    cost: 0,
+                    sent_turn: turn,
+                    arrival_turn: turn,
+                    origin: OrderOrigin::Preset,
+                    status: OrderStatus::Accepted,
+                },
+            );
+            ctx.emit_side(side, EventKind::PresetOrder { order });
+        }
+        ctx.emit_side(
+            side,
+            EventKind::StatusChanged {
+                command: corps_id,
+                status: CommandStatus::NoOrders,
+                reason: "its divisions took Independent Orders at the last dusk turn (27.2.3)"
+                    .into(),
             },
         );
     }
