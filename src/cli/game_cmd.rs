@@ -328,6 +328,8 @@ pub struct BranchArgs {
     pub format: Format,
 }
 
+/// Wall-clock time for the game file's metadata; the engine never sees it.
+#[allow(clippy::disallowed_methods)]
 fn now() -> String {
     chrono::Local::now()
         .format("%Y-%m-%dT%H:%M:%S%:z")
