@@ -234,9 +234,9 @@ pub(super) fn issue_order(
             sender: from.to_string(),
             recipient: to.to_string(),
             method: Some(method),
-            cost: cost,
+            cost,
             sent_turn: ctx.state.turn,
-            arrival_turn: arrival_turn,
+            arrival_turn,
             origin: OrderOrigin::Sent,
             status: OrderStatus::InTransit,
         },
@@ -1313,7 +1313,7 @@ pub(super) fn umpire_override(
                     sent_turn: ctx.state.turn,
                     arrival_turn: ctx.state.turn,
                     origin: OrderOrigin::Preset,
-                    status: status,
+                    status,
                 },
             );
             ctx.emit_side(&side, EventKind::PresetOrder { order: record });

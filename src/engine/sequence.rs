@@ -126,7 +126,7 @@ pub(super) fn start(
                 sent_turn: 0,
                 arrival_turn: 0,
                 origin: OrderOrigin::Preset,
-                status: status,
+                status,
             },
         );
         ctx.emit_side(&p.side, EventKind::PresetOrder { order });
