@@ -15,7 +15,6 @@ use crate::engine::{
 };
 use crate::game::{Game, GameError, NewGame, Viewer};
 use crate::hex::Hex;
-use crate::rules::Method;
 
 /// `--side SIDE` or `--umpire`: whose view to show.
 #[derive(Args, Debug, Clone)]
@@ -37,22 +36,7 @@ impl ViewArgs {
     }
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum MethodArg {
-    InPerson,
-    Oral,
-    Written,
-}
-
-impl From<MethodArg> for Method {
-    fn from(m: MethodArg) -> Method {
-        match m {
-            MethodArg::InPerson => Method::InPerson,
-            MethodArg::Oral => Method::Oral,
-            MethodArg::Written => Method::Written,
-        }
-    }
-}
+use super::odds_cmd::MethodArg;
 
 /// Status of an order imposed by the umpire (`override --impose-order`).
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -140,15 +124,13 @@ pub struct TurnArgs {
 }
 
 impl TurnArgs {
-    /// Is the game where this `turn` command should stop?
-    pub(crate) fn reached(&self, state: &crate::engine::GameState) -> bool {
-        use crate::engine::Step;
-        if state.step == Step::GameOver {
-            return true;
-        }
-        match self.until_turn {
-            Some(t) => state.turn >= t && state.player == 0 && state.step == Step::Command,
-            None => !self.until_end,
+    /// How far this `turn` goes.
+    pub(crate) fn until(&self) -> crate::game::Until {
+        use crate::game::Until;
+        match (self.until_turn, self.until_end) {
+            (Some(t), _) => Until::Turn(t),
+            (None, true) => Until::End,
+            (None, false) => Until::Once,
         }
     }
 }
@@ -410,38 +392,27 @@ fn read_text(text: &str) -> Result<String, Failure> {
     }
 }
 
-/// Load a scenario by path or bundled name, returning its text too.
+/// Load a scenario by path or bundled name, returning its text too; an invalid one prints its
+/// problems (exit 1).
 pub(crate) fn scenario_source(name: &str) -> Result<(String, crate::scenario::Scenario), Failure> {
-    let path = Path::new(name);
-    let text = if path.exists() {
-        std::fs::read_to_string(path)
-            .map_err(|e| Failure::Usage(format!("cannot read {name}: {e}")))?
-    } else if let Some((_, t)) = crate::scenario::BUNDLED
-        .iter()
-        .find(|(f, _)| *f == name || f.trim_end_matches(".toml") == name)
-    {
-        (*t).to_string()
-    } else {
-        return Err(Failure::Usage(format!(
-            "no scenario file `{name}`; bundled scenarios: {}",
-            bundled_names()
-        )));
-    };
-    match crate::scenario::parse(name, &text) {
-        Ok(s) => Ok((text, s)),
+    match crate::scenario::source(Path::new(name)) {
+        Ok((_, text, s)) => Ok((text, s)),
+        Err(crate::scenario::ScenarioError::Io { message, .. }) if !Path::new(name).exists() => {
+            let names: Vec<&str> = crate::scenario::BUNDLED
+                .iter()
+                .map(|(f, _)| f.trim_end_matches(".toml"))
+                .collect();
+            Err(Failure::Usage(format!(
+                "no scenario file `{name}` ({message}); bundled scenarios: {}",
+                names.join(", ")
+            )))
+        }
+        Err(e @ crate::scenario::ScenarioError::Io { .. }) => Err(Failure::Usage(e.to_string())),
         Err(e) => {
             eprintln!("{e}");
             Err(Failure::Judged)
         }
     }
-}
-
-fn bundled_names() -> String {
-    crate::scenario::BUNDLED
-        .iter()
-        .map(|(f, _)| f.trim_end_matches(".toml"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Why a command line could not become an engine command.
@@ -588,21 +559,15 @@ fn run_game_command(db: &Path, cmd: &super::Command, format: Format) -> CmdResul
 pub fn new(a: NewArgs) -> CmdResult {
     let (scenario_toml, scenario) = scenario_source(&a.scenario)?;
     let (tables_toml, tables) = super::load_tables(a.tables.as_deref())?;
-    let presets = crate::game::type_presets(&scenario).map_err(|(id, msg)| {
+    let mut new = NewGame::on(scenario_toml, scenario, a.seed).map_err(|(id, msg)| {
         Failure::Usage(format!(
             "pre-set order `{id}` cannot be read by the order language: {msg}"
         ))
     })?;
-    let new = NewGame {
-        scenario_toml,
-        scenario,
-        tables_toml,
-        tables,
-        seed: a.seed,
-        presets,
-        variants: a.variant.clone(),
-        created_at: now(),
-    };
+    new.tables_toml = tables_toml;
+    new.tables = tables;
+    new.variants = a.variant.clone();
+    new.created_at = now();
     let game = Game::create(&a.db, new).map_err(game_error)?;
     if a.format == Format::Json {
         return super::print_json(
@@ -790,34 +755,23 @@ pub fn order(a: OrderArgs) -> CmdResult {
 
 pub fn turn(a: TurnArgs) -> CmdResult {
     let mut game = open(&a.db)?;
-    let mut all = Vec::new();
-    loop {
-        match game.execute("umpire", &Command::Advance) {
-            Ok(events) => {
-                if a.format == Format::Text {
-                    for e in &events {
-                        println!("{}", describe(e));
-                    }
-                }
-                all.extend(events);
+    match game.advance(a.until(), None) {
+        Ok(events) if a.format == Format::Json => super::print_json(
+            &json!({"ok": true, "events": events, "turn": game.state.turn, "step": game.state.step}),
+        ),
+        Ok(events) => {
+            for e in &events {
+                println!("{}", describe(e));
             }
-            Err(e) if a.format == Format::Json => {
-                super::print_json(&refusal_json(&e))?;
-                return Err(Failure::Judged);
-            }
-            Err(e) => return Err(game_error(e)),
+            print_where(&game);
+            Ok(())
         }
-        if a.reached(&game.state) {
-            break;
+        Err(e) if a.format == Format::Json => {
+            super::print_json(&refusal_json(&e))?;
+            Err(Failure::Judged)
         }
+        Err(e) => Err(game_error(e)),
     }
-    if a.format == Format::Json {
-        return super::print_json(
-            &json!({"ok": true, "events": all, "turn": game.state.turn, "step": game.state.step}),
-        );
-    }
-    print_where(&game);
-    Ok(())
 }
 
 pub fn initiative(a: InitiativeArgs) -> CmdResult {

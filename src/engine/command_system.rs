@@ -551,6 +551,16 @@ fn discard_pending(ctx: &mut Ctx, command: &str, reason: &str) {
     }
 }
 
+/// Local Initiative happens in the phasing player's Command Phase (5.1), once per command per
+/// turn (6.6). Returns the command's side.
+fn local_initiative_allowed(ctx: &Ctx, command: &str, what: &str) -> Result<String, Refusal> {
+    require_step(ctx, Step::Command, what)?;
+    let side = ctx.side_of(command)?;
+    require_phasing(ctx, &side, what)?;
+    require_no_local_initiative(ctx, command)?;
+    Ok(side)
+}
+
 /// 6.6: a command may use only one kind of local initiative per turn.
 fn require_no_local_initiative(ctx: &Ctx, command: &str) -> Result<(), Refusal> {
     if ctx
@@ -668,10 +678,7 @@ pub(super) fn roll_initiative(
     command: &str,
     order: &TypedOrder,
 ) -> Result<(), Refusal> {
-    require_step(ctx, Step::Command, "Local Initiative")?;
-    let side = ctx.side_of(command)?;
-    require_phasing(ctx, &side, "Local Initiative")?;
-    require_no_local_initiative(ctx, command)?;
+    let side = local_initiative_allowed(ctx, command, "Local Initiative")?;
     require_no_initiative_roll(ctx, command)?;
     super::special_rules::require_exists(ctx, command)?;
     let (rating, special) = initiative_rating(ctx, commander, command)?;
@@ -800,10 +807,7 @@ pub(super) fn loose_cannon_order(
 
 /// 6.6.2: Default Defense — discard the order, defend in place, hub frozen.
 pub(super) fn default_defense(ctx: &mut Ctx, command: &str) -> Result<(), Refusal> {
-    require_step(ctx, Step::Command, "Default Defense")?;
-    let side = ctx.side_of(command)?;
-    require_phasing(ctx, &side, "Default Defense")?;
-    require_no_local_initiative(ctx, command)?;
+    let side = local_initiative_allowed(ctx, command, "Default Defense")?;
     if ctx.state.commands[command].status == CommandStatus::NoOrders {
         return Err(Refusal::new(
             "no-orders-no-default-defense",
@@ -824,10 +828,7 @@ pub(super) fn default_defense(ctx: &mut Ctx, command: &str) -> Result<(), Refusa
 
 /// 6.6.3: a voluntary Emergency Withdrawal.
 pub(super) fn withdraw(ctx: &mut Ctx, command: &str) -> Result<(), Refusal> {
-    require_step(ctx, Step::Command, "An Emergency Withdrawal")?;
-    let side = ctx.side_of(command)?;
-    require_phasing(ctx, &side, "An Emergency Withdrawal")?;
-    require_no_local_initiative(ctx, command)?;
+    local_initiative_allowed(ctx, command, "An Emergency Withdrawal")?;
     begin_withdrawal(ctx, command, WithdrawalCause::Voluntary);
     Ok(())
 }
