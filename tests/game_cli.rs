@@ -451,3 +451,74 @@ fn attacks_that_wreck_a_brigade_feed_the_stoppage_check_and_the_replayed_log() {
     let v = json(&["replay", "--db", d, "--verify"]);
     assert_eq!(v["ok"], true, "{v}");
 }
+
+/// The visibility each kind of event must have (rule 4.0; decision 0041).
+fn policy(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "step-began" | "turn-began" | "game-ended" | "combat-resolved" => &["public"],
+        "game-started" | "override" | "combat-dice" => &["umpire"],
+        // A Loose Cannon's order is written by one side and carried out by the other.
+        "order-issued" | "order-accepted" => &["side", "public"],
+        _ => &["side"],
+    }
+}
+
+#[test]
+fn every_kind_of_event_has_the_visibility_rule_4_0_gives_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("demo.db");
+    let d = db.to_str().unwrap();
+    ok(&["demo", "--quiet", "--db", d]);
+    // Add combat, an override and more turns to the demo's game.
+    ok(&[
+        "override",
+        "--db",
+        d,
+        "--reason",
+        "set-up",
+        "--place",
+        "hall-2=5.07",
+    ]);
+    ok(&["turn", "--db", d, "--until-turn", "6"]);
+    ok(&["turn", "--db", d]);
+    ok(&["turn", "--db", d]);
+    ok(&["turn", "--db", d]);
+    let _ = staffwork(&[
+        "combat",
+        "close-combat",
+        "--db",
+        d,
+        "--attacker",
+        "hall-2",
+        "--defender",
+        "1-2-i",
+    ]);
+    let log = json(&["log", "--db", d, "--umpire"]);
+    let mut kinds = std::collections::BTreeSet::new();
+    for e in log["events"].as_array().unwrap() {
+        let kind = e["event"]["kind"].as_str().unwrap();
+        let to = e["event"]["visibility"]["to"].as_str().unwrap();
+        assert!(policy(kind).contains(&to), "{kind} is visible to {to}: {e}");
+        if to == "side" {
+            let side = e["event"]["visibility"]["side"].as_str().unwrap();
+            assert!(side == "imperial" || side == "allied");
+        }
+        kinds.insert(kind.to_string());
+    }
+    for k in [
+        "acceptance-rolled",
+        "order-distorted",
+        "stoppage-checked",
+        "withdrawal-began",
+        "straggler-check",
+        "combat-resolved",
+        "unit-losses-taken",
+        "override",
+        "initiative-rolled",
+    ] {
+        assert!(
+            kinds.contains(k),
+            "the game should show `{k}`; it has {kinds:?}"
+        );
+    }
+}
