@@ -300,8 +300,10 @@ pub(super) fn resolve(
             .commands
             .get(&attacker_command)
             .is_some_and(|c| c.status == CommandStatus::NoOrders);
-    let combat_error =
-        |e: crate::combat::CombatError| Refusal::new("illegal-combat", "14–17", e.to_string(), "");
+    let combat_error = |e: crate::combat::CombatError| match e {
+        crate::combat::CombatError::Dice(d) => Refusal::from(d),
+        other => Refusal::new("illegal-combat", "14–17", other.to_string(), ""),
+    };
     let (label, a_res, d_res, trace, notes) = match kind {
         CombatKind::CloseCombat { fortified } => {
             if distance > 1 {
