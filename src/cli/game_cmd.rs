@@ -1319,6 +1319,16 @@ pub(crate) fn describe(e: &Event) -> String {
             losses.track.remaining(),
             losses.track.boxes
         ),
+        EventKind::UnitRallied {
+            unit,
+            stragglers_recovered,
+            morale_after,
+            blown,
+            ..
+        } => format!(
+            "rally phase: {unit} recovers {stragglers_recovered} straggler(s), now {morale_after:?}{}",
+            if *blown { ", Blown" } else { "" }
+        ),
         EventKind::SubUnitTransferred { command, to, order } => {
             format!("{command} joins {to} (order {order}, 6.9)")
         }

@@ -58,8 +58,7 @@ pub fn initial_units(s: &Scenario) -> Vec<(String, UnitState)> {
                 u.id.clone(),
                 UnitState {
                     track,
-                    morale: Default::default(),
-                    blown: false,
+                    ..UnitState::default()
                 },
             )
         })
@@ -79,8 +78,8 @@ fn size_of_strength(s: crate::scenario::Strength) -> Size {
 
 /// Current strength level of a unit from the boxes it has left (7.1, 20.4).
 fn current_size(track: &LossTrack) -> Size {
-    let per_a = u32::from(crate::combat::tables::builtin().wrecked.boxes_per_a.max(1));
-    Size::from_units(u32::from(track.remaining()) * 4 / per_a)
+    crate::combat::morale::size_from_boxes(crate::combat::tables::builtin(), track.remaining())
+        .unwrap_or(Size::C)
 }
 
 fn pos(ctx: &Ctx, piece: &str) -> Option<Hex> {
@@ -538,4 +537,129 @@ fn apply(ctx: &mut Ctx, side: &str, lead: &str, r: &SideResult) {
             );
         }
     }
+}
+
+/// Hexes from `hex` to the nearest unit of another side on the map.
+fn enemy_distance(ctx: &Ctx, side: &str, hex: Hex) -> u32 {
+    let s = ctx.eng.scenario;
+    ctx.state
+        .positions
+        .iter()
+        .filter(|(p, _)| s.unit(p).is_some_and(|u| u.side != side))
+        .map(|(_, h)| h.distance(hex))
+        .min()
+        .unwrap_or(u32::MAX)
+}
+
+/// The Rally Phase of the phasing player (5.1 step 6): Straggler Recovery (20.3.2; barred under
+/// Engage orders, easier in No Orders), Rally (21.5, a Routed stack always tries) and Cavalry
+/// Recovery (22.2.3), for every unit on the map. `out_of_command` comes from this turn's command
+/// range check.
+pub(super) fn rally_phase(
+    ctx: &mut Ctx,
+    side: &str,
+    out_of_command: &[String],
+) -> Result<(), Refusal> {
+    use crate::combat::morale::{
+        RallyInput, StragglerRecoveryInput, cavalry_recovery, rally, straggler_recovery,
+    };
+    let s = ctx.eng.scenario;
+    let t = crate::combat::tables::builtin();
+    let units: Vec<String> = ctx
+        .state
+        .units
+        .keys()
+        .filter(|id| {
+            s.unit(id)
+                .is_some_and(|u| u.side == side && !u.kind.is_artillery())
+        })
+        .filter(|id| ctx.state.positions.contains_key(*id))
+        .cloned()
+        .collect();
+    let dice_error = |e: crate::combat::CombatError| match e {
+        crate::combat::CombatError::Dice(d) => Refusal::from(d),
+        other => Refusal::new("illegal-combat", "20–22", other.to_string(), ""),
+    };
+    for id in units {
+        let u = s.unit(&id).expect("filtered above");
+        let st = ctx.state.units[&id].clone();
+        let hex = ctx.state.positions[&id];
+        let commanders: Vec<CommanderIn> = s
+            .commanders
+            .iter()
+            .filter(|k| k.side == side && pos(ctx, &k.id) == Some(hex))
+            .map(|k| CommanderIn::new(k.id.clone(), k.rating, k.fighter))
+            .collect();
+        let command = if oob::is_brigade(u.kind) {
+            Some(u.id.clone())
+        } else {
+            oob::parent(&ctx.state, &u.id)
+        };
+        let posture = command
+            .as_deref()
+            .and_then(|c| ctx.state.current_posture(c));
+        let distance = enemy_distance(ctx, side, hex);
+        let rating = u.morale.unwrap_or(crate::scenario::MoraleRating::C);
+        let mut after = st.clone();
+        let mut dice = Vec::new();
+        let mut recovered = 0;
+        if st.track.stragglers > 0 {
+            let input = StragglerRecoveryInput {
+                morale_rating: rating,
+                morale_state: st.morale,
+                stragglers: st.track.stragglers,
+                enemy_distance: distance,
+                night: ctx.night(),
+                in_command: !out_of_command.contains(&id),
+                under_engage_orders: posture == Some(crate::rules::Posture::Engage),
+                no_orders: posture.is_none(),
+                spent_mp: false,
+                in_combat: st.last_combat_turn == Some(ctx.state.turn),
+                fortified_or_village: terrain_at(s, hex) != Terrain::Clear,
+                commanders: commanders.clone(),
+            };
+            let r = straggler_recovery(t, &input, ctx.dice).map_err(dice_error)?;
+            recovered = r.recovered.min(after.track.stragglers);
+            after.track.stragglers -= recovered;
+            dice.extend(r.trace.dice);
+        }
+        if st.morale < crate::combat::MoraleState::Normal {
+            let input = RallyInput {
+                morale_rating: rating,
+                morale_state: st.morale,
+                adjacent_to_enemy: distance <= 1,
+                in_enemy_zoi: distance <= 1,
+                enemy_within_6: distance <= 6,
+                in_village_not_line: u.kind.is_infantry()
+                    && terrain_at(s, hex) == Terrain::Village
+                    && u.formation != crate::scenario::UnitFormation::Line,
+                attempt_rally_routed: true,
+                cavalry: u.kind.is_cavalry(),
+                commanders: commanders.clone(),
+            };
+            let r = rally(t, &input, ctx.dice).map_err(dice_error)?;
+            after.morale = r.morale_after;
+            after.blown |= r.becomes_blown;
+            dice.extend(r.trace.dice);
+        } else if st.blown && u.kind.is_cavalry() {
+            let (ok, _, trace) = cavalry_recovery(t, rating, st.morale, &commanders, ctx.dice)
+                .map_err(dice_error)?;
+            after.blown = !ok;
+            dice.extend(trace.dice);
+        }
+        if dice.is_empty() && after == st {
+            continue;
+        }
+        ctx.emit_side(
+            side,
+            EventKind::UnitRallied {
+                unit: id.clone(),
+                stragglers_recovered: recovered,
+                morale_after: after.morale,
+                blown: after.blown,
+                dice,
+            },
+        );
+    }
+    Ok(())
 }

@@ -1141,7 +1141,7 @@ pub(super) fn stage_complete(ctx: &mut Ctx, command: &str) -> Result<(), Refusal
 /// Command range at the end of the Movement Phase (6.11): brigades to their division commander
 /// (4 hexes) or corps HQ (8), divisions to their corps HQ (8); halved in No Orders (6.11.3);
 /// at night ½ under General orders and ¼ otherwise (27.2.1). Adjacent is always in command.
-pub(crate) fn command_range_check(ctx: &mut Ctx, side: &str) {
+pub(crate) fn command_range_check(ctx: &mut Ctx, side: &str) -> Vec<String> {
     let s = ctx.eng.scenario;
     let mut out = Vec::new();
     for (id, c) in &ctx.state.commands {
@@ -1185,9 +1185,10 @@ pub(crate) fn command_range_check(ctx: &mut Ctx, side: &str) {
     ctx.emit_side(
         side,
         EventKind::CommandRangeChecked {
-            out_of_command: out,
+            out_of_command: out.clone(),
         },
     );
+    out
 }
 
 /// An umpire override: recorded with its reason (umpire only), then its effect.

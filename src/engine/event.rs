@@ -219,6 +219,15 @@ pub enum EventKind {
         unit: String,
         losses: super::combat_system::UnitLosses,
     },
+    /// The Rally Phase for one unit (20.3.2, 21.5, 22.2.3): stragglers recovered, its morale
+    /// state and Blown status after, and the dice.
+    UnitRallied {
+        unit: String,
+        stragglers_recovered: u8,
+        morale_after: crate::combat::MoraleState,
+        blown: bool,
+        dice: Vec<Die>,
+    },
     /// A sub-unit joined another formation by an implemented order (6.9).
     SubUnitTransferred {
         command: String,
@@ -258,7 +267,8 @@ impl Event {
             | EventKind::StoppageChecked { dice, .. }
             | EventKind::ReinforcementRolled { dice, .. }
             | EventKind::CombatDice { dice, .. }
-            | EventKind::SpecialRuleRolled { dice, .. } => dice,
+            | EventKind::SpecialRuleRolled { dice, .. }
+            | EventKind::UnitRallied { dice, .. } => dice,
             _ => &[],
         }
     }

@@ -185,7 +185,15 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 c.stage = 0;
             }
         }
-        EventKind::StragglerCheck { .. } | EventKind::StoppageChecked { .. } => {}
+        EventKind::StragglerCheck {
+            unit, straggler, ..
+        } => {
+            // 6.6.3.6: a failed check costs one Straggler on the unit's Loss Chart.
+            if *straggler && let Some(u) = state.units.get_mut(unit) {
+                u.track.stragglers = u.track.stragglers.saturating_add(1);
+            }
+        }
+        EventKind::StoppageChecked { .. } => {}
         EventKind::StatusChanged {
             command, status, ..
         } => {
@@ -240,6 +248,19 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             u.track = losses.track;
             u.morale = losses.morale_after;
             u.blown = losses.blown;
+            u.last_combat_turn = Some(turn);
+        }
+        EventKind::UnitRallied {
+            unit,
+            stragglers_recovered,
+            morale_after,
+            blown,
+            ..
+        } => {
+            let u = state.units.entry(unit.clone()).or_default();
+            u.track.stragglers = u.track.stragglers.saturating_sub(*stragglers_recovered);
+            u.morale = *morale_after;
+            u.blown = *blown;
         }
         EventKind::SubUnitTransferred { command, to, .. } => {
             if let Some(c) = state.commands.get_mut(command) {

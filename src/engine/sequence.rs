@@ -468,6 +468,7 @@ fn end_player_turn(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
             },
         );
     }
-    super::command_system::command_range_check(ctx, side);
+    let out_of_command = super::command_system::command_range_check(ctx, side);
+    super::combat_system::rally_phase(ctx, side, &out_of_command)?;
     Ok(())
 }

@@ -203,6 +203,9 @@ pub struct UnitState {
     pub track: crate::combat::LossTrack,
     pub morale: crate::combat::MoraleState,
     pub blown: bool,
+    /// The turn it last fought or was fired on (no straggler recovery then, chart p6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_combat_turn: Option<u32>,
 }
 
 /// Per-side state.
