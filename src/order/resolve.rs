@@ -298,20 +298,30 @@ impl<'a> Index<'a> {
                 others,
             };
         }
-        // 2. The longest run of words that is a name.
+        // 2. The longest run of words that is a name ("the south slope of Cerro de
+        // Medellin"); two different places found in runs of that length are ambiguous.
         let words: Vec<&str> = key.split(' ').collect();
         for len in (1..words.len()).rev() {
+            let mut hits: Vec<&PlaceKey> = Vec::new();
             for start in 0..=words.len() - len {
                 let w = words[start..start + len].join(" ");
                 if let Some(k) = self.places.iter().find(|k| k.key == w) {
-                    return Match::Found {
-                        resolved: self.place_resolved(k.place),
-                        side: None,
-                        variant: k.variant.clone(),
-                        near: None,
-                        others: Vec::new(),
-                    };
+                    if !hits.iter().any(|h| h.place == k.place) {
+                        hits.push(k);
+                    }
                 }
+            }
+            if let Some(k) = hits.first() {
+                return Match::Found {
+                    resolved: self.place_resolved(k.place),
+                    side: None,
+                    variant: k.variant.clone(),
+                    near: None,
+                    others: hits[1..]
+                        .iter()
+                        .map(|h| self.scenario.places[h.place].name.clone())
+                        .collect(),
+                };
             }
         }
         // 3. A near miss of a proper name.
@@ -381,10 +391,19 @@ impl<'a> Index<'a> {
                 others,
             };
         }
+        // Numbers are never near misses of each other: "5th Div" is not "4th Div".
+        let digits = |s: &str| -> Vec<String> {
+            s.split(' ')
+                .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+                .map(str::to_string)
+                .collect()
+        };
+        let want = digits(&bare);
         let mut scored: Vec<(usize, usize)> = self
             .units
             .iter()
             .enumerate()
+            .filter(|(_, k)| !fuzzy || digits(&k.key) == want)
             .map(|(i, k)| (edit_distance(&bare, &k.key), i))
             .collect();
         scored.sort();
