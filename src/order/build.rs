@@ -36,6 +36,8 @@ pub(crate) struct Draft {
     pub stated_type: Option<(OrderType, Span)>,
     pub steps: Vec<DraftStep>,
     pub attached: Vec<Reference>,
+    /// Attachments written with the recipient ("2-I with Beamont-I attached:").
+    pub lead_attached: Vec<Reference>,
     pub intent: Vec<String>,
     pub intent_span: Option<Span>,
     pub remarks: Vec<Remark>,
@@ -222,12 +224,9 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
 
     let flush = |filler: &mut Option<Span>, d: &mut Draft| {
         if let Some(s) = filler.take() {
-            let t = text[s.0..s.1].trim_end_matches([',', ';']).trim();
+            let (span, t) = trimmed(text, s, &[',', ';']);
             if !t.is_empty() {
-                d.remarks.push(Remark {
-                    text: nfc(t),
-                    span: (s.0, s.0 + t.len()),
-                });
+                d.remarks.push(Remark { text: nfc(t), span });
             }
         }
     };
@@ -253,7 +252,9 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     _ => false,
                 };
                 if !ends {
-                    *end = tok.span().1;
+                    if !matches!(tok, Tok::Connector(..) | Tok::Punct(_)) {
+                        *end = tok.span().1;
+                    }
                     if *after_subject && matches!(tok, Tok::Filler(_) | Tok::Verb { .. }) {
                         *predicate = true;
                     }
@@ -333,7 +334,10 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     }
                 }
                 for a in attached {
-                    d.attached.push(to_reference(a));
+                    let r = to_reference(a);
+                    d.refs.push(r.clone());
+                    d.lead_attached.push(r.clone());
+                    d.attached.push(r);
                 }
             }
             Tok::Independent(s) => {
@@ -408,11 +412,16 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     }
                 }
             }
-            Tok::Attached(items, _) => {
+            Tok::Attached(items, s) => {
                 for a in items {
                     let r = to_reference(a);
                     d.refs.push(r.clone());
                     d.attached.push(r);
+                }
+                let part = nfc(&words(&text[s.0..s.1]));
+                match cur {
+                    Some(i) => d.steps[i].step.parts.push(part),
+                    None => pending.manner.push(part),
                 }
             }
             Tok::With(t, s) => {
@@ -534,6 +543,15 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     if c == "or" {
                         st.alternatives = true;
                     }
+                } else if word.is_empty()
+                    && matches!(r.form, Form::Name | Form::Unit)
+                    && prev_place.is_some_and(|(i, force)| {
+                        let list = if force { &st.forces } else { &st.objectives };
+                        list.get(i).is_some_and(|p| matches!(p.form, Form::Name | Form::Unit))
+                    })
+                {
+                    // Two names side by side stay two names when read back.
+                    st.parts.push(",".into());
                 }
                 st.parts.push(rendered);
                 let moving = matches!(
@@ -771,11 +789,20 @@ fn collect_refs(tok: &Tok, sink: &mut Vec<Reference>, all: &mut Vec<Reference>) 
     sink.push(r);
 }
 
+/// `text[span]` without surrounding white space and without the given trailing characters,
+/// with its span.
+fn trimmed<'t>(text: &'t str, span: Span, tail: &[char]) -> (Span, &'t str) {
+    let raw = &text[span.0..span.1];
+    let lead = raw.len() - raw.trim_start().len();
+    let t = raw.trim_start().trim_end().trim_end_matches(tail).trim_end();
+    ((span.0 + lead, span.0 + lead + t.len()), t)
+}
+
 fn make_condition(text: &str, kind: &str, start: usize, end: usize, refs: Vec<Reference>) -> Condition {
-    let raw = text[start..end].trim().trim_end_matches([',', '.', '!', '?', ';']);
+    let (span, raw) = trimmed(text, (start, end), &[',', '.', '!', '?', ';']);
     Condition {
         text: nfc(&words(raw)),
-        span: (start, start + raw.len()),
+        span,
         kind: kind.to_string(),
         references: refs,
     }

@@ -195,7 +195,7 @@ fn rule_name(r: Rule) -> Option<String> {
         Rule::v_leave => "leave the map",
         Rule::v_continue => "continue the attack",
         Rule::v_form_division => "form a temporary division",
-        Rule::recipient_lead | Rule::who | Rule::subject_lead => "a recipient (\"2nd Div:\")",
+        Rule::named_lead | Rule::who => "a recipient (\"2nd Div:\")",
         Rule::header => "a header code",
         Rule::courtesy => "a courtesy",
         Rule::timing => "a time",
@@ -250,25 +250,28 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
             let independent = p.clone().into_inner().any(|c| c.as_rule() == Rule::independent);
             Tok::Preset { span, independent }
         }
-        Rule::recipient_lead | Rule::subject_lead | Rule::authority_lead => {
-            let mut who = None;
+        Rule::named_lead => {
+            let mut whos = Vec::new();
             let mut attached = Vec::new();
+            let mut authority = false;
             let mut you = false;
             for c in p.into_inner() {
                 match c.as_rule() {
-                    Rule::who => who = Some(c),
-                    Rule::attached => attached = attached_items(c, off),
+                    Rule::who => whos.push(c),
+                    Rule::attached | Rule::lead_attached => attached = attached_items(c, off),
+                    Rule::k_desire => authority = true,
                     Rule::k_you => you = true,
                     _ => {}
                 }
             }
-            let who = if you {
-                None
+            // "X desires that Y …": Y is the recipient, and X only a courtesy.
+            let who = if authority {
+                if you { None } else { whos.into_iter().nth(1) }
             } else {
-                who.map(|w| who_target(w, off))
+                whos.into_iter().next()
             };
             Tok::Recipient {
-                who,
+                who: who.map(|w| who_target(w, off)),
                 attached,
                 span,
             }
@@ -331,6 +334,7 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
         | Rule::v_form_division
         | Rule::v_halt
         | Rule::v_leave
+        | Rule::v_off_map
         | Rule::v_continue
         | Rule::v_join
         | Rule::v_deploy
@@ -347,7 +351,7 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
                 Rule::v_reserve => Action::Reserve,
                 Rule::v_form_division => Action::FormDivision,
                 Rule::v_halt => Action::Halt,
-                Rule::v_leave => Action::LeaveMap,
+                Rule::v_leave | Rule::v_off_map => Action::LeaveMap,
                 Rule::v_continue => continue_action(&verb),
                 Rule::v_join => Action::Join,
                 Rule::v_deploy => Action::Deploy,

@@ -20,6 +20,8 @@ mod source;
 
 pub use ast::*;
 
+use std::collections::HashMap;
+
 use chrono::NaiveTime;
 
 use crate::hex::Hex;
@@ -89,10 +91,12 @@ fn now_of(opts: &Options<'_>) -> Option<NaiveTime> {
         .or_else(|| opts.scenario.map(|s| s.clock.first_turn.time()))
 }
 
+type Table = HashMap<Span, (Form, Option<Resolved>)>;
+
 /// Look a reference's resolution up by span in the table built from the place list.
-fn fill(r: &mut Reference, table: &[(Span, Form, Option<Resolved>)]) {
+fn fill(r: &mut Reference, table: &Table) {
     if r.parts.is_empty() {
-        if let Some((_, form, res)) = table.iter().find(|(s, _, _)| *s == r.span) {
+        if let Some((form, res)) = table.get(&r.span) {
             r.resolved = res.clone();
             if *form == Form::Unit {
                 r.form = Form::Unit;
@@ -104,19 +108,24 @@ fn fill(r: &mut Reference, table: &[(Span, Form, Option<Resolved>)]) {
     }
 }
 
-fn fill_dir(d: &mut Option<Direction>, table: &[(Span, Form, Option<Resolved>)]) {
+fn fill_dir(d: &mut Option<Direction>, table: &Table) {
     if let Some(p) = d.as_mut().and_then(|d| d.place.as_mut()) {
         fill(p, table);
     }
 }
 
+/// The word starting at `pos` (at least one character), for underlining.
 fn word_span(text: &str, pos: usize) -> Span {
-    let rest = text.get(pos..).unwrap_or("");
+    let Some(rest) = text.get(pos..) else {
+        return (pos.min(text.len()), pos.min(text.len()));
+    };
+    let first = rest.chars().next().map_or(0, char::len_utf8);
     let len = rest
         .char_indices()
         .find(|(_, c)| c.is_whitespace())
-        .map_or(rest.len(), |(i, _)| i);
-    (pos, pos + len.max(usize::from(!rest.is_empty())).min(rest.len()))
+        .map_or(rest.len(), |(i, _)| i)
+        .max(first);
+    (pos, pos + len)
 }
 
 #[allow(clippy::too_many_lines)]
@@ -139,6 +148,7 @@ fn check_span(
         stated_type,
         steps,
         mut attached,
+        lead_attached,
         intent,
         intent_span,
         remarks,
@@ -234,9 +244,9 @@ fn check_span(
 
     // --- places, hexes and troops
     let mut places: Vec<Reference> = Vec::new();
-    let mut table: Vec<(Span, Form, Option<Resolved>)> = Vec::new();
+    let mut table: Table = HashMap::new();
     for mut r in refs {
-        if table.iter().any(|(s, _, _)| *s == r.span) {
+        if table.contains_key(&r.span) {
             continue;
         }
         let mut res: Option<Resolved> = None;
@@ -318,7 +328,7 @@ fn check_span(
             }
             _ => {}
         }
-        table.push((r.span, r.form, res.clone()));
+        table.insert(r.span, (r.form, res.clone()));
         r.resolved = res;
         if r.is_place() {
             places.push(r);
@@ -469,10 +479,10 @@ fn check_span(
 
     let who = recipient.as_ref().map(|r| {
         let name = r.resolved.as_ref().map_or(r.phrase.clone(), |x| x.name.clone());
-        if attached.is_empty() {
+        if lead_attached.is_empty() {
             name
         } else {
-            let a: Vec<&str> = attached.iter().map(|a| a.phrase.as_str()).collect();
+            let a: Vec<&str> = lead_attached.iter().map(|a| a.phrase.as_str()).collect();
             format!("{name} with {} attached", a.join(" and "))
         }
     });
