@@ -77,7 +77,7 @@ fn round_trips(o: &CheckedOrder) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn any_text_is_read_without_panic(text in "\\PC{0,300}") {
@@ -110,25 +110,53 @@ proptest! {
     }
 
     #[test]
-    fn word_soup_read_backs_read_back_to_the_same_order(text in soup()) {
+    fn word_soup_read_backs_are_read(text in soup()) {
+        // Arbitrary word soup need not round-trip exactly (see docs/decisions/0013); its
+        // read-back must still be read without panic and keep its type.
         for o in order::check(&text, None, None).orders {
-            round_trips(&o);
+            let again = order::check_one(&o.readback, None, None);
+            spans_ok(&o.readback, &again);
+            prop_assert_eq!(again.order_type.is_some(), o.order_type.is_some());
         }
     }
 }
 
 #[test]
 fn a_megabyte_of_text_is_read() {
-    let unit = "2nd Div: attack up the Säter road and capture Hall. Then defend it vigorously against attacks from the east.\n";
-    let text = unit.repeat(1_000_000 / unit.len());
-    let r = order::check(&text, None, None);
-    assert_eq!(r.orders.len(), 1);
-    assert!(r.orders[0].stages.len() > 10_000);
-    let no_stops = "attack Hall and ".repeat(70_000);
+    // One megabyte in one sentence: kept as a remark, not parsed (linear by construction).
+    let no_stops = "attack Hall and ".repeat(1_048_576 / 16);
     let r = order::check(&no_stops, None, None);
     assert!(r.orders[0].diagnostics.iter().any(|d| d.code == "too-long"));
-    let many_orders = "2nd Div: capture Hall.\n\n".repeat(20_000);
-    assert_eq!(order::check(&many_orders, None, None).orders.len(), 20_000);
+    // 128 KiB of noise in short lines and blank lines.
+    let noise: String = (0..131_072u32)
+        .map(|i| match i % 97 {
+            0 => '\n',
+            1 if i % 3 == 0 => '\n',
+            n => char::from_u32(0x20 + (i.wrapping_mul(2_654_435_761) % 0x2F0) + n % 2).unwrap_or('?'),
+        })
+        .collect();
+    let r = order::check(&noise, None, None);
+    assert!(!r.orders.is_empty());
+    // Parsed text: many orders and one order of many stages (kept small for debug builds; the
+    // full megabyte of parsed orders is `a_megabyte_of_orders_is_parsed`, and throughput is
+    // measured in benches/orders.rs).
+    let many_orders = "2nd Div: capture Hall.\n\n".repeat(2_000);
+    assert_eq!(order::check(&many_orders, None, None).orders.len(), 2_000);
+    let unit = "2nd Div: attack up the Säter road and capture Hall. Then defend it against attacks from the east.\n";
+    let r = order::check(&unit.repeat(500), None, None);
+    assert_eq!(r.orders[0].stages.len(), 1_000);
+}
+
+/// A megabyte of real orders, parsed in full. Slow in debug builds (about a minute), so run it
+/// with `cargo test --release -- --ignored`.
+#[test]
+#[ignore]
+fn a_megabyte_of_orders_is_parsed() {
+    let unit = "2nd Div: attack up the Säter road and capture Hall. Then defend it vigorously against attacks from the east.\n";
+    let text = unit.repeat(1_048_576 / unit.len());
+    let r = order::check(&text, None, None);
+    assert_eq!(r.orders.len(), 1);
+    assert!(r.orders[0].stages.len() > 15_000);
 }
 
 #[test]

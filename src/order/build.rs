@@ -96,7 +96,8 @@ struct Pending {
     facing: Option<Direction>,
     against: Option<Direction>,
     if_possible: bool,
-    objectives: Vec<(Reference, String)>,
+    /// Places written before their verb, with their read-back and whether they are route.
+    objectives: Vec<(Reference, String, bool)>,
     condition: Option<Condition>,
     subject: Option<Reference>,
     manner: Vec<String>,
@@ -292,6 +293,10 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
             Mode::Normal => {}
         }
 
+        let word_conn_before = word_conn;
+        if !matches!(tok, Tok::Connector(..) | Tok::Punct(_) | Tok::CondStart(..)) {
+            word_conn = false;
+        }
         if !matches!(tok, Tok::Filler(_)) && !matches!(tok, Tok::Punct(_)) {
             flush(&mut filler, d);
         }
@@ -375,7 +380,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     refs: Vec::new(),
                     predicate: false,
                     after_subject: false,
-                    leading: first_step_here.is_none() || word_conn,
+                    leading: first_step_here.is_none() || word_conn_before,
                 };
             }
             Tok::Purpose(s) => {
@@ -489,9 +494,21 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     own_objectives: 0,
                     purpose: None,
                 };
-                for (r, p) in pending.objectives.drain(..) {
+                let moving = matches!(
+                    action,
+                    Action::Move | Action::Cross | Action::Withdraw | Action::Deploy
+                );
+                for (r, p, route) in pending.objectives.drain(..) {
                     step.parts.push(p);
-                    step.objectives.push(r);
+                    // The same rules as after the verb: route is route (except for defend),
+                    // own troops of a movement are its forces.
+                    if route && !matches!(action, Action::Defend) {
+                        step.route.push(r);
+                    } else if moving && step.objectives.is_empty() && r.form == Form::Own {
+                        step.forces.push(r);
+                    } else {
+                        step.objectives.push(r);
+                    }
                 }
                 for m in &step.manner {
                     step.parts.push(m.clone());
@@ -534,7 +551,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 };
                 let c = conn.take();
                 let Some(i) = cur else {
-                    pending.objectives.push((r, rendered));
+                    pending.objectives.push((r, rendered, kind == Prep::Route));
                     continue;
                 };
                 let st = &mut d.steps[i].step;
@@ -545,10 +562,8 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     }
                 } else if word.is_empty()
                     && matches!(r.form, Form::Name | Form::Unit)
-                    && prev_place.is_some_and(|(i, force)| {
-                        let list = if force { &st.forces } else { &st.objectives };
-                        list.get(i).is_some_and(|p| matches!(p.form, Form::Name | Form::Unit))
-                    })
+                    && st.parts.len() > 1
+                    && st.parts.last().is_some_and(|p| p != "," && p != "and" && p != "or")
                 {
                     // Two names side by side stay two names when read back.
                     st.parts.push(",".into());
@@ -601,7 +616,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                         st.parts.push(phrase);
                         st.objectives.push(r);
                     }
-                    None => pending.objectives.push((r, phrase)),
+                    None => pending.objectives.push((r, phrase, false)),
                 }
                 prev_place = None;
             }
@@ -675,9 +690,6 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 });
             }
         }
-        if !matches!(tok, Tok::Connector(..) | Tok::Punct(_) | Tok::CondStart(..)) {
-            word_conn = false;
-        }
         if !matches!(tok, Tok::Place(_) | Tok::Relation { .. }) {
             if !matches!(tok, Tok::Connector(..) | Tok::Punct(_)) {
                 conn = None;
@@ -745,7 +757,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
         {
             left.push(x.text);
         }
-        for (r, _) in pending.objectives {
+        for (r, _, _) in pending.objectives {
             left.push(r.phrase);
         }
         if let Some(c) = pending.condition {
