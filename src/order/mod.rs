@@ -73,6 +73,31 @@ pub fn check_with(text: &str, opts: Options<'_>) -> CheckReport {
     CheckReport { orders, summary }
 }
 
+/// A checker bound to a scenario and side, for checking many orders one at a time (the
+/// engine's use): the scenario's name indexes are built once.
+pub struct Checker<'a> {
+    index: Option<Index<'a>>,
+    side: Option<&'a str>,
+    now: Option<NaiveTime>,
+}
+
+impl<'a> Checker<'a> {
+    pub fn new(opts: Options<'a>) -> Self {
+        Checker {
+            index: opts.scenario.map(Index::new),
+            side: opts.side,
+            now: now_of(&opts),
+        }
+    }
+
+    /// Check `text` as one order.
+    pub fn check_one(&self, text: &str) -> CheckedOrder {
+        let lead = text.len() - text.trim_start().len();
+        let span = (lead, lead + text.trim().len());
+        check_span(text, span, self.index.as_ref(), self.side, self.now)
+    }
+}
+
 /// Check `text` as one order (blank lines included).
 pub fn check_one(text: &str, scenario: Option<&Scenario>, side: Option<&str>) -> CheckedOrder {
     let opts = Options {

@@ -131,6 +131,13 @@ fn without_titles(key: &str) -> String {
         .join(" ")
 }
 
+fn digit_words(s: &str) -> Vec<String> {
+    s.split(' ')
+        .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+        .map(str::to_string)
+        .collect()
+}
+
 /// Largest edit distance accepted for a near miss of a name of `len` characters.
 fn near_threshold(len: usize) -> usize {
     if len < 4 { 0 } else { len.div_ceil(3).min(3) }
@@ -145,6 +152,8 @@ struct PlaceKey {
 
 struct UnitKey {
     key: String,
+    /// The words of the key that hold digits ("2", "2-i"): never near misses of each other.
+    digits: Vec<String>,
     id: String,
     name: String,
     kind: String,
@@ -209,6 +218,7 @@ impl<'a> Index<'a> {
                 let key = unit_key(n);
                 if !key.is_empty() {
                     units.push(UnitKey {
+                        digits: digit_words(&key),
                         key,
                         id: id.to_string(),
                         name: name.to_string(),
@@ -249,6 +259,7 @@ impl<'a> Index<'a> {
             keys.dedup();
             for key in keys.into_iter().filter(|k| !k.is_empty()) {
                 units.push(UnitKey {
+                    digits: digit_words(&key),
                     key,
                     id: f.id.clone(),
                     name: f.name.clone(),
@@ -392,18 +403,12 @@ impl<'a> Index<'a> {
             };
         }
         // Numbers are never near misses of each other: "5th Div" is not "4th Div".
-        let digits = |s: &str| -> Vec<String> {
-            s.split(' ')
-                .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
-                .map(str::to_string)
-                .collect()
-        };
-        let want = digits(&bare);
+        let want = digit_words(&bare);
         let mut scored: Vec<(usize, usize)> = self
             .units
             .iter()
             .enumerate()
-            .filter(|(_, k)| !fuzzy || digits(&k.key) == want)
+            .filter(|(_, k)| !fuzzy || k.digits == want)
             .map(|(i, k)| (edit_distance(&bare, &k.key), i))
             .collect();
         scored.sort();
