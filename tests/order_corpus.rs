@@ -26,7 +26,10 @@ const CORPUS: &[&str] = &[
 /// NBS 6.6.1 sidebar "Order Writing Example", with the types of the digest's §7.1 table.
 const EXAMPLES: &[(&str, OrderType)] = &[
     ("3rd Div: march to Kümla and defend.", OrderType::General),
-    ("3rd Div: march over Hinzeberg to Kümla and defend.", OrderType::General),
+    (
+        "3rd Div: march over Hinzeberg to Kümla and defend.",
+        OrderType::General,
+    ),
     (
         "3rd Div: march to Kümla and defend it from attacks from the north.",
         OrderType::General,
@@ -108,10 +111,7 @@ fn attack_stoppage_begins_only_with_the_attack_stage() {
     // 6.3.3 and the sidebar: in example 9 the command first marches under General posture.
     let o = order::check_one(EXAMPLES[8].0, None, None);
     assert_eq!(o.first_posture(), Some(Posture::General));
-    assert_eq!(
-        o.stages.last().map(|s| s.posture),
-        Some(Posture::Engage)
-    );
+    assert_eq!(o.stages.last().map(|s| s.posture), Some(Posture::Engage));
     let cost = order::check_one(EXAMPLES[0].0, None, None).cost_type;
     assert_eq!(cost, Some(OrderType::General));
 }
@@ -176,21 +176,36 @@ fn hinseberg_resolves_to_hinzeberg_with_a_warning() {
         .expect("a spelling-variant warning");
     assert_eq!(d.severity, Severity::Warning);
     assert!(d.message.contains("Hinzeberg"), "{}", d.message);
-    assert_eq!(&"2nd Div: march over Hinseberg to Kümla."[d.span.0..d.span.1], "Hinseberg");
+    assert_eq!(
+        &"2nd Div: march over Hinseberg to Kümla."[d.span.0..d.span.1],
+        "Hinseberg"
+    );
     // Example 11's "Hinseberg road" likewise.
     let o = order::check_one(EXAMPLES[10].0, Some(&s), Some("imperial"));
     assert!(codes(&o).contains(&"spelling-variant"));
-    assert!(o.places.iter().any(|p| p.resolved.as_ref().is_some_and(|r| r.id == "hinzeberg-road")));
+    assert!(o.places.iter().any(|p| {
+        p.resolved
+            .as_ref()
+            .is_some_and(|r| r.id == "hinzeberg-road")
+    }));
 }
 
 #[test]
 fn diacritics_and_case_do_not_matter_and_do_not_warn() {
     // Decision 0012: "Kumla" and "KÜMLA" are Kümla by the one definition of a name.
     let s = tutorial();
-    for t in ["3rd Div: march to Kumla.", "3RD DIV: MARCH TO KÜMLA.", "3rd Div: march to kumla."] {
+    for t in [
+        "3rd Div: march to Kumla.",
+        "3RD DIV: MARCH TO KÜMLA.",
+        "3rd Div: march to kumla.",
+    ] {
         let o = order::check_one(t, Some(&s), Some("imperial"));
         assert_eq!(o.places[0].resolved.as_ref().unwrap().id, "kumla", "{t}");
-        assert!(o.diagnostics.iter().all(|d| d.severity == Severity::Note), "{t}: {:?}", codes(&o));
+        assert!(
+            o.diagnostics.iter().all(|d| d.severity == Severity::Note),
+            "{t}: {:?}",
+            codes(&o)
+        );
     }
 }
 
@@ -201,26 +216,47 @@ fn decomposed_input_keeps_byte_spans_of_the_input_as_given() {
     let o = order::check_one(text, Some(&s), Some("imperial"));
     let p = &o.places[0];
     assert_eq!(p.text, "Kümla", "texts are NFC");
-    assert_eq!(&text[p.span.0..p.span.1], "Ku\u{308}mla", "spans are into the input");
+    assert_eq!(
+        &text[p.span.0..p.span.1],
+        "Ku\u{308}mla",
+        "spans are into the input"
+    );
     assert_eq!(p.resolved.as_ref().unwrap().id, "kumla");
 }
 
 #[test]
 fn near_misses_resolve_with_a_warning_and_misses_suggest() {
     let s = tutorial();
-    let o = order::check_one("2nd Div: capture Kirsebrg from the west.", Some(&s), Some("imperial"));
+    let o = order::check_one(
+        "2nd Div: capture Kirsebrg from the west.",
+        Some(&s),
+        Some("imperial"),
+    );
     assert_eq!(o.places[0].resolved.as_ref().unwrap().id, "kirseberg");
-    let d = o.diagnostics.iter().find(|d| d.code == "near-miss").unwrap();
+    let d = o
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "near-miss")
+        .unwrap();
     assert!(d.message.contains("Kirseberg"));
-    let o = order::check_one("2nd Div: capture Vimiera from the west.", Some(&s), Some("imperial"));
-    let d = o.diagnostics.iter().find(|d| d.code == "unknown-place").unwrap();
+    let o = order::check_one(
+        "2nd Div: capture Vimiera from the west.",
+        Some(&s),
+        Some("imperial"),
+    );
+    let d = o
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "unknown-place")
+        .unwrap();
     assert_eq!(d.severity, Severity::Error);
     assert!(d.help.starts_with("did you mean"), "{}", d.help);
 }
 
 #[test]
 fn every_place_reference_is_listed_in_order() {
-    let text = "2nd Div: march over Hinzeberg to 12.14 and defend w/i 2 of 16.10 between 13.13 and 13.14.";
+    let text =
+        "2nd Div: march over Hinzeberg to 12.14 and defend w/i 2 of 16.10 between 13.13 and 13.14.";
     let o = order::check_one(text, None, None);
     let listed: Vec<&str> = o.places.iter().map(|p| p.text.as_str()).collect();
     assert_eq!(listed, ["Hinzeberg", "12.14", "16.10", "13.13", "13.14"]);
@@ -247,7 +283,10 @@ fn commanders_and_counter_ids_and_ordinals_resolve_to_formations() {
         ("Army HQ is to move to 3.10.", "imperial-army"),
     ] {
         let o = order::check_one(t, Some(&s), Some("imperial"));
-        let r = o.recipient.as_ref().unwrap_or_else(|| panic!("{t}: no recipient"));
+        let r = o
+            .recipient
+            .as_ref()
+            .unwrap_or_else(|| panic!("{t}: no recipient"));
         assert_eq!(r.resolved.as_ref().map(|r| r.id.as_str()), Some(id), "{t}");
         assert!(!o.has_errors(), "{t}: {:?}", codes(&o));
     }
@@ -268,7 +307,10 @@ fn historical_phrasing_is_read() {
         None,
         None,
     );
-    assert_eq!(o.intent.as_deref(), Some("fall on the rear of the enemy army"));
+    assert_eq!(
+        o.intent.as_deref(),
+        Some("fall on the rear of the enemy army")
+    );
     assert!(o.anatomy.why);
     let o = order::check_one(
         "Push forward your cavalry and horse artillery to Memmingen, which you must reach with your leading division before 0900 hours.",
@@ -276,7 +318,10 @@ fn historical_phrasing_is_read() {
         None,
     );
     let t = o.stages[0].timing.as_ref().unwrap();
-    assert_eq!((t.kind.as_str(), t.time.as_deref()), ("before", Some("09:00")));
+    assert_eq!(
+        (t.kind.as_str(), t.time.as_deref()),
+        ("before", Some("09:00"))
+    );
     assert_eq!(o.remarks[0].text, "which you must reach");
     assert!(codes(&o).contains(&"unstructured-text"));
     let o = order::check_one(
@@ -302,7 +347,10 @@ fn historical_phrasing_is_read() {
     );
     let att: Vec<&str> = o.attached.iter().map(|a| a.text.as_str()).collect();
     assert_eq!(att, ["Beamont-I", "I (2Lh)"]);
-    assert_eq!(o.stages[0].objectives[0].text, "Casa de Salinas", "shared objective");
+    assert_eq!(
+        o.stages[0].objectives[0].text, "Casa de Salinas",
+        "shared objective"
+    );
 }
 
 #[test]
@@ -313,17 +361,29 @@ fn hex_forms_are_read() {
         None,
     );
     let st = &o.stages[0];
-    assert!(st.objectives.iter().any(|r| r.form == Form::Between && r.parts.len() == 2));
+    assert!(
+        st.objectives
+            .iter()
+            .any(|r| r.form == Form::Between && r.parts.len() == 2)
+    );
     assert_eq!(st.facing.as_ref().unwrap().compass.as_deref(), Some("west"));
     let o = order::check_one(
         "Has an Independent Order to attack and then hold the high ground of Cerro de Medellin (18.25, 19.25 & 20.25).",
         None,
         None,
     );
-    let hx = o.stages[1].objectives.iter().find(|r| r.form == Form::Hexes).unwrap();
+    let hx = o.stages[1]
+        .objectives
+        .iter()
+        .find(|r| r.form == Form::Hexes)
+        .unwrap();
     assert_eq!(hx.hexes.len(), 3);
     let o = order::check_one("3-I: defend B29.17 and w/i 3 of 20.22.", None, None);
-    let w = o.stages[0].objectives.iter().find(|r| r.form == Form::Within).unwrap();
+    let w = o.stages[0]
+        .objectives
+        .iter()
+        .find(|r| r.form == Form::Within)
+        .unwrap();
     assert_eq!(w.within, Some(3));
     assert_eq!(o.places[0].text, "B29.17");
 }
@@ -336,7 +396,13 @@ fn read_back_round_trips_for_every_order_of_the_corpus() {
             let r = order::check(&corpus(file), scen, Some("imperial"));
             for o in &r.orders {
                 let again = order::check_one(&o.readback, scen, Some("imperial"));
-                assert_eq!(again.same_order_key(), o.same_order_key(), "{file}: {}\n  {}", o.text, o.readback);
+                assert_eq!(
+                    again.same_order_key(),
+                    o.same_order_key(),
+                    "{file}: {}\n  {}",
+                    o.text,
+                    o.readback
+                );
                 assert_eq!(again.order_type, o.order_type, "{}", o.readback);
                 assert_eq!(again.readback, o.readback, "read-back is a fixed point");
             }
@@ -363,12 +429,18 @@ fn read_back_is_canonical_plain_english() {
 fn the_same_order_key_ignores_wording_but_not_meaning() {
     let s = tutorial();
     let k = |t: &str| order::check_one(t, Some(&s), Some("imperial")).same_order_key();
-    assert_eq!(k("2nd Div: take Hall."), k("To General Morvan: capture Hall!"));
+    assert_eq!(
+        k("2nd Div: take Hall."),
+        k("To General Morvan: capture Hall!")
+    );
     assert_eq!(
         k("2nd Div: attack up the Säter road and capture Hall."),
         k("Second Division: attack along the Säter road and capture HALL.")
     );
     assert_ne!(k("2nd Div: capture Hall."), k("2nd Div: capture Säter."));
     assert_ne!(k("2nd Div: capture Hall."), k("3rd Div: capture Hall."));
-    assert_ne!(k("2nd Div: capture Hall."), k("2nd Div: capture Hall at 10:00."));
+    assert_ne!(
+        k("2nd Div: capture Hall."),
+        k("2nd Div: capture Hall at 10:00.")
+    );
 }

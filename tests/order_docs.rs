@@ -42,7 +42,11 @@ fn every_documented_code_is_triggered_by_its_example() {
             .unwrap_or_else(|| panic!("`{text}` should trigger {code}; got {:?}", o.diagnostics));
         assert_eq!(d.severity.to_string(), severity, "{code}");
         assert!(!d.help.is_empty(), "{code} has help");
-        assert!(d.span.1 <= text.len() && text.is_char_boundary(d.span.0) && text.is_char_boundary(d.span.1));
+        assert!(
+            d.span.1 <= text.len()
+                && text.is_char_boundary(d.span.0)
+                && text.is_char_boundary(d.span.1)
+        );
     }
 }
 
@@ -66,15 +70,18 @@ fn every_code_the_checker_emits_is_documented() {
         for part in text.split("Severity::").skip(1) {
             let after = part.split_once(',').map(|x| x.1).unwrap_or("");
             let lit = after.trim_start();
-            if let Some(rest) = lit.strip_prefix('"') {
-                if let Some(code) = rest.split('"').next() {
-                    emitted.push(code.to_string());
-                }
+            if let Some(rest) = lit.strip_prefix('"')
+                && let Some(code) = rest.split('"').next()
+            {
+                emitted.push(code.to_string());
             }
         }
     }
     assert!(emitted.len() >= 15, "{emitted:?}");
     for c in emitted {
-        assert!(documented.contains(&c), "code `{c}` is not documented in docs/order-language.md");
+        assert!(
+            documented.contains(&c),
+            "code `{c}` is not documented in docs/order-language.md"
+        );
     }
 }

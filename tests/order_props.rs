@@ -26,18 +26,91 @@ fn spans_ok(text: &str, o: &CheckedOrder) {
 }
 
 const WORDS: &[&str] = &[
-    "2nd Div:", "3rd Div", "To General Morvan:", "The Duke will", "Has orders to", "march", "move",
-    "attack", "capture", "defend", "hold", "withdraw", "cross", "deploy", "support", "await orders",
-    "take up position as reserve", "pursue", "reconnoitre", "leave the map", "and", "and then",
-    "then", "or", "either", ",", ";", ".", "!", "to", "over", "up", "via", "along", "from", "at",
-    "on", "behind", "north of", "the", "Hall", "Kümla", "Säter", "Hinzeberg", "Viskan Stream",
-    "Säter road", "Cerro de Medellin", "29.17", "B29.17", "w/i 3 of 20.22", "18.25, 19.25 & 20.25",
-    "between 24.12 and 24.20", "facing west", "west", "against attacks from the north",
-    "from the direction of Säter", "at 10:00", "before 0900 hours", "at dawn", "on receipt",
-    "if", "if possible", "as soon as", "the instant", "the enemy holds", "4th Division arrives",
-    "in order to", "fall on the rear of the enemy", "Independent Order", "with Cav-I attached",
-    "My dear General,", "Sir,", "Your obedient servant,", "W/E 10:30 —", "vigorously", "it",
-    "them", "there", "your location", "whatever that is", "Engage order", "(", ")", "xyzzy", "\n",
+    "2nd Div:",
+    "3rd Div",
+    "To General Morvan:",
+    "The Duke will",
+    "Has orders to",
+    "march",
+    "move",
+    "attack",
+    "capture",
+    "defend",
+    "hold",
+    "withdraw",
+    "cross",
+    "deploy",
+    "support",
+    "await orders",
+    "take up position as reserve",
+    "pursue",
+    "reconnoitre",
+    "leave the map",
+    "and",
+    "and then",
+    "then",
+    "or",
+    "either",
+    ",",
+    ";",
+    ".",
+    "!",
+    "to",
+    "over",
+    "up",
+    "via",
+    "along",
+    "from",
+    "at",
+    "on",
+    "behind",
+    "north of",
+    "the",
+    "Hall",
+    "Kümla",
+    "Säter",
+    "Hinzeberg",
+    "Viskan Stream",
+    "Säter road",
+    "Cerro de Medellin",
+    "29.17",
+    "B29.17",
+    "w/i 3 of 20.22",
+    "18.25, 19.25 & 20.25",
+    "between 24.12 and 24.20",
+    "facing west",
+    "west",
+    "against attacks from the north",
+    "from the direction of Säter",
+    "at 10:00",
+    "before 0900 hours",
+    "at dawn",
+    "on receipt",
+    "if",
+    "if possible",
+    "as soon as",
+    "the instant",
+    "the enemy holds",
+    "4th Division arrives",
+    "in order to",
+    "fall on the rear of the enemy",
+    "Independent Order",
+    "with Cav-I attached",
+    "My dear General,",
+    "Sir,",
+    "Your obedient servant,",
+    "W/E 10:30 —",
+    "vigorously",
+    "it",
+    "them",
+    "there",
+    "your location",
+    "whatever that is",
+    "Engage order",
+    "(",
+    ")",
+    "xyzzy",
+    "\n",
 ];
 
 fn soup() -> impl Strategy<Value = String> {
@@ -45,11 +118,41 @@ fn soup() -> impl Strategy<Value = String> {
 }
 
 fn structured() -> impl Strategy<Value = String> {
-    let recipient = prop::sample::select(vec!["2nd Div:", "3rd Div:", "To General Morvan:", "The Duke will", "Hill —"]);
-    let verb = prop::sample::select(vec!["march", "attack", "capture", "defend", "cross", "withdraw", "support", "pursue", "occupy"]);
-    let route = prop::sample::select(vec!["", " up the Säter road", " over Hinzeberg", " via Kirseberg"]);
-    let obj = prop::sample::select(vec![" Hall", " to Kümla", " Säter", " 12.14", " w/i 2 of 16.10", " the bridge", " between 13.13 and 13.14"]);
-    let extra = prop::sample::select(vec!["", " from the direction of Säter", " facing west", " at 10:00", " before 0900 hours", " if the enemy holds Kümla", " in order to fall on the rear of the enemy", " vigorously"]);
+    let recipient = prop::sample::select(vec![
+        "2nd Div:",
+        "3rd Div:",
+        "To General Morvan:",
+        "The Duke will",
+        "Hill —",
+    ]);
+    let verb = prop::sample::select(vec![
+        "march", "attack", "capture", "defend", "cross", "withdraw", "support", "pursue", "occupy",
+    ]);
+    let route = prop::sample::select(vec![
+        "",
+        " up the Säter road",
+        " over Hinzeberg",
+        " via Kirseberg",
+    ]);
+    let obj = prop::sample::select(vec![
+        " Hall",
+        " to Kümla",
+        " Säter",
+        " 12.14",
+        " w/i 2 of 16.10",
+        " the bridge",
+        " between 13.13 and 13.14",
+    ]);
+    let extra = prop::sample::select(vec![
+        "",
+        " from the direction of Säter",
+        " facing west",
+        " at 10:00",
+        " before 0900 hours",
+        " if the enemy holds Kümla",
+        " in order to fall on the rear of the enemy",
+        " vigorously",
+    ]);
     let join = prop::sample::select(vec![" and ", " and then ", ". ", ", then "]);
     let clause = (verb, route, obj, extra).prop_map(|(v, r, o, e)| format!("{v}{r}{o}{e}"));
     (recipient, prop::collection::vec((clause, join), 1..4)).prop_map(|(r, cs)| {
@@ -71,7 +174,13 @@ fn round_trips(o: &CheckedOrder) {
         return;
     }
     let again = order::check_one(&o.readback, None, None);
-    assert_eq!(again.same_order_key(), o.same_order_key(), "{}\n{}", o.text, o.readback);
+    assert_eq!(
+        again.same_order_key(),
+        o.same_order_key(),
+        "{}\n{}",
+        o.text,
+        o.readback
+    );
     assert_eq!(again.order_type, o.order_type, "{}", o.readback);
     assert_eq!(again.readback, o.readback);
 }
@@ -132,7 +241,8 @@ fn a_megabyte_of_text_is_read() {
         .map(|i| match i % 97 {
             0 => '\n',
             1 if i % 3 == 0 => '\n',
-            n => char::from_u32(0x20 + (i.wrapping_mul(2_654_435_761) % 0x2F0) + n % 2).unwrap_or('?'),
+            n => char::from_u32(0x20 + (i.wrapping_mul(2_654_435_761) % 0x2F0) + n % 2)
+                .unwrap_or('?'),
         })
         .collect();
     let r = order::check(&noise, None, None);
@@ -161,7 +271,11 @@ fn a_megabyte_of_orders_is_parsed() {
 
 #[test]
 fn deep_nesting_and_every_script_are_read() {
-    let nested = format!("2nd Div: capture {}Hall{}.", "(".repeat(100_000), ")".repeat(100_000));
+    let nested = format!(
+        "2nd Div: capture {}Hall{}.",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
     let o = order::check_one(&nested, None, None);
     spans_ok(&nested, &o);
     let mut scripts = String::from("2nd Div: capture ");
@@ -173,7 +287,16 @@ fn deep_nesting_and_every_script_are_read() {
             }
         }
     }
-    for text in [scripts.as_str(), "", " ", "\n\n\n", ".", "\u{0}", "2nd Div:", "Ku\u{308}\u{308}\u{308}mla"] {
+    for text in [
+        scripts.as_str(),
+        "",
+        " ",
+        "\n\n\n",
+        ".",
+        "\u{0}",
+        "2nd Div:",
+        "Ku\u{308}\u{308}\u{308}mla",
+    ] {
         let r = order::check(text, None, None);
         for o in &r.orders {
             spans_ok(text, o);

@@ -40,14 +40,14 @@ pub fn run(args: CheckArgs) -> CmdResult {
             }
         }
     };
-    if let (Some(side), Some(sc)) = (&args.side, &scen) {
-        if sc.side(side).is_none() {
-            let ids: Vec<&str> = sc.sides.iter().map(|s| s.id.as_str()).collect();
-            return Err(Failure::Usage(format!(
-                "no side `{side}` in the scenario; sides are {}",
-                ids.join(", ")
-            )));
-        }
+    if let (Some(side), Some(sc)) = (&args.side, &scen)
+        && sc.side(side).is_none()
+    {
+        let ids: Vec<&str> = sc.sides.iter().map(|s| s.id.as_str()).collect();
+        return Err(Failure::Usage(format!(
+            "no side `{side}` in the scenario; sides are {}",
+            ids.join(", ")
+        )));
     }
     let bytes = match &args.file {
         Some(p) if p.as_os_str() != "-" => {
@@ -70,8 +70,8 @@ pub fn run(args: CheckArgs) -> CmdResult {
     let report = order::check(&text, scen.as_ref(), args.side.as_deref());
     let out = match args.format {
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(&report)
-                .map_err(|e| Failure::Usage(e.to_string()))?;
+            let mut s =
+                serde_json::to_string_pretty(&report).map_err(|e| Failure::Usage(e.to_string()))?;
             s.push('\n');
             s
         }
@@ -79,7 +79,10 @@ pub fn run(args: CheckArgs) -> CmdResult {
     };
     // A closed pipe (`staffwork check … | head`) is not an error worth a panic.
     let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(out.as_bytes()).and_then(|()| stdout.flush()) {
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
         Err(e) => return Err(Failure::Usage(format!("standard output: {e}"))),
@@ -140,7 +143,8 @@ fn render_text(text: &str, report: &CheckReport) -> String {
         let _ = writeln!(out);
     }
     let s = &report.summary;
-    let _ = writeln!(out, 
+    let _ = writeln!(
+        out,
         "{} order(s): {} error(s), {} warning(s)",
         s.orders, s.errors, s.warnings
     );

@@ -179,7 +179,10 @@ pub struct Timing {
 impl Timing {
     /// A start time delays execution and so is a condition (30.0 "attack at 10:00").
     pub fn is_start(&self) -> bool {
-        matches!(self.kind.as_str(), "at" | "from" | "after" | "around" | "about")
+        matches!(
+            self.kind.as_str(),
+            "at" | "from" | "after" | "around" | "about"
+        )
     }
 }
 

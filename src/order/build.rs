@@ -210,9 +210,12 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
 
     // A sentence with no action, made only of names: a signature when it ends the order.
     if !has_verb && last && si > 0 {
-        let names_only = toks
-            .iter()
-            .all(|t| matches!(t, Tok::Place(_) | Tok::Punct(_) | Tok::Connector(_, _) | Tok::Courtesy(_)));
+        let names_only = toks.iter().all(|t| {
+            matches!(
+                t,
+                Tok::Place(_) | Tok::Punct(_) | Tok::Connector(_, _) | Tok::Courtesy(_)
+            )
+        });
         let short = abs.1 - abs.0 <= 60;
         if names_only && short && toks.iter().any(|t| matches!(t, Tok::Place(_))) {
             d.courtesies.push(Remark {
@@ -282,7 +285,9 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
             } => {
                 *end = tok.span().1;
                 match tok {
-                    Tok::Verb { action, .. } if action.posture() == Posture::Engage => *engage = true,
+                    Tok::Verb { action, .. } if action.posture() == Posture::Engage => {
+                        *engage = true
+                    }
                     Tok::Connector(c, _) if c == "or" || c == "either" => *alternatives = true,
                     _ => {}
                 }
@@ -302,7 +307,11 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
         }
         let cur = first_step_here.map(|_| d.steps.len() - 1);
         match tok {
-            Tok::Header(s) => d.header = Some(nfc(text[s.0..s.1].trim_end_matches(['—', '–', '-', ':']).trim())),
+            Tok::Header(s) => {
+                d.header = Some(nfc(text[s.0..s.1]
+                    .trim_end_matches(['—', '–', '-', ':'])
+                    .trim()))
+            }
             Tok::Courtesy(s) => d.courtesies.push(Remark {
                 text: nfc(&text[s.0..s.1]),
                 span: *s,
@@ -316,10 +325,19 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 }
             }
             Tok::Addressee(t) => {
-                let generic = t
-                    .text
-                    .split_whitespace()
-                    .all(|w| matches!(w.to_lowercase().as_str(), "general" | "sir" | "marshal" | "friend" | "colonel" | "lord" | "duke" | "prince"));
+                let generic = t.text.split_whitespace().all(|w| {
+                    matches!(
+                        w.to_lowercase().as_str(),
+                        "general"
+                            | "sir"
+                            | "marshal"
+                            | "friend"
+                            | "colonel"
+                            | "lord"
+                            | "duke"
+                            | "prince"
+                    )
+                });
                 if d.recipient.is_none() && !generic {
                     d.recipient = Some(to_reference(t));
                 } else {
@@ -356,7 +374,11 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 }
                 None => pending.manner.push(m.clone()),
             },
-            Tok::Timing { prep: p, value, span } => {
+            Tok::Timing {
+                prep: p,
+                value,
+                span,
+            } => {
                 let t = Timing {
                     text: lower_first(&nfc(&words(&text[span.0..span.1]))),
                     span: *span,
@@ -391,7 +413,11 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     alternatives: false,
                 };
             }
-            Tok::Facing(t, s) | Tok::Threat(t, s) | Tok::Direction { target: t, span: s, .. } => {
+            Tok::Facing(t, s)
+            | Tok::Threat(t, s)
+            | Tok::Direction {
+                target: t, span: s, ..
+            } => {
                 let (compass, place) = split_target(t, &mut d.refs);
                 let dir = Direction {
                     text: lower_first(&nfc(&words(&text[s.0..s.1]))),
@@ -412,8 +438,11 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                         *[&mut st.facing, &mut st.against, &mut st.direction][which] = Some(dir);
                     }
                     None => {
-                        *[&mut pending.facing, &mut pending.against, &mut pending.direction][which] =
-                            Some(dir);
+                        *[
+                            &mut pending.facing,
+                            &mut pending.against,
+                            &mut pending.direction,
+                        ][which] = Some(dir);
                     }
                 }
             }
@@ -447,21 +476,23 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     } else {
                         &mut st.objectives
                     };
-                    if let Some(r) = list.get_mut(oi) {
-                        if matches!(r.form, Form::Name | Form::Unit) && conn.is_none() && prep.is_none() {
-                            let new_end = span.1;
-                            let ext = nfc(&text[r.span.1..new_end]);
-                            r.text.push_str(&ext);
-                            r.phrase.push_str(&ext);
-                            r.span.1 = new_end;
-                            if let Some(last_part) = st.parts.last_mut() {
-                                last_part.push_str(&ext);
-                            }
-                            if let Some(p) = d.refs.iter_mut().rev().find(|p| p.span.0 == r.span.0) {
-                                *p = r.clone();
-                            }
-                            continue;
+                    if let Some(r) = list.get_mut(oi)
+                        && matches!(r.form, Form::Name | Form::Unit)
+                        && conn.is_none()
+                        && prep.is_none()
+                    {
+                        let new_end = span.1;
+                        let ext = nfc(&text[r.span.1..new_end]);
+                        r.text.push_str(&ext);
+                        r.phrase.push_str(&ext);
+                        r.span.1 = new_end;
+                        if let Some(last_part) = st.parts.last_mut() {
+                            last_part.push_str(&ext);
                         }
+                        if let Some(p) = d.refs.iter_mut().rev().find(|p| p.span.0 == r.span.0) {
+                            *p = r.clone();
+                        }
+                        continue;
                     }
                 }
                 let link = if d.steps.is_empty() {
@@ -513,7 +544,10 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 for m in &step.manner {
                     step.parts.push(m.clone());
                 }
-                for x in [&step.direction, &step.facing, &step.against].into_iter().flatten() {
+                for x in [&step.direction, &step.facing, &step.against]
+                    .into_iter()
+                    .flatten()
+                {
                     step.parts.push(x.text.clone());
                 }
                 if let Some(t) = &step.timing {
@@ -563,7 +597,10 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 } else if word.is_empty()
                     && matches!(r.form, Form::Name | Form::Unit)
                     && st.parts.len() > 1
-                    && st.parts.last().is_some_and(|p| p != "," && p != "and" && p != "or")
+                    && st
+                        .parts
+                        .last()
+                        .is_some_and(|p| p != "," && p != "and" && p != "or")
                 {
                     // Two names side by side stay two names when read back.
                     st.parts.push(",".into());
@@ -720,7 +757,9 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
             engage,
             alternatives,
         } => {
-            let raw = text[start..end].trim().trim_end_matches(['.', '!', '?', ',', ';']);
+            let raw = text[start..end]
+                .trim()
+                .trim_end_matches(['.', '!', '?', ',', ';']);
             let intent = nfc(&words(raw));
             if !intent.is_empty() {
                 if d.intent_span.is_none() {
@@ -806,11 +845,21 @@ fn collect_refs(tok: &Tok, sink: &mut Vec<Reference>, all: &mut Vec<Reference>) 
 fn trimmed<'t>(text: &'t str, span: Span, tail: &[char]) -> (Span, &'t str) {
     let raw = &text[span.0..span.1];
     let lead = raw.len() - raw.trim_start().len();
-    let t = raw.trim_start().trim_end().trim_end_matches(tail).trim_end();
+    let t = raw
+        .trim_start()
+        .trim_end()
+        .trim_end_matches(tail)
+        .trim_end();
     ((span.0 + lead, span.0 + lead + t.len()), t)
 }
 
-fn make_condition(text: &str, kind: &str, start: usize, end: usize, refs: Vec<Reference>) -> Condition {
+fn make_condition(
+    text: &str,
+    kind: &str,
+    start: usize,
+    end: usize,
+    refs: Vec<Reference>,
+) -> Condition {
     let (span, raw) = trimmed(text, (start, end), &[',', '.', '!', '?', ';']);
     Condition {
         text: nfc(&words(raw)),

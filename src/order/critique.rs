@@ -33,7 +33,9 @@ pub(crate) fn order_type(stages: &[Stage]) -> Option<OrderType> {
         || stages.iter().any(|s| {
             s.condition.is_some()
                 || s.alternatives
-                || s.steps.iter().any(|st| st.timing.as_ref().is_some_and(Timing::is_start))
+                || s.steps
+                    .iter()
+                    .any(|st| st.timing.as_ref().is_some_and(Timing::is_start))
         });
     Some(if complex {
         OrderType::Complex
@@ -121,22 +123,17 @@ pub(crate) fn content(stages: &[Stage], order_span: Span, out: &mut Vec<Diagnost
 }
 
 /// Which of WHO, WHAT, WHERE, WHEN and WHY the order answers (6.7 sidebar).
-pub(crate) fn anatomy(
-    recipient: bool,
-    stages: &[Stage],
-    intent: bool,
-    places: usize,
-) -> Anatomy {
+pub(crate) fn anatomy(recipient: bool, stages: &[Stage], intent: bool, places: usize) -> Anatomy {
     Anatomy {
         who: recipient,
         what: !stages.is_empty(),
         where_: places > 0
-            || stages.iter().any(|s| {
-                !s.objectives.is_empty() || !s.route.is_empty() || s.direction.is_some()
-            }),
-        when: stages.iter().any(|s| {
-            s.condition.is_some() || s.steps.iter().any(|st| st.timing.is_some())
-        }),
+            || stages
+                .iter()
+                .any(|s| !s.objectives.is_empty() || !s.route.is_empty() || s.direction.is_some()),
+        when: stages
+            .iter()
+            .any(|s| s.condition.is_some() || s.steps.iter().any(|st| st.timing.is_some())),
         why: intent,
     }
 }
@@ -170,12 +167,7 @@ pub(crate) fn anatomy_note(a: Anatomy, span: Span) -> Diagnostic {
 fn ref_key(r: &Reference) -> String {
     let base = match &r.resolved {
         Some(res) => format!("#{}", res.id),
-        None if !r.parts.is_empty() => r
-            .parts
-            .iter()
-            .map(ref_key)
-            .collect::<Vec<_>>()
-            .join("+"),
+        None if !r.parts.is_empty() => r.parts.iter().map(ref_key).collect::<Vec<_>>().join("+"),
         None => fold(&r.text),
     };
     let within = r.within.map(|w| format!("w{w}:")).unwrap_or_default();
@@ -206,10 +198,13 @@ pub(crate) fn key(
     intent: Option<&str>,
 ) -> String {
     let mut k = String::new();
-    k.push_str(&recipient.map_or_else(|| "-".into(), |r| match &r.resolved {
-        Some(res) => format!("#{}", res.id),
-        None => fold(&r.text),
-    }));
+    k.push_str(&recipient.map_or_else(
+        || "-".into(),
+        |r| match &r.resolved {
+            Some(res) => format!("#{}", res.id),
+            None => fold(&r.text),
+        },
+    ));
     for a in attached {
         k.push('+');
         k.push_str(&ref_key(a));
@@ -233,7 +228,10 @@ pub(crate) fn key(
                 .as_ref()
                 .map(|t| format!("{}{}", t.kind, t.time.as_deref().unwrap_or("")))
                 .unwrap_or_default(),
-            st.condition.as_ref().map(|c| fold(&c.text)).unwrap_or_default(),
+            st.condition
+                .as_ref()
+                .map(|c| fold(&c.text))
+                .unwrap_or_default(),
             if st.if_possible { "?" } else { "" },
         ));
     }

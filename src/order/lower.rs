@@ -172,7 +172,11 @@ pub(crate) fn explain(text: &str, offset: usize) -> Unreadable {
                 expected.push("an action such as march, attack or defend".into());
             }
             Unreadable {
-                pos: if known { offset + pos.min(text.len()) } else { offset },
+                pos: if known {
+                    offset + pos.min(text.len())
+                } else {
+                    offset
+                },
                 expected,
             }
         }
@@ -247,7 +251,10 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
             Tok::TypeLabel(t, span)
         }
         Rule::preset_lead => {
-            let independent = p.clone().into_inner().any(|c| c.as_rule() == Rule::independent);
+            let independent = p
+                .clone()
+                .into_inner()
+                .any(|c| c.as_rule() == Rule::independent);
             Tok::Preset { span, independent }
         }
         Rule::named_lead => {
@@ -319,7 +326,10 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
             None => Tok::Filler(span),
         },
         Rule::direction => {
-            let from = p.clone().into_inner().any(|c| c.as_rule() == Rule::dir_from);
+            let from = p
+                .clone()
+                .into_inner()
+                .any(|c| c.as_rule() == Rule::dir_from);
             match first_target(p, off) {
                 Some(target) => Tok::Direction { from, target, span },
                 None => Tok::Filler(span),
@@ -366,9 +376,7 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
             };
             Tok::Verb { action, verb, span }
         }
-        Rule::within | Rule::between | Rule::hex_list | Rule::hex => {
-            Tok::Place(target(p, off))
-        }
+        Rule::within | Rule::between | Rule::hex_list | Rule::hex => Tok::Place(target(p, off)),
         Rule::relation => {
             let mut rel = String::new();
             let mut tgt = None;
@@ -388,15 +396,18 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
         Rule::route_prep => Tok::RoutePrep(lower_case_words(p.as_str()), span),
         Rule::dest_prep => Tok::DestPrep(lower_case_words(p.as_str()), span),
         Rule::compass => {
-            if p.clone().into_inner().any(|c| c.as_rule() == Rule::k_from) {
-                if let Some(c) = p.clone().into_inner().find(|c| c.as_rule() == Rule::compass_word) {
-                    out.push(Tok::Direction {
-                        from: true,
-                        target: simple(Form::Compass, &c, off),
-                        span,
-                    });
-                    return;
-                }
+            if p.clone().into_inner().any(|c| c.as_rule() == Rule::k_from)
+                && let Some(c) = p
+                    .clone()
+                    .into_inner()
+                    .find(|c| c.as_rule() == Rule::compass_word)
+            {
+                out.push(Tok::Direction {
+                    from: true,
+                    target: simple(Form::Compass, &c, off),
+                    span,
+                });
+                return;
             }
             let w = p
                 .clone()
@@ -570,9 +581,9 @@ fn target(p: Pair<'_, Rule>, off: usize) -> Target {
             t
         }
         Rule::dir_from_tail => {
-            let inner = p.into_inner().find(|c| {
-                !matches!(c.as_rule(), Rule::k_the | Rule::k_direction | Rule::k_of)
-            });
+            let inner = p
+                .into_inner()
+                .find(|c| !matches!(c.as_rule(), Rule::k_the | Rule::k_direction | Rule::k_of));
             match inner {
                 Some(c) => target(c, off),
                 None => Target {

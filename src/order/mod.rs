@@ -120,12 +120,12 @@ type Table = HashMap<Span, (Form, Option<Resolved>)>;
 
 /// Look a reference's resolution up by span in the table built from the place list.
 fn fill(r: &mut Reference, table: &Table) {
-    if r.parts.is_empty() {
-        if let Some((form, res)) = table.get(&r.span) {
-            r.resolved = res.clone();
-            if *form == Form::Unit {
-                r.form = Form::Unit;
-            }
+    if r.parts.is_empty()
+        && let Some((form, res)) = table.get(&r.span)
+    {
+        r.resolved = res.clone();
+        if *form == Form::Unit {
+            r.form = Form::Unit;
         }
     }
     for p in &mut r.parts {
@@ -201,7 +201,10 @@ fn check_span(
                     diags.push(diag(
                         Severity::Warning,
                         "near-miss",
-                        format!("recipient \"{}\" taken for {} (edit distance {d})", r.text, resolved.name),
+                        format!(
+                            "recipient \"{}\" taken for {} (edit distance {d})",
+                            r.text, resolved.name
+                        ),
                         r.span,
                         format!("write \"{}\" if that is meant", resolved.name),
                     ));
@@ -210,7 +213,12 @@ fn check_span(
                     diags.push(diag(
                         Severity::Warning,
                         "ambiguous-name",
-                        format!("recipient \"{}\" could be {} or {}", r.text, resolved.name, others.join(" or ")),
+                        format!(
+                            "recipient \"{}\" could be {} or {}",
+                            r.text,
+                            resolved.name,
+                            others.join(" or ")
+                        ),
                         r.span,
                         "use the formation's full name or counter id",
                     ));
@@ -224,7 +232,10 @@ fn check_span(
                 "unknown-recipient",
                 format!("no command called \"{}\" in this scenario", r.text),
                 r.span,
-                suggest(&suggestions, "name a formation, unit or commander of the order of battle"),
+                suggest(
+                    &suggestions,
+                    "name a formation, unit or commander of the order of battle",
+                ),
             )),
         }
     }
@@ -255,16 +266,16 @@ fn check_span(
         }
         _ => {}
     }
-    if let (Some(want), Some(got), Some(r)) = (side, &recipient_side, &recipient) {
-        if want != got {
-            diags.push(diag(
-                Severity::Error,
-                "recipient-not-own-side",
-                format!("{} belongs to the {got} side, not to {want}", r.text),
-                r.span,
-                "6.4: the Army Commander orders only his own commands",
-            ));
-        }
+    if let (Some(want), Some(got), Some(r)) = (side, &recipient_side, &recipient)
+        && want != got
+    {
+        diags.push(diag(
+            Severity::Error,
+            "recipient-not-own-side",
+            format!("{} belongs to the {got} side, not to {want}", r.text),
+            r.span,
+            "6.4: the Army Commander orders only his own commands",
+        ));
     }
 
     // --- places, hexes and troops
@@ -277,7 +288,12 @@ fn check_span(
         let mut res: Option<Resolved> = None;
         match (r.form, index) {
             (Form::Hex, Some(ix)) => {
-                if let Some(h) = r.hexes.first().copied().or_else(|| r.text.parse::<Hex>().ok()) {
+                if let Some(h) = r
+                    .hexes
+                    .first()
+                    .copied()
+                    .or_else(|| r.text.parse::<Hex>().ok())
+                {
                     res = ix.hex(h);
                     if res.is_none() {
                         let m = &ix.scenario.map;
@@ -306,7 +322,10 @@ fn check_span(
                         diags.push(diag(
                             Severity::Warning,
                             "spelling-variant",
-                            format!("\"{}\" taken for {} (a variant spelling, \"{v}\")", r.text, resolved.name),
+                            format!(
+                                "\"{}\" taken for {} (a variant spelling, \"{v}\")",
+                                r.text, resolved.name
+                            ),
                             r.span,
                             format!("write \"{}\" to be certain", resolved.name),
                         ));
@@ -315,7 +334,10 @@ fn check_span(
                         diags.push(diag(
                             Severity::Warning,
                             "near-miss",
-                            format!("\"{}\" is not on the map; taken for {} (edit distance {d})", r.text, resolved.name),
+                            format!(
+                                "\"{}\" is not on the map; taken for {} (edit distance {d})",
+                                r.text, resolved.name
+                            ),
                             r.span,
                             format!("write \"{}\" if that is meant", resolved.name),
                         ));
@@ -324,7 +346,13 @@ fn check_span(
                         diags.push(diag(
                             Severity::Warning,
                             "ambiguous-name",
-                            format!("\"{}\" could be {} or {}; taken for {}", r.text, resolved.name, others.join(" or "), resolved.name),
+                            format!(
+                                "\"{}\" could be {} or {}; taken for {}",
+                                r.text,
+                                resolved.name,
+                                others.join(" or "),
+                                resolved.name
+                            ),
                             r.span,
                             "use the full name of the place",
                         ));
@@ -342,7 +370,10 @@ fn check_span(
                         "unknown-place",
                         format!("\"{}\" is not a place on this map", r.text),
                         r.span,
-                        suggest(&suggestions, "name a place of the scenario's gazetteer or give a hex"),
+                        suggest(
+                            &suggestions,
+                            "name a place of the scenario's gazetteer or give a hex",
+                        ),
                     )),
                 },
             },
@@ -371,12 +402,11 @@ fn check_span(
                 fill(r, &table);
             }
         }
-        if let Some(s) = &mut st.subject {
-            if let Some(ix) = index {
-                if let Match::Found { resolved, .. } = ix.unit(&s.text, true) {
-                    s.resolved = Some(resolved);
-                }
-            }
+        if let Some(s) = &mut st.subject
+            && let Some(ix) = index
+            && let Match::Found { resolved, .. } = ix.unit(&s.text, true)
+        {
+            s.resolved = Some(resolved);
         }
         for step in &mut st.steps {
             for r in step
@@ -402,7 +432,10 @@ fn check_span(
                     "unknown-unit",
                     format!("\"{}\" is not a unit of this scenario", a.text),
                     a.span,
-                    suggest(&suggestions, "6.9: a transfer names the unit and the command it joins"),
+                    suggest(
+                        &suggestions,
+                        "6.9: a transfer names the unit and the command it joins",
+                    ),
                 )),
             }
         }
@@ -418,7 +451,10 @@ fn check_span(
         diags.push(diag(
             Severity::Error,
             "unreadable",
-            format!("cannot read an order here; expected {}", u.expected.join(", or ")),
+            format!(
+                "cannot read an order here; expected {}",
+                u.expected.join(", or ")
+            ),
             at,
             "an order needs an action: \"2nd Div: attack up the Säter road and capture Hall.\"",
         ));
@@ -427,9 +463,15 @@ fn check_span(
         diags.push(diag(
             Severity::Warning,
             "too-long",
-            format!("a sentence of {} bytes was not read; it is kept as a remark", s.1 - s.0),
+            format!(
+                "a sentence of {} bytes was not read; it is kept as a remark",
+                s.1 - s.0
+            ),
             *s,
-            format!("sentences longer than {} bytes are not parsed; break it up", source::MAX_SENTENCE),
+            format!(
+                "sentences longer than {} bytes are not parsed; break it up",
+                source::MAX_SENTENCE
+            ),
         ));
     }
     for r in &remarks {
@@ -439,7 +481,10 @@ fn check_span(
         diags.push(diag(
             Severity::Warning,
             "unstructured-text",
-            format!("\"{}\" was not understood and is kept only as a remark", r.text),
+            format!(
+                "\"{}\" was not understood and is kept only as a remark",
+                r.text
+            ),
             r.span,
             "the umpire will read it, but the order's structure ignores it; rephrase with an \
              action, a place, a route, a time or a condition",
@@ -450,14 +495,22 @@ fn check_span(
         for st in &stages {
             for step in &st.steps {
                 let Some(t) = &step.timing else { continue };
-                let Some(tm) = t.time.as_deref().and_then(|x| NaiveTime::parse_from_str(x, "%H:%M").ok()) else {
+                let Some(tm) = t
+                    .time
+                    .as_deref()
+                    .and_then(|x| NaiveTime::parse_from_str(x, "%H:%M").ok())
+                else {
                     continue;
                 };
                 if tm < now {
                     diags.push(diag(
                         Severity::Warning,
                         "time-past",
-                        format!("{} is already past (it is now {})", t.text, now.format("%H:%M")),
+                        format!(
+                            "{} is already past (it is now {})",
+                            t.text,
+                            now.format("%H:%M")
+                        ),
                         t.span,
                         "30.0: if the time has already passed on acceptance the order executes \
                          immediately; a deadline already past cannot be met",
@@ -466,30 +519,36 @@ fn check_span(
             }
         }
     }
-    if independent {
-        if let (Some((id, kind)), Some(ix)) = (&recipient_ref, index) {
-            if let Some(why) = independent_refusal(ix.scenario, id, kind) {
-                diags.push(diag(
-                    Severity::Warning,
-                    "independent-not-allowed",
-                    format!("{} may not normally receive an Independent Order: {why}", ix.scenario.command(id).map_or(id.as_str(), |c| c.name())),
-                    independent_span.unwrap_or(span),
-                    "6.8.1: eligible are divisions of a corps, brigades that do not belong to a \
+    if independent
+        && let (Some((id, kind)), Some(ix)) = (&recipient_ref, index)
+        && let Some(why) = independent_refusal(ix.scenario, id, kind)
+    {
+        diags.push(diag(
+            Severity::Warning,
+            "independent-not-allowed",
+            format!(
+                "{} may not normally receive an Independent Order: {why}",
+                ix.scenario.command(id).map_or(id.as_str(), |c| c.name())
+            ),
+            independent_span.unwrap_or(span),
+            "6.8.1: eligible are divisions of a corps, brigades that do not belong to a \
                      division, and cavalry brigades; others only where the scenario allows",
-                ));
-            }
-        }
+        ));
     }
-    if let (Some((stated, s)), Some(t)) = (stated_type, order_type) {
-        if stated != t {
-            diags.push(diag(
-                Severity::Warning,
-                "type-mismatch",
-                format!("the order calls itself {} but reads as {}", type_word(stated), type_word(t)),
-                s,
-                "6.3: the type follows from the order's stages, conditions and alternatives",
-            ));
-        }
+    if let (Some((stated, s)), Some(t)) = (stated_type, order_type)
+        && stated != t
+    {
+        diags.push(diag(
+            Severity::Warning,
+            "type-mismatch",
+            format!(
+                "the order calls itself {} but reads as {}",
+                type_word(stated),
+                type_word(t)
+            ),
+            s,
+            "6.3: the type follows from the order's stages, conditions and alternatives",
+        ));
     }
     let intent_text = (!intent.is_empty()).then(|| intent.join("; "));
     let anatomy = critique::anatomy(
@@ -503,7 +562,10 @@ fn check_span(
     let _ = intent_span;
 
     let who = recipient.as_ref().map(|r| {
-        let name = r.resolved.as_ref().map_or(r.phrase.clone(), |x| x.name.clone());
+        let name = r
+            .resolved
+            .as_ref()
+            .map_or(r.phrase.clone(), |x| x.name.clone());
         if lead_attached.is_empty() {
             name
         } else {
@@ -554,7 +616,14 @@ fn suggest(suggestions: &[String], fallback: &str) -> String {
     if suggestions.is_empty() {
         fallback.to_string()
     } else {
-        format!("did you mean {}?", suggestions.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", "))
+        format!(
+            "did you mean {}?",
+            suggestions
+                .iter()
+                .map(|s| format!("\"{s}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
     }
 }
 

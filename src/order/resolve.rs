@@ -18,15 +18,72 @@ use super::ast::Resolved;
 
 /// Words that make a noun phrase a reference to troops rather than to a place.
 const TROOP_WORDS: &[&str] = &[
-    "enemy", "enemies", "british", "french", "allied", "allies", "spanish", "portuguese",
-    "prussian", "prussians", "austrian", "austrians", "russian", "russians", "imperial",
-    "troops", "division", "divisions", "div", "divs", "corps", "brigade", "brigades", "bde",
-    "cavalry", "cav", "infantry", "artillery", "battery", "batteries", "guard", "guards", "hq",
-    "headquarters", "army", "armies", "column", "columns", "regiment", "regiments", "battalion",
-    "battalions", "squadron", "squadrons", "skirmishers", "dragoons", "hussars", "lancers",
-    "cuirassiers", "grenadiers", "voltigeurs", "chasseurs", "formations", "formation",
-    "garrison", "force", "forces", "men", "wing", "reserve", "reserves", "line", "lines",
-    "horse", "foot", "guns",
+    "enemy",
+    "enemies",
+    "british",
+    "french",
+    "allied",
+    "allies",
+    "spanish",
+    "portuguese",
+    "prussian",
+    "prussians",
+    "austrian",
+    "austrians",
+    "russian",
+    "russians",
+    "imperial",
+    "troops",
+    "division",
+    "divisions",
+    "div",
+    "divs",
+    "corps",
+    "brigade",
+    "brigades",
+    "bde",
+    "cavalry",
+    "cav",
+    "infantry",
+    "artillery",
+    "battery",
+    "batteries",
+    "guard",
+    "guards",
+    "hq",
+    "headquarters",
+    "army",
+    "armies",
+    "column",
+    "columns",
+    "regiment",
+    "regiments",
+    "battalion",
+    "battalions",
+    "squadron",
+    "squadrons",
+    "skirmishers",
+    "dragoons",
+    "hussars",
+    "lancers",
+    "cuirassiers",
+    "grenadiers",
+    "voltigeurs",
+    "chasseurs",
+    "formations",
+    "formation",
+    "garrison",
+    "force",
+    "forces",
+    "men",
+    "wing",
+    "reserve",
+    "reserves",
+    "line",
+    "lines",
+    "horse",
+    "foot",
+    "guns",
 ];
 
 fn is_roman(w: &str) -> bool {
@@ -50,19 +107,34 @@ pub(crate) fn looks_like_troops(text: &str) -> bool {
     if words.is_empty() {
         return false;
     }
-    if words.iter().all(|w| is_roman(w) || w.chars().all(|c| c.is_ascii_digit())) {
+    if words
+        .iter()
+        .all(|w| is_roman(w) || w.chars().all(|c| c.is_ascii_digit()))
+    {
         return true;
     }
     // "line" and "column" are troops only with a nationality ("the Allied line").
     words.iter().any(|w| {
         (TROOP_WORDS.contains(w) || TROOP_WORDS.contains(&w.trim_end_matches('s')))
-            && !matches!(*w, "line" | "lines" | "column" | "columns" | "horse" | "foot")
-    }) || (words.iter().any(|w| matches!(*w, "line" | "lines" | "column" | "columns"))
+            && !matches!(
+                *w,
+                "line" | "lines" | "column" | "columns" | "horse" | "foot"
+            )
+    }) || (words
+        .iter()
+        .any(|w| matches!(*w, "line" | "lines" | "column" | "columns"))
         && words.iter().any(|w| {
             matches!(
                 *w,
-                "enemy" | "british" | "french" | "allied" | "spanish" | "prussian" | "austrian"
-                    | "russian" | "imperial"
+                "enemy"
+                    | "british"
+                    | "french"
+                    | "allied"
+                    | "spanish"
+                    | "prussian"
+                    | "austrian"
+                    | "russian"
+                    | "imperial"
             )
         }))
 }
@@ -80,9 +152,33 @@ pub(crate) fn place_key(s: &str) -> String {
 }
 
 const TITLES: &[&str] = &[
-    "general", "gen", "genl", "marshal", "marechal", "colonel", "col", "brigadier", "brig",
-    "major", "maj", "lieutenant", "lt", "captain", "capt", "prince", "duke", "count", "baron",
-    "sir", "lord", "archduke", "mr", "monsieur", "his", "majesty", "excellency",
+    "general",
+    "gen",
+    "genl",
+    "marshal",
+    "marechal",
+    "colonel",
+    "col",
+    "brigadier",
+    "brig",
+    "major",
+    "maj",
+    "lieutenant",
+    "lt",
+    "captain",
+    "capt",
+    "prince",
+    "duke",
+    "count",
+    "baron",
+    "sir",
+    "lord",
+    "archduke",
+    "mr",
+    "monsieur",
+    "his",
+    "majesty",
+    "excellency",
 ];
 
 fn ordinal(w: &str) -> Option<&'static str> {
@@ -316,10 +412,10 @@ impl<'a> Index<'a> {
             let mut hits: Vec<&PlaceKey> = Vec::new();
             for start in 0..=words.len() - len {
                 let w = words[start..start + len].join(" ");
-                if let Some(k) = self.places.iter().find(|k| k.key == w) {
-                    if !hits.iter().any(|h| h.place == k.place) {
-                        hits.push(k);
-                    }
+                if let Some(k) = self.places.iter().find(|k| k.key == w)
+                    && !hits.iter().any(|h| h.place == k.place)
+                {
+                    hits.push(k);
                 }
             }
             if let Some(k) = hits.first() {
@@ -344,21 +440,19 @@ impl<'a> Index<'a> {
             .collect();
         scored.sort();
         let limit = near_threshold(key.chars().count());
-        if capitalised {
-            if let Some(&(dist, place)) = scored.first() {
-                let ties = scored
-                    .iter()
-                    .filter(|(d, p)| *d == dist && *p != place)
-                    .count();
-                if dist <= limit && ties == 0 {
-                    return Match::Found {
-                        resolved: self.place_resolved(place),
-                        side: None,
-                        variant: None,
-                        near: Some(dist),
-                        others: Vec::new(),
-                    };
-                }
+        if capitalised && let Some(&(dist, place)) = scored.first() {
+            let ties = scored
+                .iter()
+                .filter(|(d, p)| *d == dist && *p != place)
+                .count();
+            if dist <= limit && ties == 0 {
+                return Match::Found {
+                    resolved: self.place_resolved(place),
+                    side: None,
+                    variant: None,
+                    near: Some(dist),
+                    others: Vec::new(),
+                };
             }
         }
         let mut suggestions: Vec<String> = Vec::new();
@@ -412,27 +506,25 @@ impl<'a> Index<'a> {
             .map(|(i, k)| (edit_distance(&bare, &k.key), i))
             .collect();
         scored.sort();
-        if fuzzy {
-            if let Some(&(dist, i)) = scored.first() {
-                let id = &self.units[i].id;
-                let ties = scored
-                    .iter()
-                    .filter(|(d, j)| *d == dist && &self.units[*j].id != id)
-                    .count();
-                if dist > 0 && dist <= near_threshold(bare.chars().count()) && ties == 0 {
-                    let k = &self.units[i];
-                    return Match::Found {
-                        resolved: Resolved {
-                            id: k.id.clone(),
-                            name: k.name.clone(),
-                            kind: k.kind.clone(),
-                        },
-                        side: Some(k.side.clone()),
-                        variant: None,
-                        near: Some(dist),
-                        others: Vec::new(),
-                    };
-                }
+        if fuzzy && let Some(&(dist, i)) = scored.first() {
+            let id = &self.units[i].id;
+            let ties = scored
+                .iter()
+                .filter(|(d, j)| *d == dist && &self.units[*j].id != id)
+                .count();
+            if dist > 0 && dist <= near_threshold(bare.chars().count()) && ties == 0 {
+                let k = &self.units[i];
+                return Match::Found {
+                    resolved: Resolved {
+                        id: k.id.clone(),
+                        name: k.name.clone(),
+                        kind: k.kind.clone(),
+                    },
+                    side: Some(k.side.clone()),
+                    variant: None,
+                    near: Some(dist),
+                    others: Vec::new(),
+                };
             }
         }
         let mut suggestions: Vec<String> = Vec::new();
@@ -464,10 +556,24 @@ mod tests {
 
     #[test]
     fn troops_are_told_from_places() {
-        for t in ["the British", "4th Division", "III", "2-I", "16 Lt-2-I", "the Allied line", "I Corps' HQ"] {
+        for t in [
+            "the British",
+            "4th Division",
+            "III",
+            "2-I",
+            "16 Lt-2-I",
+            "the Allied line",
+            "I Corps' HQ",
+        ] {
             assert!(looks_like_troops(t), "{t}");
         }
-        for t in ["Hall", "Säter road", "the line", "Cerro de Medellin", "the hill"] {
+        for t in [
+            "Hall",
+            "Säter road",
+            "the line",
+            "Cerro de Medellin",
+            "the hill",
+        ] {
             assert!(!looks_like_troops(t), "{t}");
         }
     }
@@ -495,7 +601,10 @@ mod tests {
         assert_eq!(id(ix.place("Kumla")), ("kumla".into(), false, None));
         assert_eq!(id(ix.place("Hinseberg")), ("hinzeberg".into(), true, None));
         assert_eq!(id(ix.place("the stream")), ("viskan".into(), false, None));
-        assert_eq!(id(ix.place("Kirsebrg")), ("kirseberg".into(), false, Some(1)));
+        assert_eq!(
+            id(ix.place("Kirsebrg")),
+            ("kirseberg".into(), false, Some(1))
+        );
         assert_eq!(id(ix.place("the hill")).0, "-");
         assert_eq!(id(ix.unit("2nd Div", true)).0, "div-2");
         assert_eq!(id(ix.unit("General Morvan", true)).0, "div-2");

@@ -126,6 +126,9 @@ mod tests {
     fn sentences_end_at_stops_but_not_in_hexes_or_abbreviations() {
         let t = "To Gen. Hill: move to 29.17. Then attack Hall! Halt?";
         let s: Vec<&str> = split_sentences(t).iter().map(|r| &t[r.0..r.1]).collect();
-        assert_eq!(s, ["To Gen. Hill: move to 29.17.", "Then attack Hall!", "Halt?"]);
+        assert_eq!(
+            s,
+            ["To Gen. Hill: move to 29.17.", "Then attack Hall!", "Halt?"]
+        );
     }
 }
