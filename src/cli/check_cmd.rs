@@ -136,7 +136,7 @@ fn render_text(text: &str, report: &CheckReport) -> String {
                 let _ = writeln!(out, "   {l:>4} | {src}");
                 let _ = writeln!(out, "        | {}{}", " ".repeat(col), "^".repeat(width));
             }
-            if !d.help.is_empty() {
+            if !d.help.is_empty() && d.severity != Severity::Note {
                 let _ = writeln!(out, "        = help: {}", d.help);
             }
         }
