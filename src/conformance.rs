@@ -16,7 +16,6 @@ use crate::cli::{Cli, game_cmd};
 use crate::engine::{Event, GameState, OrderStatus};
 use crate::game::{Game, GameError, NewGame};
 use crate::rules::dice::{Dice, Purpose, ScriptedDice};
-use crate::rules::tables::CommandTables;
 
 /// One case as written.
 #[derive(Clone, Debug, Default)]
@@ -352,37 +351,21 @@ fn start_game(case: &Case) -> Result<Game, String> {
             .map_err(|e| format!("inline scenario: {e}"))?;
         (toml.clone(), s)
     } else {
+        // A path relative to the case file, or a bundled scenario's name.
         let name = case.scenario.as_deref().unwrap_or("tutorial-hall");
-        let rel = case.file.parent().map(|d| d.join(name));
-        let path = rel
+        let path = case
+            .file
+            .parent()
+            .map(|d| d.join(name))
             .filter(|p| p.exists())
             .unwrap_or_else(|| PathBuf::from(name));
-        let text = if path.exists() {
-            std::fs::read_to_string(&path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?
-        } else {
-            crate::scenario::BUNDLED
-                .iter()
-                .find(|(f, _)| *f == name || f.trim_end_matches(".toml") == name)
-                .map(|(_, t)| (*t).to_string())
-                .ok_or_else(|| format!("no scenario `{name}`"))?
-        };
-        let s = crate::scenario::parse(name, &text).map_err(|e| e.to_string())?;
+        let (_, text, s) =
+            crate::scenario::source(&path).map_err(|e| format!("scenario `{name}`: {e}"))?;
         (text, s)
     };
-    let presets = crate::game::type_presets(&scenario)
+    let mut new = NewGame::on(text, scenario, case.seed)
         .map_err(|(id, m)| format!("pre-set order {id}: {m}"))?;
-    let tables = CommandTables::nbs().clone();
-    let new = NewGame {
-        scenario_toml: text,
-        scenario,
-        tables_toml: crate::rules::tables::DEFAULT_TABLES_TOML.to_string(),
-        tables,
-        seed: case.seed,
-        presets,
-        variants: case.variants.clone(),
-        created_at: String::new(),
-    };
+    new.variants.clone_from(&case.variants);
     Game::in_memory(new).map_err(|e| e.to_string())
 }
 
@@ -469,15 +452,11 @@ fn run_line(
     if let crate::cli::Command::Turn(t) = &cli.command
         && matches!(outcome, Outcome::Ok)
     {
-        loop {
-            let evs = game
-                .execute_with(&actor, &cmd, dice)
-                .map_err(|e| format!("line {}: {e}", line.line))?;
-            events.extend(evs);
-            if t.reached(&game.state) {
-                return Ok(());
-            }
-        }
+        let evs = game
+            .advance(t.until(), Some(dice))
+            .map_err(|e| format!("line {}: {e}", line.line))?;
+        events.extend(evs);
+        return Ok(());
     }
     match (game.execute_with(&actor, &cmd, dice), outcome) {
         (Ok(evs), Outcome::Ok) => {
@@ -704,11 +683,11 @@ fn check_expectation(state: &GameState, events: &[Event], l: &Line) -> Result<()
                 let v = serde_json::to_value(e).unwrap_or_default();
                 want.iter().all(|(k, val)| match k.strip_suffix('~') {
                     // `key~=value`: the array holds the value, or the text contains it.
-                    Some(k) => v.get(k).is_some_and(|x| match x {
+                    Some(k) => field(&v, k).is_some_and(|x| match x {
                         serde_json::Value::Array(items) => items.iter().any(|i| scalar(i) == *val),
                         other => scalar(other).contains(val),
                     }),
-                    None => v.get(*k).is_some_and(|x| scalar(x) == *val),
+                    None => field(&v, k).is_some_and(|x| scalar(x) == *val),
                 })
             });
             match (*neg, matching) {
@@ -742,6 +721,11 @@ fn check_expectation(state: &GameState, events: &[Event], l: &Line) -> Result<()
             l.line, l.text
         )),
     }
+}
+
+/// A field of an event by a dotted path (`order.recipient`).
+fn field<'v>(v: &'v serde_json::Value, path: &str) -> Option<&'v serde_json::Value> {
+    path.split('.').try_fold(v, |cur, k| cur.get(k))
 }
 
 fn scalar(v: &serde_json::Value) -> String {

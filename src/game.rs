@@ -49,6 +49,50 @@ pub struct NewGame {
     pub created_at: String,
 }
 
+impl NewGame {
+    /// A new game on a scenario with the bundled command tables, its pre-set orders typed by the
+    /// order language (`Err((preset id, why))` if one cannot be read).
+    pub fn on(
+        scenario_toml: String,
+        scenario: Scenario,
+        seed: u64,
+    ) -> Result<NewGame, (String, String)> {
+        let presets = type_presets(&scenario)?;
+        Ok(NewGame {
+            scenario_toml,
+            scenario,
+            tables_toml: crate::rules::tables::DEFAULT_TABLES_TOML.to_string(),
+            tables: CommandTables::nbs().clone(),
+            seed,
+            presets,
+            variants: Vec::new(),
+            created_at: String::new(),
+        })
+    }
+}
+
+/// How far `turn` goes (rule 5.1): one step, to the first Command window of a game turn, or to
+/// the end of the game. Every step is recorded as a command of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Until {
+    Once,
+    Turn(u32),
+    End,
+}
+
+impl Until {
+    /// Has the game reached the stopping point?
+    pub fn reached(self, state: &GameState) -> bool {
+        use crate::engine::Step;
+        match self {
+            _ if state.step == Step::GameOver => true,
+            Until::Once => true,
+            Until::Turn(t) => state.turn >= t && state.player == 0 && state.step == Step::Command,
+            Until::End => false,
+        }
+    }
+}
+
 /// An open game.
 pub struct Game {
     pub store: Store,
@@ -234,6 +278,26 @@ impl Game {
         Ok(events)
     }
 
+    /// Run the automatic steps (`Command::Advance`) until `until`, with the game's dice or the
+    /// given ones; returns every event.
+    pub fn advance(
+        &mut self,
+        until: Until,
+        mut dice: Option<&mut dyn crate::rules::dice::Dice>,
+    ) -> Result<Vec<Event>, GameError> {
+        let mut all = Vec::new();
+        loop {
+            let events = match dice.as_deref_mut() {
+                Some(d) => self.execute_with("umpire", &Command::Advance, d)?,
+                None => self.execute("umpire", &Command::Advance)?,
+            };
+            all.extend(events);
+            if until.reached(&self.state) {
+                return Ok(all);
+            }
+        }
+    }
+
     /// Stored events, optionally only those up to a turn.
     pub fn events(&self, to_turn: Option<u32>) -> Result<Vec<StoredEvent>, GameError> {
         let mut evs = self.store.events()?;
@@ -371,7 +435,7 @@ pub fn visible<'a>(events: &'a [StoredEvent], viewer: &Viewer) -> Vec<&'a Stored
 
 /// Pieces a viewer may see on the map: all for the umpire; for a side its own pieces and enemy
 /// pieces within 12 hexes of one of its commanders (4.0; line of sight is not modelled —
-/// decision 0005).
+/// decision 0041).
 pub fn visible_positions(
     state: &GameState,
     scenario: &Scenario,
@@ -426,6 +490,19 @@ pub fn typed_order(checked: &crate::order::CheckedOrder) -> crate::engine::Typed
         },
         independent: checked.independent,
         key: checked.same_order_key(),
+        // 6.9: "join X" names the formation to join; "with Y attached" the sub-units attached.
+        joins: checked
+            .stages
+            .iter()
+            .find(|st| st.action == crate::order::Action::Join)
+            .and_then(|st| st.objectives.first())
+            .and_then(|r| r.resolved.as_ref())
+            .map(|r| r.id.clone()),
+        attaches: checked
+            .attached
+            .iter()
+            .filter_map(|r| r.resolved.as_ref().map(|x| x.id.clone()))
+            .collect(),
     }
 }
 

@@ -11,6 +11,14 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// One hex of the map, `CC.RR`, with an optional map letter.
+///
+/// ```
+/// use staffwork::hex::Hex;
+/// let h: Hex = "29.17".parse().unwrap();
+/// assert_eq!(h, Hex::new(29, 17));
+/// assert_eq!(h.to_string(), "29.17");
+/// assert_eq!(h.distance("29.21".parse().unwrap()), 4);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Hex {
     /// Map letter for multi-map games (`b'B'` in `B29.17`), or `None`.

@@ -13,6 +13,10 @@ pub fn nfc(s: &str) -> String {
 }
 
 /// Fold a name for comparison: case, diacritics, punctuation and spacing are ignored.
+///
+/// ```
+/// assert_eq!(staffwork::text::fold("Kümla"), staffwork::text::fold("KUMLA"));
+/// ```
 pub fn fold(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut pending_space = false;

@@ -363,3 +363,162 @@ fn the_order_log_has_the_fields_of_rule_6_4_5() {
     let text = ok(&["log", "--db", db.to_str().unwrap(), "--umpire"]);
     assert!(text.contains("Order Log (6.4.5)"));
 }
+
+#[test]
+fn attacks_that_wreck_a_brigade_feed_the_stoppage_check_and_the_replayed_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let d = db.to_str().unwrap();
+    ok(&[
+        "new",
+        "--scenario",
+        "tutorial-hall",
+        "--db",
+        d,
+        "--seed",
+        "3",
+    ]);
+    ok(&[
+        "override",
+        "--db",
+        d,
+        "--reason",
+        "set-up",
+        "--impose-order",
+        "div-2",
+        "--text",
+        "2nd Div: capture Hall.",
+    ]);
+    ok(&[
+        "override",
+        "--db",
+        d,
+        "--reason",
+        "set-up",
+        "--place",
+        "hall-1=5.07",
+    ]);
+    for _ in 0..3 {
+        ok(&["turn", "--db", d]);
+    }
+    // The Allied Hall brigade attacks 2-2-I until it is wrecked (or can attack no more).
+    for _ in 0..6 {
+        let out = staffwork(&[
+            "combat",
+            "close-combat",
+            "--db",
+            d,
+            "--attacker",
+            "hall-1",
+            "--defender",
+            "2-2-i",
+        ]);
+        if !out.status.success()
+            || String::from_utf8_lossy(&out.stdout).contains("2-2-i is wrecked")
+        {
+            break;
+        }
+    }
+    ok(&["turn", "--db", d]);
+    ok(&["turn", "--db", d]);
+    let log = json(&["log", "--db", d, "--umpire"]);
+    let events = log["events"].as_array().unwrap();
+    let wrecked = events
+        .iter()
+        .any(|e| e["event"]["kind"] == "wrecked-changed" && e["event"]["command"] == "2-2-i");
+    assert!(wrecked, "2-2-I was not wrecked");
+    let check = events
+        .iter()
+        .rev()
+        .find(|e| e["event"]["kind"] == "stoppage-checked" && e["event"]["command"] == "div-2")
+        .expect("a stoppage check after the combat");
+    assert_eq!(check["event"]["wrecked"], 1, "{check}");
+    if check["event"]["passed"] == false {
+        assert!(
+            events
+                .iter()
+                .any(|e| e["event"]["kind"] == "withdrawal-began"
+                    && e["event"]["cause"] == "stoppage")
+        );
+    }
+    // The Imperial player never sees the Allied brigade's losses; the replay verifies.
+    let imperial = serde_json::to_string(&json(&["log", "--db", d, "--side", "imperial"])).unwrap();
+    assert!(
+        !imperial.contains("\"unit\":\"hall-1\""),
+        "imperial sees Allied losses"
+    );
+    assert!(imperial.contains("combat-resolved"));
+    let v = json(&["replay", "--db", d, "--verify"]);
+    assert_eq!(v["ok"], true, "{v}");
+}
+
+/// The visibility each kind of event must have (rule 4.0; decision 0041).
+fn policy(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "step-began" | "turn-began" | "game-ended" | "combat-resolved" => &["public"],
+        "game-started" | "override" | "combat-dice" => &["umpire"],
+        // A Loose Cannon's order is written by one side and carried out by the other.
+        "order-issued" | "order-accepted" => &["side", "public"],
+        _ => &["side"],
+    }
+}
+
+#[test]
+fn every_kind_of_event_has_the_visibility_rule_4_0_gives_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("demo.db");
+    let d = db.to_str().unwrap();
+    ok(&["demo", "--quiet", "--db", d]);
+    // Add combat, an override and more turns to the demo's game.
+    ok(&[
+        "override",
+        "--db",
+        d,
+        "--reason",
+        "set-up",
+        "--place",
+        "hall-2=5.07",
+    ]);
+    ok(&["turn", "--db", d, "--until-turn", "6"]);
+    ok(&["turn", "--db", d]);
+    ok(&["turn", "--db", d]);
+    ok(&["turn", "--db", d]);
+    let _ = staffwork(&[
+        "combat",
+        "close-combat",
+        "--db",
+        d,
+        "--attacker",
+        "hall-2",
+        "--defender",
+        "1-2-i",
+    ]);
+    let log = json(&["log", "--db", d, "--umpire"]);
+    let mut kinds = std::collections::BTreeSet::new();
+    for e in log["events"].as_array().unwrap() {
+        let kind = e["event"]["kind"].as_str().unwrap();
+        let to = e["event"]["visibility"]["to"].as_str().unwrap();
+        assert!(policy(kind).contains(&to), "{kind} is visible to {to}: {e}");
+        if to == "side" {
+            let side = e["event"]["visibility"]["side"].as_str().unwrap();
+            assert!(side == "imperial" || side == "allied");
+        }
+        kinds.insert(kind.to_string());
+    }
+    for k in [
+        "acceptance-rolled",
+        "order-distorted",
+        "stoppage-checked",
+        "withdrawal-began",
+        "straggler-check",
+        "combat-resolved",
+        "unit-losses-taken",
+        "override",
+        "initiative-rolled",
+    ] {
+        assert!(
+            kinds.contains(k),
+            "the game should show `{k}`; it has {kinds:?}"
+        );
+    }
+}

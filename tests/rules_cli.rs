@@ -353,3 +353,20 @@ fn simulate_agrees_with_odds_and_is_reproducible() {
     assert!(text.contains("Loose Cannon"));
     assert!(text.contains("within 5σ"));
 }
+
+#[test]
+fn a_closed_stdout_pipe_ends_quietly_without_panic() {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_staffwork"))
+        .args(["rules", "show"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn staffwork");
+    // Close the reading end before the child writes (like `staffwork rules show | head -0`).
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(0));
+}

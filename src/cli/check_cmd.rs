@@ -40,14 +40,14 @@ pub fn run(args: CheckArgs) -> CmdResult {
             }
         }
     };
-    if let (Some(side), Some(sc)) = (&args.side, &scen) {
-        if sc.side(side).is_none() {
-            let ids: Vec<&str> = sc.sides.iter().map(|s| s.id.as_str()).collect();
-            return Err(Failure::Usage(format!(
-                "no side `{side}` in the scenario; sides are {}",
-                ids.join(", ")
-            )));
-        }
+    if let (Some(side), Some(sc)) = (&args.side, &scen)
+        && sc.side(side).is_none()
+    {
+        let ids: Vec<&str> = sc.sides.iter().map(|s| s.id.as_str()).collect();
+        return Err(Failure::Usage(format!(
+            "no side `{side}` in the scenario; sides are {}",
+            ids.join(", ")
+        )));
     }
     let bytes = match &args.file {
         Some(p) if p.as_os_str() != "-" => {
@@ -136,7 +136,7 @@ fn render_text(text: &str, report: &CheckReport) -> String {
                 let _ = writeln!(out, "   {l:>4} | {src}");
                 let _ = writeln!(out, "        | {}{}", " ".repeat(col), "^".repeat(width));
             }
-            if !d.help.is_empty() {
+            if !d.help.is_empty() && d.severity != Severity::Note {
                 let _ = writeln!(out, "        = help: {}", d.help);
             }
         }

@@ -153,19 +153,9 @@ pub fn run(a: DemoArgs) -> CmdResult {
 /// Play the script into a new game file.
 pub fn play(db: &std::path::Path, seed: u64, verbose: bool) -> Result<Game, Failure> {
     let (scenario_toml, scenario) = super::game_cmd::scenario_source("tutorial-hall")?;
-    let (tables_toml, tables) = super::load_tables(None)?;
-    let presets = crate::game::type_presets(&scenario)
+    let mut new = NewGame::on(scenario_toml, scenario, seed)
         .map_err(|(id, m)| Failure::Usage(format!("pre-set order {id}: {m}")))?;
-    let new = NewGame {
-        scenario_toml,
-        scenario,
-        tables_toml,
-        tables,
-        seed,
-        presets,
-        variants: Vec::new(),
-        created_at: String::from("demo"),
-    };
+    new.created_at = String::from("demo");
     let mut game = Game::create(db, new).map_err(|e| Failure::Usage(e.to_string()))?;
     if verbose {
         println!(
@@ -200,11 +190,11 @@ pub fn play(db: &std::path::Path, seed: u64, verbose: bool) -> Result<Game, Fail
             }
             Err(super::game_cmd::BuildError::Usage(m)) => return Err(Failure::Usage(m)),
         };
-        let until = match &cli.command {
-            super::Command::Turn(t) => Some(t),
-            _ => None,
+        let result = match &cli.command {
+            super::Command::Turn(t) => game.advance(t.until(), None),
+            _ => game.execute(&actor, &cmd),
         };
-        match run_until(&mut game, &actor, &cmd, until) {
+        match result {
             Ok(events) => {
                 if verbose {
                     for e in &events {
@@ -224,22 +214,6 @@ pub fn play(db: &std::path::Path, seed: u64, verbose: bool) -> Result<Game, Fail
         }
     }
     Ok(game)
-}
-
-/// Execute a command; a `turn --until-…` repeats the advance, each step recorded on its own.
-fn run_until(
-    game: &mut Game,
-    actor: &str,
-    cmd: &crate::engine::Command,
-    until: Option<&super::game_cmd::TurnArgs>,
-) -> Result<Vec<crate::engine::Event>, crate::game::GameError> {
-    let mut all = game.execute(actor, cmd)?;
-    if let Some(t) = until {
-        while !t.reached(&game.state) {
-            all.extend(game.execute(actor, cmd)?);
-        }
-    }
-    Ok(all)
 }
 
 fn print_order_log(game: &Game) {

@@ -15,7 +15,6 @@ use crate::engine::{
 };
 use crate::game::{Game, GameError, NewGame, Viewer};
 use crate::hex::Hex;
-use crate::rules::Method;
 
 /// `--side SIDE` or `--umpire`: whose view to show.
 #[derive(Args, Debug, Clone)]
@@ -37,22 +36,7 @@ impl ViewArgs {
     }
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum MethodArg {
-    InPerson,
-    Oral,
-    Written,
-}
-
-impl From<MethodArg> for Method {
-    fn from(m: MethodArg) -> Method {
-        match m {
-            MethodArg::InPerson => Method::InPerson,
-            MethodArg::Oral => Method::Oral,
-            MethodArg::Written => Method::Written,
-        }
-    }
-}
+use super::odds_cmd::MethodArg;
 
 /// Status of an order imposed by the umpire (`override --impose-order`).
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -140,15 +124,13 @@ pub struct TurnArgs {
 }
 
 impl TurnArgs {
-    /// Is the game where this `turn` command should stop?
-    pub(crate) fn reached(&self, state: &crate::engine::GameState) -> bool {
-        use crate::engine::Step;
-        if state.step == Step::GameOver {
-            return true;
-        }
-        match self.until_turn {
-            Some(t) => state.turn >= t && state.player == 0 && state.step == Step::Command,
-            None => !self.until_end,
+    /// How far this `turn` goes.
+    pub(crate) fn until(&self) -> crate::game::Until {
+        use crate::game::Until;
+        match (self.until_turn, self.until_end) {
+            (Some(t), _) => Until::Turn(t),
+            (None, true) => Until::End,
+            (None, false) => Until::Once,
         }
     }
 }
@@ -202,6 +184,46 @@ pub struct MoveArgs {
     /// Destination hex, e.g. 12.15.
     #[arg(long)]
     pub to: Hex,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+/// Combat procedures a player starts.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ProcedureArg {
+    /// Close Combat (15, 19).
+    CloseCombat,
+    /// A cavalry charge (16).
+    Charge,
+    /// Artillery fire (17): the attackers are batteries.
+    Fire,
+}
+
+#[derive(Args, Debug)]
+pub struct CombatArgs {
+    /// Which procedure.
+    #[arg(value_enum)]
+    pub procedure: ProcedureArg,
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Attacking unit (repeat for a stack; the first leads, 14.2). Batteries for `fire`.
+    #[arg(long = "attacker", required = true)]
+    pub attackers: Vec<String>,
+    /// Defending unit (repeat for a stack; the first leads, 14.2).
+    #[arg(long = "defender", required = true)]
+    pub defenders: Vec<String>,
+    /// The defender is behind fortified terrain (15.2.1).
+    #[arg(long)]
+    pub fortified: bool,
+    /// Charge: the target forms Square (16.2.1).
+    #[arg(long)]
+    pub form_square: bool,
+    /// Charge: Follow-on Charges against the same target after a success (0–3, 16.2.7.2).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub follow_ons: u8,
+    /// Fire: Cannister at units entering the battery's hex (17.4.9).
+    #[arg(long)]
+    pub cannister: bool,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
@@ -288,6 +310,8 @@ pub struct BranchArgs {
     pub format: Format,
 }
 
+/// Wall-clock time for the game file's metadata; the engine never sees it.
+#[allow(clippy::disallowed_methods)]
 fn now() -> String {
     chrono::Local::now()
         .format("%Y-%m-%dT%H:%M:%S%:z")
@@ -368,38 +392,27 @@ fn read_text(text: &str) -> Result<String, Failure> {
     }
 }
 
-/// Load a scenario by path or bundled name, returning its text too.
+/// Load a scenario by path or bundled name, returning its text too; an invalid one prints its
+/// problems (exit 1).
 pub(crate) fn scenario_source(name: &str) -> Result<(String, crate::scenario::Scenario), Failure> {
-    let path = Path::new(name);
-    let text = if path.exists() {
-        std::fs::read_to_string(path)
-            .map_err(|e| Failure::Usage(format!("cannot read {name}: {e}")))?
-    } else if let Some((_, t)) = crate::scenario::BUNDLED
-        .iter()
-        .find(|(f, _)| *f == name || f.trim_end_matches(".toml") == name)
-    {
-        (*t).to_string()
-    } else {
-        return Err(Failure::Usage(format!(
-            "no scenario file `{name}`; bundled scenarios: {}",
-            bundled_names()
-        )));
-    };
-    match crate::scenario::parse(name, &text) {
-        Ok(s) => Ok((text, s)),
+    match crate::scenario::source(Path::new(name)) {
+        Ok((_, text, s)) => Ok((text, s)),
+        Err(crate::scenario::ScenarioError::Io { message, .. }) if !Path::new(name).exists() => {
+            let names: Vec<&str> = crate::scenario::BUNDLED
+                .iter()
+                .map(|(f, _)| f.trim_end_matches(".toml"))
+                .collect();
+            Err(Failure::Usage(format!(
+                "no scenario file `{name}` ({message}); bundled scenarios: {}",
+                names.join(", ")
+            )))
+        }
+        Err(e @ crate::scenario::ScenarioError::Io { .. }) => Err(Failure::Usage(e.to_string())),
         Err(e) => {
             eprintln!("{e}");
             Err(Failure::Judged)
         }
     }
-}
-
-fn bundled_names() -> String {
-    crate::scenario::BUNDLED
-        .iter()
-        .map(|(f, _)| f.trim_end_matches(".toml"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Why a command line could not become an engine command.
@@ -483,6 +496,32 @@ pub(crate) fn build(
             },
         )),
         C::Override(a) => build_override(game, a),
+        C::Combat(a) => {
+            let kind = match a.procedure {
+                ProcedureArg::CloseCombat => crate::engine::CombatKind::CloseCombat {
+                    fortified: a.fortified,
+                },
+                ProcedureArg::Charge => crate::engine::CombatKind::Charge {
+                    form_square: a.form_square,
+                    follow_ons: a.follow_ons,
+                },
+                ProcedureArg::Fire => crate::engine::CombatKind::ArtilleryFire {
+                    cannister: a.cannister,
+                },
+            };
+            let actor = game
+                .scenario
+                .unit(&a.attackers[0])
+                .map_or_else(|| "player".to_string(), |u| u.side.clone());
+            Ok((
+                actor,
+                Command::Combat {
+                    kind,
+                    attackers: a.attackers.clone(),
+                    defenders: a.defenders.clone(),
+                },
+            ))
+        }
         _ => return None,
     })
 }
@@ -520,21 +559,15 @@ fn run_game_command(db: &Path, cmd: &super::Command, format: Format) -> CmdResul
 pub fn new(a: NewArgs) -> CmdResult {
     let (scenario_toml, scenario) = scenario_source(&a.scenario)?;
     let (tables_toml, tables) = super::load_tables(a.tables.as_deref())?;
-    let presets = crate::game::type_presets(&scenario).map_err(|(id, msg)| {
+    let mut new = NewGame::on(scenario_toml, scenario, a.seed).map_err(|(id, msg)| {
         Failure::Usage(format!(
             "pre-set order `{id}` cannot be read by the order language: {msg}"
         ))
     })?;
-    let new = NewGame {
-        scenario_toml,
-        scenario,
-        tables_toml,
-        tables,
-        seed: a.seed,
-        presets,
-        variants: a.variant.clone(),
-        created_at: now(),
-    };
+    new.tables_toml = tables_toml;
+    new.tables = tables;
+    new.variants = a.variant.clone();
+    new.created_at = now();
     let game = Game::create(&a.db, new).map_err(game_error)?;
     if a.format == Format::Json {
         return super::print_json(
@@ -722,34 +755,23 @@ pub fn order(a: OrderArgs) -> CmdResult {
 
 pub fn turn(a: TurnArgs) -> CmdResult {
     let mut game = open(&a.db)?;
-    let mut all = Vec::new();
-    loop {
-        match game.execute("umpire", &Command::Advance) {
-            Ok(events) => {
-                if a.format == Format::Text {
-                    for e in &events {
-                        println!("{}", describe(e));
-                    }
-                }
-                all.extend(events);
+    match game.advance(a.until(), None) {
+        Ok(events) if a.format == Format::Json => super::print_json(
+            &json!({"ok": true, "events": events, "turn": game.state.turn, "step": game.state.step}),
+        ),
+        Ok(events) => {
+            for e in &events {
+                println!("{}", describe(e));
             }
-            Err(e) if a.format == Format::Json => {
-                super::print_json(&refusal_json(&e))?;
-                return Err(Failure::Judged);
-            }
-            Err(e) => return Err(game_error(e)),
+            print_where(&game);
+            Ok(())
         }
-        if a.reached(&game.state) {
-            break;
+        Err(e) if a.format == Format::Json => {
+            super::print_json(&refusal_json(&e))?;
+            Err(Failure::Judged)
         }
+        Err(e) => Err(game_error(e)),
     }
-    if a.format == Format::Json {
-        return super::print_json(
-            &json!({"ok": true, "events": all, "turn": game.state.turn, "step": game.state.step}),
-        );
-    }
-    print_where(&game);
-    Ok(())
 }
 
 pub fn initiative(a: InitiativeArgs) -> CmdResult {
@@ -780,6 +802,11 @@ pub fn stage(a: CommandArgs) -> CmdResult {
 pub fn move_piece(a: MoveArgs) -> CmdResult {
     let (db, format) = (a.db.clone(), a.format);
     run_game_command(&db, &super::Command::Move(a), format)
+}
+
+pub fn combat(a: CombatArgs) -> CmdResult {
+    let (db, format) = (a.db.clone(), a.format);
+    run_game_command(&db, &super::Command::Combat(a), format)
 }
 
 pub fn umpire_override(a: OverrideArgs) -> CmdResult {
@@ -1256,6 +1283,75 @@ pub(crate) fn describe(e: &Event) -> String {
                     out_of_command.join(", ")
                 )
             }
+        }
+        EventKind::CombatResolved {
+            combat,
+            attackers,
+            defenders,
+            outcome,
+            attacker_retreat,
+            defender_retreat,
+        } => format!(
+            "{}: {} against {} → {outcome}; attacker retreat {attacker_retreat:?}, defender retreat {defender_retreat:?}",
+            match combat {
+                crate::engine::CombatKind::CloseCombat { .. } => "close combat (15)",
+                crate::engine::CombatKind::Charge { .. } => "cavalry charge (16)",
+                crate::engine::CombatKind::ArtilleryFire { .. } => "artillery fire (17)",
+            },
+            attackers.join("+"),
+            defenders.join("+")
+        ),
+        EventKind::CombatDice { dice: d, cells, .. } => format!(
+            "combat dice {}{}",
+            dice(d),
+            if cells.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} non-seed table cells used)", cells.len())
+            }
+        ),
+        EventKind::UnitLossesTaken { unit, losses } => format!(
+            "{unit} loses {} permanent, {} stragglers, morale {:+} → {:?}; {} of {} boxes left",
+            losses.permanent,
+            losses.stragglers,
+            losses.morale_change,
+            losses.morale_after,
+            losses.track.remaining(),
+            losses.track.boxes
+        ),
+        EventKind::UnitRallied {
+            unit,
+            stragglers_recovered,
+            morale_after,
+            blown,
+            ..
+        } => format!(
+            "rally phase: {unit} recovers {stragglers_recovered} straggler(s), now {morale_after:?}{}",
+            if *blown { ", Blown" } else { "" }
+        ),
+        EventKind::SubUnitTransferred { command, to, order } => {
+            format!("{command} joins {to} (order {order}, 6.9)")
+        }
+        EventKind::TemporaryDivisionDissolved { division, reason } => {
+            format!("{division} ceases to exist: {reason}")
+        }
+        EventKind::ArmyCommanderReplaced {
+            old, new, reason, ..
+        } => format!("{new} replaces {old} in command: {reason}"),
+        EventKind::SpecialRuleRolled {
+            rule,
+            dice: d,
+            happens,
+        } => {
+            format!(
+                "{rule}: rolled {} → {}",
+                dice(d),
+                if *happens {
+                    "it happens"
+                } else {
+                    "nothing yet"
+                }
+            )
         }
         EventKind::Override { reason, action } => format!("UMPIRE OVERRIDE ({reason}): {action}"),
     }

@@ -91,6 +91,8 @@ pub enum Command {
     Stage(game_cmd::CommandArgs),
     /// Move a commander, HQ (`hq:<formation>`) or unit to a hex.
     Move(game_cmd::MoveArgs),
+    /// Resolve a close combat, cavalry charge or artillery fire; losses feed wrecks and stoppage.
+    Combat(game_cmd::CombatArgs),
     /// Umpire override, recorded with a reason and hidden from the sides.
     Override(game_cmd::OverrideArgs),
     /// Show the game's state as the umpire or one side may see it.
@@ -188,6 +190,7 @@ pub fn run(cli: Cli) -> CmdResult {
         Command::Withdraw(a) => game_cmd::withdraw(a),
         Command::Stage(a) => game_cmd::stage(a),
         Command::Move(a) => game_cmd::move_piece(a),
+        Command::Combat(a) => game_cmd::combat(a),
         Command::Override(a) => game_cmd::umpire_override(a),
         Command::Status(a) => game_cmd::status(a),
         Command::Log(a) => game_cmd::log(a),
@@ -214,27 +217,16 @@ pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> CmdResult {
     Ok(())
 }
 
-/// The command tables in force: a user's file, or the bundled NBS v3.0 tables. Returns the text
-/// (stored in a game) and the parsed tables.
+/// The command tables in force and their text (stored in a game): a user's file, checked like
+/// every table file (`odds_cmd::load_tables`), or the bundled NBS v3.0 tables.
 pub(crate) fn load_tables(
     path: Option<&std::path::Path>,
 ) -> Result<(String, crate::rules::tables::CommandTables), Failure> {
-    use crate::rules::tables::CommandTables;
-    match path {
-        None => Ok((
-            crate::rules::tables::DEFAULT_TABLES_TOML.to_string(),
-            CommandTables::nbs().clone(),
-        )),
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", p.display())))?;
-            match CommandTables::from_toml_str(&p.display().to_string(), &text) {
-                Ok(t) => Ok((text, t)),
-                Err(e) => {
-                    eprintln!("{e}");
-                    Err(Failure::Judged)
-                }
-            }
-        }
-    }
+    let tables = odds_cmd::load_tables(path, Format::Text)?.into_owned();
+    let text = match path {
+        None => crate::rules::tables::DEFAULT_TABLES_TOML.to_string(),
+        Some(p) => std::fs::read_to_string(p)
+            .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", p.display())))?,
+    };
+    Ok((text, tables))
 }

@@ -104,11 +104,13 @@ pub struct AcceptanceArgs {
     /// The receiver's Command Rating (0–4; Army HQ 3, brigade 2).
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=4))]
     pub receiver_rating: u8,
+    /// How the order is delivered (6.4.3): in-person +2, oral −1, written 0.
     #[arg(long, value_enum)]
     pub method: MethodArg,
-    #[arg(long = "type", value_enum)]
+    /// The new order's type (6.3): engage −2, complex −2, general 0.
+    #[arg(long = "type", value_enum, value_name = "TYPE")]
     pub order_type: TypeArg,
-    /// The receiver's current order status.
+    /// The receiver's current order status (6.5): engage −1, general 0, none (No Orders) +1.
     #[arg(long, value_enum)]
     pub current: CurrentArg,
     #[command(flatten)]
@@ -417,20 +419,6 @@ pub(crate) fn stoppage_text(o: &StoppageOdds) -> String {
     s
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pct_rounds_half_up_with_integers() {
-        assert_eq!(pct(1, 3), "33.33%");
-        assert_eq!(pct(2, 3), "66.67%");
-        assert_eq!(pct(36, 36), "100.00%");
-        assert_eq!(pct(0, 36), "0.00%");
-        assert_eq!(pct(1, 0), "-");
-    }
-}
-
 /// `staffwork odds --db GAME.db --order N`: the exact acceptance odds of a pending order in its
 /// real situation — its sender, receiver, method, type, and the recipient's current order.
 pub fn order_odds(db: &std::path::Path, number: u32, format: Format) -> CmdResult {
@@ -446,5 +434,19 @@ pub fn order_odds(db: &std::path::Path, number: u32, format: Format) -> CmdResul
             db.display(),
             acceptance_text(&o)
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pct_rounds_half_up_with_integers() {
+        assert_eq!(pct(1, 3), "33.33%");
+        assert_eq!(pct(2, 3), "66.67%");
+        assert_eq!(pct(36, 36), "100.00%");
+        assert_eq!(pct(0, 36), "0.00%");
+        assert_eq!(pct(1, 0), "-");
     }
 }

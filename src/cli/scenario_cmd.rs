@@ -88,17 +88,9 @@ fn report_problems(
     Err(Failure::Judged)
 }
 
-/// Command Points per turn by the army commander's rating (6.4.1, chart p1: 4/3/2/1/0 →
-/// 16/15/13/10/7). A local copy for display; the rules tables own the authoritative one.
+/// Command Points per turn by the army commander's rating (6.4.1), from the bundled tables.
 fn command_points(rating: u8) -> Option<u8> {
-    match rating {
-        4 => Some(16),
-        3 => Some(15),
-        2 => Some(13),
-        1 => Some(10),
-        0 => Some(7),
-        _ => None,
-    }
+    (rating <= 4).then(|| crate::rules::tables::CommandTables::nbs().command_points(rating))
 }
 
 fn json_summary(s: &Scenario) -> serde_json::Value {

@@ -21,6 +21,12 @@ pub struct TypedOrder {
     pub independent: bool,
     /// Canonical key for "the same order" (6.5.2, 6.6.1.5).
     pub key: String,
+    /// A sub-unit transfer: the formation the recipient is to join (6.9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joins: Option<String>,
+    /// Sub-units attached to the recipient ("with Beamont-I attached", 6.9).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attaches: Vec<String>,
 }
 
 /// Something a player or the umpire does.
@@ -66,6 +72,13 @@ pub enum Command {
     /// The command has finished the stage it was executing (6.3.3); after the last stage the
     /// order is complete and the command enters No Orders (6.3.4.1 case 5).
     StageComplete { command: String },
+    /// Resolve a combat the phasing player starts (15, 16, 17): the first unit of each list
+    /// leads (14.2).
+    Combat {
+        kind: CombatKind,
+        attackers: Vec<String>,
+        defenders: Vec<String>,
+    },
     /// An umpire override, recorded with its reason.
     Override {
         reason: String,
@@ -109,4 +122,18 @@ pub enum ImposedStatus {
     D4,
     D5,
     D6,
+}
+
+/// Which combat procedure, with the decisions the rules give the players.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "procedure", rename_all = "kebab-case")]
+pub enum CombatKind {
+    /// Close Combat (15); `fortified` when the defender is behind fortified terrain or a
+    /// fortified hexside (15.2.1).
+    CloseCombat { fortified: bool },
+    /// A cavalry charge (16): does the target form Square (16.2.1), how many Follow-on Charges
+    /// against the same target (16.2.7.2).
+    Charge { form_square: bool, follow_ons: u8 },
+    /// Artillery fire (17); `cannister` for Opportunity Fire at units entering the hex (17.4.9).
+    ArtilleryFire { cannister: bool },
 }

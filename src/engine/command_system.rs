@@ -108,6 +108,7 @@ pub(super) fn issue_order(
             "address an order to your own side",
         ));
     }
+    super::special_rules::require_exists(ctx, to)?;
     let rc = &ctx.state.commands[to];
     // 6.5.3: no new order until the distortion is discovered.
     if rc.distortion_unnoticed {
@@ -129,15 +130,7 @@ pub(super) fn issue_order(
             "use --method in-person",
         ));
     }
-    // 6.8.1: who may receive an Independent Order.
-    if order.independent && !oob::may_be_independent(s, to) && !ctx.state.commands[to].independent {
-        return Err(Refusal::new(
-            "independent-not-allowed",
-            "6.8.1",
-            format!("`{to}` may not receive an Independent Order"),
-            "Independent Orders go to divisions of a corps, brigades not in a division, and cavalry brigades",
-        ));
-    }
+    check_structure(ctx, to, order)?;
     // 27.2.2: at night an Engage order to a corps is rewritten as Independent Orders per division.
     if ctx.night() && echelon == Some(Echelon::Corps) && order.stages.contains(&Posture::Engage) {
         return Err(Refusal::new(
@@ -233,31 +226,108 @@ pub(super) fn issue_order(
             "send it orally, make it General, or wait for next turn (points are not saved)",
         ));
     }
-    let record = OrderRecord {
-        number: ctx.state.next_order_number(),
-        side: side.to_string(),
-        sender: from.to_string(),
-        recipient: to.to_string(),
-        text: order.text.clone(),
-        readback: order.readback.clone(),
-        method: Some(method),
-        order_type: order.order_type,
-        stages: order.stages.clone(),
-        independent: order.independent,
-        key: order.key.clone(),
-        cost,
-        sent_turn: ctx.state.turn,
-        arrival_turn,
-        origin: OrderOrigin::Sent,
-        status: OrderStatus::InTransit,
-        status_turn: ctx.state.turn,
-    };
+    let record = OrderRecord::new(
+        ctx.state.next_order_number(),
+        order,
+        Routing {
+            side: side.to_string(),
+            sender: from.to_string(),
+            recipient: to.to_string(),
+            method: Some(method),
+            cost,
+            sent_turn: ctx.state.turn,
+            arrival_turn,
+            origin: OrderOrigin::Sent,
+            status: OrderStatus::InTransit,
+        },
+    );
     let number = record.number;
     ctx.emit_side(side, EventKind::OrderIssued { order: record });
     if arrival_turn <= ctx.state.turn {
         arrive(ctx, number);
     }
     Ok(())
+}
+
+/// What the order does to the order of battle must be allowed: Independent Orders (6.8.1,
+/// Vimeiro V2.1) and sub-unit transfers and attachments (6.9).
+fn check_structure(ctx: &Ctx, to: &str, order: &TypedOrder) -> Result<(), Refusal> {
+    let s = ctx.eng.scenario;
+    let already = ctx.state.commands.get(to).is_some_and(|c| c.independent);
+    let eligible = |id: &str| {
+        oob::may_be_independent(s, &ctx.state, id) && !super::special_rules::no_independent(ctx, id)
+    };
+    if order.independent && !already && !eligible(to) {
+        return Err(Refusal::new(
+            "independent-not-allowed",
+            "6.8.1",
+            format!("`{to}` may not receive an Independent Order"),
+            "Independent Orders go to divisions of a corps, brigades not in a division, and cavalry brigades (and the scenario may forbid more)",
+        ));
+    }
+    let side = ctx.side_of(to)?;
+    let movable =
+        |id: &str| ctx.state.commands.get(id).is_some_and(|c| c.independent) || eligible(id);
+    if let Some(target) = &order.joins {
+        let ok_target = s.formation(target).is_some_and(|f| f.side == side)
+            && target != to
+            && !oob::is_ancestor(&ctx.state, to, target);
+        if !ok_target {
+            return Err(Refusal::new(
+                "bad-transfer",
+                "6.9",
+                format!("`{to}` cannot join `{target}`"),
+                "a command joins a formation of its own side that is not below it",
+            ));
+        }
+        if !movable(to) {
+            return Err(Refusal::new(
+                "transfer-not-allowed",
+                "6.9",
+                format!("`{to}` may not transfer"),
+                "only sub-units that are independent, or could receive Independent Orders, may transfer",
+            ));
+        }
+    }
+    for a in &order.attaches {
+        if ctx.side_of(a).ok().as_deref() != Some(side.as_str()) || !movable(a) || a == to {
+            return Err(Refusal::new(
+                "transfer-not-allowed",
+                "6.9",
+                format!("`{a}` may not be attached to `{to}`"),
+                "only sub-units of your side that are independent, or could receive Independent Orders, may be attached",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// 6.9: once an order that transfers or attaches sub-units is implemented, they belong to their
+/// new parent (decision 0042: at once, without waiting to come within command range).
+pub(crate) fn transfers_on_implementation(ctx: &mut Ctx, order: u32) {
+    let Some(o) = ctx.state.orders.get(&order).cloned() else {
+        return;
+    };
+    if let Some(target) = &o.joins {
+        ctx.emit_side(
+            &o.side,
+            EventKind::SubUnitTransferred {
+                command: o.recipient.clone(),
+                to: target.clone(),
+                order,
+            },
+        );
+    }
+    for a in &o.attaches {
+        ctx.emit_side(
+            &o.side,
+            EventKind::SubUnitTransferred {
+                command: a.clone(),
+                to: o.recipient.clone(),
+                order,
+            },
+        );
+    }
 }
 
 fn status_word(s: &OrderStatus) -> &'static str {
@@ -481,6 +551,16 @@ fn discard_pending(ctx: &mut Ctx, command: &str, reason: &str) {
     }
 }
 
+/// Local Initiative happens in the phasing player's Command Phase (5.1), once per command per
+/// turn (6.6). Returns the command's side.
+fn local_initiative_allowed(ctx: &Ctx, command: &str, what: &str) -> Result<String, Refusal> {
+    require_step(ctx, Step::Command, what)?;
+    let side = ctx.side_of(command)?;
+    require_phasing(ctx, &side, what)?;
+    require_no_local_initiative(ctx, command)?;
+    Ok(side)
+}
+
 /// 6.6: a command may use only one kind of local initiative per turn.
 fn require_no_local_initiative(ctx: &Ctx, command: &str) -> Result<(), Refusal> {
     if ctx
@@ -505,16 +585,7 @@ fn require_no_local_initiative(ctx: &Ctx, command: &str) -> Result<(), Refusal> 
 fn initiative_rating(ctx: &Ctx, commander: &str, command: &str) -> Result<(u8, i32), Refusal> {
     let s = ctx.eng.scenario;
     let side = ctx.side_of(command)?;
-    let special = if s
-        .special_rules
-        .iter()
-        .any(|r| r.id == "vimeiro-french-initiative-minus-one")
-        && side == "french"
-    {
-        -1
-    } else {
-        0
-    };
+    let special = super::special_rules::initiative_modifier(ctx, &side);
     // A cavalry or independent brigade rolls for itself at rating 2 (6.6.1.1, 6.6.1.3).
     if commander == command {
         if let Some(OobRef::Unit(u)) = s.command(command) {
@@ -561,7 +632,7 @@ fn initiative_rating(ctx: &Ctx, commander: &str, command: &str) -> Result<(u8, i
         }
         Echelon::Corps | Echelon::Division => {}
     }
-    if own.id != command && !oob::is_ancestor(s, &own.id, command) {
+    if own.id != command && !oob::is_ancestor(&ctx.state, &own.id, command) {
         return Err(Refusal::new(
             "not-his-command",
             "6.6.1.1",
@@ -579,13 +650,15 @@ fn initiative_rating(ctx: &Ctx, commander: &str, command: &str) -> Result<(u8, i
 /// its sub-units (a corps may not roll after one of its divisions failed, nor a division after
 /// its corps).
 fn require_no_initiative_roll(ctx: &Ctx, command: &str) -> Result<(), Refusal> {
-    let s = ctx.eng.scenario;
     let turn = ctx.state.turn;
     for (id, c) in &ctx.state.commands {
         if c.initiative_roll_turn != Some(turn) {
             continue;
         }
-        if id == command || oob::is_ancestor(s, id, command) || oob::is_ancestor(s, command, id) {
+        if id == command
+            || oob::is_ancestor(&ctx.state, id, command)
+            || oob::is_ancestor(&ctx.state, command, id)
+        {
             return Err(Refusal::new(
                 "initiative-attempted",
                 "6.6.1.2",
@@ -605,11 +678,9 @@ pub(super) fn roll_initiative(
     command: &str,
     order: &TypedOrder,
 ) -> Result<(), Refusal> {
-    require_step(ctx, Step::Command, "Local Initiative")?;
-    let side = ctx.side_of(command)?;
-    require_phasing(ctx, &side, "Local Initiative")?;
-    require_no_local_initiative(ctx, command)?;
+    let side = local_initiative_allowed(ctx, command, "Local Initiative")?;
     require_no_initiative_roll(ctx, command)?;
+    super::special_rules::require_exists(ctx, command)?;
     let (rating, special) = initiative_rating(ctx, commander, command)?;
     // 6.6.1.5: initiative may not re-issue an order in transit or in delay.
     if let Some(same) = ctx
@@ -627,20 +698,11 @@ pub(super) fn roll_initiative(
             "initiative may not re-issue an order in transit or in delay",
         ));
     }
-    if order.independent
-        && !oob::may_be_independent(ctx.eng.scenario, command)
-        && !ctx.state.commands[command].independent
-    {
-        return Err(Refusal::new(
-            "independent-not-allowed",
-            "6.8.1",
-            format!("`{command}` may not receive an Independent Order"),
-            "Independent Orders go to divisions of a corps, brigades not in a division, and cavalry brigades",
-        ));
-    }
+    check_structure(ctx, command, order)?;
     // Chart p1: +1 column if the command is already under General Orders.
     let general = ctx.state.current_posture(command) == Some(Posture::General);
-    let column = i32::from(rating) + i32::from(general) + special;
+    let column = crate::rules::tables::CommandTables::initiative_column(i32::from(rating), general)
+        + special;
     let (roll, dice) = ctx.dice.roll_11_66(Purpose::Initiative)?;
     let cell = ctx.eng.tables.initiative(column, roll);
     ctx.emit_side(
@@ -660,25 +722,21 @@ pub(super) fn roll_initiative(
         InitiativeResult::NoEffect => {}
         InitiativeResult::Initiative => {
             discard_pending(ctx, command, "discarded by an Initiative Order (6.6.1.5)");
-            let record = OrderRecord {
-                number: ctx.state.next_order_number(),
-                side: side.clone(),
-                sender: commander.to_string(),
-                recipient: command.to_string(),
-                text: order.text.clone(),
-                readback: order.readback.clone(),
-                method: None,
-                order_type: order.order_type,
-                stages: order.stages.clone(),
-                independent: order.independent,
-                key: order.key.clone(),
-                cost: 0,
-                sent_turn: ctx.state.turn,
-                arrival_turn: ctx.state.turn,
-                origin: OrderOrigin::Initiative,
-                status: OrderStatus::Arrived,
-                status_turn: ctx.state.turn,
-            };
+            let record = OrderRecord::new(
+                ctx.state.next_order_number(),
+                order,
+                Routing {
+                    side: side.clone(),
+                    sender: commander.to_string(),
+                    recipient: command.to_string(),
+                    method: None,
+                    cost: 0,
+                    sent_turn: ctx.state.turn,
+                    arrival_turn: ctx.state.turn,
+                    origin: OrderOrigin::Initiative,
+                    status: OrderStatus::Arrived,
+                },
+            );
             ctx.emit_side(&side, EventKind::OrderIssued { order: record });
         }
         InitiativeResult::LooseCannon => {
@@ -719,25 +777,21 @@ pub(super) fn loose_cannon_order(
         .find(|s| **s != side)
         .cloned()
         .unwrap_or_default();
-    let record = OrderRecord {
-        number: ctx.state.next_order_number(),
-        side: side.clone(),
-        sender: format!("{writer} (Loose Cannon)"),
-        recipient: command.to_string(),
-        text: order.text.clone(),
-        readback: order.readback.clone(),
-        method: None,
-        order_type: order.order_type,
-        stages: order.stages.clone(),
-        independent: false,
-        key: order.key.clone(),
-        cost: 0,
-        sent_turn: ctx.state.turn,
-        arrival_turn: ctx.state.turn,
-        origin: OrderOrigin::LooseCannon,
-        status: OrderStatus::Arrived,
-        status_turn: ctx.state.turn,
-    };
+    let record = OrderRecord::new(
+        ctx.state.next_order_number(),
+        order,
+        Routing {
+            side: side.clone(),
+            sender: format!("{writer} (Loose Cannon)"),
+            recipient: command.to_string(),
+            method: None,
+            cost: 0,
+            sent_turn: ctx.state.turn,
+            arrival_turn: ctx.state.turn,
+            origin: OrderOrigin::LooseCannon,
+            status: OrderStatus::Arrived,
+        },
+    );
     let n = record.number;
     // Both players see the order: one wrote it, the other must carry it out.
     ctx.emit(Visibility::Public, EventKind::OrderIssued { order: record });
@@ -753,10 +807,7 @@ pub(super) fn loose_cannon_order(
 
 /// 6.6.2: Default Defense — discard the order, defend in place, hub frozen.
 pub(super) fn default_defense(ctx: &mut Ctx, command: &str) -> Result<(), Refusal> {
-    require_step(ctx, Step::Command, "Default Defense")?;
-    let side = ctx.side_of(command)?;
-    require_phasing(ctx, &side, "Default Defense")?;
-    require_no_local_initiative(ctx, command)?;
+    let side = local_initiative_allowed(ctx, command, "Default Defense")?;
     if ctx.state.commands[command].status == CommandStatus::NoOrders {
         return Err(Refusal::new(
             "no-orders-no-default-defense",
@@ -777,10 +828,7 @@ pub(super) fn default_defense(ctx: &mut Ctx, command: &str) -> Result<(), Refusa
 
 /// 6.6.3: a voluntary Emergency Withdrawal.
 pub(super) fn withdraw(ctx: &mut Ctx, command: &str) -> Result<(), Refusal> {
-    require_step(ctx, Step::Command, "An Emergency Withdrawal")?;
-    let side = ctx.side_of(command)?;
-    require_phasing(ctx, &side, "An Emergency Withdrawal")?;
-    require_no_local_initiative(ctx, command)?;
+    local_initiative_allowed(ctx, command, "An Emergency Withdrawal")?;
     begin_withdrawal(ctx, command, WithdrawalCause::Voluntary);
     Ok(())
 }
@@ -902,8 +950,15 @@ pub(crate) fn stoppage_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusal>
                 provenance: step1.provenance.max(step2.provenance),
             },
         );
-        if !passed {
-            // 6.6.3.9: failing Attack Stoppage forces an Emergency Withdrawal.
+        // V2.3: a temporary division that fails ceases to exist; otherwise 6.6.3.9: failing
+        // Attack Stoppage forces an Emergency Withdrawal.
+        if !passed
+            && !super::special_rules::dissolve_if_temporary(
+                ctx,
+                &command,
+                "failed its Attack Stoppage check (V2.3)",
+            )
+        {
             begin_withdrawal(ctx, &command, WithdrawalCause::Stoppage);
         }
     }
@@ -1086,14 +1141,14 @@ pub(super) fn stage_complete(ctx: &mut Ctx, command: &str) -> Result<(), Refusal
 /// Command range at the end of the Movement Phase (6.11): brigades to their division commander
 /// (4 hexes) or corps HQ (8), divisions to their corps HQ (8); halved in No Orders (6.11.3);
 /// at night ½ under General orders and ¼ otherwise (27.2.1). Adjacent is always in command.
-pub(crate) fn command_range_check(ctx: &mut Ctx, side: &str) {
+pub(crate) fn command_range_check(ctx: &mut Ctx, side: &str) -> Vec<String> {
     let s = ctx.eng.scenario;
     let mut out = Vec::new();
     for (id, c) in &ctx.state.commands {
         if c.side != side || c.independent {
             continue;
         }
-        let Some(parent) = oob::parent(s, id) else {
+        let Some(parent) = oob::parent(&ctx.state, id) else {
             continue;
         };
         let Some(pf) = s.formation(&parent) else {
@@ -1130,9 +1185,10 @@ pub(crate) fn command_range_check(ctx: &mut Ctx, side: &str) {
     ctx.emit_side(
         side,
         EventKind::CommandRangeChecked {
-            out_of_command: out,
+            out_of_command: out.clone(),
         },
     );
+    out
 }
 
 /// An umpire override: recorded with its reason (umpire only), then its effect.
@@ -1247,25 +1303,21 @@ pub(super) fn umpire_override(
             };
             let status = initial_status(ctx.eng.tables, result);
             discard_pending(ctx, command, "replaced by the umpire's order");
-            let record = OrderRecord {
-                number: ctx.state.next_order_number(),
-                side: side.clone(),
-                sender: "umpire".into(),
-                recipient: command.clone(),
-                text: order.text.clone(),
-                readback: order.readback.clone(),
-                method: None,
-                order_type: order.order_type,
-                stages: order.stages.clone(),
-                independent: order.independent,
-                key: order.key.clone(),
-                cost: 0,
-                sent_turn: ctx.state.turn,
-                arrival_turn: ctx.state.turn,
-                origin: OrderOrigin::Preset,
-                status,
-                status_turn: ctx.state.turn,
-            };
+            let record = OrderRecord::new(
+                ctx.state.next_order_number(),
+                order,
+                Routing {
+                    side: side.clone(),
+                    sender: "umpire".into(),
+                    recipient: command.clone(),
+                    method: None,
+                    cost: 0,
+                    sent_turn: ctx.state.turn,
+                    arrival_turn: ctx.state.turn,
+                    origin: OrderOrigin::Preset,
+                    status,
+                },
+            );
             ctx.emit_side(&side, EventKind::PresetOrder { order: record });
         }
         OverrideAction::Ruling { .. } => {}

@@ -71,6 +71,9 @@ pub enum EventKind {
         /// Scenario variants in play.
         #[serde(default)]
         variants: Vec<String>,
+        /// Every brigade's and battery's starting loss chart (20.4).
+        #[serde(default)]
+        units: Vec<(String, super::state::UnitState)>,
         positions: Vec<(String, Hex)>,
     },
     /// A pre-set order in force at the start (6.2.2), possibly in delay.
@@ -196,6 +199,56 @@ pub enum EventKind {
     WreckedChanged { command: String, wrecked: bool },
     /// A command lost its original commander (25; 6.7 counts it as one more wrecked).
     CommanderLost { command: String, lost: bool },
+    /// A combat was resolved: what everyone learns (the outcome and the retreats required).
+    CombatResolved {
+        combat: super::command::CombatKind,
+        attackers: Vec<String>,
+        defenders: Vec<String>,
+        outcome: String,
+        attacker_retreat: crate::combat::Retreat,
+        defender_retreat: crate::combat::Retreat,
+    },
+    /// The dice of a combat and the non-seed table cells it used (umpire only).
+    CombatDice {
+        dice: Vec<Die>,
+        cells: Vec<String>,
+        notes: Vec<String>,
+    },
+    /// A unit's losses from a combat (its own side only, 4.0).
+    UnitLossesTaken {
+        unit: String,
+        losses: super::combat_system::UnitLosses,
+    },
+    /// The Rally Phase for one unit (20.3.2, 21.5, 22.2.3): stragglers recovered, its morale
+    /// state and Blown status after, and the dice.
+    UnitRallied {
+        unit: String,
+        stragglers_recovered: u8,
+        morale_after: crate::combat::MoraleState,
+        blown: bool,
+        dice: Vec<Die>,
+    },
+    /// A sub-unit joined another formation by an implemented order (6.9).
+    SubUnitTransferred {
+        command: String,
+        to: String,
+        order: u32,
+    },
+    /// A temporary division ceased to exist (Vimeiro V2.3): its brigades revert to the army.
+    TemporaryDivisionDissolved { division: String, reason: String },
+    /// The army commander was replaced (Vimeiro V2.5 Burrard; 25 succession).
+    ArmyCommanderReplaced {
+        side: String,
+        old: String,
+        new: String,
+        reason: String,
+    },
+    /// A scenario special rule's die (e.g. Burrard's landing roll, V2.5).
+    SpecialRuleRolled {
+        rule: String,
+        dice: Vec<Die>,
+        happens: bool,
+    },
     /// Command range check at the end of movement (6.11).
     CommandRangeChecked { out_of_command: Vec<String> },
     /// An umpire override, with its reason (umpire only).
@@ -212,7 +265,10 @@ impl Event {
             | EventKind::InitiativeRolled { dice, .. }
             | EventKind::StragglerCheck { dice, .. }
             | EventKind::StoppageChecked { dice, .. }
-            | EventKind::ReinforcementRolled { dice, .. } => dice,
+            | EventKind::ReinforcementRolled { dice, .. }
+            | EventKind::CombatDice { dice, .. }
+            | EventKind::SpecialRuleRolled { dice, .. }
+            | EventKind::UnitRallied { dice, .. } => dice,
             _ => &[],
         }
     }

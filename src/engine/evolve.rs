@@ -20,8 +20,10 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             commands,
             positions,
             variants,
+            units,
         } => {
             state.variants = variants.iter().cloned().collect();
+            state.units = units.iter().cloned().collect();
             state.scenario_id.clone_from(scenario_id);
             state.side_order.clone_from(side_order);
             state.turn = 1;
@@ -51,6 +53,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                         local_initiative_turn: None,
                         initiative_roll_turn: None,
                         one_turn_until: None,
+                        dissolved: false,
                     },
                 );
             }
@@ -182,7 +185,15 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 c.stage = 0;
             }
         }
-        EventKind::StragglerCheck { .. } | EventKind::StoppageChecked { .. } => {}
+        EventKind::StragglerCheck {
+            unit, straggler, ..
+        } => {
+            // 6.6.3.6: a failed check costs one Straggler on the unit's Loss Chart.
+            if *straggler && let Some(u) = state.units.get_mut(unit) {
+                u.track.stragglers = u.track.stragglers.saturating_add(1);
+            }
+        }
+        EventKind::StoppageChecked { .. } => {}
         EventKind::StatusChanged {
             command, status, ..
         } => {
@@ -232,7 +243,60 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 c.commander_lost = *lost;
             }
         }
-        EventKind::CommandRangeChecked { .. } | EventKind::Override { .. } => {}
+        EventKind::UnitLossesTaken { unit, losses } => {
+            let u = state.units.entry(unit.clone()).or_default();
+            u.track = losses.track;
+            u.morale = losses.morale_after;
+            u.blown = losses.blown;
+            u.last_combat_turn = Some(turn);
+        }
+        EventKind::UnitRallied {
+            unit,
+            stragglers_recovered,
+            morale_after,
+            blown,
+            ..
+        } => {
+            let u = state.units.entry(unit.clone()).or_default();
+            u.track.stragglers = u.track.stragglers.saturating_sub(*stragglers_recovered);
+            u.morale = *morale_after;
+            u.blown = *blown;
+        }
+        EventKind::SubUnitTransferred { command, to, .. } => {
+            if let Some(c) = state.commands.get_mut(command) {
+                c.parent = Some(to.clone());
+                c.independent = false;
+                c.follows_parent = true;
+                c.status = CommandStatus::NoOrders;
+                c.current_order = None;
+                c.stage = 0;
+            }
+        }
+        EventKind::TemporaryDivisionDissolved { division, .. } => {
+            let parent = state.commands.get(division).and_then(|c| c.parent.clone());
+            for c in state.commands.values_mut() {
+                if c.parent.as_deref() == Some(division.as_str()) {
+                    c.parent.clone_from(&parent);
+                }
+            }
+            if let Some(c) = state.commands.get_mut(division) {
+                c.status = CommandStatus::NoOrders;
+                c.current_order = None;
+                c.dissolved = true;
+                c.follows_parent = false;
+            }
+        }
+        EventKind::ArmyCommanderReplaced { side, new, .. } => {
+            if let Some(s) = state.sides.get_mut(side) {
+                s.army_commander.clone_from(new);
+                s.in_person_since_hq = false;
+            }
+        }
+        EventKind::SpecialRuleRolled { .. } => {}
+        EventKind::CombatResolved { .. }
+        | EventKind::CombatDice { .. }
+        | EventKind::CommandRangeChecked { .. }
+        | EventKind::Override { .. } => {}
     }
     touch_base(state);
 }

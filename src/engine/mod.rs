@@ -6,15 +6,17 @@
 //! clock, use ambient randomness, iterate hash containers, use floating point. Every die comes
 //! from the [`Dice`] passed in and is stored in the event that used it.
 
+pub mod combat_system;
 pub mod command;
 mod command_system;
 pub mod event;
 pub mod evolve;
 pub mod oob;
 mod sequence;
+mod special_rules;
 pub mod state;
 
-pub use command::{Command, OverrideAction, TypedOrder};
+pub use command::{CombatKind, Command, OverrideAction, TypedOrder};
 pub use event::{Event, EventKind, Visibility, WithdrawalCause};
 pub use evolve::evolve;
 pub use state::{CommandStatus, GameState, OrderOrigin, OrderRecord, OrderStatus, Step};
@@ -95,6 +97,7 @@ impl<'a> Engine<'a> {
             orders: Default::default(),
             positions: Default::default(),
             arrived: Default::default(),
+            units: Default::default(),
             due: Default::default(),
             variants: Default::default(),
             dice: Default::default(),
@@ -158,6 +161,11 @@ impl<'a> Engine<'a> {
             Command::StageComplete { command } => {
                 command_system::stage_complete(&mut ctx, command)?
             }
+            Command::Combat {
+                kind,
+                attackers,
+                defenders,
+            } => combat_system::resolve(&mut ctx, kind, attackers, defenders)?,
             Command::Override { reason, action } => {
                 command_system::umpire_override(&mut ctx, reason, action)?
             }
@@ -193,8 +201,32 @@ impl Ctx<'_, '_, '_> {
             visibility,
             kind,
         };
+        let lost_commander = match &ev.kind {
+            EventKind::CommanderLost {
+                command,
+                lost: true,
+            } => Some(command.clone()),
+            _ => None,
+        };
+        let implemented = match &ev.kind {
+            EventKind::OrderAccepted {
+                order,
+                implemented: true,
+            }
+            | EventKind::OrderImplemented { order } => Some(*order),
+            EventKind::PresetOrder { order } if order.status == OrderStatus::Accepted => {
+                Some(order.number)
+            }
+            _ => None,
+        };
         evolve(&mut self.state, &ev);
         self.events.push(ev);
+        if let Some(n) = implemented {
+            command_system::transfers_on_implementation(self, n);
+        }
+        if let Some(command) = lost_commander {
+            special_rules::dissolve_if_temporary(self, &command, "lost its commander (V2.3)");
+        }
     }
 
     /// An event only `side` (and the umpire) may see.

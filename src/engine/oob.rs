@@ -3,7 +3,7 @@
 //! box). Pure reads over the scenario and the state.
 
 use crate::engine::event::CommandInit;
-use crate::engine::state::GameState;
+use crate::engine::state::{CommandState, GameState};
 use crate::scenario::{Echelon, OobRef, Scenario, UnitKind};
 
 /// The piece id of a formation's HQ (6.10).
@@ -32,7 +32,7 @@ pub fn commands(s: &Scenario) -> Vec<CommandInit> {
         .map(|u| CommandInit {
             id: u.id.clone(),
             side: u.side.clone(),
-            parent: Some(u.parent.clone()),
+            parent: Some(unit_parent(s, u)),
             independent: u.independent,
         });
     f.chain(u).collect()
@@ -82,17 +82,22 @@ pub fn echelon(s: &Scenario, command: &str) -> Option<Echelon> {
     }
 }
 
-/// Parent formation id of a command.
-pub fn parent(s: &Scenario, command: &str) -> Option<String> {
-    match s.command(command)? {
-        OobRef::Formation(f) => f.parent.clone(),
-        OobRef::Unit(u) => Some(u.parent.clone()),
-    }
+/// Parent formation of a command as the game stands: the scenario's order of battle, changed
+/// by sub-unit transfers (6.9) and dissolved temporary divisions (Vimeiro V2.3).
+pub fn parent(state: &GameState, command: &str) -> Option<String> {
+    state.commands.get(command)?.parent.clone()
+}
+
+/// The formation a unit acts under at the start: a temporary division it is a member of
+/// (Vimeiro V2.3), else its parent in the order of battle.
+pub fn unit_parent(s: &Scenario, u: &crate::scenario::Unit) -> String {
+    s.temporary_division_of(&u.id)
+        .map_or_else(|| u.parent.clone(), |f| f.id.clone())
 }
 
 /// Is `ancestor` above `command` in the tree?
-pub fn is_ancestor(s: &Scenario, ancestor: &str, command: &str) -> bool {
-    let mut cur = parent(s, command);
+pub fn is_ancestor(state: &GameState, ancestor: &str, command: &str) -> bool {
+    let mut cur = parent(state, command);
     let mut guard = 0;
     while let Some(p) = cur {
         if p == ancestor {
@@ -102,36 +107,39 @@ pub fn is_ancestor(s: &Scenario, ancestor: &str, command: &str) -> bool {
         if guard > 64 {
             return false;
         }
-        cur = parent(s, &p);
+        cur = parent(state, &p);
     }
     false
 }
 
+/// Commands whose parent is `command`, in id order.
+fn children<'a>(
+    state: &'a GameState,
+    command: &'a str,
+) -> impl Iterator<Item = (&'a String, &'a CommandState)> + 'a {
+    state
+        .commands
+        .iter()
+        .filter(move |(_, c)| c.parent.as_deref() == Some(command))
+}
+
 /// Direct sub-units of a command for Attack Stoppage (6.7.2, 6.9 box): for a corps its
 /// divisions and the brigades not in a division; for a division its brigades; a brigade is one
-/// of itself. Independent sub-units do not count; artillery never counts. Only sub-units on the
-/// map count (6.7.3).
+/// of itself. Independent sub-units do not count; artillery never counts (it is not a command).
+/// Only sub-units on the map count (6.7.3).
 pub fn sub_units(s: &Scenario, state: &GameState, command: &str) -> Vec<String> {
-    let independent = |id: &str| state.commands.get(id).is_some_and(|c| c.independent);
     let on_map = |id: &str| hub_piece(s, id).is_some_and(|p| state.positions.contains_key(&p));
     match s.command(command) {
         Some(OobRef::Unit(u)) if on_map(&u.id) => vec![u.id.clone()],
-        Some(OobRef::Unit(_)) => Vec::new(),
-        Some(OobRef::Formation(f)) => {
-            let divisions = s
-                .child_formations(&f.id)
-                .filter(|d| d.echelon == Echelon::Division)
-                .map(|d| d.id.clone());
-            let brigades = s
-                .child_units(&f.id)
-                .filter(|u| is_brigade(u.kind))
-                .map(|u| u.id.clone());
-            divisions
-                .chain(brigades)
-                .filter(|id| !independent(id) && on_map(id))
-                .collect()
-        }
-        None => Vec::new(),
+        Some(OobRef::Unit(_)) | None => Vec::new(),
+        Some(OobRef::Formation(_)) => children(state, command)
+            .filter(|(id, c)| {
+                !c.independent
+                    && echelon(s, id).is_none_or(|e| e == Echelon::Division)
+                    && on_map(id)
+            })
+            .map(|(id, _)| id.clone())
+            .collect(),
     }
 }
 
@@ -141,14 +149,21 @@ pub fn member_units(s: &Scenario, state: &GameState, command: &str) -> Vec<Strin
     match s.command(command) {
         Some(OobRef::Unit(u)) => vec![u.id.clone()],
         Some(OobRef::Formation(f)) => {
+            // Batteries, skirmishers and trains are not commands: they stay where the scenario puts them.
             let mut out: Vec<String> = s
-                .child_units(&f.id)
-                .filter(|u| !state.commands.get(&u.id).is_some_and(|c| c.independent))
+                .direct_units(&f.id)
+                .into_iter()
+                .filter(|u| !is_brigade(u.kind))
                 .map(|u| u.id.clone())
                 .collect();
-            for d in s.child_formations(&f.id) {
-                if !state.commands.get(&d.id).is_some_and(|c| c.independent) {
-                    out.extend(member_units(s, state, &d.id));
+            for (id, c) in children(state, command) {
+                if c.independent {
+                    continue;
+                }
+                match s.command(id) {
+                    Some(OobRef::Unit(_)) => out.push(id.clone()),
+                    Some(OobRef::Formation(_)) => out.extend(member_units(s, state, id)),
+                    None => {}
                 }
             }
             out
@@ -159,20 +174,13 @@ pub fn member_units(s: &Scenario, state: &GameState, command: &str) -> Vec<Strin
 
 /// May this command receive an Independent Order (6.8.1)? Divisions of a corps, brigades that
 /// do not belong to a division, and cavalry brigades even if they do.
-pub fn may_be_independent(s: &Scenario, command: &str) -> bool {
+pub fn may_be_independent(s: &Scenario, state: &GameState, command: &str) -> bool {
+    let parent_echelon = parent(state, command).and_then(|p| echelon(s, &p));
     match s.command(command) {
         Some(OobRef::Formation(f)) => {
-            f.echelon == Echelon::Division
-                && f.parent
-                    .as_deref()
-                    .and_then(|p| s.formation(p))
-                    .is_some_and(|p| p.echelon == Echelon::Corps)
+            f.echelon == Echelon::Division && parent_echelon == Some(Echelon::Corps)
         }
-        Some(OobRef::Unit(u)) => {
-            u.kind.is_cavalry()
-                || s.formation(&u.parent)
-                    .is_some_and(|p| p.echelon != Echelon::Division)
-        }
+        Some(OobRef::Unit(u)) => u.kind.is_cavalry() || parent_echelon != Some(Echelon::Division),
         None => false,
     }
 }

@@ -93,6 +93,7 @@ pub(super) fn start(
             commands,
             positions,
             variants: variants.to_vec(),
+            units: super::combat_system::initial_units(s),
         },
     );
 
@@ -113,25 +114,21 @@ pub(super) fn start(
             PresetStatus::D6 => AcceptanceResult::D6,
         };
         let status = super::command_system::initial_status(ctx.eng.tables, result);
-        let order = OrderRecord {
-            number: ctx.state.next_order_number(),
-            side: p.side.clone(),
-            sender: String::from("scenario"),
-            recipient: p.to.clone(),
-            text: typed.text.clone(),
-            readback: typed.readback.clone(),
-            method: None,
-            order_type: typed.order_type,
-            stages: typed.stages.clone(),
-            independent: typed.independent,
-            key: typed.key.clone(),
-            cost: 0,
-            sent_turn: 0,
-            arrival_turn: 0,
-            origin: OrderOrigin::Preset,
-            status,
-            status_turn: 0,
-        };
+        let order = OrderRecord::new(
+            ctx.state.next_order_number(),
+            typed,
+            Routing {
+                side: p.side.clone(),
+                sender: String::from("scenario"),
+                recipient: p.to.clone(),
+                method: None,
+                cost: 0,
+                sent_turn: 0,
+                arrival_turn: 0,
+                origin: OrderOrigin::Preset,
+                status,
+            },
+        );
         ctx.emit_side(&p.side, EventKind::PresetOrder { order });
     }
     let first = ctx.state.side_order[0].clone();
@@ -161,7 +158,7 @@ pub(super) fn advance(ctx: &mut Ctx) -> Result<(), Refusal> {
             let next = ctx.state.player + 1;
             if next < ctx.state.side_order.len() {
                 let side = ctx.state.side_order[next].clone();
-                return begin_command_phase(ctx, &side);
+                begin_command_phase(ctx, &side)
             } else {
                 let last = ctx.eng.turns.len() as u32;
                 if ctx.state.turn >= last {
@@ -195,12 +192,6 @@ pub(super) fn advance(ctx: &mut Ctx) -> Result<(), Refusal> {
 fn begin_command_phase(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
     let side = side.to_string();
     let s = ctx.eng.scenario;
-    let rating = s.army_commander(&side).map_or(0, |c| c.rating);
-    let command_points = ctx.eng.tables.command_points(rating);
-    let ss = &ctx.state.sides[&side];
-    let at = |p: &str| ctx.state.positions.get(p).copied();
-    let commander_with_hq =
-        at(&ss.army_commander).is_some() && at(&ss.army_commander) == at(&ss.army_hq);
     ctx.emit(
         Visibility::Public,
         EventKind::StepBegan {
@@ -208,6 +199,20 @@ fn begin_command_phase(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
             step: Step::Command,
         },
     );
+    // Burrard may land first (V2.5); the command points are those of whoever commands then.
+    super::special_rules::command_phase_start(ctx, &side)?;
+    let commander = ctx
+        .state
+        .sides
+        .get(&side)
+        .map(|x| x.army_commander.clone())
+        .unwrap_or_default();
+    let rating = s.commander(&commander).map_or(0, |c| c.rating);
+    let command_points = ctx.eng.tables.command_points(rating);
+    let ss = &ctx.state.sides[&side];
+    let at = |p: &str| ctx.state.positions.get(p).copied();
+    let commander_with_hq =
+        at(&ss.army_commander).is_some() && at(&ss.army_commander) == at(&ss.army_hq);
     ctx.emit_side(
         &side,
         EventKind::CommandPhaseBegan {
@@ -216,6 +221,14 @@ fn begin_command_phase(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
             commander_with_hq,
         },
     );
+
+    if ctx
+        .eng
+        .turn_info(ctx.state.turn)
+        .is_some_and(|t| t.last_dusk)
+    {
+        last_dusk_rewrite(ctx, &side);
+    }
 
     // 6.5.3: roll to discover each distorted order, at the start of each following Command Phase.
     let unnoticed: Vec<String> = ctx
@@ -341,6 +354,73 @@ fn reinforcements_enter(ctx: &mut Ctx, side: &str) {
     }
 }
 
+/// 27.2.3: in the Command Phase of the last dusk turn, every corps under Engage orders has them
+/// rewritten as instantly accepted Independent Orders, one per division, conforming to the old
+/// order; the corps itself is left without orders.
+fn last_dusk_rewrite(ctx: &mut Ctx, side: &str) {
+    let s = ctx.eng.scenario;
+    let corps: Vec<(String, u32)> = ctx
+        .state
+        .commands
+        .iter()
+        .filter(|(id, c)| {
+            c.side == side && oob::echelon(s, id) == Some(crate::scenario::Echelon::Corps)
+        })
+        .filter(|(id, c)| {
+            c.status == CommandStatus::Ordered
+                && ctx.state.current_posture(id) == Some(crate::rules::Posture::Engage)
+        })
+        .filter_map(|(id, c)| c.current_order.map(|n| (id.clone(), n)))
+        .collect();
+    for (corps_id, n) in corps {
+        let Some(old) = ctx.state.orders.get(&n).cloned() else {
+            continue;
+        };
+        let typed = TypedOrder {
+            text: old.text.clone(),
+            readback: old.readback.clone(),
+            order_type: old.order_type,
+            stages: old.stages.clone(),
+            independent: true,
+            key: format!("{} (independent, 27.2.3)", old.key),
+            joins: None,
+            attaches: Vec::new(),
+        };
+        let divisions: Vec<String> = oob::sub_units(s, &ctx.state, &corps_id)
+            .into_iter()
+            .filter(|d| oob::echelon(s, d) == Some(crate::scenario::Echelon::Division))
+            .collect();
+        for d in divisions {
+            let turn = ctx.state.turn;
+            let order = OrderRecord::new(
+                ctx.state.next_order_number(),
+                &typed,
+                Routing {
+                    side: side.to_string(),
+                    sender: String::from("27.2.3"),
+                    recipient: d,
+                    method: None,
+                    cost: 0,
+                    sent_turn: turn,
+                    arrival_turn: turn,
+                    origin: OrderOrigin::Preset,
+                    status: OrderStatus::Accepted,
+                },
+            );
+            ctx.emit_side(side, EventKind::PresetOrder { order });
+        }
+        ctx.emit_side(
+            side,
+            EventKind::StatusChanged {
+                command: corps_id,
+                status: CommandStatus::NoOrders,
+                reason: "its divisions took Independent Orders at the last dusk turn (27.2.3)"
+                    .into(),
+            },
+        );
+    }
+}
+
 /// Is a reinforcement group in play under the game's variants?
 fn variant_allows(state: &GameState, r: &crate::scenario::Reinforcement) -> bool {
     let needed = r
@@ -370,6 +450,15 @@ fn end_player_turn(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
             CommandStatus::Withdrawing => "after an Emergency Withdrawal (6.6.3.7)",
             _ => "after a Loose Cannon turn (6.6.1.6)",
         };
+        if status == CommandStatus::LooseCannon
+            && super::special_rules::dissolve_if_temporary(
+                ctx,
+                &command,
+                "carried out a Loose Cannon (V2.3)",
+            )
+        {
+            continue;
+        }
         ctx.emit_side(
             side,
             EventKind::StatusChanged {
@@ -379,6 +468,7 @@ fn end_player_turn(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
             },
         );
     }
-    super::command_system::command_range_check(ctx, side);
+    let out_of_command = super::command_system::command_range_check(ctx, side);
+    super::combat_system::rally_phase(ctx, side, &out_of_command)?;
     Ok(())
 }

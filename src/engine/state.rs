@@ -108,6 +108,12 @@ pub struct OrderRecord {
     pub independent: bool,
     /// Canonical key for "the same order" (6.5.2, 6.6.1.5).
     pub key: String,
+    /// A sub-unit transfer: the formation the recipient is to join (6.9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joins: Option<String>,
+    /// Sub-units attached to the recipient by the order ("with Beamont-I attached", 6.9).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attaches: Vec<String>,
     /// Command points paid (6.4.1).
     pub cost: u8,
     pub sent_turn: u32,
@@ -116,6 +122,46 @@ pub struct OrderRecord {
     pub status: OrderStatus,
     /// Turn the status last changed.
     pub status_turn: u32,
+}
+
+/// How an order travels: everything in its log entry that the order text does not give.
+pub struct Routing {
+    pub side: String,
+    pub sender: String,
+    pub recipient: String,
+    pub method: Option<Method>,
+    pub cost: u8,
+    pub sent_turn: u32,
+    pub arrival_turn: u32,
+    pub origin: OrderOrigin,
+    pub status: OrderStatus,
+}
+
+impl OrderRecord {
+    /// A log entry for a typed order.
+    pub fn new(number: u32, order: &super::command::TypedOrder, r: Routing) -> Self {
+        OrderRecord {
+            number,
+            side: r.side,
+            sender: r.sender,
+            recipient: r.recipient,
+            text: order.text.clone(),
+            readback: order.readback.clone(),
+            method: r.method,
+            order_type: order.order_type,
+            stages: order.stages.clone(),
+            independent: order.independent,
+            key: order.key.clone(),
+            joins: order.joins.clone(),
+            attaches: order.attaches.clone(),
+            cost: r.cost,
+            sent_turn: r.sent_turn,
+            arrival_turn: r.arrival_turn,
+            origin: r.origin,
+            status_turn: r.sent_turn,
+            status: r.status,
+        }
+    }
 }
 
 /// State of one command (corps, division or brigade that acts on its own orders, 6.1).
@@ -146,6 +192,20 @@ pub struct CommandState {
     pub initiative_roll_turn: Option<u32>,
     /// Withdrawal or loose cannon ends after this turn's operations, then No Orders.
     pub one_turn_until: Option<u32>,
+    /// A temporary division that has ceased to exist (Vimeiro V2.3).
+    #[serde(default)]
+    pub dissolved: bool,
+}
+
+/// A unit's combat state: its loss chart (20.4), morale state (21) and whether it is Blown (22).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct UnitState {
+    pub track: crate::combat::LossTrack,
+    pub morale: crate::combat::MoraleState,
+    pub blown: bool,
+    /// The turn it last fought or was fired on (no straggler recovery then, chart p6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_combat_turn: Option<u32>,
 }
 
 /// Per-side state.
@@ -179,6 +239,8 @@ pub struct GameState {
     pub sides: BTreeMap<String, SideState>,
     pub commands: BTreeMap<String, CommandState>,
     pub orders: BTreeMap<u32, OrderRecord>,
+    /// Combat state of every brigade and battery.
+    pub units: BTreeMap<String, UnitState>,
     /// Where each commander, HQ (`hq:<formation>`) and unit stands; off-map pieces are absent.
     pub positions: BTreeMap<String, Hex>,
     /// Reinforcement groups that have arrived.

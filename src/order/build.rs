@@ -36,6 +36,8 @@ pub(crate) struct Draft {
     pub stated_type: Option<(OrderType, Span)>,
     pub steps: Vec<DraftStep>,
     pub attached: Vec<Reference>,
+    /// Attachments written with the recipient ("2-I with Beamont-I attached:").
+    pub lead_attached: Vec<Reference>,
     pub intent: Vec<String>,
     pub intent_span: Option<Span>,
     pub remarks: Vec<Remark>,
@@ -94,7 +96,8 @@ struct Pending {
     facing: Option<Direction>,
     against: Option<Direction>,
     if_possible: bool,
-    objectives: Vec<(Reference, String)>,
+    /// Places written before their verb, with their read-back and whether they are route.
+    objectives: Vec<(Reference, String, bool)>,
     condition: Option<Condition>,
     subject: Option<Reference>,
     manner: Vec<String>,
@@ -225,12 +228,9 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
 
     let flush = |filler: &mut Option<Span>, d: &mut Draft| {
         if let Some(s) = filler.take() {
-            let t = text[s.0..s.1].trim_end_matches([',', ';']).trim();
+            let (span, t) = trimmed(text, s, &[',', ';']);
             if !t.is_empty() {
-                d.remarks.push(Remark {
-                    text: nfc(t),
-                    span: (s.0, s.0 + t.len()),
-                });
+                d.remarks.push(Remark { text: nfc(t), span });
             }
         }
     };
@@ -256,7 +256,9 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     _ => false,
                 };
                 if !ends {
-                    *end = tok.span().1;
+                    if !matches!(tok, Tok::Connector(..) | Tok::Punct(_)) {
+                        *end = tok.span().1;
+                    }
                     if *after_subject && matches!(tok, Tok::Filler(_) | Tok::Verb { .. }) {
                         *predicate = true;
                     }
@@ -296,6 +298,10 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
             Mode::Normal => {}
         }
 
+        let word_conn_before = word_conn;
+        if !matches!(tok, Tok::Connector(..) | Tok::Punct(_) | Tok::CondStart(..)) {
+            word_conn = false;
+        }
         if !matches!(tok, Tok::Filler(_)) && !matches!(tok, Tok::Punct(_)) {
             flush(&mut filler, d);
         }
@@ -351,7 +357,10 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     }
                 }
                 for a in attached {
-                    d.attached.push(to_reference(a));
+                    let r = to_reference(a);
+                    d.refs.push(r.clone());
+                    d.lead_attached.push(r.clone());
+                    d.attached.push(r);
                 }
             }
             Tok::Independent(s) => {
@@ -393,7 +402,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     refs: Vec::new(),
                     predicate: false,
                     after_subject: false,
-                    leading: first_step_here.is_none() || word_conn,
+                    leading: first_step_here.is_none() || word_conn_before,
                 };
             }
             Tok::Purpose(s) => {
@@ -437,11 +446,16 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     }
                 }
             }
-            Tok::Attached(items, _) => {
+            Tok::Attached(items, s) => {
                 for a in items {
                     let r = to_reference(a);
                     d.refs.push(r.clone());
                     d.attached.push(r);
+                }
+                let part = nfc(&words(&text[s.0..s.1]));
+                match cur {
+                    Some(i) => d.steps[i].step.parts.push(part),
+                    None => pending.manner.push(part),
                 }
             }
             Tok::With(t, s) => {
@@ -462,25 +476,23 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     } else {
                         &mut st.objectives
                     };
-                    if let Some(r) = list.get_mut(oi) {
-                        if matches!(r.form, Form::Name | Form::Unit)
-                            && conn.is_none()
-                            && prep.is_none()
-                        {
-                            let new_end = span.1;
-                            let ext = nfc(&text[r.span.1..new_end]);
-                            r.text.push_str(&ext);
-                            r.phrase.push_str(&ext);
-                            r.span.1 = new_end;
-                            if let Some(last_part) = st.parts.last_mut() {
-                                last_part.push_str(&ext);
-                            }
-                            if let Some(p) = d.refs.iter_mut().rev().find(|p| p.span.0 == r.span.0)
-                            {
-                                *p = r.clone();
-                            }
-                            continue;
+                    if let Some(r) = list.get_mut(oi)
+                        && matches!(r.form, Form::Name | Form::Unit)
+                        && conn.is_none()
+                        && prep.is_none()
+                    {
+                        let new_end = span.1;
+                        let ext = nfc(&text[r.span.1..new_end]);
+                        r.text.push_str(&ext);
+                        r.phrase.push_str(&ext);
+                        r.span.1 = new_end;
+                        if let Some(last_part) = st.parts.last_mut() {
+                            last_part.push_str(&ext);
                         }
+                        if let Some(p) = d.refs.iter_mut().rev().find(|p| p.span.0 == r.span.0) {
+                            *p = r.clone();
+                        }
+                        continue;
                     }
                 }
                 let link = if d.steps.is_empty() {
@@ -513,9 +525,21 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     own_objectives: 0,
                     purpose: None,
                 };
-                for (r, p) in pending.objectives.drain(..) {
+                let moving = matches!(
+                    action,
+                    Action::Move | Action::Cross | Action::Withdraw | Action::Deploy
+                );
+                for (r, p, route) in pending.objectives.drain(..) {
                     step.parts.push(p);
-                    step.objectives.push(r);
+                    // The same rules as after the verb: route is route (except for defend),
+                    // own troops of a movement are its forces.
+                    if route && !matches!(action, Action::Defend) {
+                        step.route.push(r);
+                    } else if moving && step.objectives.is_empty() && r.form == Form::Own {
+                        step.forces.push(r);
+                    } else {
+                        step.objectives.push(r);
+                    }
                 }
                 for m in &step.manner {
                     step.parts.push(m.clone());
@@ -561,7 +585,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 };
                 let c = conn.take();
                 let Some(i) = cur else {
-                    pending.objectives.push((r, rendered));
+                    pending.objectives.push((r, rendered, kind == Prep::Route));
                     continue;
                 };
                 let st = &mut d.steps[i].step;
@@ -570,6 +594,16 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     if c == "or" {
                         st.alternatives = true;
                     }
+                } else if word.is_empty()
+                    && matches!(r.form, Form::Name | Form::Unit)
+                    && st.parts.len() > 1
+                    && st
+                        .parts
+                        .last()
+                        .is_some_and(|p| p != "," && p != "and" && p != "or")
+                {
+                    // Two names side by side stay two names when read back.
+                    st.parts.push(",".into());
                 }
                 st.parts.push(rendered);
                 let moving = matches!(
@@ -619,7 +653,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                         st.parts.push(phrase);
                         st.objectives.push(r);
                     }
-                    None => pending.objectives.push((r, phrase)),
+                    None => pending.objectives.push((r, phrase, false)),
                 }
                 prev_place = None;
             }
@@ -693,9 +727,6 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 });
             }
         }
-        if !matches!(tok, Tok::Connector(..) | Tok::Punct(_) | Tok::CondStart(..)) {
-            word_conn = false;
-        }
         if !matches!(tok, Tok::Place(_) | Tok::Relation { .. }) {
             if !matches!(tok, Tok::Connector(..) | Tok::Punct(_)) {
                 conn = None;
@@ -765,7 +796,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
         {
             left.push(x.text);
         }
-        for (r, _) in pending.objectives {
+        for (r, _, _) in pending.objectives {
             left.push(r.phrase);
         }
         if let Some(c) = pending.condition {
@@ -809,6 +840,19 @@ fn collect_refs(tok: &Tok, sink: &mut Vec<Reference>, all: &mut Vec<Reference>) 
     sink.push(r);
 }
 
+/// `text[span]` without surrounding white space and without the given trailing characters,
+/// with its span.
+fn trimmed<'t>(text: &'t str, span: Span, tail: &[char]) -> (Span, &'t str) {
+    let raw = &text[span.0..span.1];
+    let lead = raw.len() - raw.trim_start().len();
+    let t = raw
+        .trim_start()
+        .trim_end()
+        .trim_end_matches(tail)
+        .trim_end();
+    ((span.0 + lead, span.0 + lead + t.len()), t)
+}
+
 fn make_condition(
     text: &str,
     kind: &str,
@@ -816,12 +860,10 @@ fn make_condition(
     end: usize,
     refs: Vec<Reference>,
 ) -> Condition {
-    let raw = text[start..end]
-        .trim()
-        .trim_end_matches([',', '.', '!', '?', ';']);
+    let (span, raw) = trimmed(text, (start, end), &[',', '.', '!', '?', ';']);
     Condition {
         text: nfc(&words(raw)),
-        span: (start, start + raw.len()),
+        span,
         kind: kind.to_string(),
         references: refs,
     }

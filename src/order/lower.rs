@@ -199,7 +199,7 @@ fn rule_name(r: Rule) -> Option<String> {
         Rule::v_leave => "leave the map",
         Rule::v_continue => "continue the attack",
         Rule::v_form_division => "form a temporary division",
-        Rule::recipient_lead | Rule::who | Rule::subject_lead => "a recipient (\"2nd Div:\")",
+        Rule::named_lead | Rule::who => "a recipient (\"2nd Div:\")",
         Rule::header => "a header code",
         Rule::courtesy => "a courtesy",
         Rule::timing => "a time",
@@ -257,25 +257,28 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
                 .any(|c| c.as_rule() == Rule::independent);
             Tok::Preset { span, independent }
         }
-        Rule::recipient_lead | Rule::subject_lead | Rule::authority_lead => {
-            let mut who = None;
+        Rule::named_lead => {
+            let mut whos = Vec::new();
             let mut attached = Vec::new();
+            let mut authority = false;
             let mut you = false;
             for c in p.into_inner() {
                 match c.as_rule() {
-                    Rule::who => who = Some(c),
-                    Rule::attached => attached = attached_items(c, off),
+                    Rule::who => whos.push(c),
+                    Rule::attached | Rule::lead_attached => attached = attached_items(c, off),
+                    Rule::k_desire => authority = true,
                     Rule::k_you => you = true,
                     _ => {}
                 }
             }
-            let who = if you {
-                None
+            // "X desires that Y …": Y is the recipient, and X only a courtesy.
+            let who = if authority {
+                if you { None } else { whos.into_iter().nth(1) }
             } else {
-                who.map(|w| who_target(w, off))
+                whos.into_iter().next()
             };
             Tok::Recipient {
-                who,
+                who: who.map(|w| who_target(w, off)),
                 attached,
                 span,
             }
@@ -341,6 +344,7 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
         | Rule::v_form_division
         | Rule::v_halt
         | Rule::v_leave
+        | Rule::v_off_map
         | Rule::v_continue
         | Rule::v_join
         | Rule::v_deploy
@@ -357,7 +361,7 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
                 Rule::v_reserve => Action::Reserve,
                 Rule::v_form_division => Action::FormDivision,
                 Rule::v_halt => Action::Halt,
-                Rule::v_leave => Action::LeaveMap,
+                Rule::v_leave | Rule::v_off_map => Action::LeaveMap,
                 Rule::v_continue => continue_action(&verb),
                 Rule::v_join => Action::Join,
                 Rule::v_deploy => Action::Deploy,
@@ -392,19 +396,18 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
         Rule::route_prep => Tok::RoutePrep(lower_case_words(p.as_str()), span),
         Rule::dest_prep => Tok::DestPrep(lower_case_words(p.as_str()), span),
         Rule::compass => {
-            if p.clone().into_inner().any(|c| c.as_rule() == Rule::k_from) {
-                if let Some(c) = p
+            if p.clone().into_inner().any(|c| c.as_rule() == Rule::k_from)
+                && let Some(c) = p
                     .clone()
                     .into_inner()
                     .find(|c| c.as_rule() == Rule::compass_word)
-                {
-                    out.push(Tok::Direction {
-                        from: true,
-                        target: simple(Form::Compass, &c, off),
-                        span,
-                    });
-                    return;
-                }
+            {
+                out.push(Tok::Direction {
+                    from: true,
+                    target: simple(Form::Compass, &c, off),
+                    span,
+                });
+                return;
             }
             let w = p
                 .clone()

@@ -20,6 +20,8 @@ mod source;
 
 pub use ast::*;
 
+use std::collections::HashMap;
+
 use chrono::NaiveTime;
 
 use crate::hex::Hex;
@@ -71,6 +73,31 @@ pub fn check_with(text: &str, opts: Options<'_>) -> CheckReport {
     CheckReport { orders, summary }
 }
 
+/// A checker bound to a scenario and side, for checking many orders one at a time (the
+/// engine's use): the scenario's name indexes are built once.
+pub struct Checker<'a> {
+    index: Option<Index<'a>>,
+    side: Option<&'a str>,
+    now: Option<NaiveTime>,
+}
+
+impl<'a> Checker<'a> {
+    pub fn new(opts: Options<'a>) -> Self {
+        Checker {
+            index: opts.scenario.map(Index::new),
+            side: opts.side,
+            now: now_of(&opts),
+        }
+    }
+
+    /// Check `text` as one order.
+    pub fn check_one(&self, text: &str) -> CheckedOrder {
+        let lead = text.len() - text.trim_start().len();
+        let span = (lead, lead + text.trim().len());
+        check_span(text, span, self.index.as_ref(), self.side, self.now)
+    }
+}
+
 /// Check `text` as one order (blank lines included).
 pub fn check_one(text: &str, scenario: Option<&Scenario>, side: Option<&str>) -> CheckedOrder {
     let opts = Options {
@@ -89,14 +116,16 @@ fn now_of(opts: &Options<'_>) -> Option<NaiveTime> {
         .or_else(|| opts.scenario.map(|s| s.clock.first_turn.time()))
 }
 
+type Table = HashMap<Span, (Form, Option<Resolved>)>;
+
 /// Look a reference's resolution up by span in the table built from the place list.
-fn fill(r: &mut Reference, table: &[(Span, Form, Option<Resolved>)]) {
-    if r.parts.is_empty() {
-        if let Some((_, form, res)) = table.iter().find(|(s, _, _)| *s == r.span) {
-            r.resolved = res.clone();
-            if *form == Form::Unit {
-                r.form = Form::Unit;
-            }
+fn fill(r: &mut Reference, table: &Table) {
+    if r.parts.is_empty()
+        && let Some((form, res)) = table.get(&r.span)
+    {
+        r.resolved = res.clone();
+        if *form == Form::Unit {
+            r.form = Form::Unit;
         }
     }
     for p in &mut r.parts {
@@ -104,22 +133,24 @@ fn fill(r: &mut Reference, table: &[(Span, Form, Option<Resolved>)]) {
     }
 }
 
-fn fill_dir(d: &mut Option<Direction>, table: &[(Span, Form, Option<Resolved>)]) {
+fn fill_dir(d: &mut Option<Direction>, table: &Table) {
     if let Some(p) = d.as_mut().and_then(|d| d.place.as_mut()) {
         fill(p, table);
     }
 }
 
+/// The word starting at `pos` (at least one character), for underlining.
 fn word_span(text: &str, pos: usize) -> Span {
-    let rest = text.get(pos..).unwrap_or("");
+    let Some(rest) = text.get(pos..) else {
+        return (pos.min(text.len()), pos.min(text.len()));
+    };
+    let first = rest.chars().next().map_or(0, char::len_utf8);
     let len = rest
         .char_indices()
         .find(|(_, c)| c.is_whitespace())
-        .map_or(rest.len(), |(i, _)| i);
-    (
-        pos,
-        pos + len.max(usize::from(!rest.is_empty())).min(rest.len()),
-    )
+        .map_or(rest.len(), |(i, _)| i)
+        .max(first);
+    (pos, pos + len)
 }
 
 #[allow(clippy::too_many_lines)]
@@ -142,6 +173,7 @@ fn check_span(
         stated_type,
         steps,
         mut attached,
+        lead_attached,
         intent,
         intent_span,
         remarks,
@@ -234,23 +266,23 @@ fn check_span(
         }
         _ => {}
     }
-    if let (Some(want), Some(got), Some(r)) = (side, &recipient_side, &recipient) {
-        if want != got {
-            diags.push(diag(
-                Severity::Error,
-                "recipient-not-own-side",
-                format!("{} belongs to the {got} side, not to {want}", r.text),
-                r.span,
-                "6.4: the Army Commander orders only his own commands",
-            ));
-        }
+    if let (Some(want), Some(got), Some(r)) = (side, &recipient_side, &recipient)
+        && want != got
+    {
+        diags.push(diag(
+            Severity::Error,
+            "recipient-not-own-side",
+            format!("{} belongs to the {got} side, not to {want}", r.text),
+            r.span,
+            "6.4: the Army Commander orders only his own commands",
+        ));
     }
 
     // --- places, hexes and troops
     let mut places: Vec<Reference> = Vec::new();
-    let mut table: Vec<(Span, Form, Option<Resolved>)> = Vec::new();
+    let mut table: Table = HashMap::new();
     for mut r in refs {
-        if table.iter().any(|(s, _, _)| *s == r.span) {
+        if table.contains_key(&r.span) {
             continue;
         }
         let mut res: Option<Resolved> = None;
@@ -352,7 +384,7 @@ fn check_span(
             }
             _ => {}
         }
-        table.push((r.span, r.form, res.clone()));
+        table.insert(r.span, (r.form, res.clone()));
         r.resolved = res;
         if r.is_place() {
             places.push(r);
@@ -370,12 +402,11 @@ fn check_span(
                 fill(r, &table);
             }
         }
-        if let Some(s) = &mut st.subject {
-            if let Some(ix) = index {
-                if let Match::Found { resolved, .. } = ix.unit(&s.text, true) {
-                    s.resolved = Some(resolved);
-                }
-            }
+        if let Some(s) = &mut st.subject
+            && let Some(ix) = index
+            && let Match::Found { resolved, .. } = ix.unit(&s.text, true)
+        {
+            s.resolved = Some(resolved);
         }
         for step in &mut st.steps {
             for r in step
@@ -488,37 +519,36 @@ fn check_span(
             }
         }
     }
-    if independent {
-        if let (Some((id, kind)), Some(ix)) = (&recipient_ref, index) {
-            if let Some(why) = independent_refusal(ix.scenario, id, kind) {
-                diags.push(diag(
-                    Severity::Warning,
-                    "independent-not-allowed",
-                    format!(
-                        "{} may not normally receive an Independent Order: {why}",
-                        ix.scenario.command(id).map_or(id.as_str(), |c| c.name())
-                    ),
-                    independent_span.unwrap_or(span),
-                    "6.8.1: eligible are divisions of a corps, brigades that do not belong to a \
+    if independent
+        && let (Some((id, kind)), Some(ix)) = (&recipient_ref, index)
+        && let Some(why) = independent_refusal(ix.scenario, id, kind)
+    {
+        diags.push(diag(
+            Severity::Warning,
+            "independent-not-allowed",
+            format!(
+                "{} may not normally receive an Independent Order: {why}",
+                ix.scenario.command(id).map_or(id.as_str(), |c| c.name())
+            ),
+            independent_span.unwrap_or(span),
+            "6.8.1: eligible are divisions of a corps, brigades that do not belong to a \
                      division, and cavalry brigades; others only where the scenario allows",
-                ));
-            }
-        }
+        ));
     }
-    if let (Some((stated, s)), Some(t)) = (stated_type, order_type) {
-        if stated != t {
-            diags.push(diag(
-                Severity::Warning,
-                "type-mismatch",
-                format!(
-                    "the order calls itself {} but reads as {}",
-                    type_word(stated),
-                    type_word(t)
-                ),
-                s,
-                "6.3: the type follows from the order's stages, conditions and alternatives",
-            ));
-        }
+    if let (Some((stated, s)), Some(t)) = (stated_type, order_type)
+        && stated != t
+    {
+        diags.push(diag(
+            Severity::Warning,
+            "type-mismatch",
+            format!(
+                "the order calls itself {} but reads as {}",
+                type_word(stated),
+                type_word(t)
+            ),
+            s,
+            "6.3: the type follows from the order's stages, conditions and alternatives",
+        ));
     }
     let intent_text = (!intent.is_empty()).then(|| intent.join("; "));
     let anatomy = critique::anatomy(
@@ -536,10 +566,10 @@ fn check_span(
             .resolved
             .as_ref()
             .map_or(r.phrase.clone(), |x| x.name.clone());
-        if attached.is_empty() {
+        if lead_attached.is_empty() {
             name
         } else {
-            let a: Vec<&str> = attached.iter().map(|a| a.phrase.as_str()).collect();
+            let a: Vec<&str> = lead_attached.iter().map(|a| a.phrase.as_str()).collect();
             format!("{name} with {} attached", a.join(" and "))
         }
     });

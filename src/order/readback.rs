@@ -129,7 +129,7 @@ pub(crate) fn render(
     }
     let mut out = sentences
         .into_iter()
-        .map(|s| format!("{s}."))
+        .map(|s| if s.ends_with('.') { s } else { format!("{s}.") })
         .collect::<Vec<_>>()
         .join(" ");
     if independent && !preset {

@@ -227,6 +227,13 @@ fn without_titles(key: &str) -> String {
         .join(" ")
 }
 
+fn digit_words(s: &str) -> Vec<String> {
+    s.split(' ')
+        .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+        .map(str::to_string)
+        .collect()
+}
+
 /// Largest edit distance accepted for a near miss of a name of `len` characters.
 fn near_threshold(len: usize) -> usize {
     if len < 4 { 0 } else { len.div_ceil(3).min(3) }
@@ -241,6 +248,8 @@ struct PlaceKey {
 
 struct UnitKey {
     key: String,
+    /// The words of the key that hold digits ("2", "2-i"): never near misses of each other.
+    digits: Vec<String>,
     id: String,
     name: String,
     kind: String,
@@ -305,6 +314,7 @@ impl<'a> Index<'a> {
                 let key = unit_key(n);
                 if !key.is_empty() {
                     units.push(UnitKey {
+                        digits: digit_words(&key),
                         key,
                         id: id.to_string(),
                         name: name.to_string(),
@@ -345,6 +355,7 @@ impl<'a> Index<'a> {
             keys.dedup();
             for key in keys.into_iter().filter(|k| !k.is_empty()) {
                 units.push(UnitKey {
+                    digits: digit_words(&key),
                     key,
                     id: f.id.clone(),
                     name: f.name.clone(),
@@ -394,20 +405,30 @@ impl<'a> Index<'a> {
                 others,
             };
         }
-        // 2. The longest run of words that is a name.
+        // 2. The longest run of words that is a name ("the south slope of Cerro de
+        // Medellin"); two different places found in runs of that length are ambiguous.
         let words: Vec<&str> = key.split(' ').collect();
         for len in (1..words.len()).rev() {
+            let mut hits: Vec<&PlaceKey> = Vec::new();
             for start in 0..=words.len() - len {
                 let w = words[start..start + len].join(" ");
-                if let Some(k) = self.places.iter().find(|k| k.key == w) {
-                    return Match::Found {
-                        resolved: self.place_resolved(k.place),
-                        side: None,
-                        variant: k.variant.clone(),
-                        near: None,
-                        others: Vec::new(),
-                    };
+                if let Some(k) = self.places.iter().find(|k| k.key == w)
+                    && !hits.iter().any(|h| h.place == k.place)
+                {
+                    hits.push(k);
                 }
+            }
+            if let Some(k) = hits.first() {
+                return Match::Found {
+                    resolved: self.place_resolved(k.place),
+                    side: None,
+                    variant: k.variant.clone(),
+                    near: None,
+                    others: hits[1..]
+                        .iter()
+                        .map(|h| self.scenario.places[h.place].name.clone())
+                        .collect(),
+                };
             }
         }
         // 3. A near miss of a proper name.
@@ -419,21 +440,19 @@ impl<'a> Index<'a> {
             .collect();
         scored.sort();
         let limit = near_threshold(key.chars().count());
-        if capitalised {
-            if let Some(&(dist, place)) = scored.first() {
-                let ties = scored
-                    .iter()
-                    .filter(|(d, p)| *d == dist && *p != place)
-                    .count();
-                if dist <= limit && ties == 0 {
-                    return Match::Found {
-                        resolved: self.place_resolved(place),
-                        side: None,
-                        variant: None,
-                        near: Some(dist),
-                        others: Vec::new(),
-                    };
-                }
+        if capitalised && let Some(&(dist, place)) = scored.first() {
+            let ties = scored
+                .iter()
+                .filter(|(d, p)| *d == dist && *p != place)
+                .count();
+            if dist <= limit && ties == 0 {
+                return Match::Found {
+                    resolved: self.place_resolved(place),
+                    side: None,
+                    variant: None,
+                    near: Some(dist),
+                    others: Vec::new(),
+                };
             }
         }
         let mut suggestions: Vec<String> = Vec::new();
@@ -477,34 +496,35 @@ impl<'a> Index<'a> {
                 others,
             };
         }
+        // Numbers are never near misses of each other: "5th Div" is not "4th Div".
+        let want = digit_words(&bare);
         let mut scored: Vec<(usize, usize)> = self
             .units
             .iter()
             .enumerate()
+            .filter(|(_, k)| !fuzzy || k.digits == want)
             .map(|(i, k)| (edit_distance(&bare, &k.key), i))
             .collect();
         scored.sort();
-        if fuzzy {
-            if let Some(&(dist, i)) = scored.first() {
-                let id = &self.units[i].id;
-                let ties = scored
-                    .iter()
-                    .filter(|(d, j)| *d == dist && &self.units[*j].id != id)
-                    .count();
-                if dist > 0 && dist <= near_threshold(bare.chars().count()) && ties == 0 {
-                    let k = &self.units[i];
-                    return Match::Found {
-                        resolved: Resolved {
-                            id: k.id.clone(),
-                            name: k.name.clone(),
-                            kind: k.kind.clone(),
-                        },
-                        side: Some(k.side.clone()),
-                        variant: None,
-                        near: Some(dist),
-                        others: Vec::new(),
-                    };
-                }
+        if fuzzy && let Some(&(dist, i)) = scored.first() {
+            let id = &self.units[i].id;
+            let ties = scored
+                .iter()
+                .filter(|(d, j)| *d == dist && &self.units[*j].id != id)
+                .count();
+            if dist > 0 && dist <= near_threshold(bare.chars().count()) && ties == 0 {
+                let k = &self.units[i];
+                return Match::Found {
+                    resolved: Resolved {
+                        id: k.id.clone(),
+                        name: k.name.clone(),
+                        kind: k.kind.clone(),
+                    },
+                    side: Some(k.side.clone()),
+                    variant: None,
+                    near: Some(dist),
+                    others: Vec::new(),
+                };
             }
         }
         let mut suggestions: Vec<String> = Vec::new();

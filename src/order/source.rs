@@ -38,10 +38,14 @@ pub fn split_orders(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
-const ABBREVIATIONS: &[&str] = &[
-    "gen", "genl", "lt", "col", "maj", "capt", "brig", "div", "bde", "st", "cav", "inf", "art",
-    "mr", "bn", "regt", "a.m", "p.m", "no",
+/// Abbreviations before a name: a stop after them never ends a sentence ("To Gen. Hill").
+const TITLES: &[&str] = &[
+    "gen", "genl", "lt", "col", "maj", "capt", "brig", "st", "mr", "no", "a.m", "p.m",
 ];
+
+/// Abbreviations that end a unit's name ("2nd Div."): a stop after them ends a sentence only
+/// when a capitalised word follows ("2nd Div. Then capture Hall").
+const UNIT_ABBREVIATIONS: &[&str] = &["div", "bde", "cav", "inf", "art", "bn", "regt"];
 
 /// Byte ranges (relative to `order`) of its sentences. A sentence ends after `.`, `!` or `?`
 /// followed by white space or the end, except after an abbreviation ("Gen.", "Div.").
@@ -59,7 +63,15 @@ pub fn split_sentences(order: &str) -> Vec<(usize, usize)> {
                 j += 1;
             }
             let at_break = j >= bytes.len() || bytes[j].is_ascii_whitespace();
-            if at_break && !(c == b'.' && ends_with_abbreviation(&order[start..i])) {
+            let abbreviated = c == b'.'
+                && match last_word(&order[start..i]).as_str() {
+                    w if TITLES.contains(&w) => true,
+                    w if UNIT_ABBREVIATIONS.contains(&w) => !order[j..]
+                        .trim_start()
+                        .starts_with(|ch: char| ch.is_uppercase()),
+                    _ => false,
+                };
+            if at_break && !abbreviated {
                 push_trimmed(order, start, j, &mut out);
                 start = j;
             }
@@ -72,13 +84,12 @@ pub fn split_sentences(order: &str) -> Vec<(usize, usize)> {
     out
 }
 
-fn ends_with_abbreviation(before: &str) -> bool {
-    let word: String = before
+fn last_word(before: &str) -> String {
+    before
         .rsplit(|c: char| c.is_whitespace() || c == '(' || c == ',')
         .next()
         .unwrap_or("")
-        .to_ascii_lowercase();
-    ABBREVIATIONS.contains(&word.as_str())
+        .to_ascii_lowercase()
 }
 
 fn push_trimmed(text: &str, start: usize, end: usize, out: &mut Vec<(usize, usize)>) {
@@ -101,6 +112,14 @@ mod tests {
         assert_eq!(o.len(), 2);
         assert_eq!(&t[o[0].0..o[0].1], "3rd Div: march to Kümla.");
         assert_eq!(&t[o[1].0..o[1].1], "2nd Div: capture Hall.\nDavrange");
+    }
+
+    #[test]
+    fn a_unit_abbreviation_ends_a_sentence_before_a_capital() {
+        let t = "Attack with 3rd Div. General order.";
+        assert_eq!(split_sentences(t).len(), 2);
+        let t = "To 3rd Div. attack Hall.";
+        assert_eq!(split_sentences(t).len(), 1);
     }
 
     #[test]

@@ -218,14 +218,9 @@ impl InitiativeOdds {
     }
 }
 
-/// The Initiative Table column for a commander (6.6.1.3): rating, +1 under General Orders.
-pub fn initiative_column(rating: i32, general: bool) -> i32 {
-    rating.saturating_add(i32::from(general))
-}
-
 /// Exact odds of an Initiative roll.
 pub fn initiative(tables: &CommandTables, rating: i32, general: bool) -> InitiativeOdds {
-    let column = initiative_column(rating, general);
+    let column = CommandTables::initiative_column(rating, general);
     let mut counts = Vec::new();
     let mut cells_used = Vec::new();
     let mut start = 0;
@@ -460,5 +455,31 @@ mod tests {
         let a = stoppage(t, 1, 1, 2, false);
         assert_eq!(a.cells_used[0].provenance, Provenance::Assumed);
         assert_eq!((a.result, a.needed, a.pass), (4, 11, 3));
+    }
+
+    #[test]
+    fn rule_6_7_2_odds_agree_with_the_whole_step_2_table() {
+        let t = CommandTables::nbs();
+        // Seed step 2 (result × rating 0 / 1,2 / 3,4) and the 2d6 throws of 36 reaching each need.
+        let step2 = [[4, 3, 3], [7, 6, 5], [10, 9, 8], [12, 11, 10]];
+        let throws_reaching = |need: u8| -> u32 {
+            [36, 36, 35, 33, 30, 26, 21, 15, 10, 6, 3, 1][usize::from(need) - 1]
+        };
+        // (sub-units, wrecked) giving step-1 results 1, 2, 3, 4.
+        let commands = [(10, 0), (3, 1), (3, 2), (2, 2)];
+        for (r, (n, w)) in commands.iter().enumerate() {
+            for rating in 0..=4u8 {
+                let g = match rating {
+                    0 => 0,
+                    1 | 2 => 1,
+                    _ => 2,
+                };
+                let o = stoppage(t, *n, *w, rating, false);
+                assert_eq!(usize::from(o.result), r + 1);
+                assert_eq!(o.needed, step2[r][g], "result {} rating {rating}", r + 1);
+                assert_eq!(o.pass, throws_reaching(o.needed));
+                assert_eq!(o.cells_used[1].provenance, Provenance::Seed);
+            }
+        }
     }
 }

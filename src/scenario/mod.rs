@@ -68,19 +68,30 @@ pub fn bundled_text(name: &str) -> Option<(&'static str, &'static str)> {
 /// Load a scenario from a file or, when no such file exists, from the bundled scenario of that
 /// name (`tutorial-hall`, `vimeiro-1808`). Returns the name used in messages and the scenario.
 pub fn load_or_bundled(path: &Path) -> Result<(String, Scenario), ScenarioError> {
-    if !path.exists()
-        && let Some((file, text)) = path.to_str().and_then(bundled_text)
+    source(path).map(|(origin, _, s)| (origin, s))
+}
+
+/// As [`load_or_bundled`], also returning the scenario's text (a game stores it).
+pub fn source(path: &Path) -> Result<(String, String, Scenario), ScenarioError> {
+    let (origin, text) = match path
+        .to_str()
+        .and_then(bundled_text)
+        .filter(|_| !path.exists())
     {
-        let origin = format!("(bundled) {file}");
-        return parse(&origin, text).map(|s| (origin, s));
-    }
-    load(path).map(|s| (path.display().to_string(), s))
+        Some((file, text)) => (format!("(bundled) {file}"), text.to_string()),
+        None => {
+            let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Io {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            })?;
+            (path.display().to_string(), text)
+        }
+    };
+    parse(&origin, &text).map(|s| (origin, text, s))
 }
 
 /// A bundled scenario by file name (`tutorial-hall.toml`) or id (`tutorial-hall`).
 pub fn bundled(name: &str) -> Option<Scenario> {
-    let (file, text) = BUNDLED
-        .iter()
-        .find(|(f, _)| *f == name || f.trim_end_matches(".toml") == name)?;
+    let (file, text) = bundled_text(name)?;
     parse(file, text).ok()
 }
