@@ -262,6 +262,8 @@ fn order(n: usize, engage: bool) -> TypedOrder {
         stages: vec![posture],
         independent: false,
         key: format!("bench-order-{n}"),
+        joins: None,
+        attaches: Vec::new(),
     }
 }
 
