@@ -21,8 +21,8 @@ pub trait Space {
     /// Cheapest commander path cost from `a` to `b` in half-MP, or `None` if unreachable.
     fn commander_cost(&self, a: Hex, b: Hex) -> Option<PathCost>;
     /// Distance for command range (6.11): hexes counted with rough terrain as 2 unless along a
-    /// road. `None` if unreachable.
-    fn range_distance(&self, a: Hex, b: Hex) -> Option<u32>;
+    /// road. `None` if unreachable within `limit` (the search stops there).
+    fn range_distance(&self, a: Hex, b: Hex, limit: u32) -> Option<u32>;
 }
 
 /// A path cost and the provenance of the least certain cost it used.
@@ -150,13 +150,16 @@ impl HexSpace {
         Some((base + extra, prov.max(prov2)))
     }
 
+    /// Cheapest path from `a` to `b` no dearer than `limit` (every step costs at least 1, so a
+    /// target further than `limit` hexes is not searched for).
     fn dijkstra(
         &self,
         a: Hex,
         b: Hex,
+        limit: u32,
         step: impl Fn(Hex, Hex) -> Option<(u32, Provenance)>,
     ) -> Option<PathCost> {
-        if !self.contains(a) || !self.contains(b) {
+        if !self.contains(a) || !self.contains(b) || a.distance(b) > limit {
             return None;
         }
         let mut best: BTreeMap<Hex, u32> = BTreeMap::new();
@@ -181,7 +184,7 @@ impl HexSpace {
                 }
                 let Some((c, p)) = step(h, n) else { continue };
                 let nd = d.saturating_add(c);
-                if best.get(&n).is_none_or(|x| nd < *x) {
+                if nd <= limit && best.get(&n).is_none_or(|x| nd < *x) {
                     best.insert(n, nd);
                     prov.insert(n, prov[&h].max(p));
                     heap.push(Reverse((nd, n)));
@@ -204,10 +207,10 @@ impl Space for HexSpace {
     }
 
     fn commander_cost(&self, a: Hex, b: Hex) -> Option<PathCost> {
-        self.dijkstra(a, b, |x, y| self.step(x, y))
+        self.dijkstra(a, b, u32::MAX, |x, y| self.step(x, y))
     }
 
-    fn range_distance(&self, a: Hex, b: Hex) -> Option<u32> {
+    fn range_distance(&self, a: Hex, b: Hex, limit: u32) -> Option<u32> {
         // 6.11: count hexes; woods, swamp and steep slope count 2 unless a road negates this.
         let step = |x: Hex, y: Hex| {
             let prohibited = self.enter.get(&y).is_none_or(|(c, _)| c.is_none());
@@ -217,7 +220,7 @@ impl Space for HexSpace {
             let rough = self.rough.contains(&y) && !self.road.contains(&(x, y));
             Some((if rough { 2 } else { 1 }, Provenance::Seed))
         };
-        self.dijkstra(a, b, step).map(|p| p.halves)
+        self.dijkstra(a, b, limit, step).map(|p| p.halves)
     }
 }
 

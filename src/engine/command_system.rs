@@ -1177,8 +1177,9 @@ pub(crate) fn command_range_check(ctx: &mut Ctx, side: &str) -> Vec<String> {
         } else {
             base
         };
-        let d = ctx.eng.range_distance(a, b).unwrap_or(u32::MAX);
-        if d > 1 && d > range {
+        // Adjacent units are always in command (chart p2).
+        let in_range = a.distance(b) <= 1 || ctx.eng.space.range_distance(a, b, range).is_some();
+        if !in_range {
             out.push(id.clone());
         }
     }

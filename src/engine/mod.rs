@@ -25,7 +25,7 @@ use crate::rules::dice::{Dice, DiceExhausted};
 use crate::rules::tables::CommandTables;
 use crate::scenario::Scenario;
 use crate::scenario::clock::TurnInfo;
-use crate::space::{HexSpace, Space};
+use crate::space::HexSpace;
 
 /// Why the engine refused a command. Nothing is recorded when a command is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -176,11 +176,6 @@ impl<'a> Engine<'a> {
     /// The schedule entry of a turn (1-based); the last one for turns past the end.
     pub fn turn_info(&self, turn: u32) -> Option<&TurnInfo> {
         self.turns.get(turn.checked_sub(1)? as usize)
-    }
-
-    /// Distance measure used for command range (6.11).
-    pub fn range_distance(&self, a: crate::hex::Hex, b: crate::hex::Hex) -> Option<u32> {
-        self.space.range_distance(a, b)
     }
 }
 
