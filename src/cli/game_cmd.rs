@@ -102,14 +102,6 @@ pub struct OrderArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct DbArgs {
-    #[arg(long)]
-    pub db: PathBuf,
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
-}
-
-#[derive(Args, Debug)]
 pub struct TurnArgs {
     #[arg(long)]
     pub db: PathBuf,
