@@ -109,6 +109,7 @@ pub(super) fn issue_order(
         ));
     }
     super::special_rules::require_exists(ctx, to)?;
+    super::special_rules::check_sender(ctx, from, method)?;
     let rc = &ctx.state.commands[to];
     // 6.5.3: no new order until the distortion is discovered.
     if rc.distortion_unnoticed {
@@ -416,6 +417,9 @@ fn roll_acceptance(ctx: &mut Ctx, o: &OrderRecord) -> Result<(), Refusal> {
         .eng
         .tables
         .acceptance_number(sender, receiver, method, o.order_type, current);
+    // Game rules may change it (T2.1 Cuesta).
+    let number =
+        number + super::special_rules::acceptance_modifier(ctx, &o.recipient, o.order_type);
     let column = number.clamp(-3, 10);
     let (roll, dice) = ctx.dice.roll_11_66(Purpose::Acceptance)?;
     let cell = ctx.eng.tables.acceptance(number, roll);
@@ -922,7 +926,8 @@ pub(crate) fn stoppage_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusal>
             .is_some_and(|c| c.commander_lost);
         let wrecked = wrecked_subs + u32::from(commander_lost);
         let step1 = ctx.eng.tables.stoppage_result(subs.len() as u32, wrecked);
-        let rating = oob::command_rating(s, &command);
+        let rating =
+            super::special_rules::stoppage_rating(ctx, &command, oob::command_rating(s, &command));
         let step2 = ctx.eng.tables.stoppage_needed(step1.value, rating);
         let night = ctx.night();
         let (roll, dice) = ctx.dice.roll_2d6(Purpose::Stoppage)?;

@@ -11,10 +11,18 @@
 //!   British Command Phase lands Burrard: he takes command, orders in transit are cancelled and
 //!   temporary divisions suffer automatic stoppage.
 //!
-//! Owns these hooks; the rules they modify stay in `command_system`. Talavera's rules (Cuesta,
-//! borrowed divisions, Joseph and Jourdan) need the Talavera scenario and are not here yet.
+//! - `talavera-cuesta-engage-minus-four` (T2.1): Cuesta accepts Engage and Complex orders at −4
+//!   instead of −2.
+//! - `talavera-joseph-in-person` (T4.2a): Joseph may only issue In-Person orders.
+//! - `talavera-victor-stoppage` (T4.2c): acting on Initiative, Victor checks stoppage as a
+//!   0-rated commander.
+//!
+//! The commanders are named by their ids in the scenario (`cuesta`, `joseph`, `victor`).
+//! Owns these hooks; the rules they modify stay in `command_system`. Not yet here: borrowing
+//! Spanish divisions (T2.4), Jourdan relaying orders (T4.2b), Joseph's remote control (T4.3).
 
 use super::event::EventKind;
+use super::oob;
 use super::state::OrderStatus;
 use super::{Ctx, Refusal};
 use crate::rules::dice::Purpose;
@@ -37,6 +45,60 @@ pub(super) fn initiative_modifier(ctx: &Ctx, side: &str) -> i32 {
         -1
     } else {
         0
+    }
+}
+
+/// T2.1: extra Acceptance Number modifier for an order (−2 more for Cuesta on Engage/Complex).
+pub(super) fn acceptance_modifier(
+    ctx: &Ctx,
+    recipient: &str,
+    order_type: crate::rules::OrderType,
+) -> i32 {
+    let cuesta = oob::commander_of(ctx.eng.scenario, recipient).is_some_and(|c| c.id == "cuesta");
+    if has(ctx, "talavera-cuesta-engage-minus-four")
+        && cuesta
+        && order_type != crate::rules::OrderType::General
+    {
+        -2
+    } else {
+        0
+    }
+}
+
+/// T4.2a: Joseph issues only In-Person orders.
+pub(super) fn check_sender(
+    ctx: &Ctx,
+    sender: &str,
+    method: crate::rules::Method,
+) -> Result<(), Refusal> {
+    if has(ctx, "talavera-joseph-in-person")
+        && sender == "joseph"
+        && method != crate::rules::Method::InPerson
+    {
+        return Err(Refusal::new(
+            "in-person-only",
+            "T4.2a",
+            "Joseph may only issue In-Person orders",
+            "ride to the recipient and use --method in-person, or relay through Jourdan",
+        ));
+    }
+    Ok(())
+}
+
+/// T4.2c: Victor, acting on Initiative, checks stoppage as a 0-rated commander.
+pub(super) fn stoppage_rating(ctx: &Ctx, command: &str, rating: u8) -> u8 {
+    let victor = oob::commander_of(ctx.eng.scenario, command).is_some_and(|c| c.id == "victor");
+    let on_initiative = ctx
+        .state
+        .commands
+        .get(command)
+        .and_then(|c| c.current_order)
+        .and_then(|n| ctx.state.orders.get(&n))
+        .is_some_and(|o| o.origin == super::state::OrderOrigin::Initiative);
+    if has(ctx, "talavera-victor-stoppage") && victor && on_initiative {
+        0
+    } else {
+        rating
     }
 }
 
