@@ -27,7 +27,7 @@ fn command(i: u8) -> Command {
         order: typed(text, "imperial"),
     };
     match i % 14 {
-        0 | 1 | 2 => Command::Advance,
+        0..=2 => Command::Advance,
         3 => order(
             "div-2",
             "2nd Div: attack up the Säter road and capture Hall.",
