@@ -248,6 +248,9 @@ pub struct OverrideArgs {
     /// Record a ruling (e.g. how an order is to be read).
     #[arg(long, value_name = "TEXT")]
     pub ruling: Option<String>,
+    /// Roll the acceptance of an order in delay or distorted again (6.5).
+    #[arg(long, value_name = "N")]
+    pub reroll: Option<u32>,
     /// Put an order in force for a command (with --text and --status), e.g. to set up a situation.
     #[arg(long, value_name = "COMMAND")]
     pub impose_order: Option<String>,
@@ -713,6 +716,9 @@ fn build_override(game: &Game, a: &OverrideArgs) -> Result<(String, Command), Bu
     if let Some(t) = &a.ruling {
         actions.push(OverrideAction::Ruling { text: t.clone() });
     }
+    if let Some(n) = a.reroll {
+        actions.push(OverrideAction::Reroll { order: n });
+    }
     if let Some(c) = &a.impose_order {
         let text = a
             .text
@@ -728,7 +734,7 @@ fn build_override(game: &Game, a: &OverrideArgs) -> Result<(String, Command), Bu
     }
     if actions.len() != 1 {
         return Err(BuildError::Usage(
-            "give exactly one of --wreck, --unwreck, --commander-lost, --place, --discard-order, --no-orders, --ruling, --impose-order".into(),
+            "give exactly one of --wreck, --unwreck, --commander-lost, --place, --discard-order, --no-orders, --ruling, --reroll, --impose-order".into(),
         ));
     }
     Ok((

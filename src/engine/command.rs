@@ -105,6 +105,9 @@ pub enum OverrideAction {
         command: String,
         status: super::state::CommandStatus,
     },
+    /// Roll an order's acceptance again (6.5): the umpire sets aside a delay or a distortion,
+    /// e.g. when the courier's garbling is ruled not to have happened.
+    Reroll { order: u32 },
     /// Put an order in force for a command, accepted or in delay (a ruling, or setting up a
     /// situation as a scenario's pre-set orders do, 6.2.2).
     ImposeOrder {

@@ -1242,6 +1242,30 @@ pub(super) fn umpire_override(
                 })?,
         ),
         OverrideAction::ImposeOrder { command, .. } => Some(ctx.side_of(command)?),
+        OverrideAction::Reroll { order } => {
+            let o = ctx.state.orders.get(order).ok_or_else(|| {
+                Refusal::new(
+                    "unknown-order",
+                    "6.4.5",
+                    format!("there is no order {order}"),
+                    "see `staffwork log`",
+                )
+            })?;
+            if o.method.is_none()
+                || !matches!(
+                    o.status,
+                    OrderStatus::Delayed { .. } | OrderStatus::Distorted
+                )
+            {
+                return Err(Refusal::new(
+                    "not-rerollable",
+                    "6.5",
+                    format!("order {order} is not a sent order in delay or distorted"),
+                    "only the acceptance of a sent order now in delay or distorted can be rolled again",
+                ));
+            }
+            Some(o.side.clone())
+        }
         OverrideAction::Ruling { .. } => None,
     };
     let text = serde_json::to_string(action).unwrap_or_default();
@@ -1325,6 +1349,11 @@ pub(super) fn umpire_override(
                 },
             );
             ctx.emit_side(&side, EventKind::PresetOrder { order: record });
+        }
+        OverrideAction::Reroll { order } => {
+            ctx.emit_side(&side, EventKind::OrderArrived { order: *order });
+            let o = ctx.state.orders[order].clone();
+            roll_acceptance(ctx, &o)?;
         }
         OverrideAction::Ruling { .. } => {}
     }

@@ -109,7 +109,18 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             }
             state.orders.insert(order.number, order.clone());
         }
-        EventKind::OrderArrived { order } => set_status(state, *order, OrderStatus::Arrived, turn),
+        EventKind::OrderArrived { order } => {
+            // A distortion set aside by the umpire is no longer waiting to be discovered.
+            let distorted = state
+                .orders
+                .get(order)
+                .is_some_and(|o| o.status == OrderStatus::Distorted);
+            let recipient = state.orders.get(order).map(|o| o.recipient.clone());
+            if distorted && let Some(c) = recipient.and_then(|r| state.commands.get_mut(&r)) {
+                c.distortion_unnoticed = false;
+            }
+            set_status(state, *order, OrderStatus::Arrived, turn);
+        }
         EventKind::AcceptanceRolled { .. } => {}
         EventKind::OrderDelayed { order, needs } => {
             set_status(state, *order, OrderStatus::Delayed { needs: *needs }, turn);
