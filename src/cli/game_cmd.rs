@@ -213,6 +213,9 @@ pub struct CombatArgs {
     /// Charge: Follow-on Charges against the same target after a success (0–3, 16.2.7.2).
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=3))]
     pub follow_ons: u8,
+    /// Charge: a Reaction Charge (16.5), allowed without orders, with no Follow-ons.
+    #[arg(long)]
+    pub reaction: bool,
     /// Fire: Cannister at units entering the battery's hex (17.4.9).
     #[arg(long)]
     pub cannister: bool,
@@ -499,6 +502,7 @@ pub(crate) fn build(
                 ProcedureArg::Charge => crate::engine::CombatKind::Charge {
                     form_square: a.form_square,
                     follow_ons: a.follow_ons,
+                    reaction: a.reaction,
                 },
                 ProcedureArg::Fire => crate::engine::CombatKind::ArtilleryFire {
                     cannister: a.cannister,
@@ -1317,6 +1321,9 @@ pub(crate) fn describe(e: &Event) -> String {
             losses.track.remaining(),
             losses.track.boxes
         ),
+        EventKind::HqOverrun { hq, by, hex, .. } => {
+            format!("{hq} overrun at {hex} by {by} (6.10.2)")
+        }
         EventKind::UnitRallied {
             unit,
             stragglers_recovered,

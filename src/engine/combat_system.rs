@@ -346,6 +346,7 @@ pub(super) fn resolve(
         CombatKind::Charge {
             form_square,
             follow_ons,
+            reaction,
         } => {
             if night {
                 return Err(Refusal::new(
@@ -355,12 +356,12 @@ pub(super) fn resolve(
                     "",
                 ));
             }
-            if no_orders {
+            if no_orders && !reaction {
                 return Err(Refusal::new(
                     "no-orders-no-attack",
                     "6.3.4",
                     "a command in No Orders Status may not start a charge",
-                    "only Reaction Charges",
+                    "only Reaction Charges (--reaction)",
                 ));
             }
             let input = ChargeInput {
@@ -370,12 +371,13 @@ pub(super) fn resolve(
                 defender_cossack: false,
                 night,
                 follow_on: false,
-                reaction: false,
+                reaction: *reaction,
                 square_forbidden: false,
                 defender_was_charging: false,
                 decisions: ChargeDecisions {
                     form_square: *form_square,
-                    follow_ons_same_target: *follow_ons,
+                    // 16.5.4: no Follow-on Charges after a Reaction Charge.
+                    follow_ons_same_target: if *reaction { 0 } else { *follow_ons },
                     defender_checks_second: false,
                 },
                 skip_commander_loss: false,

@@ -135,8 +135,14 @@ pub enum CombatKind {
     /// fortified hexside (15.2.1).
     CloseCombat { fortified: bool },
     /// A cavalry charge (16): does the target form Square (16.2.1), how many Follow-on Charges
-    /// against the same target (16.2.7.2).
-    Charge { form_square: bool, follow_ons: u8 },
+    /// against the same target (16.2.7.2), is it a Reaction Charge (16.5).
+    Charge {
+        form_square: bool,
+        follow_ons: u8,
+        /// A Reaction Charge (16.5): allowed in No Orders Status, no Follow-ons.
+        #[serde(default)]
+        reaction: bool,
+    },
     /// Artillery fire (17); `cannister` for Opportunity Fire at units entering the hex (17.4.9).
     ArtilleryFire { cannister: bool },
 }

@@ -838,7 +838,7 @@ pub(super) fn withdraw(ctx: &mut Ctx, command: &str) -> Result<(), Refusal> {
 }
 
 /// 6.6.3.1, 6.6.3.7: a one-turn order to withdraw; accepted, delayed and arriving orders are lost.
-fn begin_withdrawal(ctx: &mut Ctx, command: &str, cause: WithdrawalCause) {
+pub(super) fn begin_withdrawal(ctx: &mut Ctx, command: &str, cause: WithdrawalCause) {
     let side = ctx
         .state
         .commands
@@ -1056,7 +1056,76 @@ pub(super) fn move_piece(ctx: &mut Ctx, piece: &str, to: Hex) -> Result<(), Refu
         },
     );
     implement_waiting_corps_orders(ctx, &side);
+    if s.unit(piece).is_some() {
+        overrun_hqs(ctx, &side, piece, to);
+    }
     Ok(())
+}
+
+/// 6.10.2: an enemy HQ alone in a hex its enemy's units enter is overrun. It displaces to its
+/// side's nearest stack; a corps must execute an Emergency Withdrawal in its next Command Phase
+/// (6.6.3.10); an Army HQ loses any move order awaiting acceptance and must withdraw at least 6
+/// hexes (the umpire moves it on; only the displacement is automatic).
+fn overrun_hqs(ctx: &mut Ctx, mover_side: &str, by: &str, hex: Hex) {
+    let s = ctx.eng.scenario;
+    let occupied_by = |side: &str, h: Hex, state: &GameState| {
+        state
+            .positions
+            .iter()
+            .any(|(p, at)| *at == h && s.unit(p).is_some_and(|u| u.side == side))
+    };
+    let hqs: Vec<(String, String)> = ctx
+        .state
+        .positions
+        .iter()
+        .filter(|(p, at)| **at == hex && p.starts_with("hq:"))
+        .filter_map(|(p, _)| s.formation(&p[3..]).map(|f| (p.clone(), f.id.clone())))
+        .filter(|(_, f)| s.formation(f).is_some_and(|f| f.side != mover_side))
+        .collect();
+    for (hq, formation) in hqs {
+        let side = s
+            .formation(&formation)
+            .map(|f| f.side.clone())
+            .unwrap_or_default();
+        if occupied_by(&side, hex, &ctx.state) {
+            continue;
+        }
+        // The nearest hex holding one of its side's units (ties: the lowest hex).
+        let refuge = ctx
+            .state
+            .positions
+            .iter()
+            .filter(|(p, at)| **at != hex && s.unit(p).is_some_and(|u| u.side == side))
+            .map(|(_, at)| (at.distance(hex), *at))
+            .min()
+            .map(|(_, at)| at);
+        ctx.emit(
+            Visibility::Public,
+            EventKind::HqOverrun {
+                hq: hq.clone(),
+                formation: formation.clone(),
+                by: by.to_string(),
+                hex,
+            },
+        );
+        if let Some(to) = refuge {
+            ctx.emit_side(
+                &side,
+                EventKind::PieceMoved {
+                    piece: hq.clone(),
+                    from: Some(hex),
+                    to,
+                },
+            );
+        }
+        if oob::echelon(s, &formation) == Some(Echelon::Army) {
+            discard_pending(
+                ctx,
+                &formation,
+                "lost when the Army HQ was overrun (6.10.2)",
+            );
+        }
+    }
 }
 
 /// 6.5.1: a corps order accepted while its commander was away is implemented the instant he

@@ -219,6 +219,14 @@ pub enum EventKind {
         unit: String,
         losses: super::combat_system::UnitLosses,
     },
+    /// An HQ alone in a hex was overrun by an enemy unit (6.10.2); a corps must withdraw in its
+    /// next Command Phase (6.6.3.10).
+    HqOverrun {
+        hq: String,
+        formation: String,
+        by: String,
+        hex: Hex,
+    },
     /// The Rally Phase for one unit (20.3.2, 21.5, 22.2.3): stragglers recovered, its morale
     /// state and Blown status after, and the dice.
     UnitRallied {

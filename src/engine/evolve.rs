@@ -54,6 +54,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                         initiative_roll_turn: None,
                         one_turn_until: None,
                         dissolved: false,
+                        overrun: false,
                     },
                 );
             }
@@ -186,6 +187,9 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             supersede_current(state, command, turn);
         }
         EventKind::WithdrawalBegan { command, .. } => {
+            if let Some(c) = state.commands.get_mut(command) {
+                c.overrun = false;
+            }
             mark_initiative_begun(state, command);
             supersede_current(state, command, turn);
             if let Some(c) = state.commands.get_mut(command) {
@@ -301,6 +305,14 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             if let Some(s) = state.sides.get_mut(side) {
                 s.army_commander.clone_from(new);
                 s.in_person_since_hq = false;
+            }
+        }
+        EventKind::HqOverrun { formation, .. } => {
+            // 6.10.2: a corps withdraws in its next Command Phase; an army only displaces.
+            if let Some(c) = state.commands.get_mut(formation)
+                && c.parent.is_some()
+            {
+                c.overrun = true;
             }
         }
         EventKind::SpecialRuleRolled { .. } => {}

@@ -222,6 +222,22 @@ fn begin_command_phase(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
         },
     );
 
+    // 6.10.2, 6.6.3.10: a corps whose HQ was overrun withdraws now.
+    let overrun: Vec<String> = ctx
+        .state
+        .commands
+        .iter()
+        .filter(|(_, c)| c.side == side && c.overrun)
+        .map(|(id, _)| id.clone())
+        .collect();
+    for command in overrun {
+        super::command_system::begin_withdrawal(
+            ctx,
+            &command,
+            super::event::WithdrawalCause::HqOverrun,
+        );
+    }
+
     if ctx
         .eng
         .turn_info(ctx.state.turn)

@@ -192,6 +192,9 @@ pub struct CommandState {
     pub initiative_roll_turn: Option<u32>,
     /// Withdrawal or loose cannon ends after this turn's operations, then No Orders.
     pub one_turn_until: Option<u32>,
+    /// Its HQ was overrun: an Emergency Withdrawal is forced in its next Command Phase (6.10.2).
+    #[serde(default)]
+    pub overrun: bool,
     /// A temporary division that has ceased to exist (Vimeiro V2.3).
     #[serde(default)]
     pub dissolved: bool,
