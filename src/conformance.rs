@@ -607,11 +607,12 @@ fn check_expectation(state: &GameState, events: &[Event], l: &Line) -> Result<()
                 "wrecked" => yes_no(c.wrecked).into(),
                 "independent" => yes_no(c.independent).into(),
                 "distortion-unnoticed" => yes_no(c.distortion_unnoticed).into(),
+                "commander-lost" => yes_no(c.commander_lost).into(),
                 "order" => c.current_order.map_or("none".into(), |n| n.to_string()),
                 "stage" => (c.stage + 1).to_string(),
                 f => {
                     return Err(format!(
-                        "line {}: unknown command field `{f}`; use status, wrecked, independent, distortion-unnoticed, order, stage",
+                        "line {}: unknown command field `{f}`; use status, wrecked, independent, distortion-unnoticed, commander-lost, order, stage",
                         l.line
                     ));
                 }
@@ -661,7 +662,7 @@ fn check_expectation(state: &GameState, events: &[Event], l: &Line) -> Result<()
             let got = state
                 .positions
                 .get(*piece)
-                .map_or("off the map".into(), |h| h.to_string());
+                .map_or("off-map".into(), |h| h.to_string());
             if got == *hex {
                 Ok(())
             } else {

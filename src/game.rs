@@ -551,7 +551,8 @@ pub fn acceptance_situation(
     };
     Ok(crate::rules::odds::AcceptanceQuery {
         sender_rating: s.commander(&o.sender).map_or(0, |c| i32::from(c.rating)),
-        receiver_rating: crate::engine::oob::receiver_rating(s, &o.recipient).unwrap_or(2),
+        receiver_rating: crate::engine::oob::receiver_rating(s, &game.state, &o.recipient)
+            .unwrap_or(2),
         method,
         order_type: o.order_type,
         current,

@@ -1321,6 +1321,9 @@ pub(crate) fn describe(e: &Event) -> String {
             losses.track.remaining(),
             losses.track.boxes
         ),
+        EventKind::CommanderReplaced { command, old, new } => {
+            format!("{new} takes command of {command} in place of {old} (25)")
+        }
         EventKind::HqOverrun { hq, by, hex, .. } => {
             format!("{hq} overrun at {hex} by {by} (6.10.2)")
         }

@@ -529,7 +529,7 @@ fn apply(ctx: &mut Ctx, side: &str, lead: &str, r: &SideResult) {
     }
     // 25: a lost commander; 6.7 counts a lost original commander as one more wrecked sub-unit.
     for k in &r.aftermath.commanders_lost {
-        if let Some(f) = s.formation_of_commander(k) {
+        if let Some(f) = oob::formation_of(&ctx.state, k).and_then(|f| s.formation(f)) {
             ctx.emit_side(
                 side,
                 EventKind::CommanderLost {

@@ -154,14 +154,14 @@ pub(super) fn issue_order(
             "re-sending an order to improve its acceptance is forbidden; send a different order or wait",
         ));
     }
-    let hub = oob::hub_piece(s, to).ok_or_else(|| unknown_command(s, to))?;
+    let hub = oob::hub_piece(s, &ctx.state, to).ok_or_else(|| unknown_command(s, to))?;
     let commander_hex = pos(ctx, from);
     let arrival_turn = match method {
         Method::InPerson => {
             // 6.4.3: stacked with the recipient; 6.4 box: a corps' commander may stand in for its HQ.
             let recipient_hexes: Vec<Hex> = [
                 Some(hub.clone()),
-                oob::commander_of(s, to).map(|c| c.id.clone()),
+                oob::commander_of(s, &ctx.state, to).map(|c| c.id.clone()),
             ]
             .into_iter()
             .flatten()
@@ -248,6 +248,30 @@ pub(super) fn issue_order(
         arrive(ctx, number);
     }
     Ok(())
+}
+
+/// 25: a lost commander is replaced by the first of the formation's successors (scenario
+/// `succession`); a successor may keep his own command too. Without one the formation stays
+/// leaderless (receiver and stoppage ratings fall back to 2, decision 0043).
+pub(crate) fn replace_commander(ctx: &mut Ctx, command: &str) {
+    let s = ctx.eng.scenario;
+    let Some(f) = s.formation(command) else {
+        return;
+    };
+    let Some(old) = ctx.state.commanders.get(command).cloned() else {
+        return;
+    };
+    let Some(new) = f.succession.iter().find(|c| **c != old).cloned() else {
+        return;
+    };
+    ctx.emit_side(
+        &f.side,
+        EventKind::CommanderReplaced {
+            command: command.to_string(),
+            old,
+            new,
+        },
+    );
 }
 
 /// What the order does to the order of battle must be allowed: Independent Orders (6.8.1,
@@ -370,7 +394,7 @@ fn implemented_now(ctx: &Ctx, recipient: &str) -> bool {
     if oob::echelon(s, recipient) != Some(Echelon::Corps) {
         return true;
     }
-    let Some(c) = oob::commander_of(s, recipient) else {
+    let Some(c) = oob::commander_of(s, &ctx.state, recipient) else {
         return true;
     };
     let hq = oob::hq_piece(recipient);
@@ -410,7 +434,7 @@ pub(crate) fn acceptance_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusa
 fn roll_acceptance(ctx: &mut Ctx, o: &OrderRecord) -> Result<(), Refusal> {
     let s = ctx.eng.scenario;
     let sender = s.commander(&o.sender).map_or(0, |c| i32::from(c.rating));
-    let receiver = oob::receiver_rating(s, &o.recipient).unwrap_or(2);
+    let receiver = oob::receiver_rating(s, &ctx.state, &o.recipient).unwrap_or(2);
     let method = o.method.unwrap_or(Method::Written);
     let current = current_order(ctx, &o.recipient);
     let number = ctx
@@ -617,14 +641,16 @@ fn initiative_rating(ctx: &Ctx, commander: &str, command: &str) -> Result<(u8, i
             "use a commander id from the scenario",
         )
     })?;
-    let own = s.formation_of_commander(commander).ok_or_else(|| {
-        Refusal::new(
-            "may-not-roll",
-            "6.6.1.1",
-            format!("{} commands nothing", c.name),
-            "",
-        )
-    })?;
+    let own = oob::formation_of(&ctx.state, commander)
+        .and_then(|f| s.formation(f))
+        .ok_or_else(|| {
+            Refusal::new(
+                "may-not-roll",
+                "6.6.1.1",
+                format!("{} commands nothing", c.name),
+                "",
+            )
+        })?;
     match own.echelon {
         Echelon::Army => {
             return Err(Refusal::new(
@@ -926,8 +952,11 @@ pub(crate) fn stoppage_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusal>
             .is_some_and(|c| c.commander_lost);
         let wrecked = wrecked_subs + u32::from(commander_lost);
         let step1 = ctx.eng.tables.stoppage_result(subs.len() as u32, wrecked);
-        let rating =
-            super::special_rules::stoppage_rating(ctx, &command, oob::command_rating(s, &command));
+        let rating = super::special_rules::stoppage_rating(
+            ctx,
+            &command,
+            oob::command_rating(s, &ctx.state, &command),
+        );
         let step2 = ctx.eng.tables.stoppage_needed(step1.value, rating);
         let night = ctx.night();
         let (roll, dice) = ctx.dice.roll_2d6(Purpose::Stoppage)?;
@@ -998,7 +1027,7 @@ pub(super) fn move_piece(ctx: &mut Ctx, piece: &str, to: Hex) -> Result<(), Refu
     })?;
     if let Some(cmd) = &owner_command {
         let st = ctx.state.commands.get(cmd).map(|c| c.status);
-        let is_hub = oob::hub_piece(s, cmd).as_deref() == Some(piece);
+        let is_hub = oob::hub_piece(s, &ctx.state, cmd).as_deref() == Some(piece);
         let echelon = oob::echelon(s, cmd);
         if is_hub && st == Some(CommandStatus::DefaultDefense) {
             return Err(Refusal::new(
@@ -1154,7 +1183,7 @@ fn piece_owner(ctx: &Ctx, piece: &str) -> Result<(String, Option<String>), Refus
     if let Some(c) = s.commander(piece) {
         return Ok((
             c.side.clone(),
-            s.formation_of_commander(&c.id).map(|f| f.id.clone()),
+            oob::formation_of(&ctx.state, &c.id).map(str::to_string),
         ));
     }
     if let Some(u) = s.unit(piece) {
@@ -1233,7 +1262,7 @@ pub(crate) fn command_range_check(ctx: &mut Ctx, side: &str) -> Vec<String> {
             (Echelon::Corps, _) => (Some(oob::hq_piece(&pf.id)), 8),
             _ => continue,
         };
-        let (Some(hub), Some(anchor)) = (oob::hub_piece(s, id), anchor) else {
+        let (Some(hub), Some(anchor)) = (oob::hub_piece(s, &ctx.state, id), anchor) else {
             continue;
         };
         let (Some(a), Some(b)) = (pos(ctx, &hub), pos(ctx, &anchor)) else {

@@ -71,6 +71,9 @@ pub enum EventKind {
         /// Scenario variants in play.
         #[serde(default)]
         variants: Vec<String>,
+        /// Formation → its commander at the start.
+        #[serde(default)]
+        commanders: Vec<(String, String)>,
         /// Every brigade's and battery's starting loss chart (20.4).
         #[serde(default)]
         units: Vec<(String, super::state::UnitState)>,
@@ -197,6 +200,12 @@ pub enum EventKind {
     },
     /// A command's wrecked flag changed (21.6).
     WreckedChanged { command: String, wrecked: bool },
+    /// A formation's lost commander was replaced by his successor (25), who takes his place.
+    CommanderReplaced {
+        command: String,
+        old: String,
+        new: String,
+    },
     /// A command lost its original commander (25; 6.7 counts it as one more wrecked).
     CommanderLost { command: String, lost: bool },
     /// A combat was resolved: what everyone learns (the outcome and the retreats required).

@@ -21,7 +21,9 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             positions,
             variants,
             units,
+            commanders: formation_commanders,
         } => {
+            state.commanders = formation_commanders.iter().cloned().collect();
             state.variants = variants.iter().cloned().collect();
             state.units = units.iter().cloned().collect();
             state.scenario_id.clone_from(scenario_id);
@@ -253,6 +255,19 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 c.wrecked = *wrecked;
             }
         }
+        EventKind::CommanderReplaced { command, old, new } => {
+            state.commanders.insert(command.clone(), new.clone());
+            if let Some(h) = state.positions.remove(old)
+                && !state.positions.contains_key(new)
+            {
+                state.positions.insert(new.clone(), h);
+            }
+            for s in state.sides.values_mut() {
+                if s.army_commander == *old {
+                    s.army_commander.clone_from(new);
+                }
+            }
+        }
         EventKind::CommanderLost { command, lost } => {
             if let Some(c) = state.commands.get_mut(command) {
                 c.commander_lost = *lost;
@@ -374,6 +389,8 @@ fn implement(state: &mut GameState, order: u32, recipient: &str, turn: u32) {
         c.current_order = Some(order);
         c.stage = 0;
         c.follows_parent = false;
+        // 6.9 box: with a new order the replacement becomes the "original" commander.
+        c.commander_lost = false;
         c.status = if origin == Some(OrderOrigin::LooseCannon) {
             CommandStatus::LooseCannon
         } else {

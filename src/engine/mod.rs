@@ -98,6 +98,7 @@ impl<'a> Engine<'a> {
             positions: Default::default(),
             arrived: Default::default(),
             units: Default::default(),
+            commanders: Default::default(),
             due: Default::default(),
             variants: Default::default(),
             dice: Default::default(),
@@ -219,8 +220,10 @@ impl Ctx<'_, '_, '_> {
         if let Some(n) = implemented {
             command_system::transfers_on_implementation(self, n);
         }
-        if let Some(command) = lost_commander {
-            special_rules::dissolve_if_temporary(self, &command, "lost its commander (V2.3)");
+        if let Some(command) = lost_commander
+            && !special_rules::dissolve_if_temporary(self, &command, "lost its commander (V2.3)")
+        {
+            command_system::replace_commander(self, &command);
         }
     }
 

@@ -40,38 +40,49 @@ pub fn commands(s: &Scenario) -> Vec<CommandInit> {
 
 /// The piece that receives a command's orders and anchors its command range: the HQ of an army
 /// or corps, the commander of a division, the brigade itself (6.4 box).
-pub fn hub_piece(s: &Scenario, command: &str) -> Option<String> {
+pub fn hub_piece(s: &Scenario, state: &GameState, command: &str) -> Option<String> {
     match s.command(command)? {
         OobRef::Formation(f) => match f.echelon {
             Echelon::Army | Echelon::Corps => Some(hq_piece(&f.id)),
-            Echelon::Division => f.commander.clone(),
+            Echelon::Division => state.commanders.get(&f.id).cloned(),
         },
         OobRef::Unit(u) => Some(u.id.clone()),
     }
 }
 
-/// The commander of a formation (none for a brigade).
-pub fn commander_of<'a>(s: &'a Scenario, command: &str) -> Option<&'a crate::scenario::Commander> {
-    match s.command(command)? {
-        OobRef::Formation(f) => s.commander(f.commander.as_deref()?),
-        OobRef::Unit(_) => None,
-    }
+/// The commander of a formation as the game stands (a successor after a loss, 25; none for a
+/// brigade).
+pub fn commander_of<'a>(
+    s: &'a Scenario,
+    state: &GameState,
+    command: &str,
+) -> Option<&'a crate::scenario::Commander> {
+    s.commander(state.commanders.get(command)?)
+}
+
+/// The formation a commander commands as the game stands.
+pub fn formation_of<'a>(state: &'a GameState, commander: &str) -> Option<&'a str> {
+    state
+        .commanders
+        .iter()
+        .find(|(_, c)| *c == commander)
+        .map(|(f, _)| f.as_str())
 }
 
 /// Receiver rating for acceptance (6.4 box): Army HQ 3; corps and division their commander's
 /// rating; a brigade 2.
-pub fn receiver_rating(s: &Scenario, command: &str) -> Option<i32> {
+pub fn receiver_rating(s: &Scenario, state: &GameState, command: &str) -> Option<i32> {
     match s.command(command)? {
         OobRef::Formation(f) if f.echelon == Echelon::Army => Some(3),
-        OobRef::Formation(_) => commander_of(s, command).map(|c| i32::from(c.rating)),
+        OobRef::Formation(_) => commander_of(s, state, command).map(|c| i32::from(c.rating)),
         OobRef::Unit(_) => Some(2),
     }
 }
 
 /// Rating used for Attack Stoppage step 2 and Initiative: the commander's, or 2 for a brigade
 /// (6.6.1.3, 6.7.2).
-pub fn command_rating(s: &Scenario, command: &str) -> u8 {
-    commander_of(s, command).map_or(2, |c| c.rating)
+pub fn command_rating(s: &Scenario, state: &GameState, command: &str) -> u8 {
+    commander_of(s, state, command).map_or(2, |c| c.rating)
 }
 
 /// Echelon of a command; brigades are `None`.
@@ -128,7 +139,8 @@ fn children<'a>(
 /// of itself. Independent sub-units do not count; artillery never counts (it is not a command).
 /// Only sub-units on the map count (6.7.3).
 pub fn sub_units(s: &Scenario, state: &GameState, command: &str) -> Vec<String> {
-    let on_map = |id: &str| hub_piece(s, id).is_some_and(|p| state.positions.contains_key(&p));
+    let on_map =
+        |id: &str| hub_piece(s, state, id).is_some_and(|p| state.positions.contains_key(&p));
     match s.command(command) {
         Some(OobRef::Unit(u)) if on_map(&u.id) => vec![u.id.clone()],
         Some(OobRef::Unit(_)) | None => Vec::new(),

@@ -94,6 +94,11 @@ pub(super) fn start(
             positions,
             variants: variants.to_vec(),
             units: super::combat_system::initial_units(s),
+            commanders: s
+                .formations
+                .iter()
+                .filter_map(|f| f.commander.clone().map(|c| (f.id.clone(), c)))
+                .collect(),
         },
     );
 

@@ -54,7 +54,8 @@ pub(super) fn acceptance_modifier(
     recipient: &str,
     order_type: crate::rules::OrderType,
 ) -> i32 {
-    let cuesta = oob::commander_of(ctx.eng.scenario, recipient).is_some_and(|c| c.id == "cuesta");
+    let cuesta = oob::commander_of(ctx.eng.scenario, &ctx.state, recipient)
+        .is_some_and(|c| c.id == "cuesta");
     if has(ctx, "talavera-cuesta-engage-minus-four")
         && cuesta
         && order_type != crate::rules::OrderType::General
@@ -87,7 +88,8 @@ pub(super) fn check_sender(
 
 /// T4.2c: Victor, acting on Initiative, checks stoppage as a 0-rated commander.
 pub(super) fn stoppage_rating(ctx: &Ctx, command: &str, rating: u8) -> u8 {
-    let victor = oob::commander_of(ctx.eng.scenario, command).is_some_and(|c| c.id == "victor");
+    let victor =
+        oob::commander_of(ctx.eng.scenario, &ctx.state, command).is_some_and(|c| c.id == "victor");
     let on_initiative = ctx
         .state
         .commands

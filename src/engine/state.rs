@@ -242,6 +242,8 @@ pub struct GameState {
     pub sides: BTreeMap<String, SideState>,
     pub commands: BTreeMap<String, CommandState>,
     pub orders: BTreeMap<u32, OrderRecord>,
+    /// Who commands each formation now (the scenario's commanders, then successors, 25).
+    pub commanders: BTreeMap<String, String>,
     /// Combat state of every brigade and battery.
     pub units: BTreeMap<String, UnitState>,
     /// Where each commander, HQ (`hq:<formation>`) and unit stands; off-map pieces are absent.
