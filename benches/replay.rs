@@ -20,10 +20,10 @@ use std::path::{Path, PathBuf};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use rusqlite::{Connection, TransactionBehavior, params};
 use staffwork::engine::{Command, Engine, Event};
-use staffwork::game::{Game, NewGame, playback, type_presets, typed_order};
+use staffwork::game::{Game, NewGame, playback, typed_order};
 use staffwork::rules::Method;
-use staffwork::rules::tables::{CommandTables, DEFAULT_TABLES_TOML};
-use staffwork::scenario::{BUNDLED, bundled};
+use staffwork::rules::tables::CommandTables;
+use staffwork::scenario::{bundled, bundled_text};
 use staffwork::store::{Store, StoredCommand, StoredEvent};
 
 const SEED: u64 = 183;
@@ -60,22 +60,11 @@ const ALLIED_ORDERS: &[(&str, &str)] = &[
 ];
 
 fn new_game() -> NewGame {
-    let (_, text) = BUNDLED
-        .iter()
-        .find(|(f, _)| *f == "tutorial-hall.toml")
-        .expect("bundled tutorial");
+    let (_, text) = bundled_text("tutorial-hall").expect("bundled tutorial");
     let scenario = bundled("tutorial-hall").expect("tutorial scenario loads");
-    let presets = type_presets(&scenario).expect("pre-set orders type");
-    NewGame {
-        scenario_toml: (*text).to_string(),
-        scenario,
-        tables_toml: DEFAULT_TABLES_TOML.to_string(),
-        tables: CommandTables::nbs().clone(),
-        seed: SEED,
-        presets,
-        variants: Vec::new(),
-        created_at: String::from("bench"),
-    }
+    let mut new = NewGame::on(text.to_string(), scenario, SEED).expect("pre-set orders type");
+    new.created_at = String::from("bench");
+    new
 }
 
 /// Play the whole tutorial game into `db`: every Command Phase each side sends what its points

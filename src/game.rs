@@ -32,6 +32,17 @@ pub enum GameError {
     Incompatible { what: &'static str, why: String },
 }
 
+/// The combat tables of a game: the built-in ones with the game's overrides, if any.
+fn combat_tables(overrides: &str) -> Result<crate::combat::CombatTables, GameError> {
+    if overrides.trim().is_empty() {
+        return Ok(crate::combat::tables::builtin().clone());
+    }
+    crate::combat::CombatTables::with_override(overrides).map_err(|e| GameError::Incompatible {
+        what: "combat tables",
+        why: e.to_string(),
+    })
+}
+
 /// Everything needed to start a game.
 pub struct NewGame {
     /// The scenario file's text, stored in the game.
@@ -40,6 +51,8 @@ pub struct NewGame {
     /// The command tables' text, stored in the game.
     pub tables_toml: String,
     pub tables: CommandTables,
+    /// The user's combat table overrides (TOML, stored in the game; empty = built-in).
+    pub combat_tables_toml: String,
     pub seed: u64,
     /// The scenario's pre-set orders, typed by the order language.
     pub presets: Vec<(String, crate::engine::TypedOrder)>,
@@ -63,6 +76,7 @@ impl NewGame {
             scenario,
             tables_toml: crate::rules::tables::DEFAULT_TABLES_TOML.to_string(),
             tables: CommandTables::nbs().clone(),
+            combat_tables_toml: String::new(),
             seed,
             presets,
             variants: Vec::new(),
@@ -98,6 +112,8 @@ pub struct Game {
     pub store: Store,
     pub scenario: Scenario,
     pub tables: CommandTables,
+    /// The combat tables in force (built-in, or with the game's stored overrides).
+    pub combat: crate::combat::CombatTables,
     pub state: GameState,
 }
 
@@ -175,11 +191,13 @@ impl Game {
             scenario,
             tables_toml,
             tables,
+            combat_tables_toml,
             seed,
             presets,
             variants,
             created_at,
         } = new;
+        let combat = combat_tables(&combat_tables_toml)?;
         let meta = GameMeta {
             scenario_id: scenario.meta.id.clone(),
             scenario_toml,
@@ -189,12 +207,13 @@ impl Game {
             engine_version: ENGINE_VERSION.to_string(),
             tables_hash: tables.hash(),
             tables_toml,
+            combat_tables_toml,
             rng: RNG.to_string(),
             created_at,
             branched_from: None,
         };
         // Decide the start before creating the file, so a refusal leaves nothing behind.
-        let engine = Engine::new(&scenario, &tables);
+        let engine = Engine::with_combat(&scenario, &tables, &combat);
         let state = engine.initial_state();
         let start = Command::Start { presets, variants };
         let events = engine
@@ -206,13 +225,14 @@ impl Game {
             None => Store::in_memory(&meta)?,
         };
         store.append("umpire", &start, &events)?;
-        let engine = Engine::new(&scenario, &tables);
+        let engine = Engine::with_combat(&scenario, &tables, &combat);
         let state = playback(&engine, &events);
         drop(engine);
         Ok(Game {
             store,
             scenario,
             tables,
+            combat,
             state,
         })
     }
@@ -235,20 +255,22 @@ impl Game {
                     why: e.to_string(),
                 }
             })?;
+        let combat = combat_tables(&meta.combat_tables_toml)?;
         let events = store.events()?;
-        let engine = Engine::new(&scenario, &tables);
+        let engine = Engine::with_combat(&scenario, &tables, &combat);
         let state = playback(&engine, events.iter().map(|e| &e.event));
         drop(engine);
         Ok(Game {
             store,
             scenario,
             tables,
+            combat,
             state,
         })
     }
 
     pub fn engine(&self) -> Engine<'_> {
-        Engine::new(&self.scenario, &self.tables)
+        Engine::with_combat(&self.scenario, &self.tables, &self.combat)
     }
 
     /// Decide a command with the game's dice, append it with its events in one transaction,

@@ -522,3 +522,59 @@ fn every_kind_of_event_has_the_visibility_rule_4_0_gives_it() {
         );
     }
 }
+
+#[test]
+fn a_game_keeps_its_combat_table_overrides_and_refuses_bad_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    // The printed Loss Charts might give more boxes per strength level than our assumption.
+    let tables = dir.path().join("combat.toml");
+    std::fs::write(
+        &tables,
+        "[wrecked]\nrule = \"21.6 (printed chart)\"\nprovenance = \"seed\"\nbrigade_fraction = [1, 2]\ndivision_less = 1\nboxes_per_a = 12\nmorale_change = -1\n",
+    )
+    .unwrap();
+    let db = dir.path().join("g.db");
+    let d = db.to_str().unwrap();
+    ok(&[
+        "new",
+        "--scenario",
+        "tutorial-hall",
+        "--db",
+        d,
+        "--combat-tables",
+        tables.to_str().unwrap(),
+    ]);
+    let log = json(&["log", "--db", d, "--umpire"]);
+    let start = &log["events"][0]["event"];
+    let hall = start["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u[0] == "hall-1")
+        .unwrap();
+    assert_eq!(
+        hall[1]["track"]["boxes"], 12,
+        "an A brigade has 12 boxes with the override: {hall}"
+    );
+    let v = json(&["replay", "--db", d, "--verify"]);
+    assert_eq!(v["ok"], true, "{v}");
+
+    std::fs::write(&tables, "[wrecked]\nboxes_per_a = \"many\"\n").unwrap();
+    let bad = dir.path().join("bad.db");
+    let out = staffwork(&[
+        "new",
+        "--scenario",
+        "tutorial-hall",
+        "--db",
+        bad.to_str().unwrap(),
+        "--combat-tables",
+        tables.to_str().unwrap(),
+    ]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("combat tables"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!bad.exists(), "a refused game leaves no file");
+}

@@ -73,6 +73,9 @@ pub struct NewArgs {
     /// Command tables to use instead of the bundled ones (see `staffwork rules show`).
     #[arg(long)]
     pub tables: Option<PathBuf>,
+    /// Combat tables replacing sections of the built-in ones (see docs/combat.md); stored in the game.
+    #[arg(long)]
+    pub combat_tables: Option<PathBuf>,
     /// A scenario variant to play (repeatable; `staffwork scenario show` lists them).
     #[arg(long)]
     pub variant: Vec<String>,
@@ -180,6 +183,14 @@ pub struct MoveArgs {
     pub format: Format,
 }
 
+/// Skirmisher quality (18, 26.3).
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum QualityArg {
+    Elite,
+    Regular,
+    Rifles,
+}
+
 /// Combat procedures a player starts.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum ProcedureArg {
@@ -189,6 +200,8 @@ pub enum ProcedureArg {
     Charge,
     /// Artillery fire (17): the attackers are batteries.
     Fire,
+    /// Skirmisher fire (18): the attackers are skirmishers.
+    SkirmisherFire,
 }
 
 #[derive(Args, Debug)]
@@ -216,6 +229,12 @@ pub struct CombatArgs {
     /// Charge: a Reaction Charge (16.5), allowed without orders, with no Follow-ons.
     #[arg(long)]
     pub reaction: bool,
+    /// Charge: a Follow-on Charge against a new target (16.2.7.3).
+    #[arg(long)]
+    pub follow_on: bool,
+    /// Skirmisher fire: the skirmishers' quality (18; elite for British and French, rifles 26.3).
+    #[arg(long, value_enum, default_value_t = QualityArg::Elite)]
+    pub quality: QualityArg,
     /// Fire: Cannister at units entering the battery's hex (17.4.9).
     #[arg(long)]
     pub cannister: bool,
@@ -503,6 +522,14 @@ pub(crate) fn build(
                     form_square: a.form_square,
                     follow_ons: a.follow_ons,
                     reaction: a.reaction,
+                    follow_on: a.follow_on,
+                },
+                ProcedureArg::SkirmisherFire => crate::engine::CombatKind::SkirmisherFire {
+                    quality: match a.quality {
+                        QualityArg::Elite => crate::combat::fire::SkirmisherQuality::Elite,
+                        QualityArg::Regular => crate::combat::fire::SkirmisherQuality::Regular,
+                        QualityArg::Rifles => crate::combat::fire::SkirmisherQuality::Rifles,
+                    },
                 },
                 ProcedureArg::Fire => crate::engine::CombatKind::ArtilleryFire {
                     cannister: a.cannister,
@@ -565,6 +592,10 @@ pub fn new(a: NewArgs) -> CmdResult {
     })?;
     new.tables_toml = tables_toml;
     new.tables = tables;
+    if let Some(p) = &a.combat_tables {
+        new.combat_tables_toml = std::fs::read_to_string(p)
+            .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", p.display())))?;
+    }
     new.variants = a.variant.clone();
     new.created_at = now();
     let game = Game::create(&a.db, new).map_err(game_error)?;
@@ -1299,6 +1330,7 @@ pub(crate) fn describe(e: &Event) -> String {
                 crate::engine::CombatKind::CloseCombat { .. } => "close combat (15)",
                 crate::engine::CombatKind::Charge { .. } => "cavalry charge (16)",
                 crate::engine::CombatKind::ArtilleryFire { .. } => "artillery fire (17)",
+                crate::engine::CombatKind::SkirmisherFire { .. } => "skirmisher fire (18)",
             },
             attackers.join("+"),
             defenders.join("+")

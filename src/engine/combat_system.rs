@@ -36,8 +36,7 @@ pub struct UnitLosses {
 
 /// The starting loss track of every brigade and battery (20.4; boxes from strength, an assumed
 /// chart, `tables/nbs-3.0/combat.toml` `[wrecked]`).
-pub fn initial_units(s: &Scenario) -> Vec<(String, UnitState)> {
-    let t = crate::combat::tables::builtin();
+pub fn initial_units(s: &Scenario, t: &crate::combat::CombatTables) -> Vec<(String, UnitState)> {
     s.units
         .iter()
         .filter(|u| !matches!(u.kind, UnitKind::Train))
@@ -77,9 +76,8 @@ fn size_of_strength(s: crate::scenario::Strength) -> Size {
 }
 
 /// Current strength level of a unit from the boxes it has left (7.1, 20.4).
-fn current_size(track: &LossTrack) -> Size {
-    crate::combat::morale::size_from_boxes(crate::combat::tables::builtin(), track.remaining())
-        .unwrap_or(Size::C)
+fn current_size(t: &crate::combat::CombatTables, track: &LossTrack) -> Size {
+    crate::combat::morale::size_from_boxes(t, track.remaining()).unwrap_or(Size::C)
 }
 
 fn pos(ctx: &Ctx, piece: &str) -> Option<Hex> {
@@ -136,7 +134,7 @@ fn combatant(ctx: &Ctx, ids: &[String], hex: Hex) -> Combatant {
     let state_of = |id: &str| ctx.state.units.get(id).cloned().unwrap_or_default();
     let sizes: Vec<Size> = ids
         .iter()
-        .map(|id| current_size(&state_of(id).track))
+        .map(|id| current_size(ctx.eng.combat, &state_of(id).track))
         .collect();
     let lead_state = state_of(&lead.id);
     let mut c = Combatant::new(
@@ -183,7 +181,7 @@ fn combatant(ctx: &Ctx, ids: &[String], hex: Hex) -> Combatant {
             .iter()
             .filter(|b| ctx.state.commands.get(*b).is_some_and(|x| x.wrecked))
             .count();
-        let t = crate::combat::tables::builtin();
+        let t = ctx.eng.combat;
         c.division = Some(DivisionTrack {
             id: div.clone(),
             brigades: brigades.len() as u8,
@@ -226,6 +224,7 @@ pub(super) fn resolve(
         CombatKind::CloseCombat { .. } => "Close combat",
         CombatKind::Charge { .. } => "A cavalry charge",
         CombatKind::ArtilleryFire { .. } => "Artillery fire",
+        CombatKind::SkirmisherFire { .. } => "Skirmisher fire",
     };
     if ctx.state.step != Step::Operations {
         return Err(Refusal::new(
@@ -287,7 +286,7 @@ pub(super) fn resolve(
     let distance = a_hex.distance(d_hex);
     let attacker = combatant(ctx, attackers, a_hex);
     let defender = combatant(ctx, defenders, d_hex);
-    let tables = crate::combat::tables::builtin();
+    let tables = ctx.eng.combat;
     // No-orders commands may not start close combat or charges (6.3.4).
     let attacker_command = s
         .unit(&attackers[0])
@@ -347,6 +346,7 @@ pub(super) fn resolve(
             form_square,
             follow_ons,
             reaction,
+            follow_on,
         } => {
             if night {
                 return Err(Refusal::new(
@@ -370,7 +370,7 @@ pub(super) fn resolve(
                 attacker_nation: Default::default(),
                 defender_cossack: false,
                 night,
-                follow_on: false,
+                follow_on: *follow_on,
                 reaction: *reaction,
                 square_forbidden: false,
                 defender_was_charging: false,
@@ -389,6 +389,62 @@ pub(super) fn resolve(
                 r.defender,
                 r.trace,
                 r.notes,
+            )
+        }
+        CombatKind::SkirmisherFire { quality } => {
+            if night {
+                return Err(Refusal::new(
+                    "night-no-fire",
+                    "27.1.4",
+                    "no Skirmisher fire at night",
+                    "",
+                ));
+            }
+            let mut firers = Vec::new();
+            for id in attackers {
+                let u = s.unit(id).expect("checked by stack()");
+                if u.kind != UnitKind::Skirmisher {
+                    return Err(Refusal::new(
+                        "not-skirmisher",
+                        "18",
+                        format!("`{id}` is not a skirmisher"),
+                        "only skirmishers make skirmisher fire",
+                    ));
+                }
+                let full = ctx
+                    .state
+                    .units
+                    .get(id)
+                    .is_none_or(|x| x.track.remaining() == x.track.boxes);
+                firers.push(crate::combat::fire::SkirmisherFirer {
+                    quality: *quality,
+                    full,
+                });
+            }
+            if distance > 1 {
+                return Err(Refusal::new(
+                    "out-of-range",
+                    "18",
+                    format!("{a_hex} is not adjacent to {d_hex}"),
+                    "skirmishers fire at adjacent hexes",
+                ));
+            }
+            let input = crate::combat::fire::SkirmisherFireInput {
+                firers,
+                target_skirmishers_halves: 0,
+                target: defender,
+                target_in_cover: terrain_at(s, d_hex) != Terrain::Clear,
+                night,
+                skip_commander_loss: false,
+            };
+            let r = crate::combat::fire::resolve_skirmisher_fire(tables, &input, ctx.dice)
+                .map_err(combat_error)?;
+            (
+                String::from(if r.hit { "hit" } else { "miss" }),
+                SideResult::default(),
+                r.target,
+                r.trace,
+                Vec::new(),
             )
         }
         CombatKind::ArtilleryFire { cannister } => {
@@ -469,7 +525,10 @@ pub(super) fn resolve(
             notes,
         },
     );
-    let fire_only = matches!(kind, CombatKind::ArtilleryFire { .. });
+    let fire_only = matches!(
+        kind,
+        CombatKind::ArtilleryFire { .. } | CombatKind::SkirmisherFire { .. }
+    );
     if !fire_only {
         apply(ctx, &a_side, &attackers[0], &a_res);
     }
@@ -566,7 +625,7 @@ pub(super) fn rally_phase(
         RallyInput, StragglerRecoveryInput, cavalry_recovery, rally, straggler_recovery,
     };
     let s = ctx.eng.scenario;
-    let t = crate::combat::tables::builtin();
+    let t = ctx.eng.combat;
     let units: Vec<String> = ctx
         .state
         .units

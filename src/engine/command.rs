@@ -142,6 +142,13 @@ pub enum CombatKind {
         /// A Reaction Charge (16.5): allowed in No Orders Status, no Follow-ons.
         #[serde(default)]
         reaction: bool,
+        /// A Follow-on Charge against a new target (16.2.7.3).
+        #[serde(default)]
+        follow_on: bool,
+    },
+    /// Skirmisher fire (18) by the attacking skirmishers at the defending stack.
+    SkirmisherFire {
+        quality: crate::combat::fire::SkirmisherQuality,
     },
     /// Artillery fire (17); `cannister` for Opportunity Fire at units entering the hex (17.4.9).
     ArtilleryFire { cannister: bool },

@@ -70,15 +70,28 @@ impl From<DiceExhausted> for Refusal {
 pub struct Engine<'a> {
     pub scenario: &'a Scenario,
     pub tables: &'a CommandTables,
+    /// The combat tables in force (chart p3–p6).
+    pub combat: &'a crate::combat::CombatTables,
     pub space: HexSpace,
     pub turns: Vec<TurnInfo>,
 }
 
 impl<'a> Engine<'a> {
+    /// An engine with the built-in combat tables.
     pub fn new(scenario: &'a Scenario, tables: &'a CommandTables) -> Self {
+        Self::with_combat(scenario, tables, crate::combat::tables::builtin())
+    }
+
+    /// An engine with the given combat tables (a game's overrides).
+    pub fn with_combat(
+        scenario: &'a Scenario,
+        tables: &'a CommandTables,
+        combat: &'a crate::combat::CombatTables,
+    ) -> Self {
         Engine {
             scenario,
             tables,
+            combat,
             space: HexSpace::new(scenario),
             turns: scenario.clock.turns(),
         }

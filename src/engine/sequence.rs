@@ -93,7 +93,7 @@ pub(super) fn start(
             commands,
             positions,
             variants: variants.to_vec(),
-            units: super::combat_system::initial_units(s),
+            units: super::combat_system::initial_units(s, ctx.eng.combat),
             commanders: s
                 .formations
                 .iter()

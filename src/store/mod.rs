@@ -43,6 +43,9 @@ pub struct GameMeta {
     /// The command tables in force (TOML) and their digest.
     pub tables_toml: String,
     pub tables_hash: String,
+    /// The user's combat table overrides (TOML), empty for the built-in tables.
+    #[serde(default)]
+    pub combat_tables_toml: String,
     /// Dice algorithm, part of the re-simulation contract.
     pub rng: String,
     /// Wall-clock creation time (metadata only; the engine never reads it).
@@ -450,18 +453,8 @@ mod tests {
         use crate::engine::Command;
         let (_, text) = crate::scenario::bundled_text("tutorial-hall").unwrap();
         let scenario = crate::scenario::bundled("tutorial-hall").unwrap();
-        let presets = crate::game::type_presets(&scenario).unwrap();
-        let mut game = crate::game::Game::in_memory(crate::game::NewGame {
-            scenario_toml: text.to_string(),
-            scenario,
-            tables_toml: crate::rules::tables::DEFAULT_TABLES_TOML.to_string(),
-            tables: crate::rules::tables::CommandTables::nbs().clone(),
-            seed: 183,
-            presets,
-            variants: Vec::new(),
-            created_at: String::new(),
-        })
-        .unwrap();
+        let new = crate::game::NewGame::on(text.to_string(), scenario, 183).unwrap();
+        let mut game = crate::game::Game::in_memory(new).unwrap();
         let text = "2nd Div: attack up the Säter road and capture Hall.";
         let checked = crate::order::check_one(text, Some(&game.scenario), Some("imperial"));
         let order = Command::IssueOrder {
@@ -504,6 +497,7 @@ mod tests {
             engine_version: "0".into(),
             tables_toml: String::new(),
             tables_hash: String::new(),
+            combat_tables_toml: String::new(),
             rng: String::new(),
             created_at: String::new(),
             branched_from: None,
