@@ -13,7 +13,7 @@ use clap::Parser;
 use serde::Serialize;
 
 use crate::cli::{Cli, game_cmd};
-use crate::engine::{Event, GameState, OrderStatus};
+use crate::engine::{Event, GameState};
 use crate::game::{Game, GameError, NewGame};
 use crate::rules::dice::{Dice, Purpose, ScriptedDice};
 
@@ -530,19 +530,6 @@ fn run_case_inner(case: &Case) -> Result<(), String> {
     Ok(())
 }
 
-fn status_name(s: &OrderStatus) -> String {
-    match s {
-        OrderStatus::InTransit => "in-transit".into(),
-        OrderStatus::Arrived => "arrived".into(),
-        OrderStatus::Delayed { needs } => format!("delayed D{needs}"),
-        OrderStatus::AwaitingCommander => "awaiting-commander".into(),
-        OrderStatus::Accepted => "accepted".into(),
-        OrderStatus::Distorted => "distorted".into(),
-        OrderStatus::Discarded { .. } => "discarded".into(),
-        OrderStatus::Superseded => "superseded".into(),
-    }
-}
-
 fn kebab<T: Serialize>(v: &T) -> String {
     match serde_json::to_value(v) {
         Ok(serde_json::Value::String(s)) => s,
@@ -576,7 +563,7 @@ fn check_expectation(state: &GameState, events: &[Event], l: &Line) -> Result<()
                 .ok_or_else(|| format!("line {}: there is no order {n}", l.line))?;
             let want = rest.join(" ");
             let got = match *field {
-                "status" => status_name(&o.status),
+                "status" => o.status.label(),
                 "arrival-turn" => o.arrival_turn.to_string(),
                 "sent-turn" => o.sent_turn.to_string(),
                 "cost" => o.cost.to_string(),

@@ -225,16 +225,25 @@ impl Game {
             None => Store::in_memory(&meta)?,
         };
         store.append("umpire", &start, &events)?;
-        let engine = Engine::with_combat(&scenario, &tables, &combat);
-        let state = playback(&engine, &events);
-        drop(engine);
-        Ok(Game {
+        Ok(Game::assemble(store, scenario, tables, combat, &events))
+    }
+
+    /// A game whose state is the playback of `events`.
+    fn assemble(
+        store: Store,
+        scenario: Scenario,
+        tables: CommandTables,
+        combat: crate::combat::CombatTables,
+        events: &[Event],
+    ) -> Game {
+        let state = playback(&Engine::with_combat(&scenario, &tables, &combat), events);
+        Game {
             store,
             scenario,
             tables,
             combat,
             state,
-        })
+        }
     }
 
     /// Open a game file and rebuild its state by playback.
@@ -256,17 +265,8 @@ impl Game {
                 }
             })?;
         let combat = combat_tables(&meta.combat_tables_toml)?;
-        let events = store.events()?;
-        let engine = Engine::with_combat(&scenario, &tables, &combat);
-        let state = playback(&engine, events.iter().map(|e| &e.event));
-        drop(engine);
-        Ok(Game {
-            store,
-            scenario,
-            tables,
-            combat,
-            state,
-        })
+        let events: Vec<Event> = store.events()?.into_iter().map(|e| e.event).collect();
+        Ok(Game::assemble(store, scenario, tables, combat, &events))
     }
 
     pub fn engine(&self) -> Engine<'_> {

@@ -567,19 +567,27 @@ fn side_of(game: &Game, command: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Open the game, build the command and execute it.
-fn run_game_command(db: &Path, cmd: &super::Command, format: Format) -> CmdResult {
+/// A command that changes the game (order, initiative, move, combat, override, …): open the
+/// game, build the engine command with the same code as the conformance runner, execute it.
+pub fn run_game_command(cmd: &super::Command) -> CmdResult {
+    use super::Command as C;
+    let (db, format) = match cmd {
+        C::Order(a) => (&a.db, a.format),
+        C::Initiative(a) => (&a.db, a.format),
+        C::LooseCannon(a) => (&a.db, a.format),
+        C::DefaultDefense(a) | C::Withdraw(a) | C::Stage(a) => (&a.db, a.format),
+        C::Move(a) => (&a.db, a.format),
+        C::Combat(a) => (&a.db, a.format),
+        C::Override(a) => (&a.db, a.format),
+        _ => return Err(Failure::Usage("not a game command".into())),
+    };
     let mut game = open(db)?;
     let (actor, engine_cmd) = match build(&game, cmd) {
         Some(Ok(x)) => x,
         Some(Err(e)) => return Err(e.report(format)),
         None => return Err(Failure::Usage("not a game command".into())),
     };
-    execute(&mut game, &actor, &engine_cmd, format)?;
-    if format == Format::Text && matches!(engine_cmd, Command::Advance) {
-        print_where(&game);
-    }
-    Ok(())
+    execute(&mut game, &actor, &engine_cmd, format)
 }
 
 pub fn new(a: NewArgs) -> CmdResult {
@@ -781,11 +789,6 @@ fn build_override(game: &Game, a: &OverrideArgs) -> Result<(String, Command), Bu
     ))
 }
 
-pub fn order(a: OrderArgs) -> CmdResult {
-    let (db, format) = (a.db.clone(), a.format);
-    run_game_command(&db, &super::Command::Order(a), format)
-}
-
 pub fn turn(a: TurnArgs) -> CmdResult {
     let mut game = open(&a.db)?;
     match game.advance(a.until(), None) {
@@ -805,46 +808,6 @@ pub fn turn(a: TurnArgs) -> CmdResult {
         }
         Err(e) => Err(game_error(e)),
     }
-}
-
-pub fn initiative(a: InitiativeArgs) -> CmdResult {
-    let (db, format) = (a.db.clone(), a.format);
-    run_game_command(&db, &super::Command::Initiative(a), format)
-}
-
-pub fn loose_cannon(a: LooseCannonArgs) -> CmdResult {
-    let (db, format) = (a.db.clone(), a.format);
-    run_game_command(&db, &super::Command::LooseCannon(a), format)
-}
-
-pub fn default_defense(a: CommandArgs) -> CmdResult {
-    let (db, format) = (a.db.clone(), a.format);
-    run_game_command(&db, &super::Command::DefaultDefense(a), format)
-}
-
-pub fn withdraw(a: CommandArgs) -> CmdResult {
-    let (db, format) = (a.db.clone(), a.format);
-    run_game_command(&db, &super::Command::Withdraw(a), format)
-}
-
-pub fn stage(a: CommandArgs) -> CmdResult {
-    let (db, format) = (a.db.clone(), a.format);
-    run_game_command(&db, &super::Command::Stage(a), format)
-}
-
-pub fn move_piece(a: MoveArgs) -> CmdResult {
-    let (db, format) = (a.db.clone(), a.format);
-    run_game_command(&db, &super::Command::Move(a), format)
-}
-
-pub fn combat(a: CombatArgs) -> CmdResult {
-    let (db, format) = (a.db.clone(), a.format);
-    run_game_command(&db, &super::Command::Combat(a), format)
-}
-
-pub fn umpire_override(a: OverrideArgs) -> CmdResult {
-    let (db, format) = (a.db.clone(), a.format);
-    run_game_command(&db, &super::Command::Override(a), format)
 }
 
 /// The Order Log of rule 6.4.5 as a viewer may see it.
@@ -884,16 +847,11 @@ fn order_log(game: &Game, viewer: &Viewer) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// An order's status for people: the log label, with the reason of a discard.
 fn status_text(s: &OrderStatus) -> String {
     match s {
-        OrderStatus::InTransit => "in transit".into(),
-        OrderStatus::Arrived => "arrived".into(),
-        OrderStatus::Delayed { needs } => format!("delayed D{needs}"),
-        OrderStatus::AwaitingCommander => "accepted, awaiting commander at HQ".into(),
-        OrderStatus::Accepted => "accepted".into(),
-        OrderStatus::Distorted => "distorted".into(),
         OrderStatus::Discarded { reason } => format!("discarded ({reason})"),
-        OrderStatus::Superseded => "superseded".into(),
+        other => other.label().replace('-', " "),
     }
 }
 

@@ -182,16 +182,16 @@ pub fn run(cli: Cli) -> CmdResult {
         Command::Demo(a) => demo::run(a),
         Command::Scenario(cmd) => scenario_cmd::run(cmd),
         Command::New(a) => game_cmd::new(a),
-        Command::Order(a) => game_cmd::order(a),
         Command::Turn(a) => game_cmd::turn(a),
-        Command::Initiative(a) => game_cmd::initiative(a),
-        Command::LooseCannon(a) => game_cmd::loose_cannon(a),
-        Command::DefaultDefense(a) => game_cmd::default_defense(a),
-        Command::Withdraw(a) => game_cmd::withdraw(a),
-        Command::Stage(a) => game_cmd::stage(a),
-        Command::Move(a) => game_cmd::move_piece(a),
-        Command::Combat(a) => game_cmd::combat(a),
-        Command::Override(a) => game_cmd::umpire_override(a),
+        c @ (Command::Order(_)
+        | Command::Initiative(_)
+        | Command::LooseCannon(_)
+        | Command::DefaultDefense(_)
+        | Command::Withdraw(_)
+        | Command::Stage(_)
+        | Command::Move(_)
+        | Command::Combat(_)
+        | Command::Override(_)) => game_cmd::run_game_command(&c),
         Command::Status(a) => game_cmd::status(a),
         Command::Log(a) => game_cmd::log(a),
         Command::Replay(a) => game_cmd::replay(a),

@@ -78,6 +78,21 @@ pub enum OrderStatus {
 }
 
 impl OrderStatus {
+    /// The status as a short kebab-case label (`in-transit`, `delayed D5`, `discarded`), as the
+    /// Order Log and the conformance cases write it.
+    pub fn label(&self) -> String {
+        match self {
+            OrderStatus::InTransit => "in-transit".into(),
+            OrderStatus::Arrived => "arrived".into(),
+            OrderStatus::Delayed { needs } => format!("delayed D{needs}"),
+            OrderStatus::AwaitingCommander => "awaiting-commander".into(),
+            OrderStatus::Accepted => "accepted".into(),
+            OrderStatus::Distorted => "distorted".into(),
+            OrderStatus::Discarded { .. } => "discarded".into(),
+            OrderStatus::Superseded => "superseded".into(),
+        }
+    }
+
     /// Still pending (could yet be accepted).
     pub fn is_pending(&self) -> bool {
         matches!(
