@@ -204,6 +204,10 @@ pub struct Formation {
     /// stands (Vimeiro V2.5: Burrard lands and relieves Wellesley). Not a succession (25).
     #[serde(default)]
     pub relieved_by: Vec<String>,
+    /// On loan to the army commander at the start (Talavera T2.4: a Spanish division Wellesley
+    /// has already borrowed from Cuesta and may order without Cuesta's roll).
+    #[serde(default)]
+    pub borrowed: bool,
     #[serde(default)]
     pub assumed: Vec<String>,
 }
