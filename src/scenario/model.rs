@@ -334,6 +334,10 @@ pub struct Unit {
     /// On Independent Orders from the start (6.8).
     #[serde(default)]
     pub independent: bool,
+    /// On loan to the army commander at the start (Talavera T2.4: a Spanish battery borrowed
+    /// with a division).
+    #[serde(default)]
+    pub borrowed: bool,
     /// Regiments and notes from the order of battle.
     #[serde(default)]
     pub regiments: Vec<String>,
