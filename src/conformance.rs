@@ -597,9 +597,10 @@ fn check_expectation(state: &GameState, events: &[Event], l: &Line) -> Result<()
                 "commander-lost" => yes_no(c.commander_lost).into(),
                 "order" => c.current_order.map_or("none".into(), |n| n.to_string()),
                 "stage" => (c.stage + 1).to_string(),
+                "loan" => c.loan.map_or("none".into(), |x| kebab(&x)),
                 f => {
                     return Err(format!(
-                        "line {}: unknown command field `{f}`; use status, wrecked, independent, distortion-unnoticed, commander-lost, order, stage",
+                        "line {}: unknown command field `{f}`; use status, wrecked, independent, distortion-unnoticed, commander-lost, order, stage, loan",
                         l.line
                     ));
                 }

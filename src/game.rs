@@ -572,7 +572,7 @@ pub fn acceptance_situation(
         None => crate::rules::CurrentOrder::None,
     };
     Ok(crate::rules::odds::AcceptanceQuery {
-        sender_rating: s.commander(&o.sender).map_or(0, |c| i32::from(c.rating)),
+        sender_rating: i32::from(crate::engine::oob::rating(s, &game.state, &o.sender)),
         receiver_rating: crate::engine::oob::receiver_rating(s, &game.state, &o.recipient)
             .unwrap_or(2),
         method,

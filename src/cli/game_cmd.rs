@@ -98,8 +98,23 @@ pub struct OrderArgs {
     pub to: Option<String>,
     #[arg(long, value_enum)]
     pub method: MethodArg,
+    /// Hand the order in person to the commander who relays it (Talavera T4.2b: `--via
+    /// jourdan`); he accepts it, rides to the recipient and re-issues it (`staffwork relay`).
+    #[arg(long, value_name = "COMMANDER")]
+    pub via: Option<String>,
     /// The order text, or `@FILE` to read it from a file, or `-` for standard input.
     pub text: String,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Args, Debug)]
+pub struct RelayArgs {
+    #[arg(long)]
+    pub db: PathBuf,
+    /// The order the relaying commander carries (its number in the Order Log).
+    #[arg(long, value_name = "N")]
+    pub order: u32,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
@@ -513,6 +528,13 @@ pub(crate) fn build(
             },
         )),
         C::Override(a) => build_override(game, a),
+        C::Relay(a) => Ok((
+            game.state
+                .orders
+                .get(&a.order)
+                .map_or_else(|| "player".to_string(), |o| o.side.clone()),
+            Command::DeliverRelayedOrder { order: a.order },
+        )),
         C::Combat(a) => {
             let kind = match a.procedure {
                 ProcedureArg::CloseCombat => crate::engine::CombatKind::CloseCombat {
@@ -579,6 +601,7 @@ pub fn run_game_command(cmd: &super::Command) -> CmdResult {
         C::Move(a) => (&a.db, a.format),
         C::Combat(a) => (&a.db, a.format),
         C::Override(a) => (&a.db, a.format),
+        C::Relay(a) => (&a.db, a.format),
         _ => return Err(Failure::Usage("not a game command".into())),
     };
     let mut game = open(db)?;
@@ -660,24 +683,35 @@ fn build_order(game: &Game, a: &OrderArgs) -> Result<(String, Command), BuildErr
             "the order names no recipient the scenario knows; add `--to COMMAND`".into(),
         )
     })?;
+    // The army commander as the game stands (a successor, Burrard, Jourdan under 5.3b).
     let from = match &a.from {
         Some(f) => f.clone(),
         None => game
-            .scenario
-            .army_commander(&a.side)
-            .map(|c| c.id.clone())
+            .state
+            .sides
+            .get(&a.side)
+            .map(|s| s.army_commander.clone())
             .ok_or_else(|| BuildError::Usage(format!("unknown side `{}`", a.side)))?,
     };
-    Ok((
-        a.side.clone(),
-        Command::IssueOrder {
-            side: a.side.clone(),
+    let side = a.side.clone();
+    let cmd = match &a.via {
+        Some(via) => Command::IssueRelayedOrder {
+            side: side.clone(),
+            from,
+            via: via.clone(),
+            to,
+            method: a.method.into(),
+            order: typed,
+        },
+        None => Command::IssueOrder {
+            side: side.clone(),
             from,
             to,
             method: a.method.into(),
             order: typed,
         },
-    ))
+    };
+    Ok((side, cmd))
 }
 
 fn build_loose_cannon(game: &Game, a: &LooseCannonArgs) -> Result<(String, Command), BuildError> {
@@ -1336,6 +1370,42 @@ pub(crate) fn describe(e: &Event) -> String {
         EventKind::ArmyCommanderReplaced {
             old, new, reason, ..
         } => format!("{new} replaces {old} in command: {reason}"),
+        EventKind::ReleaseRolled {
+            order,
+            commander,
+            number,
+            penalty,
+            roll,
+            result,
+            ..
+        } => format!(
+            "order {order}: {commander}'s release roll (T2.4), number {number}{} → rolled {roll} → {result}",
+            if *penalty < 0 {
+                format!(" (incl. {penalty} for divisions already borrowed)")
+            } else {
+                String::new()
+            }
+        ),
+        EventKind::DivisionBorrowed { division, order } => {
+            format!("{division} is on loan to the army commander by order {order} (T2.4)")
+        }
+        EventKind::DivisionBarred { division, .. } => {
+            format!("{division} may never again be ordered by the army commander (T2.4)")
+        }
+        EventKind::DivisionReturned { division, wrecked } => format!(
+            "{division} returns to its corps{} (T2.4)",
+            if *wrecked {
+                " wrecked: its borrowing still counts"
+            } else {
+                ""
+            }
+        ),
+        EventKind::RelayAccepted { order, by } => {
+            format!("{by} accepts order {order} and carries it on (T4.2b)")
+        }
+        EventKind::OrderRelayed { order, by } => {
+            format!("{by} re-issues order {order} in person to its recipient (T4.2b)")
+        }
         EventKind::SpecialRuleRolled {
             rule,
             dice: d,

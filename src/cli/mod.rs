@@ -77,6 +77,8 @@ pub enum Command {
     New(game_cmd::NewArgs),
     /// Send an order: parsed, checked, priced and timed; refused with diagnostics if it has errors.
     Order(game_cmd::OrderArgs),
+    /// Re-issue a relayed order in person to its recipient (Talavera T4.2b: Jourdan).
+    Relay(game_cmd::RelayArgs),
     /// Run the automatic steps up to the next one that needs a person (5.1).
     Turn(game_cmd::TurnArgs),
     /// Roll for Initiative for a command (6.6.1); the order is written if it succeeds.
@@ -191,7 +193,8 @@ pub fn run(cli: Cli) -> CmdResult {
         | Command::Stage(_)
         | Command::Move(_)
         | Command::Combat(_)
-        | Command::Override(_)) => game_cmd::run_game_command(&c),
+        | Command::Override(_)
+        | Command::Relay(_)) => game_cmd::run_game_command(&c),
         Command::Status(a) => game_cmd::status(a),
         Command::Log(a) => game_cmd::log(a),
         Command::Replay(a) => game_cmd::replay(a),

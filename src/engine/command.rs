@@ -51,6 +51,20 @@ pub enum Command {
         method: Method,
         order: TypedOrder,
     },
+    /// The army commander hands an order in person to the commander who relays it (Talavera
+    /// T4.2b: Joseph to Jourdan); `to` is the order's final recipient.
+    IssueRelayedOrder {
+        side: String,
+        from: String,
+        via: String,
+        to: String,
+        /// In person, always (T4.2b); anything else is refused.
+        method: Method,
+        order: TypedOrder,
+    },
+    /// The relaying commander, stacked with the recipient, re-issues the order he accepted
+    /// (T4.2b).
+    DeliverRelayedOrder { order: u32 },
     /// Run the automatic steps up to the next one that needs a person (5.1).
     Advance,
     /// Roll for Initiative (6.6.1); `order` is written if it succeeds.

@@ -54,7 +54,7 @@ fn require_phasing(ctx: &Ctx, side: &str, what: &str) -> Result<(), Refusal> {
 }
 
 /// The Current Order acceptance term of a command (6.5): Engage −1, General 0, No Orders +1.
-fn current_order(ctx: &Ctx, command: &str) -> CurrentOrder {
+pub(super) fn current_order(ctx: &Ctx, command: &str) -> CurrentOrder {
     match ctx.state.current_posture(command) {
         Some(Posture::Engage) => CurrentOrder::Engage,
         Some(Posture::General) => CurrentOrder::General,
@@ -67,7 +67,8 @@ fn pos(ctx: &Ctx, piece: &str) -> Option<Hex> {
     ctx.state.positions.get(piece).copied()
 }
 
-/// 6.4: the army commander writes an order, pays its command points and sends it.
+/// 6.4: the army commander writes an order, pays its command points and sends it — or hands it
+/// in person to the commander who relays it (`via`, Talavera T4.2b).
 pub(super) fn issue_order(
     ctx: &mut Ctx,
     side: &str,
@@ -75,6 +76,7 @@ pub(super) fn issue_order(
     to: &str,
     method: Method,
     order: &TypedOrder,
+    via: Option<&str>,
 ) -> Result<(), Refusal> {
     require_step(ctx, Step::Command, "Issuing orders")?;
     require_phasing(ctx, side, "Issuing orders")?;
@@ -109,7 +111,23 @@ pub(super) fn issue_order(
         ));
     }
     super::special_rules::require_exists(ctx, to)?;
-    super::special_rules::check_sender(ctx, from, method)?;
+    super::special_rules::may_order(ctx, from, to)?;
+    // T4.3: Joseph's orders from off the map.
+    let remote = super::relay::remote_origin(ctx, from, method)?;
+    if remote.is_none() && via.is_none() {
+        super::special_rules::check_sender(ctx, from, method)?;
+    }
+    if let Some(via) = via {
+        if method != Method::InPerson {
+            return Err(Refusal::new(
+                "relay-in-person",
+                "T4.2b",
+                "an order for a relaying commander is handed over in person",
+                "use --method in-person",
+            ));
+        }
+        super::relay::check_relay(ctx, from, via)?;
+    }
     let rc = &ctx.state.commands[to];
     // 6.5.3: no new order until the distortion is discovered.
     if rc.distortion_unnoticed {
@@ -154,9 +172,12 @@ pub(super) fn issue_order(
             "re-sending an order to improve its acceptance is forbidden; send a different order or wait",
         ));
     }
+    let release = super::borrowing::release_for(ctx, from, to, method)?;
     let hub = oob::hub_piece(s, &ctx.state, to).ok_or_else(|| unknown_command(s, to))?;
     let commander_hex = pos(ctx, from);
     let arrival_turn = match method {
+        // T4.2b: handed to the relaying commander, stacked with the sender (checked above).
+        Method::InPerson if via.is_some() => ctx.state.turn,
         Method::InPerson => {
             // 6.4.3: stacked with the recipient; 6.4 box: a corps' commander may stand in for its HQ.
             let recipient_hexes: Vec<Hex> = [
@@ -186,6 +207,26 @@ pub(super) fn issue_order(
                 ));
             }
             ctx.state.turn
+        }
+        Method::Oral | Method::Written if remote.is_some() => {
+            let origin = remote.unwrap_or(Hex::new(0, 0));
+            let Some(b) = pos(ctx, &hub) else {
+                return Err(Refusal::new(
+                    "recipient-off-map",
+                    "6.4.7",
+                    format!("`{to}` is not on the map, so no aide can reach it"),
+                    "wait until the command arrives",
+                ));
+            };
+            let cost = ctx.eng.space.commander_cost(origin, b).ok_or_else(|| {
+                Refusal::new(
+                    "no-path",
+                    "6.4.7",
+                    format!("no commander path from {origin} to {b}"),
+                    "check the map's prohibited terrain",
+                )
+            })?;
+            ctx.state.turn + cost.courier_turns()
         }
         Method::Oral | Method::Written => {
             if !ss.commander_with_hq_at_start {
@@ -227,7 +268,13 @@ pub(super) fn issue_order(
             "send it orally, make it General, or wait for next turn (points are not saved)",
         ));
     }
-    let record = OrderRecord::new(
+    // T4.3: a remote order rides 1d6 turns more.
+    let arrival_turn = if remote.is_some() {
+        arrival_turn + super::relay::remote_delay(ctx, side)?
+    } else {
+        arrival_turn
+    };
+    let mut record = OrderRecord::new(
         ctx.state.next_order_number(),
         order,
         Routing {
@@ -242,9 +289,17 @@ pub(super) fn issue_order(
             status: OrderStatus::InTransit,
         },
     );
+    record.release = release;
+    record.relay = via.map(|by| super::state::Relay {
+        by: by.to_string(),
+        delivered: false,
+    });
     let number = record.number;
     ctx.emit_side(side, EventKind::OrderIssued { order: record });
-    if arrival_turn <= ctx.state.turn {
+    if via.is_some() {
+        // It reaches the relaying commander, not yet its recipient.
+        ctx.emit_side(side, EventKind::OrderArrived { order: number });
+    } else if arrival_turn <= ctx.state.turn {
         arrive(ctx, number);
     }
     Ok(())
@@ -369,22 +424,53 @@ pub(super) fn arrive(ctx: &mut Ctx, number: u32) {
     let Some(o) = ctx.state.orders.get(&number).cloned() else {
         return;
     };
-    let delayed: Vec<u32> = ctx
+    ctx.emit_side(&o.side, EventKind::OrderArrived { order: number });
+    discard_delayed_for(ctx, &o.recipient, number);
+}
+
+/// 6.4.7: order `number` reached `recipient`: its orders in delay are discarded.
+pub(super) fn discard_delayed_for(ctx: &mut Ctx, recipient: &str, number: u32) {
+    let delayed: Vec<(u32, String)> = ctx
         .state
         .orders
         .values()
-        .filter(|x| x.recipient == o.recipient && matches!(x.status, OrderStatus::Delayed { .. }))
-        .map(|x| x.number)
+        .filter(|x| x.number != number && x.recipient == recipient)
+        .filter(|x| matches!(x.status, OrderStatus::Delayed { .. }))
+        .filter(|x| x.relay.as_ref().is_none_or(|r| r.delivered))
+        .map(|x| (x.number, x.side.clone()))
         .collect();
-    ctx.emit_side(&o.side, EventKind::OrderArrived { order: number });
-    for d in delayed {
+    for (d, side) in delayed {
         ctx.emit_side(
-            &o.side,
+            &side,
             EventKind::OrderDiscarded {
                 order: d,
                 reason: format!("order {number} arrived (6.4.7)"),
             },
         );
+    }
+}
+
+/// An order is accepted: implemented, waiting for its corps commander (6.5.1), or — accepted
+/// by a relaying commander — carried on (T4.2b).
+fn accept(ctx: &mut Ctx, o: &OrderRecord) {
+    match &o.relay {
+        Some(r) if !r.delivered => ctx.emit_side(
+            &o.side,
+            EventKind::RelayAccepted {
+                order: o.number,
+                by: r.by.clone(),
+            },
+        ),
+        _ => {
+            let implemented = implemented_now(ctx, &o.recipient);
+            ctx.emit_side(
+                &o.side,
+                EventKind::OrderAccepted {
+                    order: o.number,
+                    implemented,
+                },
+            );
+        }
     }
 }
 
@@ -414,7 +500,10 @@ pub(crate) fn acceptance_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusa
         let n = o.number;
         match o.origin {
             // 6.6.1.4: initiative orders are accepted automatically here.
-            OrderOrigin::Initiative | OrderOrigin::LooseCannon | OrderOrigin::Preset => {
+            OrderOrigin::Initiative
+            | OrderOrigin::LooseCannon
+            | OrderOrigin::Preset
+            | OrderOrigin::Imposed => {
                 let implemented = implemented_now(ctx, &o.recipient);
                 ctx.emit_side(
                     side,
@@ -431,19 +520,37 @@ pub(crate) fn acceptance_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusa
 }
 
 /// 6.5: Acceptance Number = sender + receiver + method + type + current order; roll 11..66.
+/// A borrowing order is rolled for twice (T2.4); a relayed order first by its relaying commander,
+/// then by its recipient with the relaying commander as sender (T4.2b).
 fn roll_acceptance(ctx: &mut Ctx, o: &OrderRecord) -> Result<(), Refusal> {
     let s = ctx.eng.scenario;
-    let sender = s.commander(&o.sender).map_or(0, |c| i32::from(c.rating));
-    let receiver = oob::receiver_rating(s, &ctx.state, &o.recipient).unwrap_or(2);
+    let rating = |id: &str| i32::from(oob::rating(s, &ctx.state, id));
     let method = o.method.unwrap_or(Method::Written);
-    let current = current_order(ctx, &o.recipient);
-    let number = ctx
-        .eng
-        .tables
-        .acceptance_number(sender, receiver, method, o.order_type, current);
-    // Game rules may change it (T2.1 Cuesta).
-    let number =
-        number + super::special_rules::acceptance_modifier(ctx, &o.recipient, o.order_type);
+    let number = match &o.relay {
+        // T4.2b: the relaying commander holds no order of his own (decision 0046).
+        Some(r) if !r.delivered => ctx.eng.tables.acceptance_number(
+            rating(&o.sender),
+            rating(&r.by),
+            method,
+            o.order_type,
+            CurrentOrder::None,
+        ),
+        _ => {
+            let sender = o
+                .relay
+                .as_ref()
+                .map_or(o.sender.as_str(), |r| r.by.as_str());
+            let receiver = oob::receiver_rating(s, &ctx.state, &o.recipient).unwrap_or(2);
+            let current = current_order(ctx, &o.recipient);
+            ctx.eng.tables.acceptance_number(
+                rating(sender),
+                receiver,
+                method,
+                o.order_type,
+                current,
+            ) + super::special_rules::acceptance_modifier(ctx, &o.recipient, o.order_type)
+        }
+    };
     let column = number.clamp(-3, 10);
     let (roll, dice) = ctx.dice.roll_11_66(Purpose::Acceptance)?;
     let cell = ctx.eng.tables.acceptance(number, roll);
@@ -459,17 +566,20 @@ fn roll_acceptance(ctx: &mut Ctx, o: &OrderRecord) -> Result<(), Refusal> {
             provenance: cell.provenance,
         },
     );
-    match cell.value {
-        AcceptanceResult::A => {
-            let implemented = implemented_now(ctx, &o.recipient);
-            ctx.emit_side(
-                &o.side,
-                EventKind::OrderAccepted {
-                    order: o.number,
-                    implemented,
-                },
-            );
+    let mut result = cell.value;
+    // T2.4: the corps commander rolls too; the order waits for the slower of the two.
+    if let Some(release) = &o.release {
+        match super::borrowing::roll_release(ctx, o, release)? {
+            AcceptanceResult::Dt => {
+                super::borrowing::throw_away(ctx, o);
+                return Ok(());
+            }
+            theirs if result != AcceptanceResult::Dt => result = result.min(theirs),
+            _ => {}
         }
+    }
+    match result {
+        AcceptanceResult::A => accept(ctx, o),
         AcceptanceResult::Dt => {
             ctx.emit_side(&o.side, EventKind::OrderDistorted { order: o.number })
         }
@@ -513,19 +623,20 @@ pub(crate) fn initial_status(
 /// accepts the order that turn.
 pub(crate) fn delay_reduction_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
     let turn = ctx.state.turn;
-    let delayed: Vec<(u32, u8, String)> = ctx
+    let delayed: Vec<(u32, u8)> = ctx
         .state
         .orders
         .values()
         .filter(|o| o.side == side && o.status_turn < turn)
         .filter_map(|o| match o.status {
-            OrderStatus::Delayed { needs } => Some((o.number, needs, o.recipient.clone())),
+            OrderStatus::Delayed { needs } => Some((o.number, needs)),
             _ => None,
         })
         .collect();
-    for (order, needs, recipient) in delayed {
+    for (order, needs) in delayed {
         let die = ctx.dice.roll(Purpose::DelayReduction, 6)?;
         let accepted = die.value >= needs;
+        let one = die.value == 1;
         ctx.emit_side(
             side,
             EventKind::DelayRolled {
@@ -536,8 +647,11 @@ pub(crate) fn delay_reduction_segment(ctx: &mut Ctx, side: &str) -> Result<(), R
             },
         );
         if accepted {
-            let implemented = implemented_now(ctx, &recipient);
-            ctx.emit_side(side, EventKind::OrderAccepted { order, implemented });
+            let o = ctx.state.orders[&order].clone();
+            accept(ctx, &o);
+        } else if one {
+            // 5.7: Ney throws away his order on a delay reduction roll of 1.
+            super::special_rules::delay_roll_of_one(ctx, order);
         }
     }
     Ok(())
@@ -662,7 +776,10 @@ fn initiative_rating(ctx: &Ctx, commander: &str, command: &str) -> Result<(u8, i
         }
         Echelon::Corps | Echelon::Division => {}
     }
-    if own.id != command && !oob::is_ancestor(&ctx.state, &own.id, command) {
+    if own.id != command
+        && !oob::is_ancestor(&ctx.state, &own.id, command)
+        && !super::special_rules::messenger_initiative(ctx, commander, command)
+    {
         return Err(Refusal::new(
             "not-his-command",
             "6.6.1.1",
@@ -673,7 +790,7 @@ fn initiative_rating(ctx: &Ctx, commander: &str, command: &str) -> Result<(u8, i
             "name the commander of that command",
         ));
     }
-    Ok((c.rating, special))
+    Ok((oob::rating(s, &ctx.state, &c.id), special))
 }
 
 /// 6.6.1.2: one attempt per command per turn; only one commander may try for a command or
@@ -710,6 +827,7 @@ pub(super) fn roll_initiative(
 ) -> Result<(), Refusal> {
     let side = local_initiative_allowed(ctx, command, "Local Initiative")?;
     require_no_initiative_roll(ctx, command)?;
+    super::special_rules::may_roll_initiative(ctx, command)?;
     super::special_rules::require_exists(ctx, command)?;
     let (rating, special) = initiative_rating(ctx, commander, command)?;
     // 6.6.1.5: initiative may not re-issue an order in transit or in delay.

@@ -41,6 +41,9 @@ pub struct CommandInit {
     pub side: String,
     pub parent: Option<String>,
     pub independent: bool,
+    /// On loan to the army commander at the start (Talavera T2.4).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub borrowed: bool,
 }
 
 /// Why an Emergency Withdrawal happens (6.6.3).
@@ -266,6 +269,31 @@ pub enum EventKind {
         dice: Vec<Die>,
         happens: bool,
     },
+    /// The corps commander's release roll for a borrowing order (Talavera T2.4): as if the order
+    /// were sent to him too, with −1 for each division already borrowed (`penalty`).
+    ReleaseRolled {
+        order: u32,
+        corps: String,
+        commander: String,
+        number: i32,
+        penalty: i32,
+        column: i32,
+        roll: u8,
+        dice: Vec<Die>,
+        result: AcceptanceResult,
+        provenance: Provenance,
+    },
+    /// A division accepted a borrowing order and its corps commander released it (T2.4).
+    DivisionBorrowed { division: String, order: u32 },
+    /// The corps commander threw a borrowing order away: the army commander may never order
+    /// that division again (T2.4).
+    DivisionBarred { division: String, order: u32 },
+    /// A borrowed division went back to its corps (T2.4); `wrecked` keeps its borrowing counted.
+    DivisionReturned { division: String, wrecked: bool },
+    /// The relaying commander accepted the order himself (T4.2b) and now carries it.
+    RelayAccepted { order: u32, by: String },
+    /// The relaying commander re-issued the order in person to its recipient (T4.2b).
+    OrderRelayed { order: u32, by: String },
     /// Command range check at the end of movement (6.11).
     CommandRangeChecked { out_of_command: Vec<String> },
     /// An umpire override, with its reason (umpire only).
@@ -285,6 +313,7 @@ impl Event {
             | EventKind::ReinforcementRolled { dice, .. }
             | EventKind::CombatDice { dice, .. }
             | EventKind::SpecialRuleRolled { dice, .. }
+            | EventKind::ReleaseRolled { dice, .. }
             | EventKind::UnitRallied { dice, .. } => dice,
             _ => &[],
         }

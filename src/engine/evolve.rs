@@ -57,6 +57,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                         one_turn_until: None,
                         dissolved: false,
                         overrun: false,
+                        loan: ci.borrowed.then_some(Loan::Borrowed),
                     },
                 );
             }
@@ -330,7 +331,32 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 c.overrun = true;
             }
         }
-        EventKind::SpecialRuleRolled { .. } => {}
+        EventKind::SpecialRuleRolled { .. } | EventKind::ReleaseRolled { .. } => {}
+        EventKind::DivisionBorrowed { division, .. } => {
+            if let Some(c) = state.commands.get_mut(division) {
+                c.loan = Some(Loan::Borrowed);
+                c.independent = true;
+            }
+        }
+        EventKind::DivisionBarred { division, .. } => {
+            if let Some(c) = state.commands.get_mut(division) {
+                c.loan = Some(Loan::Barred);
+            }
+        }
+        EventKind::DivisionReturned { division, wrecked } => {
+            if let Some(c) = state.commands.get_mut(division) {
+                c.loan = wrecked.then_some(Loan::ReturnedWrecked);
+            }
+        }
+        EventKind::RelayAccepted { order, .. } => {
+            set_status(state, *order, OrderStatus::WithRelay, turn);
+        }
+        EventKind::OrderRelayed { order, .. } => {
+            if let Some(r) = state.orders.get_mut(order).and_then(|o| o.relay.as_mut()) {
+                r.delivered = true;
+            }
+            set_status(state, *order, OrderStatus::Arrived, turn);
+        }
         EventKind::CombatResolved { .. }
         | EventKind::CombatDice { .. }
         | EventKind::CommandRangeChecked { .. }

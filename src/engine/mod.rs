@@ -6,12 +6,14 @@
 //! clock, use ambient randomness, iterate hash containers, use floating point. Every die comes
 //! from the [`Dice`] passed in and is stored in the event that used it.
 
+mod borrowing;
 pub mod combat_system;
 pub mod command;
 mod command_system;
 pub mod event;
 pub mod evolve;
 pub mod oob;
+mod relay;
 mod sequence;
 mod special_rules;
 pub mod state;
@@ -158,7 +160,16 @@ impl<'a> Engine<'a> {
                 to,
                 method,
                 order,
-            } => command_system::issue_order(&mut ctx, side, from, to, *method, order)?,
+            } => command_system::issue_order(&mut ctx, side, from, to, *method, order, None)?,
+            Command::IssueRelayedOrder {
+                side,
+                from,
+                via,
+                to,
+                method,
+                order,
+            } => command_system::issue_order(&mut ctx, side, from, to, *method, order, Some(via))?,
+            Command::DeliverRelayedOrder { order } => relay::deliver(&mut ctx, *order)?,
             Command::RollInitiative {
                 commander,
                 command,
@@ -232,6 +243,7 @@ impl Ctx<'_, '_, '_> {
         self.events.push(ev);
         if let Some(n) = implemented {
             command_system::transfers_on_implementation(self, n);
+            borrowing::on_implemented(self, n);
         }
         if let Some(command) = lost_commander
             && !special_rules::dissolve_if_temporary(self, &command, "lost its commander (V2.3)")

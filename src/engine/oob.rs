@@ -23,7 +23,8 @@ pub fn commands(s: &Scenario) -> Vec<CommandInit> {
         id: f.id.clone(),
         side: f.side.clone(),
         parent: f.parent.clone(),
-        independent: f.independent,
+        independent: f.independent || f.borrowed,
+        borrowed: f.borrowed,
     });
     let u = s
         .units
@@ -33,7 +34,8 @@ pub fn commands(s: &Scenario) -> Vec<CommandInit> {
             id: u.id.clone(),
             side: u.side.clone(),
             parent: Some(unit_parent(s, u)),
-            independent: u.independent,
+            independent: u.independent || u.borrowed,
+            borrowed: u.borrowed,
         });
     f.chain(u).collect()
 }
@@ -69,12 +71,22 @@ pub fn formation_of<'a>(state: &'a GameState, commander: &str) -> Option<&'a str
         .map(|(f, _)| f.as_str())
 }
 
+/// A commander's rating as the game stands: the scenario's, unless a variant in play changes
+/// it (Talavera 5.3b, 5.4a). Unknown commanders rate 0.
+pub fn rating(s: &Scenario, state: &GameState, commander: &str) -> u8 {
+    super::special_rules::variant_rating(&state.variants, commander)
+        .or_else(|| s.commander(commander).map(|c| c.rating))
+        .unwrap_or(0)
+}
+
 /// Receiver rating for acceptance (6.4 box): Army HQ 3; corps and division their commander's
 /// rating; a brigade 2.
 pub fn receiver_rating(s: &Scenario, state: &GameState, command: &str) -> Option<i32> {
     match s.command(command)? {
         OobRef::Formation(f) if f.echelon == Echelon::Army => Some(3),
-        OobRef::Formation(_) => commander_of(s, state, command).map(|c| i32::from(c.rating)),
+        OobRef::Formation(_) => {
+            commander_of(s, state, command).map(|c| i32::from(rating(s, state, &c.id)))
+        }
         OobRef::Unit(_) => Some(2),
     }
 }
@@ -82,7 +94,7 @@ pub fn receiver_rating(s: &Scenario, state: &GameState, command: &str) -> Option
 /// Rating used for Attack Stoppage step 2 and Initiative: the commander's, or 2 for a brigade
 /// (6.6.1.3, 6.7.2).
 pub fn command_rating(s: &Scenario, state: &GameState, command: &str) -> u8 {
-    commander_of(s, state, command).map_or(2, |c| c.rating)
+    commander_of(s, state, command).map_or(2, |c| rating(s, state, &c.id))
 }
 
 /// Echelon of a command; brigades are `None`.

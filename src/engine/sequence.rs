@@ -136,6 +136,7 @@ pub(super) fn start(
         );
         ctx.emit_side(&p.side, EventKind::PresetOrder { order });
     }
+    super::special_rules::game_start(ctx);
     let first = ctx.state.side_order[0].clone();
     begin_command_phase(ctx, &first)
 }
@@ -212,7 +213,7 @@ fn begin_command_phase(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
         .get(&side)
         .map(|x| x.army_commander.clone())
         .unwrap_or_default();
-    let rating = s.commander(&commander).map_or(0, |c| c.rating);
+    let rating = oob::rating(s, &ctx.state, &commander);
     let command_points = ctx.eng.tables.command_points(rating);
     let ss = &ctx.state.sides[&side];
     let at = |p: &str| ctx.state.positions.get(p).copied();

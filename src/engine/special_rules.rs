@@ -17,13 +17,29 @@
 //! - `talavera-victor-stoppage` (T4.2c): acting on Initiative, Victor checks stoppage as a
 //!   0-rated commander.
 //!
-//! The commanders are named by their ids in the scenario (`cuesta`, `joseph`, `victor`).
-//! Owns these hooks; the rules they modify stay in `command_system`. Not yet here: borrowing
-//! Spanish divisions (T2.4), Jourdan relaying orders (T4.2b), Joseph's remote control (T4.3).
+//! Talavera variants (switched on with `staffwork new --variant`):
+//!
+//! - `joseph-sends-aides` (5.3a): Joseph may send aide orders; Jourdan relays nothing; the other
+//!   French officers roll Initiative and Attack Stoppage one lower.
+//! - `jourdan-commands` (5.3b): Jourdan is the French army commander from the start; Victor
+//!   rates 2.
+//! - `victor-messenger` (5.3c): Victor relays Joseph's orders (see `relay`) and may roll
+//!   Initiative for any French division he stands with.
+//! - `cuesta-misunderstood` (5.4a): Cuesta rates 3; Wellesley may not order him or his
+//!   divisions; no British Initiative.
+//! - `cuesta-moron` (5.4b): no Spanish Initiative; at the start of each Allied Command Phase
+//!   2d6: 10 a random Spanish division throws its order away, 11 it withdraws into Talavera
+//!   (a second 11: across the Tajo bridge and off the map), 12 it attacks the nearest French.
+//! - `ney` (5.7): a Delay Reduction roll of 1 makes Ney (IV Corps) throw his order away.
+//!
+//! The commanders are named by their ids in the scenario (`cuesta`, `joseph`, `jourdan`,
+//! `victor`, `sebastiani`); "Spanish" means Cuesta's corps. Owns these hooks; the rules they
+//! modify stay in `command_system`. Borrowing (T2.4) is in `borrowing`, relaying and remote
+//! orders (T4.2b, T4.3) in `relay`.
 
 use super::event::EventKind;
 use super::oob;
-use super::state::OrderStatus;
+use super::state::{OrderOrigin, OrderStatus};
 use super::{Ctx, Refusal};
 use crate::rules::dice::Purpose;
 use crate::scenario::UnitKind;
@@ -36,15 +52,127 @@ fn variant(ctx: &Ctx, id: &str) -> bool {
     ctx.state.variants.contains(id)
 }
 
-/// V3.1: the Initiative column modifier for a side's commanders.
+/// Ratings a variant changes (Talavera 5.3b Victor 2, 5.4a Cuesta 3): variant, commander,
+/// rating.
+const VARIANT_RATINGS: &[(&str, &str, u8)] = &[
+    ("jourdan-commands", "victor", 2),
+    ("cuesta-misunderstood", "cuesta", 3),
+];
+
+/// A commander's rating as a variant in play sets it, if one does.
+pub(crate) fn variant_rating(
+    variants: &std::collections::BTreeSet<String>,
+    commander: &str,
+) -> Option<u8> {
+    VARIANT_RATINGS
+        .iter()
+        .find(|(v, c, _)| *c == commander && variants.contains(*v))
+        .map(|(_, _, r)| *r)
+}
+
+/// 5.3a: the French officers other than Joseph roll one lower for Initiative and Stoppage.
+fn disgusted(ctx: &Ctx, side: &str) -> bool {
+    side == "french" && variant(ctx, "joseph-sends-aides")
+}
+
+/// V3.1, 5.3a: the Initiative column modifier for a side's commanders.
 pub(super) fn initiative_modifier(ctx: &Ctx, side: &str) -> i32 {
-    if has(ctx, "vimeiro-french-initiative-minus-one")
+    let vimeiro = has(ctx, "vimeiro-french-initiative-minus-one")
         && side == "french"
-        && !variant(ctx, "junot-wakes-up")
-    {
-        -1
-    } else {
-        0
+        && !variant(ctx, "junot-wakes-up");
+    -i32::from(vimeiro) - i32::from(disgusted(ctx, side))
+}
+
+/// The lending corps of Talavera (Cuesta's), if the scenario has one.
+fn spanish_corps<'a>(ctx: &Ctx<'_, 'a, '_>) -> Option<&'a crate::scenario::Formation> {
+    let s: &'a crate::scenario::Scenario = ctx.eng.scenario;
+    s.formations.iter().find(|f| {
+        f.echelon == crate::scenario::Echelon::Corps && f.commander.as_deref() == Some("cuesta")
+    })
+}
+
+/// Is `command` Cuesta's corps or part of it?
+fn spanish(ctx: &Ctx, command: &str) -> bool {
+    spanish_corps(ctx)
+        .is_some_and(|c| c.id == command || oob::is_ancestor(&ctx.state, &c.id, command))
+}
+
+/// 5.4a: Wellesley may not order Cuesta or his divisions.
+pub(super) fn may_order(ctx: &Ctx, _from: &str, to: &str) -> Result<(), Refusal> {
+    if variant(ctx, "cuesta-misunderstood") && spanish(ctx, to) {
+        return Err(Refusal::new(
+            "cuesta-misunderstood",
+            "T5.4a",
+            format!("Cuesta Misunderstood: `{to}` takes no orders from Wellesley"),
+            "Cuesta acts only by Initiative in this variant",
+        ));
+    }
+    Ok(())
+}
+
+/// 5.4a no British Initiative; 5.4b no Spanish Initiative.
+pub(super) fn may_roll_initiative(ctx: &Ctx, command: &str) -> Result<(), Refusal> {
+    let side = ctx
+        .state
+        .commands
+        .get(command)
+        .map(|c| c.side.as_str())
+        .unwrap_or_default();
+    if spanish_corps(ctx).is_none_or(|c| c.side != side) {
+        return Ok(());
+    }
+    let is_spanish = spanish(ctx, command);
+    if variant(ctx, "cuesta-misunderstood") && !is_spanish {
+        return Err(Refusal::new(
+            "no-initiative",
+            "T5.4a",
+            "Cuesta Misunderstood: no British Initiative",
+            "send an order instead",
+        ));
+    }
+    if variant(ctx, "cuesta-moron") && is_spanish {
+        return Err(Refusal::new(
+            "no-initiative",
+            "T5.4b",
+            "Cuesta Moron: no Spanish Initiative",
+            "borrow the division, or wait for Cuesta",
+        ));
+    }
+    Ok(())
+}
+
+/// 5.3c: Victor may roll Initiative for any French division he stands with.
+pub(super) fn messenger_initiative(ctx: &Ctx, commander: &str, command: &str) -> bool {
+    let at = |p: &str| ctx.state.positions.get(p).copied();
+    variant(ctx, "victor-messenger")
+        && commander == "victor"
+        && oob::echelon(ctx.eng.scenario, command) == Some(crate::scenario::Echelon::Division)
+        && ctx
+            .state
+            .commands
+            .get(command)
+            .is_some_and(|c| c.side == "french")
+        && oob::hub_piece(ctx.eng.scenario, &ctx.state, command)
+            .is_some_and(|h| at(&h).is_some() && at(&h) == at(commander))
+}
+
+/// 5.7: a Delay Reduction roll of 1 makes Ney (commanding IV Corps) throw his order away: it is
+/// lost as a distorted order is, and must be discovered (6.5.3).
+pub(super) fn delay_roll_of_one(ctx: &mut Ctx, order: u32) {
+    if !variant(ctx, "ney") {
+        return;
+    }
+    let Some(o) = ctx.state.orders.get(&order) else {
+        return;
+    };
+    let ney_corps = ctx
+        .eng
+        .scenario
+        .formation(&o.recipient)
+        .is_some_and(|f| f.commander.as_deref() == Some("sebastiani"));
+    if ney_corps {
+        let side = o.side.clone();
+        ctx.emit_side(&side, EventKind::OrderDistorted { order });
     }
 }
 
@@ -54,8 +182,10 @@ pub(super) fn acceptance_modifier(
     recipient: &str,
     order_type: crate::rules::OrderType,
 ) -> i32 {
+    // His successors inherit his habits (T2.1): the corps counts, whoever leads it.
     let cuesta = oob::commander_of(ctx.eng.scenario, &ctx.state, recipient)
-        .is_some_and(|c| c.id == "cuesta");
+        .is_some_and(|c| c.id == "cuesta")
+        || spanish_corps(ctx).is_some_and(|c| c.id == recipient);
     if has(ctx, "talavera-cuesta-engage-minus-four")
         && cuesta
         && order_type != crate::rules::OrderType::General
@@ -75,6 +205,7 @@ pub(super) fn check_sender(
     if has(ctx, "talavera-joseph-in-person")
         && sender == "joseph"
         && method != crate::rules::Method::InPerson
+        && !variant(ctx, "joseph-sends-aides")
     {
         return Err(Refusal::new(
             "in-person-only",
@@ -97,8 +228,16 @@ pub(super) fn stoppage_rating(ctx: &Ctx, command: &str, rating: u8) -> u8 {
         .and_then(|c| c.current_order)
         .and_then(|n| ctx.state.orders.get(&n))
         .is_some_and(|o| o.origin == super::state::OrderOrigin::Initiative);
+    let side = ctx
+        .state
+        .commands
+        .get(command)
+        .map(|c| c.side.as_str())
+        .unwrap_or_default();
     if has(ctx, "talavera-victor-stoppage") && victor && on_initiative {
         0
+    } else if disgusted(ctx, side) {
+        rating.saturating_sub(1)
     } else {
         rating
     }
@@ -159,8 +298,143 @@ pub(super) fn require_exists(ctx: &Ctx, command: &str) -> Result<(), Refusal> {
     Ok(())
 }
 
-/// V2.5: at the start of each British Command Phase from 10:30, Burrard may land.
+/// Scenario rules at the start of a side's Command Phase: Burrard (V2.5), Cuesta Moron (5.4b).
 pub(super) fn command_phase_start(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
+    burrard_may_land(ctx, side)?;
+    cuesta_moron(ctx, side)
+}
+
+/// 5.3b: Jourdan commands the French army from the start.
+pub(super) fn game_start(ctx: &mut Ctx) {
+    if !variant(ctx, "jourdan-commands") || ctx.eng.scenario.commander("jourdan").is_none() {
+        return;
+    }
+    let Some(old) = ctx
+        .state
+        .sides
+        .get("french")
+        .map(|s| s.army_commander.clone())
+    else {
+        return;
+    };
+    ctx.emit_side(
+        "french",
+        EventKind::ArmyCommanderReplaced {
+            side: "french".into(),
+            old,
+            new: "jourdan".into(),
+            reason: "Jourdan commands the army (Talavera 5.3b)".into(),
+        },
+    );
+}
+
+/// 5.4b Cuesta Moron: 2d6 at the start of each Allied Command Phase; 10–12 send a random
+/// Spanish division its own way. The division is chosen with one die over the divisions in id
+/// order.
+fn cuesta_moron(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
+    use crate::rules::{OrderType, Posture};
+    let Some(corps) = spanish_corps(ctx) else {
+        return Ok(());
+    };
+    if !variant(ctx, "cuesta-moron") || corps.side != side {
+        return Ok(());
+    }
+    let (roll, dice) = ctx.dice.roll_2d6(Purpose::Special)?;
+    let divisions: Vec<String> = oob::sub_units(ctx.eng.scenario, &ctx.state, &corps.id)
+        .into_iter()
+        .filter(|d| ctx.eng.scenario.formation(d).is_some())
+        .collect();
+    let happens = roll >= 10 && !divisions.is_empty();
+    ctx.emit_side(
+        side,
+        EventKind::SpecialRuleRolled {
+            rule: "cuesta-moron".into(),
+            dice: dice.to_vec(),
+            happens,
+        },
+    );
+    if !happens {
+        return Ok(());
+    }
+    let pick = ctx.dice.roll(Purpose::Special, divisions.len() as u8)?;
+    ctx.emit_side(
+        side,
+        EventKind::SpecialRuleRolled {
+            rule: "cuesta-moron".into(),
+            dice: vec![pick],
+            happens: true,
+        },
+    );
+    let division = divisions[usize::from(pick.value - 1)].clone();
+    let withdrew_before = ctx.state.orders.values().any(|o| {
+        o.recipient == division && o.origin == OrderOrigin::Imposed && o.key == MORON_WITHDRAW
+    });
+    let (key, text, posture) = match roll {
+        10 => {
+            ctx.emit_side(
+                side,
+                EventKind::StatusChanged {
+                    command: division,
+                    status: super::state::CommandStatus::NoOrders,
+                    reason: "Cuesta Moron: it throws its order away (T5.4b)".into(),
+                },
+            );
+            return Ok(());
+        }
+        11 if withdrew_before => (
+            "t5.4b-tajo",
+            "Cross the Tajo bridge and leave the map to the south (T5.4b).",
+            Posture::General,
+        ),
+        11 => (
+            MORON_WITHDRAW,
+            "Withdraw into Talavera on Independent Orders (T5.4b).",
+            Posture::General,
+        ),
+        _ => (
+            "t5.4b-attack",
+            "Attack the nearest French formation on Independent Orders (T5.4b).",
+            Posture::Engage,
+        ),
+    };
+    let order = super::command::TypedOrder {
+        text: text.into(),
+        readback: text.into(),
+        order_type: if posture == Posture::Engage {
+            OrderType::Engage
+        } else {
+            OrderType::General
+        },
+        stages: vec![posture],
+        independent: true,
+        key: key.into(),
+        joins: None,
+        attaches: Vec::new(),
+    };
+    let record = super::state::OrderRecord::new(
+        ctx.state.next_order_number(),
+        &order,
+        super::state::Routing {
+            side: side.to_string(),
+            sender: "cuesta".into(),
+            recipient: division,
+            method: None,
+            cost: 0,
+            sent_turn: ctx.state.turn,
+            arrival_turn: ctx.state.turn,
+            origin: OrderOrigin::Imposed,
+            status: OrderStatus::Arrived,
+        },
+    );
+    ctx.emit_side(side, EventKind::OrderIssued { order: record });
+    Ok(())
+}
+
+/// The key of Cuesta Moron's withdrawal order (a second one sends the division off the map).
+const MORON_WITHDRAW: &str = "t5.4b-withdraw";
+
+/// V2.5: at the start of each British Command Phase from 10:30, Burrard may land.
+fn burrard_may_land(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
     if !has(ctx, "vimeiro-burrard") || side != "british" {
         return Ok(());
     }

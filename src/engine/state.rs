@@ -53,6 +53,8 @@ pub enum OrderOrigin {
     LooseCannon,
     /// A scenario pre-set order (6.2.2).
     Preset,
+    /// Imposed by a scenario rule (Talavera 5.4b: Cuesta's divisions act on their own).
+    Imposed,
 }
 
 /// Life of an order (6.4–6.6).
@@ -75,6 +77,9 @@ pub enum OrderStatus {
     Discarded { reason: String },
     /// Replaced by a later accepted order, or completed.
     Superseded,
+    /// Accepted by the commander who relays it (Talavera T4.2b: Jourdan), who has still to
+    /// carry it to its recipient and re-issue it.
+    WithRelay,
 }
 
 impl OrderStatus {
@@ -90,6 +95,7 @@ impl OrderStatus {
             OrderStatus::Distorted => "distorted".into(),
             OrderStatus::Discarded { .. } => "discarded".into(),
             OrderStatus::Superseded => "superseded".into(),
+            OrderStatus::WithRelay => "with-relay".into(),
         }
     }
 
@@ -97,7 +103,10 @@ impl OrderStatus {
     pub fn is_pending(&self) -> bool {
         matches!(
             self,
-            OrderStatus::InTransit | OrderStatus::Arrived | OrderStatus::Delayed { .. }
+            OrderStatus::InTransit
+                | OrderStatus::Arrived
+                | OrderStatus::Delayed { .. }
+                | OrderStatus::WithRelay
         )
     }
 }
@@ -137,6 +146,44 @@ pub struct OrderRecord {
     pub status: OrderStatus,
     /// Turn the status last changed.
     pub status_turn: u32,
+    /// Talavera T2.4: an order borrowing a Spanish division; Cuesta rolls as well.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release: Option<Release>,
+    /// Talavera T4.2b: the commander who relays the order (accepts it, carries it, re-issues it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relay: Option<Relay>,
+}
+
+/// The second acceptance roll of a borrowing order (Talavera T2.4): the corps commander's,
+/// "as if the order were sent to him as well".
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Release {
+    /// The corps the division is borrowed from.
+    pub corps: String,
+    /// How the corps commander counts the order: in person when the sender stood with him.
+    pub method: Method,
+}
+
+/// A relayed order (Talavera T4.2b).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Relay {
+    /// The relaying commander (`jourdan`).
+    pub by: String,
+    /// Re-issued to the recipient: the acceptance roll is now the recipient's, with the
+    /// relaying commander's rating as the sender's.
+    pub delivered: bool,
+}
+
+/// Where a borrowed division stands (Talavera T2.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Loan {
+    /// On loan to the army commander: his orders need no release roll.
+    Borrowed,
+    /// Returned wrecked: its borrowing still counts against later ones.
+    ReturnedWrecked,
+    /// The corps commander threw an order away: the army commander may never order it again.
+    Barred,
 }
 
 /// How an order travels: everything in its log entry that the order text does not give.
@@ -175,6 +222,8 @@ impl OrderRecord {
             origin: r.origin,
             status_turn: r.sent_turn,
             status: r.status,
+            release: None,
+            relay: None,
         }
     }
 }
@@ -213,6 +262,9 @@ pub struct CommandState {
     /// A temporary division that has ceased to exist (Vimeiro V2.3).
     #[serde(default)]
     pub dissolved: bool,
+    /// Borrowed from its corps by the army commander (Talavera T2.4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loan: Option<Loan>,
 }
 
 /// A unit's combat state: its loss chart (20.4), morale state (21) and whether it is Blown (22).
