@@ -1364,6 +1364,15 @@ pub(crate) fn describe(e: &Event) -> String {
         EventKind::SubUnitTransferred { command, to, order } => {
             format!("{command} joins {to} (order {order}, 6.9)")
         }
+        EventKind::TemporaryDivisionFormed {
+            division,
+            commander,
+            members,
+            order,
+        } => format!(
+            "{division} is formed by order {order} under {commander}: {} (V2.3)",
+            members.join(", ")
+        ),
         EventKind::TemporaryDivisionDissolved { division, reason } => {
             format!("{division} ceases to exist: {reason}")
         }

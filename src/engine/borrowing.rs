@@ -32,7 +32,7 @@ const RULE: &str = "talavera-borrowing";
 const FREE_CAVALRY_BRIGADES: usize = 2;
 
 fn active(ctx: &Ctx) -> bool {
-    ctx.eng.scenario.special_rules.iter().any(|r| r.id == RULE)
+    super::special_rules::has(ctx, RULE)
 }
 
 /// The corps the army commander borrows from.

@@ -110,7 +110,7 @@ pub(super) fn issue_order(
             "address an order to your own side",
         ));
     }
-    super::special_rules::require_exists(ctx, to)?;
+    super::temporary_division::require_exists(ctx, to)?;
     super::special_rules::may_order(ctx, from, to)?;
     // T4.3: Joseph's orders from off the map.
     let remote = super::relay::remote_origin(ctx, from, method)?;
@@ -332,6 +332,10 @@ pub(crate) fn replace_commander(ctx: &mut Ctx, command: &str) {
 /// What the order does to the order of battle must be allowed: Independent Orders (6.8.1,
 /// Vimeiro V2.1) and sub-unit transfers and attachments (6.9).
 fn check_structure(ctx: &Ctx, to: &str, order: &TypedOrder) -> Result<(), Refusal> {
+    // V2.3: an order to the brigade of an unformed temporary division's commander forms it.
+    if let Some(division) = super::temporary_division::formed_by(ctx, to) {
+        return super::temporary_division::check_forming(ctx, &division, to, order);
+    }
     let s = ctx.eng.scenario;
     let already = ctx.state.commands.get(to).is_some_and(|c| c.independent);
     let eligible = |id: &str| {
@@ -385,6 +389,9 @@ fn check_structure(ctx: &Ctx, to: &str, order: &TypedOrder) -> Result<(), Refusa
 /// 6.9: once an order that transfers or attaches sub-units is implemented, they belong to their
 /// new parent (decision 0042: at once, without waiting to come within command range).
 pub(crate) fn transfers_on_implementation(ctx: &mut Ctx, order: u32) {
+    if super::temporary_division::form_on_implementation(ctx, order) {
+        return;
+    }
     let Some(o) = ctx.state.orders.get(&order).cloned() else {
         return;
     };
@@ -828,7 +835,7 @@ pub(super) fn roll_initiative(
     let side = local_initiative_allowed(ctx, command, "Local Initiative")?;
     require_no_initiative_roll(ctx, command)?;
     super::special_rules::may_roll_initiative(ctx, command)?;
-    super::special_rules::require_exists(ctx, command)?;
+    super::temporary_division::require_exists(ctx, command)?;
     let (rating, special) = initiative_rating(ctx, commander, command)?;
     // 6.6.1.5: initiative may not re-issue an order in transit or in delay.
     if let Some(same) = ctx
@@ -844,6 +851,16 @@ pub(super) fn roll_initiative(
                 same.number
             ),
             "initiative may not re-issue an order in transit or in delay",
+        ));
+    }
+    if super::temporary_division::formed_by(ctx, command).is_some() {
+        return Err(Refusal::new(
+            "temporary-by-initiative",
+            "V2.3",
+            format!(
+                "a temporary division is not formed by Initiative: `{command}` may not roll for it"
+            ),
+            "the army commander forms it by an order to the brigade",
         ));
     }
     check_structure(ctx, command, order)?;
@@ -1105,7 +1122,7 @@ pub(crate) fn stoppage_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusal>
         // V2.3: a temporary division that fails ceases to exist; otherwise 6.6.3.9: failing
         // Attack Stoppage forces an Emergency Withdrawal.
         if !passed
-            && !super::special_rules::dissolve_if_temporary(
+            && !super::temporary_division::dissolve_if_temporary(
                 ctx,
                 &command,
                 "failed its Attack Stoppage check (V2.3)",
@@ -1194,14 +1211,18 @@ pub(super) fn move_piece(ctx: &mut Ctx, piece: &str, to: Hex) -> Result<(), Refu
             ));
         }
     }
-    ctx.emit_side(
-        &side,
-        EventKind::PieceMoved {
-            piece: piece.to_string(),
-            from: Some(from),
-            to,
-        },
-    );
+    // V2.4, T3.4: some brigades move only with the army commander, who rides along.
+    let rider = super::moving_brigades::check_move(ctx, piece, from, to)?;
+    for p in std::iter::once(piece.to_string()).chain(rider) {
+        ctx.emit_side(
+            &side,
+            EventKind::PieceMoved {
+                piece: p,
+                from: Some(from),
+                to,
+            },
+        );
+    }
     implement_waiting_corps_orders(ctx, &side);
     if s.unit(piece).is_some() {
         overrun_hqs(ctx, &side, piece, to);

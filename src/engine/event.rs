@@ -44,6 +44,9 @@ pub struct CommandInit {
     /// On loan to the army commander at the start (Talavera T2.4).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub borrowed: bool,
+    /// A temporary division not yet formed (Vimeiro V2.3: no members at the start).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unformed: bool,
 }
 
 /// Why an Emergency Withdrawal happens (6.6.3).
@@ -252,6 +255,14 @@ pub enum EventKind {
     SubUnitTransferred {
         command: String,
         to: String,
+        order: u32,
+    },
+    /// A temporary division was formed by an accepted order (Vimeiro V2.3): its commander's
+    /// brigade and the units the order named (brigades and at most one battery).
+    TemporaryDivisionFormed {
+        division: String,
+        commander: String,
+        members: Vec<String>,
         order: u32,
     },
     /// A temporary division ceased to exist (Vimeiro V2.3): its brigades revert to the army.

@@ -55,7 +55,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                         local_initiative_turn: None,
                         initiative_roll_turn: None,
                         one_turn_until: None,
-                        dissolved: false,
+                        dissolved: ci.unformed,
                         overrun: false,
                         loan: ci.borrowed.then_some(Loan::Borrowed),
                     },
@@ -301,6 +301,31 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 c.status = CommandStatus::NoOrders;
                 c.current_order = None;
                 c.stage = 0;
+            }
+        }
+        EventKind::TemporaryDivisionFormed {
+            division,
+            members,
+            order,
+            ..
+        } => {
+            for m in members {
+                if let Some(c) = state.commands.get_mut(m) {
+                    c.parent = Some(division.clone());
+                    c.independent = false;
+                    c.follows_parent = true;
+                    c.status = CommandStatus::NoOrders;
+                    c.current_order = None;
+                    c.stage = 0;
+                }
+            }
+            if let Some(c) = state.commands.get_mut(division) {
+                c.dissolved = false;
+                c.status = CommandStatus::Ordered;
+                c.current_order = Some(*order);
+                c.stage = 0;
+                c.follows_parent = false;
+                c.commander_lost = false;
             }
         }
         EventKind::TemporaryDivisionDissolved { division, .. } => {

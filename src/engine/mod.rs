@@ -12,11 +12,13 @@ pub mod command;
 mod command_system;
 pub mod event;
 pub mod evolve;
+mod moving_brigades;
 pub mod oob;
 mod relay;
 mod sequence;
 mod special_rules;
 pub mod state;
+mod temporary_division;
 
 pub use command::{CombatKind, Command, OverrideAction, TypedOrder};
 pub use event::{Event, EventKind, Visibility, WithdrawalCause};
@@ -246,7 +248,11 @@ impl Ctx<'_, '_, '_> {
             borrowing::on_implemented(self, n);
         }
         if let Some(command) = lost_commander
-            && !special_rules::dissolve_if_temporary(self, &command, "lost its commander (V2.3)")
+            && !temporary_division::dissolve_if_temporary(
+                self,
+                &command,
+                "lost its commander (V2.3)",
+            )
         {
             command_system::replace_commander(self, &command);
         }

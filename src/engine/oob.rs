@@ -25,6 +25,7 @@ pub fn commands(s: &Scenario) -> Vec<CommandInit> {
         parent: f.parent.clone(),
         independent: f.independent || f.borrowed,
         borrowed: f.borrowed,
+        unformed: f.temporary && f.members.is_empty() && s.child_units(&f.id).next().is_none(),
     });
     let u = s
         .units
@@ -36,6 +37,7 @@ pub fn commands(s: &Scenario) -> Vec<CommandInit> {
             parent: Some(unit_parent(s, u)),
             independent: u.independent || u.borrowed,
             borrowed: u.borrowed,
+            unformed: false,
         });
     f.chain(u).collect()
 }

@@ -17,6 +17,7 @@ use chrono::{NaiveDate, NaiveDateTime};
 
 use super::event::EventKind;
 use super::oob;
+use super::special_rules::has;
 use super::state::{OrderOrigin, OrderStatus, Step};
 use super::{Ctx, Refusal};
 use crate::hex::Hex;
@@ -27,10 +28,6 @@ const RELAY_RULE: &str = "talavera-jourdan-relay";
 const REMOTE_RULE: &str = "talavera-joseph-remote-control";
 /// T4.3: Joseph's off-map orders set out from this hex.
 const REMOTE_ORIGIN: Hex = Hex::new(62, 5);
-
-fn has(ctx: &Ctx, rule: &str) -> bool {
-    ctx.eng.scenario.special_rules.iter().any(|r| r.id == rule)
-}
 
 /// The commander who relays Joseph's orders, if anyone does (T4.2b; 5.3a–c).
 pub(super) fn relayer(ctx: &Ctx) -> Option<&'static str> {

@@ -473,7 +473,7 @@ fn end_player_turn(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
             _ => "after a Loose Cannon turn (6.6.1.6)",
         };
         if status == CommandStatus::LooseCannon
-            && super::special_rules::dissolve_if_temporary(
+            && super::temporary_division::dissolve_if_temporary(
                 ctx,
                 &command,
                 "carried out a Loose Cannon (V2.3)",

@@ -5,8 +5,9 @@
 //!   lower; variant `junot-wakes-up` (5.4) lifts it.
 //! - `vimeiro-british-no-independent-infantry` (V2.1): British infantry brigades may not receive
 //!   Independent Orders.
-//! - `vimeiro-temporary-divisions` (V2.3): a temporary division ceases to exist when it fails a
-//!   Stoppage Check, carries out a Loose Cannon or loses its commander.
+//! - `vimeiro-temporary-divisions` (V2.3): see `temporary_division`.
+//! - `vimeiro-defend-in-place` (V2.4) and `talavera-wellesley-style` (T3.4): see
+//!   `moving_brigades`.
 //! - `vimeiro-burrard` (V2.5): from 10:30 (13:00 with `early-lunch`), a 1–2 at the start of each
 //!   British Command Phase lands Burrard: he takes command, orders in transit are cancelled and
 //!   temporary divisions suffer automatic stoppage.
@@ -44,7 +45,8 @@ use super::{Ctx, Refusal};
 use crate::rules::dice::Purpose;
 use crate::scenario::UnitKind;
 
-fn has(ctx: &Ctx, rule: &str) -> bool {
+/// Is the scenario rule `rule` in play?
+pub(super) fn has(ctx: &Ctx, rule: &str) -> bool {
     ctx.eng.scenario.special_rules.iter().any(|r| r.id == rule)
 }
 
@@ -251,51 +253,6 @@ pub(super) fn no_independent(ctx: &Ctx, command: &str) -> bool {
             .scenario
             .unit(command)
             .is_some_and(|u| u.side == "british" && u.kind == UnitKind::Infantry)
-}
-
-/// Is this command a temporary division under V2.3?
-fn temporary(ctx: &Ctx, command: &str) -> bool {
-    has(ctx, "vimeiro-temporary-divisions")
-        && ctx
-            .eng
-            .scenario
-            .formation(command)
-            .is_some_and(|f| f.temporary)
-        && ctx
-            .state
-            .commands
-            .get(command)
-            .is_some_and(|c| !c.dissolved)
-}
-
-/// V2.3: dissolve a temporary division (its brigades revert to the army, its commander leaves).
-/// Returns whether it did.
-pub(super) fn dissolve_if_temporary(ctx: &mut Ctx, command: &str, reason: &str) -> bool {
-    if !temporary(ctx, command) {
-        return false;
-    }
-    let side = ctx.state.commands[command].side.clone();
-    ctx.emit_side(
-        &side,
-        EventKind::TemporaryDivisionDissolved {
-            division: command.to_string(),
-            reason: reason.to_string(),
-        },
-    );
-    true
-}
-
-/// Orders to a dissolved temporary division are refused.
-pub(super) fn require_exists(ctx: &Ctx, command: &str) -> Result<(), Refusal> {
-    if ctx.state.commands.get(command).is_some_and(|c| c.dissolved) {
-        return Err(Refusal::new(
-            "dissolved",
-            "V2.3",
-            format!("`{command}` has ceased to exist"),
-            "address its brigades, or form a new temporary division",
-        ));
-    }
-    Ok(())
 }
 
 /// Scenario rules at the start of a side's Command Phase: Burrard (V2.5), Cuesta Moron (5.4b).
@@ -528,7 +485,7 @@ fn burrard_takes_command(ctx: &mut Ctx, side: &str, burrard: &str) {
         .map(|f| f.id.clone())
         .collect();
     for t in temporary {
-        dissolve_if_temporary(
+        super::temporary_division::dissolve_if_temporary(
             ctx,
             &t,
             "automatic stoppage when Burrard took command (V2.5)",

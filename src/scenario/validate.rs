@@ -1112,7 +1112,7 @@ fn check_clock(c: &mut Checker, s: &Scenario, side_ids: &BTreeSet<&str>) {
 
 /// Temporary divisions (Vimeiro V2.3): members exist, are on the division's side, belong to
 /// no other temporary division, and are the commander's brigade, up to two other brigades and at
-/// most one artillery unit.
+/// most one artillery unit. A temporary division without members is formed later by an order.
 fn check_temporary(c: &mut Checker, s: &Scenario, i: usize, f: &Formation) {
     if !f.temporary {
         if !f.members.is_empty() {
@@ -1138,14 +1138,9 @@ fn check_temporary(c: &mut Checker, s: &Scenario, i: usize, f: &Formation) {
             "set echelon = \"division\" (V2.3)",
         );
     }
+    // No members: the division is not formed at the start; an order forms it (V2.3).
     if f.members.is_empty() && s.child_units(&f.id).next().is_none() {
-        c.push(
-            "formations",
-            i,
-            "members",
-            format!("temporary division `{}` has no units", f.id),
-            "list its brigades and battery in `members`",
-        );
+        return;
     }
     let mut brigades = 0;
     let mut guns = 0;

@@ -1,0 +1,74 @@
+//! Brigades that move with the army commander.
+//!
+//! - `vimeiro-defend-in-place` (V2.4): British infantry brigades not in a temporary division are
+//!   on automatic "defend in place". They move only with the army commander (Wellesley, and
+//!   Burrard after him, who "commands as Wellesley did", V2.5), who must stand with the brigade;
+//!   otherwise only one hex, to close with an adjacent enemy.
+//! - `talavera-wellesley-style` (T3.4): Wellesley — not his replacements — may move any brigade he
+//!   stands with, whatever its orders, command radius or stoppage.
+//!
+//! In both the commander rides along: moving the brigade moves him to its new hex. The engine
+//! checks that he stands with the brigade when it moves; that he stood with it when the Movement
+//! Phase began, and T3.4's division commander "tagging along", are the umpire's (decision 0047).
+//! Owns the question "may this brigade move, and who goes with it?"; the move itself stays in
+//! `command_system::move_piece`.
+
+use super::oob;
+use super::special_rules::has;
+use super::{Ctx, Refusal};
+use crate::hex::Hex;
+use crate::scenario::UnitKind;
+
+/// May `piece` move from `from` to `to` under these rules? Returns the commander who moves
+/// with it, if one does.
+pub(super) fn check_move(
+    ctx: &Ctx,
+    piece: &str,
+    from: Hex,
+    to: Hex,
+) -> Result<Option<String>, Refusal> {
+    let s = ctx.eng.scenario;
+    let Some(u) = s.unit(piece).filter(|u| oob::is_brigade(u.kind)) else {
+        return Ok(None);
+    };
+    let Some(commander) = ctx.state.sides.get(&u.side).map(|x| &x.army_commander) else {
+        return Ok(None);
+    };
+    let with_commander = ctx.state.positions.get(commander) == Some(&from);
+    let style = has(ctx, "talavera-wellesley-style") && commander == "wellesley";
+    if (style || defends_in_place(ctx, piece)) && with_commander {
+        return Ok(Some(commander.clone()));
+    }
+    if !defends_in_place(ctx, piece) {
+        return Ok(None);
+    }
+    // V2.4: one hex into Close Combat — to a hex next to an enemy unit.
+    let enemy_next = ctx
+        .state
+        .positions
+        .iter()
+        .any(|(p, at)| at.distance(to) <= 1 && s.unit(p).is_some_and(|e| e.side != u.side));
+    if from.distance(to) == 1 && enemy_next {
+        return Ok(None);
+    }
+    Err(Refusal::new(
+        "moves-with-army-commander",
+        "V2.4",
+        format!(
+            "`{piece}` defends in place: it moves only with {commander}, or one hex to close with the enemy"
+        ),
+        format!("move {commander} to its hex first, or form a temporary division (V2.3)"),
+    ))
+}
+
+/// V2.4: a British infantry brigade not in a temporary division that exists now.
+fn defends_in_place(ctx: &Ctx, piece: &str) -> bool {
+    let s = ctx.eng.scenario;
+    has(ctx, "vimeiro-defend-in-place")
+        && s.unit(piece)
+            .is_some_and(|u| u.side == "british" && u.kind == UnitKind::Infantry)
+        && !oob::parent(&ctx.state, piece).is_some_and(|p| {
+            s.formation(&p).is_some_and(|f| f.temporary)
+                && ctx.state.commands.get(&p).is_some_and(|c| !c.dissolved)
+        })
+}
