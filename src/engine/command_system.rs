@@ -179,18 +179,7 @@ pub(super) fn issue_order(
         // T4.2b: handed to the relaying commander, stacked with the sender (checked above).
         Method::InPerson if via.is_some() => ctx.state.turn,
         Method::InPerson => {
-            // 6.4.3: stacked with the recipient; 6.4 box: a corps' commander may stand in for its HQ.
-            let recipient_hexes: Vec<Hex> = [
-                Some(hub.clone()),
-                oob::commander_of(s, &ctx.state, to).map(|c| c.id.clone()),
-            ]
-            .into_iter()
-            .flatten()
-            .filter_map(|p| pos(ctx, &p))
-            .collect();
-            if commander_hex.is_none()
-                || !recipient_hexes.contains(&commander_hex.unwrap_or(Hex::new(0, 0)))
-            {
+            if !stands_with(ctx, from, to) {
                 return Err(Refusal::new(
                     "not-stacked",
                     "6.4.3",
@@ -208,28 +197,9 @@ pub(super) fn issue_order(
             }
             ctx.state.turn
         }
-        Method::Oral | Method::Written if remote.is_some() => {
-            let origin = remote.unwrap_or(Hex::new(0, 0));
-            let Some(b) = pos(ctx, &hub) else {
-                return Err(Refusal::new(
-                    "recipient-off-map",
-                    "6.4.7",
-                    format!("`{to}` is not on the map, so no aide can reach it"),
-                    "wait until the command arrives",
-                ));
-            };
-            let cost = ctx.eng.space.commander_cost(origin, b).ok_or_else(|| {
-                Refusal::new(
-                    "no-path",
-                    "6.4.7",
-                    format!("no commander path from {origin} to {b}"),
-                    "check the map's prohibited terrain",
-                )
-            })?;
-            ctx.state.turn + cost.courier_turns()
-        }
         Method::Oral | Method::Written => {
-            if !ss.commander_with_hq_at_start {
+            // T4.3: Joseph's remote orders set out from off the map, without the 6.4.6 check.
+            if remote.is_none() && !ss.commander_with_hq_at_start {
                 return Err(Refusal::new(
                     "away-from-hq",
                     "6.4.6",
@@ -237,7 +207,7 @@ pub(super) fn issue_order(
                     "give the order in person, or move the commander to the HQ and send it next turn",
                 ));
             }
-            let (Some(a), Some(b)) = (commander_hex, pos(ctx, &hub)) else {
+            let (Some(a), Some(b)) = (remote.or(commander_hex), pos(ctx, &hub)) else {
                 return Err(Refusal::new(
                     "recipient-off-map",
                     "6.4.7",
@@ -303,6 +273,21 @@ pub(super) fn issue_order(
         arrive(ctx, number);
     }
     Ok(())
+}
+
+/// 6.4.3: is the commander stacked with the recipient — its hub piece, or (6.4 box) its
+/// commander, who may stand in for a corps HQ?
+pub(super) fn stands_with(ctx: &Ctx, commander: &str, recipient: &str) -> bool {
+    let s = ctx.eng.scenario;
+    let here = pos(ctx, commander);
+    here.is_some()
+        && [
+            oob::hub_piece(s, &ctx.state, recipient),
+            oob::commander_of(s, &ctx.state, recipient).map(|c| c.id.clone()),
+        ]
+        .into_iter()
+        .flatten()
+        .any(|p| pos(ctx, &p) == here)
 }
 
 /// 25: a lost commander is replaced by the first of the formation's successors (scenario

@@ -16,7 +16,6 @@
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::event::EventKind;
-use super::oob;
 use super::special_rules::has;
 use super::state::{OrderOrigin, OrderStatus, Step};
 use super::{Ctx, Refusal};
@@ -120,13 +119,7 @@ pub(super) fn deliver(ctx: &mut Ctx, number: u32) -> Result<(), Refusal> {
             "wait for your Command Phase (`staffwork turn`)",
         ));
     }
-    let s = ctx.eng.scenario;
-    let at = |p: &str| ctx.state.positions.get(p).copied();
-    let hub = oob::hub_piece(s, &ctx.state, &o.recipient);
-    let boss = oob::commander_of(s, &ctx.state, &o.recipient).map(|c| c.id.clone());
-    let here = at(&relay.by);
-    let stacked = here.is_some() && [hub, boss].into_iter().flatten().any(|p| at(&p) == here);
-    if !stacked {
+    if !super::command_system::stands_with(ctx, &relay.by, &o.recipient) {
         return Err(Refusal::new(
             "not-stacked",
             "T4.2b",

@@ -45,6 +45,14 @@ use super::{Ctx, Refusal};
 use crate::rules::dice::Purpose;
 use crate::scenario::UnitKind;
 
+/// The side a command belongs to ("" for an unknown one).
+fn command_side<'a>(ctx: &'a Ctx, command: &str) -> &'a str {
+    ctx.state
+        .commands
+        .get(command)
+        .map_or("", |c| c.side.as_str())
+}
+
 /// Is the scenario rule `rule` in play?
 pub(super) fn has(ctx: &Ctx, rule: &str) -> bool {
     ctx.eng.scenario.special_rules.iter().any(|r| r.id == rule)
@@ -114,12 +122,7 @@ pub(super) fn may_order(ctx: &Ctx, _from: &str, to: &str) -> Result<(), Refusal>
 
 /// 5.4a no British Initiative; 5.4b no Spanish Initiative.
 pub(super) fn may_roll_initiative(ctx: &Ctx, command: &str) -> Result<(), Refusal> {
-    let side = ctx
-        .state
-        .commands
-        .get(command)
-        .map(|c| c.side.as_str())
-        .unwrap_or_default();
+    let side = command_side(ctx, command);
     if spanish_corps(ctx).is_none_or(|c| c.side != side) {
         return Ok(());
     }
@@ -230,12 +233,7 @@ pub(super) fn stoppage_rating(ctx: &Ctx, command: &str, rating: u8) -> u8 {
         .and_then(|c| c.current_order)
         .and_then(|n| ctx.state.orders.get(&n))
         .is_some_and(|o| o.origin == super::state::OrderOrigin::Initiative);
-    let side = ctx
-        .state
-        .commands
-        .get(command)
-        .map(|c| c.side.as_str())
-        .unwrap_or_default();
+    let side = command_side(ctx, command);
     if has(ctx, "talavera-victor-stoppage") && victor && on_initiative {
         0
     } else if disgusted(ctx, side) {
