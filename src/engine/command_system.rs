@@ -215,6 +215,7 @@ pub(super) fn issue_order(
             ctx.state.turn + cost.courier_turns()
         }
     };
+    super::random_events::check_order_due(ctx, to, arrival_turn)?;
     let cost = ctx.eng.tables.order_cost(method, order.order_type);
     if cost > ss.command_points {
         return Err(Refusal::new(
@@ -434,6 +435,8 @@ pub(crate) fn acceptance_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusa
 fn roll_acceptance(ctx: &mut Ctx, o: &OrderRecord) -> Result<(), Refusal> {
     let s = ctx.eng.scenario;
     let sender = s.commander(&o.sender).map_or(0, |c| i32::from(c.rating));
+    // Vimeiro V5.5 Junot Wakes Up: that turn's orders as from a level-4 leader.
+    let sender = super::random_events::sender_rating(ctx, o, sender);
     let receiver = oob::receiver_rating(s, &ctx.state, &o.recipient).unwrap_or(2);
     let method = o.method.unwrap_or(Method::Written);
     let current = current_order(ctx, &o.recipient);
@@ -546,7 +549,7 @@ pub(crate) fn delay_reduction_segment(ctx: &mut Ctx, side: &str) -> Result<(), R
 /// Discard orders awaiting acceptance (delayed, or arriving this turn) and, unless `keep_current`,
 /// stop executing the accepted one. Orders in transit for a future turn still arrive (6.6.1.5,
 /// 6.6.2.2, 6.6.3.7).
-fn discard_pending(ctx: &mut Ctx, command: &str, reason: &str) {
+pub(super) fn discard_pending(ctx: &mut Ctx, command: &str, reason: &str) {
     let turn = ctx.state.turn;
     let side = ctx
         .state

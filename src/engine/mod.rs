@@ -12,6 +12,7 @@ mod command_system;
 pub mod event;
 pub mod evolve;
 pub mod oob;
+mod random_events;
 mod sequence;
 mod special_rules;
 pub mod state;
@@ -19,7 +20,9 @@ pub mod state;
 pub use command::{CombatKind, Command, OverrideAction, TypedOrder};
 pub use event::{Event, EventKind, Visibility, WithdrawalCause};
 pub use evolve::evolve;
-pub use state::{CommandStatus, GameState, OrderOrigin, OrderRecord, OrderStatus, Step};
+pub use state::{
+    CommandStatus, GameState, OrderOrigin, OrderRecord, OrderStatus, RandomEffects, Step,
+};
 
 use crate::rules::dice::{Dice, DiceExhausted};
 use crate::rules::tables::CommandTables;
@@ -115,6 +118,7 @@ impl<'a> Engine<'a> {
             due: Default::default(),
             variants: Default::default(),
             dice: Default::default(),
+            random_events: Default::default(),
             events: 0,
         }
     }
