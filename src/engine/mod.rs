@@ -2,7 +2,7 @@
 //! and `evolve(state, event) -> state`.
 //!
 //! Owns the rules of section 6 (orders, acceptance, delay, distortion, local initiative, attack
-//! stoppage, HQs, command range) and the sequence of play (5.1). Must not: do IO, read the
+//! stoppage, HQs, command range), the sequence of play (5.1) and the optional Random Events (29). Must not: do IO, read the
 //! clock, use ambient randomness, iterate hash containers, use floating point. Every die comes
 //! from the [`Dice`] passed in and is stored in the event that used it.
 

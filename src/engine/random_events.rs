@@ -248,7 +248,14 @@ fn apply(
         Ok(None)
     };
     match effect {
-        Effect::NoEvent => not_applicable(c, "the table says so".into()),
+        Effect::NoEvent => {
+            c.outcome = RandomEventOutcome::NoEvent;
+            c.text = match &c.game_table {
+                Some(g) => format!("Game Table: rolled {}, {}: nothing happens", g.roll, g.name),
+                None => format!("{name}: nothing happens"),
+            };
+            Ok(None)
+        }
         Effect::LooseCannon => {
             let commands = own_order_commands(ctx, &side);
             let Some(command) = choose(ctx, c, commands)? else {
@@ -319,7 +326,7 @@ fn apply(
                 return not_applicable(c, format!("{side} has no cavalry on the map"));
             }
             c.text = format!(
-                "{name} (29.1): this turn {side}'s cavalry, Blown or not, that qualifies for Straggler Recovery rolls as if it were infantry (20.3.2)"
+                "{name} (29.1): this turn the {side} cavalry, Blown or not, that qualifies for Straggler Recovery rolls as if it were infantry (20.3.2)"
             );
             Ok(None)
         }
