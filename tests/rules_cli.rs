@@ -370,3 +370,34 @@ fn a_closed_stdout_pipe_ends_quietly_without_panic() {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(out.status.code(), Some(0));
 }
+
+#[test]
+fn rule_29_rules_show_random_events() {
+    let v = ok_json(&["rules", "show", "random-events", "--format", "json"]);
+    assert_eq!(v["check"]["occurs_on"], 1);
+    assert_eq!(v["check"]["provenance"], "seed");
+    let t = &v["tables"][0];
+    assert_eq!(t["name"], "random-events");
+    assert_eq!(t["rule"], "29.0");
+    let rows = t["rows"].as_array().unwrap();
+    let events: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| {
+            assert_eq!(r["cells"][0]["provenance"], "seed");
+            (
+                r["label"].as_str().unwrap(),
+                r["cells"][0]["text"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(events.len(), 11);
+    assert_eq!(events[0], ("2", "Loose Cannon"));
+    assert_eq!(events[8], ("10", "Commander Loss"));
+    assert_eq!(events[10], ("12", "Loose Cannon"));
+    assert_eq!(v["assumed_cells"].as_array().unwrap().len(), 0);
+    let out = staffwork(&["rules", "show", "random-events"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Standard Random Events Table (29.0) [random-events]"));
+    assert!(text.contains("Advance Reinforcements"));
+}

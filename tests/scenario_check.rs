@@ -251,3 +251,40 @@ fn show_on_a_broken_file_reports_the_problems() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("units[0].position"));
 }
+
+#[test]
+fn rule_29_random_events_game_table() {
+    let f = "random-events.toml";
+    assert_problem(f, 130, "random_events[1].side", "unknown side `green`");
+    assert_problem(
+        f,
+        136,
+        "random_events[2].roll[0]",
+        "a roll of 2 for `blue` already gives `Rain` (random_events[0])",
+    );
+    assert_problem(
+        f,
+        136,
+        "random_events[2].roll[1]",
+        "7 is not a result of one die",
+    );
+    assert_problem(
+        f,
+        138,
+        "random_events[2].effect",
+        "unknown effect `heat-stroke`",
+    );
+    assert_problem(f, 143, "random_events[3].name", "empty name");
+    assert_problem(
+        f,
+        142,
+        "random_events[3].roll",
+        "no die result gives this event",
+    );
+    assert_problem(
+        f,
+        144,
+        "random_events[3].assumed[0]",
+        "`colour` is not a field of this entry",
+    );
+}

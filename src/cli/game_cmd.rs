@@ -1430,6 +1430,21 @@ pub(crate) fn describe(e: &Event) -> String {
                 }
             )
         }
+        EventKind::RandomEventChecked {
+            dice: d,
+            outcome,
+            text,
+            ..
+        } => {
+            use crate::engine::event::RandomEventOutcome as O;
+            let mark = match outcome {
+                O::Nothing => "",
+                O::NoEvent => " [no event]",
+                O::Applied => " [applied]",
+                O::Umpire => " [UMPIRE: apply by hand]",
+            };
+            format!("random events, dice {}: {text}{mark}", dice(d))
+        }
         EventKind::Override { reason, action } => format!("UMPIRE OVERRIDE ({reason}): {action}"),
     }
 }

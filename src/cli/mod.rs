@@ -107,7 +107,8 @@ pub enum Command {
     Branch(game_cmd::BranchArgs),
     /// Run conformance cases (by default the project's own suite in tests/conformance).
     Conformance(conformance_cmd::ConformanceArgs),
-    /// Print the command tables (chart p1) with the provenance of every cell.
+    /// Print the command tables (chart p1), or the Random Events table (29), with the provenance
+    /// of every cell.
     #[command(subcommand)]
     Rules(rules_cmd::RulesCmd),
     /// Exact odds of acceptance, initiative, attack stoppage and combat, by enumerating the dice.

@@ -1,5 +1,6 @@
 //! `staffwork rules show [TABLE]`: print the command tables with the provenance of every cell,
-//! assumed cells marked, and the list of every assumed cell.
+//! assumed cells marked, and the list of every assumed cell; `rules show random-events` prints
+//! the Standard Random Events Table (29.0).
 //!
 //! Owns: the text layout and the JSON shape of the tables (docs/rules.md). Must not: parse or
 //! validate tables itself (that is `rules::tables`).
@@ -11,12 +12,13 @@ use serde::Serialize;
 
 use super::odds_cmd::{LEGEND, emit, emit_json, load_tables, mark};
 use super::{CmdResult, Format};
-use crate::rules::tables::{CellRef, Grid, TableId};
+use crate::rules::random_events::RandomEventTable;
+use crate::rules::tables::{CellRef, Grid, GridRow, TableId};
 
 #[derive(Subcommand, Debug)]
 pub enum RulesCmd {
-    /// Print the command tables of chart p1 (all, or one), with provenance; assumed cells are
-    /// marked `*` and listed.
+    /// Print the command tables of chart p1 (all, or one), or the Standard Random Events Table
+    /// (`random-events`, rule 29), with provenance; assumed cells are marked `*` and listed.
     Show {
         /// The table to print (all when omitted).
         #[arg(value_enum)]
@@ -29,7 +31,7 @@ pub enum RulesCmd {
     },
 }
 
-/// A table of chart p1.
+/// A table of chart p1, or the Standard Random Events Table (29.0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum TableArg {
     CommandPoints,
@@ -41,11 +43,15 @@ pub enum TableArg {
     StoppageStep1,
     StoppageStep2,
     Night,
+    /// The Standard Random Events Table (29.0; `tables/nbs-3.0/random-events.toml`, not
+    /// overridable).
+    RandomEvents,
 }
 
-impl From<TableArg> for TableId {
-    fn from(t: TableArg) -> TableId {
-        match t {
+impl TableArg {
+    /// The chart p1 table, or `None` for the random events table.
+    fn command_table(self) -> Option<TableId> {
+        Some(match self {
             TableArg::CommandPoints => TableId::CommandPoints,
             TableArg::OrderCost => TableId::OrderCost,
             TableArg::AcceptanceModifiers => TableId::AcceptanceModifiers,
@@ -55,6 +61,93 @@ impl From<TableArg> for TableId {
             TableArg::StoppageStep1 => TableId::StoppageStep1,
             TableArg::StoppageStep2 => TableId::StoppageStep2,
             TableArg::Night => TableId::Night,
+            TableArg::RandomEvents => return None,
+        })
+    }
+}
+
+/// A printable table that is not one of chart p1 (the JSON shape of [`Grid`] without its id).
+#[derive(Serialize)]
+struct TableJson {
+    name: String,
+    title: String,
+    rule: String,
+    overridden: bool,
+    rows: Vec<GridRow>,
+}
+
+#[derive(Serialize)]
+struct RandomEventsJson {
+    origin: String,
+    hash: String,
+    overridden: Vec<TableId>,
+    /// 29.0: the one-die check at the start of each Player Turn.
+    check: RandomEventsCheck,
+    tables: Vec<TableJson>,
+    assumed_cells: Vec<CellRef>,
+}
+
+#[derive(Serialize)]
+struct RandomEventsCheck {
+    die: u8,
+    occurs_on: u8,
+    provenance: crate::provenance::Provenance,
+}
+
+/// `rules show random-events`: the Standard Random Events Table (29.0).
+fn show_random_events(format: Format) -> CmdResult {
+    let t = RandomEventTable::nbs();
+    let table = TableJson {
+        name: "random-events".into(),
+        title: "Standard Random Events Table".into(),
+        rule: "29.0".into(),
+        overridden: false,
+        rows: t.rows(),
+    };
+    let check = t.occurs_on();
+    match format {
+        Format::Json => emit_json(&RandomEventsJson {
+            origin: t.origin().to_string(),
+            hash: t.hash(),
+            overridden: Vec::new(),
+            check: RandomEventsCheck {
+                die: 6,
+                occurs_on: check.value,
+                provenance: check.provenance,
+            },
+            tables: vec![table],
+            assumed_cells: Vec::new(),
+        }),
+        Format::Text => {
+            let mut s = format!(
+                "NBS v3.0 random events (optional rule 29) — {}\nhash {}\n{LEGEND}\n\n",
+                t.origin(),
+                t.hash()
+            );
+            s.push_str(&format!(
+                "At the start of each Player Turn roll one die; on a {}{} a random event occurs: roll two dice (29.0).\n\n",
+                check.value,
+                mark(check.provenance)
+            ));
+            s.push_str(&table_text(
+                &table.title,
+                &table.rule,
+                &table.name,
+                false,
+                &table.rows,
+            ));
+            s.push_str(
+                "\nA result that does not apply is No Event (29.0). \"Game Table\" rolls one die on the scenario's own table ([[random_events]]); each event is defined in 29.1 (docs/rules.md).\n",
+            );
+            let non_seed = t.non_seed_cells();
+            s.push_str(&format!("\nAssumed cells ({}):\n", non_seed.len()));
+            for (roll, e) in non_seed {
+                s.push_str(&format!(
+                    "  random-events, row {roll}, column event: {}\n",
+                    e.value.title()
+                ));
+            }
+            emit(&s)
         }
     }
 }
@@ -75,11 +168,12 @@ pub fn run(cmd: RulesCmd) -> CmdResult {
             tables,
             format,
         } => {
-            let t = load_tables(tables.as_deref(), format)?;
-            let wanted: Vec<TableId> = match table {
-                Some(x) => vec![x.into()],
+            let wanted: Vec<TableId> = match table.map(TableArg::command_table) {
+                Some(Some(x)) => vec![x],
+                Some(None) => return show_random_events(format),
                 None => TableId::ALL.to_vec(),
             };
+            let t = load_tables(tables.as_deref(), format)?;
             let grids: Vec<Grid> = wanted.iter().map(|id| t.grid(*id)).collect();
             let assumed: Vec<CellRef> = t
                 .assumed_cells()
@@ -126,14 +220,19 @@ pub fn run(cmd: RulesCmd) -> CmdResult {
 
 /// A grid as aligned text; cells marked by provenance.
 fn grid_text(g: &Grid) -> String {
+    table_text(&g.title, &g.rule, &g.name, g.overridden, &g.rows)
+}
+
+/// A table as aligned text; cells marked by provenance.
+fn table_text(title: &str, rule: &str, name: &str, overridden: bool, rows: &[GridRow]) -> String {
     let mut s = format!(
         "{} ({}) [{}]{}\n",
-        g.title,
-        g.rule,
-        g.name,
-        if g.overridden { " (overridden)" } else { "" }
+        title,
+        rule,
+        name,
+        if overridden { " (overridden)" } else { "" }
     );
-    let same_columns = g.rows.windows(2).all(|w| {
+    let same_columns = rows.windows(2).all(|w| {
         w[0].cells.len() == w[1].cells.len()
             && w[0]
                 .cells
@@ -141,8 +240,7 @@ fn grid_text(g: &Grid) -> String {
                 .zip(&w[1].cells)
                 .all(|(a, b)| a.column == b.column)
     });
-    let label_w = g
-        .rows
+    let label_w = rows
         .iter()
         .map(|r| r.label.chars().count())
         .max()
@@ -150,25 +248,24 @@ fn grid_text(g: &Grid) -> String {
         .max(8);
     let text = |c: &crate::rules::tables::GridCell| format!("{}{}", c.text, mark(c.provenance));
     if same_columns {
-        let ncols = g.rows.first().map_or(0, |r| r.cells.len());
+        let ncols = rows.first().map_or(0, |r| r.cells.len());
         let widths: Vec<usize> = (0..ncols)
             .map(|i| {
-                g.rows
-                    .iter()
+                rows.iter()
                     .filter_map(|r| r.cells.get(i))
                     .map(|c| text(c).chars().count().max(c.column.chars().count()))
                     .max()
                     .unwrap_or(1)
             })
             .collect();
-        if let Some(first) = g.rows.first() {
+        if let Some(first) = rows.first() {
             s.push_str(&format!("  {:<label_w$}", ""));
             for (c, w) in first.cells.iter().zip(&widths) {
                 s.push_str(&format!("  {:>w$}", c.column));
             }
             s.push('\n');
         }
-        for r in &g.rows {
+        for r in rows {
             s.push_str(&format!("  {:<label_w$}", r.label));
             for (c, w) in r.cells.iter().zip(&widths) {
                 s.push_str(&format!("  {:>w$}", text(c)));
@@ -176,7 +273,7 @@ fn grid_text(g: &Grid) -> String {
             s.push('\n');
         }
     } else {
-        for r in &g.rows {
+        for r in rows {
             let cells: Vec<String> = r
                 .cells
                 .iter()

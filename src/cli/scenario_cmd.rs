@@ -623,6 +623,27 @@ fn show_text(s: &Scenario) -> String {
             let _ = writeln!(o, "      {}", x.effect);
         }
     }
+    if !s.random_events.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nRandom events game table (29.1 \"Game Table\"; variant random-events)"
+        );
+        for e in &s.random_events {
+            let rolls: Vec<String> = e.roll.iter().map(u8::to_string).collect();
+            let how = e.effect.as_deref().map_or_else(
+                || "the umpire applies it".to_string(),
+                |x| format!("effect {x}"),
+            );
+            let _ = writeln!(
+                o,
+                "  {} {}: {} ({how}){}",
+                e.side,
+                rolls.join(", "),
+                e.name,
+                star(&e.assumed, "text")
+            );
+        }
+    }
 
     let assumed = scenario::assumed_values(s);
     let _ = writeln!(

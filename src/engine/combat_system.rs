@@ -664,7 +664,10 @@ pub(super) fn rally_phase(
         let mut after = st.clone();
         let mut dice = Vec::new();
         let mut recovered = 0;
-        if st.track.stragglers > 0 {
+        // 20.3: cavalry takes no Stragglers, and recovers none unless the Cavalry Recovery
+        // random event lets it roll as if it were infantry this turn (29.1).
+        let may_recover = !u.kind.is_cavalry() || super::random_events::cavalry_recovers(ctx, side);
+        if st.track.stragglers > 0 && may_recover {
             let input = StragglerRecoveryInput {
                 morale_rating: rating,
                 morale_state: st.morale,

@@ -226,6 +226,7 @@ pub(super) fn issue_order(
             ctx.state.turn + cost.courier_turns()
         }
     };
+    super::random_events::check_order_due(ctx, to, arrival_turn)?;
     let cost = ctx.eng.tables.order_cost(method, order.order_type);
     if cost > ss.command_points {
         return Err(Refusal::new(
@@ -532,15 +533,14 @@ fn roll_acceptance(ctx: &mut Ctx, o: &OrderRecord) -> Result<(), Refusal> {
                 .relay
                 .as_ref()
                 .map_or(o.sender.as_str(), |r| r.by.as_str());
+            // Vimeiro V5.5 Junot Wakes Up: that turn's orders as from a level-4 leader.
+            let sender = super::random_events::sender_rating(ctx, o, rating(sender));
             let receiver = oob::receiver_rating(s, &ctx.state, &o.recipient).unwrap_or(2);
             let current = current_order(ctx, &o.recipient);
-            ctx.eng.tables.acceptance_number(
-                rating(sender),
-                receiver,
-                method,
-                o.order_type,
-                current,
-            ) + super::special_rules::acceptance_modifier(ctx, &o.recipient, o.order_type)
+            ctx.eng
+                .tables
+                .acceptance_number(sender, receiver, method, o.order_type, current)
+                + super::special_rules::acceptance_modifier(ctx, &o.recipient, o.order_type)
         }
     };
     let column = number.clamp(-3, 10);
@@ -652,7 +652,7 @@ pub(crate) fn delay_reduction_segment(ctx: &mut Ctx, side: &str) -> Result<(), R
 /// Discard orders awaiting acceptance (delayed, or arriving this turn) and, unless `keep_current`,
 /// stop executing the accepted one. Orders in transit for a future turn still arrive (6.6.1.5,
 /// 6.6.2.2, 6.6.3.7).
-fn discard_pending(ctx: &mut Ctx, command: &str, reason: &str) {
+pub(super) fn discard_pending(ctx: &mut Ctx, command: &str, reason: &str) {
     let turn = ctx.state.turn;
     let side = ctx
         .state

@@ -63,6 +63,46 @@ pub enum WithdrawalCause {
     Umpire,
 }
 
+/// How a Random Events check ended (29.0, 29.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RandomEventOutcome {
+    /// The check die did not show the table's number: no random event this turn.
+    Nothing,
+    /// An event was rolled but does not apply, or the game table says No Event (29.0: "treat it
+    /// as No Event").
+    NoEvent,
+    /// The engine applied it (the events that follow carry its effects).
+    Applied,
+    /// The engine cannot apply it: the umpire applies the `text` (decision 0045).
+    Umpire,
+}
+
+/// The scenario's game-table entry a "Game Table" result rolled (29.1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameTableRoll {
+    /// The one die rolled on the table.
+    pub roll: u8,
+    /// The entry's name; "No Event" when no entry has that roll.
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub rule: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+}
+
+/// A reinforcement group moved by Delay or Advance Reinforcements (29.1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReinforcementTiming {
+    pub group: String,
+    /// Turns later (+1, Delay) or earlier (−1, Advance); 0 when only this turn's rolls change.
+    pub shift: i32,
+    /// This turn's arrival rolls of a variable group already rolling: 0 (Delay: "not rolled for
+    /// this turn") or 2 (Advance: "roll twice").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rolls: Option<u8>,
+}
+
 /// Everything that can happen.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
@@ -305,6 +345,41 @@ pub enum EventKind {
     RelayAccepted { order: u32, by: String },
     /// The relaying commander re-issued the order in person to its recipient (T4.2b).
     OrderRelayed { order: u32, by: String },
+    /// The Random Events check at the start of a Player Turn (29.0, optional: variant
+    /// `random-events`) and the event it gave (29.1), with every die it used: the one-die check,
+    /// the 2d6 on the Standard Random Events Table, the die on the scenario's game table, and
+    /// the die choosing "a random" command, order, commander or battery among `candidates`
+    /// (sorted; die face k picks the k-th). Seen by the phasing side (and the umpire).
+    RandomEventChecked {
+        side: String,
+        dice: Vec<Die>,
+        outcome: RandomEventOutcome,
+        /// The Standard Random Events Table's result (29.0); absent when nothing occurred.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        event: Option<crate::rules::random_events::SeriesEvent>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        provenance: Option<Provenance>,
+        /// The game-table entry rolled on a "Game Table" result.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        game_table: Option<GameTableRoll>,
+        /// What the engine applies: the series event's, or the game-table entry's `effect`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        effect: Option<crate::rules::random_events::Effect>,
+        /// What "a random X" was chosen among, in the order the die counts them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        candidates: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        chosen: Option<String>,
+        /// Delay or Advance Reinforcements: the groups moved.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        reinforcements: Vec<ReinforcementTiming>,
+        /// The phasing side's command points for the rest of this Command Phase, when the event
+        /// sets them (Vimeiro Junot Wakes Up: as a rating-4 leader).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        command_points: Option<u8>,
+        /// What happened, in words; for an `umpire` outcome, what the umpire applies.
+        text: String,
+    },
     /// Command range check at the end of movement (6.11).
     CommandRangeChecked { out_of_command: Vec<String> },
     /// An umpire override, with its reason (umpire only).
@@ -325,6 +400,7 @@ impl Event {
             | EventKind::CombatDice { dice, .. }
             | EventKind::SpecialRuleRolled { dice, .. }
             | EventKind::ReleaseRolled { dice, .. }
+            | EventKind::RandomEventChecked { dice, .. }
             | EventKind::UnitRallied { dice, .. } => dice,
             _ => &[],
         }

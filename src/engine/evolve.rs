@@ -382,12 +382,75 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             }
             set_status(state, *order, OrderStatus::Arrived, turn);
         }
+        EventKind::RandomEventChecked {
+            side,
+            outcome: super::event::RandomEventOutcome::Applied,
+            effect: Some(effect),
+            chosen,
+            reinforcements,
+            command_points,
+            ..
+        } => random_effect(
+            state,
+            turn,
+            side,
+            *effect,
+            chosen.as_deref(),
+            reinforcements,
+            *command_points,
+        ),
+        EventKind::RandomEventChecked { .. } => {}
         EventKind::CombatResolved { .. }
         | EventKind::CombatDice { .. }
         | EventKind::CommandRangeChecked { .. }
         | EventKind::Override { .. } => {}
     }
     touch_base(state);
+}
+
+/// What an applied random event leaves in force (29.1); its other effects are events of their
+/// own (a Loose Cannon's status change, a lost order, a lost commander).
+fn random_effect(
+    state: &mut GameState,
+    turn: u32,
+    side: &str,
+    effect: crate::rules::random_events::Effect,
+    chosen: Option<&str>,
+    reinforcements: &[super::event::ReinforcementTiming],
+    command_points: Option<u8>,
+) {
+    use crate::rules::random_events::Effect;
+    let r = &mut state.random_events;
+    match effect {
+        // 29.1: "It may not use Local Initiative this turn."
+        Effect::LooseCannon => {
+            if let Some(c) = chosen.and_then(|c| state.commands.get_mut(c)) {
+                c.local_initiative_turn = Some(turn);
+            }
+        }
+        Effect::CavalryRecovery => {
+            r.cavalry_recovery.insert(side.to_string(), turn);
+        }
+        Effect::DelayReinforcements | Effect::AdvanceReinforcements => {
+            for t in reinforcements {
+                if t.shift != 0 {
+                    *r.reinforcement_shift.entry(t.group.clone()).or_insert(0) += t.shift;
+                }
+                if let Some(n) = t.rolls {
+                    r.arrival_rolls.insert(t.group.clone(), (turn, n));
+                }
+            }
+        }
+        Effect::VimeiroJunotWakesUp => {
+            r.lasting.insert(effect.name().to_string());
+            r.orders_as_rating.insert(side.to_string(), (turn, 4));
+            if let (Some(p), Some(s)) = (command_points, state.sides.get_mut(side)) {
+                s.command_points = p;
+            }
+        }
+        Effect::NoEvent | Effect::OrderLost | Effect::CommanderLoss | Effect::ArtilleryAccident => {
+        }
+    }
 }
 
 /// 6.4.6: an army commander in the Army HQ hex has touched base and may again give an

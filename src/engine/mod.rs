@@ -2,7 +2,7 @@
 //! and `evolve(state, event) -> state`.
 //!
 //! Owns the rules of section 6 (orders, acceptance, delay, distortion, local initiative, attack
-//! stoppage, HQs, command range) and the sequence of play (5.1). Must not: do IO, read the
+//! stoppage, HQs, command range), the sequence of play (5.1) and the optional Random Events (29). Must not: do IO, read the
 //! clock, use ambient randomness, iterate hash containers, use floating point. Every die comes
 //! from the [`Dice`] passed in and is stored in the event that used it.
 
@@ -14,6 +14,7 @@ pub mod event;
 pub mod evolve;
 mod moving_brigades;
 pub mod oob;
+mod random_events;
 mod relay;
 mod sequence;
 mod special_rules;
@@ -23,7 +24,9 @@ mod temporary_division;
 pub use command::{CombatKind, Command, OverrideAction, TypedOrder};
 pub use event::{Event, EventKind, Visibility, WithdrawalCause};
 pub use evolve::evolve;
-pub use state::{CommandStatus, GameState, OrderOrigin, OrderRecord, OrderStatus, Step};
+pub use state::{
+    CommandStatus, GameState, OrderOrigin, OrderRecord, OrderStatus, RandomEffects, Step,
+};
 
 use crate::rules::dice::{Dice, DiceExhausted};
 use crate::rules::tables::CommandTables;
@@ -119,6 +122,7 @@ impl<'a> Engine<'a> {
             due: Default::default(),
             variants: Default::default(),
             dice: Default::default(),
+            random_events: Default::default(),
             events: 0,
         }
     }

@@ -1,8 +1,8 @@
 //! The sequence of play (5.1): starting the game, and the automatic segments run between the
 //! windows where a person acts.
 //!
-//! Per player turn: Command Phase begins (command points 6.4.1, arrivals 6.4.7, discovery of
-//! distorted orders 6.5.3, reinforcement rolls) → **Command window** (Order Issue 6.4, Local
+//! Per player turn: Command Phase begins (command points 6.4.1, the optional Random Events check
+//! 29.0, arrivals 6.4.7, discovery of distorted orders 6.5.3, reinforcement rolls) → **Command window** (Order Issue 6.4, Local
 //! Initiative 6.6) → Attack Stoppage (6.7), Delay Reduction (6.5.2), New Order Acceptance (6.5),
 //! reinforcements enter (12.6) → **Operations window** (fire, movement, close combat, rally) →
 //! end of player turn (Emergency Withdrawals completed 6.6.3.6–7, Loose Cannons end 6.6.1.6,
@@ -228,6 +228,9 @@ fn begin_command_phase(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
         },
     );
 
+    // 29.0: the Random Events check opens the Player Turn (optional: variant `random-events`).
+    super::random_events::check(ctx, &side)?;
+
     // 6.10.2, 6.6.3.10: a corps whose HQ was overrun withdraws now.
     let overrun: Vec<String> = ctx
         .state
@@ -296,8 +299,8 @@ fn begin_command_phase(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
         super::command_system::arrive(ctx, n);
     }
 
-    // 12.6 and scenario rules: arrival rolls for conditional reinforcements.
-    let now = ctx.eng.turn_info(ctx.state.turn).map(|t| t.time);
+    // 12.6 and scenario rules: arrival rolls for conditional reinforcements (a random event may
+    // have moved their time or changed this turn's rolls, 29.1).
     let due: Vec<(String, u8, u8)> = s
         .reinforcements
         .iter()
@@ -306,18 +309,25 @@ fn begin_command_phase(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
             r.side == side
                 && !ctx.state.arrived.contains(&r.id)
                 && !ctx.state.due.contains(&r.id)
-                && now.is_some_and(|t| r.time <= t)
+                && super::random_events::time_reached(ctx, r)
         })
         .filter_map(|r| r.condition.as_ref().map(|c| (r.id.clone(), c.sides, c.min)))
         .collect();
     for (group, sides, min) in due {
-        let die = ctx.dice.roll(Purpose::Reinforcement, sides)?;
-        let arrives = die.value >= min;
+        let rolls = super::random_events::arrival_rolls(ctx, &group);
+        if rolls == 0 {
+            continue;
+        }
+        let mut dice = Vec::new();
+        for _ in 0..rolls {
+            dice.push(ctx.dice.roll(Purpose::Reinforcement, sides)?);
+        }
+        let arrives = dice.iter().any(|d| d.value >= min);
         ctx.emit_side(
             &side,
             EventKind::ReinforcementRolled {
                 group,
-                dice: vec![die],
+                dice,
                 arrives,
             },
         );
@@ -329,9 +339,11 @@ fn begin_command_phase(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
 /// condition enters in the turn its roll (made at the start of the Command Phase) succeeded.
 fn reinforcements_enter(ctx: &mut Ctx, side: &str) {
     let s = ctx.eng.scenario;
-    let now = ctx.eng.turn_info(ctx.state.turn).map(|t| t.time);
     for r in &s.reinforcements {
-        if r.side != side || ctx.state.arrived.contains(&r.id) || now.is_none_or(|t| r.time > t) {
+        if r.side != side
+            || ctx.state.arrived.contains(&r.id)
+            || !super::random_events::time_reached(ctx, r)
+        {
             continue;
         }
         if r.condition.is_some() && !ctx.state.due.contains(&r.id) {
@@ -444,7 +456,7 @@ fn last_dusk_rewrite(ctx: &mut Ctx, side: &str) {
 }
 
 /// Is a reinforcement group in play under the game's variants?
-fn variant_allows(state: &GameState, r: &crate::scenario::Reinforcement) -> bool {
+pub(super) fn variant_allows(state: &GameState, r: &crate::scenario::Reinforcement) -> bool {
     let needed = r
         .variant
         .as_ref()

@@ -89,7 +89,8 @@ fn disgusted(ctx: &Ctx, side: &str) -> bool {
 pub(super) fn initiative_modifier(ctx: &Ctx, side: &str) -> i32 {
     let vimeiro = has(ctx, "vimeiro-french-initiative-minus-one")
         && side == "french"
-        && !variant(ctx, "junot-wakes-up");
+        && !variant(ctx, "junot-wakes-up")
+        && !super::random_events::in_force(ctx, "vimeiro-junot-wakes-up");
     -i32::from(vimeiro) - i32::from(disgusted(ctx, side))
 }
 

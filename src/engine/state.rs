@@ -295,6 +295,33 @@ pub struct SideState {
     pub initiative_begun: bool,
 }
 
+/// What the Random Events (29, optional) leave in force after the event that set them
+/// (`engine::random_events`, decision 0045).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct RandomEffects {
+    /// Turns added to a reinforcement group's schedule: +1 by Delay, −1 by Advance
+    /// Reinforcements (29.1).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub reinforcement_shift: BTreeMap<String, i32>,
+    /// Arrival rolls of a variable reinforcement group in one turn, when not one: group →
+    /// (turn, rolls). Delay Reinforcements: 0 ("not rolled for this turn"); Advance: 2 ("roll
+    /// twice") (29.1).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub arrival_rolls: BTreeMap<String, (u32, u8)>,
+    /// Side → the turn its cavalry rolls for Straggler Recovery as if it were infantry (29.1
+    /// Cavalry Recovery; the Rally Phase reads it).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub cavalry_recovery: BTreeMap<String, u32>,
+    /// Side → (turn, rating): that turn its army commander issues orders as a leader of that
+    /// rating (Vimeiro V5.5 Junot Wakes Up: "one round of orders as a level 4 leader").
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub orders_as_rating: BTreeMap<String, (u32, u8)>,
+    /// Game-table effects in force for the rest of the game, by effect id
+    /// (`vimeiro-junot-wakes-up`: the V3.1 initiative −1 is ignored).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub lasting: BTreeSet<String>,
+}
+
 /// The whole game state.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameState {
@@ -323,6 +350,9 @@ pub struct GameState {
     pub due: BTreeSet<String>,
     /// Rolls made per dice purpose: the position of the game's dice.
     pub dice: BTreeMap<Purpose, u64>,
+    /// What the Random Events (29) leave in force.
+    #[serde(default)]
+    pub random_events: RandomEffects,
     /// Number of events folded so far.
     pub events: u64,
 }

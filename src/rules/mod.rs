@@ -7,6 +7,7 @@
 
 pub mod dice;
 pub mod odds;
+pub mod random_events;
 pub mod simulate;
 pub mod tables;
 

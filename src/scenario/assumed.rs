@@ -81,6 +81,15 @@ pub fn assumed_values(s: &Scenario) -> Vec<AssumedValue> {
             push(format!("unit {}", u.id), f, field_value(u, f));
         }
     }
+    for e in &s.random_events {
+        for f in &e.assumed {
+            push(
+                format!("random event {} {:?} {}", e.side, e.roll, e.name),
+                f,
+                field_value(e, f),
+            );
+        }
+    }
     if s.map.provenance == Provenance::Assumed {
         let (w, h) = s.map.size();
         push(

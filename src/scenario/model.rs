@@ -46,6 +46,10 @@ pub struct Scenario {
     pub special_rules: Vec<SpecialRule>,
     #[serde(default)]
     pub variants: Vec<Variant>,
+    /// The scenario's own random events table (29.0 "Game Table"; Vimeiro V5.5, Talavera T6.0),
+    /// used when the variant `random-events` is in play.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub random_events: Vec<RandomEventEntry>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -801,6 +805,30 @@ pub struct Variant {
     pub effect: String,
     #[serde(default)]
     pub victory_points: String,
+}
+
+/// One entry of a scenario's random events table (29.0 "Game Table"): what one side suffers on
+/// some results of one die.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RandomEventEntry {
+    /// The side whose table this is (the phasing side rolls on its own column).
+    pub side: String,
+    /// The results of one die that give this event, e.g. `[3, 4]`.
+    pub roll: Vec<u8>,
+    pub name: String,
+    /// The game rule, e.g. `V5.5`.
+    #[serde(default)]
+    pub rule: String,
+    /// The event as the rules describe it (what the umpire applies when the engine does not).
+    #[serde(default)]
+    pub text: String,
+    /// An effect the engine applies (`rules::random_events::Effect`, e.g. `no-event`,
+    /// `loose-cannon`, `vimeiro-junot-wakes-up`); absent when the umpire applies the text.
+    #[serde(default)]
+    pub effect: Option<String>,
+    #[serde(default)]
+    pub assumed: Vec<String>,
 }
 
 /// A reference to anything in the order of battle that can hold orders or be ordered.

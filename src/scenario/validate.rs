@@ -1020,8 +1020,87 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
         }
     }
 
+    check_random_events(&mut c, s, &side_ids);
     check_map(&mut c, s);
     c.problems
+}
+
+/// The scenario's random events table (29.0 "Game Table"): known sides, one-die results 1..6 given
+/// once per side, a name, and an effect the engine implements (or none, for the umpire).
+fn check_random_events(c: &mut Checker, s: &Scenario, side_ids: &BTreeSet<&str>) {
+    const ARRAY: &str = "random_events";
+    // (side, roll) → index of the entry that gives it first.
+    let mut given: BTreeMap<(&str, u8), usize> = BTreeMap::new();
+    for (i, e) in s.random_events.iter().enumerate() {
+        if !side_ids.contains(e.side.as_str()) {
+            c.push(
+                ARRAY,
+                i,
+                "side",
+                format!("unknown side `{}`", e.side),
+                "use one of the ids in [[sides]]: each side rolls on its own column",
+            );
+        }
+        if e.name.trim().is_empty() {
+            c.push(
+                ARRAY,
+                i,
+                "name",
+                "empty name".into(),
+                "give the event's name as the game table prints it, e.g. name = \"Heat\"",
+            );
+        }
+        if e.roll.is_empty() {
+            c.push(
+                ARRAY,
+                i,
+                "roll",
+                "no die result gives this event".into(),
+                "list the results of one die that give it, e.g. roll = [3, 4]",
+            );
+        }
+        for (j, r) in e.roll.iter().enumerate() {
+            if !(1..=6).contains(r) {
+                c.push_elem(
+                    ARRAY,
+                    i,
+                    "roll",
+                    j,
+                    format!("{r} is not a result of one die"),
+                    "a game table is rolled on one die (29.1 \"Game Table\"): use 1 to 6",
+                );
+            } else if let Some(k) = given.get(&(e.side.as_str(), *r)) {
+                c.push_elem(
+                    ARRAY,
+                    i,
+                    "roll",
+                    j,
+                    format!(
+                        "a roll of {r} for `{}` already gives `{}` (random_events[{k}])",
+                        e.side, s.random_events[*k].name
+                    ),
+                    "each result of the die gives one event per side; remove one of them",
+                );
+            } else {
+                given.insert((e.side.as_str(), *r), i);
+            }
+        }
+        if let Some(effect) = &e.effect
+            && crate::rules::random_events::Effect::from_name(effect).is_none()
+        {
+            c.push(
+                ARRAY,
+                i,
+                "effect",
+                format!("unknown effect `{effect}`"),
+                &format!(
+                    "use an effect the engine applies ({}), or leave `effect` out and the umpire applies the text",
+                    crate::rules::random_events::Effect::names()
+                ),
+            );
+        }
+        check_assumed(c, ARRAY, i, &e.assumed, e);
+    }
 }
 
 /// Terrain names that no unit may enter (Vimeiro V1.2 all-ocean hexes).
