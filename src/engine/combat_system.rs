@@ -618,6 +618,10 @@ pub(super) fn resolve(
                     "only Reaction Charges (--reaction)",
                 ));
             }
+            // 16.4 box, 16.4.3.2: charged cavalry that does not charge itself is stationary (a
+            // Reaction Charge is its own command, with the roles reversed, 16.4.1.2); a charging
+            // stack met by a Reaction Charge is not.
+            defender.stationary = defender.kind.is_cavalry() && !*reaction;
             let input = ChargeInput {
                 attacker,
                 defender,
