@@ -712,9 +712,13 @@ fn check_expectation(state: &GameState, events: &[Event], l: &Line) -> Result<()
     }
 }
 
-/// A field of an event by a dotted path (`order.recipient`).
+/// A field of an event by a dotted path (`order.recipient`); a number picks an element of an
+/// array (`readback.checks.0.roll`).
 fn field<'v>(v: &'v serde_json::Value, path: &str) -> Option<&'v serde_json::Value> {
-    path.split('.').try_fold(v, |cur, k| cur.get(k))
+    path.split('.').try_fold(v, |cur, k| match cur {
+        serde_json::Value::Array(items) => k.parse::<usize>().ok().and_then(|i| items.get(i)),
+        _ => cur.get(k),
+    })
 }
 
 fn scalar(v: &serde_json::Value) -> String {

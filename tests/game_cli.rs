@@ -456,7 +456,7 @@ fn attacks_that_wreck_a_brigade_feed_the_stoppage_check_and_the_replayed_log() {
 fn policy(kind: &str) -> &'static [&'static str] {
     match kind {
         "step-began" | "turn-began" | "game-ended" | "combat-resolved" => &["public"],
-        "game-started" | "override" | "combat-dice" => &["umpire"],
+        "game-started" | "override" | "combat-dice" | "unit-state-set" => &["umpire"],
         // A Loose Cannon's order is written by one side and carried out by the other.
         "order-issued" | "order-accepted" => &["side", "public"],
         _ => &["side"],
@@ -577,4 +577,139 @@ fn a_game_keeps_its_combat_table_overrides_and_refuses_bad_ones() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(!bad.exists(), "a refused game leaves no file");
+}
+
+/// `override --set-unit` (20.4, 21.1, 22.2): the umpire sets a unit's Loss Chart row, Morale
+/// State and Blown status; the next combat starts from it; no side sees it.
+#[test]
+fn the_umpire_sets_a_units_state_and_no_side_sees_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("u.db");
+    let d = db.to_str().unwrap();
+    ok(&["new", "--scenario", "tutorial-hall", "--db", d]);
+    let out = ok(&[
+        "override",
+        "--db",
+        d,
+        "--reason",
+        "Hall brigade mauled earlier",
+        "--set-unit",
+        "hall-1",
+        "--losses",
+        "2 (1)",
+        "--morale-state",
+        "shaken",
+    ]);
+    assert!(
+        out.contains("umpire sets hall-1: 2 permanent, 1 stragglers (7 of 10 boxes left), Shaken"),
+        "{out}"
+    );
+    ok(&[
+        "override",
+        "--db",
+        d,
+        "--reason",
+        "blown in a charge",
+        "--set-unit",
+        "cav-i",
+        "--blown",
+    ]);
+    let log = json(&["log", "--db", d, "--umpire"]);
+    let set: Vec<&serde_json::Value> = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["event"])
+        .filter(|e| e["kind"] == "unit-state-set")
+        .collect();
+    assert_eq!(set.len(), 2);
+    assert_eq!(set[0]["unit"], "hall-1");
+    assert_eq!(set[0]["track"]["permanent"], 2);
+    assert_eq!(set[0]["track"]["stragglers"], 1);
+    assert_eq!(set[0]["morale"], "shaken");
+    assert_eq!(set[0]["visibility"]["to"], "umpire");
+    assert_eq!(set[1]["unit"], "cav-i");
+    assert_eq!(set[1]["blown"], true);
+    assert_eq!(
+        set[1]["morale"], "normal",
+        "the morale state is left as it was"
+    );
+    // Taking the cavalry's Blown status away again.
+    ok(&[
+        "override",
+        "--db",
+        d,
+        "--reason",
+        "ruled not blown",
+        "--set-unit",
+        "cav-i",
+        "--not-blown",
+    ]);
+    let log = json(&["log", "--db", d, "--umpire"]);
+    let last = log["events"].as_array().unwrap().last().unwrap()["event"].clone();
+    assert_eq!(last["kind"], "unit-state-set");
+    assert_eq!(last["blown"], false);
+    for side in ["imperial", "allied"] {
+        let view = serde_json::to_string(&json(&["log", "--db", d, "--side", side])).unwrap();
+        assert!(
+            !view.contains("unit-state-set"),
+            "{side} sees the umpire's setting"
+        );
+        assert!(!view.contains("mauled"), "{side} sees the umpire's reason");
+    }
+    let v = json(&["replay", "--db", d, "--verify"]);
+    assert_eq!(v["ok"], true, "{v}");
+}
+
+/// Bad `--set-unit` input is refused with the field and a fix, and changes nothing.
+#[test]
+fn a_bad_unit_setting_is_refused_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("b.db");
+    let d = db.to_str().unwrap();
+    ok(&["new", "--scenario", "tutorial-hall", "--db", d]);
+    let before = head(&db);
+    let cases: Vec<(Vec<&str>, &[&str])> = vec![
+        (
+            vec!["--set-unit", "hall-9", "--losses", "1 (0)"],
+            &["--set-unit", "`hall-9` is not a unit", "nearest: hall-1"],
+        ),
+        (
+            vec!["--set-unit", "hall-1", "--losses", "two"],
+            &["--losses", "not \"P (S)\"", "--losses \"2 (1)\""],
+        ),
+        (
+            vec!["--set-unit", "hall-1", "--losses", "2 (1"],
+            &["--losses", "not \"P (S)\""],
+        ),
+        (
+            vec!["--set-unit", "hall-1", "--losses", "7 (5)"],
+            &["--losses 7 (5) marks 12 boxes", "has 10", "at most 10"],
+        ),
+        (
+            vec!["--set-unit", "cav-i", "--losses", "1 (1)"],
+            &["not infantry", "Stragglers"],
+        ),
+        (
+            vec!["--set-unit", "hall-1", "--blown"],
+            &["--blown", "not cavalry"],
+        ),
+        (vec!["--set-unit", "hall-1"], &["say what to set"]),
+        (vec!["--losses", "1 (0)"], &["--set-unit"]),
+    ];
+    for (extra, words) in cases {
+        let mut args = vec!["override", "--db", d, "--reason", "fix"];
+        args.extend(extra.iter().copied());
+        let out = staffwork(&args);
+        assert_ne!(out.status.code(), Some(0), "{args:?} should fail");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for w in words {
+            assert!(text.contains(w), "{args:?}: `{w}` not in: {text}");
+        }
+        assert_eq!(head(&db), before, "{args:?} changed the file");
+    }
 }

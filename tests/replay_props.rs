@@ -69,6 +69,7 @@ fn command(i: u8) -> Command {
             kind: CombatKind::CloseCombat { fortified: false },
             attackers: vec!["hall-1".into()],
             defenders: vec!["2-2-i".into()],
+            options: Default::default(),
         },
         12 => Command::Override {
             reason: "ruling".into(),

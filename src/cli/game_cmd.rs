@@ -247,10 +247,22 @@ pub struct CombatArgs {
     /// Charge: a Follow-on Charge against a new target (16.2.7.3).
     #[arg(long)]
     pub follow_on: bool,
-    /// Skirmisher fire: the skirmishers' quality (18; elite for British and French, rifles 26.3).
+    /// The attacking Skirmishers' quality: their Fire Value in skirmisher fire (18) and for
+    /// Skirmisher Disadvantage in close combat (15.2.2 box). Elite for British and French,
+    /// rifles 26.3.
     #[arg(long, value_enum, default_value_t = QualityArg::Elite)]
     pub quality: QualityArg,
-    /// Fire: Cannister at units entering the battery's hex (17.4.9).
+    /// The defending stack's Skirmishers' quality: their Fire Value is deducted from the firers'
+    /// (18.3) and counts for Skirmisher Disadvantage in close combat (15.2.2 box).
+    #[arg(long, value_enum, default_value_t = QualityArg::Elite)]
+    pub defender_quality: QualityArg,
+    /// A Skirmisher named in a stack (not its Lead Unit) takes the stack's even Permanent
+    /// Casualties, the 2nd, 4th, … (20.2), at most N of them and never more than its steps
+    /// left: `UNIT` or `UNIT=N`. The owner's choice.
+    #[arg(long, value_name = "UNIT[=N]")]
+    pub skirmisher_absorbs: Vec<String>,
+    /// Fire: Cannister (17.4.9), Opportunity Fire at units entering the battery's hex, so at
+    /// range 1; either side fires it, also in the other player's turn (17.4).
     #[arg(long)]
     pub cannister: bool,
     #[arg(long, value_enum, default_value_t)]
@@ -297,8 +309,48 @@ pub struct OverrideArgs {
     /// Status of the imposed order.
     #[arg(long, value_enum, default_value_t = ImposedStatusArg::Accepted)]
     pub status: ImposedStatusArg,
+    /// Set a unit's combat state (with --losses, --morale-state, --blown or --not-blown): to
+    /// correct a unit or set up a situation. Wrecked status is set with --wreck/--unwreck.
+    #[arg(long, value_name = "UNIT")]
+    pub set_unit: Option<String>,
+    /// With --set-unit: the marks on its Loss Chart row, "P (S)" — Permanent Casualties and
+    /// Stragglers (20.4); for a battery, gun points lost.
+    #[arg(long, value_name = "P (S)", requires = "set_unit")]
+    pub losses: Option<String>,
+    /// With --set-unit: its Morale State (21.1).
+    #[arg(long, value_enum, value_name = "STATE", requires = "set_unit")]
+    pub morale_state: Option<MoraleStateArg>,
+    /// With --set-unit: the cavalry is Blown (22.2).
+    #[arg(long, requires = "set_unit", conflicts_with = "not_blown")]
+    pub blown: bool,
+    /// With --set-unit: the cavalry is not Blown (22.2).
+    #[arg(long, requires = "set_unit")]
+    pub not_blown: bool,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+}
+
+/// Morale States (21.1), for `override --set-unit`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum MoraleStateArg {
+    BloodLust,
+    Normal,
+    Shaken,
+    Disorganized,
+    Routed,
+}
+
+impl From<MoraleStateArg> for crate::combat::MoraleState {
+    fn from(m: MoraleStateArg) -> Self {
+        use crate::combat::MoraleState as M;
+        match m {
+            MoraleStateArg::BloodLust => M::BloodLust,
+            MoraleStateArg::Normal => M::Normal,
+            MoraleStateArg::Shaken => M::Shaken,
+            MoraleStateArg::Disorganized => M::Disorganized,
+            MoraleStateArg::Routed => M::Routed,
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -535,43 +587,72 @@ pub(crate) fn build(
                 .map_or_else(|| "player".to_string(), |o| o.side.clone()),
             Command::DeliverRelayedOrder { order: a.order },
         )),
-        C::Combat(a) => {
-            let kind = match a.procedure {
-                ProcedureArg::CloseCombat => crate::engine::CombatKind::CloseCombat {
-                    fortified: a.fortified,
-                },
-                ProcedureArg::Charge => crate::engine::CombatKind::Charge {
-                    form_square: a.form_square,
-                    follow_ons: a.follow_ons,
-                    reaction: a.reaction,
-                    follow_on: a.follow_on,
-                },
-                ProcedureArg::SkirmisherFire => crate::engine::CombatKind::SkirmisherFire {
-                    quality: match a.quality {
-                        QualityArg::Elite => crate::combat::fire::SkirmisherQuality::Elite,
-                        QualityArg::Regular => crate::combat::fire::SkirmisherQuality::Regular,
-                        QualityArg::Rifles => crate::combat::fire::SkirmisherQuality::Rifles,
-                    },
-                },
-                ProcedureArg::Fire => crate::engine::CombatKind::ArtilleryFire {
-                    cannister: a.cannister,
-                },
-            };
-            let actor = game
-                .scenario
-                .unit(&a.attackers[0])
-                .map_or_else(|| "player".to_string(), |u| u.side.clone());
-            Ok((
-                actor,
-                Command::Combat {
-                    kind,
-                    attackers: a.attackers.clone(),
-                    defenders: a.defenders.clone(),
-                },
-            ))
-        }
+        C::Combat(a) => build_combat(game, a),
         _ => return None,
     })
+}
+
+fn build_combat(game: &Game, a: &CombatArgs) -> Result<(String, Command), BuildError> {
+    let kind = match a.procedure {
+        ProcedureArg::CloseCombat => crate::engine::CombatKind::CloseCombat {
+            fortified: a.fortified,
+        },
+        ProcedureArg::Charge => crate::engine::CombatKind::Charge {
+            form_square: a.form_square,
+            follow_ons: a.follow_ons,
+            reaction: a.reaction,
+            follow_on: a.follow_on,
+        },
+        ProcedureArg::SkirmisherFire => crate::engine::CombatKind::SkirmisherFire {
+            quality: quality(a.quality),
+        },
+        ProcedureArg::Fire => crate::engine::CombatKind::ArtilleryFire {
+            cannister: a.cannister,
+        },
+    };
+    let actor = game
+        .scenario
+        .unit(&a.attackers[0])
+        .map_or_else(|| "player".to_string(), |u| u.side.clone());
+    let mut absorbs = Vec::new();
+    for x in &a.skirmisher_absorbs {
+        let (unit, at_most) = match x.split_once('=') {
+                Some((u, n)) => (
+                    u,
+                    Some(n.trim().parse::<u8>().map_err(|_| {
+                        BuildError::Usage(format!(
+                            "--skirmisher-absorbs takes UNIT or UNIT=N (N a number of casualties), not `{x}`"
+                        ))
+                    })?),
+                ),
+                None => (x.as_str(), None),
+            };
+        absorbs.push(crate::engine::command::SkirmisherAbsorbs {
+            unit: unit.trim().to_string(),
+            at_most,
+        });
+    }
+    Ok((
+        actor,
+        Command::Combat {
+            kind,
+            attackers: a.attackers.clone(),
+            defenders: a.defenders.clone(),
+            options: crate::engine::command::CombatOptions {
+                attacker_quality: quality(a.quality),
+                defender_quality: quality(a.defender_quality),
+                skirmisher_absorbs: absorbs,
+            },
+        },
+    ))
+}
+
+fn quality(q: QualityArg) -> crate::combat::fire::SkirmisherQuality {
+    match q {
+        QualityArg::Elite => crate::combat::fire::SkirmisherQuality::Elite,
+        QualityArg::Regular => crate::combat::fire::SkirmisherQuality::Regular,
+        QualityArg::Rifles => crate::combat::fire::SkirmisherQuality::Rifles,
+    }
 }
 
 fn failure_text(f: Failure) -> BuildError {
@@ -809,9 +890,35 @@ fn build_override(game: &Game, a: &OverrideArgs) -> Result<(String, Command), Bu
             status: a.status.into(),
         });
     }
+    if let Some(unit) = &a.set_unit {
+        let losses = match &a.losses {
+            Some(text) => Some(crate::engine::command::LossMarks::parse(text).ok_or_else(|| {
+                BuildError::Usage(format!(
+                    "--losses: `{text}` is not \"P (S)\"; write the Permanent Casualties, then the Stragglers in brackets, e.g. --losses \"2 (1)\" (20.4)"
+                ))
+            })?),
+            None => None,
+        };
+        let blown = match (a.blown, a.not_blown) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        };
+        if losses.is_none() && a.morale_state.is_none() && blown.is_none() {
+            return Err(BuildError::Usage(format!(
+                "--set-unit {unit}: say what to set with --losses \"P (S)\", --morale-state STATE, --blown or --not-blown"
+            )));
+        }
+        actions.push(OverrideAction::SetUnit {
+            unit: unit.clone(),
+            losses,
+            morale: a.morale_state.map(Into::into),
+            blown,
+        });
+    }
     if actions.len() != 1 {
         return Err(BuildError::Usage(
-            "give exactly one of --wreck, --unwreck, --commander-lost, --place, --discard-order, --no-orders, --ruling, --reroll, --impose-order".into(),
+            "give exactly one of --wreck, --unwreck, --commander-lost, --place, --discard-order, --no-orders, --ruling, --reroll, --impose-order, --set-unit".into(),
         ));
     }
     Ok((
@@ -1446,5 +1553,18 @@ pub(crate) fn describe(e: &Event) -> String {
             format!("random events, dice {}: {text}{mark}", dice(d))
         }
         EventKind::Override { reason, action } => format!("UMPIRE OVERRIDE ({reason}): {action}"),
+        EventKind::UnitStateSet {
+            unit,
+            track,
+            morale,
+            blown,
+        } => format!(
+            "umpire sets {unit}: {} permanent, {} stragglers ({} of {} boxes left), {morale:?}{}",
+            track.permanent,
+            track.stragglers,
+            track.remaining(),
+            track.boxes,
+            if *blown { ", Blown" } else { "" }
+        ),
     }
 }

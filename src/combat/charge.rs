@@ -490,6 +490,7 @@ pub fn resolve_follow_on_same_target(
             commanders: &i.defender.commanders,
             roll_commander_loss: !i.skip_commander_loss,
             force_commander_check: false,
+            skirmisher_absorbs: i.defender.skirmisher_absorbs,
         },
         &mut *dice,
         &mut trace,
@@ -700,6 +701,7 @@ fn vs_infantry(
                 commanders: &i.attacker.commanders,
                 roll_commander_loss: !i.skip_commander_loss,
                 force_commander_check: false,
+                skirmisher_absorbs: i.attacker.skirmisher_absorbs,
             },
             &mut *dice,
             &mut trace,
@@ -737,6 +739,8 @@ fn vs_infantry(
         let mut wrecked = i.defender.is_wrecked();
         let mut div = i.defender.division.clone();
         let mut total = Loss::NONE;
+        // 20.2: the Skirmisher's allowance is shared by the charge and its Follow-ons.
+        let mut absorbs = i.defender.skirmisher_absorbs;
         let mut notes = std::mem::take(&mut r.defender.notes);
         notes.push("defender Routs; its retreat waits for Follow-ons (16.2.3)".into());
         let gun = r.defender.aftermath.gun_loss;
@@ -759,11 +763,14 @@ fn vs_infantry(
                     commanders: &i.defender.commanders,
                     roll_commander_loss: !i.skip_commander_loss,
                     force_commander_check: false,
+                    skirmisher_absorbs: absorbs,
                 },
                 &mut *dice,
                 &mut trace,
                 &mut notes,
             )?;
+            absorbs -= after.skirmisher_absorbed;
+            agg.skirmisher_absorbed += after.skirmisher_absorbed;
             state = st2;
             track = after.track;
             if after.brigade_became_wrecked
@@ -896,6 +903,7 @@ fn vs_infantry(
                 commanders: &i.attacker.commanders,
                 roll_commander_loss: !i.skip_commander_loss,
                 force_commander_check: false,
+                skirmisher_absorbs: i.attacker.skirmisher_absorbs,
             },
             &mut *dice,
             &mut trace,
@@ -1083,6 +1091,7 @@ fn vs_cavalry(
                 commanders: &me.commanders,
                 roll_commander_loss: !i.skip_commander_loss,
                 force_commander_check: false,
+                skirmisher_absorbs: me.skirmisher_absorbs,
             },
             &mut *dice,
             &mut trace,

@@ -906,6 +906,7 @@ fn losses(
                 commanders: &me.commanders,
                 roll_commander_loss: !i.skip_commander_loss,
                 force_commander_check: false,
+                skirmisher_absorbs: me.skirmisher_absorbs,
             },
             &mut *dice,
             &mut res.trace,

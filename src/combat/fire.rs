@@ -338,6 +338,7 @@ pub fn resolve_artillery_fire(
             commanders: &tg.commanders,
             roll_commander_loss: !i.skip_commander_loss,
             force_commander_check: false,
+            skirmisher_absorbs: tg.skirmisher_absorbs,
         },
         &mut *dice,
         &mut trace,
@@ -357,10 +358,11 @@ pub fn resolve_artillery_fire(
 }
 
 /// Skirmisher quality (24.0; chart p3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum SkirmisherQuality {
     /// All British and French unless noted: 2 full / 1 reduced.
+    #[default]
     Elite,
     /// 1 full / ½ reduced.
     Regular,
@@ -513,6 +515,7 @@ pub fn resolve_skirmisher_fire(
             commanders: &tg.commanders,
             roll_commander_loss: !i.skip_commander_loss,
             force_commander_check: force,
+            skirmisher_absorbs: tg.skirmisher_absorbs,
         },
         &mut *dice,
         &mut r.trace,

@@ -383,6 +383,10 @@ pub struct Aftermath {
     pub commanders_lost: Vec<String>,
     /// Gun points lost on the Gun Loss Table (23.1.1), `Some(255)` = all.
     pub gun_loss: Option<GunLoss>,
+    /// Permanent Casualties a Skirmisher of the stack took instead of the Lead Unit (20.2);
+    /// they are not in `track`.
+    #[serde(default)]
+    pub skirmisher_absorbed: u8,
 }
 
 /// A Gun Loss Table result (23.1.1).
@@ -591,6 +595,11 @@ pub struct Combatant {
     /// The brigade's division, for division wreck checks (21.6.2).
     #[serde(default)]
     pub division: Option<DivisionTrack>,
+    /// At most this many of the stack's Permanent Casualties go to a Skirmisher in the stack
+    /// instead of the Lead Unit — only even ones, the 2nd, 4th, … of each result (20.2, 24.3).
+    /// The owner's decision; the engine caps it at the Skirmisher's steps left.
+    #[serde(default)]
+    pub skirmisher_absorbs: u8,
 }
 
 impl Combatant {
@@ -623,6 +632,7 @@ impl Combatant {
             blown: false,
             track: None,
             division: None,
+            skirmisher_absorbs: 0,
         }
     }
 

@@ -83,6 +83,8 @@ pub(crate) struct Apply<'a> {
     pub roll_commander_loss: bool,
     /// Cavalry hit by Skirmisher fire checks for commanders without P/S (25.4.1).
     pub force_commander_check: bool,
+    /// At most this many even Permanent Casualties go to a Skirmisher of the stack (20.2).
+    pub skirmisher_absorbs: u8,
 }
 
 /// Apply a loss: Morale Change, rout, wreck (M-1, 21.3.2), division wreck (21.6.2) and
@@ -98,11 +100,23 @@ pub(crate) fn apply(
     if a.rout {
         state = MoraleState::Routed;
     }
-    let mut after = Aftermath::default();
+    // 20.2: a Skirmisher may take the even casualties (the 2nd, 4th, …) of this result.
+    let mut after = Aftermath {
+        skirmisher_absorbed: a
+            .skirmisher_absorbs
+            .min(super::skirmisher_may_absorb(a.loss.permanent)),
+        ..Aftermath::default()
+    };
+    if after.skirmisher_absorbed > 0 {
+        notes.push(format!(
+            "a Skirmisher takes {} of the {} Permanent Casualties (20.2)",
+            after.skirmisher_absorbed, a.loss.permanent
+        ));
+    }
     let mut track = a.track;
     if let Some(tr) = track.as_mut() {
         let room = tr.remaining();
-        let p = a.loss.permanent.min(room);
+        let p = (a.loss.permanent - after.skirmisher_absorbed).min(room);
         tr.permanent = tr.permanent.saturating_add(p);
         let s = a.loss.stragglers.min(tr.remaining());
         tr.stragglers = tr.stragglers.saturating_add(s);
@@ -517,15 +531,24 @@ pub fn wound_recovery(
     Ok((r, trace))
 }
 
-/// Strength level shown by a Loss Chart row with `remaining` boxes (assumed breakpoints:
-/// `[wrecked].boxes_per_a` boxes per A, levels floored, 7.1).
+/// Strength level shown by a Loss Chart row with `remaining` boxes (7.1, 20.4). The charts are
+/// not in the seed; assumed: `[wrecked].boxes_per_a` boxes per A, and a row reads the level
+/// whose full count of boxes is the smallest that still holds the boxes left — an A brigade
+/// of 10 boxes is A down to 6 boxes, B down to 3, then C. So a brigade keeps its level for its
+/// first losses, as the 21.6 Aspern example needs (the 37th Line takes 2(1) twice, the second
+/// time not halved as a B would, 15.3.6), and an A brigade leaves A when it reaches the assumed
+/// Wrecked mark (half its boxes).
 pub fn size_from_boxes(t: &CombatTables, remaining: u8) -> Option<Size> {
     if remaining == 0 {
         return None;
     }
-    let per_a = u32::from(t.wrecked.boxes_per_a.max(1));
-    let units = u32::from(remaining) * 4 / per_a;
-    Some(Size::from_units(units.max(1)))
+    Some(
+        Size::ALL
+            .iter()
+            .copied()
+            .find(|s| t.wrecked.boxes_for(*s) >= remaining)
+            .unwrap_or(Size::AAA),
+    )
 }
 
 #[cfg(test)]
@@ -671,6 +694,34 @@ mod tests {
         d.push(Purpose::Morale, [4]);
         let (ok, _, _) = cavalry_recovery(t, MoraleRating::B, r.morale_after, &[], &mut d).unwrap();
         assert!(ok);
+    }
+
+    /// An A brigade (10 boxes) is A down to 6 boxes, B down to 3, then C (assumed chart).
+    #[test]
+    fn strength_level_from_the_loss_chart_7_1() {
+        let t = builtin();
+        let levels: Vec<Option<Size>> = (0..=10).map(|r| size_from_boxes(t, r)).collect();
+        use Size::*;
+        assert_eq!(
+            levels,
+            [
+                None,
+                Some(C),
+                Some(C),
+                Some(B),
+                Some(B),
+                Some(B),
+                Some(A),
+                Some(A),
+                Some(A),
+                Some(A),
+                Some(A)
+            ]
+        );
+        assert_eq!(size_from_boxes(t, 20), Some(AA));
+        assert_eq!(size_from_boxes(t, 19), Some(AA));
+        assert_eq!(size_from_boxes(t, 15), Some(AB));
+        assert_eq!(size_from_boxes(t, 200), Some(AAA));
     }
 
     #[test]

@@ -10,15 +10,23 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::command::CombatKind;
+use super::command::{CombatKind, CombatOptions};
 use super::event::{EventKind, Visibility};
 use super::oob;
 use super::state::{CommandStatus, Step, UnitState};
 use super::{Ctx, Refusal};
 use crate::combat::charge::{ChargeDecisions, ChargeInput, resolve_charge};
+use crate::combat::close::StandCheck;
 use crate::combat::close::{CloseCombatInput, Elevation, Terrain, resolve_close_combat};
-use crate::combat::fire::{ArtilleryFireInput, Battery, resolve_artillery_fire};
-use crate::combat::{Combatant, CommanderIn, DivisionTrack, LossTrack, SideResult, Size};
+use crate::combat::fire::{
+    ArtilleryFireInput, Battery, FireGroup, SkirmisherFirer, SkirmisherQuality,
+    resolve_artillery_fire, skirmisher_fv_halves,
+};
+use crate::combat::morale::MoraleCheck;
+use crate::combat::{
+    Combatant, CommanderIn, CommanderLossCheck, DivisionTrack, GunLoss, LossTrack, MoraleState,
+    SideResult, Size,
+};
 use crate::hex::Hex;
 use crate::scenario::{Scenario, UnitKind};
 
@@ -32,6 +40,109 @@ pub struct UnitLosses {
     pub retreat: crate::combat::Retreat,
     pub blown: bool,
     pub track: LossTrack,
+}
+
+/// What the combat core decided, step by step, as the umpire reads it back (and conformance
+/// cases check it): the Checks to Stand with their modifiers, the cavalry's Breakoff check,
+/// fire values, each side's loss roll and table result. Losses are in chart notation (14.3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct CombatReadback {
+    /// Checks to Stand in the order rolled (15.2.1, 16.2.2, 16.4.1.1; 19.5: attacker only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<StandCheck>,
+    /// The charging cavalry's Morale Check to Breakoff (16.2.4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub breakoff_check: Option<MoraleCheck>,
+    /// The defender's odd/even roll after a Breakoff or Repulse (16.2.5, 16.2.6: odd = M-1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defender_odd_roll: Option<u8>,
+    /// The target formed Square (16.2.1).
+    #[serde(default)]
+    pub formed_square: bool,
+    /// Artillery in the target hex may now fire Cannister (16.2.3.1, 16.2.5 "OF", 16.2.6).
+    #[serde(default)]
+    pub opportunity_fire: bool,
+    /// Follow-on Charges against the same target (16.2.7.2): roll, modifier, loss.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub follow_ons: Vec<FollowOnReadback>,
+    /// More Follow-on Charges are allowed (against a new target, 16.2.7.3).
+    #[serde(default)]
+    pub may_follow_on: bool,
+    /// A winning Column in a Town/Village may rush on (19.5.1).
+    #[serde(default)]
+    pub may_rush: bool,
+    /// Artillery fire groups (17.3.6): gun points, range, Fire Value, modifiers, rolls.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fire_groups: Vec<FireGroup>,
+    /// Skirmisher fire (18.2, 18.3): the net Fire Value after modifiers (`None`: ½ or less,
+    /// no roll), its modifiers and the roll.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skirmisher_fire_value: Option<i8>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skirmisher_modifiers: Vec<(String, i8)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skirmisher_roll: Option<u8>,
+    /// The side that takes losses (for fire, the target is the defender).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attacker: Option<SideReadback>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defender: Option<SideReadback>,
+}
+
+/// One Follow-on Charge against the same target, in chart notation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FollowOnReadback {
+    pub roll: u8,
+    pub modifier: i8,
+    pub loss: String,
+}
+
+/// One side's losses as the combat core worked them out.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct SideReadback {
+    /// The loss die, unmodified, and the modifier applied (after its cap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_roll: Option<u8>,
+    #[serde(default)]
+    pub loss_modifier: i8,
+    /// The table cell read, e.g. `2(7)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table_result: Option<String>,
+    /// After every adjustment (halving 15.3.6, AA+ 15.3.4, morale bonus 17.1.7, …), e.g. `1`.
+    pub loss: String,
+    /// An unmodified 1 gave Blood Lust (21.3.3).
+    #[serde(default)]
+    pub blood_lust: bool,
+    pub morale_before: MoraleState,
+    pub morale_after: MoraleState,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gun_loss: Option<GunLoss>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commander_checks: Vec<CommanderLossCheck>,
+    /// Permanent Casualties a Skirmisher took instead of the Lead Unit (20.2).
+    #[serde(default)]
+    pub skirmisher_absorbed: u8,
+    /// Every adjustment applied, with its rule.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl SideReadback {
+    fn of(r: &SideResult) -> Self {
+        SideReadback {
+            loss_roll: r.loss_roll,
+            loss_modifier: r.loss_modifier,
+            table_result: r.table_result.map(|l| l.to_string()),
+            loss: r.loss.to_string(),
+            blood_lust: r.blood_lust,
+            morale_before: r.morale_before,
+            morale_after: r.morale_after,
+            gun_loss: r.aftermath.gun_loss,
+            commander_checks: r.aftermath.commander_checks.clone(),
+            skirmisher_absorbed: r.aftermath.skirmisher_absorbed,
+            notes: r.notes.clone(),
+        }
+    }
 }
 
 /// The starting loss track of every brigade and battery (20.4; boxes from strength, an assumed
@@ -127,14 +238,20 @@ fn stack(ctx: &Ctx, ids: &[String], role: &str) -> Result<(String, Hex), Refusal
 }
 
 /// A stack as the combat core sees it: its Lead Unit (the first named, 14.2), the stack's size,
-/// the worst morale state, and the commanders in the hex.
-fn combatant(ctx: &Ctx, ids: &[String], hex: Hex) -> Combatant {
+/// the worst morale state, the commanders in the hex, and its Skirmishers' Fire Value (the
+/// Skirmishers are of `quality`, 15.2.2 box, 18.3).
+fn combatant(ctx: &Ctx, ids: &[String], hex: Hex, quality: SkirmisherQuality) -> Combatant {
     let s = ctx.eng.scenario;
+    let t = ctx.eng.combat;
     let lead = s.unit(&ids[0]).expect("checked by stack()");
     let state_of = |id: &str| ctx.state.units.get(id).cloned().unwrap_or_default();
+    // 7.4: artillery of any size and Skirmishers count as size C.
     let sizes: Vec<Size> = ids
         .iter()
-        .map(|id| current_size(ctx.eng.combat, &state_of(id).track))
+        .map(|id| match s.unit(id) {
+            Some(u) if u.kind.is_artillery() || u.kind == UnitKind::Skirmisher => Size::C,
+            _ => current_size(t, &state_of(id).track),
+        })
         .collect();
     let lead_state = state_of(&lead.id);
     let mut c = Combatant::new(
@@ -151,21 +268,45 @@ fn combatant(ctx: &Ctx, ids: &[String], hex: Hex) -> Combatant {
     c.blown = lead_state.blown;
     c.track = Some(lead_state.track);
     c.wrecked = ctx.state.commands.get(&lead.id).is_some_and(|x| x.wrecked);
+    let has = |f: fn(UnitKind) -> bool| ids.iter().any(|id| s.unit(id).is_some_and(|u| f(u.kind)));
     c.stack = crate::combat::StackMix {
-        infantry: ids
-            .iter()
-            .any(|id| s.unit(id).is_some_and(|u| u.kind.is_infantry())),
-        cavalry: ids
-            .iter()
-            .any(|id| s.unit(id).is_some_and(|u| u.kind.is_cavalry())),
-        artillery: ids
-            .iter()
-            .any(|id| s.unit(id).is_some_and(|u| u.kind.is_artillery())),
-        all_artillery_horse: false,
-        skirmishers: ids
-            .iter()
-            .any(|id| s.unit(id).is_some_and(|u| u.kind == UnitKind::Skirmisher)),
+        infantry: has(UnitKind::is_infantry),
+        cavalry: has(UnitKind::is_cavalry),
+        artillery: has(UnitKind::is_artillery),
+        // Gun Loss Table −1 when every battery of the stack is Horse Artillery (chart p3).
+        all_artillery_horse: has(UnitKind::is_artillery)
+            && ids.iter().all(|id| {
+                s.unit(id).is_none_or(|u| {
+                    !u.kind.is_artillery()
+                        || matches!(
+                            u.kind,
+                            UnitKind::ArtilleryLightHorse | UnitKind::ArtilleryHeavyHorse
+                        )
+                })
+            }),
+        skirmishers: has(|k| k == UnitKind::Skirmisher),
     };
+    // 15.2.2 box, 18.3: the Skirmishers' Fire Values, DG and Routed ones counting 0; a full
+    // Skirmisher has lost no step (20.2.1).
+    let full = |id: &str| {
+        let tr = state_of(id).track;
+        tr.remaining() == tr.boxes
+    };
+    c.skirmisher_fv_halves = ids
+        .iter()
+        .filter(|id| s.unit(id).is_some_and(|u| u.kind == UnitKind::Skirmisher))
+        .filter(|id| state_of(id).morale > MoraleState::Disorganized)
+        .map(|id| {
+            skirmisher_fv_halves(
+                t,
+                SkirmisherFirer {
+                    quality,
+                    full: full(id),
+                },
+            )
+        })
+        .fold(0u8, u8::saturating_add);
+    c.skirmisher_full = full(&lead.id);
     c.commanders = s
         .commanders
         .iter()
@@ -176,24 +317,31 @@ fn combatant(ctx: &Ctx, ids: &[String], hex: Hex) -> Combatant {
     let division = oob::parent(&ctx.state, &lead.id)
         .filter(|p| oob::echelon(s, p) == Some(crate::scenario::Echelon::Division));
     if let Some(div) = division.filter(|_| oob::is_brigade(lead.kind)) {
-        let brigades = oob::sub_units(s, &ctx.state, &div);
-        let wrecked = brigades
-            .iter()
-            .filter(|b| ctx.state.commands.get(*b).is_some_and(|x| x.wrecked))
-            .count();
-        let t = ctx.eng.combat;
+        let (brigades, wrecked) = division_count(ctx, &div);
         c.division = Some(DivisionTrack {
             id: div.clone(),
-            brigades: brigades.len() as u8,
-            wrecked_brigades: wrecked as u8,
-            wreck_at: Some(
-                (brigades.len() as u8)
-                    .saturating_sub(t.wrecked.division_less)
-                    .max(1),
-            ),
+            brigades,
+            wrecked_brigades: wrecked,
+            wreck_at: Some(division_wreck_at(t, brigades)),
         });
     }
     c
+}
+
+/// A division's brigades now and how many of them are Wrecked (21.6.2, 21.6.4).
+fn division_count(ctx: &Ctx, div: &str) -> (u8, u8) {
+    let brigades = oob::sub_units(ctx.eng.scenario, &ctx.state, div);
+    let wrecked = brigades
+        .iter()
+        .filter(|b| ctx.state.commands.get(*b).is_some_and(|x| x.wrecked))
+        .count();
+    (brigades.len() as u8, wrecked as u8)
+}
+
+/// Wrecked brigades that wreck a division of `brigades` (21.6.2; the assumed threshold of
+/// `[wrecked]`).
+fn division_wreck_at(t: &crate::combat::CombatTables, brigades: u8) -> u8 {
+    brigades.saturating_sub(t.wrecked.division_less).max(1)
 }
 
 fn terrain_at(s: &Scenario, hex: Hex) -> Terrain {
@@ -213,12 +361,95 @@ fn elevation(s: &Scenario, from: Hex, at: Hex) -> Elevation {
     }
 }
 
-/// Resolve a combat the phasing player starts (15, 16, 17).
+/// Units that fire together at one target: one side, each on the map, possibly in several
+/// hexes (a Grand Battery, 17.3; Skirmishers firing together, 18). Returns the side and each
+/// firer's hex.
+fn firers(ctx: &Ctx, ids: &[String]) -> Result<(String, Vec<Hex>), Refusal> {
+    let first = ids
+        .first()
+        .ok_or_else(|| Refusal::new("no-units", "14.2", "name at least one firing unit", ""))?;
+    let (side, _) = unit_on_map(ctx, first)?;
+    let mut hexes = Vec::new();
+    for id in ids {
+        let (s, h) = unit_on_map(ctx, id)?;
+        if s != side {
+            return Err(Refusal::new(
+                "not-one-side",
+                "17.3, 18",
+                format!("the firing units must be of one side; `{id}` is not with `{first}`"),
+                "name one side's batteries or Skirmishers",
+            ));
+        }
+        hexes.push(h);
+    }
+    Ok((side, hexes))
+}
+
+/// The Skirmishers that take their stack's even Permanent Casualties (20.2): each must be a
+/// Skirmisher named in one of the two stacks and not its Lead Unit. Returns, per side
+/// (attacker, defender), the skirmisher and how many casualties it may take (capped at its
+/// steps left).
+fn absorbing_skirmishers(
+    ctx: &Ctx,
+    options: &CombatOptions,
+    attackers: &[String],
+    defenders: &[String],
+) -> Result<[Option<(String, u8)>; 2], Refusal> {
+    let s = ctx.eng.scenario;
+    let mut out: [Option<(String, u8)>; 2] = [None, None];
+    for a in &options.skirmisher_absorbs {
+        let is_skirmisher = s
+            .unit(&a.unit)
+            .is_some_and(|u| u.kind == UnitKind::Skirmisher);
+        if !is_skirmisher {
+            return Err(Refusal::new(
+                "not-skirmisher",
+                "20.2",
+                format!("--skirmisher-absorbs: `{}` is not a Skirmisher", a.unit),
+                "only a Skirmisher may take the even Permanent Casualties of its stack",
+            ));
+        }
+        let slot = if attackers[1..].contains(&a.unit) {
+            0
+        } else if defenders[1..].contains(&a.unit) {
+            1
+        } else {
+            return Err(Refusal::new(
+                "not-in-stack",
+                "20.2",
+                format!(
+                    "--skirmisher-absorbs: `{}` is not a unit (other than the Lead Unit) of either stack",
+                    a.unit
+                ),
+                "name the Skirmisher with --attacker or --defender after the Lead Unit",
+            ));
+        };
+        if out[slot].is_some() {
+            return Err(Refusal::new(
+                "one-skirmisher-per-stack",
+                "20.2",
+                "--skirmisher-absorbs: name one Skirmisher per stack",
+                "",
+            ));
+        }
+        let left = ctx
+            .state
+            .units
+            .get(&a.unit)
+            .map_or(0, |u| u.track.remaining());
+        out[slot] = Some((a.unit.clone(), a.at_most.unwrap_or(u8::MAX).min(left)));
+    }
+    Ok(out)
+}
+
+/// Resolve a combat (15, 16, 17, 18): started by the phasing player, or Opportunity Fire with
+/// Cannister by either side (17.4, 17.4.9).
 pub(super) fn resolve(
     ctx: &mut Ctx,
     kind: &CombatKind,
     attackers: &[String],
     defenders: &[String],
+    options: &CombatOptions,
 ) -> Result<(), Refusal> {
     let what = match kind {
         CombatKind::CloseCombat { .. } => "Close combat",
@@ -234,9 +465,22 @@ pub(super) fn resolve(
             "run `staffwork turn` to close the Command Phase",
         ));
     }
-    let (a_side, a_hex) = stack(ctx, attackers, "attacking")?;
+    let fire = matches!(
+        kind,
+        CombatKind::ArtilleryFire { .. } | CombatKind::SkirmisherFire { .. }
+    );
+    let (a_side, a_hexes) = if fire {
+        firers(ctx, attackers)?
+    } else {
+        let (side, hex) = stack(ctx, attackers, "attacking")?;
+        (side, vec![hex; attackers.len()])
+    };
+    let a_hex = a_hexes[0];
     let (d_side, d_hex) = stack(ctx, defenders, "defending")?;
-    if a_side != ctx.state.phasing() {
+    // 17.4, 17.4.9: Cannister is Opportunity Fire at units entering the battery's hex; either
+    // side's artillery fires it, in the other player's turn too.
+    let opportunity = matches!(kind, CombatKind::ArtilleryFire { cannister: true });
+    if a_side != ctx.state.phasing() && !opportunity {
         return Err(Refusal::new(
             "not-phasing",
             "5.1",
@@ -244,7 +488,7 @@ pub(super) fn resolve(
                 "{what} is started by the phasing player ({})",
                 ctx.state.phasing()
             ),
-            "",
+            "the other side fires only Opportunity Fire with Cannister (--cannister, 17.4.9)",
         ));
     }
     if a_side == d_side {
@@ -271,7 +515,7 @@ pub(super) fn resolve(
             .state
             .units
             .get(id)
-            .is_some_and(|u| u.morale == crate::combat::MoraleState::Routed)
+            .is_some_and(|u| u.morale == MoraleState::Routed)
         {
             return Err(Refusal::new(
                 "routed-attacker",
@@ -281,11 +525,18 @@ pub(super) fn resolve(
             ));
         }
     }
+    let absorbing = absorbing_skirmishers(ctx, options, attackers, defenders)?;
     let s = ctx.eng.scenario;
     let night = ctx.night();
     let distance = a_hex.distance(d_hex);
-    let attacker = combatant(ctx, attackers, a_hex);
-    let defender = combatant(ctx, defenders, d_hex);
+    let mut attacker = combatant(ctx, attackers, a_hex, options.attacker_quality);
+    let mut defender = combatant(ctx, defenders, d_hex, options.defender_quality);
+    if let Some((_, n)) = &absorbing[0] {
+        attacker.skirmisher_absorbs = *n;
+    }
+    if let Some((_, n)) = &absorbing[1] {
+        defender.skirmisher_absorbs = *n;
+    }
     let tables = ctx.eng.combat;
     // No-orders commands may not start close combat or charges (6.3.4).
     let attacker_command = s
@@ -302,6 +553,7 @@ pub(super) fn resolve(
         crate::combat::CombatError::Dice(d) => Refusal::from(d),
         other => Refusal::new("illegal-combat", "14–17", other.to_string(), ""),
     };
+    let mut readback = CombatReadback::default();
     let (label, a_res, d_res, trace, notes) = match kind {
         CombatKind::CloseCombat { fortified } => {
             if distance > 1 {
@@ -334,6 +586,8 @@ pub(super) fn resolve(
                 skip_commander_loss: false,
             };
             let r = resolve_close_combat(tables, &input, ctx.dice).map_err(combat_error)?;
+            readback.checks = r.checks.clone();
+            readback.may_rush = r.may_rush;
             (
                 r.outcome.to_string(),
                 r.attacker,
@@ -351,7 +605,7 @@ pub(super) fn resolve(
             if night {
                 return Err(Refusal::new(
                     "night-no-charge",
-                    "27.1.4",
+                    "27.1.3",
                     "there are no cavalry charges at night",
                     "",
                 ));
@@ -364,6 +618,10 @@ pub(super) fn resolve(
                     "only Reaction Charges (--reaction)",
                 ));
             }
+            // 16.4 box, 16.4.3.2: charged cavalry that does not charge itself is stationary (a
+            // Reaction Charge is its own command, with the roles reversed, 16.4.1.2); a charging
+            // stack met by a Reaction Charge is not.
+            defender.stationary = defender.kind.is_cavalry() && !*reaction;
             let input = ChargeInput {
                 attacker,
                 defender,
@@ -383,6 +641,21 @@ pub(super) fn resolve(
                 skip_commander_loss: false,
             };
             let r = resolve_charge(tables, &input, ctx.dice).map_err(combat_error)?;
+            readback.checks = r.checks.clone();
+            readback.breakoff_check = r.breakoff_check.clone();
+            readback.defender_odd_roll = r.defender_odd_roll;
+            readback.formed_square = r.formed_square;
+            readback.opportunity_fire = r.opportunity_fire;
+            readback.may_follow_on = r.may_follow_on;
+            readback.follow_ons = r
+                .follow_ons
+                .iter()
+                .map(|f| FollowOnReadback {
+                    roll: f.roll,
+                    modifier: f.modifier,
+                    loss: f.loss.to_string(),
+                })
+                .collect();
             (
                 format!("{:?}", r.outcome),
                 r.attacker,
@@ -401,8 +674,8 @@ pub(super) fn resolve(
                 ));
             }
             let mut firers = Vec::new();
-            for id in attackers {
-                let u = s.unit(id).expect("checked by stack()");
+            for (id, hex) in attackers.iter().zip(&a_hexes) {
+                let u = s.unit(id).expect("checked by firers()");
                 if u.kind != UnitKind::Skirmisher {
                     return Err(Refusal::new(
                         "not-skirmisher",
@@ -411,27 +684,32 @@ pub(super) fn resolve(
                         "only skirmishers make skirmisher fire",
                     ));
                 }
-                let full = ctx
-                    .state
-                    .units
-                    .get(id)
-                    .is_none_or(|x| x.track.remaining() == x.track.boxes);
-                firers.push(crate::combat::fire::SkirmisherFirer {
+                let st = ctx.state.units.get(id).cloned().unwrap_or_default();
+                if st.morale <= MoraleState::Disorganized {
+                    return Err(Refusal::new(
+                        "may-not-fire",
+                        "18.4",
+                        format!("`{id}` is Disorganized or Routed and may not fire"),
+                        "rally it first (21.5)",
+                    ));
+                }
+                if hex.distance(d_hex) > 1 {
+                    return Err(Refusal::new(
+                        "out-of-range",
+                        "18.1",
+                        format!("`{id}` at {hex} is not adjacent to {d_hex}"),
+                        "skirmishers fire at adjacent hexes",
+                    ));
+                }
+                firers.push(SkirmisherFirer {
                     quality: *quality,
-                    full,
+                    full: st.track.remaining() == st.track.boxes,
                 });
-            }
-            if distance > 1 {
-                return Err(Refusal::new(
-                    "out-of-range",
-                    "18",
-                    format!("{a_hex} is not adjacent to {d_hex}"),
-                    "skirmishers fire at adjacent hexes",
-                ));
             }
             let input = crate::combat::fire::SkirmisherFireInput {
                 firers,
-                target_skirmishers_halves: 0,
+                // 18.3: the target hex's Skirmishers deduct their Fire Value.
+                target_skirmishers_halves: defender.skirmisher_fv_halves,
                 target: defender,
                 target_in_cover: terrain_at(s, d_hex) != Terrain::Clear,
                 night,
@@ -439,6 +717,9 @@ pub(super) fn resolve(
             };
             let r = crate::combat::fire::resolve_skirmisher_fire(tables, &input, ctx.dice)
                 .map_err(combat_error)?;
+            readback.skirmisher_fire_value = r.fire_value;
+            readback.skirmisher_modifiers = r.modifiers.clone();
+            readback.skirmisher_roll = r.roll;
             (
                 String::from(if r.hit { "hit" } else { "miss" }),
                 SideResult::default(),
@@ -457,8 +738,8 @@ pub(super) fn resolve(
                 ));
             }
             let mut batteries = Vec::new();
-            for id in attackers {
-                let u = s.unit(id).expect("checked by stack()");
+            for (id, hex) in attackers.iter().zip(&a_hexes) {
+                let u = s.unit(id).expect("checked by firers()");
                 if !u.kind.is_artillery() {
                     return Err(Refusal::new(
                         "not-artillery",
@@ -467,18 +748,35 @@ pub(super) fn resolve(
                         "only batteries fire",
                     ));
                 }
-                let gp = ctx
-                    .state
-                    .units
-                    .get(id)
-                    .map_or(u.gun_points.unwrap_or(5), |x| x.track.remaining());
+                let st = ctx.state.units.get(id).cloned();
+                if st
+                    .as_ref()
+                    .is_some_and(|x| x.morale <= MoraleState::Disorganized)
+                    || u.formation == crate::scenario::UnitFormation::Limbered
+                {
+                    return Err(Refusal::new(
+                        "may-not-fire",
+                        "17.1.1",
+                        format!("`{id}` is Limbered, Disorganized or Routed and may not fire"),
+                        "only Unlimbered artillery in a better Morale State fires",
+                    ));
+                }
+                let range = hex.distance(d_hex);
+                if *cannister && range > 1 {
+                    return Err(Refusal::new(
+                        "not-entering",
+                        "17.4.9",
+                        format!("`{id}` at {hex} is not next to {d_hex}"),
+                        "Cannister is fired at units entering the battery's hex",
+                    ));
+                }
                 batteries.push(Battery {
-                    gun_points: gp,
+                    gun_points: st.map_or(u.gun_points.unwrap_or(5), |x| x.track.remaining()),
                     heavy: matches!(
                         u.kind,
                         UnitKind::ArtilleryHeavyFoot | UnitKind::ArtilleryHeavyHorse
                     ),
-                    range: u8::try_from(distance).unwrap_or(u8::MAX),
+                    range: u8::try_from(range).unwrap_or(u8::MAX),
                 });
             }
             let input = ArtilleryFireInput {
@@ -494,6 +792,7 @@ pub(super) fn resolve(
                 skip_commander_loss: false,
             };
             let r = resolve_artillery_fire(tables, &input, ctx.dice).map_err(combat_error)?;
+            readback.fire_groups = r.groups.clone();
             (
                 String::from("fire"),
                 SideResult::default(),
@@ -503,6 +802,10 @@ pub(super) fn resolve(
             )
         }
     };
+    if !fire {
+        readback.attacker = Some(SideReadback::of(&a_res));
+    }
+    readback.defender = Some(SideReadback::of(&d_res));
     let cells: Vec<String> = trace.cells.iter().map(|c| format!("{c:?}")).collect();
     // Everyone learns that the combat happened and how it ended; the dice and the tables'
     // cells are the umpire's (4.0).
@@ -523,30 +826,65 @@ pub(super) fn resolve(
             dice: trace.dice.clone(),
             cells,
             notes,
+            readback: Some(Box::new(readback)),
         },
     );
-    let fire_only = matches!(
-        kind,
-        CombatKind::ArtilleryFire { .. } | CombatKind::SkirmisherFire { .. }
-    );
-    if !fire_only {
-        apply(ctx, &a_side, &attackers[0], &a_res);
+    if !fire {
+        apply(ctx, &a_side, attackers, &a_res, absorbing[0].as_ref());
     }
-    apply(ctx, &d_side, &defenders[0], &d_res);
+    apply(ctx, &d_side, defenders, &d_res, absorbing[1].as_ref());
     Ok(())
 }
 
-/// Losses, wrecks and lost commanders of one side, seen by that side only (4.0).
-fn apply(ctx: &mut Ctx, side: &str, lead: &str, r: &SideResult) {
-    let track = r.aftermath.track.unwrap_or_else(|| {
+/// Losses, wrecks and lost commanders of one side, seen by that side only (4.0). A Skirmisher
+/// that took some of the Permanent Casualties (20.2) has its own losses.
+fn apply(
+    ctx: &mut Ctx,
+    side: &str,
+    units: &[String],
+    r: &SideResult,
+    skirmisher: Option<&(String, u8)>,
+) {
+    let lead = units[0].as_str();
+    let mut track = r.aftermath.track.unwrap_or_else(|| {
         ctx.state
             .units
             .get(lead)
             .map(|u| u.track)
             .unwrap_or_default()
     });
+    // 21.4.6, 23.1.1: one Gun Loss roll for the stack; the gun points go from its batteries in
+    // the order named (all of them on an "All").
+    let s = ctx.eng.scenario;
+    let mut gun_losses: Vec<(String, u8)> = Vec::new();
+    if let Some(g) = r.aftermath.gun_loss {
+        let mut left = match g {
+            GunLoss::All => u8::MAX,
+            GunLoss::Points(n) => n,
+        };
+        for id in units
+            .iter()
+            .filter(|id| s.unit(id).is_some_and(|u| u.kind.is_artillery()))
+        {
+            let remaining = if id == lead {
+                track.remaining()
+            } else {
+                ctx.state.units.get(id).map_or(0, |u| u.track.remaining())
+            };
+            let lost = left.min(remaining);
+            left -= lost;
+            if lost > 0 {
+                gun_losses.push((id.clone(), lost));
+            }
+        }
+    }
+    let mut permanent = r.loss.permanent - r.aftermath.skirmisher_absorbed;
+    if let Some((_, lost)) = gun_losses.iter().find(|(id, _)| id == lead) {
+        track.permanent = track.permanent.saturating_add(*lost);
+        permanent = permanent.saturating_add(*lost);
+    }
     let losses = UnitLosses {
-        permanent: r.loss.permanent,
+        permanent,
         stragglers: r.loss.stragglers,
         morale_change: r.loss.morale_change,
         morale_after: r.morale_after,
@@ -561,7 +899,49 @@ fn apply(ctx: &mut Ctx, side: &str, lead: &str, r: &SideResult) {
             losses,
         },
     );
-    let s = ctx.eng.scenario;
+    if let Some((sk, _)) = skirmisher.filter(|_| r.aftermath.skirmisher_absorbed > 0) {
+        let now = ctx.state.units.get(sk).cloned().unwrap_or_default();
+        let mut track = now.track;
+        track.permanent = track
+            .permanent
+            .saturating_add(r.aftermath.skirmisher_absorbed.min(track.remaining()));
+        ctx.emit_side(
+            side,
+            EventKind::UnitLossesTaken {
+                unit: sk.clone(),
+                losses: UnitLosses {
+                    permanent: r.aftermath.skirmisher_absorbed,
+                    stragglers: 0,
+                    morale_change: r.loss.morale_change,
+                    // 21.1: a Morale Change affects the whole stack.
+                    morale_after: r.morale_after,
+                    retreat: r.retreat,
+                    blown: false,
+                    track,
+                },
+            },
+        );
+    }
+    for (id, lost) in gun_losses.iter().filter(|(id, _)| id != lead) {
+        let mut track = ctx.state.units.get(id).map(|u| u.track).unwrap_or_default();
+        track.permanent = track.permanent.saturating_add(*lost);
+        ctx.emit_side(
+            side,
+            EventKind::UnitLossesTaken {
+                unit: id.clone(),
+                losses: UnitLosses {
+                    permanent: *lost,
+                    stragglers: 0,
+                    morale_change: r.loss.morale_change,
+                    // 21.1: a Morale Change affects the whole stack.
+                    morale_after: r.morale_after,
+                    retreat: r.retreat,
+                    blown: false,
+                    track,
+                },
+            },
+        );
+    }
     // 21.6: a brigade wrecked by its losses; the division when enough of its brigades are.
     if r.aftermath.brigade_became_wrecked && ctx.state.commands.contains_key(lead) {
         ctx.emit_side(
@@ -687,7 +1067,8 @@ pub(super) fn rally_phase(
             after.track.stragglers -= recovered;
             dice.extend(r.trace.dice);
         }
-        if st.morale < crate::combat::MoraleState::Normal {
+        // 21.5 A–F: any state but Normal rallies (Blood Lust goes away as in A and B).
+        if st.morale != MoraleState::Normal {
             let input = RallyInput {
                 morale_rating: rating,
                 morale_state: st.morale,
@@ -705,8 +1086,12 @@ pub(super) fn rally_phase(
             after.morale = r.morale_after;
             after.blown |= r.becomes_blown;
             dice.extend(r.trace.dice);
-        } else if st.blown && u.kind.is_cavalry() {
-            let (ok, _, trace) = cavalry_recovery(t, rating, st.morale, &commanders, ctx.dice)
+        }
+        // 22.2.3: the Cavalry Recovery Segment follows the rally, so cavalry that has just
+        // rallied to Normal may try at once (the 22.2 example: "recovers from being SH and can
+        // then try to recover from being Blown").
+        if after.blown && u.kind.is_cavalry() && after.morale >= MoraleState::Normal {
+            let (ok, _, trace) = cavalry_recovery(t, rating, after.morale, &commanders, ctx.dice)
                 .map_err(dice_error)?;
             after.blown = !ok;
             dice.extend(trace.dice);
@@ -724,6 +1109,37 @@ pub(super) fn rally_phase(
                 dice,
             },
         );
+        // 21.6.3: a brigade recovers from Wrecked when it rallies from Routed or recovers
+        // enough Stragglers; its division too, when too few of its brigades stay Wrecked.
+        let recovered_from_rout = st.morale == MoraleState::Routed && after.morale != st.morale;
+        if (recovered > 0 || recovered_from_rout)
+            && after.morale != MoraleState::Routed
+            && !after.track.wrecked_by_losses()
+            && ctx.state.commands.get(&id).is_some_and(|c| c.wrecked)
+        {
+            ctx.emit_side(
+                side,
+                EventKind::WreckedChanged {
+                    command: id.clone(),
+                    wrecked: false,
+                },
+            );
+            let division = oob::parent(&ctx.state, &id)
+                .filter(|p| oob::echelon(s, p) == Some(crate::scenario::Echelon::Division))
+                .filter(|p| ctx.state.commands.get(p).is_some_and(|c| c.wrecked));
+            if let Some(div) = division {
+                let (brigades, wrecked) = division_count(ctx, &div);
+                if wrecked < division_wreck_at(t, brigades) {
+                    ctx.emit_side(
+                        side,
+                        EventKind::WreckedChanged {
+                            command: div,
+                            wrecked: false,
+                        },
+                    );
+                }
+            }
+        }
     }
     Ok(())
 }

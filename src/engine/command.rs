@@ -92,6 +92,10 @@ pub enum Command {
         kind: CombatKind,
         attackers: Vec<String>,
         defenders: Vec<String>,
+        /// Facts the scenario does not hold and the owners' decisions (skirmisher quality,
+        /// Skirmishers absorbing casualties); absent in commands recorded before they existed.
+        #[serde(default, skip_serializing_if = "CombatOptions::is_default")]
+        options: CombatOptions,
     },
     /// An umpire override, recorded with its reason.
     Override {
@@ -129,6 +133,41 @@ pub enum OverrideAction {
         order: TypedOrder,
         status: ImposedStatus,
     },
+    /// Set a unit's combat state: its Loss Chart (20.4), Morale State (21.1) and Blown status
+    /// (22.2) — to correct a unit, or to set up a situation (a worked example's starting point).
+    /// `None` leaves that part as it is. Wrecked status is set separately (`SetWrecked`).
+    SetUnit {
+        unit: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        losses: Option<LossMarks>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        morale: Option<crate::combat::MoraleState>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        blown: Option<bool>,
+    },
+}
+
+/// The marks on a unit's Loss Chart row (20.4): Permanent Casualties (X) and Stragglers (/);
+/// for a battery, gun points lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LossMarks {
+    pub permanent: u8,
+    pub stragglers: u8,
+}
+
+impl LossMarks {
+    /// Read `P (S)`, `P(S)` or `P` (the chart notation of 14.3 without a Morale Change).
+    pub fn parse(text: &str) -> Option<LossMarks> {
+        let t = text.trim();
+        let (p, s) = match t.split_once('(') {
+            Some((p, rest)) => (p.trim(), rest.trim().strip_suffix(')')?.trim()),
+            None => (t, "0"),
+        };
+        Some(LossMarks {
+            permanent: p.parse().ok()?,
+            stragglers: s.parse().ok()?,
+        })
+    }
 }
 
 /// Status of an imposed order.
@@ -139,6 +178,39 @@ pub enum ImposedStatus {
     D4,
     D5,
     D6,
+}
+
+/// What a combat needs besides its procedure: facts the scenario file does not hold and the
+/// owning players' decisions about their losses.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct CombatOptions {
+    /// Quality of the attacking stack's Skirmishers (15.2.2 box: Skirmisher Disadvantage).
+    /// Skirmisher fire uses `CombatKind::SkirmisherFire::quality` for its firers.
+    #[serde(default)]
+    pub attacker_quality: crate::combat::fire::SkirmisherQuality,
+    /// Quality of the defending stack's Skirmishers (15.2.2 box; 18.3: their Fire Value is
+    /// deducted from the firers').
+    #[serde(default)]
+    pub defender_quality: crate::combat::fire::SkirmisherQuality,
+    /// Skirmishers that take their stack's even Permanent Casualties (20.2, 24.3): the owner's
+    /// choice.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skirmisher_absorbs: Vec<SkirmisherAbsorbs>,
+}
+
+impl CombatOptions {
+    pub fn is_default(&self) -> bool {
+        *self == CombatOptions::default()
+    }
+}
+
+/// A Skirmisher of a stack that takes the stack's even Permanent Casualties (20.2: the 2nd,
+/// 4th, …), at most `at_most` of them, never more than it has steps left.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkirmisherAbsorbs {
+    pub unit: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_most: Option<u8>,
 }
 
 /// Which combat procedure, with the decisions the rules give the players.

@@ -1489,6 +1489,15 @@ pub(super) fn umpire_override(
             Some(o.side.clone())
         }
         OverrideAction::Ruling { .. } => None,
+        OverrideAction::SetUnit {
+            unit,
+            losses,
+            morale,
+            blown,
+        } => {
+            check_set_unit(ctx, unit, *losses, *morale, *blown)?;
+            None
+        }
     };
     let text = serde_json::to_string(action).unwrap_or_default();
     ctx.emit(
@@ -1578,6 +1587,116 @@ pub(super) fn umpire_override(
             roll_acceptance(ctx, &o)?;
         }
         OverrideAction::Ruling { .. } => {}
+        OverrideAction::SetUnit {
+            unit,
+            losses,
+            morale,
+            blown,
+        } => {
+            let now = ctx.state.units.get(unit).cloned().unwrap_or_default();
+            let mut track = now.track;
+            if let Some(l) = losses {
+                track.permanent = l.permanent;
+                track.stragglers = l.stragglers;
+            }
+            // The umpire's correction of a unit is his: the owner learns it at the table.
+            ctx.emit(
+                Visibility::Umpire,
+                EventKind::UnitStateSet {
+                    unit: unit.clone(),
+                    track,
+                    morale: morale.unwrap_or(now.morale),
+                    blown: blown.unwrap_or(now.blown),
+                },
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Validate `override --set-unit`: a unit with a Loss Chart row, losses that fit its boxes
+/// (20.4), Stragglers only for infantry (20.3), Blown only for cavalry (22.2).
+fn check_set_unit(
+    ctx: &Ctx,
+    unit: &str,
+    losses: Option<super::command::LossMarks>,
+    morale: Option<crate::combat::MoraleState>,
+    blown: Option<bool>,
+) -> Result<(), Refusal> {
+    let s = ctx.eng.scenario;
+    let Some(u) = s.unit(unit) else {
+        let mut ids: Vec<(usize, &str)> = s
+            .units
+            .iter()
+            .map(|u| (crate::text::edit_distance(&u.id, unit), u.id.as_str()))
+            .collect();
+        ids.sort();
+        let near: Vec<&str> = ids.iter().take(3).map(|(_, id)| *id).collect();
+        return Err(Refusal::new(
+            "unknown-unit",
+            "",
+            format!("--set-unit: `{unit}` is not a unit of this scenario"),
+            format!("use a unit id; nearest: {}", near.join(", ")),
+        ));
+    };
+    let Some(st) = ctx.state.units.get(unit) else {
+        return Err(Refusal::new(
+            "no-loss-chart",
+            "20.4",
+            format!("--set-unit: `{unit}` has no Loss Chart row (trains take no losses)"),
+            "set the state of a brigade, battery or skirmisher",
+        ));
+    };
+    if losses.is_none() && morale.is_none() && blown.is_none() {
+        return Err(Refusal::new(
+            "nothing-to-set",
+            "",
+            format!("--set-unit {unit}: nothing to set"),
+            "add --losses \"P (S)\", --morale-state STATE, --blown or --not-blown",
+        ));
+    }
+    if let Some(l) = losses {
+        let boxes = st.track.boxes;
+        let marked = u16::from(l.permanent) + u16::from(l.stragglers);
+        if marked > u16::from(boxes) {
+            return Err(Refusal::new(
+                "losses-over-boxes",
+                "20.4",
+                format!(
+                    "--losses {} ({}) marks {marked} boxes; `{unit}` has {boxes}",
+                    l.permanent, l.stragglers
+                ),
+                format!(
+                    "mark at most {boxes} boxes, e.g. --losses \"{} ({})\"",
+                    l.permanent.min(boxes),
+                    boxes
+                        .saturating_sub(l.permanent.min(boxes))
+                        .min(l.stragglers)
+                ),
+            ));
+        }
+        if l.stragglers > 0 && !u.kind.is_infantry() {
+            return Err(Refusal::new(
+                "no-stragglers",
+                "20.3",
+                format!(
+                    "--losses {} ({}): `{unit}` is not infantry and has no Stragglers",
+                    l.permanent, l.stragglers
+                ),
+                format!(
+                    "only infantry loses Stragglers; write --losses \"{}\"",
+                    l.permanent
+                ),
+            ));
+        }
+    }
+    if blown == Some(true) && !u.kind.is_cavalry() {
+        return Err(Refusal::new(
+            "not-cavalry",
+            "22.2",
+            format!("--blown: `{unit}` is not cavalry"),
+            "only cavalry becomes Blown; drop --blown",
+        ));
     }
     Ok(())
 }

@@ -268,6 +268,11 @@ pub enum EventKind {
         dice: Vec<Die>,
         cells: Vec<String>,
         notes: Vec<String>,
+        /// What the combat core decided step by step: checks to stand with their modifiers,
+        /// fire values, loss rolls and table results (absent in events recorded before it
+        /// existed).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        readback: Option<Box<super::combat_system::CombatReadback>>,
     },
     /// A unit's losses from a combat (its own side only, 4.0).
     UnitLossesTaken {
@@ -384,6 +389,14 @@ pub enum EventKind {
     CommandRangeChecked { out_of_command: Vec<String> },
     /// An umpire override, with its reason (umpire only).
     Override { reason: String, action: String },
+    /// The umpire set a unit's combat state (an override, umpire only): its Loss Chart row
+    /// (20.4), Morale State (21.1) and Blown status (22.2) as they are now.
+    UnitStateSet {
+        unit: String,
+        track: crate::combat::LossTrack,
+        morale: crate::combat::MoraleState,
+        blown: bool,
+    },
 }
 
 impl Event {

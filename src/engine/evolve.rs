@@ -281,6 +281,17 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             u.blown = losses.blown;
             u.last_combat_turn = Some(turn);
         }
+        EventKind::UnitStateSet {
+            unit,
+            track,
+            morale,
+            blown,
+        } => {
+            let u = state.units.entry(unit.clone()).or_default();
+            u.track = *track;
+            u.morale = *morale;
+            u.blown = *blown;
+        }
         EventKind::UnitRallied {
             unit,
             stragglers_recovered,

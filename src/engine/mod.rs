@@ -196,7 +196,8 @@ impl<'a> Engine<'a> {
                 kind,
                 attackers,
                 defenders,
-            } => combat_system::resolve(&mut ctx, kind, attackers, defenders)?,
+                options,
+            } => combat_system::resolve(&mut ctx, kind, attackers, defenders, options)?,
             Command::Override { reason, action } => {
                 command_system::umpire_override(&mut ctx, reason, action)?
             }
