@@ -35,43 +35,56 @@ pub struct UnitLosses {
 }
 
 /// The starting loss track of every brigade and battery (20.4; boxes from strength, an assumed
-/// chart, `tables/nbs-3.0/combat.toml` `[wrecked]`).
+/// chart, `tables/nbs-3.0/combat.toml` `[wrecked]`), with the losses suffered before the
+/// scenario (Talavera 7.1, `scenario::losses`) already marked. A validated scenario's losses
+/// fit the built-in charts; with other charts (`--combat-tables`) the game start checks them
+/// first ([`pre_scenario_losses`]), and here they are clamped to the chart, never past it.
 pub fn initial_units(s: &Scenario, t: &crate::combat::CombatTables) -> Vec<(String, UnitState)> {
+    let (losses, _) = crate::scenario::losses::distribute(s, |u| t.wrecked.unit_boxes(u));
     s.units
         .iter()
-        .filter(|u| !matches!(u.kind, UnitKind::Train))
-        .map(|u| {
-            let size = u.strength.map_or(Size::C, size_of_strength);
-            let boxes = if u.kind.is_artillery() {
-                u.gun_points.unwrap_or(5)
-            } else {
-                t.wrecked.boxes_for(size)
-            };
+        .filter_map(|u| {
+            let boxes = t.wrecked.unit_boxes(u)?;
+            let pre = losses.get(&u.id).copied().unwrap_or_default();
+            let permanent = pre.permanent.min(boxes);
+            let stragglers = pre.stragglers.min(boxes - permanent);
             let track = LossTrack {
                 boxes,
-                permanent: 0,
-                stragglers: 0,
+                permanent,
+                stragglers,
                 wreck_at: t.wrecked.brigade_wreck_at(boxes),
             };
-            (
+            Some((
                 u.id.clone(),
                 UnitState {
                     track,
+                    skirmisher_losses: pre.skirmishers,
                     ..UnitState::default()
                 },
-            )
+            ))
         })
         .collect()
 }
 
-fn size_of_strength(s: crate::scenario::Strength) -> Size {
-    use crate::scenario::Strength::*;
-    match s {
-        C => Size::C,
-        B => Size::B,
-        A => Size::A,
-        AA => Size::AA,
-        AAA => Size::AAA,
+/// The losses suffered before the scenario (Talavera 7.1) dealt out to every unit, or why they
+/// do not fit the loss charts `t` (a game with its own combat tables checks this before it
+/// starts).
+pub fn pre_scenario_losses(
+    s: &Scenario,
+    t: &crate::combat::CombatTables,
+) -> Result<std::collections::BTreeMap<String, crate::scenario::LossCounts>, Refusal> {
+    let (losses, problems) = crate::scenario::losses::distribute(s, |u| t.wrecked.unit_boxes(u));
+    match problems.first() {
+        None => Ok(losses),
+        Some(p) => Err(Refusal::new(
+            "losses-beyond-chart",
+            "7.1",
+            format!(
+                "the scenario's pre-scenario losses do not fit these loss charts: {}",
+                p.describe(s)
+            ),
+            "use charts with more boxes per strength level, or change the scenario's `losses`",
+        )),
     }
 }
 
@@ -186,10 +199,15 @@ fn combatant(ctx: &Ctx, ids: &[String], hex: Hex) -> Combatant {
             id: div.clone(),
             brigades: brigades.len() as u8,
             wrecked_brigades: wrecked as u8,
+            // A scenario may set the threshold (Talavera scenario 4: 1-I at three, 3-I at two).
             wreck_at: Some(
-                (brigades.len() as u8)
-                    .saturating_sub(t.wrecked.division_less)
-                    .max(1),
+                s.formation(&div)
+                    .and_then(|f| f.wreck_at)
+                    .unwrap_or_else(|| {
+                        (brigades.len() as u8)
+                            .saturating_sub(t.wrecked.division_less)
+                            .max(1)
+                    }),
             ),
         });
     }
