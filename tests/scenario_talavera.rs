@@ -512,3 +512,79 @@ fn status_shows_the_losses_to_their_owner_only() {
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(stdout(&out).contains("=== turn 2"), "{}", stdout(&out));
 }
+
+// ---------------------------------------------------------------- scenario 1, Casa de Salinas
+
+fn salinas() -> Scenario {
+    scenario::bundled("talavera-1809-casa-de-salinas").expect("bundled and valid")
+}
+
+#[test]
+fn casa_de_salinas_checks_and_keeps_to_its_play_area() {
+    let out = staffwork(&["scenario", "check", "talavera-1809-casa-de-salinas"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let s = salinas();
+    assert_eq!(s.clock.turns().len(), 7);
+    assert_eq!(s.clock.first_player, "french");
+    // "All hexes east of hex row 31.xx": the map starts at column 32.
+    assert_eq!(s.map.first_col, 32);
+    assert_eq!(
+        s.place("casa-de-salinas").expect("Casa").hexes,
+        ["50.04".parse::<Hex>().expect("hex")]
+    );
+    let d5 = s
+        .preset_orders
+        .iter()
+        .find(|o| o.to == "1-div")
+        .expect("1 Div's order");
+    assert_eq!(d5.status, scenario::PresetStatus::D5);
+    assert!(d5.text.contains("off the play area at 32.19"));
+    let at = |id: &str| {
+        s.arrival_of(id)
+            .map(|r| r.time.format("%H:%M").to_string())
+            .unwrap_or_default()
+    };
+    for (id, t) in [
+        ("lapisse", "15:00"),
+        ("8-ln-2-i", "15:00"),
+        ("beamont-i", "15:30"),
+        ("i-2lh-1", "15:30"),
+        ("2-i-2lf", "15:30"),
+        ("mackenzie", "15:30"),
+        ("victor", "16:30"),
+        ("9-lt-1-i", "16:30"),
+        ("95-ln-3-i", "16:30"),
+    ] {
+        assert_eq!(at(id), t, "{id}");
+    }
+    // 16 Lt-2-I starts at 53.07, ahead of its division.
+    assert_eq!(
+        s.unit("16-lt-2-i")
+            .and_then(|u| u.position.as_ref())
+            .map(ToString::to_string),
+        Some("53.07".to_string())
+    );
+}
+
+#[test]
+fn casa_de_salinas_starts_with_1_div_in_delay_and_mackenzie_arrives() {
+    let (_, text) = scenario::bundled_text("talavera-1809-casa-de-salinas").expect("bundled");
+    let mut g = Game::in_memory(NewGame::on(text.to_string(), salinas(), 3).expect("presets read"))
+        .expect("starts");
+    let delayed = g
+        .state
+        .orders
+        .values()
+        .find(|o| o.recipient == "1-div")
+        .expect("1 Div's order");
+    assert_eq!(delayed.status, OrderStatus::Delayed { needs: 5 });
+    assert_eq!(g.state.commands["3-div"].status, CommandStatus::NoOrders);
+    assert!(g.state.positions.get("mackenzie").is_none());
+    g.advance(Until::Turn(3), None).expect("two turns run");
+    assert_eq!(
+        g.state.positions.get("mackenzie"),
+        Some(&"51.04".parse().expect("hex"))
+    );
+    assert!(g.state.positions.contains_key("lapisse"));
+    assert!(g.verify().expect("verify").ok());
+}

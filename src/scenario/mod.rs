@@ -31,6 +31,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         "talavera-1809.toml",
         include_str!("../../scenarios/talavera-1809.toml"),
     ),
+    (
+        "talavera-1809-casa-de-salinas.toml",
+        include_str!("../../scenarios/talavera-1809-casa-de-salinas.toml"),
+    ),
 ];
 
 /// Read, parse and validate a scenario file. All problems are reported at once.
@@ -72,7 +76,8 @@ pub fn bundled_text(name: &str) -> Option<(&'static str, &'static str)> {
 }
 
 /// Load a scenario from a file or, when no such file exists, from the bundled scenario of that
-/// name (`tutorial-hall`, `vimeiro-1808`, `talavera-1809`). Returns the name used in messages and the scenario.
+/// name (`tutorial-hall`, `vimeiro-1808`, `talavera-1809`,
+/// `talavera-1809-casa-de-salinas`). Returns the name used in messages and the scenario.
 pub fn load_or_bundled(path: &Path) -> Result<(String, Scenario), ScenarioError> {
     source(path).map(|(origin, _, s)| (origin, s))
 }
