@@ -588,3 +588,16 @@ fn casa_de_salinas_starts_with_1_div_in_delay_and_mackenzie_arrives() {
     assert!(g.state.positions.contains_key("lapisse"));
     assert!(g.verify().expect("verify").ok());
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, .. proptest::prelude::ProptestConfig::default() })]
+
+    /// Any text in a `losses` field is read or refused, never a panic; what is read prints back
+    /// to the same numbers.
+    #[test]
+    fn any_loss_text_is_read_or_refused(text in "[0-9 ()<>x-]{0,16}") {
+        if let Ok(c) = scenario::losses::parse(&text) {
+            proptest::prop_assert_eq!(scenario::losses::parse(&c.to_string()), Ok(c));
+        }
+    }
+}
