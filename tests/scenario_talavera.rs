@@ -579,7 +579,7 @@ fn casa_de_salinas_starts_with_1_div_in_delay_and_mackenzie_arrives() {
         .expect("1 Div's order");
     assert_eq!(delayed.status, OrderStatus::Delayed { needs: 5 });
     assert_eq!(g.state.commands["3-div"].status, CommandStatus::NoOrders);
-    assert!(g.state.positions.get("mackenzie").is_none());
+    assert!(!g.state.positions.contains_key("mackenzie"));
     g.advance(Until::Turn(3), None).expect("two turns run");
     assert_eq!(
         g.state.positions.get("mackenzie"),
