@@ -212,6 +212,9 @@ impl Game {
             created_at,
             branched_from: None,
         };
+        // Pre-scenario losses (Talavera 7.1) must fit the loss charts this game plays with.
+        crate::engine::combat_system::pre_scenario_losses(&scenario, &combat)
+            .map_err(GameError::Refused)?;
         // Decide the start before creating the file, so a refusal leaves nothing behind.
         let engine = Engine::with_combat(&scenario, &tables, &combat);
         let state = engine.initial_state();

@@ -98,11 +98,11 @@ impl HexSpace {
                         }
                     }
                 }
-                PlaceKind::Stream | PlaceKind::River => {
-                    let kind = if p.kind == PlaceKind::Stream {
-                        "stream"
-                    } else {
-                        "river"
+                PlaceKind::Stream | PlaceKind::River | PlaceKind::Wall => {
+                    let kind = match p.kind {
+                        PlaceKind::Stream => "stream",
+                        PlaceKind::River => "river",
+                        _ => "wall",
                     };
                     if let Some(c) = costs.hexside.get(kind) {
                         for hs in &p.hexsides {
@@ -111,7 +111,8 @@ impl HexSpace {
                         }
                     }
                 }
-                PlaceKind::Bridge | PlaceKind::Ford => {
+                // Gates in a wall are crossed like a bridge (Talavera T1.2e).
+                PlaceKind::Bridge | PlaceKind::Ford | PlaceKind::Gate => {
                     for hs in &p.hexsides {
                         bridges.insert(key(hs.0, hs.1));
                     }

@@ -35,6 +35,7 @@ fn bundled_scenarios_pass_check() {
     for file in [
         "scenarios/tutorial-hall.toml",
         "scenarios/vimeiro-1808.toml",
+        "scenarios/talavera-1809.toml",
     ] {
         let out = staffwork(&["scenario", "check", file]);
         assert_eq!(out.status.code(), Some(0), "{file}: {}", stdout(&out));
@@ -199,6 +200,70 @@ fn problem_inside_an_inline_table() {
         118,
         "victory.points[1].side",
         "unknown side `green`",
+    );
+}
+
+// Pre-scenario losses (Talavera 7.1, `P (S) <n>`): one fixture per broken case.
+
+#[test]
+fn malformed_unit_losses() {
+    assert_problem(
+        "losses-malformed-unit.toml",
+        78,
+        "units[0].losses",
+        "`2 (x) <1>` is not a loss entry: `x` is not a whole number of stragglers",
+    );
+    let out = staffwork(&[
+        "scenario",
+        "check",
+        "tests/data/scenarios/losses-malformed-unit.toml",
+    ]);
+    assert!(stdout(&out).contains("help: write `P (S) <n>`"));
+}
+
+#[test]
+fn malformed_formation_losses() {
+    assert_problem(
+        "losses-malformed-formation.toml",
+        60,
+        "formations[1].losses",
+        "`2 4 1` is not a loss entry: the stragglers in parentheses are missing",
+    );
+}
+
+#[test]
+fn unit_losses_beyond_its_boxes() {
+    assert_problem(
+        "losses-beyond-unit.toml",
+        88,
+        "units[1].losses",
+        "3 (3) <0> marks 6 boxes, but `blue-2` has 5",
+    );
+    let out = staffwork(&[
+        "scenario",
+        "check",
+        "tests/data/scenarios/losses-beyond-unit.toml",
+    ]);
+    assert!(stdout(&out).contains("help: lower the losses to at most 5 boxes"));
+}
+
+#[test]
+fn division_losses_beyond_its_brigades_boxes() {
+    assert_problem(
+        "losses-beyond-formation.toml",
+        60,
+        "formations[1].losses",
+        "10 (6) <1> marks 16 boxes, but the 2 brigade(s) of `blue-div` have 15 free boxes",
+    );
+}
+
+#[test]
+fn losses_on_a_train() {
+    assert_problem(
+        "losses-on-a-train.toml",
+        96,
+        "units[2].losses",
+        "`blue-train` is a train and has no loss chart",
     );
 }
 

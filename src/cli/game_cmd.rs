@@ -1023,10 +1023,34 @@ pub fn status(a: LogArgs) -> CmdResult {
         })
         .map(|(s, x)| json!({"side": s, "command_points": x.command_points}))
         .collect();
+    // Loss charts (20.4), starting with the losses suffered before the scenario (Talavera 7.1):
+    // a side sees only its own (4.0).
+    let units: Vec<serde_json::Value> = game
+        .state
+        .units
+        .iter()
+        .filter_map(|(id, u)| {
+            let side = game.scenario.unit(id)?.side.as_str();
+            match &viewer {
+                Viewer::Side(v) if v != side => return None,
+                _ => {}
+            }
+            // Only a brigade is Wrecked (21.6); a battery's chart counts gun points.
+            let wrecked = game.state.commands.get(id).is_some_and(|c| c.wrecked);
+            Some(json!({
+                "unit": id, "side": side,
+                "permanent": u.track.permanent, "stragglers": u.track.stragglers,
+                "skirmisher_losses": u.skirmisher_losses,
+                "boxes": u.track.boxes, "remaining": u.track.remaining(),
+                "morale": u.morale, "blown": u.blown, "wrecked": wrecked,
+            }))
+        })
+        .collect();
     if a.format == Format::Json {
         return super::print_json(&json!({
             "turn": game.state.turn, "phasing": game.state.phasing(), "step": game.state.step,
-            "sides": sides, "commands": commands, "positions": positions, "orders": order_log(&game, &viewer),
+            "sides": sides, "commands": commands, "positions": positions, "units": units,
+            "orders": order_log(&game, &viewer),
         }));
     }
     print_where_for(&game, &viewer);
@@ -1059,6 +1083,41 @@ pub fn status(a: LogArgs) -> CmdResult {
     println!("\npositions ({} visible):", positions.len());
     for (p, h) in &positions {
         println!("  {p:<20} {h}");
+    }
+    let hurt: Vec<&serde_json::Value> = units
+        .iter()
+        .filter(|u| {
+            u["permanent"] != 0
+                || u["stragglers"] != 0
+                || u["skirmisher_losses"] != 0
+                || u["morale"] != "normal"
+                || u["blown"] == true
+        })
+        .collect();
+    if !hurt.is_empty() {
+        println!("\nlosses (P (S) <n>, boxes left of the loss chart; 7.1, 20.4):");
+        for u in hurt {
+            let wrecked = if u["wrecked"] == true {
+                ", WRECKED"
+            } else {
+                ""
+            };
+            let morale = u["morale"].as_str().unwrap_or("");
+            let morale = if morale == "normal" {
+                String::new()
+            } else {
+                format!(", {morale}")
+            };
+            println!(
+                "  {:<20} {} ({}) <{}>   {} of {} boxes left{morale}{wrecked}",
+                u["unit"].as_str().unwrap_or(""),
+                u["permanent"],
+                u["stragglers"],
+                u["skirmisher_losses"],
+                u["remaining"],
+                u["boxes"],
+            );
+        }
     }
     Ok(())
 }

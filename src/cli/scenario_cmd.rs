@@ -220,6 +220,12 @@ fn unit_line(out: &mut String, s: &Scenario, u: &Unit, indent: usize, note: &str
     if u.independent {
         out.push_str(" [independent, 6.8]");
     }
+    if u.borrowed {
+        out.push_str(" [on loan to the army commander, T2.4]");
+    }
+    if let Some(l) = &u.losses {
+        let _ = write!(out, " [losses {}, 7.1]", l.0.trim());
+    }
     if !note.is_empty() {
         let _ = write!(out, " [{note}]");
     }
@@ -252,6 +258,15 @@ fn formation_tree(out: &mut String, s: &Scenario, f: &Formation, indent: usize, 
     }
     if f.independent {
         out.push_str(" [independent, 6.8]");
+    }
+    if f.borrowed {
+        out.push_str(" [on loan to the army commander, T2.4]");
+    }
+    if let Some(n) = f.wreck_at {
+        let _ = write!(out, " [wrecked at {n} wrecked brigades, 21.6.2]");
+    }
+    if let Some(l) = &f.losses {
+        let _ = write!(out, " [losses {}, 7.1]", l.0.trim());
     }
     if f.parent.is_some() && f.hq.is_none() && f.commander.is_some() {
         let pos = f

@@ -91,10 +91,12 @@ pub(super) fn release_for(
                 .is_some_and(|h| ctx.state.positions.get(from) == Some(h));
             Ok(Some(Release {
                 corps: corps.id.clone(),
-                method: if with_corps_commander {
-                    Method::InPerson
-                } else {
-                    method
+                // Away from him, an order handed to the division in person reaches him by word
+                // of mouth: oral (decision 0046).
+                method: match method {
+                    _ if with_corps_commander => Method::InPerson,
+                    Method::InPerson => Method::Oral,
+                    m => m,
                 },
             }))
         }

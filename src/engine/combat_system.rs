@@ -146,43 +146,56 @@ impl SideReadback {
 }
 
 /// The starting loss track of every brigade and battery (20.4; boxes from strength, an assumed
-/// chart, `tables/nbs-3.0/combat.toml` `[wrecked]`).
+/// chart, `tables/nbs-3.0/combat.toml` `[wrecked]`), with the losses suffered before the
+/// scenario (Talavera 7.1, `scenario::losses`) already marked. A validated scenario's losses
+/// fit the built-in charts; with other charts (`--combat-tables`) the game start checks them
+/// first ([`pre_scenario_losses`]), and here they are clamped to the chart, never past it.
 pub fn initial_units(s: &Scenario, t: &crate::combat::CombatTables) -> Vec<(String, UnitState)> {
+    let (losses, _) = crate::scenario::losses::distribute(s, |u| t.wrecked.unit_boxes(u));
     s.units
         .iter()
-        .filter(|u| !matches!(u.kind, UnitKind::Train))
-        .map(|u| {
-            let size = u.strength.map_or(Size::C, size_of_strength);
-            let boxes = if u.kind.is_artillery() {
-                u.gun_points.unwrap_or(5)
-            } else {
-                t.wrecked.boxes_for(size)
-            };
+        .filter_map(|u| {
+            let boxes = t.wrecked.unit_boxes(u)?;
+            let pre = losses.get(&u.id).copied().unwrap_or_default();
+            let permanent = pre.permanent.min(boxes);
+            let stragglers = pre.stragglers.min(boxes - permanent);
             let track = LossTrack {
                 boxes,
-                permanent: 0,
-                stragglers: 0,
+                permanent,
+                stragglers,
                 wreck_at: t.wrecked.brigade_wreck_at(boxes),
             };
-            (
+            Some((
                 u.id.clone(),
                 UnitState {
                     track,
+                    skirmisher_losses: pre.skirmishers,
                     ..UnitState::default()
                 },
-            )
+            ))
         })
         .collect()
 }
 
-fn size_of_strength(s: crate::scenario::Strength) -> Size {
-    use crate::scenario::Strength::*;
-    match s {
-        C => Size::C,
-        B => Size::B,
-        A => Size::A,
-        AA => Size::AA,
-        AAA => Size::AAA,
+/// The losses suffered before the scenario (Talavera 7.1) dealt out to every unit, or why they
+/// do not fit the loss charts `t` (a game with its own combat tables checks this before it
+/// starts).
+pub fn pre_scenario_losses(
+    s: &Scenario,
+    t: &crate::combat::CombatTables,
+) -> Result<std::collections::BTreeMap<String, crate::scenario::LossCounts>, Refusal> {
+    let (losses, problems) = crate::scenario::losses::distribute(s, |u| t.wrecked.unit_boxes(u));
+    match problems.first() {
+        None => Ok(losses),
+        Some(p) => Err(Refusal::new(
+            "losses-beyond-chart",
+            "7.1",
+            format!(
+                "the scenario's pre-scenario losses do not fit these loss charts: {}",
+                p.describe(s)
+            ),
+            "use charts with more boxes per strength level, or change the scenario's `losses`",
+        )),
     }
 }
 
@@ -322,7 +335,7 @@ fn combatant(ctx: &Ctx, ids: &[String], hex: Hex, quality: SkirmisherQuality) ->
             id: div.clone(),
             brigades,
             wrecked_brigades: wrecked,
-            wreck_at: Some(division_wreck_at(t, brigades)),
+            wreck_at: Some(division_wreck_at(s, t, &div, brigades)),
         });
     }
     c
@@ -340,8 +353,12 @@ fn division_count(ctx: &Ctx, div: &str) -> (u8, u8) {
 
 /// Wrecked brigades that wreck a division of `brigades` (21.6.2; the assumed threshold of
 /// `[wrecked]`).
-fn division_wreck_at(t: &crate::combat::CombatTables, brigades: u8) -> u8 {
-    brigades.saturating_sub(t.wrecked.division_less).max(1)
+/// Wrecked brigades that wreck a division (21.6.4): the scenario's threshold if it sets one
+/// (Talavera scenario 4: the reinforced 1-I at three, the reduced 3-I at two), else the chart's.
+fn division_wreck_at(s: &Scenario, t: &crate::combat::CombatTables, div: &str, brigades: u8) -> u8 {
+    s.formation(div)
+        .and_then(|f| f.wreck_at)
+        .unwrap_or_else(|| brigades.saturating_sub(t.wrecked.division_less).max(1))
 }
 
 fn terrain_at(s: &Scenario, hex: Hex) -> Terrain {
@@ -1129,7 +1146,7 @@ pub(super) fn rally_phase(
                 .filter(|p| ctx.state.commands.get(p).is_some_and(|c| c.wrecked));
             if let Some(div) = division {
                 let (brigades, wrecked) = division_count(ctx, &div);
-                if wrecked < division_wreck_at(t, brigades) {
+                if wrecked < division_wreck_at(s, t, &div, brigades) {
                     ctx.emit_side(
                         side,
                         EventKind::WreckedChanged {

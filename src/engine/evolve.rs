@@ -64,6 +64,15 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             for (piece, hex) in positions {
                 state.positions.insert(piece.clone(), *hex);
             }
+            // A brigade whose pre-scenario losses (Talavera 7.1) reach its Wrecked mark starts
+            // Wrecked (21.6).
+            for (id, u) in units {
+                if u.track.wrecked_by_losses()
+                    && let Some(c) = state.commands.get_mut(id)
+                {
+                    c.wrecked = true;
+                }
+            }
         }
         EventKind::PresetOrder { order } => {
             let n = order.number;

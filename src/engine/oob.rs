@@ -64,13 +64,23 @@ pub fn commander_of<'a>(
     s.commander(state.commanders.get(command)?)
 }
 
-/// The formation a commander commands as the game stands.
+/// The formation a commander commands as the game stands. A commander who leads an army or
+/// corps and a division of his own below it (Talavera T4.4 Joseph, T4.5 Sebastiani) answers
+/// for the higher one: the formation whose parent he does not also command.
 pub fn formation_of<'a>(state: &'a GameState, commander: &str) -> Option<&'a str> {
-    state
-        .commanders
-        .iter()
-        .find(|(_, c)| *c == commander)
-        .map(|(f, _)| f.as_str())
+    let led = || {
+        state
+            .commanders
+            .iter()
+            .filter(move |(_, c)| *c == commander)
+            .map(|(f, _)| f.as_str())
+    };
+    led()
+        .find(|f| {
+            parent(state, f)
+                .is_none_or(|p| state.commanders.get(&p).map(String::as_str) != Some(commander))
+        })
+        .or_else(|| led().next())
 }
 
 /// A commander's rating as the game stands: the scenario's, unless a variant in play changes

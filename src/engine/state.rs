@@ -276,6 +276,15 @@ pub struct UnitState {
     /// The turn it last fought or was fired on (no straggler recovery then, chart p6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_combat_turn: Option<u32>,
+    /// The `<n>` of a pre-scenario loss entry (Talavera 7.1, `P (S) <n>`), undefined in the
+    /// seed and read as skirmisher losses (decision 0025). Recorded and shown; no rule uses it
+    /// yet, because the combat model has no skirmisher boxes on a brigade's chart.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub skirmisher_losses: u8,
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
 }
 
 /// Per-side state.

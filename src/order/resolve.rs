@@ -248,6 +248,9 @@ struct PlaceKey {
 
 struct UnitKey {
     key: String,
+    /// The name as written, only folded (case, diacritics, spacing): "IV Div" stays apart from
+    /// "4 Div", which share a key.
+    written: String,
     /// The words of the key that hold digits ("2", "2-i"): never near misses of each other.
     digits: Vec<String>,
     id: String,
@@ -315,6 +318,7 @@ impl<'a> Index<'a> {
                 if !key.is_empty() {
                     units.push(UnitKey {
                         digits: digit_words(&key),
+                        written: fold(n),
                         key,
                         id: id.to_string(),
                         name: name.to_string(),
@@ -356,6 +360,8 @@ impl<'a> Index<'a> {
             for key in keys.into_iter().filter(|k| !k.is_empty()) {
                 units.push(UnitKey {
                     digits: digit_words(&key),
+                    // Commanders' names are matched by key only.
+                    written: String::new(),
                     key,
                     id: f.id.clone(),
                     name: f.name.clone(),
@@ -472,11 +478,22 @@ impl<'a> Index<'a> {
     pub fn unit(&self, text: &str, fuzzy: bool) -> Match {
         let key = unit_key(text);
         let bare = without_titles(&key);
-        let found: Vec<&UnitKey> = self
+        let mut found: Vec<&UnitKey> = self
             .units
             .iter()
             .filter(|k| k.key == key || (!bare.is_empty() && k.key == bare))
             .collect();
+        // A name written exactly as one formation spells it beats names that only read the same
+        // ("IV Div" is the Spanish IV Div, not the British "4 Div").
+        let written = fold(text);
+        let exact: Vec<&UnitKey> = found
+            .iter()
+            .copied()
+            .filter(|k| k.written == written)
+            .collect();
+        if !exact.is_empty() && exact.iter().all(|k| k.id == exact[0].id) {
+            found = exact;
+        }
         if let Some(first) = found.first() {
             let mut others: Vec<String> = found
                 .iter()

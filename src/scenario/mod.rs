@@ -6,10 +6,12 @@
 
 pub mod assumed;
 pub mod clock;
+pub mod losses;
 pub mod model;
 pub mod validate;
 
 pub use assumed::{AssumedValue, assumed_values};
+pub use losses::{LossCounts, LossEntry};
 pub use model::*;
 pub use validate::{Problem, ScenarioError};
 
@@ -24,6 +26,14 @@ pub const BUNDLED: &[(&str, &str)] = &[
     (
         "vimeiro-1808.toml",
         include_str!("../../scenarios/vimeiro-1808.toml"),
+    ),
+    (
+        "talavera-1809.toml",
+        include_str!("../../scenarios/talavera-1809.toml"),
+    ),
+    (
+        "talavera-1809-casa-de-salinas.toml",
+        include_str!("../../scenarios/talavera-1809-casa-de-salinas.toml"),
     ),
 ];
 
@@ -66,7 +76,8 @@ pub fn bundled_text(name: &str) -> Option<(&'static str, &'static str)> {
 }
 
 /// Load a scenario from a file or, when no such file exists, from the bundled scenario of that
-/// name (`tutorial-hall`, `vimeiro-1808`). Returns the name used in messages and the scenario.
+/// name (`tutorial-hall`, `vimeiro-1808`, `talavera-1809`,
+/// `talavera-1809-casa-de-salinas`). Returns the name used in messages and the scenario.
 pub fn load_or_bundled(path: &Path) -> Result<(String, Scenario), ScenarioError> {
     source(path).map(|(origin, _, s)| (origin, s))
 }

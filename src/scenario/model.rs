@@ -212,6 +212,15 @@ pub struct Formation {
     /// has already borrowed from Cuesta and may order without Cuesta's roll).
     #[serde(default)]
     pub borrowed: bool,
+    /// A division is Wrecked when this many of its brigades are Wrecked (21.6.2), instead of the
+    /// combat tables' assumption (`[wrecked].division_less`). Talavera scenario 4: the reinforced
+    /// 1-I breaks at three, the reduced 3-I at two.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wreck_at: Option<u8>,
+    /// Losses the formation suffered before the scenario (Talavera 7.1, `"2 (4) <1>"`), dealt
+    /// out to its brigades one box at a time in order-of-battle order (`scenario::losses`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub losses: Option<super::losses::LossEntry>,
     #[serde(default)]
     pub assumed: Vec<String>,
 }
@@ -342,6 +351,10 @@ pub struct Unit {
     /// with a division).
     #[serde(default)]
     pub borrowed: bool,
+    /// Losses suffered before the scenario (Talavera 7.1): `"P (S) <n>"`, Permanent Casualties,
+    /// (Stragglers) and `<n>` (read as skirmisher losses). A battery's P are gun points lost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub losses: Option<super::losses::LossEntry>,
     /// Regiments and notes from the order of battle.
     #[serde(default)]
     pub regiments: Vec<String>,
@@ -618,6 +631,10 @@ pub enum PlaceKind {
     Bridge,
     Ford,
     Redoubt,
+    /// A town wall: hexsides no unit crosses but through a gate (Talavera T1.2e).
+    Wall,
+    /// Gates in a wall: hexsides crossed like a bridge (Talavera T1.2e).
+    Gate,
     Entry,
     Area,
     Coast,
@@ -891,11 +908,13 @@ impl Scenario {
     pub fn child_units<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a Unit> + 'a {
         self.units.iter().filter(move |u| u.parent == id)
     }
-    /// The formation a commander commands, if any.
+    /// The formation a commander commands, if any; the highest echelon when he leads an army or
+    /// corps and a division of his own (Talavera T4.4, T4.5), the first in the file on a tie.
     pub fn formation_of_commander(&self, commander: &str) -> Option<&Formation> {
         self.formations
             .iter()
-            .find(|f| f.commander.as_deref() == Some(commander))
+            .filter(|f| f.commander.as_deref() == Some(commander))
+            .min_by_key(|f| f.echelon)
     }
     /// The army commander of a side.
     pub fn army_commander(&self, side: &str) -> Option<&Commander> {

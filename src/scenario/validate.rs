@@ -481,13 +481,22 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
                 "name him as the `commander`, in the `succession` or `relieved_by` of a formation, give him a `brigade`, or remove him",
             );
         }
-        let led: Vec<&str> = s
+        let led: Vec<&Formation> = s
             .formations
             .iter()
             .filter(|f| f.commander.as_deref() == Some(&x.id))
-            .map(|f| f.id.as_str())
             .collect();
-        if led.len() > 1 {
+        // A corps or army commander may also lead a division of his own directly below it
+        // (Talavera T4.4: Joseph and the Royal Guard; T4.5: Sebastiani and 1-IV).
+        let own_division = led.len() == 2
+            && led.iter().any(|d| {
+                d.echelon == Echelon::Division
+                    && led
+                        .iter()
+                        .any(|p| d.parent.as_deref() == Some(p.id.as_str()))
+            });
+        let led: Vec<&str> = led.iter().map(|f| f.id.as_str()).collect();
+        if led.len() > 1 && !own_division {
             c.push(
                 "commanders",
                 i,
@@ -498,7 +507,7 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
                     led.len(),
                     led.join(", ")
                 ),
-                "a commander counter commands one formation (6.1)",
+                "a commander counter commands one formation (6.1), or an army or corps and one division directly below it (Talavera T4.4, T4.5)",
             );
         }
         check_assumed(&mut c, "commanders", i, &x.assumed, x);
@@ -607,6 +616,25 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
                 "divisions have no HQ (6.10)".into(),
                 "remove `hq`; give the division commander a position instead",
             );
+        }
+        if let Some(n) = f.wreck_at {
+            if f.echelon != Echelon::Division {
+                c.push(
+                    "formations",
+                    i,
+                    "wreck_at",
+                    format!("{} `{}` is not a division", f.echelon, f.id),
+                    "only a division has a Wrecked threshold (21.6.2); remove `wreck_at`",
+                );
+            } else if n == 0 {
+                c.push(
+                    "formations",
+                    i,
+                    "wreck_at",
+                    "a division cannot be Wrecked by 0 wrecked brigades".into(),
+                    "give the number of wrecked brigades that wreck it, 1 or more (21.6.2)",
+                );
+            }
         }
         check_temporary(&mut c, s, i, f);
         check_assumed(&mut c, "formations", i, &f.assumed, f);
@@ -1021,6 +1049,7 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
     }
 
     check_random_events(&mut c, s, &side_ids);
+    check_losses(&mut c, s);
     check_map(&mut c, s);
     c.problems
 }
@@ -1103,9 +1132,98 @@ fn check_random_events(c: &mut Checker, s: &Scenario, side_ids: &BTreeSet<&str>)
     }
 }
 
-/// Terrain names that no unit may enter (Vimeiro V1.2 all-ocean hexes).
+/// Pre-scenario losses (Talavera 7.1): readable, and within the loss charts of the built-in
+/// combat tables (`[wrecked]`; a game with other charts checks again when it starts).
+fn check_losses(c: &mut Checker, s: &Scenario) {
+    use super::losses::LossProblem as L;
+    const FORM: &str = "write `P (S) <n>` as the scenario prints it, e.g. \"2 (4) <1>\": Permanent Casualties, (Stragglers), <n> (7.1; `<n>` may be left out)";
+    let t = crate::combat::tables::builtin();
+    let (_, problems) = super::losses::distribute(s, |u| t.wrecked.unit_boxes(u));
+    for p in problems {
+        match p {
+            L::Malformed {
+                array,
+                index,
+                text,
+                why,
+            } => c.push(
+                array,
+                index,
+                "losses",
+                format!("`{text}` is not a loss entry: {why}"),
+                FORM,
+            ),
+            L::BeyondUnit {
+                index,
+                losses,
+                boxes,
+            } => {
+                let u = &s.units[index];
+                c.push(
+                    "units",
+                    index,
+                    "losses",
+                    format!(
+                        "{losses} marks {} boxes, but `{}` has {boxes} ({})",
+                        losses.boxes(),
+                        u.id,
+                        if u.kind.is_artillery() {
+                            "its gun points".to_string()
+                        } else {
+                            format!(
+                                "strength {} on the built-in loss charts",
+                                u.strength.map_or("C".into(), |x| format!("{x:?}"))
+                            )
+                        }
+                    ),
+                    &format!(
+                        "lower the losses to at most {boxes} boxes in all (P + S), or raise the unit's `strength` (or `gun_points`)"
+                    ),
+                );
+            }
+            L::NoChart { index } => c.push(
+                "units",
+                index,
+                "losses",
+                format!("`{}` is a train and has no loss chart", s.units[index].id),
+                "remove `losses` from the train",
+            ),
+            L::BeyondFormation {
+                index,
+                losses,
+                room,
+                brigades,
+            } => c.push(
+                "formations",
+                index,
+                "losses",
+                format!(
+                    "{losses} marks {} boxes, but the {brigades} brigade(s) of `{}` have {room} free boxes",
+                    losses.boxes(),
+                    s.formations[index].id
+                ),
+                &format!(
+                    "lower the losses to at most {room} boxes (P + S), or give some of them to other units with their own `losses`"
+                ),
+            ),
+            L::NoBrigades { index } => c.push(
+                "formations",
+                index,
+                "losses",
+                format!(
+                    "`{}` has no brigade to take its losses",
+                    s.formations[index].id
+                ),
+                "put the losses on the units themselves (`losses` on [[units]])",
+            ),
+        }
+    }
+}
+
+/// Terrain names that no unit may enter (Vimeiro V1.2 all-ocean hexes; the Tajo at Talavera,
+/// crossed only by its bridge, T1.2a).
 fn is_prohibited_name(name: &str) -> bool {
-    matches!(name, "ocean" | "sea" | "lake")
+    matches!(name, "ocean" | "sea" | "lake" | "river")
 }
 
 /// Ids are unique across every kind of thing an order or reference may name.
@@ -1485,6 +1603,74 @@ mod tests {
         assert_eq!(
             loc.path_at(text.find("1.02").unwrap()).as_deref(),
             Some("units[1].hexes[1]")
+        );
+    }
+
+    fn problems_of(s: &Scenario) -> Vec<String> {
+        let text = toml::to_string(s).expect("serialise");
+        validate("t.toml", &text, s)
+            .iter()
+            .map(|p| format!("{}: {}", p.field, p.message))
+            .collect()
+    }
+
+    /// T4.4/T4.5: an army or corps commander may lead one division directly below it as well;
+    /// two unrelated formations stay an error (6.1).
+    #[test]
+    fn a_commander_may_lead_his_own_division_only() {
+        let mut s = crate::scenario::bundled("vimeiro-1808").expect("bundled");
+        // Junot leads the army and Loison's division (directly below it): allowed.
+        for f in s.formations.iter_mut() {
+            if f.id == "loison-div" {
+                f.commander = Some("junot".into());
+            }
+        }
+        s.commanders.retain(|c| c.id != "loison");
+        let p = problems_of(&s);
+        assert!(
+            !p.iter().any(|x| x.contains("commands 2 formations")),
+            "{p:?}"
+        );
+        // Kellerman leads two sibling divisions: refused.
+        let mut s = crate::scenario::bundled("vimeiro-1808").expect("bundled");
+        for f in s.formations.iter_mut() {
+            if f.id == "margaron-div" {
+                f.commander = Some("kellerman".into());
+            }
+        }
+        s.commanders.retain(|c| c.id != "margaron");
+        let p = problems_of(&s);
+        assert!(
+            p.iter().any(|x| x.contains("commands 2 formations")),
+            "{p:?}"
+        );
+    }
+
+    #[test]
+    fn wreck_at_is_for_divisions_and_at_least_one() {
+        let mut s = crate::scenario::bundled("vimeiro-1808").expect("bundled");
+        for f in s.formations.iter_mut() {
+            match f.id.as_str() {
+                "french-army" => f.wreck_at = Some(2),
+                "loison-div" => f.wreck_at = Some(0),
+                "delaborde-div" => f.wreck_at = Some(2),
+                _ => {}
+            }
+        }
+        let p = problems_of(&s);
+        assert!(
+            p.iter()
+                .any(|x| x.starts_with("formations[") && x.contains("is not a division")),
+            "{p:?}"
+        );
+        assert!(
+            p.iter().any(|x| x.contains("by 0 wrecked brigades")),
+            "{p:?}"
+        );
+        assert_eq!(
+            p.iter().filter(|x| x.contains("wreck_at")).count(),
+            2,
+            "{p:?}"
         );
     }
 
