@@ -2,14 +2,10 @@
 //! tamper detection, crash safety, per-side secrecy, and bad input changing nothing.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn staffwork(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_staffwork"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
+mod common;
+use common::staffwork;
 
 fn ok(args: &[&str]) -> String {
     let out = staffwork(args);

@@ -1,16 +1,12 @@
 //! Drives the built `staffwork` binary: `rules show`, `odds …`, `simulate …` (rules 6.4–6.7,
 //! chart p1). Exit codes: 0 ok, 1 input judged bad, 2 usage or IO error.
 
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
 
-fn staffwork(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_staffwork"))
-        .args(args)
-        .output()
-        .expect("run staffwork")
-}
+mod common;
+use common::staffwork;
 
 fn ok_json(args: &[&str]) -> Value {
     let out = staffwork(args);

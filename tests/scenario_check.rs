@@ -2,19 +2,8 @@
 //! problem (tests/data/scenarios/): exit code 1, and every message names the file, the line and
 //! the field.
 
-use std::process::{Command, Output};
-
-fn staffwork(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_staffwork"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run staffwork")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+mod common;
+use common::{staffwork, stdout};
 
 /// Check a broken fixture: exit code 1 and a message `FILE:LINE: FIELD: …` containing `words`.
 fn assert_problem(fixture: &str, line: usize, field: &str, words: &str) {

@@ -2,15 +2,8 @@
 //! summary sections are printed, JSON carries the scenario plus `summary` and `assumed`, and
 //! bundled names work without a file.
 
-use std::process::{Command, Output};
-
-fn staffwork(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_staffwork"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run staffwork")
-}
+mod common;
+use common::staffwork;
 
 fn show(args: &[&str]) -> String {
     let out = staffwork(args);

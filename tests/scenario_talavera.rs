@@ -4,27 +4,16 @@
 //! pre-set orders are in force, the losses are in the units' loss charts and in `status`, and a
 //! whole game turn runs.
 
-use std::process::{Command, Output};
-
 use staffwork::engine::{CommandStatus, OrderStatus};
 use staffwork::game::{Game, NewGame, Until};
 use staffwork::hex::Hex;
 use staffwork::scenario::{self, Echelon, LossCounts, Scenario};
 
+mod common;
+use common::{staffwork, stdout};
+
 fn talavera() -> Scenario {
     scenario::bundled("talavera-1809").expect("talavera-1809 is bundled and valid")
-}
-
-fn staffwork(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_staffwork"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run staffwork")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 fn game() -> Game {
