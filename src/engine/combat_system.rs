@@ -572,6 +572,14 @@ pub(super) fn resolve(
     };
     let mut readback = CombatReadback::default();
     let (label, a_res, d_res, trace, notes) = match kind {
+        // T2.2a: Spanish cavalry must pass a Morale Check to charge cavalry; failing, it stays.
+        CombatKind::Charge { .. }
+            if super::special_rules::spanish_cavalry_balks(
+                ctx, &attacker, attackers, defenders,
+            )? =>
+        {
+            return Ok(());
+        }
         CombatKind::CloseCombat { fortified } => {
             if distance > 1 {
                 return Err(Refusal::new(
@@ -863,6 +871,9 @@ fn apply(
     skirmisher: Option<&(String, u8)>,
 ) {
     let lead = units[0].as_str();
+    // Talavera T2.2b: the Spanish take every Morale Change one worse once the British crack.
+    let morale_after =
+        super::special_rules::spanish_unease(ctx, lead, r.morale_before, r.morale_after);
     let mut track = r.aftermath.track.unwrap_or_else(|| {
         ctx.state
             .units
@@ -904,7 +915,7 @@ fn apply(
         permanent,
         stragglers: r.loss.stragglers,
         morale_change: r.loss.morale_change,
-        morale_after: r.morale_after,
+        morale_after,
         retreat: r.retreat,
         blown: r.blown,
         track,
@@ -931,7 +942,7 @@ fn apply(
                     stragglers: 0,
                     morale_change: r.loss.morale_change,
                     // 21.1: a Morale Change affects the whole stack.
-                    morale_after: r.morale_after,
+                    morale_after,
                     retreat: r.retreat,
                     blown: false,
                     track,
@@ -951,7 +962,7 @@ fn apply(
                     stragglers: 0,
                     morale_change: r.loss.morale_change,
                     // 21.1: a Morale Change affects the whole stack.
-                    morale_after: r.morale_after,
+                    morale_after,
                     retreat: r.retreat,
                     blown: false,
                     track,

@@ -18,6 +18,11 @@
 //! - `talavera-victor-stoppage` (T4.2c): acting on Initiative, Victor checks stoppage as a
 //!   0-rated commander.
 //!
+//! - `talavera-spanish-cavalry-morale` (T2.2a): Spanish cavalry checks morale before charging
+//!   cavalry, and stays put if it fails.
+//! - `talavera-spanish-unease` (T2.2b): with three British divisions wrecked, every Morale Change
+//!   a Spanish unit takes in combat is one worse.
+//!
 //! Talavera variants (switched on with `staffwork new --variant`):
 //!
 //! - `joseph-sends-aides` (5.3a): Joseph may send aide orders; Jourdan relays nothing; the other
@@ -489,5 +494,86 @@ fn burrard_takes_command(ctx: &mut Ctx, side: &str, burrard: &str) {
             &t,
             "automatic stoppage when Burrard took command (V2.5)",
         );
+    }
+}
+
+/// T2.2a: Spanish cavalry checks morale (21.2) before charging, or reaction-charging, enemy
+/// cavalry; on a failure it stays in place (it may try another target later). Returns whether
+/// it balks. The check is a `special-rule-rolled` event (`happens`: it charges).
+pub(super) fn spanish_cavalry_balks(
+    ctx: &mut Ctx,
+    attacker: &crate::combat::Combatant,
+    attackers: &[String],
+    defenders: &[String],
+) -> Result<bool, Refusal> {
+    const RULE: &str = "talavera-spanish-cavalry-morale";
+    let s = ctx.eng.scenario;
+    let cavalry = |id: &String| s.unit(id).is_some_and(|u| u.kind.is_cavalry());
+    if !has(ctx, RULE)
+        || !attackers
+            .first()
+            .is_some_and(|a| cavalry(a) && spanish(ctx, a))
+        || !defenders.first().is_some_and(cavalry)
+    {
+        return Ok(false);
+    }
+    let mut trace = crate::combat::Trace::default();
+    let check = crate::combat::morale::morale_check(
+        ctx.eng.combat,
+        attacker.morale_rating,
+        &attacker.commanders,
+        true,
+        0,
+        Purpose::Morale,
+        ctx.dice,
+        &mut trace,
+    )
+    .map_err(|e| match e {
+        crate::combat::CombatError::Dice(d) => Refusal::from(d),
+        other => Refusal::new("illegal-combat", "T2.2a", other.to_string(), ""),
+    })?;
+    let side = command_side(ctx, &attackers[0]).to_string();
+    ctx.emit_side(
+        &side,
+        EventKind::SpecialRuleRolled {
+            rule: RULE.into(),
+            dice: trace.dice,
+            happens: check.passed,
+        },
+    );
+    Ok(!check.passed)
+}
+
+/// T2.2b Spanish Unease: once three British divisions are wrecked, every Morale Change a Spanish
+/// unit takes in combat is one worse (M−1 → M−2, M+2 → M+1); no change stays no change.
+pub(super) fn spanish_unease(
+    ctx: &Ctx,
+    unit: &str,
+    before: crate::combat::MoraleState,
+    after: crate::combat::MoraleState,
+) -> crate::combat::MoraleState {
+    let Some(corps) = spanish_corps(ctx) else {
+        return after;
+    };
+    let s = ctx.eng.scenario;
+    let british_wrecked = ctx
+        .state
+        .commands
+        .iter()
+        .filter(|(id, c)| {
+            c.side == corps.side
+                && c.wrecked
+                && oob::echelon(s, id) == Some(crate::scenario::Echelon::Division)
+                && !spanish(ctx, id)
+        })
+        .count();
+    if has(ctx, "talavera-spanish-unease")
+        && british_wrecked >= 3
+        && spanish(ctx, unit)
+        && after != before
+    {
+        after.shift(-1)
+    } else {
+        after
     }
 }
