@@ -1182,16 +1182,14 @@ pub(super) fn move_piece(ctx: &mut Ctx, piece: &str, to: Hex) -> Result<(), Refu
         }
     }
     if piece.starts_with("hq:") || s.commander(piece).is_some() {
-        let allowance = s.commander_costs.allowance * 2;
+        // T2.3: some commanders move slower than the chart's allowance.
+        let mp = super::special_rules::commander_allowance(ctx, piece, s.commander_costs.allowance);
         let cost = ctx.eng.space.commander_cost(from, to);
-        if cost.is_none_or(|c| c.halves > allowance) {
+        if cost.is_none_or(|c| c.halves > mp * 2) {
             return Err(Refusal::new(
                 "too-far",
                 "chart p2",
-                format!(
-                    "{from} to {to} is beyond a commander's {} movement points",
-                    s.commander_costs.allowance
-                ),
+                format!("{from} to {to} is beyond {piece}'s {mp} movement points"),
                 "move in stages over several turns",
             ));
         }

@@ -23,6 +23,9 @@
 //! - `talavera-spanish-unease` (T2.2b): with three British divisions wrecked, every Morale Change
 //!   a Spanish unit takes in combat is one worse.
 //!
+//! - `talavera-tartana` (T2.3, "La tartana de Cuesta"): Cuesta moves 7 MP, as limbered foot
+//!   artillery, not a commander's allowance (not under variant 5.4a).
+//!
 //! Talavera variants (switched on with `staffwork new --variant`):
 //!
 //! - `joseph-sends-aides` (5.3a): Joseph may send aide orders; Jourdan relays nothing; the other
@@ -575,5 +578,17 @@ pub(super) fn spanish_unease(
         after.shift(-1)
     } else {
         after
+    }
+}
+
+/// T2.3: Cuesta rides in his carriage, 7 MP a turn (the engine counts them over commander
+/// costs); variant 5.4a ignores the rule. Everyone else has the chart's allowance.
+pub(super) fn commander_allowance(ctx: &Ctx, piece: &str, allowance: u32) -> u32 {
+    /// "La tartana de Cuesta": the foot artillery column's 7 MP.
+    const TARTANA_MP: u32 = 7;
+    if has(ctx, "talavera-tartana") && piece == "cuesta" && !variant(ctx, "cuesta-misunderstood") {
+        TARTANA_MP.min(allowance)
+    } else {
+        allowance
     }
 }
