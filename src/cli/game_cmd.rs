@@ -1010,7 +1010,7 @@ pub fn status(a: LogArgs) -> CmdResult {
         })
         .map(|(id, c)| {
             let follows = if c.follows_parent && c.status == CommandStatus::NoOrders { c.parent.clone() } else { None };
-            json!({"command": id, "side": c.side, "status": c.status, "follows": follows, "order": c.current_order, "stage": c.stage, "independent": c.independent, "wrecked": c.wrecked, "distortion_unnoticed": c.distortion_unnoticed})
+            json!({"command": id, "side": c.side, "status": c.status, "follows": follows, "order": c.current_order, "stage": c.stage, "independent": c.independent, "wrecked": c.wrecked, "distortion_unnoticed": c.distortion_unnoticed, "loan": c.loan})
         })
         .collect();
     let sides: Vec<serde_json::Value> = game
@@ -1065,16 +1065,21 @@ pub fn status(a: LogArgs) -> CmdResult {
         } else {
             ""
         };
+        // Talavera T2.4: on loan to the army commander, or barred to him.
+        let loan = c["loan"]
+            .as_str()
+            .map(|l| format!(", {l}"))
+            .unwrap_or_default();
         if let Some(parent) = c["follows"].as_str() {
             println!(
-                "  {:<16} {:<10} acts on {parent}'s orders{wrecked}",
+                "  {:<16} {:<10} acts on {parent}'s orders{wrecked}{loan}",
                 c["command"].as_str().unwrap_or(""),
                 c["side"].as_str().unwrap_or("")
             );
             continue;
         }
         println!(
-            "  {:<16} {:<10} {}{order}{wrecked}",
+            "  {:<16} {:<10} {}{order}{wrecked}{loan}",
             c["command"].as_str().unwrap_or(""),
             c["side"].as_str().unwrap_or(""),
             c["status"].as_str().unwrap_or("")
