@@ -3,6 +3,8 @@
 //! Cannon (6.6.1.6), Default Defense (6.6.2), Emergency Withdrawal (6.6.3), Attack Stoppage
 //! (6.7), Independent Orders (6.8), HQs (6.10), command range (6.11) and night command (27.2).
 
+use std::collections::BTreeMap;
+
 use super::command::{OverrideAction, TypedOrder};
 use super::event::{EventKind, Visibility, WithdrawalCause};
 use super::oob;
@@ -1368,7 +1370,8 @@ pub(super) fn stage_complete(ctx: &mut Ctx, command: &str) -> Result<(), Refusal
 /// at night ½ under General orders and ¼ otherwise (27.2.1). Adjacent is always in command.
 pub(crate) fn command_range_check(ctx: &mut Ctx, side: &str) -> Vec<String> {
     let s = ctx.eng.scenario;
-    let mut out = Vec::new();
+    // Per command: its parent and, for each counter it may trace to, whether it is in range.
+    let mut traced: Vec<(String, String, Vec<bool>)> = Vec::new();
     for (id, c) in &ctx.state.commands {
         if c.side != side || c.independent {
             continue;
@@ -1379,15 +1382,20 @@ pub(crate) fn command_range_check(ctx: &mut Ctx, side: &str) -> Vec<String> {
         let Some(pf) = s.formation(&parent) else {
             continue;
         };
-        let (anchor, base) = match (pf.echelon, oob::echelon(s, id)) {
-            (Echelon::Division, None) => (pf.commander.clone(), 4u32),
-            (Echelon::Corps, _) => (Some(oob::hq_piece(&pf.id)), 8),
+        let (anchors, base) = match (pf.echelon, oob::echelon(s, id)) {
+            (Echelon::Division, None) => {
+                let mut a: Vec<String> = pf.commander.iter().cloned().collect();
+                // T4.5: 1-IV may trace to the IV Corps HQ instead of Sebastiani.
+                a.extend(super::special_rules::other_divisional_anchor(ctx, pf));
+                (a, 4u32)
+            }
+            (Echelon::Corps, _) => (vec![oob::hq_piece(&pf.id)], 8),
             _ => continue,
         };
-        let (Some(hub), Some(anchor)) = (oob::hub_piece(s, &ctx.state, id), anchor) else {
+        let Some(hub) = oob::hub_piece(s, &ctx.state, id) else {
             continue;
         };
-        let (Some(a), Some(b)) = (pos(ctx, &hub), pos(ctx, &anchor)) else {
+        let Some(a) = pos(ctx, &hub) else {
             continue;
         };
         // Range follows the parent's order status (the command chain's orders).
@@ -1402,12 +1410,38 @@ pub(crate) fn command_range_check(ctx: &mut Ctx, side: &str) -> Vec<String> {
         } else {
             base
         };
-        // Adjacent units are always in command (chart p2).
-        let in_range = a.distance(b) <= 1 || ctx.eng.space.range_distance(a, b, range).is_some();
-        if !in_range {
-            out.push(id.clone());
+        let in_range: Vec<bool> = anchors
+            .iter()
+            .filter_map(|anchor| pos(ctx, anchor))
+            // Adjacent units are always in command (chart p2).
+            .map(|b| a.distance(b) <= 1 || ctx.eng.space.range_distance(a, b, range).is_some())
+            .collect();
+        if !in_range.is_empty() {
+            traced.push((id.clone(), parent, in_range));
         }
     }
+    // All of a division trace to the same counter (T4.5): the one most of them reach; a tie
+    // goes to the first (the commander himself).
+    let mut reach: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (_, parent, in_range) in &traced {
+        let counts = reach
+            .entry(parent)
+            .or_insert_with(|| vec![0; in_range.len()]);
+        for (n, ok) in counts.iter_mut().zip(in_range) {
+            *n += usize::from(*ok);
+        }
+    }
+    let chosen = |parent: &str| {
+        reach.get(parent).map_or(0, |counts| {
+            let best = counts.iter().copied().max().unwrap_or(0);
+            counts.iter().position(|n| *n == best).unwrap_or(0)
+        })
+    };
+    let out: Vec<String> = traced
+        .iter()
+        .filter(|(_, parent, in_range)| !in_range.get(chosen(parent)).copied().unwrap_or(true))
+        .map(|(id, _, _)| id.clone())
+        .collect();
     ctx.emit_side(
         side,
         EventKind::CommandRangeChecked {

@@ -26,6 +26,10 @@
 //! - `talavera-tartana` (T2.3, "La tartana de Cuesta"): Cuesta moves 7 MP, as limbered foot
 //!   artillery, not a commander's allowance (not under variant 5.4a).
 //!
+//! - `talavera-sebastiani` (T4.5): Sebastiani leads IV Corps and 1-IV; 1-IV's brigades may
+//!   trace command range to him or to the IV Corps HQ, all to the same one (variant 5.7 revokes
+//!   it).
+//!
 //! Talavera variants (switched on with `staffwork new --variant`):
 //!
 //! - `joseph-sends-aides` (5.3a): Joseph may send aide orders; Jourdan relays nothing; the other
@@ -591,4 +595,22 @@ pub(super) fn commander_allowance(ctx: &Ctx, piece: &str, allowance: u32) -> u32
     } else {
         allowance
     }
+}
+
+/// T4.5: the brigades of a division its corps commander leads himself (Sebastiani's 1-IV) may
+/// trace command range to the corps HQ instead of him; variant 5.7 (Ney) revokes the rule.
+pub(super) fn other_divisional_anchor(
+    ctx: &Ctx,
+    division: &crate::scenario::Formation,
+) -> Option<String> {
+    if !has(ctx, "talavera-sebastiani") || variant(ctx, "ney") {
+        return None;
+    }
+    let corps = ctx
+        .eng
+        .scenario
+        .formation(division.parent.as_deref()?)
+        .filter(|c| c.echelon == crate::scenario::Echelon::Corps)?;
+    (corps.commander.is_some() && corps.commander == division.commander)
+        .then(|| oob::hq_piece(&corps.id))
 }
