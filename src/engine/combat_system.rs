@@ -353,6 +353,77 @@ fn division_count(ctx: &Ctx, div: &str) -> (u8, u8) {
 
 /// Wrecked brigades that wreck a division of `brigades` (21.6.2; the assumed threshold of
 /// `[wrecked]`).
+/// What the Lead Unit takes of a result — Permanent Casualties first, then Stragglers, up to
+/// its boxes left — and what it has no room for (14.3).
+fn lead_takes(track: LossTrack, permanent: u8, stragglers: u8) -> (u8, u8, (u8, u8)) {
+    if track.boxes == 0 {
+        return (permanent, stragglers, (0, 0));
+    }
+    let room = track.remaining();
+    let p = permanent.min(room);
+    let s = stragglers.min(room - p);
+    (p, s, (permanent - p, stragglers - s))
+}
+
+/// 14.3: casualties the Lead Unit could not take go to the next brigades of the stack, in the
+/// order named (Permanent Casualties first); a Skirmisher takes only what it chose to absorb
+/// (20.2) and batteries count gun points, so neither takes the rest. What no unit can take is lost.
+fn pass_on_losses(
+    ctx: &mut Ctx,
+    side: &str,
+    units: &[String],
+    skirmisher: Option<&(String, u8)>,
+    r: &SideResult,
+    morale_after: MoraleState,
+    overflow: (u8, u8),
+) {
+    let (mut p_rest, mut s_rest) = overflow;
+    let s = ctx.eng.scenario;
+    for id in units.iter().skip(1) {
+        if p_rest == 0 && s_rest == 0 {
+            break;
+        }
+        let brigade = s.unit(id).is_some_and(|u| oob::is_brigade(u.kind));
+        if !brigade || skirmisher.is_some_and(|(sk, _)| sk == id) {
+            continue;
+        }
+        let mut track = ctx.state.units.get(id).map(|u| u.track).unwrap_or_default();
+        let (p, st, rest) = lead_takes(track, p_rest, s_rest);
+        (p_rest, s_rest) = rest;
+        if p == 0 && st == 0 {
+            continue;
+        }
+        track.permanent = track.permanent.saturating_add(p);
+        track.stragglers = track.stragglers.saturating_add(st);
+        ctx.emit_side(
+            side,
+            EventKind::UnitLossesTaken {
+                unit: id.clone(),
+                losses: UnitLosses {
+                    permanent: p,
+                    stragglers: st,
+                    morale_change: r.loss.morale_change,
+                    // 21.1: a Morale Change affects the whole stack.
+                    morale_after,
+                    retreat: r.retreat,
+                    blown: false,
+                    track,
+                },
+            },
+        );
+        // 21.6: the losses passed on may wreck it too.
+        if track.wrecked_by_losses() && ctx.state.commands.get(id).is_some_and(|c| !c.wrecked) {
+            ctx.emit_side(
+                side,
+                EventKind::WreckedChanged {
+                    command: id.clone(),
+                    wrecked: true,
+                },
+            );
+        }
+    }
+}
+
 /// Wrecked brigades that wreck a division (21.6.4): the scenario's threshold if it sets one
 /// (Talavera scenario 4: the reinforced 1-I at three, the reduced 3-I at two), else the chart's.
 fn division_wreck_at(s: &Scenario, t: &crate::combat::CombatTables, div: &str, brigades: u8) -> u8 {
@@ -906,14 +977,25 @@ fn apply(
             }
         }
     }
-    let mut permanent = r.loss.permanent - r.aftermath.skirmisher_absorbed;
+    // 14.3: what the Lead Unit has no boxes for passes to the next units of the stack.
+    let before = ctx
+        .state
+        .units
+        .get(lead)
+        .map(|u| u.track)
+        .unwrap_or_default();
+    let (mut permanent, stragglers, overflow) = lead_takes(
+        before,
+        r.loss.permanent - r.aftermath.skirmisher_absorbed,
+        r.loss.stragglers,
+    );
     if let Some((_, lost)) = gun_losses.iter().find(|(id, _)| id == lead) {
         track.permanent = track.permanent.saturating_add(*lost);
         permanent = permanent.saturating_add(*lost);
     }
     let losses = UnitLosses {
         permanent,
-        stragglers: r.loss.stragglers,
+        stragglers,
         morale_change: r.loss.morale_change,
         morale_after,
         retreat: r.retreat,
@@ -927,6 +1009,7 @@ fn apply(
             losses,
         },
     );
+    pass_on_losses(ctx, side, units, skirmisher, r, morale_after, overflow);
     if let Some((sk, _)) = skirmisher.filter(|_| r.aftermath.skirmisher_absorbed > 0) {
         let now = ctx.state.units.get(sk).cloned().unwrap_or_default();
         let mut track = now.track;
