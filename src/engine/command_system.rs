@@ -371,7 +371,7 @@ fn check_structure(ctx: &Ctx, to: &str, order: &TypedOrder) -> Result<(), Refusa
             ));
         }
     }
-    Ok(())
+    super::special_rules::check_attachment(ctx, to, order)
 }
 
 /// 6.9: once an order that transfers or attaches sub-units is implemented, they belong to their

@@ -18,6 +18,8 @@
 //! - `talavera-victor-stoppage` (T4.2c): acting on Initiative, Victor checks stoppage as a
 //!   0-rated commander.
 //!
+//! - `talavera-extremadura-corps` (T2.1): no British unit may join or be attached to Cuesta's
+//!   corps.
 //! - `talavera-spanish-cavalry-morale` (T2.2a): Spanish cavalry checks morale before charging
 //!   cavalry, and stays put if it fails.
 //! - `talavera-spanish-unease` (T2.2b): with three British divisions wrecked, every Morale Change
@@ -613,4 +615,29 @@ pub(super) fn other_divisional_anchor(
         .filter(|c| c.echelon == crate::scenario::Echelon::Corps)?;
     (corps.commander.is_some() && corps.commander == division.commander)
         .then(|| oob::hq_piece(&corps.id))
+}
+
+/// T2.1: no British unit may be attached to the Army of Extremadura (join it, or be attached to
+/// one of its commands).
+pub(super) fn check_attachment(
+    ctx: &Ctx,
+    to: &str,
+    order: &super::command::TypedOrder,
+) -> Result<(), Refusal> {
+    if !has(ctx, "talavera-extremadura-corps") || spanish_corps(ctx).is_none() {
+        return Ok(());
+    }
+    let into_spanish = |target: &str, unit: &str| spanish(ctx, target) && !spanish(ctx, unit);
+    let joins = order.joins.as_deref().is_some_and(|t| into_spanish(t, to));
+    let attached = order.attaches.iter().find(|a| into_spanish(to, a));
+    if joins || attached.is_some() {
+        let who = attached.map_or(to, String::as_str);
+        return Err(Refusal::new(
+            "no-british-in-extremadura",
+            "T2.1",
+            format!("`{who}` may not be attached to the Army of Extremadura"),
+            "British units stay out of Cuesta's corps; borrow a Spanish division instead (T2.4)",
+        ));
+    }
+    Ok(())
 }
