@@ -481,16 +481,8 @@ pub fn resolve_follow_on_same_target(
     let (st, after) = apply(
         t,
         Apply {
-            loss,
-            before: i.defender.morale_state,
             rout: true,
-            wrecked_before: i.defender.is_wrecked(),
-            track: i.defender.track,
-            division: i.defender.division.as_ref(),
-            commanders: &i.defender.commanders,
-            roll_commander_loss: !i.skip_commander_loss,
-            force_commander_check: false,
-            skirmisher_absorbs: i.defender.skirmisher_absorbs,
+            ..Apply::to(&i.defender, loss, !i.skip_commander_loss)
         },
         &mut *dice,
         &mut trace,
@@ -691,18 +683,7 @@ fn vs_infantry(
         let mut notes = std::mem::take(&mut r.attacker.notes);
         let (st, after) = apply(
             t,
-            Apply {
-                loss: att_loss,
-                before: i.attacker.morale_state,
-                rout: false,
-                wrecked_before: i.attacker.is_wrecked(),
-                track: i.attacker.track,
-                division: i.attacker.division.as_ref(),
-                commanders: &i.attacker.commanders,
-                roll_commander_loss: !i.skip_commander_loss,
-                force_commander_check: false,
-                skirmisher_absorbs: i.attacker.skirmisher_absorbs,
-            },
+            Apply::to(&i.attacker, att_loss, !i.skip_commander_loss),
             &mut *dice,
             &mut trace,
             &mut notes,
@@ -893,18 +874,7 @@ fn vs_infantry(
         let mut notes = std::mem::take(&mut r.attacker.notes);
         let (st, after) = apply(
             t,
-            Apply {
-                loss: att_loss,
-                before: i.attacker.morale_state,
-                rout: false,
-                wrecked_before: i.attacker.is_wrecked(),
-                track: i.attacker.track,
-                division: i.attacker.division.as_ref(),
-                commanders: &i.attacker.commanders,
-                roll_commander_loss: !i.skip_commander_loss,
-                force_commander_check: false,
-                skirmisher_absorbs: i.attacker.skirmisher_absorbs,
-            },
+            Apply::to(&i.attacker, att_loss, !i.skip_commander_loss),
             &mut *dice,
             &mut trace,
             &mut notes,
@@ -1081,18 +1051,7 @@ fn vs_cavalry(
         let mut notes = std::mem::take(&mut sr.notes);
         let (st, mut after) = apply(
             t,
-            Apply {
-                loss: sr.loss,
-                before: me.morale_state,
-                rout: false,
-                wrecked_before: me.is_wrecked(),
-                track: me.track,
-                division: me.division.as_ref(),
-                commanders: &me.commanders,
-                roll_commander_loss: !i.skip_commander_loss,
-                force_commander_check: false,
-                skirmisher_absorbs: me.skirmisher_absorbs,
-            },
+            Apply::to(me, sr.loss, !i.skip_commander_loss),
             &mut *dice,
             &mut trace,
             &mut notes,

@@ -897,16 +897,9 @@ fn losses(
         let (state, mut after) = apply(
             t,
             Apply {
-                loss,
                 before: sr.morale_after,
                 rout,
-                wrecked_before: me.is_wrecked(),
-                track: me.track,
-                division: me.division.as_ref(),
-                commanders: &me.commanders,
-                roll_commander_loss: !i.skip_commander_loss,
-                force_commander_check: false,
-                skirmisher_absorbs: me.skirmisher_absorbs,
+                ..Apply::to(me, loss, !i.skip_commander_loss)
             },
             &mut *dice,
             &mut res.trace,

@@ -328,18 +328,7 @@ pub fn resolve_artillery_fire(
     sr.loss = total;
     let (st, after) = apply(
         t,
-        Apply {
-            loss: total,
-            before: tg.morale_state,
-            rout: false,
-            wrecked_before: tg.is_wrecked(),
-            track: tg.track,
-            division: tg.division.as_ref(),
-            commanders: &tg.commanders,
-            roll_commander_loss: !i.skip_commander_loss,
-            force_commander_check: false,
-            skirmisher_absorbs: tg.skirmisher_absorbs,
-        },
+        Apply::to(tg, total, !i.skip_commander_loss),
         &mut *dice,
         &mut trace,
         &mut sr.notes,
@@ -506,16 +495,8 @@ pub fn resolve_skirmisher_fire(
     let (st, after) = apply(
         t,
         Apply {
-            loss,
-            before: tg.morale_state,
-            rout: false,
-            wrecked_before: tg.is_wrecked(),
-            track: tg.track,
-            division: tg.division.as_ref(),
-            commanders: &tg.commanders,
-            roll_commander_loss: !i.skip_commander_loss,
             force_commander_check: force,
-            skirmisher_absorbs: tg.skirmisher_absorbs,
+            ..Apply::to(tg, loss, !i.skip_commander_loss)
         },
         &mut *dice,
         &mut r.trace,

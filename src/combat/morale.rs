@@ -87,6 +87,25 @@ pub(crate) struct Apply<'a> {
     pub skirmisher_absorbs: u8,
 }
 
+impl<'a> Apply<'a> {
+    /// A result for stack `c` as it stands before the combat: its morale state, wreck, loss
+    /// chart, division, commanders and Skirmisher absorption; no rout, no forced commander check.
+    pub(crate) fn to(c: &'a super::Combatant, loss: Loss, roll_commander_loss: bool) -> Self {
+        Apply {
+            loss,
+            before: c.morale_state,
+            rout: false,
+            wrecked_before: c.is_wrecked(),
+            track: c.track,
+            division: c.division.as_ref(),
+            commanders: &c.commanders,
+            roll_commander_loss,
+            force_commander_check: false,
+            skirmisher_absorbs: c.skirmisher_absorbs,
+        }
+    }
+}
+
 /// Apply a loss: Morale Change, rout, wreck (M-1, 21.3.2), division wreck (21.6.2) and
 /// Commander Loss Checks (M-1 each, 25.4). Returns the new state and the aftermath.
 pub(crate) fn apply(

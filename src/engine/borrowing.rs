@@ -24,7 +24,7 @@ use super::state::{Loan, OrderRecord, Release};
 use super::{Ctx, Refusal};
 use crate::rules::dice::Purpose;
 use crate::rules::{AcceptanceResult, Method};
-use crate::scenario::{Echelon, Formation, OobRef};
+use crate::scenario::{Echelon, OobRef};
 
 const RULE: &str = "talavera-borrowing";
 
@@ -33,14 +33,6 @@ const FREE_CAVALRY_BRIGADES: usize = 2;
 
 fn active(ctx: &Ctx) -> bool {
     super::special_rules::has(ctx, RULE)
-}
-
-/// The corps the army commander borrows from.
-fn lending_corps<'a>(ctx: &Ctx<'_, 'a, '_>) -> Option<&'a Formation> {
-    let s: &'a crate::scenario::Scenario = ctx.eng.scenario;
-    s.formations
-        .iter()
-        .find(|f| f.echelon == Echelon::Corps && f.commander.as_deref() == Some("cuesta"))
 }
 
 /// T2.4: what an order from the army commander to a command of the lending corps needs: `None`
@@ -54,7 +46,7 @@ pub(super) fn release_for(
     if !active(ctx) {
         return Ok(None);
     }
-    let Some(corps) = lending_corps(ctx) else {
+    let Some(corps) = super::special_rules::spanish_corps(ctx) else {
         return Ok(None);
     };
     let s = ctx.eng.scenario;
@@ -225,7 +217,8 @@ pub(super) fn on_implemented(ctx: &mut Ctx, number: u32) {
             },
         );
     } else if loan == Some(Loan::Borrowed)
-        && lending_corps(ctx).is_some_and(|c| o.joins.as_deref() == Some(c.id.as_str()))
+        && super::special_rules::spanish_corps(ctx)
+            .is_some_and(|c| o.joins.as_deref() == Some(c.id.as_str()))
     {
         let wrecked = ctx.state.commands[&o.recipient].wrecked;
         ctx.emit_side(

@@ -67,8 +67,6 @@ fn defends_in_place(ctx: &Ctx, piece: &str) -> bool {
     has(ctx, "vimeiro-defend-in-place")
         && s.unit(piece)
             .is_some_and(|u| u.side == "british" && u.kind == UnitKind::Infantry)
-        && !oob::parent(&ctx.state, piece).is_some_and(|p| {
-            s.formation(&p).is_some_and(|f| f.temporary)
-                && ctx.state.commands.get(&p).is_some_and(|c| !c.dissolved)
-        })
+        && !oob::parent(&ctx.state, piece)
+            .is_some_and(|p| super::temporary_division::temporary(ctx, &p))
 }

@@ -108,8 +108,9 @@ pub(super) fn initiative_modifier(ctx: &Ctx, side: &str) -> i32 {
     -i32::from(vimeiro) - i32::from(disgusted(ctx, side))
 }
 
-/// The lending corps of Talavera (Cuesta's), if the scenario has one.
-fn spanish_corps<'a>(ctx: &Ctx<'_, 'a, '_>) -> Option<&'a crate::scenario::Formation> {
+/// Cuesta's corps (the Army of Extremadura, T2.1; the corps Wellesley borrows from, T2.4), if
+/// the scenario has one: the one the scenario gives to `cuesta`, whoever leads it now.
+pub(super) fn spanish_corps<'a>(ctx: &Ctx<'_, 'a, '_>) -> Option<&'a crate::scenario::Formation> {
     let s: &'a crate::scenario::Scenario = ctx.eng.scenario;
     s.formations.iter().find(|f| {
         f.echelon == crate::scenario::Echelon::Corps && f.commander.as_deref() == Some("cuesta")

@@ -25,8 +25,8 @@ const RULE: &str = "vimeiro-temporary-divisions";
 const MAX_OTHER_BRIGADES: usize = 2;
 const MAX_BATTERIES: usize = 1;
 
-/// Is this command a temporary division under V2.3?
-fn temporary(ctx: &Ctx, command: &str) -> bool {
+/// Is this command a temporary division under V2.3 that exists now?
+pub(super) fn temporary(ctx: &Ctx, command: &str) -> bool {
     has(ctx, RULE)
         && ctx
             .eng

@@ -1185,32 +1185,49 @@ fn check_partition<const R: usize, const C: usize>(
     ok.then_some(cum)
 }
 
+/// A better column is never worse: for every result but the best (the last row), the readings
+/// giving that result or worse never grow from one column to the next (stochastic dominance).
+fn check_dominance<const R: usize, const C: usize>(
+    table: TableId,
+    cum: &[[u32; R]; C],
+    row_label: &dyn Fn(usize) -> String,
+    col_label: &dyn Fn(usize) -> String,
+    rule: &str,
+    out: &mut Vec<Problem>,
+) {
+    for ci in 1..C {
+        for (ri, (now, before)) in cum[ci].iter().zip(&cum[ci - 1]).enumerate().take(R - 1) {
+            if now > before {
+                out.push(problem(
+                    table,
+                    Some(row_label(ri)),
+                    Some(col_label(ci)),
+                    format!(
+                        "{now} readings give {} or worse here but only {before} in column {}: {rule}",
+                        row_label(ri),
+                        col_label(ci - 1)
+                    ),
+                ));
+            }
+        }
+    }
+}
+
 fn validate_acceptance(t: &[[Ranged; ACCEPTANCE_COLUMNS]; 5], out: &mut Vec<Problem>) {
     let rl = |r: usize| AcceptanceResult::ALL[r].to_string();
     let cl = |c: usize| acceptance_column_label(c as i32 + ACCEPTANCE_MIN_COLUMN);
     let Some(cum) = check_partition(TableId::Acceptance, t, &rl, &cl, out) else {
         return;
     };
-    // 6.5: a higher acceptance number is never worse: for every row, the readings giving that
-    // result or worse never grow from one column to the next (stochastic dominance).
-    for ci in 1..ACCEPTANCE_COLUMNS {
-        for (ri, (now, before)) in cum[ci].iter().zip(&cum[ci - 1]).enumerate().take(4) {
-            if now > before {
-                out.push(problem(
-                    TableId::Acceptance,
-                    Some(rl(ri)),
-                    Some(cl(ci)),
-                    format!(
-                        "{} readings give {} or worse here but only {} in column {}: a higher acceptance number must never be worse (6.5)",
-                        now,
-                        rl(ri),
-                        before,
-                        cl(ci - 1)
-                    ),
-                ));
-            }
-        }
-    }
+    // 6.5: a higher acceptance number is never worse.
+    check_dominance(
+        TableId::Acceptance,
+        &cum,
+        &rl,
+        &cl,
+        "a higher acceptance number must never be worse (6.5)",
+        out,
+    );
     // Talavera 2.4: column 3, roll 23 is D6; column 4, roll 63 is A.
     for (col, roll, want) in [(3, 23, AcceptanceResult::D6), (4, 63, AcceptanceResult::A)] {
         let ci = (col - ACCEPTANCE_MIN_COLUMN) as usize;
@@ -1237,24 +1254,14 @@ fn validate_initiative(t: &[[Ranged; INITIATIVE_COLUMNS]; 3], out: &mut Vec<Prob
         return;
     };
     // 6.6.1.3: a better rating (higher column) is never worse.
-    for ci in 1..INITIATIVE_COLUMNS {
-        for (ri, (now, before)) in cum[ci].iter().zip(&cum[ci - 1]).enumerate().take(2) {
-            if now > before {
-                out.push(problem(
-                    TableId::Initiative,
-                    Some(rl(ri)),
-                    Some(cl(ci)),
-                    format!(
-                        "{} readings give {} or worse here but only {} in column {}: a higher column must never be worse (6.6.1.3)",
-                        now,
-                        rl(ri),
-                        before,
-                        ci - 1
-                    ),
-                ));
-            }
-        }
-    }
+    check_dominance(
+        TableId::Initiative,
+        &cum,
+        &rl,
+        &cl,
+        "a higher column must never be worse (6.6.1.3)",
+        out,
+    );
 }
 
 fn validate_step1(t: &[[Option<Entry<u8>>; STEP1_COLUMNS]; STEP1_ROWS], out: &mut Vec<Problem>) {
