@@ -9,8 +9,7 @@ use staffwork::game::{Game, NewGame, Until};
 use staffwork::hex::Hex;
 use staffwork::scenario::{self, Echelon, LossCounts, Scenario};
 
-mod common;
-use common::{staffwork, stdout};
+use crate::common::{staffwork, stdout};
 
 fn talavera() -> Scenario {
     scenario::bundled("talavera-1809").expect("talavera-1809 is bundled and valid")

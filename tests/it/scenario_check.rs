@@ -2,8 +2,7 @@
 //! problem (tests/data/scenarios/): exit code 1, and every message names the file, the line and
 //! the field.
 
-mod common;
-use common::{staffwork, stdout};
+use crate::common::{staffwork, stdout};
 
 /// Check a broken fixture: exit code 1 and a message `FILE:LINE: FIELD: …` containing `words`.
 fn assert_problem(fixture: &str, line: usize, field: &str, words: &str) {

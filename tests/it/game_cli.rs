@@ -4,8 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod common;
-use common::staffwork;
+use crate::common::staffwork;
 
 fn ok(args: &[&str]) -> String {
     let out = staffwork(args);

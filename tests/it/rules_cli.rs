@@ -5,8 +5,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-mod common;
-use common::staffwork;
+use crate::common::staffwork;
 
 fn ok_json(args: &[&str]) -> Value {
     let out = staffwork(args);

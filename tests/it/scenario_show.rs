@@ -2,8 +2,7 @@
 //! summary sections are printed, JSON carries the scenario plus `summary` and `assumed`, and
 //! bundled names work without a file.
 
-mod common;
-use common::staffwork;
+use crate::common::staffwork;
 
 fn show(args: &[&str]) -> String {
     let out = staffwork(args);

@@ -1,0 +1,22 @@
+//! The integration tests, one binary: each module drives the built `staffwork` binary or the library.
+//! New integration tests go here as a module (one file each) rather than as a new top-level test
+//! crate, so `cargo test` links one binary instead of one per file.
+
+mod combat_charge_fire;
+mod combat_cli;
+mod combat_close;
+mod combat_tables;
+mod common;
+mod demo;
+mod game_cli;
+mod order_cli;
+mod order_corpus;
+mod order_docs;
+mod order_props;
+mod random_events;
+mod replay_props;
+mod rules_cli;
+mod scenario_check;
+mod scenario_show;
+mod scenario_talavera;
+mod scenario_vimeiro;
