@@ -59,7 +59,7 @@ def main(files):
                     if HEX.match(pl["id"]):
                         c, r = map(int, pl["id"].split("."))
                         fc, lc, fr, lr = sc[2]
-                        if not (fc <= c <= lc and fr <= r <= lr) and "hex-off-map" not in o.get("flags", []):
+                        if not (fc <= c <= lc and fr <= r <= lr):
                             p(f"hex off map {pl['id']}")
                     elif pl["id"] not in sc[1]: p(f"unknown place id {pl['id']}")
                 if not sc and pl["id"]: p("place id without scenario")
