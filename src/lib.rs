@@ -8,6 +8,7 @@
 //!
 //! See `docs/ARCHITECTURE.md` for the code map and the invariants.
 
+pub mod app;
 pub mod cli;
 pub mod combat;
 pub mod conformance;

@@ -76,35 +76,35 @@ pub enum Command {
     /// Start a new game file from a scenario.
     New(game_cmd::NewArgs),
     /// Send an order: parsed, checked, priced and timed; refused with diagnostics if it has errors.
-    Order(game_cmd::OrderArgs),
+    Order(game_cmd::OnGame<crate::app::OrderRequest>),
     /// Re-issue a relayed order in person to its recipient (Talavera T4.2b: Jourdan).
-    Relay(game_cmd::RelayArgs),
+    Relay(game_cmd::OnGame<crate::app::RelayRequest>),
     /// Run the automatic steps up to the next one that needs a person (5.1).
-    Turn(game_cmd::TurnArgs),
+    Turn(game_cmd::OnGame<crate::app::TurnRequest>),
     /// Roll for Initiative for a command (6.6.1); the order is written if it succeeds.
-    Initiative(game_cmd::InitiativeArgs),
+    Initiative(game_cmd::OnGame<crate::app::InitiativeRequest>),
     /// Write the one-turn order of an enemy command that suffered a Loose Cannon (6.6.1.6).
-    LooseCannon(game_cmd::LooseCannonArgs),
+    LooseCannon(game_cmd::OnGame<crate::app::LooseCannonRequest>),
     /// Adopt Default Defense for a command (6.6.2).
-    DefaultDefense(game_cmd::CommandArgs),
+    DefaultDefense(game_cmd::OnGame<crate::app::CommandRequest>),
     /// Execute a voluntary Emergency Withdrawal (6.6.3).
-    Withdraw(game_cmd::CommandArgs),
+    Withdraw(game_cmd::OnGame<crate::app::CommandRequest>),
     /// Mark the current stage of a command's order complete (6.3.3).
-    Stage(game_cmd::CommandArgs),
+    Stage(game_cmd::OnGame<crate::app::CommandRequest>),
     /// Move a commander, HQ (`hq:<formation>`) or unit to a hex.
-    Move(game_cmd::MoveArgs),
+    Move(game_cmd::OnGame<crate::app::MoveRequest>),
     /// Resolve a close combat, cavalry charge or artillery fire; losses feed wrecks and stoppage.
-    Combat(game_cmd::CombatArgs),
+    Combat(game_cmd::OnGame<crate::app::CombatRequest>),
     /// Umpire override, recorded with a reason and hidden from the sides.
-    Override(game_cmd::OverrideArgs),
+    Override(game_cmd::OnGame<crate::app::OverrideRequest>),
     /// Show the game's state as the umpire or one side may see it.
     Status(game_cmd::LogArgs),
     /// Show the Order Log (6.4.5) and the events as the umpire or one side may see them.
     Log(game_cmd::LogArgs),
     /// Play the recorded events back; `--verify` checks the hash chain and re-simulates.
-    Replay(game_cmd::ReplayArgs),
+    Replay(game_cmd::OnGame<crate::app::ReplayRequest>),
     /// Copy a game up to a turn into a new file, for other orders or other dice.
-    Branch(game_cmd::BranchArgs),
+    Branch(game_cmd::OnGame<crate::app::BranchRequest>),
     /// Run conformance cases (by default the project's own suite in tests/conformance).
     Conformance(conformance_cmd::ConformanceArgs),
     /// Print the command tables (chart p1), or the Random Events table (29), with the provenance
@@ -185,8 +185,8 @@ pub fn run(cli: Cli) -> CmdResult {
         Command::Demo(a) => demo::run(a),
         Command::Scenario(cmd) => scenario_cmd::run(cmd),
         Command::New(a) => game_cmd::new(a),
-        Command::Turn(a) => game_cmd::turn(a),
         c @ (Command::Order(_)
+        | Command::Turn(_)
         | Command::Initiative(_)
         | Command::LooseCannon(_)
         | Command::DefaultDefense(_)
@@ -195,11 +195,11 @@ pub fn run(cli: Cli) -> CmdResult {
         | Command::Move(_)
         | Command::Combat(_)
         | Command::Override(_)
-        | Command::Relay(_)) => game_cmd::run_game_command(&c),
-        Command::Status(a) => game_cmd::status(a),
-        Command::Log(a) => game_cmd::log(a),
-        Command::Replay(a) => game_cmd::replay(a),
-        Command::Branch(a) => game_cmd::branch(a),
+        | Command::Relay(_)
+        | Command::Status(_)
+        | Command::Log(_)
+        | Command::Replay(_)
+        | Command::Branch(_)) => game_cmd::run(c),
         Command::Conformance(a) => conformance_cmd::run(a),
         Command::Rules(cmd) => rules_cmd::run(cmd),
         Command::Odds(a) => match (a.check, a.db, a.order) {
@@ -219,18 +219,4 @@ pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> CmdResult {
     let s = serde_json::to_string_pretty(value).map_err(|e| Failure::Usage(e.to_string()))?;
     println!("{s}");
     Ok(())
-}
-
-/// The command tables in force and their text (stored in a game): a user's file, checked like
-/// every table file (`odds_cmd::load_tables`), or the bundled NBS v3.0 tables.
-pub(crate) fn load_tables(
-    path: Option<&std::path::Path>,
-) -> Result<(String, crate::rules::tables::CommandTables), Failure> {
-    let tables = odds_cmd::load_tables(path, Format::Text)?.into_owned();
-    let text = match path {
-        None => crate::rules::tables::DEFAULT_TABLES_TOML.to_string(),
-        Some(p) => std::fs::read_to_string(p)
-            .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", p.display())))?,
-    };
-    Ok((text, tables))
 }
