@@ -22,3 +22,4 @@ pub mod scenario;
 pub mod space;
 pub mod store;
 pub mod text;
+pub mod units;

@@ -3,6 +3,7 @@
 //! crate, so `cargo test` links one binary instead of one per file.
 
 mod app_layer;
+mod architecture;
 mod combat_charge_fire;
 mod combat_cli;
 mod combat_close;
