@@ -83,7 +83,7 @@ pub(crate) fn report(e: AppError, format: Format) -> Failure {
             other => json!({"ok": false, "error": other.to_string()}),
         };
         if judged {
-            return match super::print_json(&doc) {
+            return match super::emit_json(&doc) {
                 Ok(()) => Failure::Judged,
                 Err(f) => f,
             };
@@ -241,15 +241,15 @@ fn print_response(response: &Response) -> CmdResult {
         body: &'a T,
     }
     match response {
-        Response::Applied(a) => super::print_json(&Ok { ok: true, body: a }),
+        Response::Applied(a) => super::emit_json(&Ok { ok: true, body: a }),
         // Views are documents of their own, without an `ok`.
-        Response::Status(s) => super::print_json(s),
-        Response::Log(l) => super::print_json(l),
+        Response::Status(s) => super::emit_json(s),
+        Response::Log(l) => super::emit_json(l),
         Response::Replayed(r) => {
-            super::print_json(r)?;
+            super::emit_json(r)?;
             if r.ok { Ok(()) } else { Err(Failure::Judged) }
         }
-        Response::Branched(b) => super::print_json(&Ok { ok: true, body: b }),
+        Response::Branched(b) => super::emit_json(&Ok { ok: true, body: b }),
         Response::Odds(o) => super::odds_cmd::print_order_odds(o, Path::new(""), Format::Json),
     }
 }
@@ -284,7 +284,7 @@ pub fn new(a: NewArgs) -> CmdResult {
     };
     let (_, created) = app::create(Some(&a.db), prepared).map_err(|e| report(e, a.format))?;
     if a.format == Format::Json {
-        return super::print_json(
+        return super::emit_json(
             &json!({"ok": true, "db": a.db, "scenario": created.scenario, "seed": created.seed, "turn": created.turn, "phasing": created.phasing}),
         );
     }

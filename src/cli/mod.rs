@@ -14,11 +14,13 @@ mod demo;
 pub(crate) mod game_cmd;
 mod odds_cmd;
 mod odds_combat;
+mod out;
 mod rules_cmd;
 mod scenario_cmd;
 mod simulate_cmd;
 
 pub use odds_cmd::OddsCmd;
+pub(crate) use out::{emit, emit_json};
 
 /// Output format of every command that reports something.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -39,8 +41,14 @@ pub enum Failure {
     Usage(String),
 }
 
-impl<E: std::fmt::Display> From<E> for Failure {
-    fn from(e: E) -> Self {
+// Each error converts explicitly, with the exit code it deserves; there is no blanket
+// conversion, so a new error type must say whether it is judged (1) or usage/IO (2). Refusals
+// and other `app::AppError`s have no `From` on purpose: `game_cmd::report` prints them (text or
+// JSON) before choosing the exit code, so a `?` cannot swallow what was refused and why.
+
+/// Reading or writing a file or stream failed: a usage/IO error (exit 2) naming the cause.
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
         Failure::Usage(e.to_string())
     }
 }
@@ -138,7 +146,7 @@ pub struct OddsArgs {
 
 /// Entry point used by the binary: parse, set up logging, run, map the result to an exit code.
 pub fn main() -> ExitCode {
-    quiet_on_closed_pipe();
+    out::quiet_on_closed_pipe();
     let cli = Cli::parse();
     init_tracing();
     match run(cli) {
@@ -149,24 +157,6 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-/// `staffwork log … | head` closes stdout early; like other command-line tools, stop quietly
-/// instead of reporting a panic from `println!`.
-fn quiet_on_closed_pipe() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let msg = info
-            .payload()
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| info.payload().downcast_ref::<&str>().copied())
-            .unwrap_or("");
-        if msg.contains("failed printing to stdout") && msg.contains("Broken pipe") {
-            std::process::exit(0);
-        }
-        default(info);
-    }));
 }
 
 fn init_tracing() {
@@ -212,11 +202,4 @@ pub fn run(cli: Cli) -> CmdResult {
         Command::Simulate(cmd) => simulate_cmd::run(cmd),
         Command::Check(args) => check_cmd::run(args),
     }
-}
-
-/// Print a value as pretty JSON on stdout.
-pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> CmdResult {
-    let s = serde_json::to_string_pretty(value).map_err(|e| Failure::Usage(e.to_string()))?;
-    println!("{s}");
-    Ok(())
 }

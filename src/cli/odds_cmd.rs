@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 
-use super::{CmdResult, Failure, Format};
+use super::{CmdResult, Failure, Format, emit, emit_json};
 use crate::provenance::Provenance;
 use crate::rules::odds::{self, AcceptanceOdds, InitiativeOdds, StoppageOdds, UsedCell};
 use crate::rules::tables::{CommandTables, TableError, initiative_label};
@@ -255,25 +255,6 @@ pub(crate) fn report_tables(e: &TableError, path: Option<&Path>, format: Format)
         eprintln!("error: {e}");
     }
     Failure::Judged
-}
-
-/// Write text to stdout. A closed pipe (`staffwork … | head`) ends the output quietly instead of
-/// panicking like `println!`; any other write error is a usage/IO error (exit 2).
-pub(crate) fn emit(text: &str) -> CmdResult {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Failure::Usage(format!("cannot write to stdout: {e}"))),
-    }
-}
-
-/// Write a value as pretty JSON on stdout (see [`emit`]).
-pub(crate) fn emit_json<T: Serialize>(value: &T) -> CmdResult {
-    let mut s = serde_json::to_string_pretty(value).map_err(|e| Failure::Usage(e.to_string()))?;
-    s.push('\n');
-    emit(&s)
 }
 
 /// A percentage with two decimals from integers, rounded half up.
