@@ -2,19 +2,18 @@
 //! expected outcomes, and the runner that checks them (`docs/conformance.md`).
 //!
 //! A case's commands are written in the same words as the CLI (without `--db`); the runner
-//! parses them with the CLI's own parser and builds engine commands with the CLI's own code, so a
-//! case exercises exactly what an umpire would run. Owns the case format and its evaluation;
+//! parses them into [`app::Request`]s and executes them through the application layer, as the
+//! CLI does, so a case exercises exactly what an umpire would run. Owns the case format and its evaluation;
 //! must not print (the CLI reports results).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use clap::Parser;
 use serde::Serialize;
 
-use crate::cli::{Cli, game_cmd};
+use crate::app::{self, AppError, Response, split_words};
 use crate::engine::{Event, GameState};
-use crate::game::{Game, GameError, NewGame};
+use crate::game::{Game, NewGame, Viewer};
 use crate::rules::dice::{Dice, Purpose, ScriptedDice};
 
 /// One case as written.
@@ -205,46 +204,6 @@ fn strip_comment(line: &str) -> String {
     out.trim_end().to_string()
 }
 
-/// Split a command line into words, honouring double and single quotes.
-pub fn split_words(line: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    let mut quote: Option<char> = None;
-    let mut has = false;
-    let mut chars = line.chars();
-    while let Some(ch) = chars.next() {
-        match (quote, ch) {
-            (None, c) if c.is_whitespace() => {
-                if has {
-                    words.push(std::mem::take(&mut cur));
-                    has = false;
-                }
-            }
-            (None, '"' | '\'') => {
-                quote = Some(ch);
-                has = true;
-            }
-            (Some(q), c) if c == q => quote = None,
-            (Some('"'), '\\') => {
-                if let Some(n) = chars.next() {
-                    cur.push(n);
-                }
-            }
-            (_, c) => {
-                cur.push(c);
-                has = true;
-            }
-        }
-    }
-    if quote.is_some() {
-        return Err("unclosed quote".into());
-    }
-    if has {
-        words.push(cur);
-    }
-    Ok(words)
-}
-
 /// Parse the dice section into scripted dice.
 fn scripted_dice(case: &Case) -> Result<ScriptedDice, String> {
     let mut dice = ScriptedDice::new();
@@ -394,7 +353,8 @@ fn split_outcome(text: &str) -> Result<(&str, Outcome), String> {
     }
 }
 
-/// Run one command line of a case.
+/// Run one command line of a case: parsed into a request and executed by the application
+/// layer as the umpire, exactly as the CLI would.
 fn run_line(
     game: &mut Game,
     line: &Line,
@@ -403,85 +363,71 @@ fn run_line(
 ) -> Result<(), String> {
     let (cmd_text, outcome) =
         split_outcome(&line.text).map_err(|e| format!("line {}: {e}", line.line))?;
-    let mut words = vec!["staffwork".to_string()];
-    words.extend(split_words(cmd_text).map_err(|e| format!("line {}: {e}", line.line))?);
-    words.extend(["--db".to_string(), ":memory:".to_string()]);
-    let cli = Cli::try_parse_from(&words).map_err(|e| {
-        let first = e.to_string().lines().next().unwrap_or_default().to_string();
+    let request = app::parse_request(cmd_text).map_err(|first| {
         format!(
             "line {}: `{cmd_text}` is not a game command: {first}",
             line.line
         )
     })?;
-    let built = game_cmd::build(game, &cli.command)
-        .ok_or_else(|| format!("line {}: `{cmd_text}` is not a game command", line.line))?;
-    let (actor, cmd) = match (built, &outcome) {
-        (Ok(x), _) => x,
-        (Err(game_cmd::BuildError::Order(checked)), Outcome::OrderError(code)) => {
-            let codes: Vec<&str> = checked
-                .diagnostics
-                .iter()
-                .filter(|d| d.severity == crate::order::Severity::Error)
-                .map(|d| d.code)
-                .collect();
-            return if codes.contains(&code.as_str()) {
+    let result = app::execute_with(game, &Viewer::Umpire, &request, Some(dice));
+    match (result, outcome) {
+        (Ok(Response::Applied(a)), Outcome::Ok) => {
+            events.extend(a.events);
+            Ok(())
+        }
+        (Ok(Response::Applied(_)), Outcome::Refused(code)) => Err(format!(
+            "line {}: expected refusal `{code}`, the command was accepted",
+            line.line
+        )),
+        (Ok(Response::Applied(_)), Outcome::OrderError(code)) => Err(format!(
+            "line {}: expected order error `{code}`, the order was accepted",
+            line.line
+        )),
+        (Ok(_), _) => Err(format!(
+            "line {}: `{cmd_text}` is not a game command",
+            line.line
+        )),
+        (Err(AppError::Order(checked)), Outcome::OrderError(code)) => {
+            let codes: Vec<&str> = error_diagnostics(&checked).map(|d| d.code).collect();
+            if codes.contains(&code.as_str()) {
                 Ok(())
             } else {
                 Err(format!(
                     "line {}: expected order error `{code}`, the order language gave {codes:?}",
                     line.line
                 ))
-            };
+            }
         }
-        (Err(game_cmd::BuildError::Order(checked)), _) => {
-            let msgs: Vec<String> = checked
-                .diagnostics
-                .iter()
-                .filter(|d| d.severity == crate::order::Severity::Error)
+        (Err(AppError::Order(checked)), _) => {
+            let msgs: Vec<String> = error_diagnostics(&checked)
                 .map(|d| format!("{}: {}", d.code, d.message))
                 .collect();
-            return Err(format!(
+            Err(format!(
                 "line {}: the order has errors: {}",
                 line.line,
                 msgs.join("; ")
-            ));
+            ))
         }
-        (Err(game_cmd::BuildError::Usage(m)), _) => return Err(format!("line {}: {m}", line.line)),
-    };
-    // `turn --until-turn N` / `--until-end` repeat the advance, each step recorded on its own.
-    if let crate::cli::Command::Turn(t) = &cli.command
-        && matches!(outcome, Outcome::Ok)
-    {
-        let evs = game
-            .advance(t.until(), Some(dice))
-            .map_err(|e| format!("line {}: {e}", line.line))?;
-        events.extend(evs);
-        return Ok(());
-    }
-    match (game.execute_with(&actor, &cmd, dice), outcome) {
-        (Ok(evs), Outcome::Ok) => {
-            events.extend(evs);
-            Ok(())
-        }
-        (Ok(_), Outcome::Refused(code)) => Err(format!(
-            "line {}: expected refusal `{code}`, the command was accepted",
-            line.line
-        )),
-        (Ok(_), Outcome::OrderError(code)) => Err(format!(
-            "line {}: expected order error `{code}`, the order was accepted",
-            line.line
-        )),
-        (Err(GameError::Refused(r)), Outcome::Refused(code)) if r.code == code => Ok(()),
-        (Err(GameError::Refused(r)), Outcome::Refused(code)) => Err(format!(
+        (Err(AppError::Refused(r)), Outcome::Refused(code)) if r.code == code => Ok(()),
+        (Err(AppError::Refused(r)), Outcome::Refused(code)) => Err(format!(
             "line {}: expected refusal `{code}`, got `{}`: {}",
             line.line, r.code, r.message
         )),
-        (Err(GameError::Refused(r)), _) => Err(format!(
+        (Err(AppError::Refused(r)), _) => Err(format!(
             "line {}: refused [{}]: {}",
             line.line, r.code, r.message
         )),
         (Err(e), _) => Err(format!("line {}: {e}", line.line)),
     }
+}
+
+fn error_diagnostics(
+    checked: &crate::order::CheckedOrder,
+) -> impl Iterator<Item = &crate::order::Diagnostic> {
+    checked
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == crate::order::Severity::Error)
 }
 
 /// Run one case.

@@ -1,5 +1,5 @@
-//! A game: the scenario, the tables and the engine over one store. This is the application layer
-//! the CLI drives: run a command (decide → append in one transaction → evolve), rebuild the state
+//! A game: the scenario, the tables and the engine over one store. The application layer
+//! (`app`) drives it: run a command (decide → append in one transaction → evolve), rebuild the state
 //! by playback, verify by re-simulation, branch, and compute per-viewer views.
 //!
 //! Owns the glue; must not print, and must not decide rules (that is `engine`).

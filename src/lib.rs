@@ -8,6 +8,7 @@
 //!
 //! See `docs/ARCHITECTURE.md` for the code map and the invariants.
 
+pub mod app;
 pub mod cli;
 pub mod combat;
 pub mod conformance;
@@ -21,3 +22,4 @@ pub mod scenario;
 pub mod space;
 pub mod store;
 pub mod text;
+pub mod units;

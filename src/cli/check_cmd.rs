@@ -2,7 +2,7 @@
 //! offending text underlined (text) or the documented JSON contract (docs/order-language.md).
 
 use std::fmt::Write as _;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -68,24 +68,9 @@ pub fn run(args: CheckArgs) -> CmdResult {
         ))
     })?;
     let report = order::check(&text, scen.as_ref(), args.side.as_deref());
-    let out = match args.format {
-        Format::Json => {
-            let mut s =
-                serde_json::to_string_pretty(&report).map_err(|e| Failure::Usage(e.to_string()))?;
-            s.push('\n');
-            s
-        }
-        Format::Text => render_text(&text, &report),
-    };
-    // A closed pipe (`staffwork check … | head`) is not an error worth a panic.
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-        Err(e) => return Err(Failure::Usage(format!("standard output: {e}"))),
+    match args.format {
+        Format::Json => super::emit_json(&report)?,
+        Format::Text => super::emit(&render_text(&text, &report))?,
     }
     if report.has_errors() {
         Err(Failure::Judged)

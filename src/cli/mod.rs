@@ -14,11 +14,13 @@ mod demo;
 pub(crate) mod game_cmd;
 mod odds_cmd;
 mod odds_combat;
+mod out;
 mod rules_cmd;
 mod scenario_cmd;
 mod simulate_cmd;
 
 pub use odds_cmd::OddsCmd;
+pub(crate) use out::{emit, emit_json};
 
 /// Output format of every command that reports something.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -39,8 +41,14 @@ pub enum Failure {
     Usage(String),
 }
 
-impl<E: std::fmt::Display> From<E> for Failure {
-    fn from(e: E) -> Self {
+// Each error converts explicitly, with the exit code it deserves; there is no blanket
+// conversion, so a new error type must say whether it is judged (1) or usage/IO (2). Refusals
+// and other `app::AppError`s have no `From` on purpose: `game_cmd::report` prints them (text or
+// JSON) before choosing the exit code, so a `?` cannot swallow what was refused and why.
+
+/// Reading or writing a file or stream failed: a usage/IO error (exit 2) naming the cause.
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
         Failure::Usage(e.to_string())
     }
 }
@@ -76,35 +84,35 @@ pub enum Command {
     /// Start a new game file from a scenario.
     New(game_cmd::NewArgs),
     /// Send an order: parsed, checked, priced and timed; refused with diagnostics if it has errors.
-    Order(game_cmd::OrderArgs),
+    Order(game_cmd::OnGame<crate::app::OrderRequest>),
     /// Re-issue a relayed order in person to its recipient (Talavera T4.2b: Jourdan).
-    Relay(game_cmd::RelayArgs),
+    Relay(game_cmd::OnGame<crate::app::RelayRequest>),
     /// Run the automatic steps up to the next one that needs a person (5.1).
-    Turn(game_cmd::TurnArgs),
+    Turn(game_cmd::OnGame<crate::app::TurnRequest>),
     /// Roll for Initiative for a command (6.6.1); the order is written if it succeeds.
-    Initiative(game_cmd::InitiativeArgs),
+    Initiative(game_cmd::OnGame<crate::app::InitiativeRequest>),
     /// Write the one-turn order of an enemy command that suffered a Loose Cannon (6.6.1.6).
-    LooseCannon(game_cmd::LooseCannonArgs),
+    LooseCannon(game_cmd::OnGame<crate::app::LooseCannonRequest>),
     /// Adopt Default Defense for a command (6.6.2).
-    DefaultDefense(game_cmd::CommandArgs),
+    DefaultDefense(game_cmd::OnGame<crate::app::CommandRequest>),
     /// Execute a voluntary Emergency Withdrawal (6.6.3).
-    Withdraw(game_cmd::CommandArgs),
+    Withdraw(game_cmd::OnGame<crate::app::CommandRequest>),
     /// Mark the current stage of a command's order complete (6.3.3).
-    Stage(game_cmd::CommandArgs),
+    Stage(game_cmd::OnGame<crate::app::CommandRequest>),
     /// Move a commander, HQ (`hq:<formation>`) or unit to a hex.
-    Move(game_cmd::MoveArgs),
+    Move(game_cmd::OnGame<crate::app::MoveRequest>),
     /// Resolve a close combat, cavalry charge or artillery fire; losses feed wrecks and stoppage.
-    Combat(game_cmd::CombatArgs),
+    Combat(game_cmd::OnGame<crate::app::CombatRequest>),
     /// Umpire override, recorded with a reason and hidden from the sides.
-    Override(game_cmd::OverrideArgs),
+    Override(game_cmd::OnGame<crate::app::OverrideRequest>),
     /// Show the game's state as the umpire or one side may see it.
     Status(game_cmd::LogArgs),
     /// Show the Order Log (6.4.5) and the events as the umpire or one side may see them.
     Log(game_cmd::LogArgs),
     /// Play the recorded events back; `--verify` checks the hash chain and re-simulates.
-    Replay(game_cmd::ReplayArgs),
+    Replay(game_cmd::OnGame<crate::app::ReplayRequest>),
     /// Copy a game up to a turn into a new file, for other orders or other dice.
-    Branch(game_cmd::BranchArgs),
+    Branch(game_cmd::OnGame<crate::app::BranchRequest>),
     /// Run conformance cases (by default the project's own suite in tests/conformance).
     Conformance(conformance_cmd::ConformanceArgs),
     /// Print the command tables (chart p1), or the Random Events table (29), with the provenance
@@ -138,7 +146,7 @@ pub struct OddsArgs {
 
 /// Entry point used by the binary: parse, set up logging, run, map the result to an exit code.
 pub fn main() -> ExitCode {
-    quiet_on_closed_pipe();
+    out::quiet_on_closed_pipe();
     let cli = Cli::parse();
     init_tracing();
     match run(cli) {
@@ -149,24 +157,6 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-/// `staffwork log … | head` closes stdout early; like other command-line tools, stop quietly
-/// instead of reporting a panic from `println!`.
-fn quiet_on_closed_pipe() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let msg = info
-            .payload()
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| info.payload().downcast_ref::<&str>().copied())
-            .unwrap_or("");
-        if msg.contains("failed printing to stdout") && msg.contains("Broken pipe") {
-            std::process::exit(0);
-        }
-        default(info);
-    }));
 }
 
 fn init_tracing() {
@@ -185,8 +175,8 @@ pub fn run(cli: Cli) -> CmdResult {
         Command::Demo(a) => demo::run(a),
         Command::Scenario(cmd) => scenario_cmd::run(cmd),
         Command::New(a) => game_cmd::new(a),
-        Command::Turn(a) => game_cmd::turn(a),
         c @ (Command::Order(_)
+        | Command::Turn(_)
         | Command::Initiative(_)
         | Command::LooseCannon(_)
         | Command::DefaultDefense(_)
@@ -195,11 +185,11 @@ pub fn run(cli: Cli) -> CmdResult {
         | Command::Move(_)
         | Command::Combat(_)
         | Command::Override(_)
-        | Command::Relay(_)) => game_cmd::run_game_command(&c),
-        Command::Status(a) => game_cmd::status(a),
-        Command::Log(a) => game_cmd::log(a),
-        Command::Replay(a) => game_cmd::replay(a),
-        Command::Branch(a) => game_cmd::branch(a),
+        | Command::Relay(_)
+        | Command::Status(_)
+        | Command::Log(_)
+        | Command::Replay(_)
+        | Command::Branch(_)) => game_cmd::run(c),
         Command::Conformance(a) => conformance_cmd::run(a),
         Command::Rules(cmd) => rules_cmd::run(cmd),
         Command::Odds(a) => match (a.check, a.db, a.order) {
@@ -212,25 +202,4 @@ pub fn run(cli: Cli) -> CmdResult {
         Command::Simulate(cmd) => simulate_cmd::run(cmd),
         Command::Check(args) => check_cmd::run(args),
     }
-}
-
-/// Print a value as pretty JSON on stdout.
-pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> CmdResult {
-    let s = serde_json::to_string_pretty(value).map_err(|e| Failure::Usage(e.to_string()))?;
-    println!("{s}");
-    Ok(())
-}
-
-/// The command tables in force and their text (stored in a game): a user's file, checked like
-/// every table file (`odds_cmd::load_tables`), or the bundled NBS v3.0 tables.
-pub(crate) fn load_tables(
-    path: Option<&std::path::Path>,
-) -> Result<(String, crate::rules::tables::CommandTables), Failure> {
-    let tables = odds_cmd::load_tables(path, Format::Text)?.into_owned();
-    let text = match path {
-        None => crate::rules::tables::DEFAULT_TABLES_TOML.to_string(),
-        Some(p) => std::fs::read_to_string(p)
-            .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", p.display())))?,
-    };
-    Ok((text, tables))
 }

@@ -10,8 +10,9 @@ use std::path::PathBuf;
 use clap::{Subcommand, ValueEnum};
 use serde::Serialize;
 
-use super::odds_cmd::{LEGEND, emit, emit_json, load_tables, mark};
+use super::odds_cmd::{LEGEND, load_tables, mark};
 use super::{CmdResult, Format};
+use super::{emit, emit_json};
 use crate::rules::random_events::RandomEventTable;
 use crate::rules::tables::{CellRef, Grid, GridRow, TableId};
 

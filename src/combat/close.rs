@@ -23,7 +23,7 @@ use super::{
 };
 use crate::provenance::Provenance;
 use crate::rules::dice::{Dice, Purpose};
-use crate::scenario::model::{UnitFormation, UnitKind};
+use crate::units::{UnitFormation, UnitKind};
 
 /// Terrain of the defender's hex (or the hexside the attack crosses) that the rules ask about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]

@@ -15,7 +15,7 @@ use super::tables::{CombatTables, FvAboveMax};
 use super::{CombatError, Combatant, Loss, MoraleState, Retreat, SideResult, Trace};
 use crate::provenance::Provenance;
 use crate::rules::dice::{Dice, Purpose};
-use crate::scenario::model::{UnitFormation, UnitKind};
+use crate::units::{UnitFormation, UnitKind};
 
 /// Guns that fire: one battery, or one of several in a Grand Battery (17.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

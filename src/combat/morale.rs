@@ -14,7 +14,7 @@ use super::{
 };
 use crate::combat::tables::CombatTables;
 use crate::rules::dice::{Dice, Purpose};
-use crate::scenario::model::MoraleRating;
+use crate::units::MoraleRating;
 
 /// 21.3.3 / 17.1.7: unwrecked A and B units, and C units stacked with a Commander rated 1+.
 pub fn high_morale(rating: MoraleRating, wrecked: bool, commanders: &[CommanderIn]) -> bool {

@@ -286,14 +286,14 @@ impl WreckedCfg {
     }
     /// Boxes of a unit's loss chart (20.4): a battery's gun points (3.3(7) default 5), a brigade's
     /// boxes from its strength (C when none is given); a train has no chart (`None`).
-    pub fn unit_boxes(&self, u: &crate::scenario::Unit) -> Option<u8> {
-        use crate::scenario::UnitKind;
-        if u.kind == UnitKind::Train {
+    pub fn unit_boxes(&self, u: &impl crate::units::ChartedUnit) -> Option<u8> {
+        use crate::units::UnitKind;
+        if u.kind() == UnitKind::Train {
             None
-        } else if u.kind.is_artillery() {
-            Some(u.gun_points.unwrap_or(5))
+        } else if u.kind().is_artillery() {
+            Some(u.gun_points().unwrap_or(5))
         } else {
-            Some(self.boxes_for(u.strength.map_or(super::Size::C, super::Size::from)))
+            Some(self.boxes_for(u.strength().map_or(super::Size::C, super::Size::from)))
         }
     }
 }

@@ -415,7 +415,44 @@ impl Event {
             | EventKind::ReleaseRolled { dice, .. }
             | EventKind::RandomEventChecked { dice, .. }
             | EventKind::UnitRallied { dice, .. } => dice,
-            _ => &[],
+            // No dice: listed one by one so a new kind must say whether it rolled.
+            EventKind::GameStarted { .. }
+            | EventKind::PresetOrder { .. }
+            | EventKind::CommandPhaseBegan { .. }
+            | EventKind::StepBegan { .. }
+            | EventKind::TurnBegan { .. }
+            | EventKind::GameEnded { .. }
+            | EventKind::OrderIssued { .. }
+            | EventKind::OrderArrived { .. }
+            | EventKind::OrderAccepted { .. }
+            | EventKind::OrderDelayed { .. }
+            | EventKind::OrderImplemented { .. }
+            | EventKind::OrderDistorted { .. }
+            | EventKind::OrderDiscarded { .. }
+            | EventKind::DefaultDefenseDeclared { .. }
+            | EventKind::WithdrawalBegan { .. }
+            | EventKind::StatusChanged { .. }
+            | EventKind::StageAdvanced { .. }
+            | EventKind::PieceMoved { .. }
+            | EventKind::ReinforcementArrived { .. }
+            | EventKind::WreckedChanged { .. }
+            | EventKind::CommanderReplaced { .. }
+            | EventKind::CommanderLost { .. }
+            | EventKind::CombatResolved { .. }
+            | EventKind::UnitLossesTaken { .. }
+            | EventKind::HqOverrun { .. }
+            | EventKind::SubUnitTransferred { .. }
+            | EventKind::TemporaryDivisionFormed { .. }
+            | EventKind::TemporaryDivisionDissolved { .. }
+            | EventKind::ArmyCommanderReplaced { .. }
+            | EventKind::DivisionBorrowed { .. }
+            | EventKind::DivisionBarred { .. }
+            | EventKind::DivisionReturned { .. }
+            | EventKind::RelayAccepted { .. }
+            | EventKind::OrderRelayed { .. }
+            | EventKind::CommandRangeChecked { .. }
+            | EventKind::Override { .. }
+            | EventKind::UnitStateSet { .. } => &[],
         }
     }
 

@@ -10,6 +10,7 @@ mod borrowing;
 pub mod combat_system;
 pub mod command;
 mod command_system;
+pub mod describe;
 pub mod event;
 pub mod evolve;
 mod moving_brigades;

@@ -14,6 +14,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::hex::Hex;
 pub use crate::provenance::Provenance;
+// The unit vocabulary lives in `units` (shared with `combat`); these paths stay for callers.
+pub use crate::units::{MoraleRating, Strength, UnitFormation, UnitKind};
 
 /// A whole scenario file.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -223,84 +225,6 @@ pub struct Formation {
     pub losses: Option<super::losses::LossEntry>,
     #[serde(default)]
     pub assumed: Vec<String>,
-}
-
-/// Unit types (3.1, chart p2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum UnitKind {
-    Infantry,
-    CavalryLight,
-    CavalryHeavy,
-    CavalryLancer,
-    ArtilleryLightFoot,
-    ArtilleryHeavyFoot,
-    ArtilleryLightHorse,
-    ArtilleryHeavyHorse,
-    Skirmisher,
-    Train,
-}
-
-impl UnitKind {
-    pub fn is_cavalry(self) -> bool {
-        matches!(
-            self,
-            UnitKind::CavalryLight | UnitKind::CavalryHeavy | UnitKind::CavalryLancer
-        )
-    }
-    pub fn is_artillery(self) -> bool {
-        matches!(
-            self,
-            UnitKind::ArtilleryLightFoot
-                | UnitKind::ArtilleryHeavyFoot
-                | UnitKind::ArtilleryLightHorse
-                | UnitKind::ArtilleryHeavyHorse
-        )
-    }
-    pub fn is_infantry(self) -> bool {
-        matches!(self, UnitKind::Infantry)
-    }
-    /// Artillery, trains and skirmishers never count as sub-units (6.9 box).
-    pub fn counts_as_sub_unit(self) -> bool {
-        !self.is_artillery() && !matches!(self, UnitKind::Train | UnitKind::Skirmisher)
-    }
-}
-
-/// Strength levels of foot and horse (3.1, 7.0): C < B < A < AA < AAA.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Strength {
-    C,
-    B,
-    A,
-    AA,
-    AAA,
-}
-
-/// Morale ratings A (best) to E (8.0, 21).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum MoraleRating {
-    A,
-    B,
-    C,
-    D,
-    E,
-}
-
-/// Tactical formations (8.0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum UnitFormation {
-    #[default]
-    Line,
-    Column,
-    MarchColumn,
-    Square,
-    Skirmish,
-    Ready,
-    Blown,
-    Limbered,
-    Unlimbered,
-    Routed,
 }
 
 /// Six hexside facings, named by compass point for flat-topped hexes.
@@ -975,6 +899,19 @@ impl Scenario {
             parent = self.formation(p).and_then(|f| f.parent.as_deref());
         }
         None
+    }
+}
+
+/// What a loss chart needs of a scenario's unit (20.4).
+impl crate::units::ChartedUnit for Unit {
+    fn kind(&self) -> UnitKind {
+        self.kind
+    }
+    fn strength(&self) -> Option<Strength> {
+        self.strength
+    }
+    fn gun_points(&self) -> Option<u8> {
+        self.gun_points
     }
 }
 

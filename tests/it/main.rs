@@ -2,6 +2,8 @@
 //! New integration tests go here as a module (one file each) rather than as a new top-level test
 //! crate, so `cargo test` links one binary instead of one per file.
 
+mod app_layer;
+mod architecture;
 mod combat_charge_fire;
 mod combat_cli;
 mod combat_close;
