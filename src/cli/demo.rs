@@ -121,6 +121,7 @@ pub fn run(a: DemoArgs) -> CmdResult {
             view: super::game_cmd::ViewArgs {
                 side: Some("allied".into()),
                 umpire: false,
+                observer: false,
             },
             format: Format::Text,
         })?;

@@ -23,16 +23,18 @@ pub struct ViewArgs {
     #[arg(long, conflicts_with = "umpire")]
     pub side: Option<String>,
     /// Show the umpire's master view (the default).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "observer")]
     pub umpire: bool,
+    /// Show an observer's view: public events only while the game runs, everything once it is
+    /// over (decision 0051).
+    #[arg(long, conflicts_with = "side")]
+    pub observer: bool,
 }
 
 impl ViewArgs {
-    fn viewer(&self) -> Viewer {
-        match &self.side {
-            Some(s) => Viewer::Side(s.clone()),
-            None => Viewer::Umpire,
-        }
+    /// The seat asked for, checked against the game's sides (`view::seat`).
+    pub(crate) fn viewer(&self, scenario: &crate::scenario::Scenario) -> Result<Viewer, Failure> {
+        crate::view::seat(scenario, self.side.as_deref(), self.observer).map_err(Failure::Usage)
     }
 }
 
@@ -364,20 +366,6 @@ pub struct LogArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct ReplayArgs {
-    #[arg(long)]
-    pub db: PathBuf,
-    /// Stop the playback after this turn.
-    #[arg(long)]
-    pub to_turn: Option<u32>,
-    /// Check the hash chain and re-simulate every command from the seed.
-    #[arg(long)]
-    pub verify: bool,
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
-}
-
-#[derive(Args, Debug)]
 pub struct BranchArgs {
     #[arg(long)]
     pub db: PathBuf,
@@ -435,7 +423,18 @@ fn refusal_json(e: &GameError) -> serde_json::Value {
 }
 
 fn open(db: &Path) -> Result<Game, Failure> {
-    Game::open(db).map_err(|e| Failure::Usage(e.to_string()))
+    open_game(db)
+}
+
+/// Open a game file; one that does not read back cleanly is refused as judged bad (exit 1).
+pub(crate) fn open_game(db: &Path) -> Result<Game, Failure> {
+    Game::open(db).map_err(|e| match e {
+        GameError::Store(e @ crate::store::StoreError::Corrupt { .. }) => {
+            eprintln!("error: {e}");
+            Failure::Judged
+        }
+        e => Failure::Usage(e.to_string()),
+    })
 }
 
 /// Run a command on a game and report its events.
@@ -731,7 +730,7 @@ fn print_where(game: &Game) {
 }
 
 /// Where the game stands; the phasing side's command points only for the umpire and that side.
-fn print_where_for(game: &Game, viewer: &Viewer) {
+pub(crate) fn print_where_for(game: &Game, viewer: &Viewer) {
     let info = game
         .engine()
         .turn_info(game.state.turn)
@@ -743,13 +742,9 @@ fn print_where_for(game: &Game, viewer: &Viewer) {
         crate::engine::Step::Operations => "operations (fire, movement, close combat, rally)",
         crate::engine::Step::GameOver => "game over",
     };
-    let points = match viewer {
-        Viewer::Side(v) if *v != side => String::new(),
-        _ => format!(
-            "; {} command points left",
-            game.state.sides.get(&side).map_or(0, |s| s.command_points)
-        ),
-    };
+    let points = crate::view::phasing_points(&game.state, viewer)
+        .map(|p| format!("; {p} command points left"))
+        .unwrap_or_default();
     println!(
         "turn {} ({info}), {side} player, {window} window{points}",
         game.state.turn
@@ -951,45 +946,8 @@ pub fn turn(a: TurnArgs) -> CmdResult {
     }
 }
 
-/// The Order Log of rule 6.4.5 as a viewer may see it.
-fn order_log(game: &Game, viewer: &Viewer) -> Vec<serde_json::Value> {
-    let turn_time = |t: u32| {
-        game.engine()
-            .turn_info(t)
-            .map(|i| i.time.format("%H:%M").to_string())
-            .unwrap_or_else(|| "start".into())
-    };
-    game.state
-        .orders
-        .values()
-        .filter(|o| match viewer {
-            Viewer::Umpire => true,
-            Viewer::Side(s) => &o.side == s,
-        })
-        .map(|o| {
-            json!({
-                "number": o.number,
-                "side": o.side,
-                "time_sent": turn_time(o.sent_turn),
-                "sent_turn": o.sent_turn,
-                "arrival_time": turn_time(o.arrival_turn),
-                "arrival_turn": o.arrival_turn,
-                "sender": o.sender,
-                "receiver": o.recipient,
-                "text": o.text,
-                "readback": o.readback,
-                "method": o.method,
-                "type": o.order_type,
-                "origin": o.origin,
-                "cost": o.cost,
-                "status": o.status,
-            })
-        })
-        .collect()
-}
-
 /// An order's status for people: the log label, with the reason of a discard.
-fn status_text(s: &OrderStatus) -> String {
+pub(crate) fn status_text(s: &OrderStatus) -> String {
     match s {
         OrderStatus::Discarded { reason } => format!("discarded ({reason})"),
         other => other.label().replace('-', " "),
@@ -997,256 +955,11 @@ fn status_text(s: &OrderStatus) -> String {
 }
 
 pub fn status(a: LogArgs) -> CmdResult {
-    let game = open(&a.db)?;
-    let viewer = a.view.viewer();
-    let positions = crate::game::visible_positions(&game.state, &game.scenario, &viewer);
-    let commands: Vec<serde_json::Value> = game
-        .state
-        .commands
-        .iter()
-        .filter(|(_, c)| match &viewer {
-            Viewer::Umpire => true,
-            Viewer::Side(s) => &c.side == s,
-        })
-        .map(|(id, c)| {
-            let follows = if c.follows_parent && c.status == CommandStatus::NoOrders { c.parent.clone() } else { None };
-            json!({"command": id, "side": c.side, "status": c.status, "follows": follows, "order": c.current_order, "stage": c.stage, "independent": c.independent, "wrecked": c.wrecked, "distortion_unnoticed": c.distortion_unnoticed, "loan": c.loan})
-        })
-        .collect();
-    let sides: Vec<serde_json::Value> = game
-        .state
-        .sides
-        .iter()
-        .filter(|(s, _)| match &viewer {
-            Viewer::Umpire => true,
-            Viewer::Side(v) => v == *s,
-        })
-        .map(|(s, x)| json!({"side": s, "command_points": x.command_points}))
-        .collect();
-    // Loss charts (20.4), starting with the losses suffered before the scenario (Talavera 7.1):
-    // a side sees only its own (4.0).
-    let units: Vec<serde_json::Value> = game
-        .state
-        .units
-        .iter()
-        .filter_map(|(id, u)| {
-            let side = game.scenario.unit(id)?.side.as_str();
-            match &viewer {
-                Viewer::Side(v) if v != side => return None,
-                _ => {}
-            }
-            // Only a brigade is Wrecked (21.6); a battery's chart counts gun points.
-            let wrecked = game.state.commands.get(id).is_some_and(|c| c.wrecked);
-            Some(json!({
-                "unit": id, "side": side,
-                "permanent": u.track.permanent, "stragglers": u.track.stragglers,
-                "skirmisher_losses": u.skirmisher_losses,
-                "boxes": u.track.boxes, "remaining": u.track.remaining(),
-                "morale": u.morale, "blown": u.blown, "wrecked": wrecked,
-            }))
-        })
-        .collect();
-    if a.format == Format::Json {
-        return super::print_json(&json!({
-            "turn": game.state.turn, "phasing": game.state.phasing(), "step": game.state.step,
-            "sides": sides, "commands": commands, "positions": positions, "units": units,
-            "orders": order_log(&game, &viewer),
-        }));
-    }
-    print_where_for(&game, &viewer);
-    println!("\ncommands:");
-    for c in &commands {
-        let order = c["order"]
-            .as_u64()
-            .map(|n| format!(" order {n}"))
-            .unwrap_or_default();
-        let wrecked = if c["wrecked"] == true {
-            ", WRECKED"
-        } else {
-            ""
-        };
-        // Talavera T2.4: on loan to the army commander, or barred to him.
-        let loan = c["loan"]
-            .as_str()
-            .map(|l| format!(", {l}"))
-            .unwrap_or_default();
-        if let Some(parent) = c["follows"].as_str() {
-            println!(
-                "  {:<16} {:<10} acts on {parent}'s orders{wrecked}{loan}",
-                c["command"].as_str().unwrap_or(""),
-                c["side"].as_str().unwrap_or("")
-            );
-            continue;
-        }
-        println!(
-            "  {:<16} {:<10} {}{order}{wrecked}{loan}",
-            c["command"].as_str().unwrap_or(""),
-            c["side"].as_str().unwrap_or(""),
-            c["status"].as_str().unwrap_or("")
-        );
-    }
-    println!("\npositions ({} visible):", positions.len());
-    for (p, h) in &positions {
-        println!("  {p:<20} {h}");
-    }
-    let hurt: Vec<&serde_json::Value> = units
-        .iter()
-        .filter(|u| {
-            u["permanent"] != 0
-                || u["stragglers"] != 0
-                || u["skirmisher_losses"] != 0
-                || u["morale"] != "normal"
-                || u["blown"] == true
-        })
-        .collect();
-    if !hurt.is_empty() {
-        println!("\nlosses (P (S) <n>, boxes left of the loss chart; 7.1, 20.4):");
-        for u in hurt {
-            let wrecked = if u["wrecked"] == true {
-                ", WRECKED"
-            } else {
-                ""
-            };
-            let morale = u["morale"].as_str().unwrap_or("");
-            let morale = if morale == "normal" {
-                String::new()
-            } else {
-                format!(", {morale}")
-            };
-            println!(
-                "  {:<20} {} ({}) <{}>   {} of {} boxes left{morale}{wrecked}",
-                u["unit"].as_str().unwrap_or(""),
-                u["permanent"],
-                u["stragglers"],
-                u["skirmisher_losses"],
-                u["remaining"],
-                u["boxes"],
-            );
-        }
-    }
-    Ok(())
+    super::view_cmd::status(a)
 }
 
 pub fn log(a: LogArgs) -> CmdResult {
-    let game = open(&a.db)?;
-    let viewer = a.view.viewer();
-    let events = game
-        .store
-        .events()
-        .map_err(|e| Failure::Usage(e.to_string()))?;
-    let visible = crate::game::visible(&events, &viewer);
-    let orders = order_log(&game, &viewer);
-    if a.format == Format::Json {
-        let evs: Vec<serde_json::Value> = visible
-            .iter()
-            .map(|e| json!({"seq": e.seq, "event": e.event, "hash": e.hash}))
-            .collect();
-        return super::print_json(
-            &json!({"viewer": match &viewer { Viewer::Umpire => "umpire".to_string(), Viewer::Side(s) => s.clone() }, "orders": orders, "events": evs}),
-        );
-    }
-    println!(
-        "Order Log (6.4.5){}:",
-        match &viewer {
-            Viewer::Umpire => " — umpire".into(),
-            Viewer::Side(s) => format!(" — {s}"),
-        }
-    );
-    println!(
-        "  {:>3}  {:<6} {:<6} {:<10} {:<14} {:<10} {:<8} status",
-        "no", "sent", "arrive", "sender", "receiver", "method", "type"
-    );
-    for o in &game.state.orders {
-        let (_, o) = o;
-        if let Viewer::Side(s) = &viewer
-            && &o.side != s
-        {
-            continue;
-        }
-        let t = |n: u32| {
-            game.engine()
-                .turn_info(n)
-                .map(|i| i.time.format("%H:%M").to_string())
-                .unwrap_or_else(|| "start".into())
-        };
-        let method = o
-            .method
-            .map_or("—".to_string(), |m| format!("{m:?}").to_lowercase());
-        println!(
-            "  {:>3}  {:<6} {:<6} {:<10} {:<14} {:<10} {:<8} {}",
-            o.number,
-            t(o.sent_turn),
-            t(o.arrival_turn),
-            o.sender,
-            o.recipient,
-            method,
-            format!("{:?}", o.order_type).to_lowercase(),
-            status_text(&o.status)
-        );
-        println!("       \"{}\"", o.text.trim());
-        println!("       read back: {}", o.readback);
-    }
-    println!("\nEvents ({} of {} visible):", visible.len(), events.len());
-    for e in visible {
-        println!(
-            "  #{:<4} t{:<3} {}",
-            e.seq,
-            e.event.turn,
-            describe(&e.event)
-        );
-    }
-    Ok(())
-}
-
-pub fn replay(a: ReplayArgs) -> CmdResult {
-    let game = open(&a.db)?;
-    let state = game
-        .state_at(a.to_turn)
-        .map_err(|e| Failure::Usage(e.to_string()))?;
-    let verification = if a.verify {
-        Some(game.verify().map_err(|e| Failure::Usage(e.to_string()))?)
-    } else {
-        None
-    };
-    let ok = verification.as_ref().is_none_or(|v| v.ok());
-    if a.format == Format::Json {
-        super::print_json(
-            &json!({"turn": state.turn, "events": state.events, "orders": state.orders.len(), "verification": verification, "ok": ok}),
-        )?;
-    } else {
-        println!(
-            "played back {} events: turn {}, {} orders",
-            state.events,
-            state.turn,
-            state.orders.len()
-        );
-        if let Some(v) = &verification {
-            match (
-                &v.chain_broken_at,
-                &v.first_difference,
-                &v.resimulation_skipped,
-            ) {
-                (Some(seq), _, _) => println!(
-                    "verify: FAILED — the hash chain breaks at event {seq} (its payload or hash was altered)"
-                ),
-                (None, Some(d), _) => println!(
-                    "verify: FAILED — re-simulation differs at event {} (command {}):\n  recorded:    {}\n  resimulated: {}",
-                    d.seq, d.command_seq, d.recorded, d.resimulated
-                ),
-                (None, None, Some(why)) => println!(
-                    "verify: hash chain ok over {} events; re-simulation skipped: {why}",
-                    v.events
-                ),
-                (None, None, None) => println!(
-                    "verify: ok — hash chain intact over {} events, {} commands re-simulated byte for byte (last hash {})",
-                    v.events,
-                    v.commands,
-                    &v.last_hash[..16]
-                ),
-            }
-        }
-    }
-    if ok { Ok(()) } else { Err(Failure::Judged) }
+    super::view_cmd::log(a)
 }
 
 pub fn branch(a: BranchArgs) -> CmdResult {

@@ -17,6 +17,7 @@ mod odds_combat;
 mod rules_cmd;
 mod scenario_cmd;
 mod simulate_cmd;
+mod view_cmd;
 
 pub use odds_cmd::OddsCmd;
 
@@ -102,7 +103,10 @@ pub enum Command {
     /// Show the Order Log (6.4.5) and the events as the umpire or one side may see them.
     Log(game_cmd::LogArgs),
     /// Play the recorded events back; `--verify` checks the hash chain and re-simulates.
-    Replay(game_cmd::ReplayArgs),
+    Replay(view_cmd::ReplayArgs),
+    /// A keyed digest of the record as it stands, to keep and check later with
+    /// `replay --verify --receipt` (a file cut back or rewritten before it fails).
+    Receipt(view_cmd::ReceiptArgs),
     /// Copy a game up to a turn into a new file, for other orders or other dice.
     Branch(game_cmd::BranchArgs),
     /// Run conformance cases (by default the project's own suite in tests/conformance).
@@ -198,7 +202,8 @@ pub fn run(cli: Cli) -> CmdResult {
         | Command::Relay(_)) => game_cmd::run_game_command(&c),
         Command::Status(a) => game_cmd::status(a),
         Command::Log(a) => game_cmd::log(a),
-        Command::Replay(a) => game_cmd::replay(a),
+        Command::Replay(a) => view_cmd::replay(a),
+        Command::Receipt(a) => view_cmd::receipt(a),
         Command::Branch(a) => game_cmd::branch(a),
         Command::Conformance(a) => conformance_cmd::run(a),
         Command::Rules(cmd) => rules_cmd::run(cmd),
