@@ -544,8 +544,14 @@ impl Game {
     ) -> Result<Game, GameError> {
         let events = self.store.events()?;
         let commands = self.store.commands()?;
-        // The turns a branch may start from: those the record has reached.
-        let first = events.first().map_or(1, |e| e.event.turn);
+        // The turns a branch may start from: from the end of the start of the game to the last
+        // turn the record has reached.
+        let first = events
+            .iter()
+            .filter(|e| e.command_seq == 1)
+            .map(|e| e.event.turn)
+            .max()
+            .unwrap_or(1);
         let reached = events.last().map_or(first, |e| e.event.turn);
         if at_turn < first || at_turn > reached {
             return Err(GameError::OutOfRange(format!(

@@ -136,6 +136,12 @@ pub struct OddsArgs {
     /// The order number (see `staffwork log`).
     #[arg(long, requires = "db")]
     pub order: Option<u32>,
+    /// With --order: whose seat asks. A side sees the odds of its own orders only.
+    #[arg(long, requires = "order", conflicts_with = "umpire")]
+    pub side: Option<String>,
+    /// With --order: the umpire asks (any order).
+    #[arg(long, requires = "order")]
+    pub umpire: bool,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
@@ -209,7 +215,12 @@ pub fn run(cli: Cli) -> CmdResult {
         Command::Rules(cmd) => rules_cmd::run(cmd),
         Command::Odds(a) => match (a.check, a.db, a.order) {
             (Some(cmd), _, _) => odds_cmd::run(cmd),
-            (None, Some(db), Some(n)) => odds_cmd::order_odds(&db, n, a.format),
+            (None, Some(db), Some(n)) if a.side.is_some() || a.umpire => {
+                odds_cmd::order_odds(&db, n, a.side.as_deref(), a.format)
+            }
+            (None, Some(_), Some(_)) => Err(Failure::Usage(
+                "say whose odds these are: `--side SIDE` (that side's own orders) or `--umpire`".into(),
+            )),
             _ => Err(Failure::Usage(
                 "give a check (`odds acceptance …`, `odds close-combat …`) or a game order (`odds --db GAME.db --order N`); see `staffwork odds --help`".into(),
             )),

@@ -421,8 +421,26 @@ pub(crate) fn stoppage_text(o: &StoppageOdds) -> String {
 
 /// `staffwork odds --db GAME.db --order N`: the exact acceptance odds of a pending order in its
 /// real situation — its sender, receiver, method, type, and the recipient's current order.
-pub fn order_odds(db: &std::path::Path, number: u32, format: Format) -> CmdResult {
-    let game = crate::game::Game::open(db).map_err(|e| Failure::Usage(e.to_string()))?;
+pub fn order_odds(
+    db: &std::path::Path,
+    number: u32,
+    side: Option<&str>,
+    format: Format,
+) -> CmdResult {
+    let game = super::game_cmd::open_game(db)?;
+    let viewer = crate::view::seat(&game.scenario, side, false).map_err(Failure::Usage)?;
+    // A side asking about an order that is not its own is told the same as for an order that
+    // does not exist, so counting numbers reveals nothing (view::orders is the allow-list).
+    if let crate::game::Viewer::Side(s) = &viewer
+        && !crate::view::orders(&game.state, &viewer)
+            .iter()
+            .any(|o| o.number == number)
+    {
+        return Err(Failure::Usage(format!(
+            "order {number} is not one of {s}'s orders; see `staffwork log --db {} --side {s}`",
+            db.display()
+        )));
+    }
     let situation = crate::game::acceptance_situation(&game, number).map_err(Failure::Usage)?;
     let o = odds::acceptance(&game.tables, situation);
     match format {

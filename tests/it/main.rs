@@ -9,6 +9,8 @@ mod combat_tables;
 mod common;
 mod demo;
 mod game_cli;
+mod integrity_concurrency;
+mod integrity_record;
 mod order_cli;
 mod order_corpus;
 mod order_docs;
