@@ -199,7 +199,7 @@ pub fn play(db: &std::path::Path, seed: u64, verbose: bool) -> Result<Game, Fail
             Ok(events) => {
                 if verbose {
                     for e in &events {
-                        println!("  {}", super::game_cmd::describe(e));
+                        println!("  {}", crate::text::visible(&super::game_cmd::describe(e)));
                     }
                 }
             }

@@ -401,10 +401,10 @@ fn game_error(e: GameError) -> Failure {
                 } else {
                     format!(" (rule {})", r.rule)
                 },
-                r.message
+                crate::text::visible(&r.message)
             );
             if !r.help.is_empty() {
-                eprintln!("  help: {}", r.help);
+                eprintln!("  help: {}", crate::text::visible(&r.help));
             }
             eprintln!("nothing was written.");
             Failure::Judged
@@ -447,7 +447,7 @@ fn execute(game: &mut Game, actor: &str, cmd: &Command, format: Format) -> CmdRe
                 )
             } else {
                 for e in &events {
-                    println!("{}", describe(e));
+                    println!("{}", crate::text::visible(&describe(e)));
                 }
                 Ok(())
             }
@@ -933,7 +933,7 @@ pub fn turn(a: TurnArgs) -> CmdResult {
         ),
         Ok(events) => {
             for e in &events {
-                println!("{}", describe(e));
+                println!("{}", crate::text::visible(&describe(e)));
             }
             print_where(&game);
             Ok(())

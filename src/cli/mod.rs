@@ -155,7 +155,8 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Judged) => ExitCode::from(1),
         Err(Failure::Usage(msg)) => {
-            eprintln!("error: {msg}");
+            // Messages echo user input (paths, ids, order words): controls shown, not obeyed.
+            eprintln!("error: {}", crate::text::visible(&msg));
             ExitCode::from(2)
         }
     }

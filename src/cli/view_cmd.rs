@@ -149,12 +149,16 @@ pub fn log(a: LogArgs) -> CmdResult {
     println!("\nEvents seen by {}:", viewer.name());
     for e in seen {
         match e.seq {
-            Some(seq) => println!("  #{seq:<4} t{:<3} {}", e.event.turn, describe(e.event)),
+            Some(seq) => println!(
+                "  #{seq:<4} t{:<3} {}",
+                e.event.turn,
+                shown(&describe(e.event))
+            ),
             None => println!(
                 "  {:<5} t{:<3} {}",
                 e.number,
                 e.event.turn,
-                describe(e.event)
+                shown(&describe(e.event))
             ),
         }
     }

@@ -515,3 +515,40 @@ fn a_unit_named_twice_in_a_combat_is_refused() {
         }
     }
 }
+
+/// Issue 12: user text (override reasons, order text echoed in diagnostics) was printed raw,
+/// escape sequences included. It is shown with its control characters made visible.
+#[test]
+fn user_text_is_printed_with_control_characters_visible() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = game(dir.path(), "esc.db");
+    let d = db.to_str().unwrap();
+    let reason = "rain\u{1b}[2J\u{202e}damp";
+    ok(&[
+        "override", "--db", d, "--reason", reason, "--wreck", "div-2",
+    ]);
+    let log = ok(&["log", "--db", d, "--umpire"]);
+    assert!(log.contains("rain\\u{1b}[2J\\u{202e}damp"), "{log}");
+    let out = staffwork(&[
+        "order",
+        "--db",
+        d,
+        "--side",
+        "imperial",
+        "--method",
+        "written",
+        "3rd Div: march to Kü\u{1b}]0;pwned\u{7}mla.",
+    ]);
+    let all = [out.stdout, out.stderr].concat();
+    assert!(
+        !all.contains(&0x1b) && !all.contains(&0x07),
+        "{}",
+        String::from_utf8_lossy(&all)
+    );
+    let err = staffwork(&["status", "--db", d, "--side", "evil\u{1b}[31m"]);
+    assert!(
+        !err.stderr.contains(&0x1b),
+        "{}",
+        String::from_utf8_lossy(&err.stderr)
+    );
+}
