@@ -632,6 +632,71 @@ pub fn visible_positions(
         .collect()
 }
 
+/// Refuse hex numbers an order's text names off the scenario's map (issue 12, decision 0052):
+/// every `C.R` token in the text (digits, a point, digits; minus signs and a map letter
+/// included), whatever the grammar made of it, gets an error naming the hex and the map's
+/// bounds, unless the order language already flagged that span. A game never takes an order
+/// to a place its map does not have.
+pub fn refuse_off_map_hexes(checked: &mut crate::order::CheckedOrder, scenario: &Scenario) {
+    let m = &scenario.map;
+    let text = checked.text.clone();
+    let b = text.as_bytes();
+    let digits_from = |mut i: usize| {
+        let start = i;
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        let d = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        (i > d).then_some((start, i))
+    };
+    let mut i = 0;
+    while i < b.len() {
+        let boundary = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'.');
+        let Some((start, mid)) = boundary.then(|| digits_from(i)).flatten() else {
+            i += 1;
+            continue;
+        };
+        let Some((_, end)) = (b.get(mid) == Some(&b'.'))
+            .then(|| digits_from(mid + 1))
+            .flatten()
+        else {
+            i = mid.max(i + 1);
+            continue;
+        };
+        let num = |s: &str| s.parse::<i64>().unwrap_or(i64::MAX);
+        let (col, row) = (num(&text[start..mid]), num(&text[mid + 1..end]));
+        let on_map = i32::try_from(col)
+            .ok()
+            .zip(i32::try_from(row).ok())
+            .is_some_and(|(col, row)| {
+                m.contains(crate::hex::Hex {
+                    map: None,
+                    col,
+                    row,
+                })
+            });
+        let flagged = checked.diagnostics.iter().any(|d| {
+            d.code == "hex-off-map" && d.span.0 <= start && end <= d.span.1.max(d.span.0 + 1)
+        });
+        if !on_map && !flagged {
+            checked.diagnostics.push(crate::order::Diagnostic {
+                severity: crate::order::Severity::Error,
+                code: "hex-off-map",
+                message: format!("hex {} is not on the map", &text[start..end]),
+                span: (start, end),
+                help: format!(
+                    "this map runs from column {} to {} and row {} to {}",
+                    m.first_col, m.last_col, m.first_row, m.last_row
+                ),
+            });
+        }
+        i = end;
+    }
+}
+
 /// The engine's view of an order the order language has read: type, stage postures, key.
 pub fn typed_order(checked: &crate::order::CheckedOrder) -> crate::engine::TypedOrder {
     let stages: Vec<crate::rules::Posture> = checked.stages.iter().map(|s| s.posture).collect();

@@ -529,7 +529,8 @@ fn type_order(
     scenario: &crate::scenario::Scenario,
     side: &str,
 ) -> Result<(TypedOrder, Option<String>), BuildError> {
-    let checked = crate::order::check_one(text, Some(scenario), Some(side));
+    let mut checked = crate::order::check_one(text, Some(scenario), Some(side));
+    crate::game::refuse_off_map_hexes(&mut checked, scenario);
     if checked.has_errors() {
         return Err(BuildError::Order(Box::new(checked)));
     }

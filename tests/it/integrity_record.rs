@@ -552,3 +552,41 @@ fn user_text_is_printed_with_control_characters_visible() {
         String::from_utf8_lossy(&err.stderr)
     );
 }
+
+/// Issue 12: orders naming a hex off the map (`move to 99999.99999`, `-5.-5`) were accepted.
+/// The game refuses them, naming the hex and the map's bounds, and writes nothing.
+#[test]
+fn orders_naming_hexes_off_the_map_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("offmap.db");
+    let d = db.to_str().unwrap();
+    ok(&["new", "--scenario", "tutorial-hall", "--db", d]);
+    let before = file_bytes(&db);
+    for (text, hex) in [
+        ("3rd Div: move to 99999.99999.", "99999.99999"),
+        ("3rd Div: march to -5.-5 and defend.", "-5.-5"),
+        ("3rd Div: march to 31.10 and defend.", "31.10"),
+    ] {
+        let (code, out, err) = run(&[
+            "order", "--db", d, "--side", "imperial", "--method", "written", text,
+        ]);
+        assert_eq!(code, 1, "{text}: {out}{err}");
+        let all = format!("{out}{err}");
+        assert!(
+            all.contains(&format!("hex {hex} is not on the map")),
+            "{all}"
+        );
+        assert!(all.contains("column 1 to 30 and row 1 to 20"), "{all}");
+    }
+    assert_eq!(before, file_bytes(&db), "nothing written");
+    ok(&[
+        "order",
+        "--db",
+        d,
+        "--side",
+        "imperial",
+        "--method",
+        "written",
+        "3rd Div: march to 12.10 and defend.",
+    ]);
+}
