@@ -22,3 +22,4 @@ mod scenario_check;
 mod scenario_show;
 mod scenario_talavera;
 mod scenario_vimeiro;
+mod view_props;
