@@ -691,6 +691,15 @@ pub fn run_game_command(cmd: &super::Command) -> CmdResult {
         Some(Err(e)) => return Err(e.report(format)),
         None => return Err(Failure::Usage("not a game command".into())),
     };
+    // A side's command naming enemy pieces it cannot see is refused without saying more.
+    if let Err(r) = crate::view::screen(&game, &actor, &engine_cmd) {
+        let e = GameError::Refused(r);
+        if format == Format::Json {
+            super::print_json(&refusal_json(&e))?;
+            return Err(Failure::Judged);
+        }
+        return Err(game_error(e));
+    }
     execute(&mut game, &actor, &engine_cmd, format)
 }
 

@@ -42,7 +42,7 @@ impl Viewer {
 
 use serde_json::{Value, json};
 
-use crate::engine::{CommandStatus, GameState, OrderRecord, Step};
+use crate::engine::{CommandStatus, GameState, OrderRecord, Refusal, Step};
 use crate::game::Game;
 use crate::store::StoredEvent;
 
@@ -240,4 +240,41 @@ pub fn phasing_points(state: &GameState, viewer: &Viewer) -> Option<u32> {
         return None;
     }
     state.sides.get(side).map(|s| u32::from(s.command_points))
+}
+
+/// Screen a command a side gives before the engine sees it (issue 12): every enemy piece it
+/// names must be one the side can see on the map. Otherwise it is refused with the same words
+/// whether the piece exists or not, and without any hex or range — a side's refusal must not
+/// depend on, or mention, what it cannot see. The umpire's commands are not screened.
+pub fn screen(game: &Game, actor: &str, cmd: &crate::engine::Command) -> Result<(), Refusal> {
+    let crate::engine::Command::Combat {
+        attackers,
+        defenders,
+        ..
+    } = cmd
+    else {
+        return Ok(());
+    };
+    if !game.scenario.sides.iter().any(|s| s.id == actor) {
+        return Ok(());
+    }
+    let viewer = Viewer::Side(actor.to_string());
+    let seen = crate::game::visible_positions(&game.state, &game.scenario, &viewer);
+    let own = |id: &str| game.scenario.unit(id).is_some_and(|u| u.side == actor);
+    match attackers
+        .iter()
+        .chain(defenders)
+        .find(|id| !own(id) && !seen.contains_key(id.as_str()))
+    {
+        Some(id) => Err(Refusal {
+            code: "not-seen",
+            rule: "4.0",
+            message: format!(
+                "`{}` is not a unit {actor} can see",
+                crate::text::visible(id)
+            ),
+            help: format!("`staffwork status --side {actor}` lists the pieces you can see"),
+        }),
+        None => Ok(()),
+    }
 }

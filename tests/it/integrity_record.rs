@@ -590,3 +590,98 @@ fn orders_naming_hexes_off_the_map_are_refused() {
         "3rd Div: march to 12.10 and defend.",
     ]);
 }
+
+/// Issue 12: refusals named hidden things ("17.09 is not adjacent to 40.06", "range 20" for a
+/// unit the side cannot see). A side naming an enemy unit it cannot see is told the same as for
+/// a unit that does not exist, with no hex or range.
+#[test]
+fn a_sides_refusal_does_not_depend_on_what_it_cannot_see() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("unseen.db");
+    let d = db.to_str().unwrap();
+    ok(&["new", "--scenario", "tutorial-hall", "--db", d]);
+    ok(&["turn", "--db", d]);
+    let status: serde_json::Value = serde_json::from_str(&ok(&[
+        "status", "--db", d, "--side", "imperial", "--format", "json",
+    ]))
+    .unwrap();
+    let seen = status["positions"].as_object().unwrap();
+    assert!(
+        !seen.contains_key("kumla-bde"),
+        "kumla-bde is out of sight at the start"
+    );
+    let refusal = |defender: &str| {
+        let (code, out, err) = run(&[
+            "combat",
+            "close-combat",
+            "--db",
+            d,
+            "--attacker",
+            "1-3-i",
+            "--defender",
+            defender,
+        ]);
+        assert_eq!(code, 1, "{out}{err}");
+        err.replace(defender, "X")
+    };
+    let hidden = refusal("kumla-bde");
+    assert_eq!(hidden, refusal("no-such-unit"));
+    assert!(
+        hidden.contains("not-seen") && hidden.contains("rule 4.0"),
+        "{hidden}"
+    );
+    assert!(
+        !hidden
+            .chars()
+            .any(|c| c.is_ascii_digit() && c != '4' && c != '0'),
+        "no hex or range: {hidden}"
+    );
+}
+
+/// Decision 0051: an observer sees public events only while the game runs — no orders, points,
+/// loss charts or pieces — and everything once the game is over.
+#[test]
+fn an_observer_sees_public_events_only_until_the_game_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = game(dir.path(), "observer.db");
+    let d = db.to_str().unwrap();
+    let status: serde_json::Value = serde_json::from_str(&ok(&[
+        "status",
+        "--db",
+        d,
+        "--observer",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(status["viewer"], "observer");
+    for key in ["orders", "sides", "commands", "units"] {
+        assert_eq!(
+            status[key].as_array().map(Vec::len),
+            Some(0),
+            "{key}: {status}"
+        );
+    }
+    assert_eq!(status["positions"].as_object().map(|o| o.len()), Some(0));
+    let log: serde_json::Value =
+        serde_json::from_str(&ok(&["log", "--db", d, "--observer", "--format", "json"])).unwrap();
+    for e in log["events"].as_array().unwrap() {
+        assert_eq!(e["event"]["visibility"]["to"], "public", "{e}");
+    }
+    ok(&["turn", "--db", d, "--until-end"]);
+    let status: serde_json::Value = serde_json::from_str(&ok(&[
+        "status",
+        "--db",
+        d,
+        "--observer",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(status["step"], "game-over", "{}", status["step"]);
+    assert_eq!(
+        status["viewer"], "umpire",
+        "after the game the observer sees all"
+    );
+    assert!(!status["orders"].as_array().unwrap().is_empty());
+}
