@@ -29,6 +29,15 @@ const MIGRATIONS: &[&str] = &[
 /// command holds the write lock for milliseconds; waiting this long means something is wrong.
 pub const BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
 
+/// The busy wait in force: [`BUSY_WAIT`], or `STAFFWORK_BUSY_WAIT_MS` when set (tests, and
+/// umpires on slow shared disks).
+pub fn busy_wait() -> std::time::Duration {
+    std::env::var("STAFFWORK_BUSY_WAIT_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(BUSY_WAIT, std::time::Duration::from_millis)
+}
+
 /// The hash before the first event.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
@@ -140,10 +149,10 @@ pub enum StoreError {
     /// A value that could not be encoded as JSON (never expected: every engine type serialises).
     #[error("cannot encode the {what} as JSON: {why}")]
     Encode { what: &'static str, why: String },
-    /// Another writer held the game file longer than [`BUSY_WAIT`].
+    /// Another writer held the game file longer than the busy wait ([`busy_wait`]).
     #[error(
-        "{path} is busy: another staffwork has been writing to it for over {} s; nothing was written — try again, and check no process is stuck",
-        BUSY_WAIT.as_secs()
+        "{path} is busy: another writer has held it for over {} ms; nothing was written — try again, and check no process is stuck (STAFFWORK_BUSY_WAIT_MS sets the wait)",
+        busy_wait().as_millis()
     )]
     Busy { path: String },
     #[error("database error: {0}")]
@@ -266,7 +275,7 @@ fn migrate(conn: &mut Connection, path: &str) -> Result<(), StoreError> {
 }
 
 fn configure(conn: &Connection) -> Result<(), StoreError> {
-    conn.busy_timeout(BUSY_WAIT)?;
+    conn.busy_timeout(busy_wait())?;
     conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0))?;
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
@@ -780,7 +789,7 @@ impl Store {
         Ok(structure_problem(&Head::genesis(), &commands, &events))
     }
 
-    /// Take the write lock (`BEGIN IMMEDIATE`), waiting at most [`BUSY_WAIT`] for another writer.
+    /// Take the write lock (`BEGIN IMMEDIATE`), waiting at most [`busy_wait`] for another writer.
     pub fn writer(&mut self) -> Result<Writer<'_>, StoreError> {
         let tx = self
             .conn

@@ -246,3 +246,34 @@ fn threads_with_their_own_open_game_serialise() {
     assert!(v.ok(), "{v:?}");
     assert_eq!(v.commands, 1 + landed);
 }
+
+/// A writer that cannot get the lock within the busy wait says so and writes nothing; it never
+/// waits forever and never corrupts.
+#[test]
+fn a_writer_past_the_busy_wait_fails_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("busy.db");
+    new_game(&db);
+    let holder = rusqlite::Connection::open(&db).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let out = bin()
+        .args(["turn", "--db", db.to_str().unwrap()])
+        .env("STAFFWORK_BUSY_WAIT_MS", "300")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is busy") && err.contains("nothing was written"),
+        "{err}"
+    );
+    holder.execute_batch("ROLLBACK").unwrap();
+    drop(holder);
+    let v = json(&["replay", "--db", db.to_str().unwrap(), "--verify"]);
+    assert_eq!(v["verification"]["commands"], 1, "{v}");
+    assert!(
+        staffwork(&["turn", "--db", db.to_str().unwrap()])
+            .status
+            .success()
+    );
+}
