@@ -439,7 +439,12 @@ pub(crate) fn open_game(db: &Path) -> Result<Game, Failure> {
 
 /// Run a command on a game and report its events.
 fn execute(game: &mut Game, actor: &str, cmd: &Command, format: Format) -> CmdResult {
-    match game.execute(actor, cmd) {
+    // A side is not told, in a refusal, about pieces it cannot see (view::refusal_for).
+    let result = game.execute(actor, cmd).map_err(|e| match e {
+        GameError::Refused(r) => GameError::Refused(crate::view::refusal_for(game, actor, cmd, r)),
+        e => e,
+    });
+    match result {
         Ok(events) => {
             if format == Format::Json {
                 super::print_json(
@@ -691,15 +696,6 @@ pub fn run_game_command(cmd: &super::Command) -> CmdResult {
         Some(Err(e)) => return Err(e.report(format)),
         None => return Err(Failure::Usage("not a game command".into())),
     };
-    // A side's command naming enemy pieces it cannot see is refused without saying more.
-    if let Err(r) = crate::view::screen(&game, &actor, &engine_cmd) {
-        let e = GameError::Refused(r);
-        if format == Format::Json {
-            super::print_json(&refusal_json(&e))?;
-            return Err(Failure::Judged);
-        }
-        return Err(game_error(e));
-    }
     execute(&mut game, &actor, &engine_cmd, format)
 }
 

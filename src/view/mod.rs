@@ -242,21 +242,27 @@ pub fn phasing_points(state: &GameState, viewer: &Viewer) -> Option<u32> {
     state.sides.get(side).map(|s| u32::from(s.command_points))
 }
 
-/// Screen a command a side gives before the engine sees it (issue 12): every enemy piece it
-/// names must be one the side can see on the map. Otherwise it is refused with the same words
-/// whether the piece exists or not, and without any hex or range — a side's refusal must not
-/// depend on, or mention, what it cannot see. The umpire's commands are not screened.
-pub fn screen(game: &Game, actor: &str, cmd: &crate::engine::Command) -> Result<(), Refusal> {
+/// The refusal a side is shown (issue 12): if its command names an enemy piece the side cannot
+/// see on the map, the engine's refusal (which may name hexes, ranges or states of that piece) is
+/// replaced by the same words whether the piece exists or not — a side's refusal must not
+/// depend on, or mention, what it cannot see. A legal command goes through (its result is
+/// public), and the umpire's refusals are not changed.
+pub fn refusal_for(
+    game: &Game,
+    actor: &str,
+    cmd: &crate::engine::Command,
+    refusal: Refusal,
+) -> Refusal {
     let crate::engine::Command::Combat {
         attackers,
         defenders,
         ..
     } = cmd
     else {
-        return Ok(());
+        return refusal;
     };
     if !game.scenario.sides.iter().any(|s| s.id == actor) {
-        return Ok(());
+        return refusal;
     }
     let viewer = Viewer::Side(actor.to_string());
     let seen = crate::game::visible_positions(&game.state, &game.scenario, &viewer);
@@ -266,7 +272,7 @@ pub fn screen(game: &Game, actor: &str, cmd: &crate::engine::Command) -> Result<
         .chain(defenders)
         .find(|id| !own(id) && !seen.contains_key(id.as_str()))
     {
-        Some(id) => Err(Refusal {
+        Some(id) => Refusal {
             code: "not-seen",
             rule: "4.0",
             message: format!(
@@ -274,7 +280,7 @@ pub fn screen(game: &Game, actor: &str, cmd: &crate::engine::Command) -> Result<
                 crate::text::visible(id)
             ),
             help: format!("`staffwork status --side {actor}` lists the pieces you can see"),
-        }),
-        None => Ok(()),
+        },
+        None => refusal,
     }
 }
