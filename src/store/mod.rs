@@ -927,6 +927,27 @@ mod tests {
         );
     }
 
+    /// Receipts use HMAC-SHA-256: pin it to RFC 4231 test cases 1 and 2.
+    #[test]
+    fn hmac_matches_rfc_4231() {
+        assert_eq!(
+            hmac_sha256(&[0x0b; 20], b"Hi There"),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+        );
+        assert_eq!(
+            hmac_sha256(b"Jefe", b"what do ya want for nothing?"),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        // Test case 6: a key longer than the block is hashed first.
+        assert_eq!(
+            hmac_sha256(
+                &[0xaa; 131],
+                b"Test Using Larger Than Block-Size Key - Hash Key First"
+            ),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        );
+    }
+
     /// The `kind` column is `Event::kind_name` for every event of a played game.
     #[test]
     fn kind_column_is_the_events_kind_name() {
