@@ -685,3 +685,22 @@ fn an_observer_sees_public_events_only_until_the_game_ends() {
     );
     assert!(!status["orders"].as_array().unwrap().is_empty());
 }
+
+/// `new` writes under a temporary name and renames into place: an existing file is refused and
+/// left as it was, and no temporary file is left behind either way.
+#[test]
+fn new_is_all_or_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = game(dir.path(), "exists.db");
+    let d = db.to_str().unwrap();
+    let before = file_bytes(&db);
+    let (code, _, err) = run(&["new", "--scenario", "tutorial-hall", "--db", d]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("already exists"), "{err}");
+    assert_eq!(before, file_bytes(&db));
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains("staffwork-")), "{names:?}");
+}
