@@ -704,3 +704,41 @@ fn new_is_all_or_nothing() {
         .collect();
     assert!(!names.iter().any(|n| n.contains("staffwork-")), "{names:?}");
 }
+
+/// Issue 12: a killed `branch` left a partial copy that verified and looked complete. Killed at
+/// any moment, a branch leaves either no file or the whole branch.
+#[test]
+fn a_killed_branch_leaves_no_partial_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = game(dir.path(), "source.db");
+    let d = db.to_str().unwrap();
+    ok(&["turn", "--db", d, "--until-turn", "6"]);
+    for delay_ms in [0u64, 5, 20, 60] {
+        let out = dir.path().join(format!("killed-{delay_ms}.db"));
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_staffwork"))
+            .args([
+                "branch",
+                "--db",
+                d,
+                "--at-turn",
+                "5",
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        if out.exists() {
+            let o = out.to_str().unwrap();
+            let v = ok(&["replay", "--db", o, "--verify"]);
+            assert!(v.contains("verify: ok"), "{v}");
+            let s: serde_json::Value =
+                serde_json::from_str(&ok(&["status", "--db", o, "--format", "json"])).unwrap();
+            assert!(s["turn"].as_u64().unwrap() >= 5, "a complete branch: {s}");
+        }
+    }
+}
