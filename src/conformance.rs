@@ -13,8 +13,9 @@ use serde::Serialize;
 
 use crate::app::{self, AppError, Response, split_words};
 use crate::engine::{Event, GameState};
-use crate::game::{Game, NewGame, Viewer};
+use crate::game::{Game, NewGame};
 use crate::rules::dice::{Dice, Purpose, ScriptedDice};
+use crate::view::Viewer;
 
 /// One case as written.
 #[derive(Clone, Debug, Default)]

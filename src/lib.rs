@@ -23,3 +23,4 @@ pub mod space;
 pub mod store;
 pub mod text;
 pub mod units;
+pub mod view;

@@ -23,7 +23,8 @@ fn type_order(
     game: &Game,
     side: &str,
 ) -> Result<(TypedOrder, Option<String>), AppError> {
-    let checked = crate::order::check_one(text, Some(&game.scenario), Some(side));
+    let mut checked = crate::order::check_one(text, Some(&game.scenario), Some(side));
+    crate::game::refuse_off_map_hexes(&mut checked, &game.scenario);
     if checked.has_errors() {
         return Err(AppError::Order(Box::new(checked)));
     }

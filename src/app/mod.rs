@@ -19,16 +19,18 @@ use clap::Subcommand;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{Command, Refusal};
-use crate::game::{Game, GameError, NewGame, Viewer};
+use crate::game::{Game, GameError, NewGame};
 use crate::rules::dice::Dice;
+use crate::view::Viewer;
 
 pub use request::*;
 pub use view::{
-    Applied, Branched, Created, LogView, OrderOdds, Replayed, StatusView, Where, order_log, where_,
+    Applied, Branched, Created, LogView, OrderOdds, Receipt, ReceiptCheck, Replayed, StatusView,
+    Where, order_log, where_,
 };
 pub use words::{parse_request, split_words};
 
-/// Who is asking: a side, the umpire (and later an observer). The same type as the viewer of
+/// Who is asking: a side, the umpire or an observer (`crate::view::Viewer`). The same type as the viewer of
 /// the views, so what a seat may do and what it may see are decided over one value.
 pub type Seat = Viewer;
 
@@ -62,8 +64,10 @@ pub enum Request {
     Status,
     /// The Order Log and the events as the seat may see them.
     Log,
-    /// Play the recorded events back; optionally verify.
+    /// Play the recorded events back; optionally verify (the umpire's).
     Replay(ReplayRequest),
+    /// A keyed digest of the record as it stands, for the seat to keep (decision 0050).
+    Receipt(ReceiptRequest),
     /// Copy the game up to a turn into a new file.
     Branch(BranchRequest),
     /// The exact acceptance odds of a pending order (6.5).
@@ -79,6 +83,7 @@ pub enum Response {
     Status(Box<StatusView>),
     Log(LogView),
     Replayed(Replayed),
+    Receipt(Receipt),
     Branched(Branched),
     Odds(OrderOdds),
 }
@@ -151,15 +156,24 @@ pub fn execute_with(
         }
         Request::Status => Ok(Response::Status(Box::new(view::status(game, seat)))),
         Request::Log => Ok(Response::Log(view::log(game, seat)?)),
-        Request::Replay(r) => replay(game, r).map(Response::Replayed),
+        Request::Replay(r) => replay(game, r, seat).map(Response::Replayed),
+        Request::Receipt(_) => receipt(game, seat).map(Response::Receipt),
         Request::Branch(b) => branch(game, b, seat).map(Response::Branched),
         Request::Odds(o) => order_odds(game, o.order).map(Response::Odds),
         _ => {
             let (actor, cmd) = command(game, req)?;
-            let events = match dice {
-                Some(d) => game.execute_with(&actor, &cmd, d)?,
-                None => game.execute(&actor, &cmd)?,
+            let result = match dice {
+                Some(d) => game.execute_with(&actor, &cmd, d),
+                None => game.execute(&actor, &cmd),
             };
+            // A side is refused in words that say nothing of the pieces it cannot see
+            // (view::refusal_for); the umpire is told the engine's own reason.
+            let events = result.map_err(|e| match (e, seat) {
+                (GameError::Refused(r), Viewer::Side(side)) => {
+                    GameError::Refused(crate::view::refusal_for(game, side, &cmd, r))
+                }
+                (e, _) => e,
+            })?;
             Ok(applied(game, events))
         }
     }
@@ -203,6 +217,7 @@ pub fn command(game: &Game, req: &Request) -> Result<(String, Command), AppError
         Request::Status
         | Request::Log
         | Request::Replay(_)
+        | Request::Receipt(_)
         | Request::Branch(_)
         | Request::Odds(_) => Err(AppError::BadRequest(
             "a view or report, not a game command".into(),
@@ -216,6 +231,16 @@ pub fn command(game: &Game, req: &Request) -> Result<(String, Command), AppError
 fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), AppError> {
     let side = match seat {
         Viewer::Umpire => return Ok(()),
+        // An observer watches: the views, a playback and a receipt, nothing else (0051).
+        Viewer::Observer => {
+            return match req {
+                Request::Status | Request::Log | Request::Receipt(_) => Ok(()),
+                Request::Replay(r) if !r.verify => Ok(()),
+                _ => Err(AppError::Forbidden(
+                    "an observer only watches (status, log, replay, receipt)".into(),
+                )),
+            };
+        }
         Viewer::Side(s) => s,
     };
     if !game.state.sides.contains_key(side) {
@@ -229,7 +254,8 @@ fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), AppError> {
     let forbidden = |what: &str| Err(AppError::Forbidden(format!("the {side} side {what}")));
     let command_side = |c: &str| build::side_of_command(game, c);
     match req {
-        Request::Status | Request::Log => Ok(()),
+        Request::Status | Request::Log | Request::Receipt(_) => Ok(()),
+        Request::Replay(r) if !r.verify => Ok(()),
         Request::Order(a) if a.side == *side => Ok(()),
         Request::Order(_) => forbidden("writes only its own orders (6.4)"),
         Request::Initiative(a) => {
@@ -280,21 +306,105 @@ fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), AppError> {
         }
         Request::Turn(_) => forbidden("does not run the sequence of play; the umpire does (5.1)"),
         Request::Override(_) => forbidden("cannot override; only the umpire can"),
-        Request::Replay(_) => forbidden("cannot replay the whole game; only the umpire can"),
+        Request::Replay(_) => forbidden(
+            "cannot verify: --verify reads every hidden event, so it is the umpire's; a side checks the file with its receipt through the umpire",
+        ),
         Request::Branch(_) => forbidden("cannot branch the game; only the umpire can"),
     }
 }
 
-fn replay(game: &Game, r: &ReplayRequest) -> Result<Replayed, AppError> {
+/// Play back (to a turn) and, for the umpire, verify the record and check a receipt. A game
+/// opened for verification should come from `Game::open_for_audit`, so a damaged record is
+/// reported rather than refused.
+fn replay(game: &Game, r: &ReplayRequest, seat: &Seat) -> Result<Replayed, AppError> {
+    let seat = &crate::view::effective(seat, &game.state);
+    let umpire = *seat == Viewer::Umpire;
     let state = game.state_at(r.to_turn)?;
-    let verification = if r.verify { Some(game.verify()?) } else { None };
-    let ok = verification.as_ref().is_none_or(|v| v.ok());
+    let verification = if r.verify {
+        Some(game.verify_with(r.chain_only)?)
+    } else {
+        None
+    };
+    let receipt = match &r.receipt {
+        Some(path) => Some(check_receipt(game, path)?),
+        None => None,
+    };
+    let verified = verification
+        .as_ref()
+        .is_none_or(|v| if r.chain_only { v.chain_ok() } else { v.ok() });
+    let ok = verified && receipt.as_ref().is_none_or(|c| c.ok);
     Ok(Replayed {
+        viewer: seat.name().to_string(),
         turn: state.turn,
-        events: state.events,
-        orders: state.orders.len(),
+        // A side sees its own orders only; the total is the umpire's.
+        orders: crate::view::orders(&state, seat).len(),
+        events: umpire.then_some(state.events),
         verification,
+        chain_only: r.chain_only,
+        receipt,
         ok,
+    })
+}
+
+/// Does the file still hold the record a receipt was given for?
+fn check_receipt(game: &Game, path: &Path) -> Result<ReceiptCheck, AppError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        AppError::BadRequest(format!("cannot read receipt {}: {e}", path.display()))
+    })?;
+    let r: Receipt = serde_json::from_str(&text).map_err(|e| {
+        AppError::BadRequest(format!(
+            "{} is not a staffwork receipt ({e}); make one with `staffwork receipt --db GAME --out FILE`",
+            path.display()
+        ))
+    })?;
+    let failed = |why: String| ReceiptCheck {
+        ok: false,
+        events: None,
+        why: Some(why),
+    };
+    if r.scenario != game.store.meta().scenario_id {
+        return Ok(failed(format!(
+            "the receipt is for a game of `{}`, this file is a game of `{}`",
+            crate::text::visible(&r.scenario),
+            game.store.meta().scenario_id
+        )));
+    }
+    let found = game
+        .store
+        .find_receipt(&r.digest)
+        .map_err(|e| AppError::Game(e.into()))?;
+    Ok(match found {
+        Some(n) => ReceiptCheck {
+            ok: true,
+            events: Some(n),
+            why: None,
+        },
+        None => failed(format!(
+            "the file no longer holds the record the {} receipt of turn {} was given for: it was cut back or rewritten",
+            crate::text::visible(&r.seat),
+            r.turn
+        )),
+    })
+}
+
+/// A receipt for a seat: the keyed digest of the record's head; the umpire's also carries the
+/// event count and head hash.
+fn receipt(game: &Game, seat: &Seat) -> Result<Receipt, AppError> {
+    let err = |e: crate::store::StoreError| AppError::Game(e.into());
+    let head = game.store.full_head().map_err(err)?;
+    let digest = game
+        .store
+        .receipt_digest(head.events, &head.hash)
+        .map_err(err)?;
+    let umpire = *seat == Viewer::Umpire;
+    Ok(Receipt {
+        staffwork_receipt: 1,
+        scenario: game.store.meta().scenario_id.clone(),
+        seat: seat.name().to_string(),
+        turn: game.state.turn,
+        digest,
+        events: umpire.then_some(head.events),
+        head_hash: umpire.then(|| head.hash.clone()),
     })
 }
 

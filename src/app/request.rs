@@ -323,10 +323,33 @@ pub struct ReplayRequest {
     /// Stop the playback after this turn.
     #[arg(long)]
     pub to_turn: Option<u32>,
-    /// Check the hash chain and re-simulate every command from the seed.
+    /// Check the record (hash chain, every event under a recorded command, the game row's head)
+    /// and re-simulate every command from the seed: exactly the stored events, no more and no
+    /// fewer. A verify that cannot re-simulate fails unless `--chain-only` is given. The
+    /// umpire's only: it reads every hidden event.
     #[arg(long)]
     #[serde(default)]
     pub verify: bool,
+    /// With --verify: check the chain and structure only, without re-simulating (reported as
+    /// "chain only, NOT re-simulated"). For files from another staffwork version.
+    #[arg(long, requires = "verify")]
+    #[serde(default)]
+    pub chain_only: bool,
+    /// With --verify: a receipt (from `staffwork receipt`) the file must still contain; a file
+    /// cut back before the receipt, or rewritten, fails.
+    #[arg(long, requires = "verify", value_name = "RECEIPT")]
+    #[serde(default)]
+    pub receipt: Option<std::path::PathBuf>,
+}
+
+/// `receipt`: a keyed digest of the record as it stands, to keep and check later with
+/// `replay --verify --receipt` (decision 0050).
+#[derive(Args, Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ReceiptRequest {
+    /// Write the receipt to this file (JSON) as well as printing it.
+    #[arg(long)]
+    #[serde(default)]
+    pub out: Option<std::path::PathBuf>,
 }
 
 /// `branch`: copy a game up to a turn into a new file.

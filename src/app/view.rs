@@ -1,16 +1,18 @@
 //! Typed responses and the per-seat views the application layer computes: where the game
 //! stands, the status, the Order Log and events, replay and branch reports. Serialised, they are
 //! the JSON every front end shows; the CLI renders the same structs as text. A side's view holds
-//! only what rule 4.0 lets that side see (the filters are in `game::visible*` and here).
+//! only what rule 4.0 lets that side see: every filter is `crate::view`'s allow-list (which
+//! seat owns what, which events it sees, its own numbering); this file only shapes documents.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use crate::engine::{CommandStatus, Event, OrderOrigin, OrderStatus, Step, state::Loan};
-use crate::game::{Game, Verification, Viewer};
+use crate::game::{Game, Verification};
 use crate::hex::Hex;
 use crate::rules::{Method, OrderType};
+use crate::view::{Viewer, effective, owns};
 
 /// What a command changed: its events and where the game now stands.
 #[derive(Clone, Debug, Serialize)]
@@ -105,6 +107,8 @@ impl UnitEntry {
 /// `status`: the game as a seat may see it.
 #[derive(Clone, Debug, Serialize)]
 pub struct StatusView {
+    /// `umpire`, `observer` or the side's id.
+    pub viewer: String,
     pub turn: u32,
     pub phasing: String,
     pub step: Step,
@@ -118,34 +122,72 @@ pub struct StatusView {
     pub at: Where,
 }
 
-/// One recorded event a seat may see.
+/// One recorded event a seat may see. `number` counts only the events this seat sees (1, 2, 3
+/// …), so the gaps reveal nothing; the umpire also gets the file's sequence number and hash,
+/// which are computed over hidden events and so are never shown to a side (decision 0051).
 #[derive(Clone, Debug, Serialize)]
 pub struct LoggedEvent {
-    pub seq: i64,
+    pub number: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seq: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
     pub event: Event,
-    pub hash: String,
 }
 
 /// `log`: the Order Log and the events as a seat may see them.
 #[derive(Clone, Debug, Serialize)]
 pub struct LogView {
-    /// `umpire` or the side's id.
+    /// `umpire`, `observer` or the side's id.
     pub viewer: String,
     pub orders: Vec<OrderEntry>,
     pub events: Vec<LoggedEvent>,
-    /// Events recorded in all (the text view's "N of M visible").
-    #[serde(skip)]
-    pub recorded: usize,
 }
 
-/// `replay`: the playback and, if asked, the verification.
+/// `replay`: the playback and, if asked, the verification. A side is told the turn and its own
+/// orders only; the event count, the verification and the receipt check are the umpire's.
 #[derive(Clone, Debug, Serialize)]
 pub struct Replayed {
+    pub viewer: String,
     pub turn: u32,
-    pub events: u64,
     pub orders: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub verification: Option<Verification>,
+    pub chain_only: bool,
+    /// `Ok(events covered)` or why the file no longer holds the receipt's record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<ReceiptCheck>,
     pub ok: bool,
+}
+
+/// What a receipt check found.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReceiptCheck {
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+/// A receipt: a keyed digest of the record's head that a player or the umpire keeps, so that a
+/// file later cut back or rewritten before that point is evident (decision 0050). A side's
+/// receipt holds no count and no hash: only the digest, which cannot be tested against guesses
+/// without the file's key.
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct Receipt {
+    pub staffwork_receipt: u32,
+    pub scenario: String,
+    pub seat: String,
+    pub turn: u32,
+    pub digest: String,
+    /// Umpire's receipts only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_hash: Option<String>,
 }
 
 /// `branch`: the new game file.
@@ -188,16 +230,9 @@ fn turn_time(game: &Game, turn: u32) -> Option<String> {
         .map(|t| t.time.format("%H:%M").to_string())
 }
 
-/// Does this seat see things belonging to this side (its own orders, commands, losses; 4.0)?
-fn owns(seat: &Viewer, side: &str) -> bool {
-    match seat {
-        Viewer::Umpire => true,
-        Viewer::Side(s) => s == side,
-    }
-}
-
 /// Where the game stands, for a seat.
 pub fn where_(game: &Game, seat: &Viewer) -> Where {
+    let seat = &effective(seat, &game.state);
     let phasing = game.state.phasing().to_string();
     let command_points = owns(seat, &phasing).then(|| {
         game.state
@@ -243,6 +278,7 @@ pub fn order_log(game: &Game, seat: &Viewer) -> Vec<OrderEntry> {
 
 /// `status` for a seat.
 pub fn status(game: &Game, seat: &Viewer) -> StatusView {
+    let seat = &effective(seat, &game.state);
     let state = &game.state;
     let commands = state
         .commands
@@ -298,12 +334,13 @@ pub fn status(game: &Game, seat: &Viewer) -> StatusView {
         })
         .collect();
     StatusView {
+        viewer: seat.name().to_string(),
         turn: state.turn,
         phasing: state.phasing().to_string(),
         step: state.step,
         sides,
         commands,
-        positions: crate::game::visible_positions(state, &game.scenario, seat),
+        positions: crate::view::visible_positions(state, &game.scenario, seat),
         units,
         orders: order_log(game, seat),
         at: where_(game, seat),
@@ -312,22 +349,20 @@ pub fn status(game: &Game, seat: &Viewer) -> StatusView {
 
 /// `log` for a seat.
 pub fn log(game: &Game, seat: &Viewer) -> Result<LogView, crate::game::GameError> {
+    let seat = &effective(seat, &game.state);
     let events = game.store.events()?;
-    let visible = crate::game::visible(&events, seat)
+    let seen = crate::view::seen_events(&events, seat)
         .into_iter()
         .map(|e| LoggedEvent {
+            number: e.number,
             seq: e.seq,
+            hash: e.hash.map(str::to_string),
             event: e.event.clone(),
-            hash: e.hash.clone(),
         })
         .collect();
     Ok(LogView {
-        viewer: match seat {
-            Viewer::Umpire => "umpire".to_string(),
-            Viewer::Side(s) => s.clone(),
-        },
+        viewer: seat.name().to_string(),
         orders: order_log(game, seat),
-        events: visible,
-        recorded: events.len(),
+        events: seen,
     })
 }

@@ -103,26 +103,31 @@ fn locate(text: &str, pos: usize) -> (usize, &str, usize) {
 }
 
 fn render_text(text: &str, report: &CheckReport) -> String {
+    use crate::text::visible;
     let mut out = String::new();
     for (i, o) in report.orders.iter().enumerate() {
         let (line, _, _) = locate(text, o.span.0);
         let _ = writeln!(out, "order {} (line {line}): {}", i + 1, type_name(o));
+        // User text is echoed through `text::visible`: control characters are shown, not
+        // obeyed, and the caret is placed under the text as shown.
         if !o.readback.is_empty() {
-            let _ = writeln!(out, "  read back: {}", o.readback);
+            let _ = writeln!(out, "  read back: {}", visible(&o.readback));
         }
         for d in &o.diagnostics {
-            let _ = writeln!(out, "  {}[{}]: {}", d.severity, d.code, d.message);
+            let _ = writeln!(out, "  {}[{}]: {}", d.severity, d.code, visible(&d.message));
             if d.severity != Severity::Note {
                 let (l, src, col) = locate(text, d.span.0);
-                let width = text
+                let marked = text
                     .get(d.span.0..d.span.1.min(d.span.0 + src.len()))
-                    .map_or(1, |s| s.lines().next().unwrap_or("").chars().count())
-                    .max(1);
-                let _ = writeln!(out, "   {l:>4} | {src}");
+                    .map_or("", |s| s.lines().next().unwrap_or(""));
+                let width = visible(marked).chars().count().max(1);
+                let before: String = src.chars().take(col).collect();
+                let col = visible(&before).chars().count();
+                let _ = writeln!(out, "   {l:>4} | {}", visible(src));
                 let _ = writeln!(out, "        | {}{}", " ".repeat(col), "^".repeat(width));
             }
             if !d.help.is_empty() && d.severity != Severity::Note {
-                let _ = writeln!(out, "        = help: {}", d.help);
+                let _ = writeln!(out, "        = help: {}", visible(&d.help));
             }
         }
         let _ = writeln!(out);

@@ -13,7 +13,8 @@ use clap::Args;
 
 use super::{CmdResult, Failure};
 use crate::app::{self, AppError, Request, Response};
-use crate::game::{Game, Viewer};
+use crate::game::Game;
+use crate::view::Viewer;
 
 /// Seed whose dice show a delay, a distortion and its discovery, an initiative roll and a failed
 /// attack stoppage within the script (checked by a test).
@@ -183,7 +184,7 @@ pub fn play(db: &std::path::Path, seed: u64, verbose: bool) -> Result<Game, Fail
             Ok(Response::Applied(a)) => {
                 if verbose {
                     for e in &a.events {
-                        println!("  {}", e.describe());
+                        println!("  {}", crate::text::visible(&e.describe()));
                     }
                 }
             }

@@ -1,11 +1,12 @@
 //! The umpire's game loop on the command line: `new`, `order`, `turn`, `initiative`,
 //! `loose-cannon`, `default-defense`, `withdraw`, `stage`, `move`, `combat`, `override`,
-//! `relay`, `status`, `log`, `replay`, `branch`.
+//! `relay`, `status`, `log`, `replay`, `receipt`, `branch`.
 //!
 //! Each command line becomes an [`app::Request`] (the arguments are the application layer's own
 //! clap structs, with `--db` and `--format` added here), is executed by [`app::execute`], and
 //! the typed response is printed as text or JSON. A refused command prints why (exit 1) and
-//! leaves the file unchanged. The CLI acts as the umpire; `--side` picks the seat of a view.
+//! leaves the file unchanged. The CLI acts as the umpire; `--side`/`--observer` pick the seat of
+//! a view, a playback or a receipt. Text that echoes user input goes through `text::visible`.
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +17,9 @@ use serde_json::json;
 use super::{CmdResult, Failure, Format};
 use crate::app::{self, AppError, Request, Response};
 use crate::engine::describe::status_text;
-use crate::game::{Game, Viewer};
+use crate::game::{Game, GameError};
+use crate::text::visible as shown;
+use crate::view::Viewer;
 
 /// A game action on a game file: `--db`, the request's own arguments, `--format`.
 #[derive(Args, Debug)]
@@ -30,23 +33,40 @@ pub struct OnGame<T: Args> {
     pub format: Format,
 }
 
-/// `--side SIDE` or `--umpire`: whose view to show.
+/// A game action asked from a seat (`--side`, `--observer` or the umpire): `--db`, the
+/// request's own arguments, the seat, `--format`.
+#[derive(Args, Debug)]
+pub struct AsSeat<T: Args> {
+    /// The game file (SQLite).
+    #[arg(long)]
+    pub db: PathBuf,
+    #[command(flatten)]
+    pub request: T,
+    #[command(flatten)]
+    pub view: ViewArgs,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+/// `--side SIDE`, `--observer` or `--umpire`: whose view to show.
 #[derive(Args, Debug, Clone)]
 pub struct ViewArgs {
     /// Show one side's view: its own orders and units, and of the enemy only what rule 4.0 reveals.
     #[arg(long, conflicts_with = "umpire")]
     pub side: Option<String>,
     /// Show the umpire's master view (the default).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "observer")]
     pub umpire: bool,
+    /// Show an observer's view: public events only while the game runs, everything once it is
+    /// over (decision 0051).
+    #[arg(long, conflicts_with = "side")]
+    pub observer: bool,
 }
 
 impl ViewArgs {
-    fn viewer(&self) -> Viewer {
-        match &self.side {
-            Some(s) => Viewer::Side(s.clone()),
-            None => Viewer::Umpire,
-        }
+    /// The seat asked for, checked against the game's sides (`view::seat`).
+    pub(crate) fn viewer(&self, scenario: &crate::scenario::Scenario) -> Result<Viewer, Failure> {
+        crate::view::seat(scenario, self.side.as_deref(), self.observer).map_err(Failure::Usage)
     }
 }
 
@@ -97,9 +117,9 @@ pub(crate) fn report(e: AppError, format: Format) -> Failure {
             } else {
                 format!(" (rule {})", r.rule)
             };
-            eprintln!("refused [{}]{rule}: {}", r.code, r.message);
+            eprintln!("refused [{}]{rule}: {}", r.code, shown(&r.message));
             if !r.help.is_empty() {
-                eprintln!("  help: {}", r.help);
+                eprintln!("  help: {}", shown(&r.help));
             }
             eprintln!("nothing was written.");
             Failure::Judged
@@ -114,19 +134,26 @@ pub(crate) fn report(e: AppError, format: Format) -> Failure {
             Failure::Judged
         }
         AppError::Forbidden(m) => {
-            eprintln!("refused: {m}; nothing was written.");
+            eprintln!("refused: {}; nothing was written.", shown(&m));
             Failure::Judged
         }
         other if judged => {
-            eprintln!("error: {other}");
+            eprintln!("error: {}", shown(&other.to_string()));
             Failure::Judged
         }
         other => Failure::Usage(other.to_string()),
     }
 }
 
-fn open(db: &Path) -> Result<Game, Failure> {
-    Game::open(db).map_err(|e| Failure::Usage(e.to_string()))
+/// Open a game file; one that does not read back cleanly is refused as judged bad (exit 1).
+pub(crate) fn open(db: &Path) -> Result<Game, Failure> {
+    Game::open(db).map_err(|e| match e {
+        GameError::Store(e @ crate::store::StoreError::Corrupt { .. }) => {
+            eprintln!("error: {e}");
+            Failure::Judged
+        }
+        e => Failure::Usage(e.to_string()),
+    })
 }
 
 /// An order text as given: the text itself, `@FILE` or `-` for standard input.
@@ -145,12 +172,17 @@ fn read_text(text: &str) -> Result<String, Failure> {
     }
 }
 
-/// The game file, the format and the request of a game command line; order texts given as
-/// `@FILE` or `-` are read here.
-fn request_of(cmd: super::Command) -> Result<(PathBuf, Format, Request), Failure> {
+/// The game file, the format, the seat asked for (`None`: the umpire) and the request of a game
+/// command line; order texts given as `@FILE` or `-` are read here.
+type GameLine = (PathBuf, Format, Option<ViewArgs>, Request);
+
+fn request_of(cmd: super::Command) -> Result<GameLine, Failure> {
     use super::Command as C;
-    fn on<T: Args>(a: OnGame<T>, f: impl FnOnce(T) -> Request) -> (PathBuf, Format, Request) {
-        (a.db, a.format, f(a.request))
+    fn on<T: Args>(a: OnGame<T>, f: impl FnOnce(T) -> Request) -> GameLine {
+        (a.db, a.format, None, f(a.request))
+    }
+    fn seated<T: Args>(a: AsSeat<T>, f: impl FnOnce(T) -> Request) -> GameLine {
+        (a.db, a.format, Some(a.view), f(a.request))
     }
     Ok(match cmd {
         C::Order(mut a) => {
@@ -173,31 +205,41 @@ fn request_of(cmd: super::Command) -> Result<(PathBuf, Format, Request), Failure
         C::Move(a) => on(a, Request::Move),
         C::Combat(a) => on(a, Request::Combat),
         C::Override(a) => on(a, Request::Override),
-        C::Replay(a) => on(a, Request::Replay),
+        C::Replay(a) => seated(a, Request::Replay),
+        C::Receipt(a) => seated(a, Request::Receipt),
         C::Branch(a) => on(a, Request::Branch),
-        C::Status(a) => (a.db, a.format, Request::Status),
-        C::Log(a) => (a.db, a.format, Request::Log),
+        C::Status(a) => (a.db, a.format, Some(a.view), Request::Status),
+        C::Log(a) => (a.db, a.format, Some(a.view), Request::Log),
         _ => return Err(Failure::Usage("not a game command".into())),
     })
 }
 
 /// A game command line (everything but `new`): open the game, execute the request as the
-/// umpire (a view as its `--side`), print the response.
+/// umpire (a view, playback or receipt as its `--side` or `--observer`), print the response.
 pub fn run(cmd: super::Command) -> CmdResult {
-    let seat = match &cmd {
-        super::Command::Status(a) | super::Command::Log(a) => a.view.viewer(),
-        _ => Viewer::Umpire,
+    let (db, format, view, request) = request_of(cmd)?;
+    let mut game = match &request {
+        // Verification reports what it finds in a damaged record; everything else refuses one.
+        Request::Replay(r) if r.verify => {
+            Game::open_for_audit(&db).map_err(|e| Failure::Usage(e.to_string()))?
+        }
+        _ => open(&db)?,
     };
-    let (db, format, request) = request_of(cmd)?;
-    let mut game = open(&db)?;
+    let seat = match &view {
+        Some(v) => v.viewer(&game.scenario)?,
+        None => Viewer::Umpire,
+    };
     let response = app::execute(&mut game, &seat, &request).map_err(|e| report(e, format))?;
+    if let (Response::Receipt(r), Request::Receipt(q)) = (&response, &request) {
+        return print_receipt(r, q, &db, format);
+    }
     if format == Format::Json {
         return print_response(&response);
     }
     match &response {
         Response::Applied(a) => {
             for e in &a.events {
-                println!("{}", e.describe());
+                println!("{}", shown(&e.describe()));
             }
             if matches!(request, Request::Turn(_)) {
                 print_where(&app::where_(&game, &seat));
@@ -228,6 +270,7 @@ pub fn run(cmd: super::Command) -> CmdResult {
             Ok(())
         }
         Response::Odds(o) => super::odds_cmd::print_order_odds(o, &db, format),
+        Response::Receipt(_) => Ok(()),
     }
 }
 
@@ -251,7 +294,40 @@ fn print_response(response: &Response) -> CmdResult {
         }
         Response::Branched(b) => super::emit_json(&Ok { ok: true, body: b }),
         Response::Odds(o) => super::odds_cmd::print_order_odds(o, Path::new(""), Format::Json),
+        Response::Receipt(r) => super::emit_json(r),
     }
+}
+
+/// `receipt`: print it, and write it to `--out`.
+fn print_receipt(
+    r: &app::Receipt,
+    q: &app::ReceiptRequest,
+    db: &Path,
+    format: Format,
+) -> CmdResult {
+    let json = serde_json::to_string_pretty(r).map_err(|e| Failure::Usage(e.to_string()))?;
+    if let Some(out) = &q.out {
+        std::fs::write(out, format!("{json}\n"))
+            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", out.display())))?;
+    }
+    if format == Format::Json {
+        return super::emit(&json);
+    }
+    let mut text = format!(
+        "receipt for {} at turn {}: {}",
+        r.seat,
+        r.turn,
+        crate::store::short(&r.digest)
+    );
+    if let Some(out) = &q.out {
+        text.push_str(&format!(
+            "\nwritten to {}; check the game later with `staffwork replay --db {} --verify --receipt {}`",
+            out.display(),
+            db.display(),
+            out.display()
+        ));
+    }
+    super::emit(&text)
 }
 
 pub fn new(a: NewArgs) -> CmdResult {
@@ -368,14 +444,10 @@ pub(crate) fn print_status(s: &app::StatusView) {
     }
 }
 
-/// The text of `log`.
+/// The text of `log`: the seat's orders and the events it sees, numbered for that seat (the
+/// umpire's by the file's sequence numbers).
 fn print_log(l: &app::LogView) {
-    let who = if l.viewer == "umpire" {
-        " — umpire".to_string()
-    } else {
-        format!(" — {}", l.viewer)
-    };
-    println!("Order Log (6.4.5){who}:");
+    println!("Order Log (6.4.5) — {}:", l.viewer);
     println!(
         "  {:>3}  {:<6} {:<6} {:<10} {:<14} {:<10} {:<8} status",
         "no", "sent", "arrive", "sender", "receiver", "method", "type"
@@ -389,56 +461,85 @@ fn print_log(l: &app::LogView) {
             o.number,
             o.time_sent,
             o.arrival_time,
-            o.sender,
-            o.receiver,
+            shown(&o.sender),
+            shown(&o.receiver),
             method,
             format!("{:?}", o.order_type).to_lowercase(),
-            status_text(&o.status)
+            shown(&status_text(&o.status))
         );
-        println!("       \"{}\"", o.text.trim());
-        println!("       read back: {}", o.readback);
+        println!("       \"{}\"", shown(o.text.trim()));
+        println!("       read back: {}", shown(&o.readback));
     }
-    println!("\nEvents ({} of {} visible):", l.events.len(), l.recorded);
+    // Numbered per seat: a side's numbers and count say nothing of what it did not see.
+    println!("\nEvents seen by {}:", l.viewer);
     for e in &l.events {
+        let number = match e.seq {
+            Some(seq) => format!("#{seq:<4}"),
+            None => format!("{:<5}", e.number),
+        };
         println!(
-            "  #{:<4} t{:<3} {}",
-            e.seq,
+            "  {number} t{:<3} {}",
             e.event.turn,
-            e.event.describe()
+            shown(&e.event.describe())
         );
     }
 }
 
 /// The text of `replay`.
 fn print_replay(r: &app::Replayed) {
-    println!(
-        "played back {} events: turn {}, {} orders",
-        r.events, r.turn, r.orders
-    );
-    let Some(v) = &r.verification else {
-        return;
-    };
-    match (
-        &v.chain_broken_at,
-        &v.first_difference,
-        &v.resimulation_skipped,
-    ) {
-        (Some(seq), _, _) => println!(
-            "verify: FAILED — the hash chain breaks at event {seq} (its payload or hash was altered)"
+    match r.events {
+        Some(events) => println!(
+            "played back {events} events: turn {}, {} orders",
+            r.turn, r.orders
         ),
-        (None, Some(d), _) => println!(
+        None => println!("played back: turn {}, {} orders of yours", r.turn, r.orders),
+    }
+    if let Some(v) = &r.verification {
+        println!("{}", verdict(v, r.chain_only));
+    }
+    match &r.receipt {
+        Some(c) if c.ok => println!(
+            "receipt: ok — the file still holds the record the receipt was given for (its first {} events)",
+            c.events.unwrap_or_default()
+        ),
+        Some(c) => println!("receipt: FAILED — {}", c.why.as_deref().unwrap_or_default()),
+        None => {}
+    }
+}
+
+/// One line (or a few) saying what `verify` found.
+fn verdict(v: &crate::game::Verification, chain_only: bool) -> String {
+    if let Some(why) = &v.structure_problem {
+        return format!("verify: FAILED — the record does not read back cleanly: {why}");
+    }
+    if let Some(seq) = v.chain_broken_at {
+        return format!(
+            "verify: FAILED — the hash chain breaks at event {seq} (its payload or hash was altered)"
+        );
+    }
+    if let Some(why) = &v.record_mismatch {
+        return format!("verify: FAILED — {why}");
+    }
+    if let Some(d) = &v.first_difference {
+        return format!(
             "verify: FAILED — re-simulation differs at event {} (command {}):\n  recorded:    {}\n  resimulated: {}",
             d.seq, d.command_seq, d.recorded, d.resimulated
+        );
+    }
+    match &v.resimulation_skipped {
+        Some(why) if chain_only => format!(
+            "verify: chain only, NOT re-simulated — hash chain intact over {} events, {} commands ({why})",
+            v.events, v.commands
         ),
-        (None, None, Some(why)) => println!(
-            "verify: hash chain ok over {} events; re-simulation skipped: {why}",
+        Some(why) => format!(
+            "verify: FAILED — chain only, NOT re-simulated: {why}. The chain is intact over {} events; pass --chain-only to accept a chain check alone",
             v.events
         ),
-        (None, None, None) => println!(
-            "verify: ok — hash chain intact over {} events, {} commands re-simulated byte for byte (last hash {})",
+        None => format!(
+            "verify: ok — hash chain intact over {} events, {} commands re-simulated to exactly the stored events (last hash {})",
             v.events,
             v.commands,
-            v.last_hash.get(..16).unwrap_or(&v.last_hash)
+            crate::store::short(&v.last_hash)
         ),
     }
 }

@@ -110,7 +110,10 @@ pub enum Command {
     /// Show the Order Log (6.4.5) and the events as the umpire or one side may see them.
     Log(game_cmd::LogArgs),
     /// Play the recorded events back; `--verify` checks the hash chain and re-simulates.
-    Replay(game_cmd::OnGame<crate::app::ReplayRequest>),
+    Replay(game_cmd::AsSeat<crate::app::ReplayRequest>),
+    /// A keyed digest of the record as it stands, to keep and check later with
+    /// `replay --verify --receipt` (a file cut back or rewritten before it fails).
+    Receipt(game_cmd::AsSeat<crate::app::ReceiptRequest>),
     /// Copy a game up to a turn into a new file, for other orders or other dice.
     Branch(game_cmd::OnGame<crate::app::BranchRequest>),
     /// Run conformance cases (by default the project's own suite in tests/conformance).
@@ -140,6 +143,12 @@ pub struct OddsArgs {
     /// The order number (see `staffwork log`).
     #[arg(long, requires = "db")]
     pub order: Option<u32>,
+    /// With --order: whose seat asks. A side sees the odds of its own orders only.
+    #[arg(long, requires = "order", conflicts_with = "umpire")]
+    pub side: Option<String>,
+    /// With --order: the umpire asks (any order).
+    #[arg(long, requires = "order")]
+    pub umpire: bool,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
@@ -153,7 +162,8 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Judged) => ExitCode::from(1),
         Err(Failure::Usage(msg)) => {
-            eprintln!("error: {msg}");
+            // Messages echo user input (paths, ids, order words): controls shown, not obeyed.
+            eprintln!("error: {}", crate::text::visible(&msg));
             ExitCode::from(2)
         }
     }
@@ -189,12 +199,18 @@ pub fn run(cli: Cli) -> CmdResult {
         | Command::Status(_)
         | Command::Log(_)
         | Command::Replay(_)
+        | Command::Receipt(_)
         | Command::Branch(_)) => game_cmd::run(c),
         Command::Conformance(a) => conformance_cmd::run(a),
         Command::Rules(cmd) => rules_cmd::run(cmd),
         Command::Odds(a) => match (a.check, a.db, a.order) {
             (Some(cmd), _, _) => odds_cmd::run(cmd),
-            (None, Some(db), Some(n)) => odds_cmd::order_odds(&db, n, a.format),
+            (None, Some(db), Some(n)) if a.side.is_some() || a.umpire => {
+                odds_cmd::order_odds(&db, n, a.side.as_deref(), a.format)
+            }
+            (None, Some(_), Some(_)) => Err(Failure::Usage(
+                "say whose odds these are: `--side SIDE` (that side's own orders) or `--umpire`".into(),
+            )),
             _ => Err(Failure::Usage(
                 "give a check (`odds acceptance …`, `odds close-combat …`) or a game order (`odds --db GAME.db --order N`); see `staffwork odds --help`".into(),
             )),

@@ -392,17 +392,16 @@ pub(crate) fn stoppage_text(o: &StoppageOdds) -> String {
     s
 }
 
-/// `staffwork odds --db GAME.db --order N`: the exact acceptance odds of a pending order in its
-/// real situation — its sender, receiver, method, type, and the recipient's current order.
-/// `odds --db GAME --order N`: the odds of a pending order in its real situation, through the
-/// application layer (as the umpire).
-pub fn order_odds(db: &Path, number: u32, format: Format) -> CmdResult {
-    let mut game = crate::game::Game::open(db).map_err(|e| Failure::Usage(e.to_string()))?;
+/// `odds --db GAME --order N --side S|--umpire`: the odds of a pending order in its real
+/// situation, through the application layer as that seat (a side asks of its own orders only).
+pub fn order_odds(db: &Path, number: u32, side: Option<&str>, format: Format) -> CmdResult {
+    let mut game = super::game_cmd::open(db)?;
+    let seat = crate::view::seat(&game.scenario, side, false).map_err(Failure::Usage)?;
     let request = crate::app::Request::Odds(crate::app::OddsRequest { order: number });
-    match crate::app::execute(&mut game, &crate::game::Viewer::Umpire, &request) {
+    match crate::app::execute(&mut game, &seat, &request) {
         Ok(crate::app::Response::Odds(o)) => print_order_odds(&o, db, format),
         Ok(_) => Err(Failure::Usage("odds: unexpected response".into())),
-        Err(e) => Err(Failure::Usage(e.to_string())),
+        Err(e) => Err(super::game_cmd::report(e, format)),
     }
 }
 

@@ -553,6 +553,21 @@ pub(super) fn resolve(
             "run `staffwork turn` to close the Command Phase",
         ));
     }
+    // A unit counts once in a combat: named twice (or on both sides) it would add its strength
+    // twice and change the result (15.1, issue 12).
+    let mut named = std::collections::BTreeSet::new();
+    if let Some(twice) = attackers
+        .iter()
+        .chain(defenders)
+        .find(|id| !named.insert(id.as_str()))
+    {
+        return Err(Refusal::new(
+            "duplicate-unit",
+            "15.1",
+            format!("`{twice}` is named more than once among the attackers and defenders"),
+            "name each unit once with --attacker or --defender",
+        ));
+    }
     let fire = matches!(
         kind,
         CombatKind::ArtilleryFire { .. } | CombatKind::SkirmisherFire { .. }

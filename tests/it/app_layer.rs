@@ -3,7 +3,8 @@
 //! umpire may do everything; a refused request writes nothing.
 
 use staffwork::app::{self, AppError, MethodArg, NewRequest, OrderRequest, Request, Response};
-use staffwork::game::{Game, Viewer};
+use staffwork::game::Game;
+use staffwork::view::Viewer;
 
 fn tutorial() -> Game {
     let new = app::prepare_new(&NewRequest {
