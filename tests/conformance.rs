@@ -191,7 +191,7 @@ fn an_unscripted_die_names_the_roll_the_rule_and_the_command() {
     assert!(
         f.contains("`turn` asked for a die the case did not give")
             && f.contains("New Order Acceptance (rule 6.5)")
-            && f.contains("`acceptance d6: VALUE`"),
+            && f.contains("`acceptance 11..66: TENS-UNITS, e.g. 23`"),
         "{f}"
     );
 }

@@ -496,6 +496,16 @@ pub fn prepare(input: &CloseCombatInput) -> (CloseCombatInput, Vec<String>) {
         i.attacker.formation = UnitFormation::Column;
         notes.push("March Column attacking a Town/Village counts as Combat Column (19.4)".into());
     }
+    // 19.3: "Infantry units in Line formation that move into Town/Village hexes automatically
+    // become DG. This takes place before Close Combat."
+    if i.terrain == Terrain::Village
+        && i.attacker.formation == UnitFormation::Line
+        && i.attacker.kind.is_infantry()
+        && i.attacker.morale_state > MoraleState::Disorganized
+    {
+        i.attacker.morale_state = MoraleState::Disorganized;
+        notes.push("attacking Line moving into a Town/Village becomes DG first (19.3)".into());
+    }
     (i, notes)
 }
 

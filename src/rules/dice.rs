@@ -93,6 +93,15 @@ impl Purpose {
         }
     }
 
+    /// How a case file writes these dice (`11..66: 23`, `2d6: 3+4`, `d6: 5`).
+    pub fn case_kind(self, sides: u8) -> String {
+        match self {
+            Purpose::Acceptance | Purpose::Initiative => "11..66: TENS-UNITS, e.g. 23".into(),
+            Purpose::Stoppage => "2d6: A+B".into(),
+            _ => format!("d{sides}: VALUE"),
+        }
+    }
+
     /// The purpose's name in case files and JSON (`delay-reduction`).
     pub fn name(self) -> &'static str {
         match self {
@@ -148,8 +157,9 @@ pub struct Die {
 /// Asked for a die that a scripted source did not have.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "no {sides}-sided die scripted for {purpose:?}: the engine asked for its die number {n} of that purpose, the roll of {what} (rule {rule}); give it under `dice:` as `{name} d{sides}: VALUE`",
+    "no {sides}-sided die scripted for {purpose:?}: the engine asked for its die number {n} of that purpose, the roll of {what} (rule {rule}); give it under `dice:` as `{name} {kind}`",
     n = index + 1,
+    kind = purpose.case_kind(*sides),
     what = purpose.what(),
     rule = purpose.rule(),
     name = purpose.name()
