@@ -1013,6 +1013,59 @@ fn vs_cavalry(
         return Ok(r);
     }
     let mut r = new_result(i, ChargeOutcome::Draw);
+    let outcome = cavalry_checks(t, i, &mut r, &mut *dice)?;
+    r.outcome = outcome;
+    let mut trace = std::mem::take(&mut r.trace);
+    cavalry_loss_rolls(t, i, &mut r, outcome, &mut *dice, &mut trace)?;
+    // Beaten defending cavalry: other units in its hex Rout (16.4.2.1).
+    if outcome == ChargeOutcome::AttackerWon
+        && (i.defender.stack.infantry || i.defender.stack.artillery)
+    {
+        r.defender_hex_others_rout = true;
+        r.notes
+            .push("non-cavalry units in the defender's hex Rout and retreat 6 (16.4.2.1)".into());
+        if i.defender.stack.artillery {
+            let g = gun_loss_roll(
+                t,
+                &i.defender,
+                true,
+                Purpose::Charge,
+                &mut *dice,
+                &mut trace,
+                &mut r.defender.notes,
+            )?;
+            r.defender.aftermath.gun_loss = Some(g);
+        }
+    }
+    cavalry_apply(t, i, &mut r, &mut *dice, &mut trace)?;
+    // 16.4.3 exceptions for a winning defender.
+    if outcome == ChargeOutcome::DefenderWon && r.defender.morale_after != MoraleState::Routed {
+        if i.defender_was_charging && !i.decisions.defender_checks_second {
+            r.defender_may_continue = true;
+            r.defender.retreat = Retreat::None;
+            r.defender.blown = false;
+            r.notes
+                .push("winning charging defender may continue its charge (16.4.3.1)".into());
+        } else if i.defender.stationary {
+            r.defender.retreat = Retreat::None;
+            r.defender.blown = false;
+            r.notes.push(
+                "winning stationary defender neither retreats nor is Blown (16.4.3.2)".into(),
+            );
+        }
+    }
+    r.trace = trace;
+    Ok(r)
+}
+
+/// 16.4.1: the Checks to Stand — the first checker's failure loses (the other stands
+/// automatically, 16.4.1.3); both standing is a Draw.
+fn cavalry_checks(
+    t: &CombatTables,
+    i: &ChargeInput,
+    r: &mut ChargeResult,
+    dice: &mut dyn Dice,
+) -> Result<ChargeOutcome, CombatError> {
     let first = if i.decisions.defender_checks_second {
         r.notes
             .push("defender checks second and forfeits its own charge (16.4.1.1)".into());
@@ -1056,12 +1109,23 @@ fn vs_cavalry(
             (false, Side::Defender) => ChargeOutcome::AttackerWon,
         }
     };
-    r.outcome = outcome;
+    Ok(outcome)
+}
+
+/// 16.4.2: both sides roll on the Cavalry vs. Cavalry Losses Table, in their result's column,
+/// with the size adjustments (chart p4).
+fn cavalry_loss_rolls(
+    t: &CombatTables,
+    i: &ChargeInput,
+    r: &mut ChargeResult,
+    outcome: ChargeOutcome,
+    dice: &mut dyn Dice,
+    trace: &mut Trace,
+) -> Result<(), CombatError> {
     let both_bc =
         i.attacker.effective_size().is_b_or_c() && i.defender.effective_size().is_b_or_c();
     let both_aa =
         i.attacker.effective_size().is_aa_plus() && i.defender.effective_size().is_aa_plus();
-    let mut trace = std::mem::take(&mut r.trace);
     for side in [Side::Defender, Side::Attacker] {
         let me = if side == Side::Attacker {
             &i.attacker
@@ -1111,26 +1175,17 @@ fn vs_cavalry(
         }
         sr.loss = l;
     }
-    // Beaten defending cavalry: other units in its hex Rout (16.4.2.1).
-    if outcome == ChargeOutcome::AttackerWon
-        && (i.defender.stack.infantry || i.defender.stack.artillery)
-    {
-        r.defender_hex_others_rout = true;
-        r.notes
-            .push("non-cavalry units in the defender's hex Rout and retreat 6 (16.4.2.1)".into());
-        if i.defender.stack.artillery {
-            let g = gun_loss_roll(
-                t,
-                &i.defender,
-                true,
-                Purpose::Charge,
-                &mut *dice,
-                &mut trace,
-                &mut r.defender.notes,
-            )?;
-            r.defender.aftermath.gun_loss = Some(g);
-        }
-    }
+    Ok(())
+}
+
+/// Apply each side's result; both retreat 6–12 and are Blown (16.4.3).
+fn cavalry_apply(
+    t: &CombatTables,
+    i: &ChargeInput,
+    r: &mut ChargeResult,
+    dice: &mut dyn Dice,
+    trace: &mut Trace,
+) -> Result<(), CombatError> {
     for side in [Side::Attacker, Side::Defender] {
         let me = if side == Side::Attacker {
             &i.attacker
@@ -1148,7 +1203,7 @@ fn vs_cavalry(
             t,
             Apply::to(me, sr.loss, !i.skip_commander_loss),
             &mut *dice,
-            &mut trace,
+            trace,
             &mut notes,
         )?;
         after.gun_loss = gun;
@@ -1163,22 +1218,5 @@ fn vs_cavalry(
         sr.retreat = cavalry_retreat(st);
         sr.blown = true;
     }
-    // 16.4.3 exceptions for a winning defender.
-    if outcome == ChargeOutcome::DefenderWon && r.defender.morale_after != MoraleState::Routed {
-        if i.defender_was_charging && !i.decisions.defender_checks_second {
-            r.defender_may_continue = true;
-            r.defender.retreat = Retreat::None;
-            r.defender.blown = false;
-            r.notes
-                .push("winning charging defender may continue its charge (16.4.3.1)".into());
-        } else if i.defender.stationary {
-            r.defender.retreat = Retreat::None;
-            r.defender.blown = false;
-            r.notes.push(
-                "winning stationary defender neither retreats nor is Blown (16.4.3.2)".into(),
-            );
-        }
-    }
-    r.trace = trace;
-    Ok(r)
+    Ok(())
 }

@@ -592,55 +592,11 @@ pub(super) fn resolve(
     defenders: &[String],
     options: &CombatOptions,
 ) -> Result<(), Refusal> {
-    let what = match kind {
-        CombatKind::CloseCombat { .. } => "Close combat",
-        CombatKind::Charge { .. } => "A cavalry charge",
-        CombatKind::ArtilleryFire { .. } => "Artillery fire",
-        CombatKind::SkirmisherFire { .. } => "Skirmisher fire",
-    };
-    if ctx.state.step != Step::Operations {
-        return Err(Refusal::new(
-            "wrong-step",
-            "5.1",
-            format!("{what} is resolved in the operations window"),
-            "run `staffwork turn` to close the Command Phase",
-        ));
-    }
     let fire = matches!(
         kind,
         CombatKind::ArtilleryFire { .. } | CombatKind::SkirmisherFire { .. }
     );
-    let (a_side, a_hexes) = if fire {
-        firers(ctx, attackers)?
-    } else {
-        let (side, hex) = stack(ctx, attackers, "attacking")?;
-        (side, vec![hex; attackers.len()])
-    };
-    let (d_side, d_hex) = stack(ctx, defenders, "defending")?;
-    // 17.4, 17.4.9: Cannister is Opportunity Fire at units entering the battery's hex; either
-    // side's artillery fires it, in the other player's turn too. 16.5, 16.5.2: a Reaction Charge
-    // answers enemy movement in the cavalry's Reaction Zone and "can occur in any phase".
-    let opportunity = matches!(kind, CombatKind::ArtilleryFire { cannister: true })
-        || matches!(kind, CombatKind::Charge { reaction: true, .. });
-    if a_side != ctx.state.phasing() && !opportunity {
-        return Err(Refusal::new(
-            "not-phasing",
-            "5.1",
-            format!(
-                "{what} is started by the phasing player ({})",
-                ctx.state.phasing()
-            ),
-            "the other side fires only Opportunity Fire with Cannister (--cannister, 17.4.9) and charges only Reaction Charges (--reaction, 16.5)",
-        ));
-    }
-    if a_side == d_side {
-        return Err(Refusal::new(
-            "same-side",
-            "15.1",
-            "attacker and defender are on the same side",
-            "",
-        ));
-    }
+    let (a_side, a_hexes, d_side, d_hex) = sides(ctx, kind, attackers, defenders)?;
     check_fit(ctx, attackers, defenders)?;
     let absorbing = absorbing_skirmishers(ctx, options, attackers, defenders)?;
     let s = ctx.eng.scenario;
@@ -739,6 +695,67 @@ pub(super) fn resolve(
         r.others_rout,
     );
     Ok(())
+}
+
+/// The two sides of a combat and their hexes: in the operations window, one side's stack (or
+/// firers) against the other's, started by the phasing player unless it is Opportunity Fire
+/// with Cannister or a Reaction Charge.
+fn sides(
+    ctx: &Ctx,
+    kind: &CombatKind,
+    attackers: &[String],
+    defenders: &[String],
+) -> Result<(String, Vec<Hex>, String, Hex), Refusal> {
+    let what = match kind {
+        CombatKind::CloseCombat { .. } => "Close combat",
+        CombatKind::Charge { .. } => "A cavalry charge",
+        CombatKind::ArtilleryFire { .. } => "Artillery fire",
+        CombatKind::SkirmisherFire { .. } => "Skirmisher fire",
+    };
+    if ctx.state.step != Step::Operations {
+        return Err(Refusal::new(
+            "wrong-step",
+            "5.1",
+            format!("{what} is resolved in the operations window"),
+            "run `staffwork turn` to close the Command Phase",
+        ));
+    }
+    let fire = matches!(
+        kind,
+        CombatKind::ArtilleryFire { .. } | CombatKind::SkirmisherFire { .. }
+    );
+    let (a_side, a_hexes) = if fire {
+        firers(ctx, attackers)?
+    } else {
+        let (side, hex) = stack(ctx, attackers, "attacking")?;
+        (side, vec![hex; attackers.len()])
+    };
+    let (d_side, d_hex) = stack(ctx, defenders, "defending")?;
+    // 17.4, 17.4.9: Cannister is Opportunity Fire at units entering the battery's hex; either
+    // side's artillery fires it, in the other player's turn too. 16.5, 16.5.2: a Reaction Charge
+    // answers enemy movement in the cavalry's Reaction Zone and "can occur in any phase".
+    let opportunity = matches!(kind, CombatKind::ArtilleryFire { cannister: true })
+        || matches!(kind, CombatKind::Charge { reaction: true, .. });
+    if a_side != ctx.state.phasing() && !opportunity {
+        return Err(Refusal::new(
+            "not-phasing",
+            "5.1",
+            format!(
+                "{what} is started by the phasing player ({})",
+                ctx.state.phasing()
+            ),
+            "the other side fires only Opportunity Fire with Cannister (--cannister, 17.4.9) and charges only Reaction Charges (--reaction, 16.5)",
+        ));
+    }
+    if a_side == d_side {
+        return Err(Refusal::new(
+            "same-side",
+            "15.1",
+            "attacker and defender are on the same side",
+            "",
+        ));
+    }
+    Ok((a_side, a_hexes, d_side, d_hex))
 }
 
 /// No eliminated unit fights (20.4) and no Routed unit attacks (21).
