@@ -709,24 +709,31 @@ pub fn acceptance_situation(
     game: &Game,
     number: u32,
 ) -> Result<crate::rules::odds::AcceptanceQuery, String> {
-    let o = game
-        .state
+    acceptance_situation_in(&game.scenario, &game.state, number)
+}
+
+/// [`acceptance_situation`] over a scenario and a state (the conformance runner checks odds
+/// mid-script, on a snapshot).
+pub fn acceptance_situation_in(
+    s: &Scenario,
+    state: &GameState,
+    number: u32,
+) -> Result<crate::rules::odds::AcceptanceQuery, String> {
+    let o = state
         .orders
         .get(&number)
         .ok_or_else(|| format!("there is no order {number}; see `staffwork log`"))?;
     let method = o.method.ok_or_else(|| {
         format!("order {number} was not sent by an aide or in person ({:?}); it needs no acceptance roll", o.origin)
     })?;
-    let s = &game.scenario;
-    let current = match game.state.current_posture(&o.recipient) {
+    let current = match state.current_posture(&o.recipient) {
         Some(crate::rules::Posture::Engage) => crate::rules::CurrentOrder::Engage,
         Some(crate::rules::Posture::General) => crate::rules::CurrentOrder::General,
         None => crate::rules::CurrentOrder::None,
     };
     Ok(crate::rules::odds::AcceptanceQuery {
-        sender_rating: i32::from(crate::engine::oob::rating(s, &game.state, &o.sender)),
-        receiver_rating: crate::engine::oob::receiver_rating(s, &game.state, &o.recipient)
-            .unwrap_or(2),
+        sender_rating: i32::from(crate::engine::oob::rating(s, state, &o.sender)),
+        receiver_rating: crate::engine::oob::receiver_rating(s, state, &o.recipient).unwrap_or(2),
         method,
         order_type: o.order_type,
         current,

@@ -120,6 +120,26 @@ fn runner_trials() -> Vec<Trial> {
             the_cli_prints_one_line_per_failure_and_a_closing_count,
         ),
         t(
+            "inequalities_ranges_and_alternatives_compare_values",
+            inequalities_ranges_and_alternatives_compare_values,
+        ),
+        t(
+            "expectations_mid_script_are_checked_at_their_point",
+            expectations_mid_script_are_checked_at_their_point,
+        ),
+        t(
+            "refused_with_any_code_accepts_any_refusal_but_not_success",
+            refused_with_any_code_accepts_any_refusal_but_not_success,
+        ),
+        t(
+            "odds_expectations_are_exact_fractions",
+            odds_expectations_are_exact_fractions,
+        ),
+        t(
+            "an_unscripted_die_names_the_roll_the_rule_and_the_command",
+            an_unscripted_die_names_the_roll_the_rule_and_the_command,
+        ),
+        t(
             "a_failing_case_fails_its_trial",
             a_failing_case_fails_its_trial,
         ),
@@ -220,5 +240,81 @@ fn a_failing_case_fails_its_trial() {
             "{BASE}expect:\n  command-points imperial 9\n"
         )))
         .is_ok()
+    );
+}
+
+/// The written General order of the `BASE` case, rolled for on the fifth `turn`.
+const ROLLED: &str = "case: written General order, rolled for\nrules: 6.5\ncommands:\n  order --side imperial --method written \"3rd Div: march to Kümla and defend.\"\n  turn\n  turn\n  turn\n  turn\n  turn\ndice:\n  delay-reduction d6: 1\n  acceptance 11..66: 11\n";
+
+fn inequalities_ranges_and_alternatives_compare_values() {
+    let ok = run_text(&format!(
+        "{ROLLED}expect:\n  command-points imperial >= 9\n  order 4 cost in 5..8\n  order 4 status one-of accepted distorted\n  turn != 1\n  event acceptance-rolled order=4 roll<=11 number=5..7 result=A|Dt\n  distance(hq:imperial-army, 1.01) >= 0\n"
+    ));
+    assert!(ok.passed, "{ok:?}");
+    let bad = run_text(&format!(
+        "{ROLLED}expect:\n  order 4 status one-of accepted superseded\n"
+    ));
+    let f = bad.failure.unwrap();
+    assert!(
+        f.contains("expected one of accepted, superseded, got distorted"),
+        "{f}"
+    );
+    let bad = run_text(&format!(
+        "{ROLLED}expect:\n  event acceptance-rolled order=4 number>=7\n"
+    ));
+    let f = bad.failure.unwrap();
+    assert!(f.contains("number>=7") && f.contains("turn="), "{f}");
+}
+
+fn expectations_mid_script_are_checked_at_their_point() {
+    let ok = run_text(&format!(
+        "{ROLLED}expect:\n  after 1: order 4 status in-transit\n  after 1: command-points imperial 9\n  at turn 1: no-event acceptance-rolled\n  at turn 2: event acceptance-rolled order=4\n  order 4 status distorted\n"
+    ));
+    assert!(ok.passed, "{ok:?}");
+    let bad = run_text(&format!(
+        "{ROLLED}expect:\n  after 1: order 4 status distorted\n"
+    ));
+    let f = bad.failure.unwrap();
+    assert!(f.starts_with("after command 1 (`order"), "{f}");
+    let bad = run_text(&format!("{ROLLED}expect:\n  after 9: turn 1\n"));
+    assert!(bad.failure.unwrap().contains("the case has 6 command(s)"));
+    let bad = run_text(&format!("{ROLLED}expect:\n  at turn 7: turn 7\n"));
+    assert!(bad.failure.unwrap().contains("never in turn 7"));
+}
+
+fn refused_with_any_code_accepts_any_refusal_but_not_success() {
+    let r = run_text(
+        "case: x\ncommands:\n  order --side imperial --method in-person \"3rd Div: march to Kümla and defend.\" => refused any\n",
+    );
+    assert!(r.passed, "{r:?}");
+    let r = run_text(&format!("{}  => refused\n", BASE.trim_end()));
+    assert!(
+        r.failure.unwrap().contains("expected refusal `any`"),
+        "a command that succeeds fails `refused`"
+    );
+}
+
+fn odds_expectations_are_exact_fractions() {
+    // Chart p1: column 6 (3 + 3 + written 0 + General 0 + current General 0) accepts on 24 of
+    // 36 readings (31-66); 2/3 is the same fraction. Rating 2 gains Initiative on 64-66.
+    let ok = run_text(&format!(
+        "{BASE}expect:\n  odds acceptance --sender-rating 3 --receiver-rating 3 --method written --type general --current general A = 2/3\n  odds initiative --rating 2 initiative = 3/36\n  odds stoppage --sub-units 3 --wrecked 1 --rating 2 pass = 26/36\n  odds acceptance order 4 Dt = 1/36\n"
+    ));
+    assert!(ok.passed, "{ok:?}");
+    let bad = run_text(&format!(
+        "{BASE}expect:\n  odds acceptance order 4 A = 35/36\n"
+    ));
+    let f = bad.failure.unwrap();
+    assert!(f.contains("expected 35/36, got"), "{f}");
+}
+
+fn an_unscripted_die_names_the_roll_the_rule_and_the_command() {
+    let text = "case: acceptance needs a die\nrules: 6.5\ncommands:\n  order --side imperial --method written \"3rd Div: march to Kümla and defend.\"\n  turn\n  turn\n  turn\n  turn\n  turn\ndice:\n  delay-reduction d6: 1\n";
+    let f = run_text(text).failure.unwrap();
+    assert!(
+        f.contains("`turn` asked for a die the case did not give")
+            && f.contains("New Order Acceptance (rule 6.5)")
+            && f.contains("`acceptance 11..66: TENS-UNITS, e.g. 23`"),
+        "{f}"
     );
 }

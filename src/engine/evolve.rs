@@ -57,6 +57,8 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                         one_turn_until: None,
                         dissolved: ci.unformed,
                         overrun: false,
+                        hq_withdraw_from: None,
+                        original_commander_lost: false,
                         loan: ci.borrowed.then_some(Loan::Borrowed),
                     },
                 );
@@ -247,6 +249,13 @@ pub fn evolve(state: &mut GameState, event: &Event) {
         }
         EventKind::PieceMoved { piece, to, .. } => {
             state.positions.insert(piece.clone(), *to);
+            // 6.10.2: the overrun Army HQ has withdrawn.
+            if let Some(c) = piece
+                .strip_prefix("hq:")
+                .and_then(|f| state.commands.get_mut(f))
+            {
+                c.hq_withdraw_from = None;
+            }
         }
         EventKind::ReinforcementRolled { group, arrives, .. } => {
             if *arrives {
@@ -281,6 +290,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
         EventKind::CommanderLost { command, lost } => {
             if let Some(c) = state.commands.get_mut(command) {
                 c.commander_lost = *lost;
+                c.original_commander_lost = *lost;
             }
         }
         EventKind::UnitLossesTaken { unit, losses } => {
@@ -368,12 +378,15 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 s.in_person_since_hq = false;
             }
         }
-        EventKind::HqOverrun { formation, .. } => {
-            // 6.10.2: a corps withdraws in its next Command Phase; an army only displaces.
-            if let Some(c) = state.commands.get_mut(formation)
-                && c.parent.is_some()
-            {
-                c.overrun = true;
+        EventKind::HqOverrun { formation, hex, .. } => {
+            // 6.10.2: a corps withdraws in its next Command Phase; an Army HQ must withdraw at
+            // least 6 hexes from where it was overrun.
+            if let Some(c) = state.commands.get_mut(formation) {
+                if c.parent.is_some() {
+                    c.overrun = true;
+                } else {
+                    c.hq_withdraw_from = Some(*hex);
+                }
             }
         }
         EventKind::SpecialRuleRolled { .. } | EventKind::ReleaseRolled { .. } => {}

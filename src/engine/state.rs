@@ -259,6 +259,15 @@ pub struct CommandState {
     /// Its HQ was overrun: an Emergency Withdrawal is forced in its next Command Phase (6.10.2).
     #[serde(default)]
     pub overrun: bool,
+    /// An army whose HQ was overrun in this hex: the HQ must withdraw at least 6 hexes from it
+    /// (6.10.2); cleared when the HQ moves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hq_withdraw_from: Option<crate::hex::Hex>,
+    /// The command's original commander was lost at some time in the game. A corps counts him
+    /// as one more wrecked sub-unit for the rest of the game (6.9 box "Sub-Unit Definitions");
+    /// `commander_lost` is the division's "for that order only".
+    #[serde(default)]
+    pub original_commander_lost: bool,
     /// A temporary division that has ceased to exist (Vimeiro V2.3).
     #[serde(default)]
     pub dissolved: bool,

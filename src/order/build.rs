@@ -919,12 +919,32 @@ fn share_objectives(steps: &mut [DraftStep]) {
     }
 }
 
+/// 6.3.1: an order "that allows for movement to, into, or around areas of enemy control" is
+/// Engage. A crossing joined by "and" to an attack in the same sentence ("Cross the stream and
+/// capture Hall") is movement into the area the enemy holds: the attack, and its Attack Stoppage
+/// checks (6.7), begin with the crossing, not a stage later (the 6.3 example: "you will only
+/// begin checking for Attack Stoppage once the actual attack begins"; decision 0091).
+fn crossing_into_attack(steps: &mut [DraftStep]) {
+    for i in (0..steps.len().saturating_sub(1)).rev() {
+        let next_engage =
+            steps[i + 1].step.posture == Posture::Engage || steps[i + 1].purpose_engage;
+        if steps[i].step.action == Action::Cross
+            && matches!(steps[i + 1].link, Link::And)
+            && next_engage
+        {
+            steps[i].step.posture = Posture::Engage;
+        }
+    }
+}
+
 /// Group steps into stages (6.3.3). A new stage starts at the first step, at a new sentence,
 /// after "then", at an alternative ("or"), where the posture changes, and where a second
 /// condition begins. Steps joined by "and" (or "to": "deploy to defend") of one posture form
 /// one stage: "march to Kümla and defend" is one General stage.
 pub(crate) fn stages(steps: Vec<DraftStep>) -> Vec<Stage> {
     let mut out: Vec<Stage> = Vec::new();
+    let mut steps = steps;
+    crossing_into_attack(&mut steps);
     for mut ds in steps {
         if ds.purpose_engage {
             ds.step.posture = Posture::Engage;

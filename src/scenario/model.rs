@@ -123,6 +123,11 @@ pub struct Side {
     pub name: String,
     /// The formation at the top of this side's order of battle (its army).
     pub army: String,
+    /// The nation of its troops for the national rules (26: `british`, `french`, `spanish`,
+    /// `portuguese`, `kgl`, …); a formation or unit may say otherwise. Only `british` changes a
+    /// procedure today (26.4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nation: Option<String>,
 }
 
 /// A commander counter (3.1, 25): rating 0–4, Fighter flag.
@@ -214,6 +219,9 @@ pub struct Formation {
     /// has already borrowed from Cuesta and may order without Cuesta's roll).
     #[serde(default)]
     pub borrowed: bool,
+    /// The nation of its troops when not its side's (26; Cuesta's Spanish in an Allied army).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nation: Option<String>,
     /// A division is Wrecked when this many of its brigades are Wrecked (21.6.2), instead of the
     /// combat tables' assumption (`[wrecked].division_less`). Talavera scenario 4: the reinforced
     /// 1-I breaks at three, the reduced 3-I at two.
@@ -284,6 +292,12 @@ pub struct Unit {
     pub regiments: Vec<String>,
     #[serde(default)]
     pub assumed: Vec<String>,
+    /// The unit's own nation when not its formation's or side's (26).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nation: Option<String>,
+    /// Marked as Cossacks (26.6): charges only DG or Routed targets, evades charges.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cossack: bool,
 }
 
 /// A set-up position: `"13.13"`, `"w/i 3 of 20.22"`, `"2.10 ex 2.11"` (3.3, 13).
