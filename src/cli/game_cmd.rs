@@ -76,6 +76,10 @@ pub struct NewArgs {
     /// Combat tables replacing sections of the built-in ones (see docs/combat.md); stored in the game.
     #[arg(long)]
     pub combat_tables: Option<PathBuf>,
+    /// A Movement Table replacing rows of the built-in one (chart p2; see docs/rules.md and
+    /// `staffwork rules show movement`); stored in the game.
+    #[arg(long)]
+    pub movement_tables: Option<PathBuf>,
     /// A scenario variant to play (repeatable; `staffwork scenario show` lists them).
     #[arg(long)]
     pub variant: Vec<String>,
@@ -191,9 +195,18 @@ pub struct MoveArgs {
     /// Commander id, `hq:<formation>` or unit id.
     #[arg(long)]
     pub piece: String,
-    /// Destination hex, e.g. 12.15.
+    /// Destination hex, e.g. 12.15. Without --path a unit takes the cheapest legal path
+    /// (see it first with `staffwork path`).
     #[arg(long)]
     pub to: Hex,
+    /// The hexes to move through, in order, ending at --to (12.0), e.g. `--path 5.06,5.07`.
+    /// Each step is checked against the Movement Table (chart p2).
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    pub path: Vec<Hex>,
+    /// Change formation first, paying its cost (8.2): line, column, march-column, square,
+    /// limbered, unlimbered. With --to the unit's own hex it only changes formation.
+    #[arg(long, value_parser = crate::cli::movement_cmd::parse_formation)]
+    pub formation: Option<crate::scenario::UnitFormation>,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
@@ -577,6 +590,8 @@ pub(crate) fn build(
             Command::Move {
                 piece: a.piece.clone(),
                 to: a.to,
+                path: a.path.clone(),
+                formation: a.formation,
             },
         )),
         C::Override(a) => build_override(game, a),
@@ -706,6 +721,10 @@ pub fn new(a: NewArgs) -> CmdResult {
     new.tables = tables;
     if let Some(p) = &a.combat_tables {
         new.combat_tables_toml = std::fs::read_to_string(p)
+            .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", p.display())))?;
+    }
+    if let Some(p) = &a.movement_tables {
+        new.movement_tables_toml = std::fs::read_to_string(p)
             .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", p.display())))?;
     }
     new.variants = a.variant.clone();
@@ -1433,12 +1452,57 @@ pub(crate) fn describe(e: &Event) -> String {
         EventKind::StageAdvanced { command, stage } => {
             format!("{command} moves on to stage {}", stage + 1)
         }
-        EventKind::PieceMoved { piece, from, to } => {
+        EventKind::PieceMoved {
+            piece,
+            from,
+            to,
+            path,
+            mp,
+        } => {
+            let via = if path.len() > 2 {
+                let mid: Vec<String> = path[1..path.len() - 1]
+                    .iter()
+                    .map(|h| h.to_string())
+                    .collect();
+                format!(" via {}", mid.join(" "))
+            } else {
+                String::new()
+            };
+            let cost = mp
+                .map(|m| format!(" ({} MP)", crate::movement::tables::show_halves(m)))
+                .unwrap_or_default();
             format!(
-                "{piece} moves {}→ {to}",
+                "{piece} moves {}→ {to}{via}{cost}",
                 from.map(|f| format!("{f} ")).unwrap_or_default()
             )
         }
+        EventKind::FormationChanged {
+            unit,
+            from,
+            to,
+            mp,
+            rule,
+        } => format!(
+            "{unit} changes formation {from:?} → {to:?} ({} MP, {rule})",
+            crate::movement::tables::show_halves(*mp)
+        ),
+        EventKind::MovementCheck {
+            unit,
+            rule,
+            need,
+            dice: d,
+            passed,
+        } => format!(
+            "{unit}: Morale Check for {rule}, needs {need}: rolled {} → {}",
+            dice(d),
+            if *passed { "passed" } else { "failed" }
+        ),
+        EventKind::MoraleDegraded {
+            unit,
+            morale,
+            rule,
+            reason,
+        } => format!("{unit} falls to {} ({rule}: {reason})", morale.short()),
         EventKind::ReinforcementRolled {
             group,
             dice: d,

@@ -12,6 +12,7 @@ mod check_cmd;
 mod conformance_cmd;
 mod demo;
 pub(crate) mod game_cmd;
+pub(crate) mod movement_cmd;
 mod odds_cmd;
 mod odds_combat;
 mod rules_cmd;

@@ -231,6 +231,37 @@ pub enum EventKind {
         piece: String,
         from: Option<Hex>,
         to: Hex,
+        /// The hexes it moved through, from `from` to `to` (12.0), so Opportunity Fire and
+        /// Reaction Charges can be offered along it. Empty for placements and displacements.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        path: Vec<Hex>,
+        /// Movement Points charged, in half-points (12.1.2), for a unit's move.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mp: Option<u32>,
+    },
+    /// A unit changed formation (8.2) and paid for it.
+    FormationChanged {
+        unit: String,
+        from: crate::scenario::UnitFormation,
+        to: crate::scenario::UnitFormation,
+        /// Half-points spent.
+        mp: u32,
+        rule: String,
+    },
+    /// A Morale Check a move asked for (8.3.2 Square movement, 12.5.6 Forced March).
+    MovementCheck {
+        unit: String,
+        rule: String,
+        need: u8,
+        dice: Vec<Die>,
+        passed: bool,
+    },
+    /// A unit's Morale State fell by a movement rule (12.1.5, 11.3, 9.2, 8.3.2).
+    MoraleDegraded {
+        unit: String,
+        morale: crate::combat::MoraleState,
+        rule: String,
+        reason: String,
     },
     /// A reinforcement arrival roll (12.6 and scenario rules).
     ReinforcementRolled {
@@ -414,7 +445,8 @@ impl Event {
             | EventKind::SpecialRuleRolled { dice, .. }
             | EventKind::ReleaseRolled { dice, .. }
             | EventKind::RandomEventChecked { dice, .. }
-            | EventKind::UnitRallied { dice, .. } => dice,
+            | EventKind::UnitRallied { dice, .. }
+            | EventKind::MovementCheck { dice, .. } => dice,
             _ => &[],
         }
     }

@@ -245,8 +245,33 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 c.stage = *stage;
             }
         }
-        EventKind::PieceMoved { piece, to, .. } => {
+        EventKind::PieceMoved {
+            piece,
+            to,
+            path,
+            mp,
+            ..
+        } => {
             state.positions.insert(piece.clone(), *to);
+            if let Some(mp) = mp {
+                let (turn, player) = (state.turn, state.player);
+                let u = state.units.entry(piece.clone()).or_default();
+                let mut m = u.spent_in(turn, player);
+                m.halves += mp;
+                m.hexes += path.len().saturating_sub(1) as u32;
+                u.moved = Some(m);
+            }
+        }
+        EventKind::FormationChanged { unit, to, mp, .. } => {
+            let (turn, player) = (state.turn, state.player);
+            let u = state.units.entry(unit.clone()).or_default();
+            u.formation = Some(*to);
+            let mut m = u.spent_in(turn, player);
+            m.halves += mp;
+            u.moved = Some(m);
+        }
+        EventKind::MoraleDegraded { unit, morale, .. } => {
+            state.units.entry(unit.clone()).or_default().morale = *morale;
         }
         EventKind::ReinforcementRolled { group, arrives, .. } => {
             if *arrives {
@@ -376,7 +401,9 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 c.overrun = true;
             }
         }
-        EventKind::SpecialRuleRolled { .. } | EventKind::ReleaseRolled { .. } => {}
+        EventKind::SpecialRuleRolled { .. }
+        | EventKind::ReleaseRolled { .. }
+        | EventKind::MovementCheck { .. } => {}
         EventKind::DivisionBorrowed { division, .. } => {
             if let Some(c) = state.commands.get_mut(division) {
                 c.loan = Some(Loan::Borrowed);

@@ -281,6 +281,39 @@ pub struct UnitState {
     /// yet, because the combat model has no skirmisher boxes on a brigade's chart.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub skirmisher_losses: u8,
+    /// Its tactical formation now (8), once it has changed from the scenario's set-up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub formation: Option<crate::scenario::UnitFormation>,
+    /// What it has spent in the current Movement Phase (12.1.4), if it moved in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved: Option<PhaseMove>,
+}
+
+/// Movement Points and hexes a unit has spent in one Movement Phase (12.1.4: they are not
+/// saved for later, so a new phase starts from nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct PhaseMove {
+    pub turn: u32,
+    pub player: usize,
+    /// Half-points spent.
+    pub halves: u32,
+    /// Hexes entered.
+    pub hexes: u32,
+}
+
+impl UnitState {
+    /// What it has spent in the phase of `turn` and `player` (nothing if it last moved in
+    /// another phase).
+    pub fn spent_in(&self, turn: u32, player: usize) -> PhaseMove {
+        match self.moved {
+            Some(m) if m.turn == turn && m.player == player => m,
+            _ => PhaseMove {
+                turn,
+                player,
+                ..Default::default()
+            },
+        }
+    }
 }
 
 fn is_zero(n: &u8) -> bool {

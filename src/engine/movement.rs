@@ -1,0 +1,454 @@
+//! Moving combat units in the Movement Phase (8, 12; chart p2): the engine's side of
+//! [`crate::movement`]. Owns who the mover is now (class, allowance, MP already spent,
+//! formation), who stands where, formation changes and their cost (8.2, 8.3, 8.4), the Square's
+//! Morale Check (8.3.2), the minimum move's −1 Morale State (12.1.5) and the scenario limits
+//! (Vimeiro V2.8). Commanders and HQs move by `command_system::move_piece` (6.4.7, 6.10).
+//!
+//! Must not: do IO or read anything but the state and the scenario. Every refusal names the
+//! rule and the hex; the umpire may still put a piece anywhere with `override place`.
+
+use super::Ctx;
+use super::Refusal;
+use super::event::EventKind;
+use super::special_rules::has;
+use crate::combat::MoraleState;
+use crate::hex::Hex;
+use crate::movement::path::{self, Illegal, Mover, Occupancy, Ruling};
+use crate::movement::tables::show_halves;
+use crate::rules::dice::Purpose;
+use crate::scenario::{Scenario, Unit, UnitFormation, UnitKind};
+
+const OVERRIDE_HINT: &str = "; the umpire may place it anyway with `override place` and a reason";
+
+fn refusal(e: Illegal) -> Refusal {
+    let at = e.hex.map(|h| format!(" [hex {h}]")).unwrap_or_default();
+    Refusal::new(
+        e.code,
+        e.rule,
+        format!("{}{at}", e.message),
+        format!("{}{OVERRIDE_HINT}", e.help),
+    )
+}
+
+/// Does this side's infantry use Combat Columns (8.4)? Only where a scenario rule grants it;
+/// all others use March Columns.
+pub(crate) fn uses_combat_column(s: &Scenario, side: &str) -> bool {
+    let has = |id: &str| s.special_rules.iter().any(|r| r.id == id);
+    match side {
+        // Talavera T2 (Infantry Training), Vimeiro V3.2: all French may use Combat Column.
+        "french" => has("talavera-infantry-training") || has("vimeiro-french-combat-columns"),
+        _ => false,
+    }
+}
+
+/// A unit's formation as the game stands: its last change, else its set-up formation read
+/// for its type (a battery set up without one is Limbered, cavalry Ready, Skirmishers in
+/// Skirmish order).
+pub(crate) fn formation_now(s: &Scenario, state: &super::GameState, u: &Unit) -> UnitFormation {
+    if let Some(f) = state.units.get(&u.id).and_then(|x| x.formation) {
+        return f;
+    }
+    match (u.kind, u.formation) {
+        (k, UnitFormation::Unlimbered | UnitFormation::Limbered) if k.is_artillery() => u.formation,
+        (k, _) if k.is_artillery() => UnitFormation::Limbered,
+        (k, UnitFormation::Blown) if k.is_cavalry() => UnitFormation::Blown,
+        (k, _) if k.is_cavalry() => UnitFormation::Ready,
+        (UnitKind::Skirmisher, _) => UnitFormation::Skirmish,
+        (UnitKind::Infantry, UnitFormation::Column | UnitFormation::MarchColumn) => {
+            column_for(s, &u.side)
+        }
+        _ => u.formation,
+    }
+}
+
+/// The column a side uses (8.4.1: a unit in Column is in its nation's type of Column).
+fn column_for(s: &Scenario, side: &str) -> UnitFormation {
+    if uses_combat_column(s, side) {
+        UnitFormation::Column
+    } else {
+        UnitFormation::MarchColumn
+    }
+}
+
+/// The mover as the Movement Table sees it: class, allowance, MP spent (12.1.3, 12.1.4).
+pub(crate) fn mover(ctx: &Ctx, u: &Unit, formation: UnitFormation) -> Result<Mover, Refusal> {
+    let t = ctx.eng.movement;
+    let st = ctx.state.units.get(&u.id).cloned().unwrap_or_default();
+    if st.morale == MoraleState::Routed || formation == UnitFormation::Routed {
+        return Err(Refusal::new(
+            "routed",
+            "12.3.6",
+            format!("`{}` is Routed: its Movement Allowance is zero", u.id),
+            "Routed units move only by retreating (21.4); rally it first (21.5)",
+        ));
+    }
+    let (class, allowance): (&'static str, &str) = match (u.kind, formation) {
+        (UnitKind::Skirmisher, _) => ("skirmish", "skirmish"),
+        (k, UnitFormation::Unlimbered) if k.is_artillery() => {
+            return Err(Refusal::new(
+                "unlimbered",
+                "12.3.5",
+                format!("`{}` is Unlimbered and cannot move", u.id),
+                "limber it first: `move … --formation limbered` (8.2)",
+            ));
+        }
+        (UnitKind::ArtilleryLightHorse | UnitKind::ArtilleryHeavyHorse, _) => {
+            ("artillery", "artillery-horse")
+        }
+        (k, _) if k.is_artillery() => ("artillery", "artillery-foot"),
+        (k, _) if k.is_cavalry() && (st.blown || formation == UnitFormation::Blown) => {
+            ("cavalry", "cavalry-blown")
+        }
+        (UnitKind::CavalryHeavy, _) => ("cavalry", "cavalry-heavy"),
+        (UnitKind::CavalryLancer, _) => ("cavalry", "cavalry-lancer"),
+        (UnitKind::CavalryLight, _) => ("cavalry", "cavalry-light"),
+        (UnitKind::Train, _) => ("train", "train"),
+        (_, UnitFormation::Column) => ("column", "column"),
+        (_, UnitFormation::MarchColumn) => ("column", "march-column"),
+        (_, UnitFormation::Skirmish) => ("skirmish", "skirmish"),
+        _ => ("line", "line"),
+    };
+    if u.kind == UnitKind::Train && u.side == "british" && has(ctx, "vimeiro-lack-of-horses") {
+        return Err(Refusal::new(
+            "immobile",
+            "V2.8",
+            format!(
+                "`{}` is a British wagon at Vimeiro: it may not move at all",
+                u.id
+            ),
+            "Lack of Horses (V2.8)",
+        ));
+    }
+    let spent = st.spent_in(ctx.state.turn, ctx.state.player);
+    Ok(Mover {
+        class,
+        allowance: t.allowance_halves(allowance),
+        spent: spent.halves,
+        // 12.5: infantry uses Road Movement only in Column.
+        road_movement: !matches!(class, "line") && formation != UnitFormation::Square,
+        square: formation == UnitFormation::Square,
+        // V2.8: British artillery moves no more than three hexes a turn.
+        max_hexes: (u.kind.is_artillery()
+            && u.side == "british"
+            && has(ctx, "vimeiro-lack-of-horses"))
+        .then_some(3),
+        hexes_moved: spent.hexes,
+    })
+}
+
+/// Who stands where, for a mover of `side` (12.3.1, 12.5).
+fn occupancy(ctx: &Ctx, side: &str, mover: &str) -> Occupancy {
+    let s = ctx.eng.scenario;
+    let mut occ = Occupancy::default();
+    for (p, at) in &ctx.state.positions {
+        let Some(u) = s.unit(p) else { continue };
+        if u.side != side {
+            occ.enemy.insert(*at);
+        } else if p != mover && u.kind != UnitKind::Skirmisher {
+            occ.road_blocked.insert(*at);
+        }
+    }
+    occ
+}
+
+/// The cost and the rule of changing `from` into `to`, or why it cannot (8.2–8.4).
+fn formation_change(
+    ctx: &Ctx,
+    u: &Unit,
+    from: UnitFormation,
+    to: UnitFormation,
+) -> Result<(UnitFormation, u32, &'static str), Refusal> {
+    let t = ctx.eng.movement;
+    let morale = ctx
+        .state
+        .units
+        .get(&u.id)
+        .map(|x| x.morale)
+        .unwrap_or_default();
+    let no = |why: String, help: &str| Err(Refusal::new("formation", "8.1", why, help.to_string()));
+    match u.kind {
+        UnitKind::Infantry => {
+            let to = match to {
+                // 8.4: a nation uses one kind of Column, never both.
+                UnitFormation::Column | UnitFormation::MarchColumn => {
+                    column_for(ctx.scenario(), &u.side)
+                }
+                UnitFormation::Line | UnitFormation::Square => to,
+                other => {
+                    return no(
+                        format!("infantry cannot form {other:?}"),
+                        "infantry forms Line, Column or Square (8.1)",
+                    );
+                }
+            };
+            if to == UnitFormation::Square
+                && matches!(morale, MoraleState::Disorganized | MoraleState::Routed)
+            {
+                return Err(Refusal::new(
+                    "square-dg",
+                    "8.3.1.2",
+                    format!(
+                        "`{}` is {}: DG and Routed units cannot form Square",
+                        u.id,
+                        morale.short()
+                    ),
+                    "rally it first (21.5)",
+                ));
+            }
+            Ok((to, t.cost("formation_change"), "8.2"))
+        }
+        k if k.is_artillery() => match to {
+            UnitFormation::Limbered | UnitFormation::Unlimbered => {
+                Ok((to, t.cost("limber"), "8.2.2"))
+            }
+            other => no(
+                format!("artillery cannot be {other:?}"),
+                "artillery is Limbered or Unlimbered (8.1)",
+            ),
+        },
+        k if k.is_cavalry() => no(
+            format!(
+                "cavalry is Ready or Blown; `{}` cannot change to {to:?} by moving",
+                u.id
+            ),
+            "Blown cavalry recovers to Ready in the Rally Phase (22)",
+        ),
+        _ => no(
+            format!(
+                "`{}` ({:?}) has one formation only (from {from:?})",
+                u.id, u.kind
+            ),
+            "Skirmishers are always in Skirmish order; trains have no formations (8.1)",
+        ),
+    }
+}
+
+/// Move a unit (and change its formation first if asked), checking the path by the Movement
+/// Table; emits the formation change, any Morale Check, the move and any morale loss.
+pub(super) fn move_unit(
+    ctx: &mut Ctx,
+    side: &str,
+    u: &Unit,
+    from: Hex,
+    to: Hex,
+    given: &[Hex],
+    formation: Option<UnitFormation>,
+) -> Result<(), Refusal> {
+    let s = ctx.eng.scenario;
+    let before = formation_now(s, &ctx.state, u);
+    let mut now = before;
+    let mut change = None;
+    if let Some(want) = formation {
+        let (to_f, cost, rule) = formation_change(ctx, u, before, want)?;
+        if to_f != before {
+            let m = mover(ctx, u, to_f).or_else(|e| {
+                // Unlimbering ends in a formation that cannot move; the change itself is legal.
+                if e.code == "unlimbered" {
+                    Ok(unlimbered_mover(ctx, u))
+                } else {
+                    Err(e)
+                }
+            })?;
+            let left = m.allowance.saturating_sub(m.spent);
+            if cost > left {
+                return Err(Refusal::new(
+                    "not-enough-mp",
+                    "8.2",
+                    format!(
+                        "changing to {to_f:?} costs {} MP; `{}` has {} MP left [hex {from}]",
+                        show_halves(cost),
+                        u.id,
+                        show_halves(left)
+                    ),
+                    format!("change formation next Movement Phase{OVERRIDE_HINT}"),
+                ));
+            }
+            change = Some((to_f, cost, rule));
+            now = to_f;
+        }
+    }
+    if from == to && given.len() <= 1 {
+        let Some((to_f, cost, rule)) = change else {
+            return Err(Refusal::new(
+                "already-there",
+                "12.0",
+                format!("`{}` is already at {to}", u.id),
+                "name another hex, or --formation to change formation in place",
+            ));
+        };
+        ctx.emit_side(side, formation_event(u, before, to_f, cost, rule));
+        return Ok(());
+    }
+    let mut m = mover(ctx, u, now)?;
+    if let Some((_, cost, _)) = change {
+        m.spent += cost;
+    }
+    let occ = occupancy(ctx, side, &u.id);
+    let map = &ctx.eng.move_map;
+    let t = ctx.eng.movement;
+    let ruling = if given.is_empty() {
+        path::cheapest(map, t, &m, &occ, from, to)
+    } else {
+        let mut p: Vec<Hex> = given.to_vec();
+        if p.first() != Some(&from) {
+            p.insert(0, from);
+        }
+        if p.last() != Some(&to) {
+            return Err(Refusal::new(
+                "path-end",
+                "12.0",
+                format!(
+                    "the path ends at {} but the move is to {to}",
+                    p.last().copied().unwrap_or(from)
+                ),
+                "end the path at the destination",
+            ));
+        }
+        path::check_path(map, t, &m, &occ, &p)
+    }
+    .map_err(refusal)?;
+    if let Some((to_f, cost, rule)) = change {
+        ctx.emit_side(side, formation_event(u, before, to_f, cost, rule));
+    }
+    if ruling.square_move && !square_check(ctx, side, u, from)? {
+        return Ok(());
+    }
+    emit_move(ctx, side, u, &ruling);
+    Ok(())
+}
+
+fn formation_event(
+    u: &Unit,
+    from: UnitFormation,
+    to: UnitFormation,
+    mp: u32,
+    rule: &str,
+) -> EventKind {
+    EventKind::FormationChanged {
+        unit: u.id.clone(),
+        from,
+        to,
+        mp,
+        rule: rule.to_string(),
+    }
+}
+
+/// An Unlimbered battery's allowance, for paying to limber or turn (12.3.5).
+fn unlimbered_mover(ctx: &Ctx, u: &Unit) -> Mover {
+    let key = if matches!(
+        u.kind,
+        UnitKind::ArtilleryLightHorse | UnitKind::ArtilleryHeavyHorse
+    ) {
+        "artillery-horse"
+    } else {
+        "artillery-foot"
+    };
+    let spent = ctx
+        .state
+        .units
+        .get(&u.id)
+        .map(|x| x.spent_in(ctx.state.turn, ctx.state.player))
+        .unwrap_or_default();
+    Mover {
+        class: "artillery",
+        allowance: ctx.eng.movement.allowance_halves(key),
+        spent: spent.halves,
+        road_movement: false,
+        square: false,
+        max_hexes: None,
+        hexes_moved: spent.hexes,
+    }
+}
+
+/// 8.3.2: a Square moves only after passing a Morale Check; failing, it becomes DG and
+/// Column and has spent all its MP. Returns whether it may move.
+fn square_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<bool, Refusal> {
+    let cfg = &ctx.eng.combat.morale_check;
+    let rating = u.morale.unwrap_or(crate::scenario::MoraleRating::C);
+    let need = cfg.need[crate::combat::morale_index(rating)];
+    // 21.2: +1 with a Commander rated 2+ in the hex.
+    let s = ctx.eng.scenario;
+    let with_commander = s.commanders.iter().any(|c| {
+        c.side == side
+            && ctx.state.positions.get(&c.id) == Some(&at)
+            && super::oob::rating(s, &ctx.state, &c.id) >= cfg.commander_min_rating
+    });
+    let bonus = if with_commander {
+        cfg.commander_bonus
+    } else {
+        0
+    };
+    let die = ctx.dice.roll(Purpose::Morale, 6)?;
+    let passed = i16::from(die.value) + i16::from(bonus) >= i16::from(need);
+    ctx.emit_side(
+        side,
+        EventKind::MovementCheck {
+            unit: u.id.clone(),
+            rule: "8.3.2 Square movement".into(),
+            need,
+            dice: vec![die],
+            passed,
+        },
+    );
+    if passed {
+        return Ok(true);
+    }
+    let st = ctx.state.units.get(&u.id).cloned().unwrap_or_default();
+    let left = ctx
+        .eng
+        .movement
+        .allowance_halves("line")
+        .saturating_sub(st.spent_in(ctx.state.turn, ctx.state.player).halves);
+    ctx.emit_side(
+        side,
+        formation_event(u, UnitFormation::Square, column_for(s, side), left, "8.3.2"),
+    );
+    if st.morale > MoraleState::Disorganized {
+        ctx.emit_side(
+            side,
+            EventKind::MoraleDegraded {
+                unit: u.id.clone(),
+                morale: MoraleState::Disorganized,
+                rule: "8.3.2".into(),
+                reason: "failed the Square's Morale Check to move".into(),
+            },
+        );
+    }
+    Ok(false)
+}
+
+fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling) {
+    let (from, to) = (r.path[0], r.path[r.path.len() - 1]);
+    ctx.emit_side(
+        side,
+        EventKind::PieceMoved {
+            piece: u.id.clone(),
+            from: Some(from),
+            to,
+            path: r.path.clone(),
+            mp: Some(r.charged),
+        },
+    );
+    if r.minimum_move {
+        // 12.1.5: the one-hex move costs a Morale State.
+        let before = ctx
+            .state
+            .units
+            .get(&u.id)
+            .map(|x| x.morale)
+            .unwrap_or_default();
+        ctx.emit_side(
+            side,
+            EventKind::MoraleDegraded {
+                unit: u.id.clone(),
+                morale: before.shift(-1),
+                rule: "12.1.5".into(),
+                reason: format!(
+                    "moved one hex with {} MP left for a {} MP step",
+                    show_halves(r.remaining),
+                    show_halves(r.cost)
+                ),
+            },
+        );
+    }
+}
