@@ -1065,14 +1065,31 @@ pub fn status(a: LogArgs) -> CmdResult {
             }))
         })
         .collect();
+    // 4.0: enemy pieces out of sight now, where and when this side last saw them.
+    let last_seen = match &viewer {
+        Viewer::Side(side) => {
+            let events: Vec<_> = game.store.events()?.into_iter().map(|e| e.event).collect();
+            crate::game::last_seen(&events, &game.scenario, side)
+        }
+        Viewer::Umpire => Default::default(),
+    };
     if a.format == Format::Json {
         return super::print_json(&json!({
             "turn": game.state.turn, "phasing": game.state.phasing(), "step": game.state.step,
             "sides": sides, "commands": commands, "positions": positions, "units": units,
-            "orders": order_log(&game, &viewer),
+            "orders": order_log(&game, &viewer), "last_seen": last_seen,
         }));
     }
     print_where_for(&game, &viewer);
+    if !last_seen.is_empty() {
+        println!("enemy out of sight (4.0):");
+    }
+    for (piece, l) in &last_seen {
+        println!(
+            "  {piece}: last seen at {} (turn {}) in {}",
+            l.time, l.turn, l.hex
+        );
+    }
     println!("\ncommands:");
     for c in &commands {
         let order = c["order"]

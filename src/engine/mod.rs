@@ -12,7 +12,7 @@ pub mod command;
 mod command_system;
 pub mod event;
 pub mod evolve;
-mod movement;
+pub mod movement;
 mod moving_brigades;
 pub mod oob;
 mod random_events;

@@ -452,3 +452,71 @@ fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling) {
         );
     }
 }
+
+/// What a move would be, without making it (`staffwork path`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Explained {
+    pub piece: String,
+    pub formation: UnitFormation,
+    pub mover: Mover,
+    pub ruling: Ruling,
+}
+
+impl super::Engine<'_> {
+    /// The ruling on moving unit `piece` to `to` (along `given`, else the cheapest path) as the
+    /// game stands: its class, allowance, MP already spent, and each step's cost and rule.
+    pub fn explain_move(
+        &self,
+        state: &super::GameState,
+        piece: &str,
+        to: Hex,
+        given: &[Hex],
+    ) -> Result<Explained, Refusal> {
+        let mut dice = crate::rules::dice::ScriptedDice::new();
+        let ctx = Ctx {
+            eng: self,
+            state: state.clone(),
+            events: Vec::new(),
+            dice: &mut dice,
+        };
+        let s = self.scenario;
+        let u = s.unit(piece).ok_or_else(|| {
+            Refusal::new(
+                "unknown-unit",
+                "12.0",
+                format!("`{piece}` is not a unit of this scenario"),
+                "see `staffwork scenario show` for unit ids (commanders move by their own costs, 6.4.7)",
+            )
+        })?;
+        let from = state.positions.get(piece).copied().ok_or_else(|| {
+            Refusal::new(
+                "not-on-map",
+                "12.6",
+                format!("`{piece}` is not on the map yet"),
+                "it enters as a reinforcement",
+            )
+        })?;
+        let formation = formation_now(s, &ctx.state, u);
+        let m = mover(&ctx, u, formation)?;
+        let occ = occupancy(&ctx, &u.side, &u.id);
+        let ruling = if given.is_empty() {
+            path::cheapest(&self.move_map, self.movement, &m, &occ, from, to)
+        } else {
+            let mut p = given.to_vec();
+            if p.first() != Some(&from) {
+                p.insert(0, from);
+            }
+            if p.last() != Some(&to) {
+                p.push(to);
+            }
+            path::check_path(&self.move_map, self.movement, &m, &occ, &p)
+        }
+        .map_err(refusal)?;
+        Ok(Explained {
+            piece: piece.to_string(),
+            formation,
+            mover: m,
+            ruling,
+        })
+    }
+}

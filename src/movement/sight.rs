@@ -188,7 +188,7 @@ pub fn line_of_sight(
             (
                 blocks,
                 format!(
-                    "height {height} against the line's {}/{dd} at {d} hexes from the lower end (14.1.4)",
+                    "height {height} against the sight line at level {}/{dd}, {d} hexes from the lower end (14.1.4)",
                     rhs
                 ),
             )
