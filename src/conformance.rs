@@ -525,9 +525,36 @@ fn run_case_inner(case: &Case) -> Result<(), String> {
         return Err(format!("dice given but not used: {}", list.join(", ")));
     }
     for e in &case.expect {
-        check_expectation(&game.state, &events, e)?;
+        match check_sight(&game, e) {
+            Some(r) => r?,
+            None => check_expectation(&game.state, &events, e)?,
+        }
     }
     Ok(())
+}
+
+/// `sees SIDE PIECE yes|no`: does the side see the piece on the map now (4.0, 14.1)? `None` for
+/// any other expectation.
+fn check_sight(game: &Game, l: &Line) -> Option<Result<(), String>> {
+    let w: Vec<&str> = l.text.split_whitespace().collect();
+    let ["sees", side, piece, want] = w.as_slice() else {
+        return None;
+    };
+    let seen = crate::game::visible_positions(
+        &game.state,
+        &game.scenario,
+        &crate::game::Viewer::Side(side.to_string()),
+    )
+    .contains_key(*piece);
+    let got = yes_no(seen);
+    Some(if got == *want {
+        Ok(())
+    } else {
+        Err(format!(
+            "line {}: {side} sees {piece}: expected {want}, got {got}",
+            l.line
+        ))
+    })
 }
 
 fn kebab<T: Serialize>(v: &T) -> String {

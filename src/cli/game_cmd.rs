@@ -1474,7 +1474,7 @@ pub(crate) fn describe(e: &Event) -> String {
             from,
             to,
             path,
-            mp,
+            half_mp,
         } => {
             let via = if path.len() > 2 {
                 let mid: Vec<String> = path[1..path.len() - 1]
@@ -1485,7 +1485,7 @@ pub(crate) fn describe(e: &Event) -> String {
             } else {
                 String::new()
             };
-            let cost = mp
+            let cost = half_mp
                 .map(|m| format!(" ({} MP)", crate::movement::tables::show_halves(m)))
                 .unwrap_or_default();
             format!(
@@ -1497,11 +1497,11 @@ pub(crate) fn describe(e: &Event) -> String {
             unit,
             from,
             to,
-            mp,
+            half_mp,
             rule,
         } => format!(
             "{unit} changes formation {from:?} → {to:?} ({} MP, {rule})",
-            crate::movement::tables::show_halves(*mp)
+            crate::movement::tables::show_halves(*half_mp)
         ),
         EventKind::MovementCheck {
             unit,

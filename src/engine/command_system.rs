@@ -1223,7 +1223,7 @@ pub(super) fn move_piece(
                 from: Some(from),
                 to,
                 path: commander_path(from, to, path)?,
-                mp: None,
+                half_mp: None,
             },
         );
     }
@@ -1235,7 +1235,7 @@ pub(super) fn move_piece(
                 from: Some(from),
                 to,
                 path: Vec::new(),
-                mp: None,
+                half_mp: None,
             },
         );
     }
@@ -1334,7 +1334,7 @@ fn overrun_hqs(ctx: &mut Ctx, mover_side: &str, by: &str, hex: Hex) {
                     from: Some(hex),
                     to,
                     path: Vec::new(),
-                    mp: None,
+                    half_mp: None,
                 },
             );
         }
@@ -1631,7 +1631,7 @@ pub(super) fn umpire_override(
                     from,
                     to: *to,
                     path: Vec::new(),
-                    mp: None,
+                    half_mp: None,
                 },
             );
             implement_waiting_corps_orders(ctx, &side);

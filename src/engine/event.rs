@@ -235,9 +235,9 @@ pub enum EventKind {
         /// Reaction Charges can be offered along it. Empty for placements and displacements.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         path: Vec<Hex>,
-        /// Movement Points charged, in half-points (12.1.2), for a unit's move.
+        /// Movement Points charged, in half-points (12.1.2: 3 = 1½ MP), for a unit's move.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        mp: Option<u32>,
+        half_mp: Option<u32>,
     },
     /// A unit changed formation (8.2) and paid for it.
     FormationChanged {
@@ -245,7 +245,7 @@ pub enum EventKind {
         from: crate::scenario::UnitFormation,
         to: crate::scenario::UnitFormation,
         /// Half-points spent.
-        mp: u32,
+        half_mp: u32,
         rule: String,
     },
     /// A Morale Check a move asked for (8.3.2 Square movement, 12.5.6 Forced March).

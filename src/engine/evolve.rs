@@ -249,11 +249,11 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             piece,
             to,
             path,
-            mp,
+            half_mp,
             ..
         } => {
             state.positions.insert(piece.clone(), *to);
-            if let Some(mp) = mp {
+            if let Some(mp) = half_mp {
                 let (turn, player) = (state.turn, state.player);
                 let u = state.units.entry(piece.clone()).or_default();
                 let mut m = u.spent_in(turn, player);
@@ -262,12 +262,14 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 u.moved = Some(m);
             }
         }
-        EventKind::FormationChanged { unit, to, mp, .. } => {
+        EventKind::FormationChanged {
+            unit, to, half_mp, ..
+        } => {
             let (turn, player) = (state.turn, state.player);
             let u = state.units.entry(unit.clone()).or_default();
             u.formation = Some(*to);
             let mut m = u.spent_in(turn, player);
-            m.halves += mp;
+            m.halves += half_mp;
             u.moved = Some(m);
         }
         EventKind::MoraleDegraded { unit, morale, .. } => {

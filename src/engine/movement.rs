@@ -328,7 +328,7 @@ fn formation_event(
         unit: u.id.clone(),
         from,
         to,
-        mp,
+        half_mp: mp,
         rule: rule.to_string(),
     }
 }
@@ -426,7 +426,7 @@ fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling) {
             from: Some(from),
             to,
             path: r.path.clone(),
-            mp: Some(r.charged),
+            half_mp: Some(r.charged),
         },
     );
     if r.minimum_move {

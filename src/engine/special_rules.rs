@@ -472,7 +472,7 @@ fn burrard_takes_command(ctx: &mut Ctx, side: &str, burrard: &str) {
                 from: None,
                 to: h,
                 path: Vec::new(),
-                mp: None,
+                half_mp: None,
             },
         );
     }

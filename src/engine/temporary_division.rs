@@ -191,7 +191,7 @@ pub(super) fn form_on_implementation(ctx: &mut Ctx, order: u32) -> bool {
                 from,
                 to,
                 path: Vec::new(),
-                mp: None,
+                half_mp: None,
             },
         );
     }
