@@ -255,7 +255,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             state.positions.insert(piece.clone(), *to);
             if let Some(mp) = half_mp {
                 let (turn, player) = (state.turn, state.player);
-                let u = state.units.entry(piece.clone()).or_default();
+                let u = state.movement.entry(piece.clone()).or_default();
                 let mut m = u.spent_in(turn, player);
                 m.halves += mp;
                 m.hexes += path.len().saturating_sub(1) as u32;
@@ -266,7 +266,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             unit, to, half_mp, ..
         } => {
             let (turn, player) = (state.turn, state.player);
-            let u = state.units.entry(unit.clone()).or_default();
+            let u = state.movement.entry(unit.clone()).or_default();
             u.formation = Some(*to);
             let mut m = u.spent_in(turn, player);
             m.halves += half_mp;

@@ -131,6 +131,7 @@ impl<'a> Engine<'a> {
             positions: Default::default(),
             arrived: Default::default(),
             units: Default::default(),
+            movement: Default::default(),
             commanders: Default::default(),
             due: Default::default(),
             variants: Default::default(),

@@ -45,7 +45,7 @@ pub(crate) fn uses_combat_column(s: &Scenario, side: &str) -> bool {
 /// for its type (a battery set up without one is Limbered, cavalry Ready, Skirmishers in
 /// Skirmish order).
 pub(crate) fn formation_now(s: &Scenario, state: &super::GameState, u: &Unit) -> UnitFormation {
-    if let Some(f) = state.units.get(&u.id).and_then(|x| x.formation) {
+    if let Some(f) = state.movement.get(&u.id).and_then(|x| x.formation) {
         return f;
     }
     match (u.kind, u.formation) {
@@ -119,7 +119,13 @@ pub(crate) fn mover(ctx: &Ctx, u: &Unit, formation: UnitFormation) -> Result<Mov
             "Lack of Horses (V2.8)",
         ));
     }
-    let spent = st.spent_in(ctx.state.turn, ctx.state.player);
+    let spent = ctx
+        .state
+        .movement
+        .get(&u.id)
+        .cloned()
+        .unwrap_or_default()
+        .spent_in(ctx.state.turn, ctx.state.player);
     Ok(Mover {
         class,
         allowance: t.allowance_halves(allowance),
@@ -345,7 +351,7 @@ fn unlimbered_mover(ctx: &Ctx, u: &Unit) -> Mover {
     };
     let spent = ctx
         .state
-        .units
+        .movement
         .get(&u.id)
         .map(|x| x.spent_in(ctx.state.turn, ctx.state.player))
         .unwrap_or_default();
@@ -394,11 +400,17 @@ fn square_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<bool, Re
         return Ok(true);
     }
     let st = ctx.state.units.get(&u.id).cloned().unwrap_or_default();
+    let spent = ctx
+        .state
+        .movement
+        .get(&u.id)
+        .map(|x| x.spent_in(ctx.state.turn, ctx.state.player).halves)
+        .unwrap_or_default();
     let left = ctx
         .eng
         .movement
         .allowance_halves("line")
-        .saturating_sub(st.spent_in(ctx.state.turn, ctx.state.player).halves);
+        .saturating_sub(spent);
     ctx.emit_side(
         side,
         formation_event(u, UnitFormation::Square, column_for(s, side), left, "8.3.2"),

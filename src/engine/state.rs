@@ -281,12 +281,6 @@ pub struct UnitState {
     /// yet, because the combat model has no skirmisher boxes on a brigade's chart.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub skirmisher_losses: u8,
-    /// Its tactical formation now (8), once it has changed from the scenario's set-up.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub formation: Option<crate::scenario::UnitFormation>,
-    /// What it has spent in the current Movement Phase (12.1.4), if it moved in it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub moved: Option<PhaseMove>,
 }
 
 /// Movement Points and hexes a unit has spent in one Movement Phase (12.1.4: they are not
@@ -301,7 +295,19 @@ pub struct PhaseMove {
     pub hexes: u32,
 }
 
-impl UnitState {
+/// A unit's movement bookkeeping (8, 12), apart from its combat state so that a unit without a
+/// loss chart (a train, a Skirmisher) gains no combat state by moving.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct UnitMovement {
+    /// Its tactical formation now (8), once it has changed from the scenario's set-up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub formation: Option<crate::scenario::UnitFormation>,
+    /// What it has spent in the current Movement Phase (12.1.4), if it moved in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved: Option<PhaseMove>,
+}
+
+impl UnitMovement {
     /// What it has spent in the phase of `turn` and `player` (nothing if it last moved in
     /// another phase).
     pub fn spent_in(&self, turn: u32, player: usize) -> PhaseMove {
@@ -382,6 +388,9 @@ pub struct GameState {
     pub commanders: BTreeMap<String, String>,
     /// Combat state of every brigade and battery.
     pub units: BTreeMap<String, UnitState>,
+    /// Movement bookkeeping of units that have moved or changed formation (8, 12).
+    #[serde(default)]
+    pub movement: BTreeMap<String, UnitMovement>,
     /// Where each commander, HQ (`hq:<formation>`) and unit stands; off-map pieces are absent.
     pub positions: BTreeMap<String, Hex>,
     /// Reinforcement groups that have arrived.

@@ -164,6 +164,9 @@ pub struct MovementTables {
     /// Slope rows, by ascending `levels`.
     pub slope: Vec<Row>,
     pub visibility: BTreeMap<String, Sight>,
+    /// Stacking limits per hex and side (9.1): `strength_c`, `gun_points`, `skirmishers`,
+    /// `wagons` (the same shape as a visibility entry: a number and its provenance).
+    pub stacking: BTreeMap<String, Sight>,
 }
 
 #[derive(Deserialize)]
@@ -184,7 +187,22 @@ struct RawFile {
     slope: Option<toml::Table>,
     #[serde(default)]
     visibility: Option<toml::Table>,
+    #[serde(default)]
+    stacking: Option<toml::Table>,
 }
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLimit {
+    limit: u32,
+    #[serde(default)]
+    provenance: Provenance,
+    #[serde(default)]
+    note: String,
+}
+
+/// The stacking limits (9.1).
+pub const LIMITS: [&str; 4] = ["strength_c", "gun_points", "skirmishers", "wagons"];
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -403,7 +421,32 @@ impl MovementTables {
                 },
             );
         }
+        let mut stacking = BTreeMap::new();
+        for (k, v) in raw.stacking.unwrap_or_default() {
+            if k == "rule" {
+                continue;
+            }
+            if !LIMITS.contains(&k.as_str()) {
+                return Err(row_err(
+                    "stacking",
+                    &k,
+                    format!("expected one of {}", LIMITS.join(", ")),
+                ));
+            }
+            let l: RawLimit = v
+                .try_into()
+                .map_err(|e| row_err("stacking", &k, e.to_string()))?;
+            stacking.insert(
+                k,
+                Sight {
+                    hexes: l.limit,
+                    provenance: l.provenance,
+                    note: l.note,
+                },
+            );
+        }
         let t = MovementTables {
+            stacking,
             allowance,
             costs,
             terrain,
@@ -428,6 +471,14 @@ impl MovementTables {
             if !self.costs.contains_key(k) {
                 return Err(MovementTableError::Missing {
                     section: "costs".into(),
+                    key: k.into(),
+                });
+            }
+        }
+        for k in LIMITS {
+            if !self.stacking.contains_key(k) {
+                return Err(MovementTableError::Missing {
+                    section: "stacking".into(),
                     key: k.into(),
                 });
             }
@@ -473,6 +524,11 @@ impl MovementTables {
     /// An allowance in half-points (validated present).
     pub fn allowance_halves(&self, key: &str) -> u32 {
         self.allowance.get(key).map_or(0, |s| s.halves)
+    }
+
+    /// A stacking limit (validated present).
+    pub fn limit(&self, key: &str) -> u32 {
+        self.stacking.get(key).map_or(0, |s| s.hexes)
     }
 
     /// The terrain row of a terrain name; a name the table does not know moves as clear, and
