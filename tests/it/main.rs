@@ -9,6 +9,7 @@ mod combat_tables;
 mod common;
 mod demo;
 mod game_cli;
+mod movement_cli;
 mod order_cli;
 mod order_corpus;
 mod order_docs;
