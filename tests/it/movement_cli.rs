@@ -93,3 +93,37 @@ fn rules_show_movement_lists_every_assumed_cell() {
         "seed"
     );
 }
+
+#[test]
+fn an_enemy_gone_out_of_sight_is_last_seen_where_it_was_4_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = game(dir.path());
+    // A French brigade next to the hidden Austrians sees them (14.1.1.1) …
+    let place = |to: &str| {
+        let o = staffwork(&[
+            "override",
+            "--db",
+            &db,
+            "--reason",
+            "scouting",
+            "--place",
+            &format!("fr-hill={to}"),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    place("11.08");
+    for _ in 0..4 {
+        assert!(staffwork(&["turn", "--db", &db]).status.success());
+    }
+    // … through the 12:30 turn; back behind the woods it no longer does: last seen in 11.09 at
+    // 12:30, the turn in which it was last in sight.
+    place("8.06");
+    let v = json(&[
+        "status", "--db", &db, "--side", "french", "--format", "json",
+    ]);
+    assert!(v["positions"].get("aus-hidden").is_none(), "{v}");
+    let seen = &v["last_seen"]["aus-hidden"];
+    assert_eq!(seen["hex"], "11.09", "{v}");
+    assert_eq!(seen["time"], "12:30", "{v}");
+    assert_eq!(seen["turn"], 2, "{v}");
+}
