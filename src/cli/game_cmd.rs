@@ -207,6 +207,10 @@ pub struct MoveArgs {
     /// limbered, unlimbered. With --to the unit's own hex it only changes formation.
     #[arg(long, value_parser = crate::cli::movement_cmd::parse_formation)]
     pub formation: Option<crate::scenario::UnitFormation>,
+    /// Face this hex corner at the end (10.1): NNE, E, SSE, SSW, W, NNW. Turning costs 1 MP a
+    /// corner (1 for 180°); with --to the unit's own hex it only turns.
+    #[arg(long)]
+    pub face: Option<crate::movement::facing::Corner>,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
@@ -592,6 +596,7 @@ pub(crate) fn build(
                 to: a.to,
                 path: a.path.clone(),
                 formation: a.formation,
+                face: a.face,
             },
         )),
         C::Override(a) => build_override(game, a),
@@ -1073,11 +1078,12 @@ pub fn status(a: LogArgs) -> CmdResult {
         }
         Viewer::Umpire => Default::default(),
     };
+    let formations = super::movement_cmd::formations(&game, &viewer);
     if a.format == Format::Json {
         return super::print_json(&json!({
             "turn": game.state.turn, "phasing": game.state.phasing(), "step": game.state.step,
             "sides": sides, "commands": commands, "positions": positions, "units": units,
-            "orders": order_log(&game, &viewer), "last_seen": last_seen,
+            "orders": order_log(&game, &viewer), "last_seen": last_seen, "formations": formations,
         }));
     }
     print_where_for(&game, &viewer);
@@ -1125,6 +1131,7 @@ pub fn status(a: LogArgs) -> CmdResult {
     for (p, h) in &positions {
         println!("  {p:<20} {h}");
     }
+    super::movement_cmd::print_formations(&formations);
     let hurt: Vec<&serde_json::Value> = units
         .iter()
         .filter(|u| {
@@ -1503,6 +1510,7 @@ pub(crate) fn describe(e: &Event) -> String {
             "{unit} changes formation {from:?} → {to:?} ({} MP, {rule})",
             crate::movement::tables::show_halves(*half_mp)
         ),
+        e @ EventKind::FacingChanged { .. } => crate::cli::movement_cmd::describe(e),
         EventKind::MovementCheck {
             unit,
             rule,

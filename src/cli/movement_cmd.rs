@@ -68,6 +68,82 @@ pub struct PathArgs {
     pub format: Format,
 }
 
+/// Formation and facing of the viewer's own units on the map (8, 10; all for the umpire),
+/// for `status`.
+pub(crate) fn formations(game: &Game, viewer: &crate::game::Viewer) -> Vec<serde_json::Value> {
+    use crate::game::Viewer;
+    use crate::movement::facing;
+    let s = &game.scenario;
+    s.units
+        .iter()
+        .filter(|u| game.state.positions.contains_key(&u.id))
+        .filter(|u| match viewer {
+            Viewer::Umpire => true,
+            Viewer::Side(v) => &u.side == v,
+        })
+        .map(|u| {
+            let f = crate::engine::movement::formation_now(s, &game.state, u);
+            let set = crate::engine::movement::facing_now(&game.state, u, f);
+            let spent = game
+                .state
+                .movement
+                .get(&u.id)
+                .map(|m| m.spent_in(game.state.turn, game.state.player).halves)
+                .unwrap_or(0);
+            json!({
+                "unit": u.id,
+                "formation": f,
+                "facing": set.map_or("all-around".to_string(), facing::show_set),
+                "facing_corners": set.map(|x| facing::members(x).collect::<Vec<_>>()),
+                "mp_spent": show_halves(spent),
+            })
+        })
+        .collect()
+}
+
+/// Print the `formations` rows.
+pub(crate) fn print_formations(rows: &[serde_json::Value]) {
+    if rows.is_empty() {
+        return;
+    }
+    println!(
+        "
+formation and facing (8, 10):"
+    );
+    for r in rows {
+        println!(
+            "  {:<20} {:<12} faces {:<24} {} MP spent this phase",
+            r["unit"].as_str().unwrap_or(""),
+            r["formation"].as_str().unwrap_or(""),
+            r["facing"].as_str().unwrap_or(""),
+            r["mp_spent"].as_str().unwrap_or("0")
+        );
+    }
+}
+
+/// One line for a movement event the game log shows (facing, ZoI, stacking).
+pub(crate) fn describe(e: &crate::engine::event::EventKind) -> String {
+    use crate::engine::event::EventKind;
+    match e {
+        EventKind::FacingChanged {
+            unit,
+            from,
+            to,
+            half_mp,
+            rule,
+        } => {
+            let from = from.map(|f| format!("{f} → ")).unwrap_or_default();
+            let cost = if *half_mp > 0 {
+                format!(" ({} MP", show_halves(*half_mp))
+            } else {
+                " (paid in the move".into()
+            };
+            format!("{unit} faces {from}{to}{cost}, {rule})")
+        }
+        other => format!("{other:?}"),
+    }
+}
+
 fn open(db: &std::path::Path) -> Result<Game, Failure> {
     Game::open(db).map_err(|e| Failure::Usage(e.to_string()))
 }
@@ -178,6 +254,17 @@ pub fn path(a: PathArgs) -> CmdResult {
                 );
             }
             let r = &x.ruling;
+            let faces = |c: Option<u8>| {
+                c.map_or(
+                    "all-around (10.0)".to_string(),
+                    crate::movement::facing::show_set,
+                )
+            };
+            println!(
+                "  faces {} now; ends facing {} (10.0, 12.1.1: it enters frontal hexes only)",
+                faces(m.facing),
+                r.facing.map_or(faces(None), |c| c.to_string())
+            );
             if r.minimum_move {
                 println!(
                     "LEGAL by 12.1.5: {} MP is more than the {} MP left, but a unit that has spent nothing may move one hex — it spends everything and loses a Morale State",

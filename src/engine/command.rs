@@ -91,6 +91,9 @@ pub enum Command {
         path: Vec<Hex>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         formation: Option<crate::scenario::UnitFormation>,
+        /// The hex corner to face at the end (10.1); turning in place when `to` is its hex.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        face: Option<crate::movement::facing::Corner>,
     },
     /// The command has finished the stage it was executing (6.3.3); after the last stage the
     /// order is complete and the command enters No Orders (6.3.4.1 case 5).

@@ -1129,6 +1129,7 @@ pub(super) fn move_piece(
     to: Hex,
     path: &[Hex],
     formation: Option<crate::scenario::UnitFormation>,
+    face: Option<crate::movement::facing::Corner>,
 ) -> Result<(), Refusal> {
     require_step(ctx, Step::Operations, "Movement")?;
     let s = ctx.eng.scenario;
@@ -1206,14 +1207,14 @@ pub(super) fn move_piece(
     let rider = super::moving_brigades::check_move(ctx, piece, from, to)?;
     if let Some(u) = s.unit(piece) {
         // 8, 12: a unit's path, formation change and Movement Points.
-        super::movement::move_unit(ctx, &side, u, from, to, path, formation)?;
+        super::movement::move_unit(ctx, &side, u, from, to, path, formation, face)?;
     } else {
-        if formation.is_some() {
+        if formation.is_some() || face.is_some() {
             return Err(Refusal::new(
                 "formation",
                 "10.0",
-                format!("`{piece}` is a commander or HQ: it has no formation"),
-                "drop --formation",
+                format!("`{piece}` is a commander or HQ: it has no formation or facing"),
+                "drop --formation and --face (10.0 sidebar: commanders and HQs have no facing)",
             ));
         }
         ctx.emit_side(

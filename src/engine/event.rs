@@ -248,6 +248,17 @@ pub enum EventKind {
         half_mp: u32,
         rule: String,
     },
+    /// A unit now faces another hex corner (10.1): by turning in place, or at the end of a
+    /// move (whose turns the move's `half_mp` already paid; then `half_mp` is 0).
+    FacingChanged {
+        unit: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from: Option<crate::movement::facing::Corner>,
+        to: crate::movement::facing::Corner,
+        /// Half-points spent turning in place.
+        half_mp: u32,
+        rule: String,
+    },
     /// A Morale Check a move asked for (8.3.2 Square movement, 12.5.6 Forced March).
     MovementCheck {
         unit: String,

@@ -272,6 +272,18 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             m.halves += half_mp;
             u.moved = Some(m);
         }
+        EventKind::FacingChanged {
+            unit, to, half_mp, ..
+        } => {
+            let (turn, player) = (state.turn, state.player);
+            let u = state.movement.entry(unit.clone()).or_default();
+            u.facing = Some(*to);
+            if *half_mp > 0 {
+                let mut m = u.spent_in(turn, player);
+                m.halves += half_mp;
+                u.moved = Some(m);
+            }
+        }
         EventKind::MoraleDegraded { unit, morale, .. } => {
             state.units.entry(unit.clone()).or_default().morale = *morale;
         }

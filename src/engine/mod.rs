@@ -207,7 +207,8 @@ impl<'a> Engine<'a> {
                 to,
                 path,
                 formation,
-            } => command_system::move_piece(&mut ctx, piece, *to, path, *formation)?,
+                face,
+            } => command_system::move_piece(&mut ctx, piece, *to, path, *formation, *face)?,
             Command::StageComplete { command } => {
                 command_system::stage_complete(&mut ctx, command)?
             }

@@ -13,6 +13,7 @@ use super::event::EventKind;
 use super::special_rules::has;
 use crate::combat::MoraleState;
 use crate::hex::Hex;
+use crate::movement::facing::{self, Corner, Corners};
 use crate::movement::path::{self, Illegal, Mover, Occupancy, Ruling};
 use crate::movement::tables::show_halves;
 use crate::rules::dice::Purpose;
@@ -139,7 +140,30 @@ pub(crate) fn mover(ctx: &Ctx, u: &Unit, formation: UnitFormation) -> Result<Mov
             && has(ctx, "vimeiro-lack-of-horses"))
         .then_some(3),
         hexes_moved: spent.hexes,
+        facing: facing_now(&ctx.state, u, formation),
+        town_all_around: u.kind == UnitKind::Infantry && formation == UnitFormation::Line,
+        face: None,
     })
+}
+
+/// The corners a unit may be facing now (10.0): the corner it turned to last, else the
+/// scenario's set-up facing read as decision 0083 reads it (either corner beside the hexside,
+/// any corner when none is given). `None` for all-around frontal facing (10.0 sidebar:
+/// Skirmishers and Squares).
+pub(crate) fn facing_now(
+    state: &super::GameState,
+    u: &Unit,
+    formation: UnitFormation,
+) -> Option<Corners> {
+    if u.kind == UnitKind::Skirmisher
+        || matches!(formation, UnitFormation::Square | UnitFormation::Skirmish)
+    {
+        return None;
+    }
+    match state.movement.get(&u.id).and_then(|m| m.facing) {
+        Some(c) => Some(1 << c.index()),
+        None => Some(facing::corners_of(u.facing)),
+    }
 }
 
 /// Who stands where, for a mover of `side` (12.3.1, 12.5).
@@ -230,7 +254,10 @@ fn formation_change(
 }
 
 /// Move a unit (and change its formation first if asked), checking the path by the Movement
-/// Table; emits the formation change, any Morale Check, the move and any morale loss.
+/// Table and its facing (10, 12.1.1); emits the formation change, any Morale Check, the move,
+/// the facing it ends with and any morale loss. With `to` its own hex it changes formation
+/// and/or turns in place.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn move_unit(
     ctx: &mut Ctx,
     side: &str,
@@ -239,6 +266,7 @@ pub(super) fn move_unit(
     to: Hex,
     given: &[Hex],
     formation: Option<UnitFormation>,
+    face: Option<Corner>,
 ) -> Result<(), Refusal> {
     let s = ctx.eng.scenario;
     let before = formation_now(s, &ctx.state, u);
@@ -247,15 +275,7 @@ pub(super) fn move_unit(
     if let Some(want) = formation {
         let (to_f, cost, rule) = formation_change(ctx, u, before, want)?;
         if to_f != before {
-            let m = mover(ctx, u, to_f).or_else(|e| {
-                // Unlimbering ends in a formation that cannot move; the change itself is legal.
-                if e.code == "unlimbered" {
-                    Ok(unlimbered_mover(ctx, u))
-                } else {
-                    Err(e)
-                }
-            })?;
-            let left = m.allowance.saturating_sub(m.spent);
+            let left = mover_or_unlimbered(ctx, u, to_f)?.left();
             if cost > left {
                 return Err(Refusal::new(
                     "not-enough-mp",
@@ -274,20 +294,34 @@ pub(super) fn move_unit(
         }
     }
     if from == to && given.len() <= 1 {
-        let Some((to_f, cost, rule)) = change else {
+        if change.is_none() && face.is_none() {
             return Err(Refusal::new(
                 "already-there",
                 "12.0",
                 format!("`{}` is already at {to}", u.id),
-                "name another hex, or --formation to change formation in place",
+                "name another hex, --formation to change formation or --face to turn in place",
             ));
+        }
+        let paid = change.map_or(0, |(_, c, _)| c);
+        let turn = match face {
+            Some(w) => Some(turn_in_place(ctx, u, now, from, w, paid)?),
+            None => None,
         };
-        ctx.emit_side(side, formation_event(u, before, to_f, cost, rule));
+        if let Some((to_f, cost, rule)) = change {
+            ctx.emit_side(side, formation_event(u, before, to_f, cost, rule));
+        }
+        if let Some(ev) = turn {
+            ctx.emit_side(side, ev);
+        }
         return Ok(());
     }
     let mut m = mover(ctx, u, now)?;
+    m.face = face;
     if let Some((_, cost, _)) = change {
         m.spent += cost;
+    }
+    if face.is_some() && m.facing.is_none() {
+        return Err(all_around(u, from));
     }
     let occ = occupancy(ctx, side, &u.id);
     let map = &ctx.eng.move_map;
@@ -321,6 +355,88 @@ pub(super) fn move_unit(
     }
     emit_move(ctx, side, u, &ruling);
     Ok(())
+}
+
+/// The unit's allowance as it would be in `f`; an Unlimbered battery cannot move but may
+/// still pay to limber or turn (12.3.5).
+fn mover_or_unlimbered(ctx: &Ctx, u: &Unit, f: UnitFormation) -> Result<Mover, Refusal> {
+    mover(ctx, u, f).or_else(|e| {
+        if e.code == "unlimbered" {
+            Ok(unlimbered_mover(ctx, u))
+        } else {
+            Err(e)
+        }
+    })
+}
+
+fn all_around(u: &Unit, at: Hex) -> Refusal {
+    Refusal::new(
+        "all-around",
+        "10.1.4",
+        format!(
+            "`{}` has all-around frontal facing and never turns [hex {at}]",
+            u.id
+        ),
+        "drop --face (10.0 sidebar: Skirmishers and Squares face every way)",
+    )
+}
+
+/// Turning in place to `want` (10.1.1, 10.1.2; 12.3.5 for an Unlimbered battery), after
+/// `paid` half-points of formation change: the event, or why not.
+fn turn_in_place(
+    ctx: &Ctx,
+    u: &Unit,
+    formation: UnitFormation,
+    at: Hex,
+    want: Corner,
+    paid: u32,
+) -> Result<EventKind, Refusal> {
+    let m = mover_or_unlimbered(ctx, u, formation)?;
+    let Some(set) = m.facing else {
+        return Err(all_around(u, at));
+    };
+    let t = ctx.eng.movement;
+    // 10.1.4: a Line in a Town/Village has all-around frontal facing: turning is free.
+    let free = m.town_all_around && t.terrain_row(ctx.eng.move_map.terrain(at)).0.town;
+    let (from, cost) = facing::members(set)
+        .map(|c| {
+            (
+                c,
+                if free {
+                    0
+                } else {
+                    facing::turn_cost(t, c, want)
+                },
+            )
+        })
+        .min_by_key(|(c, cost)| (*cost, *c))
+        .unwrap_or((want, 0));
+    let left = m.left().saturating_sub(paid);
+    if cost > left {
+        return Err(Refusal::new(
+            "not-enough-mp",
+            "10.1.1",
+            format!(
+                "turning `{}` from {from} to {want} costs {} MP; it has {} MP left [hex {at}]",
+                u.id,
+                show_halves(cost),
+                show_halves(left)
+            ),
+            format!("turn next Movement Phase{OVERRIDE_HINT}"),
+        ));
+    }
+    let known = ctx.state.movement.get(&u.id).and_then(|x| x.facing);
+    Ok(EventKind::FacingChanged {
+        unit: u.id.clone(),
+        from: known.or((set.count_ones() == 1).then_some(from)),
+        to: want,
+        half_mp: cost,
+        rule: if cost == t.cost("about_face") && from.index().abs_diff(want.index()) == 3 {
+            "10.1.2".into()
+        } else {
+            "10.1.1".into()
+        },
+    })
 }
 
 fn formation_event(
@@ -363,6 +479,9 @@ fn unlimbered_mover(ctx: &Ctx, u: &Unit) -> Mover {
         square: false,
         max_hexes: None,
         hexes_moved: spent.hexes,
+        facing: facing_now(&ctx.state, u, UnitFormation::Unlimbered),
+        town_all_around: false,
+        face: None,
     }
 }
 
@@ -441,6 +560,22 @@ fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling) {
             half_mp: Some(r.charged),
         },
     );
+    let known = ctx.state.movement.get(&u.id).and_then(|x| x.facing);
+    if let Some(f) = r.facing
+        && known != Some(f)
+    {
+        // 10.0: the corner it ends facing; its turns are in the move's cost.
+        ctx.emit_side(
+            side,
+            EventKind::FacingChanged {
+                unit: u.id.clone(),
+                from: known,
+                to: f,
+                half_mp: 0,
+                rule: "10.1".into(),
+            },
+        );
+    }
     if r.minimum_move {
         // 12.1.5: the one-hex move costs a Morale State.
         let before = ctx

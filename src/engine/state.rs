@@ -305,6 +305,10 @@ pub struct UnitMovement {
     /// What it has spent in the current Movement Phase (12.1.4), if it moved in it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moved: Option<PhaseMove>,
+    /// The corner it faces (10.0), once it has moved or turned; before that the scenario's
+    /// set-up facing stands (decision 0083).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facing: Option<crate::movement::facing::Corner>,
 }
 
 impl UnitMovement {

@@ -5,6 +5,7 @@
 //! Pure like `combat`: no IO, no clock, no dice, no hash iteration, no floating point in a
 //! rule. Must not hold game state: the engine hands in the mover, the occupancy and the map.
 
+pub mod facing;
 pub mod path;
 pub mod sight;
 pub mod tables;

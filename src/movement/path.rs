@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 use serde::Serialize;
 
+use super::facing::{self, Corner, Corners};
 use super::tables::{MovementTables, show_halves};
 use crate::hex::Hex;
 use crate::provenance::Provenance;
@@ -145,6 +146,20 @@ pub struct Mover {
     pub max_hexes: Option<u32>,
     /// Hexes already moved this phase (for `max_hexes`).
     pub hexes_moved: u32,
+    /// The corners it may be facing now (10.0; several while the scenario left it open,
+    /// decision 0083), or `None` for all-around frontal facing (Skirmishers, Squares).
+    pub facing: Option<Corners>,
+    /// A Line: all-around frontal facing while in a Town/Village hex (10.1.4).
+    pub town_all_around: bool,
+    /// The corner to face at the end of the move, if asked (10.1).
+    pub face: Option<Corner>,
+}
+
+impl Mover {
+    /// Half-points left this phase.
+    pub fn left(&self) -> u32 {
+        self.allowance.saturating_sub(self.spent)
+    }
 }
 
 /// Who stands where, as far as the mover is concerned.
@@ -188,6 +203,8 @@ pub struct Ruling {
     pub minimum_move: bool,
     /// Moved as a Square (8.3.2; a Morale Check first).
     pub square_move: bool,
+    /// The corner it faces at the end (10.0), `None` for all-around frontal facing.
+    pub facing: Option<Corner>,
     /// The least certain cell used.
     pub provenance: Provenance,
 }
@@ -363,6 +380,107 @@ fn check_entry(map: &MoveMap, occ: &Occupancy, a: Hex, b: Hex) -> Result<(), Ill
     Ok(())
 }
 
+/// True when turning at `h` costs nothing for this mover: a Line in a Town/Village hex has
+/// all-around frontal facing (10.1.4).
+fn turns_free_at(map: &MoveMap, t: &MovementTables, m: &Mover, h: Hex) -> bool {
+    m.town_all_around && t.terrain_row(map.terrain(h)).0.town
+}
+
+/// The turn from `a` to `b` as a step's cost part.
+fn turn_part(t: &MovementTables, a: Corner, b: Corner, cost: u32) -> String {
+    let rule = if cost == t.cost("about_face") && a.index().abs_diff(b.index()) == 3 {
+        "10.1.2"
+    } else {
+        "10.1.1"
+    };
+    format!("turn {a}→{b} +{} (seed, {rule})", show_halves(cost))
+}
+
+/// 10.1, 12.1.1: the cheapest way of facing along a path — every step leaves by a frontal
+/// hexside, turning first where it must — adding each turn's cost to its step, and the corner
+/// faced at the end (the one asked for, else the cheapest, ties to the lowest corner). Turns
+/// are free while continuing Road Movement (12.5.1) and for a Line in a Town/Village (10.1.4).
+/// `None` for a mover with all-around frontal facing.
+fn plan_facing(map: &MoveMap, t: &MovementTables, m: &Mover, steps: &mut [Step]) -> Option<Corner> {
+    let set = m.facing?;
+    let mut cost: [Option<u32>; 6] = [None; 6];
+    for c in facing::members(set) {
+        cost[c.index()] = Some(0);
+    }
+    // back[i][c] = (corner before step i, turn cost) for arriving at step i facing c.
+    let mut back: Vec<[(usize, u32); 6]> = Vec::with_capacity(steps.len());
+    for i in 0..steps.len() {
+        let (a, b) = (steps[i].from, steps[i].to);
+        let d = facing::direction(a, b).unwrap_or(0);
+        let free = turns_free_at(map, t, m, a) || (steps[i].road && i > 0 && steps[i - 1].road);
+        let mut next: [Option<u32>; 6] = [None; 6];
+        let mut from = [(0usize, 0u32); 6];
+        for to in Corner::fronting(d) {
+            for (c, x) in cost.iter().enumerate() {
+                let Some(x) = x else { continue };
+                let turn = if free {
+                    0
+                } else {
+                    facing::turn_cost(t, Corner::from_index(c), to)
+                };
+                let total = x + turn;
+                if next[to.index()].is_none_or(|n| total < n) {
+                    next[to.index()] = Some(total);
+                    from[to.index()] = (c, turn);
+                }
+            }
+        }
+        cost = next;
+        back.push(from);
+    }
+    let last = steps.last().map(|s| s.to)?;
+    let end_free = turns_free_at(map, t, m, last);
+    let (end, end_turn) = match m.face {
+        Some(w) => {
+            let (c, turn) = cost
+                .iter()
+                .enumerate()
+                .filter_map(|(c, x)| x.map(|x| (c, x)))
+                .map(|(c, x)| {
+                    let turn = if end_free {
+                        0
+                    } else {
+                        facing::turn_cost(t, Corner::from_index(c), w)
+                    };
+                    (c, x + turn, turn)
+                })
+                .min_by_key(|(c, total, _)| (*total, *c))
+                .map(|(c, _, turn)| (c, turn))?;
+            if turn > 0 {
+                let s = steps.last_mut()?;
+                s.cost += turn;
+                s.parts.push(turn_part(t, Corner::from_index(c), w, turn));
+            }
+            (c, Some(w))
+        }
+        None => {
+            let c = cost
+                .iter()
+                .enumerate()
+                .filter_map(|(c, x)| x.map(|x| (x, c)))
+                .min()
+                .map(|(_, c)| c)?;
+            (c, None)
+        }
+    };
+    let mut at = end;
+    for i in (0..steps.len()).rev() {
+        let (prev, turn) = back[i][at];
+        if turn > 0 {
+            let part = turn_part(t, Corner::from_index(prev), Corner::from_index(at), turn);
+            steps[i].cost += turn;
+            steps[i].parts.insert(0, part);
+        }
+        at = prev;
+    }
+    Some(end_turn.unwrap_or(Corner::from_index(end)))
+}
+
 /// Check a given path (`path[0]` is where the unit stands) for a mover.
 pub fn check_path(
     map: &MoveMap,
@@ -382,13 +500,12 @@ pub fn check_path(
         ));
     }
     let mut steps = Vec::new();
-    let mut cost = 0u32;
     for w in path.windows(2) {
         check_entry(map, occ, w[0], w[1])?;
-        let s = best_step(map, t, m, occ, w[0], w[1])?;
-        cost = cost.saturating_add(s.cost);
-        steps.push(s);
+        steps.push(best_step(map, t, m, occ, w[0], w[1])?);
     }
+    let facing = plan_facing(map, t, m, &mut steps);
+    let cost = steps.iter().fold(0u32, |a, s| a.saturating_add(s.cost));
     let provenance = steps.iter().map(|s| s.provenance).max().unwrap_or_default();
     let hexes = steps.len() as u32;
     if let Some(max) = m.max_hexes
@@ -413,6 +530,7 @@ pub fn check_path(
         remaining,
         minimum_move,
         square_move,
+        facing,
         provenance,
     };
     if m.square {
@@ -496,38 +614,69 @@ pub fn cheapest(
     }
     check_entry_final(map, occ, to)?;
     // Search without the allowance cap first, so a too-far destination is told its price.
-    let mut best: BTreeMap<Hex, u32> = BTreeMap::new();
-    let mut prev: BTreeMap<Hex, Hex> = BTreeMap::new();
+    // A node is a hex, the corner faced there (6 = all-around) and whether it was entered by
+    // Road Movement (turns are free while it continues, 12.5.1).
+    type Node = (Hex, usize, bool);
+    let starts: Vec<usize> = match m.facing {
+        None => vec![6],
+        Some(set) => facing::members(set).map(Corner::index).collect(),
+    };
+    let mut best: BTreeMap<Node, u32> = BTreeMap::new();
+    let mut prev: BTreeMap<Node, Node> = BTreeMap::new();
     let mut heap = BinaryHeap::new();
-    best.insert(from, 0);
-    heap.push(Reverse((0u32, from)));
-    while let Some(Reverse((d, h))) = heap.pop() {
+    for c in starts {
+        best.insert((from, c, false), 0);
+        heap.push(Reverse((0u32, (from, c, false))));
+    }
+    let mut reached = None;
+    while let Some(Reverse((d, node))) = heap.pop() {
+        let (h, c, on_road) = node;
         if h == to {
+            reached = Some(node);
             break;
         }
-        if best.get(&h).is_some_and(|x| *x < d) {
+        if best.get(&node).is_some_and(|x| *x < d) {
             continue;
         }
-        for n in h.neighbours() {
+        for (dir, n) in h.neighbours().into_iter().enumerate() {
             if check_entry(map, occ, h, n).is_err() {
                 continue;
             }
             let Ok(s) = best_step(map, t, m, occ, h, n) else {
                 continue;
             };
-            let nd = d.saturating_add(s.cost);
-            let better = match best.get(&n) {
-                None => true,
-                Some(x) => nd < *x || (nd == *x && prev.get(&n).is_some_and(|p| h < *p)),
+            let free = c == 6 || turns_free_at(map, t, m, h) || (on_road && s.road);
+            let options: Vec<(usize, u32)> = if c == 6 {
+                vec![(6, 0)]
+            } else {
+                Corner::fronting(dir)
+                    .iter()
+                    .map(|x| {
+                        let turn = if free {
+                            0
+                        } else {
+                            facing::turn_cost(t, Corner::from_index(c), *x)
+                        };
+                        (x.index(), turn)
+                    })
+                    .collect()
             };
-            if better {
-                best.insert(n, nd);
-                prev.insert(n, h);
-                heap.push(Reverse((nd, n)));
+            for (nc, turn) in options {
+                let next = (n, nc, s.road);
+                let nd = d.saturating_add(s.cost).saturating_add(turn);
+                let better = match best.get(&next) {
+                    None => true,
+                    Some(x) => nd < *x || (nd == *x && prev.get(&next).is_some_and(|p| node < *p)),
+                };
+                if better {
+                    best.insert(next, nd);
+                    prev.insert(next, node);
+                    heap.push(Reverse((nd, next)));
+                }
             }
         }
     }
-    if !best.contains_key(&to) {
+    let Some(mut node) = reached else {
         return Err(illegal(
             "no-path",
             "12.2.2",
@@ -535,12 +684,11 @@ pub fn cheapest(
             format!("no legal path leads from {from} to {to}"),
             "it is cut off by Prohibited terrain or enemy units",
         ));
-    }
+    };
     let mut path = vec![to];
-    let mut at = to;
-    while let Some(p) = prev.get(&at) {
-        path.push(*p);
-        at = *p;
+    while let Some(p) = prev.get(&node) {
+        path.push(p.0);
+        node = *p;
     }
     path.reverse();
     check_path(map, t, m, occ, &path)
@@ -588,6 +736,9 @@ mod tests {
             square: false,
             max_hexes: None,
             hexes_moved: 0,
+            facing: None,
+            town_all_around: true,
+            face: None,
         }
     }
 

@@ -66,6 +66,7 @@ fn command(i: u8) -> Command {
             to: Hex::new(5, 7),
             path: Vec::new(),
             formation: None,
+            face: None,
         },
         11 => Command::Combat {
             kind: CombatKind::CloseCombat { fortified: false },
