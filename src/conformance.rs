@@ -603,6 +603,28 @@ fn run_case_inner(case: &Case) -> Result<(), String> {
     Ok(())
 }
 
+/// `sees SIDE PIECE yes|no`: does the side see the piece on the map now (4.0, 14.1)? `None` for
+/// any other expectation.
+/// `sees SIDE PIECE yes|no`: may that side see the piece on the map now (4.0, 14.1)?
+fn check_sight(view: &View, l: &Line, text: &str) -> Option<Result<(), String>> {
+    let w: Vec<&str> = text.split_whitespace().collect();
+    let ["sees", side, piece, want] = w.as_slice() else {
+        return None;
+    };
+    let seen =
+        crate::view::visible_positions(view.state, view.scenario, &Viewer::Side(side.to_string()))
+            .contains_key(*piece);
+    let got = yes_no(seen);
+    Some(if got == *want {
+        Ok(())
+    } else {
+        Err(format!(
+            "line {}: {side} sees {piece}: expected {want}, got {got}",
+            l.line
+        ))
+    })
+}
+
 fn kebab<T: Serialize>(v: &T) -> String {
     match serde_json::to_value(v) {
         Ok(serde_json::Value::String(s)) => s,
@@ -728,6 +750,9 @@ fn compare(l: &Line, what: &str, want: &[&str], got: &str) -> Result<(), String>
 
 /// Compare one `expect:` line (its text without the `after`/`at turn` prefix) with the game.
 fn check_expectation(view: &View, l: &Line, text: &str) -> Result<(), String> {
+    if let Some(r) = check_sight(view, l, text) {
+        return r;
+    }
     // `distance(a, b) >= 6` is written as `distance a b >= 6`.
     let text = match text.strip_prefix("distance(") {
         Some(rest) => format!("distance {}", rest.replacen([',', ')'], " ", 2)),

@@ -46,6 +46,17 @@ fn combat_tables(overrides: &str) -> Result<crate::combat::CombatTables, GameErr
     })
 }
 
+/// The Movement Table of a game: the built-in one with the game's overrides, if any.
+fn movement_tables(overrides: &str) -> Result<crate::movement::MovementTables, GameError> {
+    if overrides.trim().is_empty() {
+        return Ok(crate::movement::tables::builtin().clone());
+    }
+    crate::movement::MovementTables::with_override(overrides).map_err(|e| GameError::Incompatible {
+        what: "movement tables",
+        why: e.to_string(),
+    })
+}
+
 /// Everything needed to start a game.
 pub struct NewGame {
     /// The scenario file's text, stored in the game.
@@ -56,6 +67,8 @@ pub struct NewGame {
     pub tables: CommandTables,
     /// The user's combat table overrides (TOML, stored in the game; empty = built-in).
     pub combat_tables_toml: String,
+    /// The user's Movement Table overrides (TOML, stored in the game; empty = built-in).
+    pub movement_tables_toml: String,
     pub seed: u64,
     /// The scenario's pre-set orders, typed by the order language.
     pub presets: Vec<(String, crate::engine::TypedOrder)>,
@@ -80,6 +93,7 @@ impl NewGame {
             tables_toml: crate::rules::tables::DEFAULT_TABLES_TOML.to_string(),
             tables: CommandTables::nbs().clone(),
             combat_tables_toml: String::new(),
+            movement_tables_toml: String::new(),
             seed,
             presets,
             variants: Vec::new(),
@@ -117,6 +131,8 @@ pub struct Game {
     pub tables: CommandTables,
     /// The combat tables in force (built-in, or with the game's stored overrides).
     pub combat: crate::combat::CombatTables,
+    /// The Movement Table in force (built-in, or with the game's stored overrides).
+    pub movement: crate::movement::MovementTables,
     pub state: GameState,
     /// The head of the record `state` is the fold of: a write re-reads the events after it if
     /// another writer moved the head meanwhile (decision 0050).
@@ -193,12 +209,14 @@ impl Game {
             tables_toml,
             tables,
             combat_tables_toml,
+            movement_tables_toml,
             seed,
             presets,
             variants,
             created_at,
         } = new;
         let combat = combat_tables(&combat_tables_toml)?;
+        let movement = movement_tables(&movement_tables_toml)?;
         let meta = GameMeta {
             scenario_id: scenario.meta.id.clone(),
             scenario_toml,
@@ -209,6 +227,7 @@ impl Game {
             tables_hash: tables.hash(),
             tables_toml,
             combat_tables_toml,
+            movement_tables_toml,
             rng: RNG.to_string(),
             created_at,
             branched_from: None,
@@ -217,7 +236,7 @@ impl Game {
         crate::engine::combat_system::pre_scenario_losses(&scenario, &combat)
             .map_err(GameError::Refused)?;
         // Decide the start before creating the file, so a refusal leaves nothing behind.
-        let engine = Engine::with_combat(&scenario, &tables, &combat);
+        let engine = Engine::with_combat(&scenario, &tables, &combat).with_movement(&movement);
         let state = engine.initial_state();
         let start = Command::Start { presets, variants };
         let events = engine
@@ -240,7 +259,7 @@ impl Game {
         };
         let head = store.full_head()?;
         Ok(Game::assemble(
-            store, scenario, tables, combat, &events, head,
+            store, scenario, tables, combat, movement, &events, head,
         ))
     }
 
@@ -250,15 +269,20 @@ impl Game {
         scenario: Scenario,
         tables: CommandTables,
         combat: crate::combat::CombatTables,
+        movement: crate::movement::MovementTables,
         events: &[Event],
         head: Head,
     ) -> Game {
-        let state = playback(&Engine::with_combat(&scenario, &tables, &combat), events);
+        let state = playback(
+            &Engine::with_combat(&scenario, &tables, &combat).with_movement(&movement),
+            events,
+        );
         Game {
             store,
             scenario,
             tables,
             combat,
+            movement,
             state,
             head,
         }
@@ -300,13 +324,15 @@ impl Game {
                 }
             })?;
         let combat = combat_tables(&meta.combat_tables_toml)?;
+        let movement = movement_tables(&meta.movement_tables_toml)?;
         Ok(Game::assemble(
-            store, scenario, tables, combat, events, head,
+            store, scenario, tables, combat, movement, events, head,
         ))
     }
 
     pub fn engine(&self) -> Engine<'_> {
         Engine::with_combat(&self.scenario, &self.tables, &self.combat)
+            .with_movement(&self.movement)
     }
 
     /// Decide a command with the game's dice, append it with its events in one transaction,
@@ -340,6 +366,7 @@ impl Game {
             scenario,
             tables,
             combat,
+            movement,
             state,
             head,
         } = self;
@@ -348,14 +375,16 @@ impl Game {
         if now != *head {
             if head.events == 0 {
                 // Opened for audit (or an empty record): fold the whole record afresh.
-                *state = Engine::with_combat(scenario, tables, combat).initial_state();
+                *state = Engine::with_combat(scenario, tables, combat)
+                    .with_movement(movement)
+                    .initial_state();
             }
             for e in w.events_after(head.events)? {
                 evolve(state, &e.event);
             }
             *head = now.clone();
         }
-        let engine = Engine::with_combat(scenario, tables, combat);
+        let engine = Engine::with_combat(scenario, tables, combat).with_movement(movement);
         let decided = match forced {
             Some(dice) => engine.decide(state, cmd, dice),
             None => {

@@ -89,3 +89,13 @@ pub trait ChartedUnit {
     fn strength(&self) -> Option<Strength>;
     fn gun_points(&self) -> Option<u8>;
 }
+
+/// Read a formation name as the scenario format writes it (`march-column`, `limbered`, …); the
+/// parser of `--formation` flags.
+pub fn parse_formation(s: &str) -> Result<UnitFormation, String> {
+    serde_json::from_value(serde_json::Value::String(s.to_ascii_lowercase())).map_err(|_| {
+        format!(
+            "`{s}` is not a formation; expected line, column, march-column, square, skirmish, limbered or unlimbered"
+        )
+    })
+}

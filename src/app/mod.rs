@@ -210,6 +210,9 @@ pub fn command(game: &Game, req: &Request) -> Result<(String, Command), AppError
             Command::Move {
                 piece: a.piece.clone(),
                 to: a.to,
+                path: a.path.clone(),
+                formation: a.formation,
+                face: a.face,
             },
         )),
         Request::Combat(a) => build::combat(game, a),
@@ -453,6 +456,10 @@ pub fn prepare_new(req: &NewRequest) -> Result<NewGame, AppError> {
     }
     if let Some(p) = &req.combat_tables {
         new.combat_tables_toml = std::fs::read_to_string(p)
+            .map_err(|e| AppError::BadRequest(format!("cannot read {}: {e}", p.display())))?;
+    }
+    if let Some(p) = &req.movement_tables {
+        new.movement_tables_toml = std::fs::read_to_string(p)
             .map_err(|e| AppError::BadRequest(format!("cannot read {}: {e}", p.display())))?;
     }
     new.variants.clone_from(&req.variant);

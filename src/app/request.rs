@@ -118,9 +118,25 @@ pub struct MoveRequest {
     /// Commander id, `hq:<formation>` or unit id.
     #[arg(long)]
     pub piece: String,
-    /// Destination hex, e.g. 12.15.
+    /// Destination hex, e.g. 12.15. Without --path a unit takes the cheapest legal path
+    /// (see it first with `staffwork path`).
     #[arg(long)]
     pub to: Hex,
+    /// The hexes to move through, in order, ending at --to (12.0), e.g. `--path 5.06,5.07`.
+    /// Each step is checked against the Movement Table (chart p2).
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    #[serde(default)]
+    pub path: Vec<Hex>,
+    /// Change formation first, paying its cost (8.2): line, column, march-column, square,
+    /// limbered, unlimbered. With --to the unit's own hex it only changes formation.
+    #[arg(long, value_parser = crate::units::parse_formation)]
+    #[serde(default)]
+    pub formation: Option<crate::scenario::UnitFormation>,
+    /// Face this hex corner at the end (10.1): NNE, E, SSE, SSW, W, NNW. Turning costs 1 MP a
+    /// corner (1 for 180°); with --to the unit's own hex it only turns.
+    #[arg(long)]
+    #[serde(default)]
+    pub face: Option<crate::movement::facing::Corner>,
 }
 
 /// Skirmisher quality (18, 26.3).
@@ -389,6 +405,11 @@ pub struct NewRequest {
     /// Combat tables replacing sections of the built-in ones (see docs/combat.md); stored in the game.
     #[arg(long)]
     pub combat_tables: Option<std::path::PathBuf>,
+    /// A Movement Table replacing rows of the built-in one (chart p2; see docs/rules.md and
+    /// `staffwork rules show movement`); stored in the game.
+    #[arg(long)]
+    #[serde(default)]
+    pub movement_tables: Option<std::path::PathBuf>,
     /// A scenario variant to play (repeatable; `staffwork scenario show` lists them).
     #[arg(long)]
     #[serde(default)]

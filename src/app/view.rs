@@ -104,6 +104,18 @@ impl UnitEntry {
     }
 }
 
+/// A unit's formation and facing, and the MP it has spent this phase (8, 10, 12).
+#[derive(Clone, Debug, Serialize)]
+pub struct FormationEntry {
+    pub unit: String,
+    pub formation: crate::scenario::UnitFormation,
+    /// The corners it faces, or `all-around`.
+    pub facing: String,
+    pub facing_corners: Option<Vec<crate::movement::facing::Corner>>,
+    /// MP spent this phase, e.g. `2½`.
+    pub mp_spent: String,
+}
+
 /// `status`: the game as a seat may see it.
 #[derive(Clone, Debug, Serialize)]
 pub struct StatusView {
@@ -117,6 +129,10 @@ pub struct StatusView {
     pub positions: BTreeMap<String, Hex>,
     pub units: Vec<UnitEntry>,
     pub orders: Vec<OrderEntry>,
+    /// Enemy pieces out of sight now: where and when this side last saw them (4.0).
+    pub last_seen: BTreeMap<String, crate::view::LastSeen>,
+    /// Formation and facing of the seat's own units on the map (8, 10).
+    pub formations: Vec<FormationEntry>,
     /// Where the game stands, for the seat (shown as the heading of the text view).
     #[serde(skip)]
     pub at: Where,
@@ -343,8 +359,47 @@ pub fn status(game: &Game, seat: &Viewer) -> StatusView {
         positions: crate::view::visible_positions(state, &game.scenario, seat),
         units,
         orders: order_log(game, seat),
+        last_seen: match seat {
+            Viewer::Side(side) => game
+                .store
+                .events()
+                .map(|events| {
+                    let events: Vec<Event> = events.into_iter().map(|e| e.event).collect();
+                    crate::view::last_seen(&events, &game.scenario, side)
+                })
+                .unwrap_or_default(),
+            _ => BTreeMap::new(),
+        },
+        formations: formations(game, seat),
         at: where_(game, seat),
     }
+}
+
+/// Formation and facing of the seat's own units on the map (all for the umpire).
+fn formations(game: &Game, seat: &Viewer) -> Vec<FormationEntry> {
+    use crate::movement::facing;
+    let s = &game.scenario;
+    s.units
+        .iter()
+        .filter(|u| game.state.positions.contains_key(&u.id) && owns(seat, &u.side))
+        .map(|u| {
+            let f = crate::engine::movement::formation_now(s, &game.state, u);
+            let set = crate::engine::movement::facing_now(&game.state, u, f);
+            let spent = game
+                .state
+                .movement
+                .get(&u.id)
+                .map(|m| m.spent_in(game.state.turn, game.state.player).halves)
+                .unwrap_or(0);
+            FormationEntry {
+                unit: u.id.clone(),
+                formation: f,
+                facing: set.map_or("all-around".to_string(), facing::show_set),
+                facing_corners: set.map(|x| facing::members(x).collect()),
+                mp_spent: crate::movement::tables::show_halves(spent),
+            }
+        })
+        .collect()
 }
 
 /// `log` for a seat.

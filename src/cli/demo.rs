@@ -157,6 +157,7 @@ pub fn play(db: &std::path::Path, seed: u64, verbose: bool) -> Result<Game, Fail
         seed,
         tables: None,
         combat_tables: None,
+        movement_tables: None,
         variant: Vec::new(),
     })
     .map_err(|e| Failure::Usage(e.to_string()))?;

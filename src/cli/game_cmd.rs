@@ -394,6 +394,15 @@ pub(crate) fn print_where(w: &app::Where) {
 /// The text of `status`.
 pub(crate) fn print_status(s: &app::StatusView) {
     print_where(&s.at);
+    if !s.last_seen.is_empty() {
+        println!("enemy out of sight (4.0):");
+    }
+    for (piece, l) in &s.last_seen {
+        println!(
+            "  {piece}: last seen at {} (turn {}) in {}",
+            l.time, l.turn, l.hex
+        );
+    }
     println!("\ncommands:");
     for c in &s.commands {
         let order = c.order.map(|n| format!(" order {n}")).unwrap_or_default();
@@ -423,6 +432,19 @@ pub(crate) fn print_status(s: &app::StatusView) {
     println!("\npositions ({} visible):", s.positions.len());
     for (p, h) in &s.positions {
         println!("  {p:<20} {h}");
+    }
+    if !s.formations.is_empty() {
+        println!("\nformation and facing (8, 10):");
+    }
+    for f in &s.formations {
+        let formation = serde_json::to_value(f.formation)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        println!(
+            "  {:<20} {formation:<12} faces {:<24} {} MP spent this phase",
+            f.unit, f.facing, f.mp_spent
+        );
     }
     let hurt: Vec<&app::view::UnitEntry> = s.units.iter().filter(|u| u.hurt()).collect();
     if !hurt.is_empty() {

@@ -12,6 +12,7 @@ mod check_cmd;
 mod conformance_cmd;
 mod demo;
 pub(crate) mod game_cmd;
+pub(crate) mod movement_cmd;
 mod odds_cmd;
 mod odds_combat;
 mod out;
@@ -118,8 +119,12 @@ pub enum Command {
     Branch(game_cmd::OnGame<crate::app::BranchRequest>),
     /// Run conformance cases (by default the project's own suite in tests/conformance).
     Conformance(conformance_cmd::ConformanceArgs),
-    /// Print the command tables (chart p1), or the Random Events table (29), with the provenance
-    /// of every cell.
+    /// Line of sight from one hex to another (14.1), hex by hex, with this turn's visibility.
+    Los(movement_cmd::LosArgs),
+    /// The cost and legality of moving a unit (12, chart p2), hex by hex, without moving it.
+    Path(movement_cmd::PathArgs),
+    /// Print the command tables (chart p1), the Movement Table (chart p2) or the Random Events
+    /// table (29), with the provenance of every cell.
     #[command(subcommand)]
     Rules(rules_cmd::RulesCmd),
     /// Exact odds of acceptance, initiative, attack stoppage and combat, by enumerating the dice.
@@ -203,6 +208,8 @@ pub fn run(cli: Cli) -> CmdResult {
         | Command::Branch(_)) => game_cmd::run(c),
         Command::Conformance(a) => conformance_cmd::run(a),
         Command::Rules(cmd) => rules_cmd::run(cmd),
+        Command::Los(a) => movement_cmd::los(a),
+        Command::Path(a) => movement_cmd::path(a),
         Command::Odds(a) => match (a.check, a.db, a.order) {
             (Some(cmd), _, _) => odds_cmd::run(cmd),
             (None, Some(db), Some(n)) if a.side.is_some() || a.umpire => {

@@ -1214,7 +1214,14 @@ pub(crate) fn stoppage_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusal>
 
 /// Move a commander, HQ or unit, checking what the engine can: map bounds, HQs bolted to the
 /// ground (6.10.1), frozen hubs under Default Defense (6.6.2), a commander's allowance.
-pub(super) fn move_piece(ctx: &mut Ctx, piece: &str, to: Hex) -> Result<(), Refusal> {
+pub(super) fn move_piece(
+    ctx: &mut Ctx,
+    piece: &str,
+    to: Hex,
+    path: &[Hex],
+    formation: Option<crate::scenario::UnitFormation>,
+    face: Option<crate::movement::facing::Corner>,
+) -> Result<(), Refusal> {
     require_step(ctx, Step::Operations, "Movement")?;
     let s = ctx.eng.scenario;
     let (side, owner_command) = piece_owner(ctx, piece)?;
@@ -1311,13 +1318,38 @@ pub(super) fn move_piece(ctx: &mut Ctx, piece: &str, to: Hex) -> Result<(), Refu
     }
     // V2.4, T3.4: some brigades move only with the army commander, who rides along.
     let rider = super::moving_brigades::check_move(ctx, piece, from, to)?;
-    for p in std::iter::once(piece.to_string()).chain(rider) {
+    if let Some(u) = s.unit(piece) {
+        // 8, 12: a unit's path, formation change and Movement Points.
+        super::movement::move_unit(ctx, &side, u, from, to, path, formation, face)?;
+    } else {
+        if formation.is_some() || face.is_some() {
+            return Err(Refusal::new(
+                "formation",
+                "10.0",
+                format!("`{piece}` is a commander or HQ: it has no formation or facing"),
+                "drop --formation and --face (10.0 sidebar: commanders and HQs have no facing)",
+            ));
+        }
+        ctx.emit_side(
+            &side,
+            EventKind::PieceMoved {
+                piece: piece.to_string(),
+                from: Some(from),
+                to,
+                path: commander_path(from, to, path)?,
+                half_mp: None,
+            },
+        );
+    }
+    if let Some(p) = rider {
         ctx.emit_side(
             &side,
             EventKind::PieceMoved {
                 piece: p,
                 from: Some(from),
                 to,
+                path: Vec::new(),
+                half_mp: None,
             },
         );
     }
@@ -1326,6 +1358,40 @@ pub(super) fn move_piece(ctx: &mut Ctx, piece: &str, to: Hex) -> Result<(), Refu
         overrun_hqs(ctx, &side, piece, to);
     }
     Ok(())
+}
+
+/// A commander's given path, checked for contiguity (its cost is checked as a whole, 6.4.7).
+fn commander_path(from: Hex, to: Hex, given: &[Hex]) -> Result<Vec<Hex>, Refusal> {
+    if given.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut p = given.to_vec();
+    if p.first() != Some(&from) {
+        p.insert(0, from);
+    }
+    if p.last() != Some(&to) {
+        return Err(Refusal::new(
+            "path-end",
+            "12.0",
+            format!(
+                "the path ends at {} but the move is to {to}",
+                p[p.len() - 1]
+            ),
+            "end the path at the destination",
+        ));
+    }
+    if let Some(w) = p.windows(2).find(|w| !w[0].is_adjacent(w[1])) {
+        return Err(Refusal::new(
+            "not-adjacent",
+            "12.0",
+            format!(
+                "{} to {} is not a step to an adjacent hex [hex {}]",
+                w[0], w[1], w[1]
+            ),
+            "a path is a contiguous list of adjacent hexes",
+        ));
+    }
+    Ok(p)
 }
 
 /// 6.10.2: an enemy HQ alone in a hex its enemy's units enter is overrun. A Corps HQ displaces
@@ -1383,6 +1449,8 @@ fn overrun_hqs(ctx: &mut Ctx, mover_side: &str, by: &str, hex: Hex) {
                     piece: hq.clone(),
                     from: Some(hex),
                     to,
+                    path: Vec::new(),
+                    half_mp: None,
                 },
             );
         }
@@ -1678,6 +1746,8 @@ pub(super) fn umpire_override(
                     piece: piece.clone(),
                     from,
                     to: *to,
+                    path: Vec::new(),
+                    half_mp: None,
                 },
             );
             implement_waiting_corps_orders(ctx, &side);

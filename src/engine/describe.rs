@@ -186,12 +186,72 @@ pub fn describe(e: &Event) -> String {
         EventKind::StageAdvanced { command, stage } => {
             format!("{command} moves on to stage {}", stage + 1)
         }
-        EventKind::PieceMoved { piece, from, to } => {
+        EventKind::PieceMoved {
+            piece,
+            from,
+            to,
+            path,
+            half_mp,
+        } => {
+            let via = if path.len() > 2 {
+                let mid: Vec<String> = path[1..path.len() - 1]
+                    .iter()
+                    .map(|h| h.to_string())
+                    .collect();
+                format!(" via {}", mid.join(" "))
+            } else {
+                String::new()
+            };
+            let cost = half_mp
+                .map(|m| format!(" ({} MP)", crate::movement::tables::show_halves(m)))
+                .unwrap_or_default();
             format!(
-                "{piece} moves {}→ {to}",
+                "{piece} moves {}→ {to}{via}{cost}",
                 from.map(|f| format!("{f} ")).unwrap_or_default()
             )
         }
+        EventKind::FormationChanged {
+            unit,
+            from,
+            to,
+            half_mp,
+            rule,
+        } => format!(
+            "{unit} changes formation {from:?} → {to:?} ({} MP, {rule})",
+            crate::movement::tables::show_halves(*half_mp)
+        ),
+        EventKind::FacingChanged {
+            unit,
+            from,
+            to,
+            half_mp,
+            rule,
+        } => {
+            let from = from.map(|f| format!("{f} → ")).unwrap_or_default();
+            let cost = if *half_mp > 0 {
+                format!(" ({} MP", crate::movement::tables::show_halves(*half_mp))
+            } else {
+                " (paid in the move".into()
+            };
+            format!("{unit} faces {from}{to}{cost}, {rule})")
+        }
+        EventKind::MovementCheck {
+            unit,
+            rule,
+            need,
+            dice: d,
+            passed,
+        } => format!(
+            "{unit}: Morale Check for {rule}, needs {need}: rolled {} → {}",
+            dice(d),
+            if *passed { "passed" } else { "failed" }
+        ),
+        EventKind::MoraleDegraded {
+            unit,
+            morale,
+            rule,
+            reason,
+        } => format!("{unit} falls to {} ({rule}: {reason})", morale.short()),
         EventKind::ReinforcementRolled {
             group,
             dice: d,

@@ -247,7 +247,13 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 c.stage = *stage;
             }
         }
-        EventKind::PieceMoved { piece, to, .. } => {
+        EventKind::PieceMoved {
+            piece,
+            to,
+            path,
+            half_mp,
+            ..
+        } => {
             state.positions.insert(piece.clone(), *to);
             // 6.10.2: the overrun Army HQ has withdrawn.
             if let Some(c) = piece
@@ -256,6 +262,39 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             {
                 c.hq_withdraw_from = None;
             }
+            if let Some(mp) = half_mp {
+                let (turn, player) = (state.turn, state.player);
+                let u = state.movement.entry(piece.clone()).or_default();
+                let mut m = u.spent_in(turn, player);
+                m.halves += mp;
+                m.hexes += path.len().saturating_sub(1) as u32;
+                u.moved = Some(m);
+            }
+        }
+        EventKind::FormationChanged {
+            unit, to, half_mp, ..
+        } => {
+            let (turn, player) = (state.turn, state.player);
+            let u = state.movement.entry(unit.clone()).or_default();
+            u.formation = Some(*to);
+            let mut m = u.spent_in(turn, player);
+            m.halves += half_mp;
+            u.moved = Some(m);
+        }
+        EventKind::FacingChanged {
+            unit, to, half_mp, ..
+        } => {
+            let (turn, player) = (state.turn, state.player);
+            let u = state.movement.entry(unit.clone()).or_default();
+            u.facing = Some(*to);
+            if *half_mp > 0 {
+                let mut m = u.spent_in(turn, player);
+                m.halves += half_mp;
+                u.moved = Some(m);
+            }
+        }
+        EventKind::MoraleDegraded { unit, morale, .. } => {
+            state.units.entry(unit.clone()).or_default().morale = *morale;
         }
         EventKind::ReinforcementRolled { group, arrives, .. } => {
             if *arrives {
@@ -389,7 +428,9 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 }
             }
         }
-        EventKind::SpecialRuleRolled { .. } | EventKind::ReleaseRolled { .. } => {}
+        EventKind::SpecialRuleRolled { .. }
+        | EventKind::ReleaseRolled { .. }
+        | EventKind::MovementCheck { .. } => {}
         EventKind::DivisionBorrowed { division, .. } => {
             if let Some(c) = state.commands.get_mut(division) {
                 c.loan = Some(Loan::Borrowed);

@@ -13,6 +13,7 @@ mod command_system;
 pub mod describe;
 pub mod event;
 pub mod evolve;
+pub mod movement;
 mod moving_brigades;
 pub mod oob;
 mod random_events;
@@ -82,6 +83,10 @@ pub struct Engine<'a> {
     pub combat: &'a crate::combat::CombatTables,
     pub space: HexSpace,
     pub turns: Vec<TurnInfo>,
+    /// The Movement Table in force (chart p2).
+    pub movement: &'a crate::movement::MovementTables,
+    /// The map as units move over it (terrain, hexsides, slopes, roads).
+    pub move_map: crate::movement::MoveMap,
 }
 
 impl<'a> Engine<'a> {
@@ -102,7 +107,15 @@ impl<'a> Engine<'a> {
             combat,
             space: HexSpace::new(scenario),
             turns: scenario.clock.turns(),
+            movement: crate::movement::tables::builtin(),
+            move_map: crate::movement::MoveMap::new(scenario),
         }
+    }
+
+    /// The same engine with the given Movement Table (a game's overrides).
+    pub fn with_movement(mut self, movement: &'a crate::movement::MovementTables) -> Self {
+        self.movement = movement;
+        self
     }
 
     /// The empty state before `Command::Start`.
@@ -119,6 +132,7 @@ impl<'a> Engine<'a> {
             positions: Default::default(),
             arrived: Default::default(),
             units: Default::default(),
+            movement: Default::default(),
             commanders: Default::default(),
             due: Default::default(),
             variants: Default::default(),
@@ -189,7 +203,13 @@ impl<'a> Engine<'a> {
                 command_system::default_defense(&mut ctx, command)?
             }
             Command::Withdraw { command } => command_system::withdraw(&mut ctx, command)?,
-            Command::Move { piece, to } => command_system::move_piece(&mut ctx, piece, *to)?,
+            Command::Move {
+                piece,
+                to,
+                path,
+                formation,
+                face,
+            } => command_system::move_piece(&mut ctx, piece, *to, path, *formation, *face)?,
             Command::StageComplete { command } => {
                 command_system::stage_complete(&mut ctx, command)?
             }

@@ -292,6 +292,49 @@ pub struct UnitState {
     pub skirmisher_losses: u8,
 }
 
+/// Movement Points and hexes a unit has spent in one Movement Phase (12.1.4: they are not
+/// saved for later, so a new phase starts from nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct PhaseMove {
+    pub turn: u32,
+    pub player: usize,
+    /// Half-points spent.
+    pub halves: u32,
+    /// Hexes entered.
+    pub hexes: u32,
+}
+
+/// A unit's movement bookkeeping (8, 12), apart from its combat state so that a unit without a
+/// loss chart (a train, a Skirmisher) gains no combat state by moving.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct UnitMovement {
+    /// Its tactical formation now (8), once it has changed from the scenario's set-up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub formation: Option<crate::scenario::UnitFormation>,
+    /// What it has spent in the current Movement Phase (12.1.4), if it moved in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved: Option<PhaseMove>,
+    /// The corner it faces (10.0), once it has moved or turned; before that the scenario's
+    /// set-up facing stands (decision 0083).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facing: Option<crate::movement::facing::Corner>,
+}
+
+impl UnitMovement {
+    /// What it has spent in the phase of `turn` and `player` (nothing if it last moved in
+    /// another phase).
+    pub fn spent_in(&self, turn: u32, player: usize) -> PhaseMove {
+        match self.moved {
+            Some(m) if m.turn == turn && m.player == player => m,
+            _ => PhaseMove {
+                turn,
+                player,
+                ..Default::default()
+            },
+        }
+    }
+}
+
 fn is_zero(n: &u8) -> bool {
     *n == 0
 }
@@ -358,6 +401,9 @@ pub struct GameState {
     pub commanders: BTreeMap<String, String>,
     /// Combat state of every brigade and battery.
     pub units: BTreeMap<String, UnitState>,
+    /// Movement bookkeeping of units that have moved or changed formation (8, 12).
+    #[serde(default)]
+    pub movement: BTreeMap<String, UnitMovement>,
     /// Where each commander, HQ (`hq:<formation>`) and unit stands; off-map pieces are absent.
     pub positions: BTreeMap<String, Hex>,
     /// Reinforcement groups that have arrived.

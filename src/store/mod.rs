@@ -62,6 +62,9 @@ pub struct GameMeta {
     /// The user's combat table overrides (TOML), empty for the built-in tables.
     #[serde(default)]
     pub combat_tables_toml: String,
+    /// The user's Movement Table overrides (TOML), empty for the built-in table.
+    #[serde(default)]
+    pub movement_tables_toml: String,
     /// Dice algorithm, part of the re-simulation contract.
     pub rng: String,
     /// Wall-clock creation time (metadata only; the engine never reads it).
@@ -999,6 +1002,7 @@ mod tests {
             tables_toml: String::new(),
             tables_hash: String::new(),
             combat_tables_toml: String::new(),
+            movement_tables_toml: String::new(),
             rng: String::new(),
             created_at: String::new(),
             branched_from: None,

@@ -197,9 +197,11 @@ pub fn refusal_for(
     }
 }
 
-/// Pieces a viewer may see on the map: all for the umpire; for a side its own pieces and enemy
-/// pieces within 12 hexes of one of its commanders (4.0; line of sight is not modelled —
-/// decision 0041).
+/// Pieces a viewer may see on the map (4.0): all for the umpire; for a side its own pieces and
+/// the enemy pieces one of its units, commanders or HQs can see — line of sight (14.1) within
+/// this turn's visibility (14.1.5). Decision 0081 replaces decision 0041's 12-hex radius. Uses
+/// the built-in Movement Table's Blocking terrain. An observer sees no piece while the game
+/// runs and every piece once it is over (decision 0051).
 pub fn visible_positions(
     state: &GameState,
     scenario: &crate::scenario::Scenario,
@@ -207,38 +209,150 @@ pub fn visible_positions(
 ) -> std::collections::BTreeMap<String, crate::hex::Hex> {
     let side = match viewer {
         Viewer::Umpire => return state.positions.clone(),
-        // Decision 0051: an observer sees no piece while the game runs, every piece once over.
-        Viewer::Observer if state.step == crate::engine::Step::GameOver => {
-            return state.positions.clone();
-        }
+        Viewer::Observer if state.step == Step::GameOver => return state.positions.clone(),
         Viewer::Observer => return Default::default(),
         Viewer::Side(side) => side,
     };
-    let side_of = |piece: &str| -> Option<String> {
-        if let Some(f) = piece
-            .strip_prefix("hq:")
-            .and_then(|id| scenario.formation(id))
-        {
-            return Some(f.side.clone());
-        }
-        scenario
-            .commander(piece)
-            .map(|c| c.side.clone())
-            .or_else(|| scenario.unit(piece).map(|u| u.side.clone()))
-    };
-    let eyes: Vec<crate::hex::Hex> = scenario
-        .commanders
-        .iter()
-        .filter(|c| &c.side == side)
-        .filter_map(|c| state.positions.get(&c.id).copied())
-        .collect();
+    let map = crate::movement::MoveMap::new(scenario);
+    let sight = Sight::new(state, scenario, &map);
     state
         .positions
         .iter()
         .filter(|(piece, hex)| {
-            side_of(piece).as_deref() == Some(side.as_str())
-                || eyes.iter().any(|e| e.distance(**hex) <= 12)
+            side_of_piece(scenario, piece).as_deref() == Some(side.as_str())
+                || sight.seen_by(side, **hex)
         })
         .map(|(p, h)| (p.clone(), *h))
         .collect()
+}
+
+/// Where a side last saw an enemy piece it cannot see now (4.0).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct LastSeen {
+    pub hex: crate::hex::Hex,
+    pub turn: u32,
+    /// The turn's clock time, `HH:MM`.
+    pub time: String,
+}
+
+/// Enemy pieces a side saw at some turn's end but cannot see now: "last seen at HH:MM" (4.0).
+/// Looks at the position at the end of each turn's events (and at the start), with the line of
+/// sight of that moment.
+pub fn last_seen(
+    events: &[crate::engine::Event],
+    scenario: &crate::scenario::Scenario,
+    side: &str,
+) -> std::collections::BTreeMap<String, LastSeen> {
+    use std::collections::BTreeMap;
+    let tables = crate::rules::tables::CommandTables::nbs();
+    let engine = crate::engine::Engine::new(scenario, tables);
+    let turns = scenario.clock.turns();
+    let viewer = Viewer::Side(side.to_string());
+    let mut state = engine.initial_state();
+    let mut seen: BTreeMap<String, LastSeen> = BTreeMap::new();
+    let look = |state: &GameState, seen: &mut BTreeMap<String, LastSeen>| {
+        let time = turns
+            .get(state.turn.saturating_sub(1) as usize)
+            .map(|t| t.time.format("%H:%M").to_string())
+            .unwrap_or_default();
+        for (p, h) in visible_positions(state, scenario, &viewer) {
+            if side_of_piece(scenario, &p).as_deref() != Some(side) {
+                seen.insert(
+                    p,
+                    LastSeen {
+                        hex: h,
+                        turn: state.turn,
+                        time: time.clone(),
+                    },
+                );
+            }
+        }
+    };
+    for (i, e) in events.iter().enumerate() {
+        crate::engine::evolve(&mut state, e);
+        let turn_ends = events.get(i + 1).is_none_or(|n| n.turn != e.turn);
+        if turn_ends {
+            look(&state, &mut seen);
+        }
+    }
+    let now = visible_positions(&state, scenario, &viewer);
+    seen.retain(|p, _| !now.contains_key(p) && state.positions.contains_key(p));
+    seen
+}
+
+/// The side a piece (commander, `hq:<formation>`, unit) belongs to.
+fn side_of_piece(scenario: &crate::scenario::Scenario, piece: &str) -> Option<String> {
+    if let Some(f) = piece
+        .strip_prefix("hq:")
+        .and_then(|id| scenario.formation(id))
+    {
+        return Some(f.side.clone());
+    }
+    scenario
+        .commander(piece)
+        .map(|c| c.side.clone())
+        .or_else(|| scenario.unit(piece).map(|u| u.side.clone()))
+}
+
+/// Who can see which hexes this turn: each side's eyes, the hexes whose units block sight
+/// (14.1.2.3: all but Skirmishers) and the visibility (14.1.5).
+struct Sight<'a> {
+    map: &'a crate::movement::MoveMap,
+    eyes: std::collections::BTreeMap<String, std::collections::BTreeSet<crate::hex::Hex>>,
+    blockers: std::collections::BTreeSet<crate::hex::Hex>,
+    visibility: Option<u32>,
+}
+
+impl<'a> Sight<'a> {
+    fn new(
+        state: &GameState,
+        scenario: &crate::scenario::Scenario,
+        map: &'a crate::movement::MoveMap,
+    ) -> Self {
+        let mut eyes: std::collections::BTreeMap<String, std::collections::BTreeSet<_>> =
+            Default::default();
+        let mut blockers = std::collections::BTreeSet::new();
+        for (p, h) in &state.positions {
+            if let Some(side) = side_of_piece(scenario, p) {
+                eyes.entry(side).or_default().insert(*h);
+            }
+            if scenario
+                .unit(p)
+                .is_some_and(|u| u.kind != crate::scenario::UnitKind::Skirmisher)
+            {
+                blockers.insert(*h);
+            }
+        }
+        let light = scenario
+            .clock
+            .turns()
+            .get(state.turn.saturating_sub(1) as usize)
+            .map_or(crate::scenario::clock::Light::Day, |t| t.light);
+        let visibility =
+            crate::movement::sight::visibility(crate::movement::tables::builtin(), scenario, light);
+        Sight {
+            map,
+            eyes,
+            blockers,
+            visibility,
+        }
+    }
+
+    /// Can one of `side`'s pieces see `target`?
+    fn seen_by(&self, side: &str, target: crate::hex::Hex) -> bool {
+        let t = crate::movement::tables::builtin();
+        self.eyes.get(side).is_some_and(|eyes| {
+            eyes.iter().any(|e| {
+                crate::movement::sight::line_of_sight(
+                    self.map,
+                    t,
+                    *e,
+                    target,
+                    &self.blockers,
+                    self.visibility,
+                )
+                .visible
+            })
+        })
+    }
 }

@@ -12,6 +12,7 @@ fn tutorial() -> Game {
         seed: 7,
         tables: None,
         combat_tables: None,
+        movement_tables: None,
         variant: Vec::new(),
     })
     .expect("bundled scenario loads");

@@ -13,6 +13,7 @@ mod demo;
 mod game_cli;
 mod integrity_concurrency;
 mod integrity_record;
+mod movement_cli;
 mod order_cli;
 mod order_corpus;
 mod order_docs;

@@ -57,10 +57,16 @@ fn command(i: u8) -> Command {
         7 => Command::Move {
             piece: "hall-1".into(),
             to: Hex::new(5, 7),
+            path: Vec::new(),
+            formation: None,
+            face: None,
         },
         8 => Command::Move {
             piece: "hq:i-corps".into(),
             to: Hex::new(6, 10),
+            path: Vec::new(),
+            formation: None,
+            face: None,
         },
         9 => Command::Combat {
             kind: CombatKind::CloseCombat { fortified: false },
