@@ -6,6 +6,7 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use clap::Args;
+use unicode_width::UnicodeWidthStr;
 
 use super::{CmdResult, Failure, Format};
 use crate::order::{self, CheckReport, CheckedOrder, Severity};
@@ -103,7 +104,10 @@ fn type_name(o: &CheckedOrder) -> &'static str {
     }
 }
 
-/// Line number (1-based), the line's text and the column (in chars) of a byte offset.
+/// Line number (1-based), the line's text and the display column of a byte offset.
+///
+/// Columns are terminal cells (`unicode-width`), not chars: a CJK character or an emoji takes
+/// two cells and a combining mark none, so the underline stays under the text it marks.
 fn locate(text: &str, pos: usize) -> (usize, &str, usize) {
     let pos = pos.min(text.len());
     let pos = (0..=pos)
@@ -113,7 +117,7 @@ fn locate(text: &str, pos: usize) -> (usize, &str, usize) {
     let line_start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
     let line_no = text[..pos].matches('\n').count() + 1;
-    let col = text[line_start..pos].chars().count();
+    let col = text[line_start..pos].width();
     (line_no, &text[line_start..line_end], col)
 }
 
@@ -131,7 +135,7 @@ fn render_text(text: &str, report: &CheckReport) -> String {
                 let (l, src, col) = locate(text, d.span.0);
                 let width = text
                     .get(d.span.0..d.span.1.min(d.span.0 + src.len()))
-                    .map_or(1, |s| s.lines().next().unwrap_or("").chars().count())
+                    .map_or(1, |s| s.lines().next().unwrap_or("").width())
                     .max(1);
                 let _ = writeln!(out, "   {l:>4} | {src}");
                 let _ = writeln!(out, "        | {}{}", " ".repeat(col), "^".repeat(width));

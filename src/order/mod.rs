@@ -286,6 +286,18 @@ fn check_span(
             continue;
         }
         let mut res: Option<Resolved> = None;
+        if r.form == Form::Hex && r.hexes.is_empty() && r.text.parse::<Hex>().is_err() {
+            // 2.1.1: hex numbers are unsigned; "-5.-5" is refused, never read as 5.5.
+            diags.push(diag(
+                Severity::Error,
+                "not-a-hex",
+                format!("\"{}\" is not a hex number", r.text),
+                r.span,
+                "a hex is written column.row with no sign, e.g. 29.17",
+            ));
+            table.insert(r.span, (r.form, None));
+            continue;
+        }
         match (r.form, index) {
             (Form::Hex, Some(ix)) => {
                 if let Some(h) = r

@@ -13,6 +13,7 @@ mod order_cli;
 mod order_corpus;
 mod order_docs;
 mod order_props;
+mod order_reader;
 mod random_events;
 mod replay_props;
 mod rules_cli;
