@@ -104,6 +104,15 @@ pub enum Form {
     Compass,
 }
 
+/// Something the order forbids: a negated verb phrase ("do not pursue beyond the stream").
+/// It is never an action and is read back as "is not to …" (rule `neg.prohibition`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Prohibition {
+    /// The verb phrase as written, without the negator ("pursue beyond the stream").
+    pub text: String,
+    pub span: Span,
+}
+
 /// What a reference was resolved to in the scenario.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Resolved {
@@ -336,6 +345,8 @@ pub struct CheckedOrder {
     /// The type the writer stated ("Engage order.").
     pub stated_type: Option<OrderType>,
     pub stages: Vec<Stage>,
+    /// What the order forbids ("do not engage"): never a stage, read back as "is not to …".
+    pub prohibitions: Vec<Prohibition>,
     /// Every place reference in the text, in order (names and hexes alike).
     pub places: Vec<Reference>,
     pub independent: bool,

@@ -7,7 +7,7 @@
 
 use super::ast::*;
 use super::lower::{self, Target, Tok, Unreadable};
-use super::source;
+use super::{lexicon, source};
 use crate::rules::{OrderType, Posture};
 use crate::text::nfc;
 
@@ -50,6 +50,8 @@ pub(crate) struct Draft {
     pub addressed_you: bool,
     /// Start of the first sentence that is not a courtesy or header (for "no recipient").
     pub body_start: usize,
+    /// Negated verb phrases: what the recipient is NOT to do (rule `neg.prohibition`).
+    pub prohibitions: Vec<Prohibition>,
 }
 
 pub(crate) fn to_reference(t: &Target) -> Reference {
@@ -123,6 +125,13 @@ enum Mode {
         engage: bool,
         alternatives: bool,
     },
+    /// A negated verb phrase (rule `neg.prohibition`): it runs to ";", "but", a condition, a
+    /// purpose, or a verb joined by "and" or a comma ("do not pursue, and hold the ridge").
+    Prohibit {
+        start: usize,
+        end: usize,
+        joined: bool,
+    },
 }
 
 /// "In the direction of …" → "in the direction of …" (keywords only; names keep their case).
@@ -159,7 +168,7 @@ pub(crate) fn build(text: &str, span: Span) -> Draft {
             d.too_long.push(abs);
             continue;
         }
-        let toks = lower::sentence(stext, abs.0);
+        let toks = lexicon::rewrite(text, abs, lower::sentence(stext, abs.0));
         if !body_found
             && toks
                 .iter()
@@ -174,7 +183,7 @@ pub(crate) fn build(text: &str, span: Span) -> Draft {
         let last_sentence = si + 1 == sentences.len();
         sentence(text, &toks, si, abs, last_sentence, &mut d);
     }
-    if d.steps.is_empty() {
+    if d.steps.is_empty() && d.prohibitions.is_empty() {
         // Explain the first sentence that has a body.
         for (s0, s1) in &sentences {
             let abs = (span.0 + s0, span.0 + s1);
@@ -207,6 +216,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
     let mut prev_place: Option<(usize, bool)> = None; // (index into step objectives/forces, is_force)
     let mut word_conn = false; // a word connector ("and", "or", "then") since the last item
     let has_verb = toks.iter().any(|t| matches!(t, Tok::Verb { .. }));
+    let mut negate = false;
 
     // A sentence with no action, made only of names: a signature when it ends the order.
     if !has_verb && last && si > 0 {
@@ -295,7 +305,44 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 collect_refs(tok, &mut sink, &mut d.refs);
                 continue;
             }
+            Mode::Prohibit { start, end, joined } => {
+                let ends = match tok {
+                    Tok::Connector(c, _) if c == ";" || c == "but" => true,
+                    Tok::Connector(c, _) => {
+                        *joined = c == "and" || c == "," || c == "then" || c == "and then";
+                        false
+                    }
+                    Tok::CondStart(..) | Tok::Purpose(_) => true,
+                    Tok::Verb { .. } => *joined,
+                    _ => false,
+                };
+                if !ends {
+                    if !matches!(tok, Tok::Connector(..) | Tok::Punct(_)) {
+                        *end = tok.span().1;
+                        *joined = false;
+                    }
+                    let mut sink = Vec::new();
+                    collect_refs(tok, &mut sink, &mut d.refs);
+                    continue;
+                }
+                prohibit(text, *start, *end, d);
+                mode = Mode::Normal;
+            }
             Mode::Normal => {}
+        }
+        if let Tok::Negate(_) = tok {
+            flush(&mut filler, d);
+            negate = true;
+            continue;
+        }
+        if let (true, Tok::Verb { span, .. }) = (negate, tok) {
+            negate = false;
+            mode = Mode::Prohibit {
+                start: span.0,
+                end: span.1,
+                joined: false,
+            };
+            continue;
         }
 
         let word_conn_before = word_conn;
@@ -719,7 +766,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 }
                 prep = None;
             }
-            Tok::Punct(_) => {}
+            Tok::Punct(_) | Tok::Negate(_) => {}
             Tok::Filler(s) => {
                 filler = Some(match filler {
                     Some((a, _)) => (a, s.1),
@@ -741,6 +788,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
     }
     flush(&mut filler, d);
     match mode {
+        Mode::Prohibit { start, end, .. } => prohibit(text, start, end, d),
         Mode::Cond {
             kind,
             start,
@@ -808,6 +856,17 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 span: abs,
             });
         }
+    }
+}
+
+/// Keep a negated verb phrase as a prohibition (rule `neg.prohibition`): never an action.
+fn prohibit(text: &str, start: usize, end: usize, d: &mut Draft) {
+    let (span, raw) = trimmed(text, (start, end), &[',', '.', '!', '?', ';']);
+    if !raw.is_empty() {
+        d.prohibitions.push(Prohibition {
+            text: nfc(&words(raw)),
+            span,
+        });
     }
 }
 

@@ -83,6 +83,9 @@ pub(crate) enum Tok {
     Connector(String, Span),
     Punct(Span),
     Filler(Span),
+    /// A negator from the lexicon ("do not", "on no account"): the next verb phrase is a
+    /// prohibition.
+    Negate(Span),
 }
 
 impl Tok {
@@ -112,7 +115,8 @@ impl Tok {
             | Tok::Compass(_, s)
             | Tok::Connector(_, s)
             | Tok::Punct(s)
-            | Tok::Filler(s) => *s,
+            | Tok::Filler(s)
+            | Tok::Negate(s) => *s,
             Tok::Place(t) | Tok::Addressee(t) => t.phrase_span,
         }
     }
@@ -262,8 +266,13 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
             let mut attached = Vec::new();
             let mut authority = false;
             let mut you = false;
+            let mut negated: Option<Span> = None;
             for c in p.into_inner() {
                 match c.as_rule() {
+                    // "2nd Division is not to engage": the lead carries the negator.
+                    Rule::subject_link if c.as_str().to_ascii_lowercase().contains("not") => {
+                        negated = Some(span_of(&c, off));
+                    }
                     Rule::who => whos.push(c),
                     Rule::attached | Rule::lead_attached => attached = attached_items(c, off),
                     Rule::k_desire => authority = true,
@@ -277,11 +286,15 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
             } else {
                 whos.into_iter().next()
             };
-            Tok::Recipient {
+            out.push(Tok::Recipient {
                 who: who.map(|w| who_target(w, off)),
                 attached,
                 span,
+            });
+            if let Some(s) = negated {
+                out.push(Tok::Negate(s));
             }
+            return;
         }
         Rule::independent => Tok::Independent(span),
         Rule::nb_order => {

@@ -13,6 +13,7 @@ pub mod ast;
 mod build;
 mod critique;
 mod grammar;
+mod lexicon;
 mod lower;
 mod readback;
 mod resolve;
@@ -20,7 +21,7 @@ mod source;
 
 pub use ast::*;
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use chrono::NaiveTime;
 
@@ -182,6 +183,7 @@ fn check_span(
         unreadable,
         body_start,
         addressed_you,
+        prohibitions,
     } = draft;
     let mut stages = build::stages(steps);
 
@@ -279,6 +281,7 @@ fn check_span(
     }
 
     // --- places, hexes and troops
+    let slots = slot_spans(&stages);
     let mut places: Vec<Reference> = Vec::new();
     let mut table: Table = HashMap::new();
     for mut r in refs {
@@ -377,18 +380,14 @@ fn check_span(
                         res = Some(resolved);
                     }
                     Match::Missing { .. } if stages.is_empty() => {}
-                    Match::Missing { .. } => diags.push(diag(
-                        Severity::Error,
-                        "unknown-place",
-                        format!("\"{}\" is not a place on this map", r.text),
-                        r.span,
-                        suggest(
-                            &suggestions,
-                            "name a place of the scenario's gazetteer or give a hex",
-                        ),
-                    )),
+                    Match::Missing { .. } => {
+                        unresolved(&r, slots.contains(&r.span), &suggestions, &mut diags);
+                    }
                 },
             },
+            (Form::Name, None) if slots.contains(&r.span) && vague(&r.text) => {
+                unresolved(&r, true, &[], &mut diags);
+            }
             (Form::Unit, Some(ix)) => {
                 if let Match::Found { resolved, .. } = ix.unit(&r.text, false) {
                     res = Some(resolved);
@@ -454,7 +453,10 @@ fn check_span(
     }
 
     // --- classification (6.3, 6.4.2)
-    let order_type = critique::order_type(&stages);
+    // Rule `neg.general`: an order that only forbids ("do not engage") orders no offensive
+    // movement; it is General (6.3.2).
+    let order_type = critique::order_type(&stages)
+        .or_else(|| (!prohibitions.is_empty()).then_some(OrderType::General));
     let cost_type = critique::cost_type(&stages);
 
     // --- critique
@@ -585,14 +587,25 @@ fn check_span(
             format!("{name} with {} attached", a.join(" and "))
         }
     });
-    let readback = readback::render(who.as_deref(), preset, independent, &stages, order_type);
-    let key = critique::key(
+    let readback = readback::render(
+        who.as_deref(),
+        preset,
+        independent,
+        &stages,
+        &prohibitions,
+        order_type,
+    );
+    let mut key = critique::key(
         recipient.as_ref(),
         &attached,
         independent,
         &stages,
         intent_text.as_deref(),
     );
+    for p in &prohibitions {
+        key.push_str("|not:");
+        key.push_str(&crate::text::fold(&p.text));
+    }
     CheckedOrder {
         text: crate::text::nfc(&text[span.0..span.1]),
         span,
@@ -604,6 +617,7 @@ fn check_span(
         cost_type,
         stated_type: stated_type.map(|(t, _)| t),
         stages,
+        prohibitions,
         places,
         independent,
         attached,
@@ -613,6 +627,88 @@ fn check_span(
         readback,
         key,
         diagnostics: diags,
+    }
+}
+
+/// The spans of every reference in an objective, route or direction slot of a stage.
+fn slot_spans(stages: &[Stage]) -> BTreeSet<Span> {
+    fn add(r: &Reference, out: &mut BTreeSet<Span>) {
+        out.insert(r.span);
+        for p in &r.parts {
+            add(p, out);
+        }
+    }
+    let mut out = BTreeSet::new();
+    for st in stages {
+        for step in &st.steps {
+            for r in step.objectives.iter().chain(&step.route) {
+                add(r, &mut out);
+            }
+            for d in [&step.direction, &step.facing].into_iter().flatten() {
+                if let Some(p) = &d.place {
+                    add(p, &mut out);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A name is name-like when a word of it is capitalised or written in a script without case
+/// ("Vimeiro", "北京"); "good defensive position" is not.
+fn name_like(text: &str) -> bool {
+    text.split_whitespace().any(|w| {
+        w.chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || (c.is_alphabetic() && !c.is_lowercase()))
+    })
+}
+
+/// A lower-case description ending in a terrain noun of the lexicon: "the heights", "a good
+/// defensive position".
+fn vague(text: &str) -> bool {
+    !name_like(text)
+        && text
+            .split_whitespace()
+            .last()
+            .is_some_and(|w| lexicon::get().is_terrain(&w.to_lowercase()))
+}
+
+/// The diagnostic for a name that resolves to nothing (rules `diag.unknown-place`,
+/// `diag.vague-place`, `diag.unknown-word`): an error only for a name-like word in an objective
+/// or route slot; a vague description there is a warning asking for a name or hex; anything
+/// else is a warning, or nothing for a lower-case word outside a slot.
+fn unresolved(r: &Reference, slot: bool, suggestions: &[String], diags: &mut Vec<Diagnostic>) {
+    if slot && name_like(&r.text) {
+        diags.push(diag(
+            Severity::Error,
+            "unknown-place",
+            format!("\"{}\" is not a place on this map", r.text),
+            r.span,
+            suggest(
+                suggestions,
+                "name a place of the scenario's gazetteer or give a hex",
+            ),
+        ));
+    } else if slot && vague(&r.text) {
+        diags.push(diag(
+            Severity::Warning,
+            "vague-place",
+            format!("\"{}\" does not say which place", r.phrase),
+            r.span,
+            "name the place or give a hex (\"the heights\" → \"Hinzeberg\" or \"24.12\")",
+        ));
+    } else if slot || name_like(&r.text) {
+        diags.push(diag(
+            Severity::Warning,
+            "unknown-word",
+            format!("\"{}\" is neither a place nor a command of this scenario", r.text),
+            r.span,
+            suggest(
+                suggestions,
+                "if it is a place, use the gazetteer's name or a hex; otherwise it is only read as text",
+            ),
+        ));
     }
 }
 

@@ -16,76 +16,6 @@ use crate::text::{edit_distance, fold};
 
 use super::ast::Resolved;
 
-/// Words that make a noun phrase a reference to troops rather than to a place.
-const TROOP_WORDS: &[&str] = &[
-    "enemy",
-    "enemies",
-    "british",
-    "french",
-    "allied",
-    "allies",
-    "spanish",
-    "portuguese",
-    "prussian",
-    "prussians",
-    "austrian",
-    "austrians",
-    "russian",
-    "russians",
-    "imperial",
-    "troops",
-    "division",
-    "divisions",
-    "div",
-    "divs",
-    "corps",
-    "brigade",
-    "brigades",
-    "bde",
-    "cavalry",
-    "cav",
-    "infantry",
-    "artillery",
-    "battery",
-    "batteries",
-    "guard",
-    "guards",
-    "hq",
-    "headquarters",
-    "army",
-    "armies",
-    "column",
-    "columns",
-    "regiment",
-    "regiments",
-    "battalion",
-    "battalions",
-    "squadron",
-    "squadrons",
-    "skirmishers",
-    "dragoons",
-    "hussars",
-    "lancers",
-    "cuirassiers",
-    "grenadiers",
-    "voltigeurs",
-    "chasseurs",
-    "formations",
-    "formation",
-    "garrison",
-    "force",
-    "forces",
-    "men",
-    "wing",
-    "reserve",
-    "reserves",
-    "line",
-    "lines",
-    "horse",
-    "foot",
-    "guns",
-];
-
 fn is_roman(w: &str) -> bool {
     !w.is_empty() && w.len() <= 5 && w.chars().all(|c| matches!(c, 'i' | 'v' | 'x'))
 }
@@ -115,7 +45,8 @@ pub(crate) fn looks_like_troops(text: &str) -> bool {
     }
     // "line" and "column" are troops only with a nationality ("the Allied line").
     words.iter().any(|w| {
-        (TROOP_WORDS.contains(w) || TROOP_WORDS.contains(&w.trim_end_matches('s')))
+        let lex = super::lexicon::get();
+        (lex.is_troop_word(w) || lex.is_troop_word(w.trim_end_matches('s')))
             && !matches!(
                 *w,
                 "line" | "lines" | "column" | "columns" | "horse" | "foot"

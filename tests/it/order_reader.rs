@@ -68,3 +68,89 @@ fn underlines_align_under_wide_characters() {
         "{text}"
     );
 }
+
+fn read(text: &str) -> order::CheckedOrder {
+    order::check_one(text, Some(&hall()), Some("imperial"))
+}
+
+/// Reading the read-back back in gives the same order (docs/order-language.md §6).
+fn round_trips(o: &order::CheckedOrder) {
+    let again = read(&o.readback);
+    assert_eq!(again.key, o.key, "{} → {}", o.text, o.readback);
+}
+
+#[test]
+fn negation_is_a_prohibition_never_an_action() {
+    // Rule neg.prohibition.
+    let o = read("2nd Div: capture Hall from the west; you are not to pursue beyond the stream.");
+    assert_eq!(o.order_type, Some(staffwork::rules::OrderType::Engage));
+    assert_eq!(o.prohibitions.len(), 1, "{:?}", o.prohibitions);
+    assert_eq!(o.prohibitions[0].text, "pursue beyond the stream");
+    assert!(o.stages.iter().all(|s| s.action != order::Action::Pursue));
+    assert!(
+        o.readback.contains("is not to pursue beyond the stream"),
+        "{}",
+        o.readback
+    );
+    round_trips(&o);
+
+    for text in [
+        "2nd Div: do not engage the enemy.",
+        "2nd Div: on no account cross the stream.",
+        "2nd Div: you must not attack Hall.",
+    ] {
+        let o = read(text);
+        assert!(o.stages.is_empty(), "{text}: {:?}", o.stages);
+        assert_eq!(o.prohibitions.len(), 1, "{text}");
+        assert!(o.readback.contains("is not to"), "{}", o.readback);
+        assert!(!o.has_errors(), "{text}: {:?}", codes(&o));
+        round_trips(&o);
+    }
+    // "do not engage; hold Kümla": the hold is the order, the engage forbidden.
+    let o = read("2nd Div: do not engage; hold Kümla.");
+    assert_eq!(o.stages.len(), 1);
+    assert_eq!(o.stages[0].action, order::Action::Defend);
+    assert_eq!(o.order_type, Some(staffwork::rules::OrderType::General));
+}
+
+#[test]
+fn ordinary_words_are_not_unknown_places() {
+    // diag.unknown-place fires only for a name-like word in an objective or route slot.
+    let o = read(
+        "2nd Div: hold a good defensive position near Kümla in order to draw the enemy's reserves.",
+    );
+    assert!(!o.has_errors(), "{:?}", o.diagnostics);
+    assert!(codes(&o).contains(&"vague-place"), "{:?}", codes(&o));
+    assert!(
+        o.intent.as_deref().unwrap_or("").contains("draw"),
+        "{:?}",
+        o.intent
+    );
+    let o = read("2nd Div: march to Vimeiro.");
+    assert!(codes(&o).contains(&"unknown-place"));
+    let o = read("2nd Div: march to the wagons.");
+    assert!(
+        !o.has_errors() && codes(&o).contains(&"unknown-word"),
+        "{:?}",
+        codes(&o)
+    );
+}
+
+#[test]
+fn lexicon_verbs_and_idioms_are_read() {
+    let o = read("2nd Div: take post in reserve behind Kümla.");
+    assert_eq!(o.stages.len(), 1, "{}", o.readback);
+    assert_eq!(o.stages[0].action, order::Action::Reserve);
+    round_trips(&o);
+    let o = read("2nd Div: bivouac at Kümla until further orders.");
+    assert_eq!(o.stages.len(), 1, "{}", o.readback);
+    assert!(
+        o.stages[0].condition.is_none(),
+        "a duration is not a condition"
+    );
+    assert!(!o.has_errors(), "{:?}", codes(&o));
+    let o = read("2nd Div: push on to Kümla without loss of time.");
+    assert_eq!(o.stages[0].action, order::Action::Move);
+    assert!(o.stages[0].timing.is_some(), "{}", o.readback);
+    assert!(!o.has_errors(), "{:?}", codes(&o));
+}
