@@ -11,6 +11,7 @@ mod demo;
 mod game_cli;
 mod order_cli;
 mod order_corpus;
+mod order_corpus_eval;
 mod order_docs;
 mod order_props;
 mod order_reader;
