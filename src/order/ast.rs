@@ -336,6 +336,9 @@ pub struct CheckedOrder {
     /// Courtesies that carry no command ("My dear General,", a signature).
     pub courtesies: Vec<Remark>,
     pub recipient: Option<Reference>,
+    /// Further recipients of the same order ("Morvan and Sauret: …"), resolved like the
+    /// recipient (rule `lead.several`).
+    pub also: Vec<Reference>,
     /// A scenario pre-set order ("Has orders to …", 6.2.2): its holder is the scenario's.
     pub preset: bool,
     #[serde(rename = "type")]

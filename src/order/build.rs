@@ -52,6 +52,8 @@ pub(crate) struct Draft {
     pub body_start: usize,
     /// Negated verb phrases: what the recipient is NOT to do (rule `neg.prohibition`).
     pub prohibitions: Vec<Prohibition>,
+    /// Further recipients of one order ("Morvan and Sauret:", rule `lead.several`).
+    pub also: Vec<Reference>,
 }
 
 pub(crate) fn to_reference(t: &Target) -> Reference {
@@ -169,6 +171,9 @@ pub(crate) fn build(text: &str, span: Span) -> Draft {
             continue;
         }
         let toks = lexicon::rewrite(text, abs, lower::sentence(stext, abs.0));
+        let toks = passive(text, toks);
+        let toks = compliments(text, toks);
+        let toks = several_recipients(text, toks, &mut d.also);
         if !body_found
             && toks
                 .iter()
@@ -767,7 +772,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 prep = None;
             }
             Tok::Punct(_) | Tok::Negate(_) => {}
-            Tok::Filler(s) => {
+            Tok::Filler(s) | Tok::Participle { span: s, .. } => {
                 filler = Some(match filler {
                     Some((a, _)) => (a, s.1),
                     None => *s,
@@ -857,6 +862,141 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
             });
         }
     }
+}
+
+/// Rule `lead.passive`: "Hall is to be taken by the 2nd Division", "Ventosa will be occupied
+/// by Brennier's brigade" — the agent after "by" is the recipient, the participle the action
+/// and the subject its objective. Any other sentence is returned unchanged.
+fn passive(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
+    let word = |t: &Tok, w: &[&str]| {
+        let s = t.span();
+        w.iter().any(|x| text[s.0..s.1].eq_ignore_ascii_case(x))
+    };
+    let Some(lead) = toks
+        .iter()
+        .position(|t| matches!(t, Tok::Recipient { who: Some(_), .. }))
+    else {
+        return toks;
+    };
+    let Some(be) = toks.get(lead + 1).filter(|t| word(t, &["be", "been"])) else {
+        return toks;
+    };
+    let _ = be;
+    let Some(Tok::Participle {
+        action,
+        span: pspan,
+    }) = toks.get(lead + 2).cloned()
+    else {
+        return toks;
+    };
+    let Some(by) = (lead + 3..toks.len()).find(|&k| {
+        matches!(toks[k], Tok::RoutePrep(..) | Tok::DestPrep(..)) && word(&toks[k], &["by"])
+    }) else {
+        return toks;
+    };
+    let Some(Tok::Place(agent)) = toks.get(by + 1).cloned() else {
+        return toks;
+    };
+    let Tok::Recipient {
+        who: Some(subject),
+        span: lead_span,
+        ..
+    } = toks[lead].clone()
+    else {
+        return toks;
+    };
+    let mut out: Vec<Tok> = toks[..lead].to_vec();
+    out.push(Tok::Recipient {
+        who: Some(agent),
+        attached: Vec::new(),
+        span: (lead_span.0, lead_span.0),
+    });
+    out.push(Tok::Verb {
+        action,
+        verb: action.as_str().to_string(),
+        span: pspan,
+    });
+    out.push(Tok::Place(subject));
+    for (k, t) in toks.into_iter().enumerate() {
+        if k > lead + 2 && k != by && k != by + 1 {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// Rule `lead.compliments`: "X presents his compliments to General Y and requests that he
+/// will …": Y is the recipient; X and the courtesies carry no command.
+fn compliments(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
+    let Some(c) = toks.iter().position(|t| match t {
+        Tok::Courtesy(s) => text[s.0..s.1]
+            .to_ascii_lowercase()
+            .starts_with("presents his compliments"),
+        _ => false,
+    }) else {
+        return toks;
+    };
+    let Some(Tok::Place(who)) = toks.get(c + 1).cloned() else {
+        return toks;
+    };
+    let first = toks.first().map_or((0, 0), Tok::span);
+    let mut out = vec![
+        Tok::Courtesy((first.0, toks[c].span().1)),
+        Tok::Recipient {
+            who: Some(who),
+            attached: Vec::new(),
+            span: toks[c + 1].span(),
+        },
+    ];
+    out.extend(toks.into_iter().skip(c + 2));
+    out
+}
+
+/// Rule `lead.several`: "Morvan and Sauret: …", "2nd Div, 3rd Div and 4th Div: …" — names
+/// joined by "and" or commas before the colon are several recipients of one order; the first
+/// is the recipient, the others are kept in `also`.
+fn several_recipients(text: &str, toks: Vec<Tok>, also: &mut Vec<Reference>) -> Vec<Tok> {
+    if toks.iter().any(|t| matches!(t, Tok::Recipient { .. })) {
+        return toks;
+    }
+    let start = toks
+        .iter()
+        .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
+        .unwrap_or(toks.len());
+    let mut names: Vec<&Target> = Vec::new();
+    let mut colon = None;
+    for (k, t) in toks.iter().enumerate().skip(start) {
+        match t {
+            Tok::Place(x) if matches!(x.form, Form::Name | Form::Unit) => names.push(x),
+            Tok::Connector(c, _) if c == "and" || c == "," || c == "&" => {}
+            Tok::Punct(s) if matches!(&text[s.0..s.1], ":") => {
+                colon = Some(k);
+                break;
+            }
+            Tok::Connector(c, _) if c == "—" || c == "–" || c == "--" => {
+                colon = Some(k);
+                break;
+            }
+            _ => break,
+        }
+    }
+    let Some(colon) = colon else {
+        return toks;
+    };
+    if names.len() < 2 {
+        return toks;
+    }
+    let first = names[0].clone();
+    also.extend(names[1..].iter().map(|t| to_reference(t)));
+    let span = (toks[start].span().0, toks[colon].span().1);
+    let mut out: Vec<Tok> = toks[..start].to_vec();
+    out.push(Tok::Recipient {
+        who: Some(first),
+        attached: Vec::new(),
+        span,
+    });
+    out.extend(toks.into_iter().skip(colon + 1));
+    out
 }
 
 /// Keep a negated verb phrase as a prohibition (rule `neg.prohibition`): never an action.

@@ -46,6 +46,7 @@ struct File {
     idioms: BTreeMap<String, String>,
     troops: WordList,
     terrain: WordList,
+    finite: WordList,
 }
 
 /// What a lexicon phrase is.
@@ -53,8 +54,11 @@ struct File {
 pub(crate) enum Kind {
     /// A verb form that is an action.
     Verb(Action),
-    /// A known word that is not an action and never a name ("drawn", "inform").
+    /// A known word that is not an action and never a name ("drew", "inform").
     Word,
+    /// A past form of a verb of this action ("held", "taken"): an action only in a passive
+    /// order ("Hall is to be taken by the 2nd Division").
+    Participle(Action),
     Negator,
     Courtesy,
     Immediate,
@@ -69,6 +73,7 @@ pub(crate) struct Lexicon {
     phrases: BTreeMap<String, Vec<(Vec<String>, Kind)>>,
     troops: Vec<String>,
     terrain: Vec<String>,
+    finite: Vec<String>,
 }
 
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
@@ -164,8 +169,9 @@ impl Lexicon {
             for f in forms {
                 all.push((words(&f), kind.clone()));
             }
+            let part = action(act).map_or(Kind::Word, Kind::Participle);
             for p in past {
-                all.push((words(&p), Kind::Word));
+                all.push((words(&p), part.clone()));
             }
         }
         for k in f.negators.keys() {
@@ -198,6 +204,7 @@ impl Lexicon {
             phrases,
             troops: f.troops.words.unwrap_or_default(),
             terrain: f.terrain.nouns.unwrap_or_default(),
+            finite: f.finite.words.unwrap_or_default(),
         }
     }
 
@@ -209,6 +216,20 @@ impl Lexicon {
     /// A lower-case word is a terrain noun ("heights", "position").
     pub(crate) fn is_terrain(&self, word: &str) -> bool {
         self.terrain.iter().any(|t| t == word)
+    }
+
+    /// The text holds a finite verb (an auxiliary, or a verb form of the lexicon): it is
+    /// English prose, not gibberish.
+    pub(crate) fn reads_as_prose(&self, text: &str) -> bool {
+        split_words(text, 0).iter().any(|(w, _)| {
+            self.finite.iter().any(|f| f == w)
+                || self.phrases.get(w).is_some_and(|v| {
+                    v.iter().any(|(p, k)| {
+                        p.len() == 1
+                            && matches!(k, Kind::Verb(_) | Kind::Word | Kind::Participle(_))
+                    })
+                })
+        })
     }
 
     /// The kind of the longest phrase starting at word `i` of `ws`, with its length in words.
@@ -330,6 +351,7 @@ fn token(kind: &Kind, text: &str, span: Span) -> Tok {
             span,
         },
         Kind::Word => Tok::Filler(span),
+        Kind::Participle(a) => Tok::Participle { action: *a, span },
         Kind::Negator => Tok::Negate(span),
         Kind::Courtesy => Tok::Courtesy(span),
         Kind::Immediate => Tok::Timing {
@@ -403,7 +425,7 @@ fn may_rewrite(text: &str, toks: &[Tok], hit: &[usize], m: Span, kind: &Kind) ->
     {
         return false;
     }
-    let verbish = matches!(kind, Kind::Verb(_) | Kind::Word);
+    let verbish = matches!(kind, Kind::Verb(_) | Kind::Word | Kind::Participle(_));
     let capital = text[m.0..].chars().next().is_some_and(char::is_uppercase);
     for &k in hit {
         let Some(t) = simple_name(&toks[k]) else {
@@ -462,7 +484,7 @@ mod tests {
     fn adding_a_word_is_one_line_of_data() {
         // The same loader over a one-line file: the word becomes a verb of its action.
         let f: File = toml::from_str(
-            "[verbs]\nsally = \"attack\"\n[negators]\n[idioms]\n[troops]\nwords=[]\n[terrain]\nnouns=[]\n",
+            "[verbs]\nsally = \"attack\"\n[negators]\n[idioms]\n[troops]\nwords=[]\n[terrain]\nnouns=[]\n[finite]\nwords=[]\n",
         )
         .unwrap();
         let l = Lexicon::from_file(f);

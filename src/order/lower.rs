@@ -86,6 +86,11 @@ pub(crate) enum Tok {
     /// A negator from the lexicon ("do not", "on no account"): the next verb phrase is a
     /// prohibition.
     Negate(Span),
+    /// A past participle from the lexicon ("held", "taken"): an action only in a passive.
+    Participle {
+        action: Action,
+        span: Span,
+    },
 }
 
 impl Tok {
@@ -116,7 +121,8 @@ impl Tok {
             | Tok::Connector(_, s)
             | Tok::Punct(s)
             | Tok::Filler(s)
-            | Tok::Negate(s) => *s,
+            | Tok::Negate(s)
+            | Tok::Participle { span: s, .. } => *s,
             Tok::Place(t) | Tok::Addressee(t) => t.phrase_span,
         }
     }

@@ -184,8 +184,19 @@ fn check_span(
         body_start,
         addressed_you,
         prohibitions,
+        mut also,
     } = draft;
+    if let Some(ix) = index {
+        for r in &mut also {
+            if let Match::Found { resolved, .. } = ix.unit(&r.text, true) {
+                r.resolved = Some(resolved);
+            }
+        }
+    }
     let mut stages = build::stages(steps);
+    // Rule `lead.no-action`: no action, but written as English prose (a finite verb): a report,
+    // the sender's intention or an exhortation, not gibberish.
+    let no_action = unreadable.is_some() && lexicon::get().reads_as_prose(&text[span.0..span.1]);
 
     // --- the recipient
     let mut recipient_side: Option<String> = None;
@@ -256,10 +267,19 @@ fn check_span(
             (body_start, body_start),
             "6.2.2: pre-set orders are attached to a command by the scenario",
         )),
+        // Rule `lead.no-action`: a report or an exhortation gives nothing to anybody.
+        (None, false) if no_action => {}
         (None, false) => {
             let at = stages.first().map_or_else(|| word_span(text, body_start), |s| s.span);
+            // Rule `lead.letter`: with no scenario there is no order of battle to check, and
+            // a letter's addressee is named on its cover, not in its text: a warning.
+            let severity = if index.is_some() {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
             diags.push(diag(
-                Severity::Error,
+                severity,
                 "no-recipient",
                 "the order does not say who is to carry it out",
                 (at.0, at.0),
@@ -397,7 +417,14 @@ fn check_span(
         }
         table.insert(r.span, (r.form, res.clone()));
         r.resolved = res;
-        if r.is_place() {
+        // Rule `place.name-like`: an unresolved lower-case word is text, not a place, unless
+        // it describes terrain ("the heights").
+        if r.is_place()
+            && (r.form != Form::Name
+                || r.resolved.is_some()
+                || name_like(&r.text)
+                || vague(&r.text))
+        {
             places.push(r);
         }
     }
@@ -460,7 +487,15 @@ fn check_span(
     let cost_type = critique::cost_type(&stages);
 
     // --- critique
-    if let Some(u) = &unreadable {
+    if no_action {
+        diags.push(diag(
+            Severity::Warning,
+            "no-action",
+            "no action is given to anybody here; read as a report, an intention or an exhortation",
+            word_span(text, body_start),
+            "an order needs an action verb for its recipient: \"2nd Div: hold Kümla.\"",
+        ));
+    } else if let Some(u) = &unreadable {
         let at = word_span(text, u.pos);
         diags.push(diag(
             Severity::Error,
@@ -612,6 +647,7 @@ fn check_span(
         header,
         courtesies,
         recipient,
+        also,
         preset,
         order_type,
         cost_type,

@@ -43,9 +43,28 @@ pub(crate) fn looks_like_troops(text: &str) -> bool {
     {
         return true;
     }
+    // "the French heights" is a place: a terrain noun at the head wins over a troop word
+    // (but "the Allied line", "the enemy's left" stay troops).
+    let lex = super::lexicon::get();
+    if words.last().is_some_and(|w| {
+        lex.is_terrain(w)
+            && !matches!(
+                *w,
+                "line"
+                    | "lines"
+                    | "flank"
+                    | "left"
+                    | "right"
+                    | "centre"
+                    | "center"
+                    | "front"
+                    | "rear"
+            )
+    }) {
+        return false;
+    }
     // "line" and "column" are troops only with a nationality ("the Allied line").
     words.iter().any(|w| {
-        let lex = super::lexicon::get();
         (lex.is_troop_word(w) || lex.is_troop_word(w.trim_end_matches('s')))
             && !matches!(
                 *w,

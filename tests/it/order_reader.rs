@@ -154,3 +154,43 @@ fn lexicon_verbs_and_idioms_are_read() {
     assert!(o.stages[0].timing.is_some(), "{}", o.readback);
     assert!(!o.has_errors(), "{:?}", codes(&o));
 }
+
+#[test]
+fn a_passive_order_names_its_recipient_after_by() {
+    // Rule lead.passive.
+    let o = read("Hall is to be taken by the 2nd Division.");
+    let r = o.recipient.as_ref().and_then(|r| r.resolved.as_ref());
+    assert_eq!(r.map(|r| r.id.as_str()), Some("div-2"), "{:?}", o.recipient);
+    assert_eq!(o.stages.len(), 1);
+    assert_eq!(o.stages[0].objectives[0].text, "Hall");
+    assert_eq!(o.order_type, Some(staffwork::rules::OrderType::Engage));
+    assert!(!o.has_errors(), "{:?}", codes(&o));
+}
+
+#[test]
+fn several_recipients_and_compliments_are_kept() {
+    // Rule lead.several.
+    let o = read("Morvan and Sauret: attack Hall together from the west.");
+    assert!(o.recipient.as_ref().is_some_and(|r| r.resolved.is_some()));
+    assert_eq!(o.also.len(), 1, "{:?}", o.also);
+    assert!(o.also[0].resolved.is_some(), "{:?}", o.also);
+    assert!(!o.has_errors(), "{:?}", codes(&o));
+    // Rule lead.compliments.
+    let o = read(
+        "Marshal Davrange presents his compliments to General Morvan and requests that he will \
+         march upon Hall and carry it.",
+    );
+    let r = o.recipient.as_ref().and_then(|r| r.resolved.as_ref());
+    assert_eq!(r.map(|r| r.id.as_str()), Some("div-2"), "{:?}", o.recipient);
+}
+
+#[test]
+fn a_report_is_no_action_and_gibberish_is_unreadable() {
+    // Rule lead.no-action.
+    let o = read("The enemy is in force on Hinzeberg.");
+    assert!(o.stages.is_empty() && o.order_type.is_none());
+    assert!(!o.has_errors(), "{:?}", codes(&o));
+    assert!(codes(&o).contains(&"no-action"));
+    let o = read("xyzzy plugh");
+    assert!(codes(&o).contains(&"unreadable"), "{:?}", codes(&o));
+}
