@@ -423,7 +423,7 @@ fn check_span(
             && (r.form != Form::Name
                 || r.resolved.is_some()
                 || name_like(&r.text)
-                || vague(&r.text))
+                || (vague(&r.text) && slots.contains(&r.span)))
         {
             places.push(r);
         }
@@ -540,6 +540,7 @@ fn check_span(
         ));
     }
     critique::content(&stages, span, &mut diags);
+    critique::contradictions(&stages, &prohibitions, &mut diags);
     if let Some(now) = now {
         for st in &stages {
             for step in &st.steps {

@@ -194,3 +194,27 @@ fn a_report_is_no_action_and_gibberish_is_unreadable() {
     let o = read("xyzzy plugh");
     assert!(codes(&o).contains(&"unreadable"), "{:?}", codes(&o));
 }
+
+#[test]
+fn contradictions_and_troop_descriptions_are_flagged() {
+    // Rule diag.contradiction.
+    for text in [
+        "3rd Div: hold Hall and withdraw from Hall.",
+        "2nd Div: do not attack Hall, and attack Hall.",
+    ] {
+        let o = read(text);
+        assert!(
+            codes(&o).contains(&"contradiction"),
+            "{text}: {:?}",
+            codes(&o)
+        );
+    }
+    assert!(
+        !codes(&read("3rd Div: hold Hall, then withdraw to Kümla.")).contains(&"contradiction")
+    );
+    // Rule limit.troops (6.4.4): "the enemy wherever found" is no limit.
+    let o = read("2nd Div: attack the enemy wherever found.");
+    assert!(codes(&o).contains(&"open-ended"), "{:?}", codes(&o));
+    let o = read("2nd Div: attack Hall from the west.");
+    assert!(!codes(&o).contains(&"open-ended"));
+}
