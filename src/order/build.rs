@@ -1069,6 +1069,19 @@ fn make_condition(
 }
 
 fn attach_condition(cond: Condition, d: &mut Draft, here: Option<usize>, pending: &mut Pending) {
+    // Rule `cond.duration`: "until the 7th Division comes up", "till relieved" say how long a
+    // stage lasts; they are not conditions (no second stage, 30.0 does not apply).
+    if matches!(cond.kind.as_str(), "until" | "till") {
+        let text = cond.text.clone();
+        match here.map(|_| d.steps.len() - 1) {
+            Some(i) => {
+                d.steps[i].step.manner.push(text.clone());
+                d.steps[i].step.parts.push(text);
+            }
+            None => pending.manner.push(text),
+        }
+        return;
+    }
     match here {
         Some(_) => {
             let last = d.steps.len() - 1;

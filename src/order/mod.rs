@@ -26,7 +26,7 @@ use std::collections::{BTreeSet, HashMap};
 use chrono::NaiveTime;
 
 use crate::hex::Hex;
-use crate::rules::OrderType;
+use crate::rules::{OrderType, Posture};
 use crate::scenario::{Echelon, Scenario};
 use critique::diag;
 use resolve::{Index, Match};
@@ -479,6 +479,12 @@ fn check_span(
         }
     }
 
+    // --- posture from the map (6.3.1)
+    if let (Some(ix), Some(own)) = (index, side.or(recipient_side.as_deref())) {
+        posture_from_map(ix.scenario, own, &mut stages);
+    }
+    merge_approach(&mut stages);
+
     // --- classification (6.3, 6.4.2)
     // Rule `neg.general`: an order that only forbids ("do not engage") orders no offensive
     // movement; it is General (6.3.2).
@@ -664,6 +670,76 @@ fn check_span(
         readback,
         key,
         diagnostics: diags,
+    }
+}
+
+/// Rule `posture.map` (6.3.1: Engage is "offensive movement"): a stage that moves to, into or
+/// around a place the scenario's set-up shows under enemy control (an enemy unit stands on one
+/// of its hexes) is Engage.
+fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) {
+    let enemy_held = |r: &Reference| {
+        let Some(res) = &r.resolved else { return false };
+        let Some(place) = s.places.iter().find(|p| p.id == res.id) else {
+            return false;
+        };
+        s.units.iter().any(|u| {
+            u.side != own
+                && u.position
+                    .as_ref()
+                    .is_some_and(|p| place.hexes.contains(&p.hex))
+        })
+    };
+    for st in stages.iter_mut() {
+        let moving = st
+            .steps
+            .iter()
+            .all(|x| matches!(x.action, Action::Move | Action::Cross));
+        if st.posture == Posture::General && moving && st.objectives.iter().any(enemy_held) {
+            st.posture = Posture::Engage;
+            for x in &mut st.steps {
+                x.posture = Posture::Engage;
+            }
+        }
+    }
+}
+
+/// Rule `posture.approach` (6.3.3): "march upon Hall and carry it" is one Engage stage, not
+/// a General stage and an Engage one: a movement joined by "and" to an attack on the same
+/// objective (or on "it", "there", the enemy) is the attack's approach.
+fn merge_approach(stages: &mut Vec<Stage>) {
+    fn key(r: &Reference) -> String {
+        r.resolved
+            .as_ref()
+            .map_or_else(|| crate::text::fold(&r.text), |x| x.id.clone())
+    }
+    let mut i = 1;
+    while i < stages.len() {
+        let (a, b) = (&stages[i - 1], &stages[i]);
+        let approach = a.posture == Posture::General
+            && a.steps
+                .iter()
+                .all(|x| matches!(x.action, Action::Move | Action::Cross))
+            && b.posture == Posture::Engage
+            && b.link == Link::And
+            && a.condition.is_none()
+            && b.condition.is_none()
+            && !a.objectives.is_empty()
+            && b.objectives.iter().all(|o| {
+                matches!(o.form, Form::Pronoun | Form::Unit)
+                    || a.objectives.iter().any(|x| key(x) == key(o))
+            });
+        if approach {
+            let b = stages.remove(i);
+            let a = &mut stages[i - 1];
+            a.posture = Posture::Engage;
+            a.span.1 = a.span.1.max(b.span.1);
+            a.route.extend(b.route);
+            a.direction = a.direction.take().or(b.direction);
+            a.timing = a.timing.take().or(b.timing);
+            a.steps.extend(b.steps);
+        } else {
+            i += 1;
+        }
     }
 }
 

@@ -218,3 +218,20 @@ fn contradictions_and_troop_descriptions_are_flagged() {
     let o = read("2nd Div: attack Hall from the west.");
     assert!(!codes(&o).contains(&"open-ended"));
 }
+
+#[test]
+fn posture_comes_from_the_map_and_an_approach_is_one_stage() {
+    use staffwork::rules::OrderType;
+    // Rule posture.approach (6.3.3): march upon Hall and carry it = one Engage stage.
+    let o = read("2nd Div: march upon Kümla and carry it.");
+    assert_eq!(o.order_type, Some(OrderType::Engage), "{}", o.readback);
+    assert_eq!(o.stages.len(), 1);
+    // Rule posture.map (6.3.1): the Allies hold Hall at the start; marching on it is Engage.
+    let o = read("2nd Div: march to Hall by the Säter road.");
+    assert_eq!(o.order_type, Some(OrderType::Engage), "{}", o.readback);
+    let o = read("2nd Div: march to Kümla by the Säter road.");
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.readback);
+    // Rule cond.duration: "until the 3rd Division comes up" is no condition.
+    let o = read("2nd Div: hold Kümla until the 3rd Division comes up.");
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.readback);
+}
