@@ -23,6 +23,10 @@ pub struct CheckArgs {
     pub side: Option<String>,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+    /// Also print each order's tokens with their tags and the meaning rules that fired (ids as
+    /// in docs/order-language.md §2.1); the JSON always carries the rules.
+    #[arg(long)]
+    pub explain: bool,
     /// File of orders separated by blank lines; `-` or nothing reads standard input.
     pub file: Option<PathBuf>,
 }
@@ -76,7 +80,7 @@ pub fn run(args: CheckArgs) -> CmdResult {
             s.push('\n');
             s
         }
-        Format::Text => render_text(&text, &report),
+        Format::Text => render_text(&text, &report, args.explain),
     };
     // A closed pipe (`staffwork check … | head`) is not an error worth a panic.
     let mut stdout = std::io::stdout().lock();
@@ -121,13 +125,25 @@ fn locate(text: &str, pos: usize) -> (usize, &str, usize) {
     (line_no, &text[line_start..line_end], col)
 }
 
-fn render_text(text: &str, report: &CheckReport) -> String {
+fn render_text(text: &str, report: &CheckReport, explain: bool) -> String {
     let mut out = String::new();
     for (i, o) in report.orders.iter().enumerate() {
         let (line, _, _) = locate(text, o.span.0);
         let _ = writeln!(out, "order {} (line {line}): {}", i + 1, type_name(o));
         if !o.readback.is_empty() {
             let _ = writeln!(out, "  read back: {}", o.readback);
+        }
+        if explain {
+            let _ = writeln!(out, "  tokens:");
+            for t in &o.tags {
+                let _ = writeln!(out, "    {:<20} {}", t.tag, t.text);
+            }
+            let rules = if o.rules.is_empty() {
+                "(none)".to_string()
+            } else {
+                o.rules.join(", ")
+            };
+            let _ = writeln!(out, "  rules: {rules}");
         }
         for d in &o.diagnostics {
             let _ = writeln!(out, "  {}[{}]: {}", d.severity, d.code, d.message);
@@ -162,5 +178,5 @@ pub(crate) fn print_order_text(text: &str, order: &CheckedOrder) {
         orders: vec![order.clone()],
         summary: Default::default(),
     };
-    eprint!("{}", render_text(text, &report));
+    eprint!("{}", render_text(text, &report, false));
 }

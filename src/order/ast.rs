@@ -113,6 +113,15 @@ pub struct Prohibition {
     pub span: Span,
 }
 
+/// One token of an order with its tag, for `check --explain`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Tag {
+    /// "verb:attack", "place:name", "negate", "courtesy", "word" …
+    pub tag: String,
+    pub text: String,
+    pub span: Span,
+}
+
 /// What a reference was resolved to in the scenario.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Resolved {
@@ -363,6 +372,11 @@ pub struct CheckedOrder {
     /// The same-order key (6.5.2, 6.6.1.5); see [`CheckedOrder::same_order_key`].
     pub key: String,
     pub diagnostics: Vec<Diagnostic>,
+    /// The meaning rules that fired, by id (docs/order-language.md §2.1).
+    pub rules: Vec<String>,
+    /// The tokens and their tags; shown by `check --explain`, not part of the JSON.
+    #[serde(skip)]
+    pub tags: Vec<Tag>,
 }
 
 impl CheckedOrder {

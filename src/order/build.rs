@@ -54,6 +54,10 @@ pub(crate) struct Draft {
     pub prohibitions: Vec<Prohibition>,
     /// Further recipients of one order ("Morvan and Sauret:", rule `lead.several`).
     pub also: Vec<Reference>,
+    /// The meaning rules that fired, by id, in order (for `check --explain`).
+    pub rules: Vec<&'static str>,
+    /// Every token of every sentence with its tag (for `check --explain`).
+    pub tags: Vec<Tag>,
 }
 
 pub(crate) fn to_reference(t: &Target) -> Reference {
@@ -171,9 +175,34 @@ pub(crate) fn build(text: &str, span: Span) -> Draft {
             continue;
         }
         let toks = lexicon::rewrite(text, abs, lower::sentence(stext, abs.0));
+        let n = toks.len();
         let toks = passive(text, toks);
+        let first = |t: &[Tok]| t.first().map(Tok::span);
+        if toks.len() != n
+            || toks
+                .iter()
+                .any(|t| matches!(t, Tok::Recipient { span, .. } if span.0 == span.1))
+        {
+            d.rules.push("lead.passive");
+        }
+        let before = first(&toks);
         let toks = compliments(text, toks);
+        if first(&toks) != before {
+            d.rules.push("lead.compliments");
+        }
+        let had = d.also.len();
         let toks = several_recipients(text, toks, &mut d.also);
+        if d.also.len() != had {
+            d.rules.push("lead.several");
+        }
+        for t in &toks {
+            let sp = t.span();
+            d.tags.push(Tag {
+                tag: lower::tag(t),
+                text: nfc(&text[sp.0..sp.1]),
+                span: sp,
+            });
+        }
         if !body_found
             && toks
                 .iter()
@@ -342,6 +371,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
         }
         if let (true, Tok::Verb { span, .. }) = (negate, tok) {
             negate = false;
+            d.rules.push("neg.prohibition");
             mode = Mode::Prohibit {
                 start: span.0,
                 end: span.1,
@@ -447,6 +477,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
             }
             Tok::IfPossible(_) => pending.if_possible = true,
             Tok::CondStart(kind, s) => {
+                d.rules.push("cond.condition");
                 mode = Mode::Cond {
                     kind: kind.clone(),
                     start: s.0,
@@ -458,6 +489,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 };
             }
             Tok::Purpose(s) => {
+                d.rules.push("purpose.why");
                 mode = Mode::Purpose {
                     start: s.1,
                     end: s.1,
@@ -1072,6 +1104,7 @@ fn attach_condition(cond: Condition, d: &mut Draft, here: Option<usize>, pending
     // Rule `cond.duration`: "until the 7th Division comes up", "till relieved" say how long a
     // stage lasts; they are not conditions (no second stage, 30.0 does not apply).
     if matches!(cond.kind.as_str(), "until" | "till") {
+        d.rules.push("cond.duration");
         let text = cond.text.clone();
         match here.map(|_| d.steps.len() - 1) {
             Some(i) => {

@@ -128,6 +128,41 @@ impl Tok {
     }
 }
 
+/// The tag of a token, as `check --explain` shows it ("verb:attack", "place:name", "negate").
+pub(crate) fn tag(t: &Tok) -> String {
+    match t {
+        Tok::Header(_) => "header".into(),
+        Tok::Courtesy(_) => "courtesy".into(),
+        Tok::Addressee(_) => "addressee".into(),
+        Tok::TypeLabel(..) => "type-label".into(),
+        Tok::Preset { .. } => "preset".into(),
+        Tok::Recipient { .. } => "recipient".into(),
+        Tok::Independent(_) => "independent".into(),
+        Tok::Manner(..) => "manner".into(),
+        Tok::Timing { .. } => "time".into(),
+        Tok::IfPossible(_) => "if-possible".into(),
+        Tok::CondStart(..) => "condition".into(),
+        Tok::Purpose(_) => "purpose".into(),
+        Tok::Facing(..) => "facing".into(),
+        Tok::Threat(..) => "threat".into(),
+        Tok::Direction { .. } => "direction".into(),
+        Tok::Attached(..) => "attached".into(),
+        Tok::With(..) => "with".into(),
+        Tok::Verb { action, .. } => format!("verb:{}", action.as_str()),
+        Tok::Place(x) => format!("place:{}", format!("{:?}", x.form).to_lowercase()),
+        Tok::Relation { rel, .. } => format!("relation:{rel}"),
+        Tok::ToFront(_) => "to-front".into(),
+        Tok::RoutePrep(..) => "route-prep".into(),
+        Tok::DestPrep(..) => "prep".into(),
+        Tok::Compass(..) => "compass".into(),
+        Tok::Connector(..) => "connector".into(),
+        Tok::Punct(_) => "punct".into(),
+        Tok::Filler(_) => "word".into(),
+        Tok::Negate(_) => "negate".into(),
+        Tok::Participle { action, .. } => format!("participle:{}", action.as_str()),
+    }
+}
+
 /// Why an order could not be read at all: where, and what was expected there.
 #[derive(Clone, Debug)]
 pub(crate) struct Unreadable {

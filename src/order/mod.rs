@@ -185,7 +185,10 @@ fn check_span(
         addressed_you,
         prohibitions,
         mut also,
+        rules,
+        tags,
     } = draft;
+    let mut rules: Vec<String> = rules.into_iter().map(str::to_string).collect();
     if let Some(ix) = index {
         for r in &mut also {
             if let Match::Found { resolved, .. } = ix.unit(&r.text, true) {
@@ -197,6 +200,9 @@ fn check_span(
     // Rule `lead.no-action`: no action, but written as English prose (a finite verb): a report,
     // the sender's intention or an exhortation, not gibberish.
     let no_action = unreadable.is_some() && lexicon::get().reads_as_prose(&text[span.0..span.1]);
+    if no_action {
+        rules.push("lead.no-action".into());
+    }
 
     // --- the recipient
     let mut recipient_side: Option<String> = None;
@@ -480,10 +486,17 @@ fn check_span(
     }
 
     // --- posture from the map (6.3.1)
-    if let (Some(ix), Some(own)) = (index, side.or(recipient_side.as_deref())) {
-        posture_from_map(ix.scenario, own, &mut stages);
+    if let (Some(ix), Some(own)) = (index, side.or(recipient_side.as_deref()))
+        && posture_from_map(ix.scenario, own, &mut stages)
+    {
+        rules.push("posture.map".into());
     }
-    merge_approach(&mut stages);
+    if merge_approach(&mut stages) {
+        rules.push("posture.approach".into());
+    }
+    if stages.is_empty() && !prohibitions.is_empty() {
+        rules.push("neg.general".into());
+    }
 
     // --- classification (6.3, 6.4.2)
     // Rule `neg.general`: an order that only forbids ("do not engage") orders no offensive
@@ -670,13 +683,16 @@ fn check_span(
         readback,
         key,
         diagnostics: diags,
+        rules,
+        tags,
     }
 }
 
 /// Rule `posture.map` (6.3.1: Engage is "offensive movement"): a stage that moves to, into or
 /// around a place the scenario's set-up shows under enemy control (an enemy unit stands on one
 /// of its hexes) is Engage.
-fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) {
+fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
+    let mut fired = false;
     let enemy_held = |r: &Reference| {
         let Some(res) = &r.resolved else { return false };
         let Some(place) = s.places.iter().find(|p| p.id == res.id) else {
@@ -699,14 +715,17 @@ fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) {
             for x in &mut st.steps {
                 x.posture = Posture::Engage;
             }
+            fired = true;
         }
     }
+    fired
 }
 
 /// Rule `posture.approach` (6.3.3): "march upon Hall and carry it" is one Engage stage, not
 /// a General stage and an Engage one: a movement joined by "and" to an attack on the same
 /// objective (or on "it", "there", the enemy) is the attack's approach.
-fn merge_approach(stages: &mut Vec<Stage>) {
+fn merge_approach(stages: &mut Vec<Stage>) -> bool {
+    let mut fired = false;
     fn key(r: &Reference) -> String {
         r.resolved
             .as_ref()
@@ -715,10 +734,10 @@ fn merge_approach(stages: &mut Vec<Stage>) {
     let mut i = 1;
     while i < stages.len() {
         let (a, b) = (&stages[i - 1], &stages[i]);
-        let approach = a.posture == Posture::General
-            && a.steps
-                .iter()
-                .all(|x| matches!(x.action, Action::Move | Action::Cross))
+        let approach = a
+            .steps
+            .iter()
+            .all(|x| matches!(x.action, Action::Move | Action::Cross))
             && b.posture == Posture::Engage
             && b.link == Link::And
             && a.condition.is_none()
@@ -737,10 +756,12 @@ fn merge_approach(stages: &mut Vec<Stage>) {
             a.direction = a.direction.take().or(b.direction);
             a.timing = a.timing.take().or(b.timing);
             a.steps.extend(b.steps);
+            fired = true;
         } else {
             i += 1;
         }
     }
+    fired
 }
 
 /// The spans of every reference in an objective, route or direction slot of a stage.

@@ -235,3 +235,41 @@ fn posture_comes_from_the_map_and_an_approach_is_one_stage() {
     let o = read("2nd Div: hold Kümla until the 3rd Division comes up.");
     assert_eq!(o.order_type, Some(OrderType::General), "{}", o.readback);
 }
+
+#[test]
+fn check_explain_prints_tokens_tags_and_rules() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_staffwork"))
+        .args([
+            "check",
+            "--scenario",
+            "tutorial-hall",
+            "--side",
+            "imperial",
+            "--explain",
+            "-",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin
+                .take()
+                .unwrap()
+                .write_all(b"2nd Div: march upon Hall and carry it; do not pursue.\n")?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("  tokens:"), "{text}");
+    assert!(
+        text.contains("verb:attack") && text.contains("negate"),
+        "{text}"
+    );
+    assert!(
+        text.contains("rules: ") && text.contains("neg.prohibition"),
+        "{text}"
+    );
+    assert!(text.contains("posture.approach"), "{text}");
+    assert!(text.contains("order 1 (line 1): Engage"), "{text}");
+}
