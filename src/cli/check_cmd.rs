@@ -108,27 +108,45 @@ fn type_name(o: &CheckedOrder) -> &'static str {
     }
 }
 
-/// Line number (1-based), the line's text and the display column of a byte offset.
-///
-/// Columns are terminal cells (`unicode-width`), not chars: a CJK character or an emoji takes
-/// two cells and a combining mark none, so the underline stays under the text it marks.
-fn locate(text: &str, pos: usize) -> (usize, &str, usize) {
-    let pos = pos.min(text.len());
-    let pos = (0..=pos)
-        .rev()
-        .find(|p| text.is_char_boundary(*p))
-        .unwrap_or(0);
-    let line_start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
-    let line_no = text[..pos].matches('\n').count() + 1;
-    let col = text[line_start..pos].width();
-    (line_no, &text[line_start..line_end], col)
+/// Line starts of a text, computed once so that locating a diagnostic is a binary search:
+/// the text report stays linear in the input however many diagnostics it holds.
+struct Lines<'t> {
+    text: &'t str,
+    starts: Vec<usize>,
+}
+
+impl<'t> Lines<'t> {
+    fn new(text: &'t str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Lines { text, starts }
+    }
+
+    /// Line number (1-based), the line's text and the display column of a byte offset.
+    ///
+    /// Columns are terminal cells (`unicode-width`), not chars: a CJK character or an emoji
+    /// takes two cells and a combining mark none, so the underline stays under the text it
+    /// marks.
+    fn locate(&self, pos: usize) -> (usize, &'t str, usize) {
+        let text = self.text;
+        let pos = pos.min(text.len());
+        let pos = (0..=pos)
+            .rev()
+            .find(|p| text.is_char_boundary(*p))
+            .unwrap_or(0);
+        let line = self.starts.partition_point(|&s| s <= pos).max(1) - 1;
+        let line_start = self.starts[line];
+        let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
+        let col = text[line_start..pos].width();
+        (line + 1, &text[line_start..line_end], col)
+    }
 }
 
 fn render_text(text: &str, report: &CheckReport, explain: bool) -> String {
+    let lines = Lines::new(text);
     let mut out = String::new();
     for (i, o) in report.orders.iter().enumerate() {
-        let (line, _, _) = locate(text, o.span.0);
+        let (line, _, _) = lines.locate(o.span.0);
         let _ = writeln!(out, "order {} (line {line}): {}", i + 1, type_name(o));
         if !o.readback.is_empty() {
             let _ = writeln!(out, "  read back: {}", o.readback);
@@ -148,7 +166,7 @@ fn render_text(text: &str, report: &CheckReport, explain: bool) -> String {
         for d in &o.diagnostics {
             let _ = writeln!(out, "  {}[{}]: {}", d.severity, d.code, d.message);
             if d.severity != Severity::Note {
-                let (l, src, col) = locate(text, d.span.0);
+                let (l, src, col) = lines.locate(d.span.0);
                 let width = text
                     .get(d.span.0..d.span.1.min(d.span.0 + src.len()))
                     .map_or(1, |s| s.lines().next().unwrap_or("").width())
