@@ -54,6 +54,9 @@ pub(crate) struct Draft {
     pub prohibitions: Vec<Prohibition>,
     /// Further recipients of one order ("Morvan and Sauret:", rule `lead.several`).
     pub also: Vec<Reference>,
+    /// The objectives of the last verbless sentence ("4th Div: Kümla."), with their
+    /// read-backs: the next bare action takes them (rule `verbless.objective`).
+    pub topic: Vec<(Reference, String)>,
     /// The meaning rules that fired, by id, in order (for `check --explain`).
     pub rules: Vec<&'static str>,
     /// Every token of every sentence with its tag (for `check --explain`).
@@ -869,6 +872,44 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
             pending.condition = Some(c);
         }
     }
+    // Rule `verbless.objective`: a sentence of places and nothing else ("Kümla.", "Hinzeberg
+    // road, Mill bridge, Hall.") names the objective of the next bare action.
+    if first_step_here.is_none()
+        && pending.condition.is_none()
+        && pending.timing.is_none()
+        && pending.direction.is_none()
+        && !pending.objectives.is_empty()
+        && pending
+            .objectives
+            .iter()
+            .all(|(r, _, route)| !route && r.form != Form::Pronoun)
+    {
+        d.topic = pending
+            .objectives
+            .drain(..)
+            .map(|(r, p, _)| (r, p))
+            .collect();
+        return;
+    }
+    if let Some(f) = first_step_here
+        && !d.topic.is_empty()
+    {
+        let topic = std::mem::take(&mut d.topic);
+        for ds in &mut d.steps[f..] {
+            let st = &mut ds.step;
+            if st.objectives.is_empty()
+                && st.route.is_empty()
+                && st.direction.is_none()
+                && !matches!(st.action, Action::Halt | Action::Join)
+            {
+                for (r, p) in &topic {
+                    st.objectives.push(r.clone());
+                    st.parts.push(p.clone());
+                }
+                d.rules.push("verbless.objective");
+            }
+        }
+    }
     // Modifiers that found no action in this sentence are kept, not dropped.
     if first_step_here.is_none() || pending.condition.is_some() {
         let mut left: Vec<String> = Vec::new();
@@ -930,13 +971,17 @@ fn passive(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
         return toks;
     };
     let Tok::Recipient {
-        who: Some(subject),
+        who: Some(mut subject),
         span: lead_span,
         ..
     } = toks[lead].clone()
     else {
         return toks;
     };
+    // The subject of a passive is what is acted on: a place unless it names troops.
+    if !super::resolve::looks_like_troops(&subject.text) {
+        subject.form = Form::Name;
+    }
     let mut out: Vec<Tok> = toks[..lead].to_vec();
     out.push(Tok::Recipient {
         who: Some(agent),

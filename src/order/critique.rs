@@ -247,6 +247,9 @@ pub(crate) fn anatomy_note(a: Anatomy, span: Span) -> Diagnostic {
 
 fn ref_key(r: &Reference) -> String {
     let base = match &r.resolved {
+        // A pronoun keys as written: its antecedent is resolved for the engine, but the
+        // read-back says "it", and "it" must read back to the same order.
+        Some(_) if r.form == Form::Pronoun => fold(&r.text),
         Some(res) => format!("#{}", res.id),
         None if !r.parts.is_empty() => r.parts.iter().map(ref_key).collect::<Vec<_>>().join("+"),
         None => fold(&r.text),

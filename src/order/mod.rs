@@ -187,6 +187,7 @@ fn check_span(
         mut also,
         rules,
         tags,
+        topic: _,
     } = draft;
     let mut rules: Vec<String> = rules.into_iter().map(str::to_string).collect();
     if let Some(ix) = index {
@@ -481,6 +482,30 @@ fn check_span(
                         "6.9: a transfer names the unit and the command it joins",
                     ),
                 )),
+            }
+        }
+    }
+
+    // Rule `pronoun.antecedent`: "it", "there" and "them" as an objective stand for the last
+    // resolved place written before them ("march upon Hall and carry it").
+    for st in &mut stages {
+        for step in &mut st.steps {
+            for r in &mut step.objectives {
+                if r.form == Form::Pronoun && r.resolved.is_none() {
+                    r.resolved = places
+                        .iter()
+                        .rev()
+                        .find(|p| p.span.0 < r.span.0 && p.resolved.is_some())
+                        .and_then(|p| p.resolved.clone());
+                }
+            }
+        }
+        let all: Vec<Reference> = st.steps.iter().flat_map(|x| x.objectives.clone()).collect();
+        for r in &mut st.objectives {
+            if r.form == Form::Pronoun
+                && let Some(x) = all.iter().find(|x| x.span == r.span)
+            {
+                r.resolved = x.resolved.clone();
             }
         }
     }

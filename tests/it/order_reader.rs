@@ -273,3 +273,22 @@ fn check_explain_prints_tokens_tags_and_rules() {
     assert!(text.contains("posture.approach"), "{text}");
     assert!(text.contains("order 1 (line 1): Engage"), "{text}");
 }
+
+#[test]
+fn a_verbless_sentence_names_the_next_objective_and_it_finds_its_place() {
+    // Rule verbless.objective.
+    let o = read("2nd Div: Kümla. Hold.");
+    assert_eq!(o.stages.len(), 1, "{}", o.readback);
+    assert_eq!(o.stages[0].objectives[0].text, "Kümla");
+    assert!(!o.has_errors(), "{:?}", codes(&o));
+    round_trips(&o);
+    // Rule pronoun.antecedent.
+    let o = read("4th Div: Kümla. Hold it.");
+    let it = &o.stages[0].objectives[0];
+    assert_eq!(
+        it.resolved.as_ref().map(|r| r.id.as_str()),
+        Some("kumla"),
+        "{it:?}"
+    );
+    round_trips(&o);
+}
