@@ -58,9 +58,9 @@ pub(crate) fn cost_type(stages: &[Stage]) -> Option<OrderType> {
     }
 }
 
-/// 6.4.4 (rule `limit.troops`): a description of troops ("the English", "the enemy's
-/// columns") or of nothing in particular ("everything in sight") is no limit; a place, a hex
-/// or a named command is.
+/// 6.4.4 (rule `limit.troops`): a description that says only whose troops ("the English",
+/// "the enemy") or nothing in particular ("everything in sight") is no limit; a place, a hex,
+/// a named command or a particular body ("the Austrian line") is.
 fn limits(r: &Reference) -> bool {
     if matches!(r.form, Form::Vague) {
         return false;
@@ -68,11 +68,9 @@ fn limits(r: &Reference) -> bool {
     if r.form == Form::Unit && r.resolved.is_none() {
         let lex = super::lexicon::get();
         let f = crate::text::fold(&r.text);
-        let generic = f.split(' ').all(|w| {
-            matches!(w, "the" | "all" | "any" | "his" | "their" | "whole")
-                || lex.is_troop_word(w)
-                || lex.is_troop_word(w.trim_end_matches('s'))
-        });
+        let generic = f
+            .split(' ')
+            .all(|w| matches!(w, "the" | "all" | "any") || lex.is_nation(w));
         if generic {
             return false;
         }

@@ -37,6 +37,7 @@ enum VerbEntry {
 struct WordList {
     words: Option<Vec<String>>,
     nouns: Option<Vec<String>>,
+    nations: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -72,6 +73,7 @@ pub(crate) struct Lexicon {
     /// First word → phrases starting with it (as word lists), longest first.
     phrases: BTreeMap<String, Vec<(Vec<String>, Kind)>>,
     troops: Vec<String>,
+    nations: Vec<String>,
     terrain: Vec<String>,
     finite: Vec<String>,
 }
@@ -202,6 +204,7 @@ impl Lexicon {
         }
         Lexicon {
             phrases,
+            nations: f.troops.nations.unwrap_or_default(),
             troops: f.troops.words.unwrap_or_default(),
             terrain: f.terrain.nouns.unwrap_or_default(),
             finite: f.finite.words.unwrap_or_default(),
@@ -211,6 +214,12 @@ impl Lexicon {
     /// A folded word names troops ("enemy", "lancers", "Division").
     pub(crate) fn is_troop_word(&self, folded: &str) -> bool {
         self.troops.iter().any(|t| t == folded)
+    }
+
+    /// A folded word says whose troops, not which ("enemy", "English"): see rule
+    /// `limit.troops`.
+    pub(crate) fn is_nation(&self, folded: &str) -> bool {
+        self.nations.iter().any(|t| t == folded)
     }
 
     /// A lower-case word is a terrain noun ("heights", "position").
