@@ -8,7 +8,7 @@
 //! file does), resolve names against a scenario, or decide what tokens mean together (that is
 //! [`super::build`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
 use serde::Deserialize;
@@ -72,10 +72,10 @@ pub(crate) enum Kind {
 pub(crate) struct Lexicon {
     /// First word → phrases starting with it (as word lists), longest first.
     phrases: BTreeMap<String, Vec<(Vec<String>, Kind)>>,
-    troops: Vec<String>,
-    nations: Vec<String>,
-    terrain: Vec<String>,
-    finite: Vec<String>,
+    troops: BTreeSet<String>,
+    nations: BTreeSet<String>,
+    terrain: BTreeSet<String>,
+    finite: BTreeSet<String>,
 }
 
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
@@ -204,34 +204,34 @@ impl Lexicon {
         }
         Lexicon {
             phrases,
-            nations: f.troops.nations.unwrap_or_default(),
-            troops: f.troops.words.unwrap_or_default(),
-            terrain: f.terrain.nouns.unwrap_or_default(),
-            finite: f.finite.words.unwrap_or_default(),
+            nations: f.troops.nations.unwrap_or_default().into_iter().collect(),
+            troops: f.troops.words.unwrap_or_default().into_iter().collect(),
+            terrain: f.terrain.nouns.unwrap_or_default().into_iter().collect(),
+            finite: f.finite.words.unwrap_or_default().into_iter().collect(),
         }
     }
 
     /// A folded word names troops ("enemy", "lancers", "Division").
     pub(crate) fn is_troop_word(&self, folded: &str) -> bool {
-        self.troops.iter().any(|t| t == folded)
+        self.troops.contains(folded)
     }
 
     /// A folded word says whose troops, not which ("enemy", "English"): see rule
     /// `limit.troops`.
     pub(crate) fn is_nation(&self, folded: &str) -> bool {
-        self.nations.iter().any(|t| t == folded)
+        self.nations.contains(folded)
     }
 
     /// A lower-case word is a terrain noun ("heights", "position").
     pub(crate) fn is_terrain(&self, word: &str) -> bool {
-        self.terrain.iter().any(|t| t == word)
+        self.terrain.contains(word)
     }
 
     /// The text holds a finite verb (an auxiliary, or a verb form of the lexicon): it is
     /// English prose, not gibberish.
     pub(crate) fn reads_as_prose(&self, text: &str) -> bool {
         split_words(text, 0).iter().any(|(w, _)| {
-            self.finite.iter().any(|f| f == w)
+            self.finite.contains(w)
                 || self.phrases.get(w).is_some_and(|v| {
                     v.iter().any(|(p, k)| {
                         p.len() == 1
@@ -388,7 +388,10 @@ pub(crate) fn rewrite(text: &str, sent: Span, toks: Vec<Tok>) -> Vec<Tok> {
             continue;
         };
         let m = (ws[i].1.0, ws[i + n - 1].1.1);
-        let hit: Vec<usize> = (0..toks.len())
+        // Tokens are in text order: start at the first that ends after the match begins.
+        let from = toks.partition_point(|t| t.span().1 <= m.0);
+        let hit: Vec<usize> = (from..toks.len())
+            .take_while(|&k| toks[k].span().0 < m.1)
             .filter(|&k| overlaps(toks[k].span(), m))
             .collect();
         let ok = may_rewrite(text, &toks, &hit, m, kind);
