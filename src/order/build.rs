@@ -200,9 +200,14 @@ pub(crate) fn build(text: &str, span: Span) -> Draft {
         }
         for t in &toks {
             let sp = t.span();
+            let shown = match t {
+                // A recipient moved by a rule (a passive's agent) shows its own words.
+                Tok::Recipient { who: Some(w), .. } if sp.0 == sp.1 => w.phrase.clone(),
+                _ => nfc(&text[sp.0..sp.1]),
+            };
             d.tags.push(Tag {
                 tag: lower::tag(t),
-                text: nfc(&text[sp.0..sp.1]),
+                text: shown,
                 span: sp,
             });
         }

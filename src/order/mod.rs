@@ -492,6 +492,7 @@ fn check_span(
         for step in &mut st.steps {
             for r in &mut step.objectives {
                 if r.form == Form::Pronoun && r.resolved.is_none() {
+                    rules.push("pronoun.antecedent".into());
                     r.resolved = places
                         .iter()
                         .rev()
