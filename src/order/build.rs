@@ -57,6 +57,8 @@ pub(crate) struct Draft {
     /// The objectives of the last verbless sentence ("4th Div: Kümla."), with their
     /// read-backs: the next bare action takes them (rule `verbless.objective`).
     pub topic: Vec<(Reference, String)>,
+    /// The time given with the verbless sentence ("Tordesillas road, 0600.").
+    pub topic_time: Option<Timing>,
     /// The meaning rules that fired, by id, in order (for `check --explain`).
     pub rules: Vec<&'static str>,
     /// Every token of every sentence with its tag (for `check --explain`).
@@ -477,8 +479,13 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 };
                 match cur {
                     Some(i) => {
-                        d.steps[i].step.parts.push(t.text.clone());
-                        d.steps[i].step.timing = Some(t);
+                        let st = &mut d.steps[i].step;
+                        st.parts.push(t.text.clone());
+                        // A start time ("at 09:30") outranks a later deadline ("by noon"): it
+                        // makes the order conditional (30.0).
+                        if st.timing.as_ref().is_none_or(|x| !x.is_start()) {
+                            st.timing = Some(t);
+                        }
                     }
                     None => pending.timing = Some(t),
                 }
@@ -881,7 +888,6 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
     // road, Mill bridge, Hall.") names the objective of the next bare action.
     if first_step_here.is_none()
         && pending.condition.is_none()
-        && pending.timing.is_none()
         && pending.direction.is_none()
         && !pending.objectives.is_empty()
         && pending
@@ -894,12 +900,14 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
             .drain(..)
             .map(|(r, p, _)| (r, p))
             .collect();
+        d.topic_time = pending.timing.take();
         return;
     }
     if let Some(f) = first_step_here
         && !d.topic.is_empty()
     {
         let topic = std::mem::take(&mut d.topic);
+        let time = d.topic_time.take();
         for ds in &mut d.steps[f..] {
             let st = &mut ds.step;
             if st.objectives.is_empty()
@@ -910,6 +918,10 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 for (r, p) in &topic {
                     st.objectives.push(r.clone());
                     st.parts.push(p.clone());
+                }
+                if let (None, Some(t)) = (&st.timing, &time) {
+                    st.parts.push(t.text.clone());
+                    st.timing = Some(t.clone());
                 }
                 d.rules.push("verbless.objective");
             }

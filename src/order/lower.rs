@@ -363,8 +363,16 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
                 match c.as_rule() {
                     Rule::timing_prep => prep = lower_case_words(c.as_str()),
                     Rule::time_value => value = Some(normalise_time(c.as_str())),
+                    Rule::bare_clock => {
+                        prep = "at".into();
+                        value = Some(normalise_time(c.as_str()));
+                    }
                     _ => {}
                 }
+            }
+            // A bare clock ("0600") is a time of starting, as "at 0600".
+            if prep == "immediate" && value.is_some() {
+                prep = "at".into();
             }
             Tok::Timing { prep, value, span }
         }
@@ -499,7 +507,7 @@ fn normalise_time(s: &str) -> String {
     }
     let rest = &t[digits.len()..];
     let pm = rest.contains('p');
-    let (mut h, m): (u32, u32) = if let Some(r) = rest.strip_prefix(':') {
+    let (mut h, m): (u32, u32) = if let Some(r) = rest.strip_prefix([':', '.']) {
         let mm: String = r.chars().take_while(|c| c.is_ascii_digit()).collect();
         (digits.parse().unwrap_or(0), mm.parse().unwrap_or(0))
     } else if digits.len() == 4 {

@@ -188,6 +188,7 @@ fn check_span(
         rules,
         tags,
         topic: _,
+        topic_time: _,
     } = draft;
     let mut rules: Vec<String> = rules.into_iter().map(str::to_string).collect();
     if let Some(ix) = index {

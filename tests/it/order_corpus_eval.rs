@@ -294,7 +294,7 @@ fn the_reader_meets_its_figures_on_the_annotated_corpus() {
             s.show()
         );
     };
-    floor("type", f.kind, 0.83); // TARGET 0.95, not yet met
+    floor("type", f.kind, 0.85); // TARGET 0.95, not yet met
     floor("places recall", f.recall, 0.9); // TARGET 0.95, not yet met
     floor("places precision", f.precision, 0.75); // TARGET 0.95, not yet met
     floor("resolution", f.resolution, 0.86); // TARGET 0.95, not yet met
@@ -302,7 +302,7 @@ fn the_reader_meets_its_figures_on_the_annotated_corpus() {
     floor("round trip", f.round_trip, 0.78); // TARGET 1.0, not yet met
     // TARGET 0.05, not yet met
     assert!(
-        f.errors_on_good.ratio() <= 0.112,
+        f.errors_on_good.ratio() <= 0.107,
         "errors on good {} is above its ceiling",
         f.errors_on_good.show()
     );

@@ -292,3 +292,34 @@ fn a_verbless_sentence_names_the_next_objective_and_it_finds_its_place() {
     );
     round_trips(&o);
 }
+
+#[test]
+fn times_in_the_forms_officers_write_them() {
+    use staffwork::rules::OrderType;
+    // 30.0: a start time makes the order conditional (Complex), a deadline does not.
+    for text in [
+        "2nd Div: Kümla, 0600. Hold.",
+        "2nd Div: at 10.30 a.m. march to Kümla.",
+        "2nd Div: march to Kümla at 09:30 and arrive by noon.",
+        "2nd Div: march to Kümla at daylight.",
+    ] {
+        let o = read(text);
+        assert_eq!(
+            o.order_type,
+            Some(OrderType::Complex),
+            "{text}: {}",
+            o.readback
+        );
+        assert!(o.stages[0].timing.is_some(), "{text}");
+    }
+    let o = read("2nd Div: march to Kümla at 10.30 a.m.");
+    let t = o.stages[0].timing.as_ref().unwrap();
+    assert_eq!(t.time.as_deref(), Some("10:30"));
+    // A year is no time.
+    let o = read("2nd Div: on the 14th of May 1814 march to Kümla.");
+    assert!(
+        o.stages.iter().all(|s| s.timing.is_none()),
+        "{}",
+        o.readback
+    );
+}
