@@ -658,10 +658,18 @@ fn check_span(
     let _ = intent_span;
 
     let who = recipient.as_ref().map(|r| {
-        let name = r
-            .resolved
-            .as_ref()
-            .map_or(r.phrase.clone(), |x| x.name.clone());
+        // The order of battle's name when it reads back to the same command; otherwise the
+        // recipient as written ("Milhaud"), which does.
+        let name = match (&r.resolved, index) {
+            (Some(x), Some(ix))
+                if matches!(ix.unit(&x.name, false), Match::Found { ref resolved, .. } if resolved.id == x.id)
+                    && !x.name.contains('(') =>
+            {
+                x.name.clone()
+            }
+            (Some(x), None) => x.name.clone(),
+            _ => r.phrase.clone(),
+        };
         if lead_attached.is_empty() {
             name
         } else {

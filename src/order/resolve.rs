@@ -425,6 +425,55 @@ impl<'a> Index<'a> {
     }
 
     /// Look a formation, unit or commander up (exact, then near miss when `fuzzy`).
+    /// A commander's or brigadier's surname, alone or as a possessive before troop words
+    /// ("Anstruther", "Merlin's lancers", "Loison's division"), resolves to the one command
+    /// whose name, short name or alias holds that surname as a word (scenario lexicon, issue 11).
+    fn by_surname(&self, text: &str) -> Option<Match> {
+        let first = text.split_whitespace().next()?;
+        if !first.chars().next().is_some_and(char::is_uppercase) {
+            return None;
+        }
+        let written = fold(text);
+        let mut words = written.split(' ');
+        let head = words.next()?;
+        let lex = super::lexicon::get();
+        if !words.all(|w| lex.is_troop_word(w) || lex.is_troop_word(w.trim_end_matches('s'))) {
+            return None;
+        }
+        let surname = if first.ends_with("'s") || first.ends_with("’s") || first.ends_with('\'') {
+            head.trim_end_matches('s')
+        } else {
+            head
+        };
+        if surname.chars().count() < 3 || lex.is_troop_word(surname) {
+            return None;
+        }
+        let hits: Vec<&UnitKey> = self
+            .units
+            .iter()
+            .filter(|k| {
+                k.written
+                    .split(' ')
+                    .any(|w| w == surname || w.strip_suffix('s') == Some(surname))
+            })
+            .collect();
+        let k = hits.first()?;
+        if hits.iter().any(|h| h.id != k.id) {
+            return None;
+        }
+        Some(Match::Found {
+            resolved: Resolved {
+                id: k.id.clone(),
+                name: k.name.clone(),
+                kind: k.kind.clone(),
+            },
+            side: Some(k.side.clone()),
+            variant: None,
+            near: None,
+            others: Vec::new(),
+        })
+    }
+
     pub fn unit(&self, text: &str, fuzzy: bool) -> Match {
         let key = unit_key(text);
         let bare = without_titles(&key);
@@ -462,6 +511,9 @@ impl<'a> Index<'a> {
                 near: None,
                 others,
             };
+        }
+        if let Some(m) = self.by_surname(text) {
+            return m;
         }
         // Numbers are never near misses of each other: "5th Div" is not "4th Div".
         let want = digit_words(&bare);

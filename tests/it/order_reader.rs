@@ -323,3 +323,23 @@ fn times_in_the_forms_officers_write_them() {
         o.readback
     );
 }
+
+#[test]
+fn a_surname_or_a_possessive_names_the_command() {
+    let s = staffwork::scenario::bundled("talavera-1809").unwrap();
+    let o = order::check_one(
+        "Merlin's lancers: charge the British cavalry in the valley.",
+        Some(&s),
+        Some("french"),
+    );
+    let r = o.recipient.as_ref().and_then(|r| r.resolved.as_ref());
+    assert_eq!(
+        r.map(|r| r.id.as_str()),
+        Some("merlin-cav-iv"),
+        "{:?}",
+        o.recipient
+    );
+    // The read-back names a recipient that reads back to the same command.
+    let again = order::check_one(&o.readback, Some(&s), Some("french"));
+    assert_eq!(again.key, o.key, "{}", o.readback);
+}
