@@ -195,6 +195,11 @@ pub(crate) fn build(text: &str, span: Span) -> Draft {
         if first(&toks) != before {
             d.rules.push("lead.compliments");
         }
+        let n = toks.len();
+        let toks = third_person(text, toks);
+        if toks.len() != n {
+            d.rules.push("lead.third-person");
+        }
         let had = d.also.len();
         let toks = several_recipients(text, toks, &mut d.also);
         if d.also.len() != had {
@@ -1043,6 +1048,72 @@ fn compliments(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
         },
     ];
     out.extend(toks.into_iter().skip(c + 2));
+    out
+}
+
+/// Rule `lead.third-person`: "The reserve battery will move …", "On receipt of this, the 3rd
+/// Division will withdraw …" — when the grammar found no recipient, the noun phrase right
+/// before "will", "shall", "must", "is to" or "are to" and the first action is the recipient.
+fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
+    if toks.iter().any(|t| matches!(t, Tok::Recipient { .. })) {
+        return toks;
+    }
+    let Some(v) = toks.iter().position(|t| matches!(t, Tok::Verb { .. })) else {
+        return toks;
+    };
+    let word = |k: usize| {
+        let s = toks[k].span();
+        text[s.0..s.1].to_ascii_lowercase()
+    };
+    let link = match v {
+        0 => return toks,
+        _ if matches!(word(v - 1).as_str(), "will" | "shall" | "must") => v - 1,
+        _ if v >= 2 && word(v - 1) == "to" && matches!(word(v - 2).as_str(), "is" | "are") => v - 2,
+        _ => return toks,
+    };
+    let mut first = link;
+    while first > 0
+        && matches!(
+            toks[first - 1],
+            Tok::Place(_) | Tok::Filler(_) | Tok::Verb { .. }
+        )
+    {
+        first -= 1;
+    }
+    if first == link {
+        return toks;
+    }
+    let span = (toks[first].span().0, toks[link - 1].span().1);
+    let phrase = text[span.0..span.1].trim();
+    if phrase.len() > 60
+        || !phrase
+            .chars()
+            .any(|c| c.is_uppercase() || c.is_ascii_digit())
+    {
+        return toks;
+    }
+    let (name, name_span) = match phrase.split_once(' ') {
+        Some((a, rest)) if a.eq_ignore_ascii_case("the") => (rest, (span.1 - rest.len(), span.1)),
+        _ => (phrase, span),
+    };
+    let who = Target {
+        form: Form::Unit,
+        text: nfc(name),
+        span: name_span,
+        phrase: nfc(phrase),
+        phrase_span: span,
+        hexes: Vec::new(),
+        within: None,
+        parts: Vec::new(),
+    };
+    let end = toks[v - 1].span().1;
+    let mut out: Vec<Tok> = toks[..first].to_vec();
+    out.push(Tok::Recipient {
+        who: Some(who),
+        attached: Vec::new(),
+        span: (span.0, end),
+    });
+    out.extend(toks.into_iter().skip(v));
     out
 }
 

@@ -343,3 +343,12 @@ fn a_surname_or_a_possessive_names_the_command() {
     let again = order::check_one(&o.readback, Some(&s), Some("french"));
     assert_eq!(again.key, o.key, "{}", o.readback);
 }
+
+#[test]
+fn a_third_person_lead_after_a_timing_names_the_recipient() {
+    // Rule lead.third-person.
+    let o = read("On receipt of this, the 3rd Division will withdraw from Hinzeberg to Kümla.");
+    let r = o.recipient.as_ref().and_then(|r| r.resolved.as_ref());
+    assert_eq!(r.map(|r| r.id.as_str()), Some("div-3"), "{:?}", o.recipient);
+    assert!(!o.has_errors(), "{:?}", codes(&o));
+}
