@@ -7,7 +7,7 @@
 
 use super::ast::*;
 use super::lower::{self, Target, Tok, Unreadable};
-use super::{lexicon, source};
+use super::{lexicon, names, source};
 use crate::rules::{OrderType, Posture};
 use crate::text::nfc;
 
@@ -160,7 +160,7 @@ fn words(s: &str) -> String {
 }
 
 /// Read one order (`text` is the whole input, `span` the order's byte range in it).
-pub(crate) fn build(text: &str, span: Span) -> Draft {
+pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index<'_>>) -> Draft {
     let mut d = Draft {
         body_start: span.0,
         ..Draft::default()
@@ -180,6 +180,22 @@ pub(crate) fn build(text: &str, span: Span) -> Draft {
             continue;
         }
         let toks = lexicon::rewrite(text, abs, lower::sentence(stext, abs.0));
+        let keep = |t: &str| {
+            super::resolve::looks_like_troops(t) || index.is_some_and(|ix| ix.is_exact_name(t))
+        };
+        let mut fired = false;
+        let toks = match index {
+            Some(ix) => names::scenario(text, abs, toks, &ix.phrases, &keep, &mut fired),
+            None => toks,
+        };
+        if fired {
+            d.rules.push("name.scenario");
+        }
+        let mut fired = false;
+        let toks = names::edges(text, toks, &keep, &mut fired);
+        if fired {
+            d.rules.push("name.edges");
+        }
         let n = toks.len();
         let toks = passive(text, toks);
         let first = |t: &[Tok]| t.first().map(Tok::span);

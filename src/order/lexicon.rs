@@ -33,7 +33,7 @@ enum VerbEntry {
     },
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct WordList {
     words: Option<Vec<String>>,
     nouns: Option<Vec<String>>,
@@ -48,6 +48,8 @@ struct File {
     troops: WordList,
     terrain: WordList,
     finite: WordList,
+    #[serde(default)]
+    relations: WordList,
 }
 
 /// What a lexicon phrase is.
@@ -76,6 +78,8 @@ pub(crate) struct Lexicon {
     nations: BTreeSet<String>,
     terrain: BTreeSet<String>,
     finite: BTreeSet<String>,
+    relations: BTreeSet<String>,
+    adjectives: BTreeSet<String>,
 }
 
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
@@ -208,6 +212,8 @@ impl Lexicon {
             troops: f.troops.words.unwrap_or_default().into_iter().collect(),
             terrain: f.terrain.nouns.unwrap_or_default().into_iter().collect(),
             finite: f.finite.words.unwrap_or_default().into_iter().collect(),
+            relations: f.relations.nouns.unwrap_or_default().into_iter().collect(),
+            adjectives: f.relations.words.unwrap_or_default().into_iter().collect(),
         }
     }
 
@@ -225,6 +231,17 @@ impl Lexicon {
     /// A lower-case word is a terrain noun ("heights", "position").
     pub(crate) fn is_terrain(&self, word: &str) -> bool {
         self.terrain.contains(word)
+    }
+
+    /// A lower-case noun that places something relative to a named place ("the foot of the
+    /// Medellin", "the west bank of the Viskan"): rule `name.edges` keeps only the named place.
+    pub(crate) fn is_relation(&self, word: &str) -> bool {
+        self.relations.contains(word)
+    }
+
+    /// A lower-case word that may stand inside a name ("north road", "upper town").
+    pub(crate) fn is_name_adjective(&self, word: &str) -> bool {
+        self.adjectives.contains(word)
     }
 
     /// The text holds a finite verb (an auxiliary, or a verb form of the lexicon): it is
@@ -253,7 +270,7 @@ impl Lexicon {
 
 /// The words of `text` (letters, digits, inner apostrophes and hyphens), lower-cased, with byte
 /// spans offset by `off`.
-fn split_words(text: &str, off: usize) -> Vec<(String, Span)> {
+pub(crate) fn split_words(text: &str, off: usize) -> Vec<(String, Span)> {
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
     let is_word = |c: char| c.is_alphanumeric();

@@ -15,6 +15,7 @@ mod critique;
 mod grammar;
 mod lexicon;
 mod lower;
+mod names;
 mod readback;
 mod resolve;
 mod source;
@@ -162,7 +163,7 @@ fn check_span(
     side: Option<&str>,
     now: Option<NaiveTime>,
 ) -> CheckedOrder {
-    let draft = build::build(text, span);
+    let draft = build::build(text, span, index);
     let mut diags: Vec<Diagnostic> = Vec::new();
     let build::Draft {
         header,

@@ -212,6 +212,8 @@ struct UnitKey {
 /// Lookup tables over one scenario.
 pub(crate) struct Index<'a> {
     pub scenario: &'a Scenario,
+    /// The place names and aliases as word sequences (rule `name.scenario`).
+    pub phrases: super::names::Phrases,
     places: Vec<PlaceKey>,
     units: Vec<UnitKey>,
 }
@@ -320,8 +322,16 @@ impl<'a> Index<'a> {
                 });
             }
         }
+        let phrases = super::names::Phrases::new(
+            scenario
+                .places
+                .iter()
+                .flat_map(|p| std::iter::once(&p.name).chain(&p.aliases))
+                .map(String::as_str),
+        );
         Index {
             scenario,
+            phrases,
             places,
             units,
         }
@@ -334,6 +344,14 @@ impl<'a> Index<'a> {
             name: p.name.clone(),
             kind: kind_name(p.kind),
         }
+    }
+
+    /// The text is, exactly, a name of the scenario (a place or alias, or a command): a
+    /// captured name that must be kept whole (rule `name.edges`).
+    pub fn is_exact_name(&self, text: &str) -> bool {
+        let key = place_key(text);
+        self.places.iter().any(|k| k.key == key)
+            || matches!(self.unit(text, false), Match::Found { near: None, .. })
     }
 
     /// Look a place name up.
