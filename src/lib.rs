@@ -20,4 +20,5 @@ pub mod rules;
 pub mod scenario;
 pub mod space;
 pub mod store;
+pub mod study;
 pub mod text;

@@ -17,6 +17,7 @@ mod odds_combat;
 mod rules_cmd;
 mod scenario_cmd;
 mod simulate_cmd;
+mod study_cmd;
 
 pub use odds_cmd::OddsCmd;
 
@@ -118,6 +119,9 @@ pub enum Command {
     Simulate(simulate_cmd::SimulateCmd),
     /// Read orders, classify and criticise them (docs/order-language.md).
     Check(check_cmd::CheckArgs),
+    /// What-if studies: run a plan (orders, initiative, umpire events) thousands of times, compare
+    /// two plans, re-run a game with other seeds, merge shards (docs/studies.md).
+    Study(study_cmd::StudyArgs),
 }
 
 /// `staffwork odds CHECK …` or `staffwork odds --db GAME.db --order N`.
@@ -211,6 +215,7 @@ pub fn run(cli: Cli) -> CmdResult {
         },
         Command::Simulate(cmd) => simulate_cmd::run(cmd),
         Command::Check(args) => check_cmd::run(args),
+        Command::Study(args) => study_cmd::run(args),
     }
 }
 
