@@ -141,6 +141,34 @@ impl<'a> Engine<'a> {
             events: Vec::new(),
             dice,
         };
+        Self::dispatch(&mut ctx, cmd)?;
+        Ok(ctx.events)
+    }
+
+    /// As [`Engine::decide`], on a state the caller gives up (what-if studies, issue 16): no
+    /// clone of the whole state, and no second fold. The events are byte-identical to
+    /// `decide`'s; on success the returned state is the given one with every event applied by
+    /// [`evolve`] (the scratch state `Ctx::emit` keeps, which only `emit` changes). On a refusal
+    /// the state is consumed, possibly half-way through the command: use it only when a refusal
+    /// ends the caller's use of that state (a study run ends on a refused `Advance`).
+    pub fn decide_owned(
+        &self,
+        state: GameState,
+        cmd: &Command,
+        dice: &mut dyn Dice,
+    ) -> Result<(GameState, Vec<Event>), Refusal> {
+        let mut ctx = Ctx {
+            eng: self,
+            state,
+            events: Vec::new(),
+            dice,
+        };
+        Self::dispatch(&mut ctx, cmd)?;
+        Ok((ctx.state, ctx.events))
+    }
+
+    /// The body of `decide`: one flat match over the commands.
+    fn dispatch(ctx: &mut Ctx, cmd: &Command) -> Result<(), Refusal> {
         if ctx.state.step == Step::GameOver && !matches!(cmd, Command::Override { .. }) {
             return Err(Refusal::new(
                 "game-over",
@@ -158,15 +186,15 @@ impl<'a> Engine<'a> {
             ));
         }
         match cmd {
-            Command::Start { presets, variants } => sequence::start(&mut ctx, presets, variants)?,
-            Command::Advance => sequence::advance(&mut ctx)?,
+            Command::Start { presets, variants } => sequence::start(ctx, presets, variants)?,
+            Command::Advance => sequence::advance(ctx)?,
             Command::IssueOrder {
                 side,
                 from,
                 to,
                 method,
                 order,
-            } => command_system::issue_order(&mut ctx, side, from, to, *method, order, None)?,
+            } => command_system::issue_order(ctx, side, from, to, *method, order, None)?,
             Command::IssueRelayedOrder {
                 side,
                 from,
@@ -174,35 +202,31 @@ impl<'a> Engine<'a> {
                 to,
                 method,
                 order,
-            } => command_system::issue_order(&mut ctx, side, from, to, *method, order, Some(via))?,
-            Command::DeliverRelayedOrder { order } => relay::deliver(&mut ctx, *order)?,
+            } => command_system::issue_order(ctx, side, from, to, *method, order, Some(via))?,
+            Command::DeliverRelayedOrder { order } => relay::deliver(ctx, *order)?,
             Command::RollInitiative {
                 commander,
                 command,
                 order,
-            } => command_system::roll_initiative(&mut ctx, commander, command, order)?,
+            } => command_system::roll_initiative(ctx, commander, command, order)?,
             Command::LooseCannonOrder { command, order } => {
-                command_system::loose_cannon_order(&mut ctx, command, order)?
+                command_system::loose_cannon_order(ctx, command, order)?
             }
-            Command::DefaultDefense { command } => {
-                command_system::default_defense(&mut ctx, command)?
-            }
-            Command::Withdraw { command } => command_system::withdraw(&mut ctx, command)?,
-            Command::Move { piece, to } => command_system::move_piece(&mut ctx, piece, *to)?,
-            Command::StageComplete { command } => {
-                command_system::stage_complete(&mut ctx, command)?
-            }
+            Command::DefaultDefense { command } => command_system::default_defense(ctx, command)?,
+            Command::Withdraw { command } => command_system::withdraw(ctx, command)?,
+            Command::Move { piece, to } => command_system::move_piece(ctx, piece, *to)?,
+            Command::StageComplete { command } => command_system::stage_complete(ctx, command)?,
             Command::Combat {
                 kind,
                 attackers,
                 defenders,
                 options,
-            } => combat_system::resolve(&mut ctx, kind, attackers, defenders, options)?,
+            } => combat_system::resolve(ctx, kind, attackers, defenders, options)?,
             Command::Override { reason, action } => {
-                command_system::umpire_override(&mut ctx, reason, action)?
+                command_system::umpire_override(ctx, reason, action)?
             }
         }
-        Ok(ctx.events)
+        Ok(())
     }
 
     /// The schedule entry of a turn (1-based); the last one for turns past the end.

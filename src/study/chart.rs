@@ -131,6 +131,13 @@ pub fn line_svg(title: &str, subtitle: &str, labels: &[String], series: &[Series
             r##"<polyline fill="none" stroke="{c}" stroke-width="2.5"{dash} points="{}"/>"##,
             pts.join(" ")
         );
+        // A marker per turn: the values exist only at turns; the lines join them for the eye.
+        for p in &pts {
+            if let Some((px, py)) = p.split_once(',') {
+                let _ = write!(o, r##"<circle cx="{px}" cy="{py}" r="2.5" fill="{c}"/>"##);
+            }
+        }
+        o.push('\n');
         let ly = TOP + 10.0 + 20.0 * i as f64;
         let lx = LEFT + pw + 16.0;
         let _ = writeln!(
@@ -153,7 +160,7 @@ pub fn delay_svg(s: &Summary) -> String {
     let cols = panels.min(3);
     let rows = panels.div_ceil(cols);
     let (pw, ph) = (280.0, 170.0);
-    let w = 30.0 + cols as f64 * (pw + 40.0);
+    let w = 40.0 + cols as f64 * (pw + 40.0);
     let h = 70.0 + rows as f64 * (ph + 70.0);
     let mut o = String::new();
     let _ = writeln!(
@@ -172,47 +179,90 @@ pub fn delay_svg(s: &Summary) -> String {
         .max()
         .unwrap_or(1)
         .max(1);
+    // One vertical scale for every panel (so panels compare), up to the next 10 % above the
+    // tallest bar.
+    let n = s.runs.max(1) as f64;
+    let tallest = s
+        .orders
+        .iter()
+        .flat_map(|o| o.delay.bins.iter().copied().chain([o.delay.none]))
+        .max()
+        .unwrap_or(0) as f64
+        / n;
+    let top = ((tallest * 10.0).ceil() / 10.0).clamp(0.1, 1.0);
+    // Label every bar when few, else every other one.
+    let label_every = if max_delay > 12 { 2 } else { 1 };
     for (i, ord) in s.orders.iter().enumerate() {
         let (cx, cy) = (
-            40.0 + (i % cols) as f64 * (pw + 40.0),
+            50.0 + (i % cols) as f64 * (pw + 40.0),
             80.0 + (i / cols) as f64 * (ph + 70.0),
         );
-        let bars = max_delay + 1;
-        let bw = pw / bars as f64;
-        let n = s.runs.max(1) as f64;
+        // The delay bars, a gap, then the "never" bar.
+        let slots = max_delay as f64 + 2.0;
+        let bw = pw / slots;
         let c = PALETTE[i % PALETTE.len()];
         let _ = writeln!(
             o,
             r##"<text x="{cx}" y="{}" font-size="13" font-weight="bold">{}</text><line x1="{cx}" x2="{}" y1="{}" y2="{}" stroke="#333"/>"##,
-            cy - 6.0,
+            cy - 10.0,
             esc(&ord.id),
             cx + pw,
             cy + ph,
             cy + ph
         );
-        for k in 0..bars {
-            let (count, label) = if k < max_delay {
-                (ord.delay.bins.get(k).copied().unwrap_or(0), k.to_string())
-            } else {
-                (ord.delay.none, "never".to_string())
-            };
-            let p = count as f64 / n;
-            let bh = ph * p;
-            let fill = if k < max_delay { c } else { "#999" };
+        for k in [0.0, 0.5, 1.0] {
+            let gy = cy + ph - ph * k;
             let _ = writeln!(
                 o,
-                r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{bh:.1}" fill="{fill}"/><text x="{:.1}" y="{}" font-size="10" text-anchor="middle">{label}</text>"##,
-                cx + k as f64 * bw + 1.0,
+                r##"<line x1="{cx}" x2="{}" y1="{gy:.1}" y2="{gy:.1}" stroke="#e5e5e5"/><text x="{}" y="{:.1}" font-size="9" text-anchor="end" fill="#555">{:.0}%</text>"##,
+                cx + pw,
+                cx - 3.0,
+                gy + 3.0,
+                top * k * 100.0
+            );
+        }
+        for k in 0..=max_delay {
+            let never = k == max_delay;
+            let count = if never {
+                ord.delay.none
+            } else {
+                ord.delay.bins.get(k).copied().unwrap_or(0)
+            };
+            let slot = if never { k as f64 + 1.0 } else { k as f64 };
+            let p = count as f64 / n;
+            let bh = ph * p / top;
+            let fill = if never { "#999" } else { c };
+            let bx = cx + slot * bw;
+            let _ = writeln!(
+                o,
+                r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{bh:.1}" fill="{fill}"><title>{}: {count} runs</title></rect>"##,
+                bx + 1.0,
                 cy + ph - bh,
                 (bw - 2.0).max(1.0),
-                cx + (k as f64 + 0.5) * bw,
-                cy + ph + 13.0
+                if never {
+                    "never".to_string()
+                } else {
+                    format!("delay {k}")
+                },
             );
-            if p >= 0.005 {
+            if never || k % label_every == 0 {
+                let _ = writeln!(
+                    o,
+                    r##"<text x="{:.1}" y="{}" font-size="10" text-anchor="middle">{}</text>"##,
+                    bx + bw / 2.0,
+                    cy + ph + 13.0,
+                    if never {
+                        "never".to_string()
+                    } else {
+                        k.to_string()
+                    }
+                );
+            }
+            if p >= 0.03 {
                 let _ = writeln!(
                     o,
                     r##"<text x="{:.1}" y="{:.1}" font-size="9" text-anchor="middle" fill="#333">{:.0}%</text>"##,
-                    cx + (k as f64 + 0.5) * bw,
+                    bx + bw / 2.0,
                     cy + ph - bh - 3.0,
                     p * 100.0
                 );

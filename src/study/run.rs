@@ -162,6 +162,27 @@ impl Runner<'_, '_> {
         Ok(())
     }
 
+    /// `Command::Advance` without cloning the state: the engine hands back its scratch state,
+    /// which is the state with the events applied (`Engine::decide_owned`). False when refused;
+    /// the run then ends, so the consumed state is not needed.
+    fn advance(&mut self) -> bool {
+        self.rec.end_turn = self.state.turn.min(self.plan.last_turn);
+        let state = std::mem::replace(&mut self.state, self.engine.initial_state());
+        match self
+            .engine
+            .decide_owned(state, &Command::Advance, &mut self.dice)
+        {
+            Ok((state, events)) => {
+                self.state = state;
+                for e in &events {
+                    self.measure(e);
+                }
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     fn play_out(&mut self) {
         let mut sent = vec![false; self.plan.orders.len()];
         let mut rolled = vec![false; self.plan.initiative.len()];
@@ -182,7 +203,7 @@ impl Runner<'_, '_> {
                 self.roll_initiative(&mut rolled);
             }
             // An Advance the engine refuses would refuse again: the run ends there.
-            if self.decide(&Command::Advance).is_err() {
+            if !self.advance() {
                 break;
             }
         }
@@ -416,6 +437,10 @@ impl Runner<'_, '_> {
     }
 
     fn finish(mut self) -> RunRecord {
+        if self.state.turn == 0 {
+            // A refused Advance consumed the state: the end turn was noted before it.
+            return self.rec;
+        }
         self.rec.end_turn = self.state.turn.min(self.plan.last_turn);
         for (i, side) in self.plan.scenario.sides.iter().enumerate() {
             for c in self.state.commands.values().filter(|c| c.side == side.id) {

@@ -377,3 +377,37 @@ fn a_game_file_is_replayed_with_other_seeds_and_divergence_counted() {
     let none = staffwork(&["study", "--db", db, "--from-turn", "40"]);
     assert_eq!(none.status.code(), Some(1));
 }
+
+/// The study's fast path, `Engine::decide_owned`, gives the events `decide` gives, and its
+/// state is the fold of those events (a whole Vimeiro day, every Advance both ways).
+#[test]
+fn decide_owned_gives_the_events_and_state_of_decide_and_evolve() {
+    use staffwork::engine::{Step, evolve};
+    use staffwork::rules::dice::SeededDice;
+    let plan = study::plan::load(Path::new("examples/plans/vimeiro-french-attack.toml")).unwrap();
+    let engine = study::engine(&plan);
+    let start = Command::Start {
+        presets: plan.presets.clone(),
+        variants: plan.variants.clone(),
+    };
+    let mut a = engine.initial_state();
+    let mut da = SeededDice::new(11);
+    for e in engine.decide(&a, &start, &mut da).unwrap() {
+        evolve(&mut a, &e);
+    }
+    let mut b = a.clone();
+    let mut db = da.clone();
+    let mut steps = 0;
+    while a.step != Step::GameOver {
+        let ea = engine.decide(&a, &Command::Advance, &mut da).unwrap();
+        for e in &ea {
+            evolve(&mut a, e);
+        }
+        let (next, eb) = engine.decide_owned(b, &Command::Advance, &mut db).unwrap();
+        b = next;
+        assert_eq!(ea, eb, "step {steps}");
+        assert_eq!(a, b, "step {steps}");
+        steps += 1;
+    }
+    assert!(steps > 40, "a whole day: {steps} steps");
+}
