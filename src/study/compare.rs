@@ -137,7 +137,7 @@ pub fn compare(a: &Summary, b: &Summary) -> Vec<Row> {
         ));
         rows.push(prop_row(
             id,
-            "accepted on arrival",
+            "accepted on arrival (all runs)",
             (oa.results[4], na),
             (ob.results[4], nb),
         ));

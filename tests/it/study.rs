@@ -287,7 +287,7 @@ fn compare_reads_written_against_oral_as_differences_with_intervals() {
     let rows = v["rows"].as_array().unwrap();
     let row = rows
         .iter()
-        .find(|r| r["subject"] == "engage" && r["measure"] == "accepted on arrival")
+        .find(|r| r["subject"] == "engage" && r["measure"] == "accepted on arrival (all runs)")
         .unwrap();
     // 6.4.3: oral −1, written ±0 — the written order is accepted on arrival more often.
     assert!(row["diff"].as_f64().unwrap() > 0.0, "{row}");
