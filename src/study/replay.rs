@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::run::run_seed;
-use crate::engine::{Command, Engine, Event, GameState, evolve};
+use crate::engine::{Command, Engine, GameState, evolve};
 use crate::game::{Game, GameError};
 use crate::rules::dice::SeededDice;
 use crate::rules::tables::CommandTables;
@@ -131,7 +131,6 @@ fn replay_one(rec: &Recorded, engine: &Engine, seed: u64, run: u64) -> Option<(D
                 for e in &events {
                     evolve(&mut state, e);
                 }
-                let _: &[Event] = &events;
             }
             Err(r) => {
                 return Some((

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::plan::{Plan, Trigger};
 use crate::engine::{
     Command, CommandStatus, Engine, Event, EventKind, GameState, OrderStatus, OverrideAction,
-    Refusal, Step, WithdrawalCause, evolve,
+    Refusal, Step, evolve,
 };
 use crate::rules::dice::SeededDice;
 use crate::rules::{AcceptanceResult, InitiativeResult};
@@ -346,10 +346,9 @@ impl Runner<'_, '_> {
     /// Read one event into the run's record.
     fn measure(&mut self, e: &Event) {
         let t = e.turn;
-        let order = |n: &u32| *n;
         match &e.kind {
             EventKind::OrderArrived { order: n } => {
-                if let Some(k) = self.plan_order(order(n)) {
+                if let Some(k) = self.plan_order(*n) {
                     self.rec.orders[k].arrived.get_or_insert(t);
                 }
             }
@@ -426,8 +425,7 @@ impl Runner<'_, '_> {
                     }
                 }
             }
-            EventKind::WithdrawalBegan { command, cause } => {
-                let _: &WithdrawalCause = cause;
+            EventKind::WithdrawalBegan { command, .. } => {
                 if let Some(i) = self.command_index(command) {
                     self.rec.commands[i].withdrawals += 1;
                 }
@@ -461,5 +459,16 @@ mod tests {
         assert_ne!(run_seed(1, 0), run_seed(1, 1));
         assert_ne!(run_seed(1, 0), run_seed(2, 0));
         assert_ne!(run_seed(0, 1), run_seed(1, 0));
+    }
+
+    /// Golden values: a study's figures are reproducible only while these hold. (0, 0) is the
+    /// first output of SplitMix64 from state 0 as published (0xE220A8397B1DCDAF); the others
+    /// were computed independently (Python, 64-bit wrapping arithmetic).
+    #[test]
+    fn run_seeds_are_pinned() {
+        assert_eq!(run_seed(0, 0), 0xE220_A839_7B1D_CDAF);
+        assert_eq!(run_seed(1, 0), 7_960_286_522_194_355_700);
+        assert_eq!(run_seed(1, 1), 13_757_245_211_066_428_519);
+        assert_eq!(run_seed(20_261_201, 999_999), 4_428_604_212_004_457_506);
     }
 }

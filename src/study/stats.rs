@@ -453,7 +453,6 @@ pub fn merge(parts: &[(String, Summary)]) -> Result<Summary, MergeError> {
             hint: "give the shard files written with --out".into(),
         });
     };
-    let out = first;
     for (name, p) in parts {
         let bad = |message: String, hint: &str| MergeError {
             file: name.clone(),
@@ -492,7 +491,7 @@ pub fn merge(parts: &[(String, Summary)]) -> Result<Summary, MergeError> {
             ));
         }
     }
-    let mut acc = out.zeroed();
+    let mut acc = first.zeroed();
     for (name, p) in parts {
         for s in &p.shards {
             if acc.shards.contains(s) {
