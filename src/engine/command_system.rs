@@ -1414,7 +1414,7 @@ pub(crate) fn command_range_check(ctx: &mut Ctx, side: &str) -> Vec<String> {
             .iter()
             .filter_map(|anchor| pos(ctx, anchor))
             // Adjacent units are always in command (chart p2).
-            .map(|b| a.distance(b) <= 1 || ctx.eng.space.range_distance(a, b, range).is_some())
+            .map(|b| a.distance(b) <= 1 || ctx.eng.in_range(a, b, range))
             .collect();
         if !in_range.is_empty() {
             traced.push((id.clone(), parent, in_range));

@@ -28,11 +28,12 @@ pub use state::{
     CommandStatus, GameState, OrderOrigin, OrderRecord, OrderStatus, RandomEffects, Step,
 };
 
+use crate::hex::Hex;
 use crate::rules::dice::{Dice, DiceExhausted};
 use crate::rules::tables::CommandTables;
 use crate::scenario::Scenario;
 use crate::scenario::clock::TurnInfo;
-use crate::space::HexSpace;
+use crate::space::{HexSpace, Space};
 
 /// Why the engine refused a command. Nothing is recorded when a command is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -81,6 +82,11 @@ pub struct Engine<'a> {
     pub combat: &'a crate::combat::CombatTables,
     pub space: HexSpace,
     pub turns: Vec<TurnInfo>,
+    /// Command range answers already computed (6.11), by (from, to, range): the map never
+    /// changes during a game, so neither do they (issue 16: the range check at the end of every
+    /// player turn is mostly asked again for pieces that have not moved). A memo of a pure
+    /// function, so deciding stays pure; a `Mutex` so one engine serves a study's threads.
+    range_memo: std::sync::Mutex<std::collections::BTreeMap<(Hex, Hex, u32), bool>>,
 }
 
 impl<'a> Engine<'a> {
@@ -101,7 +107,23 @@ impl<'a> Engine<'a> {
             combat,
             space: HexSpace::new(scenario),
             turns: scenario.clock.turns(),
+            range_memo: Default::default(),
         }
+    }
+
+    /// Is `b` within command range `range` of `a` (6.11, `Space::range_distance`)? Memoised.
+    pub(crate) fn in_range(&self, a: Hex, b: Hex, range: u32) -> bool {
+        let key = (a, b, range);
+        if let Ok(memo) = self.range_memo.lock()
+            && let Some(&known) = memo.get(&key)
+        {
+            return known;
+        }
+        let r = self.space.range_distance(a, b, range).is_some();
+        if let Ok(mut memo) = self.range_memo.lock() {
+            memo.insert(key, r);
+        }
+        r
     }
 
     /// The empty state before `Command::Start`.
