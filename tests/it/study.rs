@@ -411,3 +411,77 @@ fn decide_owned_gives_the_events_and_state_of_decide_and_evolve() {
     }
     assert!(steps > 40, "a whole day: {steps} steps");
 }
+
+/// Every shipped plan reads and runs; conditional orders go out only once their condition
+/// holds (Vimeiro: Kellerman after DeLaborde's attack is implemented, Solignac after Brennier's
+/// order has arrived), never before.
+#[test]
+fn the_historical_plans_run_and_conditions_hold_in_every_run() {
+    for entry in std::fs::read_dir("examples/plans").unwrap() {
+        let path = entry.unwrap().path();
+        let plan = study::plan::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let out = study::run(
+            &plan,
+            Options {
+                runs: 8,
+                seed: 3,
+                threads: 1,
+                shard: Shard::whole(),
+                keep_runs: true,
+            },
+            &|_| {},
+        )
+        .unwrap();
+        assert_eq!(out.runs.len(), 8, "{}", path.display());
+        assert!(
+            out.summary.orders.iter().all(|o| o.sent.some() > 0),
+            "{}",
+            path.display()
+        );
+    }
+    let plan = study::plan::load(Path::new("examples/plans/vimeiro-french-attack.toml")).unwrap();
+    let idx = |id: &str| plan.orders.iter().position(|o| o.id == id).unwrap();
+    let (del, kel, bre, sol) = (
+        idx("delaborde-hill"),
+        idx("kellerman-village"),
+        idx("brennier-flank"),
+        idx("solignac-flank"),
+    );
+    let out = study::run(
+        &plan,
+        Options {
+            runs: 60,
+            seed: 8,
+            threads: 2,
+            shard: Shard::whole(),
+            keep_runs: true,
+        },
+        &|_| {},
+    )
+    .unwrap();
+    let mut held_back = 0;
+    for r in &out.runs {
+        match (r.orders[kel].sent, r.orders[del].implemented) {
+            (Some(sent), Some(done)) => assert!(sent >= done, "run {}", r.run),
+            (Some(_), None) => panic!("run {}: Kellerman sent before DeLaborde attacked", r.run),
+            (None, _) => held_back += 1,
+        }
+        if let Some(sent) = r.orders[sol].sent {
+            let arrived = r.orders[bre]
+                .arrived
+                .expect("Solignac went only after Brennier's arrived");
+            assert!(sent >= arrived, "run {}", r.run);
+        }
+    }
+    // Where DeLaborde's order is never implemented, Kellerman's never goes (it may also wait
+    // for command points past the end of the day).
+    let never = out
+        .runs
+        .iter()
+        .filter(|r| r.orders[del].implemented.is_none())
+        .count();
+    assert!(
+        never > 0 && held_back >= never,
+        "{held_back} held back, {never} never implemented"
+    );
+}
