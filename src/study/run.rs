@@ -99,10 +99,12 @@ pub struct RunRecord {
     pub end_turn: u32,
     /// Per side (scenario order): commands wrecked at the end (21.6).
     pub wrecked: Vec<u32>,
-    /// Per side: commands whose original commander was lost (25).
+    /// Per side: commanders lost during the run (25; `commander-lost` events).
     pub commanders_lost: Vec<u32>,
     /// Initiative rolls of the plan the engine refused, by plan id and code.
     pub refused_rolls: Vec<(String, &'static str)>,
+    /// Umpire events the engine refused (e.g. a command already withdrawn), by reason and code.
+    pub refused_events: Vec<(String, &'static str)>,
 }
 
 /// Why a run could not be played at all (the start itself was refused).
@@ -139,6 +141,7 @@ pub fn play(plan: &Plan, engine: &Engine, seed: u64, run: u64) -> Result<RunReco
             wrecked: vec![0; sides],
             commanders_lost: vec![0; sides],
             refused_rolls: Vec::new(),
+            refused_events: Vec::new(),
         },
         by_number: Vec::new(),
     };
@@ -243,8 +246,10 @@ impl Runner<'_, '_> {
                 },
                 (None, None) => continue,
             };
-            // A refused override (e.g. an already wrecked command) changes nothing.
-            let _ = self.decide(&cmd);
+            // A refused override changes nothing; the run records why.
+            if let Err(r) = self.decide(&cmd) {
+                self.rec.refused_events.push((ev.reason.clone(), r.code));
+            }
         }
     }
 
@@ -425,6 +430,22 @@ impl Runner<'_, '_> {
                     }
                 }
             }
+            EventKind::CommanderLost {
+                command,
+                lost: true,
+            } => {
+                // 25: counted when it happens (a successor takes over; the loss stays a loss).
+                let side = self.state.commands.get(command).map(|c| c.side.as_str());
+                if let Some(i) = self
+                    .plan
+                    .scenario
+                    .sides
+                    .iter()
+                    .position(|s| Some(s.id.as_str()) == side)
+                {
+                    self.rec.commanders_lost[i] += 1;
+                }
+            }
             EventKind::WithdrawalBegan { command, .. } => {
                 if let Some(i) = self.command_index(command) {
                     self.rec.commands[i].withdrawals += 1;
@@ -443,7 +464,6 @@ impl Runner<'_, '_> {
         for (i, side) in self.plan.scenario.sides.iter().enumerate() {
             for c in self.state.commands.values().filter(|c| c.side == side.id) {
                 self.rec.wrecked[i] += u32::from(c.wrecked);
-                self.rec.commanders_lost[i] += u32::from(c.commander_lost);
             }
         }
         self.rec

@@ -485,3 +485,70 @@ fn the_historical_plans_run_and_conditions_hold_in_every_run() {
         "{held_back} held back, {never} never implemented"
     );
 }
+
+/// The umpire's scripted events are played as overrides: a division wrecked at 09:00 (21.6)
+/// counts in the victory measures of every run, and a lost commander (25) too.
+#[test]
+fn scripted_umpire_events_reach_the_measures() {
+    let text = single_order_plan("written")
+        + r#"
+[[events]]
+turn = 2
+action = "wreck"
+command = "div-2"
+reason = "2nd Division broken in the wood"
+
+[[events]]
+turn = 3
+action = "commander-lost"
+command = "div-2"
+reason = "its general shot"
+"#;
+    let plan = study::plan::parse(Path::new("events.toml"), &text).unwrap();
+    let out = study::run(
+        &plan,
+        Options {
+            runs: 20,
+            seed: 4,
+            threads: 1,
+            shard: Shard::whole(),
+            keep_runs: true,
+        },
+        &|_| {},
+    )
+    .unwrap();
+    let side = plan
+        .scenario
+        .sides
+        .iter()
+        .position(|s| s.id == "imperial")
+        .unwrap();
+    for r in &out.runs {
+        assert!(r.wrecked[side] >= 1, "run {}: {:?}", r.run, r.wrecked);
+        assert!(
+            r.commanders_lost[side] >= 1,
+            "run {}: {:?}",
+            r.run,
+            r.refused_events
+        );
+    }
+    let none = study::plan::parse(Path::new("events.toml"), &single_order_plan("written")).unwrap();
+    let quiet = study::run(
+        &none,
+        Options {
+            runs: 20,
+            seed: 4,
+            threads: 1,
+            shard: Shard::whole(),
+            keep_runs: true,
+        },
+        &|_| {},
+    )
+    .unwrap();
+    assert!(
+        quiet
+            .runs
+            .iter()
+            .all(|r| r.wrecked[side] == 0 && r.commanders_lost[side] == 0)
+    );
+}
