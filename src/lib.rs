@@ -22,6 +22,7 @@ pub mod rules;
 pub mod scenario;
 pub mod space;
 pub mod store;
+pub mod study;
 pub mod text;
 pub mod units;
 pub mod view;

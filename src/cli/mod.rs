@@ -19,6 +19,7 @@ mod out;
 mod rules_cmd;
 mod scenario_cmd;
 mod simulate_cmd;
+mod study_cmd;
 
 pub use odds_cmd::OddsCmd;
 pub(crate) use out::{emit, emit_json};
@@ -134,6 +135,9 @@ pub enum Command {
     Simulate(simulate_cmd::SimulateCmd),
     /// Read orders, classify and criticise them (docs/order-language.md).
     Check(check_cmd::CheckArgs),
+    /// What-if studies: run a plan (orders, initiative, umpire events) thousands of times, compare
+    /// two plans, re-run a game with other seeds, merge shards (docs/studies.md).
+    Study(study_cmd::StudyArgs),
 }
 
 /// `staffwork odds CHECK …` or `staffwork odds --db GAME.db --order N`.
@@ -224,5 +228,6 @@ pub fn run(cli: Cli) -> CmdResult {
         },
         Command::Simulate(cmd) => simulate_cmd::run(cmd),
         Command::Check(args) => check_cmd::run(args),
+        Command::Study(args) => study_cmd::run(args),
     }
 }

@@ -1404,7 +1404,11 @@ pub(super) fn rally_phase(
     let units: Vec<String> = ctx
         .state
         .units
-        .keys()
+        .iter()
+        // Speed (issue 16): only a unit with Stragglers, out of Normal morale or Blown can roll
+        // or change below; the others are left out before the scenario lookups. Same events.
+        .filter(|(_, st)| st.track.stragglers > 0 || st.morale != MoraleState::Normal || st.blown)
+        .map(|(id, _)| id)
         .filter(|id| {
             s.unit(id)
                 .is_some_and(|u| u.side == side && !u.kind.is_artillery())
@@ -1419,6 +1423,15 @@ pub(super) fn rally_phase(
     for id in units {
         let u = s.unit(&id).expect("filtered above");
         let st = ctx.state.units[&id].clone();
+        // Speed (issue 16): a unit with no Stragglers, in Normal morale and not Blown cavalry
+        // rolls nothing below and is unchanged, so it is skipped before the costly lookups
+        // (commanders, enemy distance). Same events as without the skip.
+        if st.track.stragglers == 0
+            && st.morale == MoraleState::Normal
+            && !(st.blown && u.kind.is_cavalry())
+        {
+            continue;
+        }
         let hex = ctx.state.positions[&id];
         let commanders: Vec<CommanderIn> = s
             .commanders

@@ -690,7 +690,9 @@ pub(super) fn discard_pending(ctx: &mut Ctx, command: &str, reason: &str) {
 
 /// 6.10.1: "Written orders cannot be issued from a moving Army HQ until it arrives at its final
 /// destination, but otherwise it functions normally." The Army HQ is moving from the moment its
-/// move order is implemented until that order is completed (`stage`, decision 0091).
+/// move order is implemented until the umpire marks its first stage done (`stage`): the HQ's
+/// move is that stage; later stages are the army's ("… and await further orders"; decision
+/// 0091).
 fn require_army_hq_still(ctx: &Ctx, side: &str, method: Method) -> Result<(), Refusal> {
     if method != Method::Written {
         return Ok(());
@@ -705,7 +707,7 @@ fn require_army_hq_still(ctx: &Ctx, side: &str, method: Method) -> Result<(), Re
         return Ok(());
     };
     let moving = ctx.state.commands.get(army).and_then(|c| {
-        (c.status == CommandStatus::Ordered)
+        (c.status == CommandStatus::Ordered && c.stage == 0)
             .then_some(c.current_order)
             .flatten()
     });
@@ -1597,7 +1599,7 @@ pub(crate) fn command_range_check(ctx: &mut Ctx, side: &str) -> Vec<String> {
             .iter()
             .filter_map(|anchor| pos(ctx, anchor))
             // Adjacent units are always in command (chart p2).
-            .map(|b| a.distance(b) <= 1 || ctx.eng.space.range_distance(a, b, range).is_some())
+            .map(|b| a.distance(b) <= 1 || ctx.eng.in_range(a, b, range))
             .collect();
         if !in_range.is_empty() {
             traced.push((id.clone(), parent, in_range));

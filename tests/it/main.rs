@@ -27,4 +27,5 @@ mod scenario_check;
 mod scenario_show;
 mod scenario_talavera;
 mod scenario_vimeiro;
+mod study;
 mod view_props;
