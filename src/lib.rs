@@ -15,6 +15,7 @@ pub mod conformance;
 pub mod engine;
 pub mod game;
 pub mod hex;
+pub mod names;
 pub mod order;
 pub mod provenance;
 pub mod rules;

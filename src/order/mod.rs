@@ -15,7 +15,7 @@ mod critique;
 mod grammar;
 mod lower;
 mod readback;
-mod resolve;
+pub(crate) mod resolve;
 mod source;
 
 pub use ast::*;
