@@ -16,6 +16,7 @@ pub mod engine;
 pub mod game;
 pub mod hex;
 pub mod movement;
+pub mod names;
 pub mod order;
 pub mod provenance;
 pub mod rules;

@@ -73,6 +73,14 @@ pub fn visible(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// The parts of a name in brackets: "6th Brigade (Fane)" → "Fane", the commander the counter
+/// is named after (the scenario has no commander entry for most brigadiers).
+pub fn bracketed(name: &str) -> Option<&str> {
+    let (_, rest) = name.split_once('(')?;
+    let (inner, _) = rest.split_once(')')?;
+    Some(inner.trim()).filter(|s| !s.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

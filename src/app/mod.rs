@@ -9,6 +9,7 @@
 //! through `game`/`store` and the scenario and table loaders.
 
 mod build;
+mod named;
 pub mod request;
 pub mod view;
 mod words;
@@ -148,6 +149,7 @@ pub fn execute_with(
     req: &Request,
     dice: Option<&mut dyn Dice>,
 ) -> Result<Response, AppError> {
+    let req = &named::resolve_names(game, req, seat)?;
     authorize(game, seat, req)?;
     match req {
         Request::Turn(t) => {

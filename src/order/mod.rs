@@ -17,7 +17,7 @@ mod lexicon;
 mod lower;
 mod names;
 mod readback;
-mod resolve;
+pub(crate) mod resolve;
 mod source;
 
 pub use ast::*;

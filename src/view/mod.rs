@@ -184,16 +184,22 @@ pub fn refusal_for(
         .chain(defenders)
         .find(|id| !own(id) && !seen.contains_key(id.as_str()))
     {
-        Some(id) => Refusal {
-            code: "not-seen",
-            rule: "4.0",
-            message: format!(
-                "`{}` is not a unit {actor} can see",
-                crate::text::visible(id)
-            ),
-            help: format!("`staffwork status --side {actor}` lists the pieces you can see"),
-        },
+        Some(id) => not_seen(id, actor),
         None => refusal,
+    }
+}
+
+/// The one refusal a side gets for a unit it names but cannot see, whether the unit exists or
+/// not (4.0).
+pub fn not_seen(named: &str, side: &str) -> Refusal {
+    Refusal {
+        code: "not-seen",
+        rule: "4.0",
+        message: format!(
+            "`{}` is not a unit {side} can see",
+            crate::text::visible(named)
+        ),
+        help: format!("`staffwork status --side {side}` lists the pieces you can see"),
     }
 }
 

@@ -29,3 +29,4 @@ mod scenario_talavera;
 mod scenario_vimeiro;
 mod study;
 mod view_props;
+mod workbench;
