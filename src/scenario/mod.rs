@@ -8,6 +8,7 @@ pub mod assumed;
 pub mod clock;
 pub mod losses;
 pub mod model;
+pub mod text_checks;
 pub mod validate;
 
 pub use assumed::{AssumedValue, assumed_values};
@@ -50,15 +51,22 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
 pub fn parse(origin: &str, text: &str) -> Result<Scenario, ScenarioError> {
     let text = crate::text::nfc(text);
     // Every syntax error first (the parser recovers), then the shape (serde stops at the first
-    // wrong field), then every cross-reference at once.
+    // wrong field) with every problem of the file's strings, then every cross-reference at once.
     let syntax = validate::syntax_problems(origin, &text);
     if !syntax.is_empty() {
         return Err(ScenarioError::Invalid(syntax));
     }
-    let scenario: Scenario = toml::from_str(&text).map_err(|e| {
-        ScenarioError::Invalid(vec![validate::Problem::from_toml(origin, &text, &e)])
-    })?;
-    let problems = validate::validate(origin, &text, &scenario);
+    // Problems with the file's strings are found whatever its shape, so a type error does not
+    // hide them (issue 12: report all that can be found).
+    let mut problems = text_checks::problems(origin, &text);
+    let scenario: Scenario = match toml::from_str(&text) {
+        Ok(s) => s,
+        Err(e) => {
+            problems.insert(0, validate::Problem::from_toml(origin, &text, &e));
+            return Err(ScenarioError::Invalid(problems));
+        }
+    };
+    problems.extend(validate::validate(origin, &text, &scenario));
     if problems.is_empty() {
         Ok(scenario)
     } else {

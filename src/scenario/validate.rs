@@ -1283,6 +1283,9 @@ fn check_ids(c: &mut Checker, s: &Scenario) {
     }
 }
 
+/// The longest game a scenario may ask for, in days of game time.
+pub const MAX_CLOCK_DAYS: i64 = 14;
+
 fn check_clock(c: &mut Checker, s: &Scenario, side_ids: &BTreeSet<&str>) {
     if !side_ids.contains(s.clock.first_player.as_str()) {
         c.push_top(
@@ -1296,6 +1299,18 @@ fn check_clock(c: &mut Checker, s: &Scenario, side_ids: &BTreeSet<&str>) {
             "clock.last_turn",
             "last turn is before the first turn".into(),
             "swap the times or fix the date",
+        );
+    }
+    // A bound on what a scenario may ask of a game: NBS battles last one to three days; two
+    // weeks is generous and keeps a game's record to a few thousand turns at most.
+    let days = (s.clock.last_turn - s.clock.first_turn).num_days();
+    if days > MAX_CLOCK_DAYS {
+        c.push_top(
+            "clock.last_turn",
+            format!(
+                "the clock runs {days} days; a scenario may cover at most {MAX_CLOCK_DAYS} days"
+            ),
+            "split a campaign into scenarios, one per battle",
         );
     }
     if s.clock.night_starts.is_some() != s.clock.night_ends.is_some() {

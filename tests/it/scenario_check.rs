@@ -341,3 +341,24 @@ fn rule_29_random_events_game_table() {
         "`colour` is not a field of this entry",
     );
 }
+
+/// Issue 12: a type error stops the typed parse, but the file's other problems (invisible
+/// characters, an overlong name) are still reported, each at its line.
+#[test]
+fn a_type_error_does_not_hide_the_other_problems() {
+    let fixture = "type-error-and-hidden-characters.toml";
+    assert_problem(fixture, 27, "clock.first_turn", "invalid type");
+    assert_problem(fixture, 60, "commanders[1].name", "U+202E");
+    assert_problem(fixture, 68, "commanders[2].name", "at most 120");
+}
+
+/// Issue 12: a scenario may not ask for a game of millennia.
+#[test]
+fn a_clock_of_millennia_is_refused() {
+    assert_problem(
+        "clock-too-long.toml",
+        28,
+        "clock.last_turn",
+        "at most 14 days",
+    );
+}
