@@ -348,14 +348,38 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
         loc: Locator::new(text),
         problems: Vec::new(),
     };
-    let side_ids: BTreeSet<&str> = s.sides.iter().map(|x| x.id.as_str()).collect();
-    let variant_ids: BTreeSet<&str> = s.variants.iter().map(|x| x.id.as_str()).collect();
-
+    let v = Refs {
+        s,
+        sides: s.sides.iter().map(|x| x.id.as_str()).collect(),
+        variants: s.variants.iter().map(|x| x.id.as_str()).collect(),
+    };
     check_ids(&mut c, s);
-    check_clock(&mut c, s, &side_ids);
+    check_clock(&mut c, s, &v.sides);
+    check_sides(&mut c, &v);
+    check_commanders(&mut c, &v);
+    check_formations(&mut c, &v);
+    check_units(&mut c, &v);
+    check_places(&mut c, &v);
+    check_preset_orders(&mut c, &v);
+    check_reinforcements(&mut c, &v);
+    check_victory_rules_variants(&mut c, &v);
+    check_random_events(&mut c, s, &v.sides);
+    check_losses(&mut c, s);
+    check_map(&mut c, s);
+    c.problems
+}
 
-    let known_side = |c: &mut Checker, array: &str, i: usize, side: &str| {
-        if !side_ids.contains(side) {
+/// What the checks of one scenario share: the scenario, its side ids and variant ids.
+struct Refs<'s> {
+    s: &'s Scenario,
+    sides: BTreeSet<&'s str>,
+    variants: BTreeSet<&'s str>,
+}
+
+impl Refs<'_> {
+    /// `side` names a side of the scenario.
+    fn known_side(&self, c: &mut Checker, array: &str, i: usize, side: &str) {
+        if !self.sides.contains(side) {
             c.push(
                 array,
                 i,
@@ -364,7 +388,36 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
                 "use one of the ids in [[sides]]",
             );
         }
-    };
+    }
+
+    /// A position (and its Line Extensions) is on the map and on land.
+    fn on_map(&self, c: &mut Checker, array: &str, i: usize, field: &str, p: &Position) {
+        let map = &self.s.map;
+        for h in std::iter::once(&p.hex).chain(&p.extensions) {
+            if !map.contains(*h) {
+                c.push(
+                    array,
+                    i,
+                    field,
+                    off_map_message(*h, map),
+                    "use a hex inside the map's first/last column and row",
+                );
+            } else if map.terrain_at(*h).is_some_and(is_prohibited_name) {
+                c.push(
+                    array,
+                    i,
+                    field,
+                    format!("hex {h} is {}", map.terrain_at(*h).unwrap_or("prohibited")),
+                    "set up on land",
+                );
+            }
+        }
+    }
+}
+
+/// Sides (5.0): at least one, each with its own army.
+fn check_sides(c: &mut Checker, v: &Refs) {
+    let s = v.s;
     if s.sides.is_empty() {
         c.push_top(
             "sides",
@@ -398,35 +451,13 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
             ),
         }
     }
+}
 
-    let on_map = |c: &mut Checker, array: &str, i: usize, field: &str, p: &Position| {
-        for h in std::iter::once(&p.hex).chain(&p.extensions) {
-            if !s.map.contains(*h) {
-                c.push(
-                    array,
-                    i,
-                    field,
-                    off_map_message(*h, &s.map),
-                    "use a hex inside the map's first/last column and row",
-                );
-            } else if s.map.terrain_at(*h).is_some_and(is_prohibited_name) {
-                c.push(
-                    array,
-                    i,
-                    field,
-                    format!(
-                        "hex {h} is {}",
-                        s.map.terrain_at(*h).unwrap_or("prohibited")
-                    ),
-                    "set up on land",
-                );
-            }
-        }
-    };
-
-    // ------------------------------------------------------------------ commanders (3.1, 25)
+/// Commanders (3.1, 25).
+fn check_commanders(c: &mut Checker, v: &Refs) {
+    let s = v.s;
     for (i, x) in s.commanders.iter().enumerate() {
-        known_side(&mut c, "commanders", i, &x.side);
+        v.known_side(c, "commanders", i, &x.side);
         if x.rating > 4 {
             c.push(
                 "commanders",
@@ -437,7 +468,7 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
             );
         }
         if let Some(p) = &x.position {
-            on_map(&mut c, "commanders", i, "position", p);
+            v.on_map(c, "commanders", i, "position", p);
         }
         if let Some(b) = &x.brigade {
             match s.unit(b) {
@@ -510,12 +541,15 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
                 "a commander counter commands one formation (6.1), or an army or corps and one division directly below it (Talavera T4.4, T4.5)",
             );
         }
-        check_assumed(&mut c, "commanders", i, &x.assumed, x);
+        check_assumed(c, "commanders", i, &x.assumed, x);
     }
+}
 
-    // ------------------------------------------------------------------ formations (6.1, 6.10)
+/// Formations (6.1, 6.10).
+fn check_formations(c: &mut Checker, v: &Refs) {
+    let s = v.s;
     for (i, f) in s.formations.iter().enumerate() {
-        known_side(&mut c, "formations", i, &f.side);
+        v.known_side(c, "formations", i, &f.side);
         match (&f.parent, f.echelon) {
             (None, Echelon::Army) => {}
             (None, _) => c.push(
@@ -606,7 +640,7 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
             }
         }
         if let Some(p) = &f.hq {
-            on_map(&mut c, "formations", i, "hq", p);
+            v.on_map(c, "formations", i, "hq", p);
         }
         if f.hq.is_some() && f.echelon == Echelon::Division {
             c.push(
@@ -636,8 +670,8 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
                 );
             }
         }
-        check_temporary(&mut c, s, i, f);
-        check_assumed(&mut c, "formations", i, &f.assumed, f);
+        check_temporary(c, s, i, f);
+        check_assumed(c, "formations", i, &f.assumed, f);
     }
     // Cycles in the formation tree.
     for (i, f) in s.formations.iter().enumerate() {
@@ -664,10 +698,13 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
             cur = s.formation(p).and_then(|x| x.parent.as_deref());
         }
     }
+}
 
-    // ------------------------------------------------------------------ units (3.1, 7.0)
+/// Units (3.1, 7.0).
+fn check_units(c: &mut Checker, v: &Refs) {
+    let s = v.s;
     for (i, u) in s.units.iter().enumerate() {
-        known_side(&mut c, "units", i, &u.side);
+        v.known_side(c, "units", i, &u.side);
         match s.formation(&u.parent) {
             None => c.push(
                 "units",
@@ -686,7 +723,7 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
             Some(_) => {}
         }
         if let Some(p) = &u.position {
-            on_map(&mut c, "units", i, "position", p);
+            v.on_map(c, "units", i, "position", p);
         }
         if u.kind.is_artillery() {
             if u.gun_points.is_some_and(|g| g == 0 || g > 10) {
@@ -725,10 +762,13 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
                 "remove `strength`",
             );
         }
-        check_assumed(&mut c, "units", i, &u.assumed, u);
+        check_assumed(c, "units", i, &u.assumed, u);
     }
+}
 
-    // ------------------------------------------------------------------ places
+/// Places.
+fn check_places(c: &mut Checker, v: &Refs) {
+    let s = v.s;
     for (i, p) in s.places.iter().enumerate() {
         for (j, h) in p.hexes.iter().enumerate() {
             if !s.map.contains(*h) {
@@ -778,11 +818,14 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
             }
         }
     }
+}
 
-    // ------------------------------------------------------------------ pre-set orders (6.2.2)
+/// Pre-set orders (6.2.2).
+fn check_preset_orders(c: &mut Checker, v: &Refs) {
+    let s = v.s;
     let mut order_ids: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, o) in s.preset_orders.iter().enumerate() {
-        known_side(&mut c, "preset_orders", i, &o.side);
+        v.known_side(c, "preset_orders", i, &o.side);
         if order_ids.insert(o.id.as_str(), i).is_some() {
             c.push(
                 "preset_orders",
@@ -824,12 +867,15 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
             );
         }
     }
+}
 
-    // ------------------------------------------------------------------ reinforcements (12.6)
+/// Reinforcements (12.6).
+fn check_reinforcements(c: &mut Checker, v: &Refs) {
+    let s = v.s;
     let mut reinf_ids = BTreeSet::new();
     let mut arrived: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, r) in s.reinforcements.iter().enumerate() {
-        known_side(&mut c, "reinforcements", i, &r.side);
+        v.known_side(c, "reinforcements", i, &r.side);
         if !reinf_ids.insert(r.id.as_str()) {
             c.push(
                 "reinforcements",
@@ -967,34 +1013,37 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
                 "write e.g. { sides = 6, min = 6 } for 'on a six'",
             );
         }
-        if let Some(v) = &r.variant
-            && !variant_ids.contains(v.as_str())
+        if let Some(id) = &r.variant
+            && !v.variants.contains(id.as_str())
         {
             c.push(
                 "reinforcements",
                 i,
                 "variant",
-                format!("unknown variant `{v}`"),
+                format!("unknown variant `{id}`"),
                 "use an id from [[variants]]",
             );
         }
-        for (j, v) in r.unless_variants.iter().enumerate() {
-            if !variant_ids.contains(v.as_str()) {
+        for (j, id) in r.unless_variants.iter().enumerate() {
+            if !v.variants.contains(id.as_str()) {
                 c.push_elem(
                     "reinforcements",
                     i,
                     "unless_variants",
                     j,
-                    format!("unknown variant `{v}`"),
+                    format!("unknown variant `{id}`"),
                     "use ids from [[variants]]",
                 );
             }
         }
     }
+}
 
-    // ------------------------------------------------------------------ victory, rules, variants
+/// Victory, rules, variants.
+fn check_victory_rules_variants(c: &mut Checker, v: &Refs) {
+    let s = v.s;
     for (i, p) in s.victory.points.iter().enumerate() {
-        if !side_ids.contains(p.side.as_str()) {
+        if !v.sides.contains(p.side.as_str()) {
             c.push_at(
                 &[
                     Seg::Key("victory"),
@@ -1047,11 +1096,6 @@ pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
             );
         }
     }
-
-    check_random_events(&mut c, s, &side_ids);
-    check_losses(&mut c, s);
-    check_map(&mut c, s);
-    c.problems
 }
 
 /// The scenario's random events table (29.0 "Game Table"): known sides, one-die results 1..6 given
