@@ -325,6 +325,18 @@ fn formation_tree(out: &mut String, s: &Scenario, f: &Formation, indent: usize, 
 
 fn show_text(s: &Scenario) -> String {
     let mut o = String::new();
+    show_meta(&mut o, s);
+    show_clock(&mut o, s);
+    show_sides(&mut o, s);
+    show_map(&mut o, s);
+    show_orders(&mut o, s);
+    show_victory(&mut o, s);
+    show_assumed(&mut o, s);
+    o
+}
+
+/// Title, date, sources and approximations.
+fn show_meta(o: &mut String, s: &Scenario) {
     let m = &s.meta;
     let _ = writeln!(o, "{}  [{}]", m.title, m.id);
     let _ = writeln!(o, "  date {} · ruleset {}", m.date, m.ruleset);
@@ -343,7 +355,10 @@ fn show_text(s: &Scenario) -> String {
             let _ = writeln!(o, "  - {x}");
         }
     }
+}
 
+/// The clock: turns, night, dawn and dusk (3.1, 27.1.1).
+fn show_clock(o: &mut String, s: &Scenario) {
     // Clock.
     let turns = s.clock.turns();
     let count = |l: scenario::clock::Light| turns.iter().filter(|t| t.light == l).count();
@@ -389,7 +404,10 @@ fn show_text(s: &Scenario) -> String {
         times(&s.clock.dawn),
         times(&s.clock.dusk)
     );
+}
 
+/// Sides and the order of battle.
+fn show_sides(o: &mut String, s: &Scenario) {
     // Sides.
     let _ = writeln!(o, "\nSides (command points per turn, 6.4.1)");
     for side in &s.sides {
@@ -410,7 +428,7 @@ fn show_text(s: &Scenario) -> String {
     for side in &s.sides {
         let _ = writeln!(o, "\nOrder of battle: {} (6.1)", side.name);
         if let Some(army) = s.formation(&side.army) {
-            formation_tree(&mut o, s, army, 2, 0);
+            formation_tree(o, s, army, 2, 0);
         }
         let loose: Vec<_> = s
             .commanders
@@ -442,7 +460,10 @@ fn show_text(s: &Scenario) -> String {
             }
         }
     }
+}
 
+/// The map, its legend and notes (2.1), and the gazetteer.
+fn show_map(o: &mut String, s: &Scenario) {
     // Map.
     let map = &s.map;
     let (w, h) = map.size();
@@ -527,7 +548,10 @@ fn show_text(s: &Scenario) -> String {
             }
         }
     }
+}
 
+/// Pre-set orders (6.2.2) and reinforcements (12.6).
+fn show_orders(o: &mut String, s: &Scenario) {
     // Pre-set orders.
     if !s.preset_orders.is_empty() {
         let _ = writeln!(o, "\nPre-set orders (6.2.2)");
@@ -564,7 +588,7 @@ fn show_text(s: &Scenario) -> String {
                     c.sides
                 );
             }
-            out_line(&mut o);
+            out_line(o);
             if !r.orders.is_empty() {
                 let _ = writeln!(o, "      orders: {}", r.orders.join(", "));
             }
@@ -583,7 +607,10 @@ fn show_text(s: &Scenario) -> String {
             }
         }
     }
+}
 
+/// Victory, special rules, variants and random events.
+fn show_victory(o: &mut String, s: &Scenario) {
     // Victory.
     let v = &s.victory;
     if !v.conditions.is_empty() || !v.points.is_empty() || !v.levels.is_empty() {
@@ -657,7 +684,10 @@ fn show_text(s: &Scenario) -> String {
             );
         }
     }
+}
 
+/// The assumed values, marked * above.
+fn show_assumed(o: &mut String, s: &Scenario) {
     let assumed = scenario::assumed_values(s);
     let _ = writeln!(
         o,
@@ -670,7 +700,6 @@ fn show_text(s: &Scenario) -> String {
     for a in &assumed {
         let _ = writeln!(o, "  {a}");
     }
-    o
 }
 
 /// `1 MP`, `½ MP`, `1½ MP`, or `prohibited`.

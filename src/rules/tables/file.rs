@@ -343,6 +343,144 @@ pub(super) fn parse_range(text: &str) -> Result<Option<(u8, u8)>, String> {
     Ok(Some((lo, hi)))
 }
 
+/// The first step of the Attack Stoppage table (6.7.2): one row per count of wrecked sub-units,
+/// cells printed from 10 sub-units down to 1; `-` is a blank ("cannot occur").
+fn read_step1(b: &mut Builder, t: &mut CommandTables, s1: &RawRows<RawStep1Row>) {
+    let tid = TableId::StoppageStep1;
+    t.overridden.insert(tid);
+    t.step1 = [[None; STEP1_COLUMNS]; STEP1_ROWS];
+    let mut seen = [false; STEP1_ROWS];
+    for row in &s1.rows {
+        let label = format!("{} wrecked", row.wrecked);
+        let w = match usize::try_from(row.wrecked) {
+            Ok(w) if w < STEP1_ROWS => w,
+            _ => {
+                b.push(
+                    tid,
+                    Some(label),
+                    None,
+                    format!("wrecked must be 0..{}", STEP1_ROWS - 1),
+                );
+                continue;
+            }
+        };
+        if seen[w] {
+            b.push(tid, Some(label), None, "this row is given twice".into());
+            continue;
+        }
+        seen[w] = true;
+        if row.cells.len() != STEP1_COLUMNS {
+            b.push(
+                tid,
+                Some(label.clone()),
+                None,
+                format!(
+                    "has {} cells, the table has {STEP1_COLUMNS} columns (sub-units 10 … 1)",
+                    row.cells.len()
+                ),
+            );
+        }
+        let provs = b.provs(tid, &label, &row.provenance, row.cells.len());
+        // Printed order: 10 sub-units first.
+        for (i, (c, p)) in row.cells.iter().zip(provs).enumerate().take(STEP1_COLUMNS) {
+            let ni = STEP1_COLUMNS - 1 - i;
+            let col = format!("{} sub-units", ni + 1);
+            t.step1[w][ni] = match c {
+                RawStepCell::Num(v) => match u8::try_from(*v) {
+                    Ok(v) => Some(Entry {
+                        value: v,
+                        provenance: p,
+                    }),
+                    Err(_) => {
+                        b.push(
+                            tid,
+                            Some(label.clone()),
+                            Some(col),
+                            format!("{v} is not a result 1..4"),
+                        );
+                        None
+                    }
+                },
+                RawStepCell::Text(s) if s.trim() == "-" => None,
+                RawStepCell::Text(s) => {
+                    b.push(
+                        tid,
+                        Some(label.clone()),
+                        Some(col),
+                        format!("{s:?} is neither a result 1..4 nor \"-\" (blank)"),
+                    );
+                    None
+                }
+            };
+        }
+    }
+    for (w, s) in seen.iter().enumerate() {
+        if !s {
+            b.push(
+                tid,
+                Some(format!("{w} wrecked")),
+                None,
+                "this row is missing".into(),
+            );
+        }
+    }
+}
+
+/// The second step of the Attack Stoppage table (6.7.2): the least roll to pass, by the first
+/// step's result and the commander's rating group.
+fn read_step2(b: &mut Builder, t: &mut CommandTables, s2: &RawRows<RawStep2Row>) {
+    let tid = TableId::StoppageStep2;
+    t.overridden.insert(tid);
+    let mut seen = [false; 4];
+    for row in &s2.rows {
+        let label = row.result.to_string();
+        let r = match usize::try_from(row.result) {
+            Ok(r) if (1..=4).contains(&r) => r - 1,
+            _ => {
+                b.push(tid, Some(label), None, "result must be 1..4".into());
+                continue;
+            }
+        };
+        if seen[r] {
+            b.push(tid, Some(label), None, "this row is given twice".into());
+            continue;
+        }
+        seen[r] = true;
+        if row.cells.len() != 3 {
+            b.push(
+                tid,
+                Some(label.clone()),
+                None,
+                format!(
+                    "has {} cells, the table has 3 columns (rating 0, 1-2, 3-4)",
+                    row.cells.len()
+                ),
+            );
+        }
+        let provs = b.provs(tid, &label, &row.provenance, row.cells.len());
+        for (g, (v, p)) in row.cells.iter().zip(provs).enumerate().take(3) {
+            let col = ["rating 0", "rating 1,2", "rating 3,4"][g];
+            let e = RawEntry {
+                value: *v,
+                provenance: "seed".into(),
+            };
+            let mut entry = b.entry_u8(tid, &label, col, &e);
+            entry.provenance = p;
+            t.step2[r][g] = entry;
+        }
+    }
+    for (r, s) in seen.iter().enumerate() {
+        if !s {
+            b.push(
+                tid,
+                Some((r + 1).to_string()),
+                None,
+                "this row is missing".into(),
+            );
+        }
+    }
+}
+
 pub(super) fn parse(
     origin: &str,
     text: &str,
@@ -527,141 +665,11 @@ pub(super) fn parse(
         None => missing.push(TableId::Initiative),
     }
     match &raw.stoppage_step1 {
-        Some(s1) => {
-            let tid = TableId::StoppageStep1;
-            t.overridden.insert(tid);
-            t.step1 = [[None; STEP1_COLUMNS]; STEP1_ROWS];
-            let mut seen = [false; STEP1_ROWS];
-            for row in &s1.rows {
-                let label = format!("{} wrecked", row.wrecked);
-                let w = match usize::try_from(row.wrecked) {
-                    Ok(w) if w < STEP1_ROWS => w,
-                    _ => {
-                        b.push(
-                            tid,
-                            Some(label),
-                            None,
-                            format!("wrecked must be 0..{}", STEP1_ROWS - 1),
-                        );
-                        continue;
-                    }
-                };
-                if seen[w] {
-                    b.push(tid, Some(label), None, "this row is given twice".into());
-                    continue;
-                }
-                seen[w] = true;
-                if row.cells.len() != STEP1_COLUMNS {
-                    b.push(
-                        tid,
-                        Some(label.clone()),
-                        None,
-                        format!(
-                            "has {} cells, the table has {STEP1_COLUMNS} columns (sub-units 10 … 1)",
-                            row.cells.len()
-                        ),
-                    );
-                }
-                let provs = b.provs(tid, &label, &row.provenance, row.cells.len());
-                // Printed order: 10 sub-units first.
-                for (i, (c, p)) in row.cells.iter().zip(provs).enumerate().take(STEP1_COLUMNS) {
-                    let ni = STEP1_COLUMNS - 1 - i;
-                    let col = format!("{} sub-units", ni + 1);
-                    t.step1[w][ni] = match c {
-                        RawStepCell::Num(v) => match u8::try_from(*v) {
-                            Ok(v) => Some(Entry {
-                                value: v,
-                                provenance: p,
-                            }),
-                            Err(_) => {
-                                b.push(
-                                    tid,
-                                    Some(label.clone()),
-                                    Some(col),
-                                    format!("{v} is not a result 1..4"),
-                                );
-                                None
-                            }
-                        },
-                        RawStepCell::Text(s) if s.trim() == "-" => None,
-                        RawStepCell::Text(s) => {
-                            b.push(
-                                tid,
-                                Some(label.clone()),
-                                Some(col),
-                                format!("{s:?} is neither a result 1..4 nor \"-\" (blank)"),
-                            );
-                            None
-                        }
-                    };
-                }
-            }
-            for (w, s) in seen.iter().enumerate() {
-                if !s {
-                    b.push(
-                        tid,
-                        Some(format!("{w} wrecked")),
-                        None,
-                        "this row is missing".into(),
-                    );
-                }
-            }
-        }
+        Some(s1) => read_step1(&mut b, &mut t, s1),
         None => missing.push(TableId::StoppageStep1),
     }
     match &raw.stoppage_step2 {
-        Some(s2) => {
-            let tid = TableId::StoppageStep2;
-            t.overridden.insert(tid);
-            let mut seen = [false; 4];
-            for row in &s2.rows {
-                let label = row.result.to_string();
-                let r = match usize::try_from(row.result) {
-                    Ok(r) if (1..=4).contains(&r) => r - 1,
-                    _ => {
-                        b.push(tid, Some(label), None, "result must be 1..4".into());
-                        continue;
-                    }
-                };
-                if seen[r] {
-                    b.push(tid, Some(label), None, "this row is given twice".into());
-                    continue;
-                }
-                seen[r] = true;
-                if row.cells.len() != 3 {
-                    b.push(
-                        tid,
-                        Some(label.clone()),
-                        None,
-                        format!(
-                            "has {} cells, the table has 3 columns (rating 0, 1-2, 3-4)",
-                            row.cells.len()
-                        ),
-                    );
-                }
-                let provs = b.provs(tid, &label, &row.provenance, row.cells.len());
-                for (g, (v, p)) in row.cells.iter().zip(provs).enumerate().take(3) {
-                    let col = ["rating 0", "rating 1,2", "rating 3,4"][g];
-                    let e = RawEntry {
-                        value: *v,
-                        provenance: "seed".into(),
-                    };
-                    let mut entry = b.entry_u8(tid, &label, col, &e);
-                    entry.provenance = p;
-                    t.step2[r][g] = entry;
-                }
-            }
-            for (r, s) in seen.iter().enumerate() {
-                if !s {
-                    b.push(
-                        tid,
-                        Some((r + 1).to_string()),
-                        None,
-                        "this row is missing".into(),
-                    );
-                }
-            }
-        }
+        Some(s2) => read_step2(&mut b, &mut t, s2),
         None => missing.push(TableId::StoppageStep2),
     }
     match &raw.night {
