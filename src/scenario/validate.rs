@@ -545,6 +545,34 @@ fn check_commanders(c: &mut Checker, v: &Refs) {
     }
 }
 
+/// No formation is its own ancestor (6.1).
+fn check_formation_cycles(c: &mut Checker, s: &Scenario) {
+    for (i, f) in s.formations.iter().enumerate() {
+        let mut cur = f.parent.as_deref();
+        let mut steps = 0;
+        while let Some(p) = cur {
+            if p == f.id {
+                c.push(
+                    "formations",
+                    i,
+                    "parent",
+                    format!(
+                        "`{}` is its own ancestor (a cycle in the order of battle)",
+                        f.id
+                    ),
+                    "break the cycle: a formation's parent chain must end at an army",
+                );
+                break;
+            }
+            steps += 1;
+            if steps > s.formations.len() {
+                break;
+            }
+            cur = s.formation(p).and_then(|x| x.parent.as_deref());
+        }
+    }
+}
+
 /// Formations (6.1, 6.10).
 fn check_formations(c: &mut Checker, v: &Refs) {
     let s = v.s;
@@ -673,31 +701,7 @@ fn check_formations(c: &mut Checker, v: &Refs) {
         check_temporary(c, s, i, f);
         check_assumed(c, "formations", i, &f.assumed, f);
     }
-    // Cycles in the formation tree.
-    for (i, f) in s.formations.iter().enumerate() {
-        let mut cur = f.parent.as_deref();
-        let mut steps = 0;
-        while let Some(p) = cur {
-            if p == f.id {
-                c.push(
-                    "formations",
-                    i,
-                    "parent",
-                    format!(
-                        "`{}` is its own ancestor (a cycle in the order of battle)",
-                        f.id
-                    ),
-                    "break the cycle: a formation's parent chain must end at an army",
-                );
-                break;
-            }
-            steps += 1;
-            if steps > s.formations.len() {
-                break;
-            }
-            cur = s.formation(p).and_then(|x| x.parent.as_deref());
-        }
-    }
+    check_formation_cycles(c, s);
 }
 
 /// Units (3.1, 7.0).
@@ -869,6 +873,76 @@ fn check_preset_orders(c: &mut Checker, v: &Refs) {
     }
 }
 
+/// The units a reinforcement brings (12.6): known, on its side, not on the map at the start and
+/// not arriving twice.
+fn check_arrivals<'s>(
+    c: &mut Checker,
+    s: &'s Scenario,
+    i: usize,
+    r: &'s Reinforcement,
+    arrived: &mut BTreeMap<&'s str, usize>,
+) {
+    for (j, a) in r.arrives.iter().enumerate() {
+        let side = s
+            .command(a)
+            .map(|x| x.side())
+            .or_else(|| s.commander(a).map(|k| k.side.as_str()));
+        match side {
+            None => c.push_elem(
+                "reinforcements",
+                i,
+                "arrives",
+                j,
+                format!("unknown unit, formation or commander `{a}`"),
+                "list ids from the order of battle",
+            ),
+            Some(sd) if sd != r.side => c.push_elem(
+                "reinforcements",
+                i,
+                "arrives",
+                j,
+                format!("`{a}` is on side `{sd}`, the reinforcement on `{}`", r.side),
+                "a side's reinforcements are its own troops",
+            ),
+            Some(_) => {
+                let placed = s.unit(a).and_then(|u| u.position.as_ref()).is_some()
+                    || s.commander(a).and_then(|k| k.position.as_ref()).is_some()
+                    || s.formation(a).and_then(|f| f.hq.as_ref()).is_some();
+                if placed {
+                    c.push_elem(
+                        "reinforcements",
+                        i,
+                        "arrives",
+                        j,
+                        format!("`{a}` already starts on the map"),
+                        "remove its `position` (or `hq`), or drop it from the reinforcement",
+                    );
+                }
+            }
+        }
+        if let Some(prev) = arrived.insert(a.as_str(), i) {
+            let exclusive = |x: &Reinforcement, y: &Reinforcement| {
+                x.variant
+                    .as_deref()
+                    .is_some_and(|v| y.unless_variants.iter().any(|u| u == v))
+                    || y.variant
+                        .as_deref()
+                        .is_some_and(|v| x.unless_variants.iter().any(|u| u == v))
+            };
+            if !exclusive(&s.reinforcements[prev], r) {
+                c.push_elem(
+                    "reinforcements",
+                    i,
+                    "arrives",
+                    j,
+                    format!("`{a}` already arrives with `{}`", s.reinforcements[prev].id),
+                    "list each arriving unit, formation or commander once",
+                );
+            }
+        }
+    }
+}
+
 /// Reinforcements (12.6).
 fn check_reinforcements(c: &mut Checker, v: &Refs) {
     let s = v.s;
@@ -910,65 +984,7 @@ fn check_reinforcements(c: &mut Checker, v: &Refs) {
                 "arrivals must fall on a turn of the game",
             );
         }
-        for (j, a) in r.arrives.iter().enumerate() {
-            let side = s
-                .command(a)
-                .map(|x| x.side())
-                .or_else(|| s.commander(a).map(|k| k.side.as_str()));
-            match side {
-                None => c.push_elem(
-                    "reinforcements",
-                    i,
-                    "arrives",
-                    j,
-                    format!("unknown unit, formation or commander `{a}`"),
-                    "list ids from the order of battle",
-                ),
-                Some(sd) if sd != r.side => c.push_elem(
-                    "reinforcements",
-                    i,
-                    "arrives",
-                    j,
-                    format!("`{a}` is on side `{sd}`, the reinforcement on `{}`", r.side),
-                    "a side's reinforcements are its own troops",
-                ),
-                Some(_) => {
-                    let placed = s.unit(a).and_then(|u| u.position.as_ref()).is_some()
-                        || s.commander(a).and_then(|k| k.position.as_ref()).is_some()
-                        || s.formation(a).and_then(|f| f.hq.as_ref()).is_some();
-                    if placed {
-                        c.push_elem(
-                            "reinforcements",
-                            i,
-                            "arrives",
-                            j,
-                            format!("`{a}` already starts on the map"),
-                            "remove its `position` (or `hq`), or drop it from the reinforcement",
-                        );
-                    }
-                }
-            }
-            if let Some(prev) = arrived.insert(a.as_str(), i) {
-                let exclusive = |x: &Reinforcement, y: &Reinforcement| {
-                    x.variant
-                        .as_deref()
-                        .is_some_and(|v| y.unless_variants.iter().any(|u| u == v))
-                        || y.variant
-                            .as_deref()
-                            .is_some_and(|v| x.unless_variants.iter().any(|u| u == v))
-                };
-                if !exclusive(&s.reinforcements[prev], r) {
-                    c.push_elem(
-                        "reinforcements",
-                        i,
-                        "arrives",
-                        j,
-                        format!("`{a}` already arrives with `{}`", s.reinforcements[prev].id),
-                        "list each arriving unit, formation or commander once",
-                    );
-                }
-            }
-        }
+        check_arrivals(c, s, i, r, &mut arrived);
         if r.arrives.is_empty() {
             c.push(
                 "reinforcements",

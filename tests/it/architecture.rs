@@ -5,7 +5,8 @@
 //! - anything outside `cli` prints (`println!`, `print!`, `eprintln!`, `eprint!`, `dbg!`,
 //!   `stdout()`, `stderr()`);
 //! - two top-level modules depend on each other, directly or round a longer cycle;
-//! - the code map of docs/ARCHITECTURE.md misses a top-level module of `src/`.
+//! - the code map of docs/ARCHITECTURE.md misses a top-level module of `src/`;
+//! - a function is longer than 150 lines and not listed, with its reason, in `LONG_FUNCTIONS`.
 //!
 //! A dependency is a `crate::MODULE` path (also inside `use crate::{…}` groups) outside comments
 //! and outside the `#[cfg(test)]` module that ends a file (tests may reach anywhere).
@@ -266,4 +267,130 @@ fn the_checker_finds_a_cycle_and_its_path() {
     assert_eq!(cycle_through(&g, "d"), None);
     g.get_mut("c").unwrap().clear();
     assert!(cycles(&g).is_empty());
+}
+
+/// Functions allowed over the length limit, with the reason. A flat `match` over every event or
+/// command kind reads best whole; the others are a ratchet — splitting one takes it off the
+/// list, and nothing new may join it.
+const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
+    (
+        "engine/evolve.rs",
+        "evolve",
+        "one flat match: event kind → state change",
+    ),
+    (
+        "engine/describe.rs",
+        "describe",
+        "one flat match: event kind → words",
+    ),
+    (
+        "order/build.rs",
+        "sentence",
+        "to split: issue 14 (the reader's sentence rules)",
+    ),
+    (
+        "order/mod.rs",
+        "check_span",
+        "to split: issue 14 (diagnostics into critique.rs)",
+    ),
+    ("order/lower.rs", "lower_item", "to split: issue 14"),
+    (
+        "study/plan.rs",
+        "compile",
+        "to split: issue 14 (one function per plan table)",
+    ),
+    (
+        "engine/command_system.rs",
+        "issue_order",
+        "to split: issue 14",
+    ),
+    (
+        "engine/command_system.rs",
+        "umpire_override",
+        "one flat match: override action → events",
+    ),
+    (
+        "cli/odds_combat.rs",
+        "run",
+        "to split: issue 14 (one function per combat kind)",
+    ),
+    (
+        "engine/random_events.rs",
+        "apply",
+        "one flat match: random event effect → events",
+    ),
+    (
+        "engine/combat_system.rs",
+        "rally_phase",
+        "to split: issue 14",
+    ),
+];
+
+/// The longest a function may be, in lines (issue 14).
+const MAX_FUNCTION_LINES: usize = 150;
+
+/// `(file, function, lines)` of every non-test function longer than the limit. A function runs
+/// from its `fn` line to the first line holding only its closing brace at the same indent.
+fn long_functions() -> Vec<(String, String, usize)> {
+    let mut out = Vec::new();
+    for path in rust_files(&src()) {
+        let text = std::fs::read_to_string(&path).expect("source readable");
+        let code = shipped_code(&text);
+        let lines: Vec<&str> = code.lines().collect();
+        let rel = path
+            .strip_prefix(src())
+            .expect("under src")
+            .to_string_lossy()
+            .replace('\\', "/");
+        let mut i = 0;
+        while i < lines.len() {
+            let line = lines[i];
+            let trimmed = line.trim_start();
+            let indent = &line[..line.len() - trimmed.len()];
+            let is_fn = ["fn ", "pub fn ", "pub(crate) fn ", "pub(super) fn "]
+                .iter()
+                .any(|p| trimmed.starts_with(p))
+                && !trimmed.ends_with(';');
+            if !is_fn {
+                i += 1;
+                continue;
+            }
+            let name = ident_at(trimmed.split("fn ").nth(1).unwrap_or_default()).to_string();
+            let close = format!("{indent}}}");
+            let end = (i + 1..lines.len())
+                .find(|&j| lines[j] == close)
+                .unwrap_or(i);
+            let n = end - i + 1;
+            if n > MAX_FUNCTION_LINES {
+                out.push((rel.clone(), name, n));
+            }
+            i = end.max(i) + 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn no_function_is_longer_than_the_limit_unless_listed_with_its_reason() {
+    let found = long_functions();
+    let new: Vec<String> = found
+        .iter()
+        .filter(|(f, n, _)| !LONG_FUNCTIONS.iter().any(|(lf, ln, _)| lf == f && ln == n))
+        .map(|(f, n, l)| format!("{f}: {n} ({l} lines)"))
+        .collect();
+    assert!(
+        new.is_empty(),
+        "functions over {MAX_FUNCTION_LINES} lines (split them along their seams):\n{}",
+        new.join("\n")
+    );
+    let stale: Vec<String> = LONG_FUNCTIONS
+        .iter()
+        .filter(|(lf, ln, _)| !found.iter().any(|(f, n, _)| lf == f && ln == n))
+        .map(|(f, n, _)| format!("{f}: {n}"))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "these are no longer long; take them off LONG_FUNCTIONS:\n{}",
+        stale.join("\n")
+    );
 }

@@ -343,6 +343,109 @@ pub(super) fn parse_range(text: &str) -> Result<Option<(u8, u8)>, String> {
     Ok(Some((lo, hi)))
 }
 
+/// Order costs by method and type (6.4.1).
+fn read_order_cost(b: &mut Builder, t: &mut CommandTables, oc: &RawOrderCost) {
+    let tid = TableId::OrderCost;
+    t.overridden.insert(tid);
+    let m = &oc.method;
+    for (i, (k, e)) in [
+        ("in-person", &m.in_person),
+        ("oral", &m.oral),
+        ("written", &m.written),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        t.method_cost[i] = b.entry_u8(tid, "method", k, e);
+    }
+    let ty = &oc.ty;
+    for (i, (k, e)) in [
+        ("engage", &ty.engage),
+        ("complex", &ty.complex),
+        ("general", &ty.general),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        t.type_cost[i] = b.entry_u8(tid, "type", k, e);
+    }
+}
+
+/// Acceptance modifiers by method, type and current order (6.5).
+fn read_acceptance_modifiers(b: &mut Builder, t: &mut CommandTables, am: &RawAcceptanceModifiers) {
+    let tid = TableId::AcceptanceModifiers;
+    t.overridden.insert(tid);
+    let m = &am.method;
+    for (i, (k, e)) in [
+        ("in-person", &m.in_person),
+        ("oral", &m.oral),
+        ("written", &m.written),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        t.method_mod[i] = b.entry_i32(tid, "method", k, e);
+    }
+    let ty = &am.ty;
+    for (i, (k, e)) in [
+        ("engage", &ty.engage),
+        ("complex", &ty.complex),
+        ("general", &ty.general),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        t.type_mod[i] = b.entry_i32(tid, "type", k, e);
+    }
+    let c = &am.current;
+    for (i, (k, e)) in [
+        ("engage", &c.engage),
+        ("general", &c.general),
+        ("none", &c.none),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        t.current_mod[i] = b.entry_i32(tid, "current", k, e);
+    }
+}
+
+/// The New Order Acceptance Table (6.5): a range of readings per result and column.
+fn read_acceptance(b: &mut Builder, t: &mut CommandTables, a: &RawAcceptance) {
+    let tid = TableId::Acceptance;
+    t.overridden.insert(tid);
+    let cl = |c: usize| acceptance_column_label(c as i32 + ACCEPTANCE_MIN_COLUMN);
+    for (ri, (label, row)) in [
+        ("Dt", &a.dt),
+        ("D6", &a.d6),
+        ("D5", &a.d5),
+        ("D4", &a.d4),
+        ("A", &a.a),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        t.acceptance[ri] = b.range_row(tid, label, row, &cl);
+    }
+}
+
+/// The Initiative table (6.6.1.3): a range of readings per result and rating.
+fn read_initiative(b: &mut Builder, t: &mut CommandTables, ini: &RawInitiative) {
+    let tid = TableId::Initiative;
+    t.overridden.insert(tid);
+    let cl = |c: usize| c.to_string();
+    for (ri, (label, row)) in [
+        ("Loose Cannon", &ini.loose_cannon),
+        ("No Effect", &ini.no_effect),
+        ("Initiative", &ini.initiative),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        t.initiative[ri] = b.range_row(tid, label, row, &cl);
+    }
+}
+
 /// The first step of the Attack Stoppage table (6.7.2): one row per count of wrecked sub-units,
 /// cells printed from 10 sub-units down to 1; `-` is a blank ("cannot occur").
 fn read_step1(b: &mut Builder, t: &mut CommandTables, s1: &RawRows<RawStep1Row>) {
@@ -540,92 +643,15 @@ pub(super) fn parse(
         None => missing.push(TableId::CommandPoints),
     }
     match &raw.order_cost {
-        Some(oc) => {
-            let tid = TableId::OrderCost;
-            t.overridden.insert(tid);
-            let m = &oc.method;
-            for (i, (k, e)) in [
-                ("in-person", &m.in_person),
-                ("oral", &m.oral),
-                ("written", &m.written),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                t.method_cost[i] = b.entry_u8(tid, "method", k, e);
-            }
-            let ty = &oc.ty;
-            for (i, (k, e)) in [
-                ("engage", &ty.engage),
-                ("complex", &ty.complex),
-                ("general", &ty.general),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                t.type_cost[i] = b.entry_u8(tid, "type", k, e);
-            }
-        }
+        Some(oc) => read_order_cost(&mut b, &mut t, oc),
         None => missing.push(TableId::OrderCost),
     }
     match &raw.acceptance_modifiers {
-        Some(am) => {
-            let tid = TableId::AcceptanceModifiers;
-            t.overridden.insert(tid);
-            let m = &am.method;
-            for (i, (k, e)) in [
-                ("in-person", &m.in_person),
-                ("oral", &m.oral),
-                ("written", &m.written),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                t.method_mod[i] = b.entry_i32(tid, "method", k, e);
-            }
-            let ty = &am.ty;
-            for (i, (k, e)) in [
-                ("engage", &ty.engage),
-                ("complex", &ty.complex),
-                ("general", &ty.general),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                t.type_mod[i] = b.entry_i32(tid, "type", k, e);
-            }
-            let c = &am.current;
-            for (i, (k, e)) in [
-                ("engage", &c.engage),
-                ("general", &c.general),
-                ("none", &c.none),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                t.current_mod[i] = b.entry_i32(tid, "current", k, e);
-            }
-        }
+        Some(am) => read_acceptance_modifiers(&mut b, &mut t, am),
         None => missing.push(TableId::AcceptanceModifiers),
     }
     match &raw.acceptance {
-        Some(a) => {
-            let tid = TableId::Acceptance;
-            t.overridden.insert(tid);
-            let cl = |c: usize| acceptance_column_label(c as i32 + ACCEPTANCE_MIN_COLUMN);
-            for (ri, (label, row)) in [
-                ("Dt", &a.dt),
-                ("D6", &a.d6),
-                ("D5", &a.d5),
-                ("D4", &a.d4),
-                ("A", &a.a),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                t.acceptance[ri] = b.range_row(tid, label, row, &cl);
-            }
-        }
+        Some(a) => read_acceptance(&mut b, &mut t, a),
         None => missing.push(TableId::Acceptance),
     }
     match &raw.delay {
@@ -647,21 +673,7 @@ pub(super) fn parse(
         None => missing.push(TableId::Delay),
     }
     match &raw.initiative {
-        Some(ini) => {
-            let tid = TableId::Initiative;
-            t.overridden.insert(tid);
-            let cl = |c: usize| c.to_string();
-            for (ri, (label, row)) in [
-                ("Loose Cannon", &ini.loose_cannon),
-                ("No Effect", &ini.no_effect),
-                ("Initiative", &ini.initiative),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                t.initiative[ri] = b.range_row(tid, label, row, &cl);
-            }
-        }
+        Some(ini) => read_initiative(&mut b, &mut t, ini),
         None => missing.push(TableId::Initiative),
     }
     match &raw.stoppage_step1 {
