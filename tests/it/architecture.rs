@@ -319,11 +319,6 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
         "apply",
         "one flat match: random event effect → events",
     ),
-    (
-        "engine/combat_system.rs",
-        "rally_phase",
-        "to split: issue 14",
-    ),
 ];
 
 /// The longest a function may be, in lines (issue 14).
