@@ -21,3 +21,4 @@ pub mod scenario;
 pub mod space;
 pub mod store;
 pub mod text;
+pub mod web;

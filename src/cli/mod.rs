@@ -16,6 +16,7 @@ mod odds_cmd;
 mod odds_combat;
 mod rules_cmd;
 mod scenario_cmd;
+mod serve_cmd;
 mod simulate_cmd;
 
 pub use odds_cmd::OddsCmd;
@@ -118,6 +119,8 @@ pub enum Command {
     Simulate(simulate_cmd::SimulateCmd),
     /// Read orders, classify and criticise them (docs/order-language.md).
     Check(check_cmd::CheckArgs),
+    /// Serve one game as a web table: a page per seat (umpire, each side, observer), join links.
+    Serve(serve_cmd::ServeArgs),
 }
 
 /// `staffwork odds CHECK …` or `staffwork odds --db GAME.db --order N`.
@@ -211,6 +214,7 @@ pub fn run(cli: Cli) -> CmdResult {
         },
         Command::Simulate(cmd) => simulate_cmd::run(cmd),
         Command::Check(args) => check_cmd::run(args),
+        Command::Serve(a) => serve_cmd::run(a),
     }
 }
 

@@ -397,6 +397,12 @@ pub enum EventKind {
         morale: crate::combat::MoraleState,
         blown: bool,
     },
+    /// A message between a side and the umpire (visibility: that side).
+    MessageSent {
+        side: String,
+        from: String,
+        text: String,
+    },
 }
 
 impl Event {
