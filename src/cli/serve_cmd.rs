@@ -21,6 +21,7 @@ pub const DEMO_SEED: u64 = 1808;
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:\n  \
 staffwork serve --demo                     # Vimeiro in a temporary file, links printed\n  \
+staffwork serve --demo --scenario tutorial-hall --db hall.db   # the tutorial, kept in hall.db\n  \
 staffwork serve --db vimeiro.db            # serve an existing game on 127.0.0.1:8080\n  \
 staffwork serve --db g.db --reissue        # print new links for every seat (old ones stop working)\n  \
 staffwork serve --db g.db --addr 0.0.0.0:8080   # a LAN game: anyone who can reach the port and has a link\n\n\
@@ -39,6 +40,9 @@ pub struct ServeArgs {
     /// Create the bundled demo game (Vimeiro, 1808) and serve it.
     #[arg(long)]
     pub demo: bool,
+    /// The bundled scenario of the demo game (`staffwork scenario list` shows them).
+    #[arg(long, default_value = "vimeiro-1808", requires = "demo")]
+    pub scenario: String,
     /// Revoke every seat's link and print new ones.
     #[arg(long)]
     pub reissue: bool,
@@ -47,8 +51,8 @@ pub struct ServeArgs {
     pub format: Format,
 }
 
-fn create_demo(db: &std::path::Path) -> Result<(), Failure> {
-    let (text, scenario) = super::game_cmd::scenario_source("vimeiro-1808")?;
+fn create_demo(db: &std::path::Path, name: &str) -> Result<(), Failure> {
+    let (text, scenario) = super::game_cmd::scenario_source(name)?;
     let mut new = NewGame::on(text, scenario, DEMO_SEED)
         .map_err(|(id, why)| Failure::Usage(format!("demo pre-set order `{id}`: {why}")))?;
     new.created_at = crate::web::now();
@@ -60,7 +64,7 @@ pub fn run(a: ServeArgs) -> CmdResult {
     let (db, _tmp) = match (&a.db, a.demo) {
         (Some(db), true) => {
             if !db.exists() {
-                create_demo(db)?;
+                create_demo(db, &a.scenario)?;
             }
             (db.clone(), None)
         }
@@ -70,7 +74,7 @@ pub fn run(a: ServeArgs) -> CmdResult {
                 .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", dir.display())))?;
             let db = dir.join("vimeiro.db");
             let _ = std::fs::remove_file(&db);
-            create_demo(&db)?;
+            create_demo(&db, &a.scenario)?;
             (db, Some(dir))
         }
         (Some(db), false) => (db.clone(), None),

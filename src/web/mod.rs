@@ -230,6 +230,7 @@ pub fn router(state: Shared) -> Router {
         .route("/umpire/combat", post(combat))
         .route("/umpire/reissue", post(reissue))
         .route("/umpire/branch", post(branch))
+        .route("/favicon.ico", get(favicon))
         .route("/static/htmx.min.js", get(static_htmx))
         .route("/static/app.js", get(static_app))
         .route("/static/style.css", get(static_css))
@@ -881,6 +882,13 @@ fn static_file(ctype: &'static str, body: &'static str) -> Response {
         body,
     )
         .into_response()
+}
+
+async fn favicon() -> Response {
+    static_file(
+        "image/svg+xml",
+        r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><polygon points="4,1 12,1 16,8 12,15 4,15 0,8" fill="#7a4b1c"/></svg>"##,
+    )
 }
 
 async fn static_htmx() -> Response {

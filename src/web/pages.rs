@@ -135,7 +135,7 @@ fn order_desk(view: &View) -> Markup {
             form #order-form hx-post="/order" hx-target="#order-result" hx-swap="innerHTML" {
                 label for="order-text" { "Order (plain English)" }
                 textarea #order-text name="text" rows="3" required
-                    placeholder="Fane's Bde: advance to the Ventosa road and defend it."
+                    placeholder="Recipient: what to do, where, by which way, when and why."
                     hx-post="/check" hx-trigger="input changed delay:250ms, change from:#order-method, change from:#order-to"
                     hx-target="#check" hx-swap="innerHTML" hx-include="#order-form" {}
                 div .row {
@@ -226,7 +226,7 @@ pub fn books(view: &View) -> Markup {
                 ol .events reversed {
                     @for e in view.events.iter().rev() {
                         li { span .muted { "T" (e.turn) " " } (e.text)
-                            @if !e.dice.is_empty() { " " span .dice title="dice" { "🎲 " (e.dice) } }
+                            @if !e.dice.is_empty() { " " span .dice title="dice" { "dice " (e.dice) } }
                         }
                     }
                 }
@@ -273,6 +273,8 @@ fn underline(c: &CheckView) -> Markup {
     let mut marks: Vec<(usize, usize, &str)> = c
         .diagnostics
         .iter()
+        // Notes speak of the whole order; only errors and warnings point at words.
+        .filter(|d| d.severity != "note")
         .filter(|d| {
             d.end > d.start && text.is_char_boundary(d.start) && text.is_char_boundary(d.end)
         })
