@@ -20,3 +20,4 @@ mod scenario_check;
 mod scenario_show;
 mod scenario_talavera;
 mod scenario_vimeiro;
+mod web;
