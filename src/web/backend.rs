@@ -201,6 +201,8 @@ pub struct View {
     pub recipients: Vec<(String, String)>,
     /// The seat's own pieces that may be moved: (piece id, name).
     pub movable: Vec<(String, String)>,
+    /// The side's commanders (for an initiative roll): (id, name).
+    pub commanders: Vec<(String, String)>,
 }
 
 /// The order check as you type.
@@ -561,6 +563,51 @@ impl Backend {
         execute(&mut g, side, &cmd)
     }
 
+    /// A roll for Initiative (6.6.1): `commander` tries to seize the initiative for `command`;
+    /// the order is written if the roll succeeds. Errors in the order text refuse it.
+    pub fn initiative(
+        &self,
+        seat: &Seat,
+        commander: &str,
+        command: &str,
+        text: &str,
+    ) -> Result<(), WebRefusal> {
+        let Seat::Side(side) = seat else {
+            return Err(WebRefusal::new(
+                "not-a-side",
+                "only a side rolls for initiative",
+                "",
+            ));
+        };
+        let mut g = self.lock();
+        if g.game
+            .scenario
+            .commander(commander)
+            .map(|c| c.side.as_str())
+            != Some(side.as_str())
+        {
+            return Err(WebRefusal::new(
+                "not-your-piece",
+                format!("`{commander}` is not one of your commanders"),
+                "",
+            ));
+        }
+        let checked = crate::order::check_one(text, Some(&g.game.scenario), Some(side));
+        if checked.has_errors() {
+            return Err(WebRefusal::new(
+                "order-has-errors",
+                "the initiative order has errors",
+                "check it in the order desk first; nothing was rolled",
+            ));
+        }
+        let cmd = Command::RollInitiative {
+            commander: commander.to_string(),
+            command: command.to_string(),
+            order: crate::game::typed_order(&checked),
+        };
+        execute(&mut g, side, &cmd)
+    }
+
     /// The umpire runs the automatic steps up to the next one that needs a person (5.1).
     pub fn advance(&self, seat: &Seat) -> Result<(), WebRefusal> {
         umpire_only(seat)?;
@@ -911,6 +958,15 @@ fn build_view(g: &Inner, s: &Sight) -> Result<View, GameError> {
         .filter(|p| p.detail.is_some() || (own(&p.id) && p.role != "unit"))
         .map(|p| (p.id.clone(), p.name.clone()))
         .collect();
+    let commanders = match &side {
+        Some(x) => sc
+            .commanders
+            .iter()
+            .filter(|c| c.side == *x)
+            .map(|c| (c.id.clone(), c.name.clone()))
+            .collect(),
+        None => Vec::new(),
+    };
     Ok(View {
         title: sc.meta.title.clone(),
         turn: st.turn,
@@ -937,6 +993,7 @@ fn build_view(g: &Inner, s: &Sight) -> Result<View, GameError> {
         ranges,
         recipients,
         movable,
+        commanders,
     })
 }
 

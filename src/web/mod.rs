@@ -225,6 +225,7 @@ pub fn router(state: Shared) -> Router {
         .route("/message", post(message))
         .route("/ready", post(ready))
         .route("/default-defense", post(default_defense))
+        .route("/initiative", post(initiative))
         .route("/umpire/advance", post(advance))
         .route("/umpire/override", post(override_action))
         .route("/umpire/combat", post(combat))
@@ -712,6 +713,31 @@ async fn default_defense(
     outcome(
         &st,
         r.map(|()| format!("{} adopts Default Defense.", f.command)),
+    )
+}
+
+#[derive(Deserialize)]
+struct InitiativeForm {
+    commander: String,
+    command: String,
+    text: String,
+}
+
+async fn initiative(
+    State(st): State<Shared>,
+    headers: HeaderMap,
+    Form(f): Form<InitiativeForm>,
+) -> Response {
+    let s = match need_seat(&st, &headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let r = st
+        .backend
+        .initiative(&s.seat, &f.commander, &f.command, &f.text);
+    outcome(
+        &st,
+        r.map(|()| format!("{} rolled for initiative; see the events.", f.commander)),
     )
 }
 

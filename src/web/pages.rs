@@ -154,6 +154,22 @@ fn order_desk(view: &View) -> Markup {
             div #check aria-live="polite" { p .muted { "Start writing: the read-back, type, cost, courier time and every problem appear here." } }
             div #order-result {}
             details {
+                summary { "Local initiative (6.6.1)" }
+                form hx-post="/initiative" hx-target="#init-result" hx-swap="innerHTML" {
+                    div .row {
+                        label { "Commander " select name="commander" {
+                            @for (id, name) in &view.commanders { option value=(id) { (name) } }
+                        } }
+                        label { "for " select name="command" {
+                            @for (id, name) in &view.recipients { option value=(id) { (name) } }
+                        } }
+                    }
+                    textarea name="text" rows="2" required placeholder="The order he writes if the roll succeeds" {}
+                    button type="submit" { "Roll for initiative" }
+                }
+                div #init-result {}
+            }
+            details {
                 summary { "Default Defense (6.6.2)" }
                 form hx-post="/default-defense" hx-target="#dd-result" hx-swap="innerHTML" {
                     select name="command" {

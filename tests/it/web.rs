@@ -182,6 +182,16 @@ fn routes() -> Vec<Route> {
         ("POST", "/ready", vec![], [No, Yes, Yes, No]),
         (
             "POST",
+            "/initiative",
+            vec![
+                ("commander", "rosenblad"),
+                ("command", "hall-div"),
+                ("text", ALLIED_ORDER),
+            ],
+            [No, No, Yes, No],
+        ),
+        (
+            "POST",
             "/default-defense",
             vec![("command", "div-2")],
             [No, Yes, No, No],
