@@ -113,14 +113,14 @@ pub fn svg(sc: &Scenario, view: &View) -> Markup {
                     }
                 }
             }
-            (features(sc, &g))
+            (features(sc, &g, w))
             (overlays(view, &g))
             (counters(view, &g))
         }
     }
 }
 
-fn features(sc: &Scenario, g: &Geo) -> Markup {
+fn features(sc: &Scenario, g: &Geo, width: f64) -> Markup {
     html! {
         g .features {
             @for p in &sc.places {
@@ -150,7 +150,9 @@ fn features(sc: &Scenario, g: &Geo) -> Markup {
             @for p in &sc.places {
                 @if !matches!(p.kind, PlaceKind::Road | PlaceKind::Stream | PlaceKind::River) && !p.hexes.is_empty() {
                     @let (x, y) = centroid(g, &p.hexes);
-                    text .place x=(format!("{x:.1}")) y=(format!("{:.1}", y - R * 0.9)) { (p.name) }
+                    // Near the edges, anchor the name so that it stays on the map.
+                    @let anchor = if x > width - 70.0 { "end" } else if x < 50.0 { "start" } else { "middle" };
+                    text .place x=(format!("{x:.1}")) y=(format!("{:.1}", y - R * 0.9)) text-anchor=(anchor) { (p.name) }
                 }
             }
         }

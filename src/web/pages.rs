@@ -296,7 +296,16 @@ fn underline(c: &CheckView) -> Markup {
         })
         .map(|d| (d.start, d.end, d.severity.as_str()))
         .collect();
-    marks.sort();
+    // Overlapping findings: errors win over warnings, then the earlier one.
+    marks.sort_by_key(|(s, e, sev)| (*sev != "error", *s, *e));
+    let mut chosen: Vec<(usize, usize, &str)> = Vec::new();
+    for m in marks {
+        if chosen.iter().all(|c| m.1 <= c.0 || m.0 >= c.1) {
+            chosen.push(m);
+        }
+    }
+    chosen.sort();
+    let marks = chosen;
     let mut parts: Vec<(String, Option<&str>)> = Vec::new();
     let mut at = 0;
     for (s, e, sev) in marks {

@@ -55,12 +55,12 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_server(tmp):
+def start_server(tmp, scenario="tutorial-hall"):
     port = free_port()
-    out = open(os.path.join(tmp, "server.txt"), "w+")
+    out = open(os.path.join(tmp, f"server-{scenario}.txt"), "w+")
     proc = subprocess.Popen(
-        [BIN, "serve", "--demo", "--scenario", "tutorial-hall", "--db",
-         os.path.join(tmp, "hall.db"), "--addr", f"127.0.0.1:{port}"],
+        [BIN, "serve", "--demo", "--scenario", scenario, "--db",
+         os.path.join(tmp, f"{scenario}.db"), "--addr", f"127.0.0.1:{port}"],
         stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
     )
     links = {}
@@ -83,6 +83,14 @@ def shot(page, name):
     page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
 
 
+def advance(um, times):
+    """The umpire presses Advance and waits for each answer (the console's own request)."""
+    for _ in range(times):
+        with um.expect_response(lambda r: r.url.endswith("/umpire/advance")) as resp:
+            um.click("form[hx-post='/umpire/advance'] button")
+        check("umpire: advance accepted", resp.value.status == 200)
+
+
 def write_order(page, text, name):
     page.fill("#order-text", "")
     page.type("#order-text", text, delay=5)
@@ -95,6 +103,28 @@ def write_order(page, text, name):
     page.click("#order-form button[type=submit]")
     expect(page.locator("#order-result")).to_contain_text("sent", timeout=TIMEOUT_MS)
     check(f"{name}: the order was sent", "Order" in page.inner_text("#order-result"))
+
+
+def vimeiro(browser):
+    """The README's one command (`serve --demo`, Vimeiro): the British page after the French
+    Command Phase, an order being checked as it is written."""
+    tmp = tempfile.mkdtemp(prefix="staffwork-vimeiro-")
+    proc, port, links = start_server(tmp, "vimeiro-1808")
+    try:
+        um = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        br = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        um.goto(links["umpire"])
+        advance(um, 2)
+        br.goto(links["side:british"])
+        expect(br.locator("#mapwrap svg")).to_be_visible()
+        check("vimeiro: the whole 40 x 22 map is drawn", br.locator("#mapwrap polygon").count() == 880)
+        br.type("#order-text", "Fane's Brigade: advance to Vimeiro and defend it.", delay=5)
+        expect(br.locator("#check")).to_contain_text("command points")
+        check("vimeiro: the British order is priced and timed", "Arrives" in br.inner_text("#check"))
+        shot(br, "vimeiro-british")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 def main():
@@ -136,10 +166,7 @@ def main():
             # Imperial writes and sends in its Command Phase.
             write_order(imp, IMPERIAL_ORDER, "imperial")
             # The umpire advances through the Imperial operations to the Allied Command Phase.
-            for _ in range(2):
-                um.click("form[hx-post='/umpire/advance'] button")
-                expect(um.locator("#advance-result")).to_contain_text("Advanced")
-                um.wait_for_timeout(300)
+            advance(um, 2)
             al.reload()
             expect(al.locator("#status")).to_contain_text("allied phasing")
             expect(al.locator("#mapwrap svg")).to_be_visible()
@@ -147,10 +174,7 @@ def main():
             shot(al, "allied-page")
 
             # The umpire advances to the next turn: the aides arrive.
-            for _ in range(2):
-                um.click("form[hx-post='/umpire/advance'] button")
-                expect(um.locator("#advance-result")).to_contain_text("Advanced")
-                um.wait_for_timeout(300)
+            advance(um, 2)
             um.reload()
             expect(um.locator("#status")).to_contain_text("08:30")
             expect(um.locator("#mapwrap svg")).to_be_visible()
@@ -177,6 +201,7 @@ def main():
             # A side cannot open the umpire's console.
             r = imp.goto(f"http://127.0.0.1:{port}/umpire")
             check("a side gets 403 on the umpire's console", r.status == 403)
+            vimeiro(browser)
             browser.close()
     finally:
         proc.terminate()
