@@ -24,7 +24,70 @@ fn corpus() -> (String, usize) {
     (text, n)
 }
 
+/// The annotated corpus (`tests/data/orders/corpus/*.toml`): each file's orders with its
+/// scenario and side, the issue-11 speed figure.
+fn annotated() -> Vec<(
+    Option<staffwork::scenario::Scenario>,
+    Option<String>,
+    Vec<String>,
+)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/orders/corpus");
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    paths.retain(|p: &std::path::PathBuf| p.extension().is_some_and(|e| e == "toml"));
+    paths.sort();
+    let mut out = Vec::new();
+    for p in paths {
+        let v: toml::Value = toml::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let meta = &v["meta"];
+        let name = meta["scenario"].as_str().unwrap_or("");
+        let side = meta["side"].as_str().filter(|s| !s.is_empty());
+        let texts = v
+            .get("order")
+            .and_then(|o| o.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|o| o["text"].as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let scen = (!name.is_empty()).then(|| staffwork::scenario::bundled(name).unwrap());
+        out.push((scen, side.map(str::to_string), texts));
+    }
+    out
+}
+
 fn bench(c: &mut Criterion) {
+    let files = annotated();
+    let n: usize = files.iter().map(|f| f.2.len()).sum();
+    let mut g = c.benchmark_group("corpus");
+    g.throughput(Throughput::Elements(n as u64));
+    // One checker per scenario, built once (the scenario's index), as a game does.
+    let checkers: Vec<_> = files
+        .iter()
+        .map(|(scen, side, texts)| {
+            let c = order::Checker::new(order::Options {
+                scenario: scen.as_ref(),
+                side: side.as_deref(),
+                now: None,
+            });
+            (c, texts)
+        })
+        .collect();
+    g.bench_function("annotated corpus against its scenarios", |b| {
+        b.iter(|| {
+            let mut errors = 0usize;
+            for (checker, texts) in &checkers {
+                for t in texts.iter() {
+                    errors += usize::from(checker.check_one(black_box(t)).has_errors());
+                }
+            }
+            errors
+        })
+    });
+    g.finish();
+
     let (text, n) = corpus();
     let scenario = staffwork::scenario::bundled("tutorial-hall").expect("tutorial scenario");
     let mut g = c.benchmark_group("orders");

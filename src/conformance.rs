@@ -2,20 +2,20 @@
 //! expected outcomes, and the runner that checks them (`docs/conformance.md`).
 //!
 //! A case's commands are written in the same words as the CLI (without `--db`); the runner
-//! parses them with the CLI's own parser and builds engine commands with the CLI's own code, so a
-//! case exercises exactly what an umpire would run. Owns the case format and its evaluation;
+//! parses them into [`app::Request`]s and executes them through the application layer, as the
+//! CLI does, so a case exercises exactly what an umpire would run. Owns the case format and its evaluation;
 //! must not print (the CLI reports results).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use clap::Parser;
 use serde::Serialize;
 
-use crate::cli::{Cli, game_cmd};
+use crate::app::{self, AppError, Response, split_words};
 use crate::engine::{Event, GameState};
-use crate::game::{Game, GameError, NewGame};
+use crate::game::{Game, NewGame};
 use crate::rules::dice::{Dice, Purpose, ScriptedDice};
+use crate::view::Viewer;
 
 /// One case as written.
 #[derive(Clone, Debug, Default)]
@@ -205,46 +205,6 @@ fn strip_comment(line: &str) -> String {
     out.trim_end().to_string()
 }
 
-/// Split a command line into words, honouring double and single quotes.
-pub fn split_words(line: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    let mut quote: Option<char> = None;
-    let mut has = false;
-    let mut chars = line.chars();
-    while let Some(ch) = chars.next() {
-        match (quote, ch) {
-            (None, c) if c.is_whitespace() => {
-                if has {
-                    words.push(std::mem::take(&mut cur));
-                    has = false;
-                }
-            }
-            (None, '"' | '\'') => {
-                quote = Some(ch);
-                has = true;
-            }
-            (Some(q), c) if c == q => quote = None,
-            (Some('"'), '\\') => {
-                if let Some(n) = chars.next() {
-                    cur.push(n);
-                }
-            }
-            (_, c) => {
-                cur.push(c);
-                has = true;
-            }
-        }
-    }
-    if quote.is_some() {
-        return Err("unclosed quote".into());
-    }
-    if has {
-        words.push(cur);
-    }
-    Ok(words)
-}
-
 /// Parse the dice section into scripted dice.
 fn scripted_dice(case: &Case) -> Result<ScriptedDice, String> {
     let mut dice = ScriptedDice::new();
@@ -372,7 +332,8 @@ fn start_game(case: &Case) -> Result<Game, String> {
 /// What a command line is expected to do.
 enum Outcome {
     Ok,
-    Refused(String),
+    /// Refused with this code, or with any code (`=> refused` or `=> refused any`).
+    Refused(Option<String>),
     OrderError(String),
 }
 
@@ -382,11 +343,12 @@ fn split_outcome(text: &str) -> Result<(&str, Outcome), String> {
         Some((cmd, exp)) => {
             let w: Vec<&str> = exp.split_whitespace().collect();
             match w.as_slice() {
-                ["refused", code] => Ok((cmd.trim(), Outcome::Refused(code.to_string()))),
+                ["refused"] | ["refused", "any"] => Ok((cmd.trim(), Outcome::Refused(None))),
+                ["refused", code] => Ok((cmd.trim(), Outcome::Refused(Some(code.to_string())))),
                 ["order-error", code] => Ok((cmd.trim(), Outcome::OrderError(code.to_string()))),
                 ["ok"] => Ok((cmd.trim(), Outcome::Ok)),
                 _ => Err(format!(
-                    "after `=>` write `refused CODE`, `order-error CODE` or `ok`, not `{}`",
+                    "after `=>` write `refused CODE`, `refused any`, `order-error CODE` or `ok`, not `{}`",
                     exp.trim()
                 )),
             }
@@ -394,7 +356,8 @@ fn split_outcome(text: &str) -> Result<(&str, Outcome), String> {
     }
 }
 
-/// Run one command line of a case.
+/// Run one command line of a case: parsed into a request and executed by the application
+/// layer as the umpire, exactly as the CLI would.
 fn run_line(
     game: &mut Game,
     line: &Line,
@@ -403,85 +366,78 @@ fn run_line(
 ) -> Result<(), String> {
     let (cmd_text, outcome) =
         split_outcome(&line.text).map_err(|e| format!("line {}: {e}", line.line))?;
-    let mut words = vec!["staffwork".to_string()];
-    words.extend(split_words(cmd_text).map_err(|e| format!("line {}: {e}", line.line))?);
-    words.extend(["--db".to_string(), ":memory:".to_string()]);
-    let cli = Cli::try_parse_from(&words).map_err(|e| {
-        let first = e.to_string().lines().next().unwrap_or_default().to_string();
+    let request = app::parse_request(cmd_text).map_err(|first| {
         format!(
             "line {}: `{cmd_text}` is not a game command: {first}",
             line.line
         )
     })?;
-    let built = game_cmd::build(game, &cli.command)
-        .ok_or_else(|| format!("line {}: `{cmd_text}` is not a game command", line.line))?;
-    let (actor, cmd) = match (built, &outcome) {
-        (Ok(x), _) => x,
-        (Err(game_cmd::BuildError::Order(checked)), Outcome::OrderError(code)) => {
-            let codes: Vec<&str> = checked
-                .diagnostics
-                .iter()
-                .filter(|d| d.severity == crate::order::Severity::Error)
-                .map(|d| d.code)
-                .collect();
-            return if codes.contains(&code.as_str()) {
+    let result = app::execute_with(game, &Viewer::Umpire, &request, Some(dice));
+    match (result, outcome) {
+        (Ok(Response::Applied(a)), Outcome::Ok) => {
+            events.extend(a.events);
+            Ok(())
+        }
+        (Ok(Response::Applied(_)), Outcome::Refused(code)) => Err(format!(
+            "line {}: expected refusal `{}`, the command was accepted",
+            line.line,
+            code.as_deref().unwrap_or("any")
+        )),
+        (Ok(Response::Applied(_)), Outcome::OrderError(code)) => Err(format!(
+            "line {}: expected order error `{code}`, the order was accepted",
+            line.line
+        )),
+        (Ok(_), _) => Err(format!(
+            "line {}: `{cmd_text}` is not a game command",
+            line.line
+        )),
+        (Err(AppError::Order(checked)), Outcome::OrderError(code)) => {
+            let codes: Vec<&str> = error_diagnostics(&checked).map(|d| d.code).collect();
+            if codes.contains(&code.as_str()) {
                 Ok(())
             } else {
                 Err(format!(
                     "line {}: expected order error `{code}`, the order language gave {codes:?}",
                     line.line
                 ))
-            };
+            }
         }
-        (Err(game_cmd::BuildError::Order(checked)), _) => {
-            let msgs: Vec<String> = checked
-                .diagnostics
-                .iter()
-                .filter(|d| d.severity == crate::order::Severity::Error)
+        (Err(AppError::Order(checked)), _) => {
+            let msgs: Vec<String> = error_diagnostics(&checked)
                 .map(|d| format!("{}: {}", d.code, d.message))
                 .collect();
-            return Err(format!(
+            Err(format!(
                 "line {}: the order has errors: {}",
                 line.line,
                 msgs.join("; ")
-            ));
+            ))
         }
-        (Err(game_cmd::BuildError::Usage(m)), _) => return Err(format!("line {}: {m}", line.line)),
-    };
-    // `turn --until-turn N` / `--until-end` repeat the advance, each step recorded on its own.
-    if let crate::cli::Command::Turn(t) = &cli.command
-        && matches!(outcome, Outcome::Ok)
-    {
-        let evs = game
-            .advance(t.until(), Some(dice))
-            .map_err(|e| format!("line {}: {e}", line.line))?;
-        events.extend(evs);
-        return Ok(());
-    }
-    match (game.execute_with(&actor, &cmd, dice), outcome) {
-        (Ok(evs), Outcome::Ok) => {
-            events.extend(evs);
-            Ok(())
-        }
-        (Ok(_), Outcome::Refused(code)) => Err(format!(
-            "line {}: expected refusal `{code}`, the command was accepted",
-            line.line
+        // An unscripted die is a fault of the case, never the refusal it expected.
+        (Err(AppError::Refused(r)), _) if r.code == "die-not-given" => Err(format!(
+            "line {}: `{cmd_text}` asked for a die the case did not give: {}",
+            line.line, r.message
         )),
-        (Ok(_), Outcome::OrderError(code)) => Err(format!(
-            "line {}: expected order error `{code}`, the order was accepted",
-            line.line
-        )),
-        (Err(GameError::Refused(r)), Outcome::Refused(code)) if r.code == code => Ok(()),
-        (Err(GameError::Refused(r)), Outcome::Refused(code)) => Err(format!(
+        (Err(AppError::Refused(_)), Outcome::Refused(None)) => Ok(()),
+        (Err(AppError::Refused(r)), Outcome::Refused(Some(code))) if r.code == code => Ok(()),
+        (Err(AppError::Refused(r)), Outcome::Refused(Some(code))) => Err(format!(
             "line {}: expected refusal `{code}`, got `{}`: {}",
             line.line, r.code, r.message
         )),
-        (Err(GameError::Refused(r)), _) => Err(format!(
+        (Err(AppError::Refused(r)), _) => Err(format!(
             "line {}: refused [{}]: {}",
             line.line, r.code, r.message
         )),
         (Err(e), _) => Err(format!("line {}: {e}", line.line)),
     }
+}
+
+fn error_diagnostics(
+    checked: &crate::order::CheckedOrder,
+) -> impl Iterator<Item = &crate::order::Diagnostic> {
+    checked
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == crate::order::Severity::Error)
 }
 
 /// Run one case.
@@ -497,6 +453,59 @@ pub fn run_case(case: &Case) -> CaseResult {
     }
 }
 
+/// When an `expect:` line is checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum When {
+    /// After the last command (a line with no prefix).
+    End,
+    /// `after K:` — right after the K-th line of `commands:` (1-based).
+    After(usize),
+    /// `at turn N:` — after the last command that leaves the game in turn N (the end of turn N
+    /// as far as the case goes).
+    AtTurn(u32),
+}
+
+/// Split the `after K:` / `at turn N:` prefix off an expectation.
+fn split_when(l: &Line) -> Result<(When, &str), String> {
+    let t = l.text.trim();
+    let bad = |what: &str| format!("line {}: {what}", l.line);
+    if let Some(rest) = t.strip_prefix("after ") {
+        let (k, tail) = rest
+            .split_once(':')
+            .ok_or_else(|| bad("write `after K: EXPECTATION` (K: a command's number)"))?;
+        let k: usize = k
+            .trim()
+            .trim_start_matches("command")
+            .trim()
+            .parse()
+            .map_err(|_| {
+                bad(&format!(
+                    "`after {k}:`: K is the number of a command (1, 2, …)"
+                ))
+            })?;
+        return Ok((When::After(k), tail.trim()));
+    }
+    if let Some(rest) = t.strip_prefix("at turn ") {
+        let (n, tail) = rest
+            .split_once(':')
+            .ok_or_else(|| bad("write `at turn N: EXPECTATION`"))?;
+        let n: u32 = n
+            .trim()
+            .parse()
+            .map_err(|_| bad(&format!("`at turn {n}:`: N is a game turn number")))?;
+        return Ok((When::AtTurn(n), tail.trim()));
+    }
+    Ok((When::End, t))
+}
+
+/// What an expectation is checked against: the game at one point and the events up to it.
+struct View<'a> {
+    scenario: &'a crate::scenario::Scenario,
+    tables: &'a crate::rules::tables::CommandTables,
+    state: &'a GameState,
+    events: &'a [Event],
+}
+
 fn run_case_inner(case: &Case) -> Result<(), String> {
     let mut game = start_game(case)?;
     let mut setup_events = Vec::new();
@@ -505,10 +514,44 @@ fn run_case_inner(case: &Case) -> Result<(), String> {
         let mut dice = crate::rules::dice::SeededDice::at(seed, game.state.dice.clone());
         run_line(&mut game, l, &mut dice, &mut setup_events).map_err(|e| format!("given: {e}"))?;
     }
+    let mut expect: Vec<(When, &Line, &str)> = Vec::new();
+    for l in &case.expect {
+        let (when, text) = split_when(l)?;
+        if let When::After(k) = when
+            && (k == 0 || k > case.commands.len())
+        {
+            return Err(format!(
+                "line {}: `after {k}:` but the case has {} command(s)",
+                l.line,
+                case.commands.len()
+            ));
+        }
+        expect.push((when, l, text));
+    }
     let mut dice = scripted_dice(case)?;
     let mut events = Vec::new();
-    for l in &case.commands {
+    // `at turn N:` expectations wait for the game to leave turn N: the last snapshot in it.
+    let mut at_turn: BTreeMap<u32, (GameState, usize)> = BTreeMap::new();
+    at_turn.insert(game.state.turn, (game.state.clone(), 0));
+    for (i, l) in case.commands.iter().enumerate() {
         run_line(&mut game, l, &mut dice, &mut events)?;
+        let k = i + 1;
+        let view = View {
+            scenario: &game.scenario,
+            tables: &game.tables,
+            state: &game.state,
+            events: &events,
+        };
+        for (_, e, text) in expect.iter().filter(|(w, ..)| *w == When::After(k)) {
+            check_expectation(&view, e, text)
+                .map_err(|m| format!("after command {k} (`{}`): {m}", l.text))?;
+        }
+        if expect
+            .iter()
+            .any(|(w, ..)| *w == When::AtTurn(game.state.turn))
+        {
+            at_turn.insert(game.state.turn, (game.state.clone(), events.len()));
+        }
     }
     let unused = dice.unused();
     if !unused.is_empty() {
@@ -524,10 +567,62 @@ fn run_case_inner(case: &Case) -> Result<(), String> {
             .collect();
         return Err(format!("dice given but not used: {}", list.join(", ")));
     }
-    for e in &case.expect {
-        check_expectation(&game.state, &events, e)?;
+    for (when, e, text) in &expect {
+        match when {
+            When::End => check_expectation(
+                &View {
+                    scenario: &game.scenario,
+                    tables: &game.tables,
+                    state: &game.state,
+                    events: &events,
+                },
+                e,
+                text,
+            )?,
+            When::AtTurn(n) => {
+                let (state, upto) = at_turn.get(n).ok_or_else(|| {
+                    format!(
+                        "line {}: `at turn {n}:` but the game was never in turn {n} (it ran from turn {} to {})",
+                        e.line,
+                        at_turn.keys().next().copied().unwrap_or_default(),
+                        game.state.turn
+                    )
+                })?;
+                let view = View {
+                    scenario: &game.scenario,
+                    tables: &game.tables,
+                    state,
+                    events: &events[..*upto],
+                };
+                check_expectation(&view, e, text)
+                    .map_err(|m| format!("at the end of turn {n}: {m}"))?;
+            }
+            When::After(_) => {}
+        }
     }
     Ok(())
+}
+
+/// `sees SIDE PIECE yes|no`: does the side see the piece on the map now (4.0, 14.1)? `None` for
+/// any other expectation.
+/// `sees SIDE PIECE yes|no`: may that side see the piece on the map now (4.0, 14.1)?
+fn check_sight(view: &View, l: &Line, text: &str) -> Option<Result<(), String>> {
+    let w: Vec<&str> = text.split_whitespace().collect();
+    let ["sees", side, piece, want] = w.as_slice() else {
+        return None;
+    };
+    let seen =
+        crate::view::visible_positions(view.state, view.scenario, &Viewer::Side(side.to_string()))
+            .contains_key(*piece);
+    let got = yes_no(seen);
+    Some(if got == *want {
+        Ok(())
+    } else {
+        Err(format!(
+            "line {}: {side} sees {piece}: expected {want}, got {got}",
+            l.line
+        ))
+    })
 }
 
 fn kebab<T: Serialize>(v: &T) -> String {
@@ -542,16 +637,130 @@ fn yes_no(b: bool) -> &'static str {
     if b { "yes" } else { "no" }
 }
 
-/// Compare one `expect:` line with the final state and the case's events.
-fn check_expectation(state: &GameState, events: &[Event], l: &Line) -> Result<(), String> {
-    let w: Vec<String> = split_words(&l.text).map_err(|e| format!("line {}: {e}", l.line))?;
-    let w: Vec<&str> = w.iter().map(String::as_str).collect();
-    let mismatch = |what: &str, expected: &str, actual: &str| {
+/// What an expectation accepts: a value, one of several, a range or an inequality.
+#[derive(Clone, Debug, PartialEq)]
+enum Want {
+    Is(String),
+    OneOf(Vec<String>),
+    /// Inclusive range `A..B` of whole numbers.
+    In(i64, i64),
+    Cmp(&'static str, i64),
+    Not(String),
+}
+
+impl Want {
+    /// Read the words after the field: `V`, `one-of A B …`, `in A..B`, `>= N` (also `<=`, `>`,
+    /// `<`, `!= V`).
+    fn parse(words: &[&str]) -> Result<Want, String> {
+        let num = |w: &str| {
+            w.parse::<i64>()
+                .map_err(|_| format!("`{w}` is not a whole number"))
+        };
+        match words {
+            ["one-of", rest @ ..] if !rest.is_empty() => {
+                Ok(Want::OneOf(rest.iter().map(|w| w.to_string()).collect()))
+            }
+            ["in", range] => {
+                let (a, b) = range
+                    .split_once("..")
+                    .ok_or_else(|| format!("write a range as A..B, not `{range}`"))?;
+                Ok(Want::In(num(a)?, num(b)?))
+            }
+            ["!=", rest @ ..] if !rest.is_empty() => Ok(Want::Not(rest.join(" "))),
+            [op @ (">=" | "<=" | ">" | "<"), n] => {
+                let op = match *op {
+                    ">=" => ">=",
+                    "<=" => "<=",
+                    ">" => ">",
+                    _ => "<",
+                };
+                Ok(Want::Cmp(op, num(n)?))
+            }
+            _ => Ok(Want::Is(words.join(" "))),
+        }
+    }
+
+    /// Read an event field's value after its operator (`k=v`, `k=a|b`, `k=A..B`, `k>=N` …).
+    fn of_field(op: &str, v: &str) -> Result<Want, String> {
+        let num = |w: &str| {
+            w.parse::<i64>()
+                .map_err(|_| format!("`{w}` is not a whole number"))
+        };
+        Ok(match op {
+            "=" => {
+                if v.contains('|') {
+                    Want::OneOf(v.split('|').map(str::to_string).collect())
+                } else if let Some((a, b)) = v.split_once("..")
+                    && let (Ok(a), Ok(b)) = (a.parse::<i64>(), b.parse::<i64>())
+                {
+                    Want::In(a, b)
+                } else {
+                    Want::Is(v.to_string())
+                }
+            }
+            "!=" => Want::Not(v.to_string()),
+            ">=" => Want::Cmp(">=", num(v)?),
+            "<=" => Want::Cmp("<=", num(v)?),
+            ">" => Want::Cmp(">", num(v)?),
+            _ => Want::Cmp("<", num(v)?),
+        })
+    }
+
+    fn matches(&self, got: &str) -> bool {
+        let n = got.parse::<i64>().ok();
+        match self {
+            Want::Is(v) => got == v,
+            Want::OneOf(vs) => vs.iter().any(|v| v == got),
+            Want::In(a, b) => n.is_some_and(|n| (*a..=*b).contains(&n)),
+            Want::Not(v) => got != v,
+            Want::Cmp(op, v) => n.is_some_and(|n| match *op {
+                ">=" => n >= *v,
+                "<=" => n <= *v,
+                ">" => n > *v,
+                _ => n < *v,
+            }),
+        }
+    }
+}
+
+impl std::fmt::Display for Want {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Want::Is(v) => write!(f, "{v}"),
+            Want::OneOf(vs) => write!(f, "one of {}", vs.join(", ")),
+            Want::In(a, b) => write!(f, "{a}..{b}"),
+            Want::Not(v) => write!(f, "anything but {v}"),
+            Want::Cmp(op, v) => write!(f, "{op} {v}"),
+        }
+    }
+}
+
+/// Compare a value with what is wanted.
+fn compare(l: &Line, what: &str, want: &[&str], got: &str) -> Result<(), String> {
+    let want = Want::parse(want).map_err(|e| format!("line {}: {what}: {e}", l.line))?;
+    if want.matches(got) {
+        Ok(())
+    } else {
         Err(format!(
-            "line {}: {what}: expected {expected}, got {actual}",
+            "line {}: {what}: expected {want}, got {got}",
             l.line
         ))
+    }
+}
+
+/// Compare one `expect:` line (its text without the `after`/`at turn` prefix) with the game.
+fn check_expectation(view: &View, l: &Line, text: &str) -> Result<(), String> {
+    if let Some(r) = check_sight(view, l, text) {
+        return r;
+    }
+    // `distance(a, b) >= 6` is written as `distance a b >= 6`.
+    let text = match text.strip_prefix("distance(") {
+        Some(rest) => format!("distance {}", rest.replacen([',', ')'], " ", 2)),
+        None => text.to_string(),
     };
+    let w: Vec<String> = split_words(&text).map_err(|e| format!("line {}: {e}", l.line))?;
+    let w: Vec<&str> = w.iter().map(String::as_str).collect();
+    let state = view.state;
     match w.as_slice() {
         ["order", n, field, rest @ ..] => {
             let n: u32 = n
@@ -561,7 +770,7 @@ fn check_expectation(state: &GameState, events: &[Event], l: &Line) -> Result<()
                 .orders
                 .get(&n)
                 .ok_or_else(|| format!("line {}: there is no order {n}", l.line))?;
-            let want = rest.join(" ");
+            // A status such as `delayed D4` is two words; `one-of` lists single words.
             let got = match *field {
                 "status" => o.status.label(),
                 "arrival-turn" => o.arrival_turn.to_string(),
@@ -577,18 +786,13 @@ fn check_expectation(state: &GameState, events: &[Event], l: &Line) -> Result<()
                     ));
                 }
             };
-            if got == want {
-                Ok(())
-            } else {
-                mismatch(&format!("order {n} {field}"), &want, &got)
-            }
+            compare(l, &format!("order {n} {field}"), rest, &got)
         }
         ["command", id, field, rest @ ..] => {
             let c = state
                 .commands
                 .get(*id)
                 .ok_or_else(|| format!("line {}: there is no command `{id}`", l.line))?;
-            let want = rest.join(" ");
             let got = match *field {
                 "status" => kebab(&c.status),
                 "wrecked" => yes_no(c.wrecked).into(),
@@ -605,110 +809,328 @@ fn check_expectation(state: &GameState, events: &[Event], l: &Line) -> Result<()
                     ));
                 }
             };
-            if got == want {
-                Ok(())
-            } else {
-                mismatch(&format!("command {id} {field}"), &want, &got)
-            }
+            compare(l, &format!("command {id} {field}"), rest, &got)
         }
-        ["command-points", side, n] => {
+        ["command-points", side, rest @ ..] => {
             let got = state
                 .sides
                 .get(*side)
                 .map_or("no such side".into(), |s| s.command_points.to_string());
-            if got == *n {
-                Ok(())
-            } else {
-                mismatch(&format!("command points of {side}"), n, &got)
-            }
+            compare(l, &format!("command points of {side}"), rest, &got)
         }
-        ["turn", n] => {
-            let got = state.turn.to_string();
-            if got == *n {
-                Ok(())
-            } else {
-                mismatch("turn", n, &got)
-            }
-        }
-        ["step", s] => {
-            let got = kebab(&state.step);
-            if got == *s {
-                Ok(())
-            } else {
-                mismatch("step", s, &got)
-            }
-        }
-        ["phasing", s] => {
-            let got = state.phasing().to_string();
-            if got == *s {
-                Ok(())
-            } else {
-                mismatch("phasing side", s, &got)
-            }
-        }
-        ["position", piece, hex] => {
+        ["turn", rest @ ..] => compare(l, "turn", rest, &state.turn.to_string()),
+        ["step", rest @ ..] => compare(l, "step", rest, &kebab(&state.step)),
+        ["phasing", rest @ ..] => compare(l, "phasing side", rest, state.phasing()),
+        ["position", piece, rest @ ..] => {
             let got = state
                 .positions
                 .get(*piece)
                 .map_or("off-map".into(), |h| h.to_string());
-            if got == *hex {
-                Ok(())
-            } else {
-                mismatch(&format!("position of {piece}"), hex, &got)
-            }
+            compare(l, &format!("position of {piece}"), rest, &got)
         }
+        ["distance", a, b, rest @ ..] => {
+            let at = |p: &str| {
+                state
+                    .positions
+                    .get(p)
+                    .copied()
+                    .or_else(|| p.parse::<crate::hex::Hex>().ok())
+                    .ok_or_else(|| {
+                        format!(
+                            "line {}: `{p}` is neither a piece on the map nor a hex",
+                            l.line
+                        )
+                    })
+            };
+            let d = at(a)?.distance(at(b)?);
+            compare(
+                l,
+                &format!("distance from {a} to {b}"),
+                rest,
+                &d.to_string(),
+            )
+        }
+        ["odds", rest @ ..] => check_odds(view, l, rest),
         [neg @ ("event" | "no-event"), kind, fields @ ..] => {
-            let mut want: BTreeMap<&str, &str> = BTreeMap::new();
-            for f in fields {
-                let (k, v) = f.split_once('=').ok_or_else(|| {
-                    format!(
-                        "line {}: write event fields as key=value, not `{f}`",
-                        l.line
-                    )
-                })?;
-                want.insert(k, v);
-            }
-            let matching = events.iter().filter(|e| e.kind_name() == *kind).any(|e| {
-                let v = serde_json::to_value(e).unwrap_or_default();
-                want.iter().all(|(k, val)| match k.strip_suffix('~') {
-                    // `key~=value`: the array holds the value, or the text contains it.
-                    Some(k) => field(&v, k).is_some_and(|x| match x {
-                        serde_json::Value::Array(items) => items.iter().any(|i| scalar(i) == *val),
-                        other => scalar(other).contains(val),
-                    }),
-                    None => field(&v, k).is_some_and(|x| scalar(x) == *val),
-                })
-            });
-            match (*neg, matching) {
-                ("event", true) | ("no-event", false) => Ok(()),
-                ("event", false) => {
-                    let seen: Vec<String> = events
-                        .iter()
-                        .filter(|e| e.kind_name() == *kind)
-                        .map(|e| serde_json::to_string(&e.kind).unwrap_or_default())
-                        .collect();
-                    Err(format!(
-                        "line {}: no `{kind}` event with {:?}; {} `{kind}` event(s) seen{}",
-                        l.line,
-                        want,
-                        seen.len(),
-                        if seen.is_empty() {
-                            String::new()
-                        } else {
-                            format!(": {}", seen.join(" | "))
-                        }
-                    ))
-                }
-                _ => Err(format!(
-                    "line {}: a `{kind}` event with {want:?} appeared but should not",
-                    l.line
-                )),
-            }
+            check_event(view.events, l, *neg == "no-event", kind, fields)
         }
         _ => Err(format!(
             "line {}: cannot read expectation `{}`; see docs/conformance.md for the forms",
             l.line, l.text
         )),
+    }
+}
+
+/// `event KIND k=v …` / `no-event KIND …`: some event of that kind (not) having those fields.
+fn check_event(
+    events: &[Event],
+    l: &Line,
+    negated: bool,
+    kind: &str,
+    fields: &[&str],
+) -> Result<(), String> {
+    let mut want: Vec<(&str, Option<Want>, &str)> = Vec::new();
+    for f in fields {
+        // The operator: the first of `>=`, `<=`, `!=`, `~=`, `=`, `>`, `<` in the word.
+        let at = f.find(['=', '>', '<', '!', '~']).ok_or_else(|| {
+            format!(
+                "line {}: write event fields as key=value (or key>=N, key=A..B, key=a|b), not `{f}`",
+                l.line
+            )
+        })?;
+        let (k, tail) = f.split_at(at);
+        let op = [">=", "<=", "!=", "~=", "=", ">", "<"]
+            .into_iter()
+            .find(|op| tail.starts_with(op))
+            .ok_or_else(|| format!("line {}: cannot read the operator in `{f}`", l.line))?;
+        let v = &tail[op.len()..];
+        let w = if op == "~=" {
+            None
+        } else {
+            Some(Want::of_field(op, v).map_err(|e| format!("line {}: `{f}`: {e}", l.line))?)
+        };
+        want.push((k, w, v));
+    }
+    let matching = events.iter().filter(|e| e.kind_name() == kind).any(|e| {
+        let v = serde_json::to_value(e).unwrap_or_default();
+        want.iter().all(|(k, w, val)| match w {
+            // `key~=value`: the array holds the value, or the text contains it.
+            None => field(&v, k).is_some_and(|x| match x {
+                serde_json::Value::Array(items) => items.iter().any(|i| scalar(i) == *val),
+                other => scalar(other).contains(val),
+            }),
+            Some(w) => field(&v, k).is_some_and(|x| w.matches(&scalar(x))),
+        })
+    });
+    let wanted: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
+    match (negated, matching) {
+        (false, true) | (true, false) => Ok(()),
+        (false, false) => {
+            let seen: Vec<String> = events
+                .iter()
+                .filter(|e| e.kind_name() == kind)
+                .map(|e| {
+                    format!(
+                        "turn={} {}",
+                        e.turn,
+                        serde_json::to_string(&e.kind).unwrap_or_default()
+                    )
+                })
+                .collect();
+            Err(format!(
+                "line {}: no `{kind}` event with {}; {} `{kind}` event(s) seen{}",
+                l.line,
+                wanted.join(" "),
+                seen.len(),
+                if seen.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", seen.join(" | "))
+                }
+            ))
+        }
+        (true, true) => Err(format!(
+            "line {}: a `{kind}` event with {} appeared but should not",
+            l.line,
+            wanted.join(" ")
+        )),
+    }
+}
+
+/// `odds …`: the exact odds of a check, as `staffwork odds` computes them.
+///
+/// - `odds acceptance order N RESULT = K/36` — a pending order in its situation at this point;
+/// - `odds acceptance --sender-rating … RESULT = K/36`, `odds initiative --rating R [--general]
+///   RESULT = K/36`, `odds stoppage --sub-units … pass = K/36` — the tables alone.
+///
+/// RESULT: `A` (accepted), `D4`, `D5`, `D6`, `Dt`; `initiative`, `no-effect`, `loose-cannon`.
+fn check_odds(view: &View, l: &Line, words: &[&str]) -> Result<(), String> {
+    let bad = |m: String| format!("line {}: {m}", l.line);
+    let eq = words
+        .iter()
+        .position(|w| *w == "=")
+        .ok_or_else(|| bad("write odds as `odds CHECK … RESULT = K/36`".into()))?;
+    let (lhs, rhs) = (&words[..eq], &words[eq + 1..]);
+    let want = match rhs {
+        [frac] => frac
+            .split_once('/')
+            .and_then(|(a, b)| Some((a.parse::<u64>().ok()?, b.parse::<u64>().ok()?)))
+            .ok_or_else(|| bad(format!("`{frac}` is not a fraction K/N")))?,
+        _ => return Err(bad("after `=` write one fraction, e.g. 18/36".into())),
+    };
+    let (result, query) = lhs
+        .split_last()
+        .ok_or_else(|| bad("name the check and the result".into()))?;
+    let got: (u64, u64) = match query {
+        ["acceptance", "order", n] => {
+            let n: u32 = n
+                .parse()
+                .map_err(|_| bad(format!("`{n}` is not an order number")))?;
+            let q =
+                crate::game::acceptance_situation_in(view.scenario, view.state, n).map_err(bad)?;
+            let o = crate::rules::odds::acceptance(view.tables, q);
+            (
+                u64::from(o.count(acceptance_result(result).ok_or_else(|| {
+                    bad(format!(
+                        "`{result}` is not an acceptance result (A, D4, D5, D6, Dt)"
+                    ))
+                })?)),
+                u64::from(o.out_of),
+            )
+        }
+        [check, flags @ ..] => table_odds(view.tables, check, flags, result).map_err(bad)?,
+        [] => {
+            return Err(bad(
+                "name the check: acceptance, initiative or stoppage".into()
+            ));
+        }
+    };
+    // Compare as fractions: 18/36 = 1/2.
+    if u128::from(got.0) * u128::from(want.1) == u128::from(want.0) * u128::from(got.1) {
+        Ok(())
+    } else {
+        Err(bad(format!(
+            "odds {} {result}: expected {}/{}, got {}/{}",
+            query.join(" "),
+            want.0,
+            want.1,
+            got.0,
+            got.1
+        )))
+    }
+}
+
+fn acceptance_result(w: &str) -> Option<crate::rules::AcceptanceResult> {
+    use crate::rules::AcceptanceResult as R;
+    R::ALL
+        .into_iter()
+        .find(|r| r.to_string().eq_ignore_ascii_case(w) || (w == "accepted" && *r == R::A))
+}
+
+/// The flags of a table-only odds query, as `staffwork odds` spells them: `--name value` or a
+/// bare `--name` (a switch).
+struct OddsFlags<'a>(Vec<(&'a str, Option<&'a str>)>);
+
+impl<'a> OddsFlags<'a> {
+    fn parse(words: &[&'a str]) -> Result<Self, String> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < words.len() {
+            let name = words[i]
+                .strip_prefix("--")
+                .ok_or_else(|| format!("`{}` is not a flag (`--name value`)", words[i]))?;
+            let value = words.get(i + 1).filter(|w| !w.starts_with("--")).copied();
+            i += 1 + usize::from(value.is_some());
+            out.push((name, value));
+        }
+        Ok(OddsFlags(out))
+    }
+
+    fn switch(&self, name: &str) -> bool {
+        self.0.iter().any(|(n, _)| *n == name)
+    }
+
+    fn value(&self, name: &str) -> Result<&'a str, String> {
+        self.0
+            .iter()
+            .find(|(n, _)| *n == name)
+            .and_then(|(_, v)| *v)
+            .ok_or_else(|| format!("give `--{name} VALUE`"))
+    }
+
+    fn number<T: std::str::FromStr>(&self, name: &str) -> Result<T, String> {
+        let v = self.value(name)?;
+        v.parse()
+            .map_err(|_| format!("`--{name} {v}`: expected a number"))
+    }
+
+    /// A value among kebab-case names, as the CLI's value enums spell them.
+    fn choice<T: Copy>(&self, name: &str, choices: &[(&str, T)]) -> Result<T, String> {
+        let v = self.value(name)?;
+        choices
+            .iter()
+            .find(|(n, _)| *n == v)
+            .map(|(_, t)| *t)
+            .ok_or_else(|| {
+                let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+                format!("`--{name} {v}`: expected one of {}", names.join(", "))
+            })
+    }
+}
+
+/// The odds of a table-only query (`staffwork odds acceptance|initiative|stoppage` flags).
+fn table_odds(
+    tables: &crate::rules::tables::CommandTables,
+    check: &str,
+    flags: &[&str],
+    result: &str,
+) -> Result<(u64, u64), String> {
+    use crate::rules::{CurrentOrder, Method, OrderType};
+    let f = OddsFlags::parse(flags)?;
+    match check {
+        "acceptance" => {
+            let q = crate::rules::odds::AcceptanceQuery {
+                sender_rating: f.number("sender-rating")?,
+                receiver_rating: f.number("receiver-rating")?,
+                method: f.choice(
+                    "method",
+                    &[
+                        ("in-person", Method::InPerson),
+                        ("oral", Method::Oral),
+                        ("written", Method::Written),
+                    ],
+                )?,
+                order_type: f.choice(
+                    "type",
+                    &[
+                        ("engage", OrderType::Engage),
+                        ("general", OrderType::General),
+                        ("complex", OrderType::Complex),
+                    ],
+                )?,
+                current: f.choice(
+                    "current",
+                    &[
+                        ("engage", CurrentOrder::Engage),
+                        ("general", CurrentOrder::General),
+                        ("none", CurrentOrder::None),
+                    ],
+                )?,
+            };
+            let o = crate::rules::odds::acceptance(tables, q);
+            let r = acceptance_result(result).ok_or_else(|| {
+                format!("`{result}` is not an acceptance result (A, D4, D5, D6, Dt)")
+            })?;
+            Ok((u64::from(o.count(r)), u64::from(o.out_of)))
+        }
+        "initiative" => {
+            let o =
+                crate::rules::odds::initiative(tables, f.number("rating")?, f.switch("general"));
+            let r = o
+                .counts
+                .iter()
+                .find(|c| kebab(&c.result) == result)
+                .ok_or_else(|| {
+                    format!("`{result}` is not an initiative result (initiative, no-effect, loose-cannon)")
+                })?;
+            Ok((u64::from(r.count), u64::from(o.out_of)))
+        }
+        "stoppage" => {
+            if result != "pass" {
+                return Err(format!(
+                    "a stoppage check's odds are of `pass`, not `{result}`"
+                ));
+            }
+            let o = crate::rules::odds::stoppage(
+                tables,
+                f.number("sub-units")?,
+                f.number("wrecked")?,
+                f.number("rating")?,
+                f.switch("night"),
+            );
+            Ok((u64::from(o.pass), u64::from(o.out_of)))
+        }
+        _ => Err("odds expectations cover acceptance, initiative and stoppage".into()),
     }
 }
 

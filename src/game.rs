@@ -1,5 +1,5 @@
-//! A game: the scenario, the tables and the engine over one store. This is the application layer
-//! the CLI drives: run a command (decide → append in one transaction → evolve), rebuild the state
+//! A game: the scenario, the tables and the engine over one store. The application layer
+//! (`app`) drives it: run a command (decide → append in one transaction → evolve), rebuild the state
 //! by playback, verify by re-simulation, branch, and compute per-viewer views.
 //!
 //! Owns the glue; must not print, and must not decide rules (that is `engine`).
@@ -8,11 +8,11 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::engine::{Command, Engine, Event, GameState, Refusal, Visibility, evolve};
+use crate::engine::{Command, Engine, Event, GameState, Refusal, evolve};
 use crate::rules::dice::SeededDice;
 use crate::rules::tables::CommandTables;
 use crate::scenario::Scenario;
-use crate::store::{GameMeta, Store, StoreError, StoredEvent, canonical};
+use crate::store::{GameMeta, Head, Store, StoreError, StoredEvent, canonical};
 
 /// Version string recorded in every game file.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -30,6 +30,9 @@ pub enum GameError {
     /// The stored scenario or tables no longer load (a file from an incompatible version).
     #[error("the game file's {what} cannot be loaded: {why}")]
     Incompatible { what: &'static str, why: String },
+    /// An argument outside what the game allows (`branch --at-turn 0`, a turn not yet played).
+    #[error("{0}")]
+    OutOfRange(String),
 }
 
 /// The combat tables of a game: the built-in ones with the game's overrides, if any.
@@ -39,6 +42,17 @@ fn combat_tables(overrides: &str) -> Result<crate::combat::CombatTables, GameErr
     }
     crate::combat::CombatTables::with_override(overrides).map_err(|e| GameError::Incompatible {
         what: "combat tables",
+        why: e.to_string(),
+    })
+}
+
+/// The Movement Table of a game: the built-in one with the game's overrides, if any.
+fn movement_tables(overrides: &str) -> Result<crate::movement::MovementTables, GameError> {
+    if overrides.trim().is_empty() {
+        return Ok(crate::movement::tables::builtin().clone());
+    }
+    crate::movement::MovementTables::with_override(overrides).map_err(|e| GameError::Incompatible {
+        what: "movement tables",
         why: e.to_string(),
     })
 }
@@ -53,6 +67,8 @@ pub struct NewGame {
     pub tables: CommandTables,
     /// The user's combat table overrides (TOML, stored in the game; empty = built-in).
     pub combat_tables_toml: String,
+    /// The user's Movement Table overrides (TOML, stored in the game; empty = built-in).
+    pub movement_tables_toml: String,
     pub seed: u64,
     /// The scenario's pre-set orders, typed by the order language.
     pub presets: Vec<(String, crate::engine::TypedOrder)>,
@@ -77,6 +93,7 @@ impl NewGame {
             tables_toml: crate::rules::tables::DEFAULT_TABLES_TOML.to_string(),
             tables: CommandTables::nbs().clone(),
             combat_tables_toml: String::new(),
+            movement_tables_toml: String::new(),
             seed,
             presets,
             variants: Vec::new(),
@@ -114,26 +131,12 @@ pub struct Game {
     pub tables: CommandTables,
     /// The combat tables in force (built-in, or with the game's stored overrides).
     pub combat: crate::combat::CombatTables,
+    /// The Movement Table in force (built-in, or with the game's stored overrides).
+    pub movement: crate::movement::MovementTables,
     pub state: GameState,
-}
-
-/// Who is looking.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Viewer {
-    Umpire,
-    Side(String),
-}
-
-impl Viewer {
-    /// May this viewer see an event with this visibility?
-    pub fn sees(&self, v: &Visibility) -> bool {
-        match (self, v) {
-            (Viewer::Umpire, _) => true,
-            (_, Visibility::Public) => true,
-            (Viewer::Side(s), Visibility::Side(t)) => s == t,
-            (Viewer::Side(_), Visibility::Umpire) => false,
-        }
-    }
+    /// The head of the record `state` is the fold of: a write re-reads the events after it if
+    /// another writer moved the head meanwhile (decision 0050).
+    head: Head,
 }
 
 /// Outcome of verifying a game file.
@@ -146,13 +149,27 @@ pub struct Verification {
     pub chain_broken_at: Option<i64>,
     /// First event that re-simulation did not reproduce byte for byte, if any.
     pub first_difference: Option<Difference>,
-    /// Re-simulation was skipped (e.g. the file was written by another engine version).
+    /// Re-simulation was skipped (the file was written by another engine version or dice, or
+    /// only the chain was asked for): the events were NOT re-simulated.
     pub resimulation_skipped: Option<String>,
+    /// Why the record's structure does not read back cleanly (emptied tables, an event of no
+    /// recorded command, a gap), if it does not.
+    pub structure_problem: Option<String>,
+    /// The game row's record of the head disagrees with the file (rows cut or added).
+    pub record_mismatch: Option<String>,
 }
 
 impl Verification {
+    /// The chain, the structure and the recorded head are sound (nothing about re-simulation).
+    pub fn chain_ok(&self) -> bool {
+        self.chain_broken_at.is_none()
+            && self.structure_problem.is_none()
+            && self.record_mismatch.is_none()
+    }
+
+    /// Everything checked and every command re-simulated to exactly the stored events.
     pub fn ok(&self) -> bool {
-        self.chain_broken_at.is_none() && self.first_difference.is_none()
+        self.chain_ok() && self.first_difference.is_none() && self.resimulation_skipped.is_none()
     }
 }
 
@@ -192,12 +209,14 @@ impl Game {
             tables_toml,
             tables,
             combat_tables_toml,
+            movement_tables_toml,
             seed,
             presets,
             variants,
             created_at,
         } = new;
         let combat = combat_tables(&combat_tables_toml)?;
+        let movement = movement_tables(&movement_tables_toml)?;
         let meta = GameMeta {
             scenario_id: scenario.meta.id.clone(),
             scenario_toml,
@@ -208,6 +227,7 @@ impl Game {
             tables_hash: tables.hash(),
             tables_toml,
             combat_tables_toml,
+            movement_tables_toml,
             rng: RNG.to_string(),
             created_at,
             branched_from: None,
@@ -216,19 +236,31 @@ impl Game {
         crate::engine::combat_system::pre_scenario_losses(&scenario, &combat)
             .map_err(GameError::Refused)?;
         // Decide the start before creating the file, so a refusal leaves nothing behind.
-        let engine = Engine::with_combat(&scenario, &tables, &combat);
+        let engine = Engine::with_combat(&scenario, &tables, &combat).with_movement(&movement);
         let state = engine.initial_state();
         let start = Command::Start { presets, variants };
         let events = engine
             .decide(&state, &start, &mut SeededDice::new(seed))
             .map_err(GameError::Refused)?;
         drop(engine);
-        let mut store = match db {
-            Some(db) => Store::create(db, &meta)?,
-            None => Store::in_memory(&meta)?,
+        // A new file is written under a temporary name and renamed into place once the start
+        // is recorded: all or nothing.
+        let store = match db {
+            Some(db) => {
+                let mut staged = Store::create_staged(db, &meta)?;
+                staged.store().append("umpire", &start, &events)?;
+                staged.publish()?
+            }
+            None => {
+                let mut store = Store::in_memory(&meta)?;
+                store.append("umpire", &start, &events)?;
+                store
+            }
         };
-        store.append("umpire", &start, &events)?;
-        Ok(Game::assemble(store, scenario, tables, combat, &events))
+        let head = store.full_head()?;
+        Ok(Game::assemble(
+            store, scenario, tables, combat, movement, &events, head,
+        ))
     }
 
     /// A game whose state is the playback of `events`.
@@ -237,21 +269,45 @@ impl Game {
         scenario: Scenario,
         tables: CommandTables,
         combat: crate::combat::CombatTables,
+        movement: crate::movement::MovementTables,
         events: &[Event],
+        head: Head,
     ) -> Game {
-        let state = playback(&Engine::with_combat(&scenario, &tables, &combat), events);
+        let state = playback(
+            &Engine::with_combat(&scenario, &tables, &combat).with_movement(&movement),
+            events,
+        );
         Game {
             store,
             scenario,
             tables,
             combat,
+            movement,
             state,
+            head,
         }
     }
 
-    /// Open a game file and rebuild its state by playback.
+    /// Open a game file and rebuild its state by playback, refusing a file that does not read
+    /// back cleanly (emptied tables, an unreadable command, an event of no recorded command, a
+    /// broken chain): nothing is shown of, or written to, such a file.
     pub fn open(db: &Path) -> Result<Game, GameError> {
         let store = Store::open(db)?;
+        let (head, _, events) = store.load_checked()?;
+        let events: Vec<Event> = events.into_iter().map(|e| e.event).collect();
+        Self::load(store, &events, head)
+    }
+
+    /// Open a game file whatever state its record is in, for `replay --verify`, which reports
+    /// what it finds rather than refusing. A write still checks the record first.
+    pub fn open_for_audit(db: &Path) -> Result<Game, GameError> {
+        let store = Store::open(db)?;
+        let events: Vec<Event> = store.events()?.into_iter().map(|e| e.event).collect();
+        // An unchecked head: a write re-checks the whole record from the genesis first.
+        Self::load(store, &events, Head::genesis())
+    }
+
+    fn load(store: Store, events: &[Event], head: Head) -> Result<Game, GameError> {
         let meta = store.meta().clone();
         let scenario =
             crate::scenario::parse("(stored scenario)", &meta.scenario_toml).map_err(|e| {
@@ -268,21 +324,21 @@ impl Game {
                 }
             })?;
         let combat = combat_tables(&meta.combat_tables_toml)?;
-        let events: Vec<Event> = store.events()?.into_iter().map(|e| e.event).collect();
-        Ok(Game::assemble(store, scenario, tables, combat, &events))
+        let movement = movement_tables(&meta.movement_tables_toml)?;
+        Ok(Game::assemble(
+            store, scenario, tables, combat, movement, events, head,
+        ))
     }
 
     pub fn engine(&self) -> Engine<'_> {
         Engine::with_combat(&self.scenario, &self.tables, &self.combat)
+            .with_movement(&self.movement)
     }
 
     /// Decide a command with the game's dice, append it with its events in one transaction,
     /// and apply them. A refusal writes nothing.
     pub fn execute(&mut self, actor: &str, cmd: &Command) -> Result<Vec<Event>, GameError> {
-        let next = self.store.next_command_seq()?;
-        let seed = self.store.meta().seed_for(next);
-        let mut dice = SeededDice::at(seed, self.state.dice.clone());
-        self.execute_with(actor, cmd, &mut dice)
+        self.run(actor, cmd, None)
     }
 
     /// As [`Game::execute`], with dice supplied by the caller (forced dice in conformance cases).
@@ -292,14 +348,57 @@ impl Game {
         cmd: &Command,
         dice: &mut dyn crate::rules::dice::Dice,
     ) -> Result<Vec<Event>, GameError> {
-        let events = self
-            .engine()
-            .decide(&self.state, cmd, dice)
-            .map_err(GameError::Refused)?;
-        self.store.append(actor, cmd, &events)?;
-        for e in &events {
-            evolve(&mut self.state, e);
+        self.run(actor, cmd, Some(dice))
+    }
+
+    /// Decide and append in one write transaction (`BEGIN IMMEDIATE`), against the head that
+    /// transaction sees: if another process or thread appended since this game was loaded, the
+    /// new events are checked and folded in first, and the command is decided on that state, so
+    /// concurrent writers serialise and never decide on a stale state (decision 0050).
+    fn run(
+        &mut self,
+        actor: &str,
+        cmd: &Command,
+        forced: Option<&mut dyn crate::rules::dice::Dice>,
+    ) -> Result<Vec<Event>, GameError> {
+        let Game {
+            store,
+            scenario,
+            tables,
+            combat,
+            movement,
+            state,
+            head,
+        } = self;
+        let mut w = store.writer()?;
+        let now = w.check_from(head)?;
+        if now != *head {
+            if head.events == 0 {
+                // Opened for audit (or an empty record): fold the whole record afresh.
+                *state = Engine::with_combat(scenario, tables, combat)
+                    .with_movement(movement)
+                    .initial_state();
+            }
+            for e in w.events_after(head.events)? {
+                evolve(state, &e.event);
+            }
+            *head = now.clone();
         }
+        let engine = Engine::with_combat(scenario, tables, combat).with_movement(movement);
+        let decided = match forced {
+            Some(dice) => engine.decide(state, cmd, dice),
+            None => {
+                let seed = w.meta().seed_for(now.commands + 1);
+                engine.decide(state, cmd, &mut SeededDice::at(seed, state.dice.clone()))
+            }
+        };
+        let events = decided.map_err(GameError::Refused)?;
+        let new = w.append(&now, actor, cmd, &events)?;
+        w.commit()?;
+        for e in &events {
+            evolve(state, e);
+        }
+        *head = new;
         Ok(events)
     }
 
@@ -338,78 +437,127 @@ impl Game {
         Ok(playback(&self.engine(), evs.iter().map(|e| &e.event)))
     }
 
-    /// Check the hash chain and re-simulate every command from the seed, requiring
-    /// byte-identical events.
+    /// Check the record (chain, structure, the game row's head) and re-simulate every command
+    /// from the seed, requiring exactly the stored events — byte-identical, no more and no fewer,
+    /// each under the command that produced it. `chain_only` skips re-simulation (and says so).
     pub fn verify(&self) -> Result<Verification, GameError> {
+        self.verify_with(false)
+    }
+
+    /// [`Game::verify`], or with `chain_only` the chain, structure and head checks alone.
+    pub fn verify_with(&self, chain_only: bool) -> Result<Verification, GameError> {
         let chain_broken_at = self.store.verify_chain()?;
-        let stored = self.store.events()?;
-        let commands = self.store.commands()?;
-        let (events, last_hash) = self.store.head()?;
+        let structure_problem = self.store.structure_problem()?;
+        let stored = self.store.events().unwrap_or_default();
+        let commands = self.store.commands().unwrap_or_default();
+        let head = self.store.full_head()?;
+        let record = self.store.recorded_head()?;
+        let record_mismatch = (record != head).then(|| {
+            format!(
+                "the game record says {} events and {} commands ending in {}, the file holds {} and {} ending in {} — rows were cut or added outside staffwork",
+                record.events,
+                record.commands,
+                crate::store::short(&record.hash),
+                head.events,
+                head.commands,
+                crate::store::short(&head.hash)
+            )
+        });
         let meta = self.store.meta();
         let mut v = Verification {
-            events,
+            events: head.events,
             commands: commands.len() as i64,
-            last_hash,
+            last_hash: head.hash,
             chain_broken_at,
             first_difference: None,
             resimulation_skipped: None,
+            structure_problem,
+            record_mismatch,
         };
+        if chain_only {
+            v.resimulation_skipped = Some("only the chain was asked for (--chain-only)".into());
+            return Ok(v);
+        }
         if meta.engine_version != ENGINE_VERSION
             || meta.rng != RNG
             || meta.tables_hash != self.tables.hash()
         {
             v.resimulation_skipped = Some(format!(
-                "written by staffwork {} ({}); re-simulation needs the same engine, dice and tables — playback still works",
+                "written by staffwork {} ({}), this is {ENGINE_VERSION} ({RNG}); re-simulation needs the same engine, dice and tables — playback still works",
                 meta.engine_version, meta.rng
             ));
             return Ok(v);
         }
+        if v.structure_problem.is_some() {
+            return Ok(v);
+        }
+        v.first_difference = self.resimulate(&commands, &stored)?;
+        Ok(v)
+    }
+
+    /// Re-run every command and compare with the stored events in order: the first event (or
+    /// missing or extra event) that differs, if any.
+    fn resimulate(
+        &self,
+        commands: &[crate::store::StoredCommand],
+        stored: &[StoredEvent],
+    ) -> Result<Option<Difference>, GameError> {
+        let meta = self.store.meta();
         let engine = self.engine();
         let mut state = engine.initial_state();
         let mut cursor = 0usize;
-        for c in &commands {
+        let next_seq = |cursor: usize| {
+            stored
+                .get(cursor)
+                .map_or(stored.len() as i64 + 1, |e| e.seq)
+        };
+        for c in commands {
             let mut dice = SeededDice::at(meta.seed_for(c.seq), state.dice.clone());
             let produced = match engine.decide(&state, &c.command, &mut dice) {
                 Ok(evs) => evs,
                 Err(r) => {
-                    let seq = stored.get(cursor).map_or(0, |e| e.seq);
-                    v.first_difference = Some(Difference {
-                        seq,
+                    return Ok(Some(Difference {
+                        seq: next_seq(cursor),
                         command_seq: c.seq,
                         recorded: format!("command {} accepted", c.seq),
                         resimulated: format!("refused: {r}"),
-                    });
-                    return Ok(v);
+                    }));
                 }
             };
-            let recorded: Vec<&StoredEvent> =
-                stored.iter().filter(|e| e.command_seq == c.seq).collect();
-            let n = produced.len().max(recorded.len());
-            for i in 0..n {
-                let a = recorded
-                    .get(i)
-                    .map(|e| e.payload.clone())
-                    .unwrap_or_default();
-                let b = produced.get(i).map(canonical).unwrap_or_default();
-                if a != b {
-                    let seq = recorded
-                        .get(i)
-                        .map_or_else(|| recorded.last().map_or(0, |e| e.seq + 1), |e| e.seq);
-                    v.first_difference = Some(Difference {
-                        seq,
+            for (i, e) in produced.iter().enumerate() {
+                let b = canonical(e)?;
+                let recorded = stored.get(cursor + i).filter(|r| r.command_seq == c.seq);
+                if recorded.map(|r| &r.payload) != Some(&b) {
+                    return Ok(Some(Difference {
+                        seq: next_seq(cursor + i),
                         command_seq: c.seq,
-                        recorded: a,
+                        recorded: recorded.map_or_else(
+                            || format!("(no event of command {} here)", c.seq),
+                            |r| r.payload.clone(),
+                        ),
                         resimulated: b,
-                    });
-                    return Ok(v);
+                    }));
                 }
-            }
-            for e in &produced {
                 evolve(&mut state, e);
             }
-            cursor += recorded.len();
+            cursor += produced.len();
+            // No more events under this command than re-simulation produced.
+            if let Some(extra) = stored.get(cursor).filter(|r| r.command_seq == c.seq) {
+                return Ok(Some(Difference {
+                    seq: extra.seq,
+                    command_seq: c.seq,
+                    recorded: extra.payload.clone(),
+                    resimulated: format!("(command {} produced no more events)", c.seq),
+                }));
+            }
         }
-        Ok(v)
+        // No events after the last command's.
+        Ok(stored.get(cursor).map(|extra| Difference {
+            seq: extra.seq,
+            command_seq: extra.command_seq,
+            recorded: extra.payload.clone(),
+            resimulated: "(no recorded command produced this event)".into(),
+        }))
     }
 
     /// A new game file holding this game's history up to the end of turn `at_turn` (commands
@@ -423,6 +571,20 @@ impl Game {
     ) -> Result<Game, GameError> {
         let events = self.store.events()?;
         let commands = self.store.commands()?;
+        // The turns a branch may start from: from the end of the start of the game to the last
+        // turn the record has reached.
+        let first = events
+            .iter()
+            .filter(|e| e.command_seq == 1)
+            .map(|e| e.event.turn)
+            .max()
+            .unwrap_or(1);
+        let reached = events.last().map_or(first, |e| e.event.turn);
+        if at_turn < first || at_turn > reached {
+            return Err(GameError::OutOfRange(format!(
+                "--at-turn {at_turn} is outside the turns this game has recorded ({first} to {reached}); nothing was written"
+            )));
+        }
         let mut last = 0;
         for c in &commands {
             let in_range = events
@@ -449,53 +611,69 @@ impl Game {
     }
 }
 
-/// Events a viewer may see (4.0: a side never sees the other's orders, dice, losses or the
-/// umpire's overrides).
-pub fn visible<'a>(events: &'a [StoredEvent], viewer: &Viewer) -> Vec<&'a StoredEvent> {
-    events
-        .iter()
-        .filter(|e| viewer.sees(&e.event.visibility))
-        .collect()
-}
-
-/// Pieces a viewer may see on the map: all for the umpire; for a side its own pieces and enemy
-/// pieces within 12 hexes of one of its commanders (4.0; line of sight is not modelled —
-/// decision 0041).
-pub fn visible_positions(
-    state: &GameState,
-    scenario: &Scenario,
-    viewer: &Viewer,
-) -> std::collections::BTreeMap<String, crate::hex::Hex> {
-    let Viewer::Side(side) = viewer else {
-        return state.positions.clone();
-    };
-    let side_of = |piece: &str| -> Option<String> {
-        if let Some(f) = piece
-            .strip_prefix("hq:")
-            .and_then(|id| scenario.formation(id))
-        {
-            return Some(f.side.clone());
+/// Refuse hex numbers an order's text names off the scenario's map (issue 12, decision 0052):
+/// every `C.R` token in the text (digits, a point, digits; minus signs and a map letter
+/// included), whatever the grammar made of it, gets an error naming the hex and the map's
+/// bounds, unless the order language already flagged that span. A game never takes an order
+/// to a place its map does not have.
+pub fn refuse_off_map_hexes(checked: &mut crate::order::CheckedOrder, scenario: &Scenario) {
+    let m = &scenario.map;
+    let text = checked.text.clone();
+    let b = text.as_bytes();
+    let digits_from = |mut i: usize| {
+        let start = i;
+        if b.get(i) == Some(&b'-') {
+            i += 1;
         }
-        scenario
-            .commander(piece)
-            .map(|c| c.side.clone())
-            .or_else(|| scenario.unit(piece).map(|u| u.side.clone()))
+        let d = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        (i > d).then_some((start, i))
     };
-    let eyes: Vec<crate::hex::Hex> = scenario
-        .commanders
-        .iter()
-        .filter(|c| &c.side == side)
-        .filter_map(|c| state.positions.get(&c.id).copied())
-        .collect();
-    state
-        .positions
-        .iter()
-        .filter(|(piece, hex)| {
-            side_of(piece).as_deref() == Some(side.as_str())
-                || eyes.iter().any(|e| e.distance(**hex) <= 12)
-        })
-        .map(|(p, h)| (p.clone(), *h))
-        .collect()
+    let mut i = 0;
+    while i < b.len() {
+        let boundary = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'.');
+        let Some((start, mid)) = boundary.then(|| digits_from(i)).flatten() else {
+            i += 1;
+            continue;
+        };
+        let Some((_, end)) = (b.get(mid) == Some(&b'.'))
+            .then(|| digits_from(mid + 1))
+            .flatten()
+        else {
+            i = mid.max(i + 1);
+            continue;
+        };
+        let num = |s: &str| s.parse::<i64>().unwrap_or(i64::MAX);
+        let (col, row) = (num(&text[start..mid]), num(&text[mid + 1..end]));
+        let on_map = i32::try_from(col)
+            .ok()
+            .zip(i32::try_from(row).ok())
+            .is_some_and(|(col, row)| {
+                m.contains(crate::hex::Hex {
+                    map: None,
+                    col,
+                    row,
+                })
+            });
+        let flagged = checked.diagnostics.iter().any(|d| {
+            d.code == "hex-off-map" && d.span.0 <= start && end <= d.span.1.max(d.span.0 + 1)
+        });
+        if !on_map && !flagged {
+            checked.diagnostics.push(crate::order::Diagnostic {
+                severity: crate::order::Severity::Error,
+                code: "hex-off-map",
+                message: format!("hex {} is not on the map", &text[start..end]),
+                span: (start, end),
+                help: format!(
+                    "this map runs from column {} to {} and row {} to {}",
+                    m.first_col, m.last_col, m.first_row, m.last_row
+                ),
+            });
+        }
+        i = end;
+    }
 }
 
 /// The engine's view of an order the order language has read: type, stage postures, key.
@@ -560,24 +738,31 @@ pub fn acceptance_situation(
     game: &Game,
     number: u32,
 ) -> Result<crate::rules::odds::AcceptanceQuery, String> {
-    let o = game
-        .state
+    acceptance_situation_in(&game.scenario, &game.state, number)
+}
+
+/// [`acceptance_situation`] over a scenario and a state (the conformance runner checks odds
+/// mid-script, on a snapshot).
+pub fn acceptance_situation_in(
+    s: &Scenario,
+    state: &GameState,
+    number: u32,
+) -> Result<crate::rules::odds::AcceptanceQuery, String> {
+    let o = state
         .orders
         .get(&number)
         .ok_or_else(|| format!("there is no order {number}; see `staffwork log`"))?;
     let method = o.method.ok_or_else(|| {
         format!("order {number} was not sent by an aide or in person ({:?}); it needs no acceptance roll", o.origin)
     })?;
-    let s = &game.scenario;
-    let current = match game.state.current_posture(&o.recipient) {
+    let current = match state.current_posture(&o.recipient) {
         Some(crate::rules::Posture::Engage) => crate::rules::CurrentOrder::Engage,
         Some(crate::rules::Posture::General) => crate::rules::CurrentOrder::General,
         None => crate::rules::CurrentOrder::None,
     };
     Ok(crate::rules::odds::AcceptanceQuery {
-        sender_rating: i32::from(crate::engine::oob::rating(s, &game.state, &o.sender)),
-        receiver_rating: crate::engine::oob::receiver_rating(s, &game.state, &o.recipient)
-            .unwrap_or(2),
+        sender_rating: i32::from(crate::engine::oob::rating(s, state, &o.sender)),
+        receiver_rating: crate::engine::oob::receiver_rating(s, state, &o.recipient).unwrap_or(2),
         method,
         order_type: o.order_type,
         current,

@@ -8,17 +8,23 @@
 //!
 //! See `docs/ARCHITECTURE.md` for the code map and the invariants.
 
+pub mod app;
 pub mod cli;
 pub mod combat;
 pub mod conformance;
 pub mod engine;
 pub mod game;
 pub mod hex;
+pub mod movement;
+pub mod names;
 pub mod order;
 pub mod provenance;
 pub mod rules;
 pub mod scenario;
 pub mod space;
 pub mod store;
+pub mod study;
 pub mod text;
+pub mod units;
+pub mod view;
 pub mod web;

@@ -153,11 +153,15 @@ impl HexSpace {
 
     /// Cheapest path from `a` to `b` no dearer than `limit` (every step costs at least 1, so a
     /// target further than `limit` hexes is not searched for).
+    /// `min_step` is the least a step can cost: a hex that cannot reach `b` within `limit`
+    /// even at that cost per remaining hex is not explored (A*-style pruning; exact, because
+    /// such a hex lies on no path to `b` within the limit). 0 explores everything.
     fn dijkstra(
         &self,
         a: Hex,
         b: Hex,
         limit: u32,
+        min_step: u32,
         step: impl Fn(Hex, Hex) -> Option<(u32, Provenance)>,
     ) -> Option<PathCost> {
         if !self.contains(a) || !self.contains(b) || a.distance(b) > limit {
@@ -185,7 +189,8 @@ impl HexSpace {
                 }
                 let Some((c, p)) = step(h, n) else { continue };
                 let nd = d.saturating_add(c);
-                if nd <= limit && best.get(&n).is_none_or(|x| nd < *x) {
+                let rest = n.distance(b).saturating_mul(min_step);
+                if nd.saturating_add(rest) <= limit && best.get(&n).is_none_or(|x| nd < *x) {
                     best.insert(n, nd);
                     prov.insert(n, prov[&h].max(p));
                     heap.push(Reverse((nd, n)));
@@ -208,7 +213,7 @@ impl Space for HexSpace {
     }
 
     fn commander_cost(&self, a: Hex, b: Hex) -> Option<PathCost> {
-        self.dijkstra(a, b, u32::MAX, |x, y| self.step(x, y))
+        self.dijkstra(a, b, u32::MAX, 0, |x, y| self.step(x, y))
     }
 
     fn range_distance(&self, a: Hex, b: Hex, limit: u32) -> Option<u32> {
@@ -221,7 +226,8 @@ impl Space for HexSpace {
             let rough = self.rough.contains(&y) && !self.road.contains(&(x, y));
             Some((if rough { 2 } else { 1 }, Provenance::Seed))
         };
-        self.dijkstra(a, b, limit, step).map(|p| p.halves)
+        // Every step costs 1 or 2 (issue 16: prune what cannot reach `b` within the range).
+        self.dijkstra(a, b, limit, 1, step).map(|p| p.halves)
     }
 }
 

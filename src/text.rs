@@ -41,8 +41,57 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     strsim::levenshtein(a, b)
 }
 
+/// Characters that change how a terminal shows text without being seen: control characters
+/// (C0, DEL, C1 — escape sequences start with one), bidirectional overrides and isolates, and
+/// zero-width characters.
+fn is_hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{061C}' | '\u{FEFF}')
+}
+
+/// User text (order text, override reasons, names) made safe to print: every control or
+/// invisible formatting character is shown as a `\u{…}` escape (`\n`, `\t` for the common two),
+/// so escape sequences, right-to-left overrides and NULs are seen rather than obeyed. The one
+/// renderer every CLI printer uses for text a user typed.
+///
+/// ```
+/// assert_eq!(staffwork::text::visible("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
+/// ```
+pub fn visible(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(is_hidden) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if is_hidden(c) => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The parts of a name in brackets: "6th Brigade (Fane)" → "Fane", the commander the counter
+/// is named after (the scenario has no commander entry for most brigadiers).
+pub fn bracketed(name: &str) -> Option<&str> {
+    let (_, rest) = name.split_once('(')?;
+    let (inner, _) = rest.split_once(')')?;
+    Some(inner.trim()).filter(|s| !s.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn visible_shows_control_and_invisible_characters() {
+        assert_eq!(super::visible("Oporto"), "Oporto");
+        assert_eq!(super::visible("a\u{1b}]0;x\u{7}b"), "a\\u{1b}]0;x\\u{7}b");
+        assert_eq!(super::visible("x\u{202e}y\u{0}"), "x\\u{202e}y\\u{0}");
+        assert_eq!(super::visible("l1\nl2\t"), "l1\\nl2\\t");
+        assert_eq!(super::visible("Säter"), "Säter");
+    }
+
     use super::*;
 
     #[test]

@@ -2,10 +2,11 @@
 //! offending text underlined (text) or the documented JSON contract (docs/order-language.md).
 
 use std::fmt::Write as _;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::PathBuf;
 
 use clap::Args;
+use unicode_width::UnicodeWidthStr;
 
 use super::{CmdResult, Failure, Format};
 use crate::order::{self, CheckReport, CheckedOrder, Severity};
@@ -22,6 +23,10 @@ pub struct CheckArgs {
     pub side: Option<String>,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+    /// Also print each order's tokens with their tags and the meaning rules that fired (ids as
+    /// in docs/order-language.md §2.1); the JSON always carries the rules.
+    #[arg(long)]
+    pub explain: bool,
     /// File of orders separated by blank lines; `-` or nothing reads standard input.
     pub file: Option<PathBuf>,
 }
@@ -68,24 +73,9 @@ pub fn run(args: CheckArgs) -> CmdResult {
         ))
     })?;
     let report = order::check(&text, scen.as_ref(), args.side.as_deref());
-    let out = match args.format {
-        Format::Json => {
-            let mut s =
-                serde_json::to_string_pretty(&report).map_err(|e| Failure::Usage(e.to_string()))?;
-            s.push('\n');
-            s
-        }
-        Format::Text => render_text(&text, &report),
-    };
-    // A closed pipe (`staffwork check … | head`) is not an error worth a panic.
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-        Err(e) => return Err(Failure::Usage(format!("standard output: {e}"))),
+    match args.format {
+        Format::Json => super::emit_json(&report)?,
+        Format::Text => super::emit(&render_text(&text, &report, args.explain))?,
     }
     if report.has_errors() {
         Err(Failure::Judged)
@@ -103,41 +93,84 @@ fn type_name(o: &CheckedOrder) -> &'static str {
     }
 }
 
-/// Line number (1-based), the line's text and the column (in chars) of a byte offset.
-fn locate(text: &str, pos: usize) -> (usize, &str, usize) {
-    let pos = pos.min(text.len());
-    let pos = (0..=pos)
-        .rev()
-        .find(|p| text.is_char_boundary(*p))
-        .unwrap_or(0);
-    let line_start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
-    let line_no = text[..pos].matches('\n').count() + 1;
-    let col = text[line_start..pos].chars().count();
-    (line_no, &text[line_start..line_end], col)
+/// Line starts of a text, computed once so that locating a diagnostic is a binary search:
+/// the text report stays linear in the input however many diagnostics it holds.
+struct Lines<'t> {
+    text: &'t str,
+    starts: Vec<usize>,
 }
 
-fn render_text(text: &str, report: &CheckReport) -> String {
+impl<'t> Lines<'t> {
+    fn new(text: &'t str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Lines { text, starts }
+    }
+
+    /// Line number (1-based), the line's text and the display column of a byte offset.
+    ///
+    /// Columns are terminal cells (`unicode-width`), not chars: a CJK character or an emoji
+    /// takes two cells and a combining mark none, so the underline stays under the text it
+    /// marks.
+    fn locate(&self, pos: usize) -> (usize, &'t str, usize) {
+        let text = self.text;
+        let pos = pos.min(text.len());
+        let pos = (0..=pos)
+            .rev()
+            .find(|p| text.is_char_boundary(*p))
+            .unwrap_or(0);
+        let line = self.starts.partition_point(|&s| s <= pos).max(1) - 1;
+        let line_start = self.starts[line];
+        let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
+        let col = text[line_start..pos].width();
+        (line + 1, &text[line_start..line_end], col)
+    }
+}
+
+fn render_text(text: &str, report: &CheckReport, explain: bool) -> String {
+    use crate::text::visible;
+    let lines = Lines::new(text);
     let mut out = String::new();
     for (i, o) in report.orders.iter().enumerate() {
-        let (line, _, _) = locate(text, o.span.0);
+        let (line, _, _) = lines.locate(o.span.0);
         let _ = writeln!(out, "order {} (line {line}): {}", i + 1, type_name(o));
+        // User text is echoed through `text::visible`: control characters are shown, not
+        // obeyed, and the caret is placed under the text as shown.
         if !o.readback.is_empty() {
-            let _ = writeln!(out, "  read back: {}", o.readback);
+            let _ = writeln!(out, "  read back: {}", visible(&o.readback));
+        }
+        if explain {
+            let _ = writeln!(out, "  tokens:");
+            for t in &o.tags {
+                let _ = writeln!(out, "    {:<20} {}", t.tag, t.text);
+            }
+            let rules = if o.rules.is_empty() {
+                "(none)".to_string()
+            } else {
+                o.rules.join(", ")
+            };
+            let _ = writeln!(out, "  rules: {rules}");
         }
         for d in &o.diagnostics {
-            let _ = writeln!(out, "  {}[{}]: {}", d.severity, d.code, d.message);
+            let _ = writeln!(out, "  {}[{}]: {}", d.severity, d.code, visible(&d.message));
             if d.severity != Severity::Note {
-                let (l, src, col) = locate(text, d.span.0);
-                let width = text
+                let (l, src, _) = lines.locate(d.span.0);
+                let marked = text
                     .get(d.span.0..d.span.1.min(d.span.0 + src.len()))
-                    .map_or(1, |s| s.lines().next().unwrap_or("").chars().count())
-                    .max(1);
-                let _ = writeln!(out, "   {l:>4} | {src}");
+                    .map_or("", |s| s.lines().next().unwrap_or(""));
+                // Widths in terminal cells of the text as shown (controls made visible).
+                let width = visible(marked).width().max(1);
+                let before = (0..=d.span.0.min(text.len()))
+                    .rev()
+                    .find(|p| text.is_char_boundary(*p))
+                    .and_then(|p| text[..p].rsplit('\n').next())
+                    .unwrap_or("");
+                let col = visible(before).width();
+                let _ = writeln!(out, "   {l:>4} | {}", visible(src));
                 let _ = writeln!(out, "        | {}{}", " ".repeat(col), "^".repeat(width));
             }
             if !d.help.is_empty() && d.severity != Severity::Note {
-                let _ = writeln!(out, "        = help: {}", d.help);
+                let _ = writeln!(out, "        = help: {}", visible(&d.help));
             }
         }
         let _ = writeln!(out);
@@ -158,5 +191,5 @@ pub(crate) fn print_order_text(text: &str, order: &CheckedOrder) {
         orders: vec![order.clone()],
         summary: Default::default(),
     };
-    eprint!("{}", render_text(text, &report));
+    eprint!("{}", render_text(text, &report, false));
 }

@@ -33,7 +33,7 @@ pub fn run(a: ConformanceArgs) -> CmdResult {
     let passed = results.iter().filter(|r| r.passed).count();
     let failed = results.len() - passed;
     if a.format == Format::Json {
-        super::print_json(
+        super::emit_json(
             &serde_json::json!({"cases": results, "passed": passed, "failed": failed}),
         )?;
     } else {

@@ -10,10 +10,11 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use clap::Parser;
 
-use super::{CmdResult, Failure, Format};
-use crate::game::{Game, NewGame};
+use super::{CmdResult, Failure};
+use crate::app::{self, AppError, Request, Response};
+use crate::game::Game;
+use crate::view::Viewer;
 
 /// Seed whose dice show a delay, a distortion and its discovery, an initiative roll and a failed
 /// attack stoppage within the script (checked by a test).
@@ -116,14 +117,12 @@ pub fn run(a: DemoArgs) -> CmdResult {
         a.db.display()
     );
     if !a.quiet {
-        super::game_cmd::status(super::game_cmd::LogArgs {
-            db: a.db.clone(),
-            view: super::game_cmd::ViewArgs {
-                side: Some("allied".into()),
-                umpire: false,
-            },
-            format: Format::Text,
-        })?;
+        let allied = Viewer::Side("allied".into());
+        match app::execute(&mut game, &allied, &Request::Status) {
+            Ok(Response::Status(view)) => super::game_cmd::print_status(&view),
+            Ok(_) => return Err(Failure::Usage("status: unexpected response".into())),
+            Err(e) => return Err(Failure::Usage(e.to_string())),
+        }
     }
     println!(
         "\n==> Replaying the file: staffwork replay --db {} --verify",
@@ -150,13 +149,20 @@ pub fn run(a: DemoArgs) -> CmdResult {
     Ok(())
 }
 
-/// Play the script into a new game file.
+/// Play the script into a new game file, each line a request executed by the application
+/// layer as the umpire.
 pub fn play(db: &std::path::Path, seed: u64, verbose: bool) -> Result<Game, Failure> {
-    let (scenario_toml, scenario) = super::game_cmd::scenario_source("tutorial-hall")?;
-    let mut new = NewGame::on(scenario_toml, scenario, seed)
-        .map_err(|(id, m)| Failure::Usage(format!("pre-set order {id}: {m}")))?;
+    let mut new = app::prepare_new(&app::NewRequest {
+        scenario: "tutorial-hall".into(),
+        seed,
+        tables: None,
+        combat_tables: None,
+        movement_tables: None,
+        variant: Vec::new(),
+    })
+    .map_err(|e| Failure::Usage(e.to_string()))?;
     new.created_at = String::from("demo");
-    let mut game = Game::create(db, new).map_err(|e| Failure::Usage(e.to_string()))?;
+    let (mut game, _) = app::create(Some(db), new).map_err(|e| Failure::Usage(e.to_string()))?;
     if verbose {
         println!(
             "staffwork demo — {} (seed {seed})",
@@ -174,41 +180,29 @@ pub fn play(db: &std::path::Path, seed: u64, verbose: bool) -> Result<Game, Fail
             }
             println!("$ staffwork {line} --db {}", db.display());
         }
-        let mut words = vec!["staffwork".to_string()];
-        words.extend(crate::conformance::split_words(line).map_err(Failure::Usage)?);
-        words.extend(["--db".to_string(), db.display().to_string()]);
-        let cli = super::Cli::try_parse_from(&words).map_err(|e| Failure::Usage(e.to_string()))?;
-        let built = super::game_cmd::build(&game, &cli.command)
-            .ok_or_else(|| Failure::Usage(format!("`{line}` is not a game command")))?;
-        let (actor, cmd) = match built {
-            Ok(x) => x,
-            Err(super::game_cmd::BuildError::Order(c)) => {
-                return Err(Failure::Usage(format!(
-                    "demo order has errors: {:?}",
-                    c.diagnostics
-                )));
-            }
-            Err(super::game_cmd::BuildError::Usage(m)) => return Err(Failure::Usage(m)),
-        };
-        let result = match &cli.command {
-            super::Command::Turn(t) => game.advance(t.until(), None),
-            _ => game.execute(&actor, &cmd),
-        };
-        match result {
-            Ok(events) => {
+        let request = app::parse_request(line).map_err(Failure::Usage)?;
+        match app::execute(&mut game, &Viewer::Umpire, &request) {
+            Ok(Response::Applied(a)) => {
                 if verbose {
-                    for e in &events {
-                        println!("  {}", super::game_cmd::describe(e));
+                    for e in &a.events {
+                        println!("  {}", crate::text::visible(&e.describe()));
                     }
                 }
             }
-            Err(crate::game::GameError::Refused(r)) => {
+            Ok(_) => return Err(Failure::Usage(format!("`{line}` is not a game command"))),
+            Err(AppError::Refused(r)) => {
                 if verbose {
                     println!(
                         "  refused [{}] (rule {}): {}\n  help: {}",
                         r.code, r.rule, r.message, r.help
                     );
                 }
+            }
+            Err(AppError::Order(c)) => {
+                return Err(Failure::Usage(format!(
+                    "demo order has errors: {:?}",
+                    c.diagnostics
+                )));
             }
             Err(e) => return Err(Failure::Usage(e.to_string())),
         }

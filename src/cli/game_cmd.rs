@@ -1,356 +1,84 @@
-//! The umpire's game loop: `new`, `order`, `turn`, `initiative`, `default-defense`, `withdraw`,
-//! `move`, `stage`, `override`, `status`, `log`, `replay`, `branch`.
+//! The umpire's game loop on the command line: `new`, `order`, `turn`, `initiative`,
+//! `loose-cannon`, `default-defense`, `withdraw`, `stage`, `move`, `combat`, `override`,
+//! `relay`, `status`, `log`, `replay`, `receipt`, `branch`.
 //!
-//! Each command opens the game file, asks the engine, and appends in one transaction; a refused
-//! command prints why (exit 1) and leaves the file unchanged.
+//! Each command line becomes an [`app::Request`] (the arguments are the application layer's own
+//! clap structs, with `--db` and `--format` added here), is executed by [`app::execute`], and
+//! the typed response is printed as text or JSON. A refused command prints why (exit 1) and
+//! leaves the file unchanged. The CLI acts as the umpire; `--side`/`--observer` pick the seat of
+//! a view, a playback or a receipt. Text that echoes user input goes through `text::visible`.
 
 use std::path::{Path, PathBuf};
 
-use clap::{Args, ValueEnum};
+use clap::Args;
+use serde::Serialize;
 use serde_json::json;
 
 use super::{CmdResult, Failure, Format};
-use crate::engine::{
-    Command, CommandStatus, Event, EventKind, OrderStatus, OverrideAction, TypedOrder,
-};
-use crate::game::{Game, GameError, NewGame, Viewer};
-use crate::hex::Hex;
+use crate::app::{self, AppError, Request, Response};
+use crate::engine::describe::status_text;
+use crate::game::{Game, GameError};
+use crate::text::visible as shown;
+use crate::view::Viewer;
 
-/// `--side SIDE` or `--umpire`: whose view to show.
+/// A game action on a game file: `--db`, the request's own arguments, `--format`.
+#[derive(Args, Debug)]
+pub struct OnGame<T: Args> {
+    /// The game file (SQLite).
+    #[arg(long)]
+    pub db: PathBuf,
+    #[command(flatten)]
+    pub request: T,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+/// A game action asked from a seat (`--side`, `--observer` or the umpire): `--db`, the
+/// request's own arguments, the seat, `--format`.
+#[derive(Args, Debug)]
+pub struct AsSeat<T: Args> {
+    /// The game file (SQLite).
+    #[arg(long)]
+    pub db: PathBuf,
+    #[command(flatten)]
+    pub request: T,
+    #[command(flatten)]
+    pub view: ViewArgs,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+/// `--side SIDE`, `--observer` or `--umpire`: whose view to show.
 #[derive(Args, Debug, Clone)]
 pub struct ViewArgs {
     /// Show one side's view: its own orders and units, and of the enemy only what rule 4.0 reveals.
     #[arg(long, conflicts_with = "umpire")]
     pub side: Option<String>,
     /// Show the umpire's master view (the default).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "observer")]
     pub umpire: bool,
+    /// Show an observer's view: public events only while the game runs, everything once it is
+    /// over (decision 0051).
+    #[arg(long, conflicts_with = "side")]
+    pub observer: bool,
 }
 
 impl ViewArgs {
-    fn viewer(&self) -> Viewer {
-        match &self.side {
-            Some(s) => Viewer::Side(s.clone()),
-            None => Viewer::Umpire,
-        }
-    }
-}
-
-use super::odds_cmd::MethodArg;
-
-/// Status of an order imposed by the umpire (`override --impose-order`).
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum ImposedStatusArg {
-    Accepted,
-    D4,
-    D5,
-    D6,
-}
-
-impl From<ImposedStatusArg> for crate::engine::command::ImposedStatus {
-    fn from(s: ImposedStatusArg) -> Self {
-        use crate::engine::command::ImposedStatus as I;
-        match s {
-            ImposedStatusArg::Accepted => I::Accepted,
-            ImposedStatusArg::D4 => I::D4,
-            ImposedStatusArg::D5 => I::D5,
-            ImposedStatusArg::D6 => I::D6,
-        }
+    /// The seat asked for, checked against the game's sides (`view::seat`).
+    pub(crate) fn viewer(&self, scenario: &crate::scenario::Scenario) -> Result<Viewer, Failure> {
+        crate::view::seat(scenario, self.side.as_deref(), self.observer).map_err(Failure::Usage)
     }
 }
 
 #[derive(Args, Debug)]
 pub struct NewArgs {
-    /// Scenario file (TOML), or a bundled scenario name such as `tutorial-hall`.
-    #[arg(long)]
-    pub scenario: String,
     /// The game file to create (SQLite).
     #[arg(long)]
     pub db: PathBuf,
-    /// Seed of the game's dice.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Command tables to use instead of the bundled ones (see `staffwork rules show`).
-    #[arg(long)]
-    pub tables: Option<PathBuf>,
-    /// Combat tables replacing sections of the built-in ones (see docs/combat.md); stored in the game.
-    #[arg(long)]
-    pub combat_tables: Option<PathBuf>,
-    /// A scenario variant to play (repeatable; `staffwork scenario show` lists them).
-    #[arg(long)]
-    pub variant: Vec<String>,
+    #[command(flatten)]
+    pub request: app::NewRequest,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
-}
-
-#[derive(Args, Debug)]
-pub struct OrderArgs {
-    #[arg(long)]
-    pub db: PathBuf,
-    /// The writing side.
-    #[arg(long)]
-    pub side: String,
-    /// The sending commander (default: the side's army commander).
-    #[arg(long)]
-    pub from: Option<String>,
-    /// Recipient command id, when the order text does not name it.
-    #[arg(long)]
-    pub to: Option<String>,
-    #[arg(long, value_enum)]
-    pub method: MethodArg,
-    /// Hand the order in person to the commander who relays it (Talavera T4.2b: `--via
-    /// jourdan`); he accepts it, rides to the recipient and re-issues it (`staffwork relay`).
-    #[arg(long, value_name = "COMMANDER")]
-    pub via: Option<String>,
-    /// The order text, or `@FILE` to read it from a file, or `-` for standard input.
-    pub text: String,
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
-}
-
-#[derive(Args, Debug)]
-pub struct RelayArgs {
-    #[arg(long)]
-    pub db: PathBuf,
-    /// The order the relaying commander carries (its number in the Order Log).
-    #[arg(long, value_name = "N")]
-    pub order: u32,
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
-}
-
-#[derive(Args, Debug)]
-pub struct TurnArgs {
-    #[arg(long)]
-    pub db: PathBuf,
-    /// Keep going until the first Command Phase of this game turn (each step is recorded on its own).
-    #[arg(long, value_name = "TURN", conflicts_with = "until_end")]
-    pub until_turn: Option<u32>,
-    /// Keep going until the game is over.
-    #[arg(long)]
-    pub until_end: bool,
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
-}
-
-impl TurnArgs {
-    /// How far this `turn` goes.
-    pub(crate) fn until(&self) -> crate::game::Until {
-        use crate::game::Until;
-        match (self.until_turn, self.until_end) {
-            (Some(t), _) => Until::Turn(t),
-            (None, true) => Until::End,
-            (None, false) => Until::Once,
-        }
-    }
-}
-
-#[derive(Args, Debug)]
-pub struct InitiativeArgs {
-    #[arg(long)]
-    pub db: PathBuf,
-    /// The commander rolling (or a cavalry/independent brigade's own id).
-    #[arg(long)]
-    pub commander: String,
-    /// The command the order is for (default: the commander's own command).
-    #[arg(long)]
-    pub command: Option<String>,
-    /// The order written if the roll gives Initiative.
-    pub text: String,
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
-}
-
-#[derive(Args, Debug)]
-pub struct CommandArgs {
-    #[arg(long)]
-    pub db: PathBuf,
-    /// The command (formation or brigade id).
-    #[arg(long)]
-    pub command: String,
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
-}
-
-#[derive(Args, Debug)]
-pub struct LooseCannonArgs {
-    #[arg(long)]
-    pub db: PathBuf,
-    #[arg(long)]
-    pub command: String,
-    /// The one-turn order the opponent writes.
-    pub text: String,
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
-}
-
-#[derive(Args, Debug)]
-pub struct MoveArgs {
-    #[arg(long)]
-    pub db: PathBuf,
-    /// Commander id, `hq:<formation>` or unit id.
-    #[arg(long)]
-    pub piece: String,
-    /// Destination hex, e.g. 12.15.
-    #[arg(long)]
-    pub to: Hex,
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
-}
-
-/// Skirmisher quality (18, 26.3).
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum QualityArg {
-    Elite,
-    Regular,
-    Rifles,
-}
-
-/// Combat procedures a player starts.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum ProcedureArg {
-    /// Close Combat (15, 19).
-    CloseCombat,
-    /// A cavalry charge (16).
-    Charge,
-    /// Artillery fire (17): the attackers are batteries.
-    Fire,
-    /// Skirmisher fire (18): the attackers are skirmishers.
-    SkirmisherFire,
-}
-
-#[derive(Args, Debug)]
-pub struct CombatArgs {
-    /// Which procedure.
-    #[arg(value_enum)]
-    pub procedure: ProcedureArg,
-    #[arg(long)]
-    pub db: PathBuf,
-    /// Attacking unit (repeat for a stack; the first leads, 14.2). Batteries for `fire`.
-    #[arg(long = "attacker", required = true)]
-    pub attackers: Vec<String>,
-    /// Defending unit (repeat for a stack; the first leads, 14.2).
-    #[arg(long = "defender", required = true)]
-    pub defenders: Vec<String>,
-    /// The defender is behind fortified terrain (15.2.1).
-    #[arg(long)]
-    pub fortified: bool,
-    /// Charge: the target forms Square (16.2.1).
-    #[arg(long)]
-    pub form_square: bool,
-    /// Charge: Follow-on Charges against the same target after a success (0–3, 16.2.7.2).
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=3))]
-    pub follow_ons: u8,
-    /// Charge: a Reaction Charge (16.5), allowed without orders, with no Follow-ons.
-    #[arg(long)]
-    pub reaction: bool,
-    /// Charge: a Follow-on Charge against a new target (16.2.7.3).
-    #[arg(long)]
-    pub follow_on: bool,
-    /// The attacking Skirmishers' quality: their Fire Value in skirmisher fire (18) and for
-    /// Skirmisher Disadvantage in close combat (15.2.2 box). Elite for British and French,
-    /// rifles 26.3.
-    #[arg(long, value_enum, default_value_t = QualityArg::Elite)]
-    pub quality: QualityArg,
-    /// The defending stack's Skirmishers' quality: their Fire Value is deducted from the firers'
-    /// (18.3) and counts for Skirmisher Disadvantage in close combat (15.2.2 box).
-    #[arg(long, value_enum, default_value_t = QualityArg::Elite)]
-    pub defender_quality: QualityArg,
-    /// A Skirmisher named in a stack (not its Lead Unit) takes the stack's even Permanent
-    /// Casualties, the 2nd, 4th, … (20.2), at most N of them and never more than its steps
-    /// left: `UNIT` or `UNIT=N`. The owner's choice.
-    #[arg(long, value_name = "UNIT[=N]")]
-    pub skirmisher_absorbs: Vec<String>,
-    /// Fire: Cannister (17.4.9), Opportunity Fire at units entering the battery's hex, so at
-    /// range 1; either side fires it, also in the other player's turn (17.4).
-    #[arg(long)]
-    pub cannister: bool,
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
-}
-
-#[derive(Args, Debug)]
-pub struct OverrideArgs {
-    #[arg(long)]
-    pub db: PathBuf,
-    /// Why the umpire overrides (recorded, shown only to the umpire).
-    #[arg(long)]
-    pub reason: String,
-    /// Mark a command wrecked (21.6).
-    #[arg(long, value_name = "COMMAND")]
-    pub wreck: Option<String>,
-    /// Clear a command's wrecked mark.
-    #[arg(long, value_name = "COMMAND")]
-    pub unwreck: Option<String>,
-    /// Mark a command's original commander lost (6.7).
-    #[arg(long, value_name = "COMMAND")]
-    pub commander_lost: Option<String>,
-    /// Place a piece: `PIECE=HEX` (a courier, commander, HQ or unit).
-    #[arg(long, value_name = "PIECE=HEX")]
-    pub place: Option<String>,
-    /// Discard an order by number (e.g. a courier captured).
-    #[arg(long, value_name = "N")]
-    pub discard_order: Option<u32>,
-    /// Put a command in No Orders Status.
-    #[arg(long, value_name = "COMMAND")]
-    pub no_orders: Option<String>,
-    /// Record a ruling (e.g. how an order is to be read).
-    #[arg(long, value_name = "TEXT")]
-    pub ruling: Option<String>,
-    /// Roll the acceptance of an order in delay or distorted again (6.5).
-    #[arg(long, value_name = "N")]
-    pub reroll: Option<u32>,
-    /// Put an order in force for a command (with --text and --status), e.g. to set up a situation.
-    #[arg(long, value_name = "COMMAND")]
-    pub impose_order: Option<String>,
-    /// The order text for --impose-order.
-    #[arg(long)]
-    pub text: Option<String>,
-    /// Status of the imposed order.
-    #[arg(long, value_enum, default_value_t = ImposedStatusArg::Accepted)]
-    pub status: ImposedStatusArg,
-    /// Set a unit's combat state (with --losses, --morale-state, --blown or --not-blown): to
-    /// correct a unit or set up a situation. Wrecked status is set with --wreck/--unwreck.
-    #[arg(long, value_name = "UNIT")]
-    pub set_unit: Option<String>,
-    /// With --set-unit: the marks on its Loss Chart row, "P (S)" — Permanent Casualties and
-    /// Stragglers (20.4); for a battery, gun points lost.
-    #[arg(long, value_name = "P (S)", requires = "set_unit")]
-    pub losses: Option<String>,
-    /// With --set-unit: its Morale State (21.1).
-    #[arg(long, value_enum, value_name = "STATE", requires = "set_unit")]
-    pub morale_state: Option<MoraleStateArg>,
-    /// With --set-unit: the cavalry is Blown (22.2).
-    #[arg(long, requires = "set_unit", conflicts_with = "not_blown")]
-    pub blown: bool,
-    /// With --set-unit: the cavalry is not Blown (22.2).
-    #[arg(long, requires = "set_unit")]
-    pub not_blown: bool,
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
-}
-
-/// Morale States (21.1), for `override --set-unit`.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum MoraleStateArg {
-    BloodLust,
-    Normal,
-    Shaken,
-    Disorganized,
-    Routed,
-}
-
-impl From<MoraleStateArg> for crate::combat::MoraleState {
-    fn from(m: MoraleStateArg) -> Self {
-        use crate::combat::MoraleState as M;
-        match m {
-            MoraleStateArg::BloodLust => M::BloodLust,
-            MoraleStateArg::Normal => M::Normal,
-            MoraleStateArg::Shaken => M::Shaken,
-            MoraleStateArg::Disorganized => M::Disorganized,
-            MoraleStateArg::Routed => M::Routed,
-        }
-    }
 }
 
 #[derive(Args, Debug)]
@@ -363,110 +91,78 @@ pub struct LogArgs {
     pub format: Format,
 }
 
-#[derive(Args, Debug)]
-pub struct ReplayArgs {
-    #[arg(long)]
-    pub db: PathBuf,
-    /// Stop the playback after this turn.
-    #[arg(long)]
-    pub to_turn: Option<u32>,
-    /// Check the hash chain and re-simulate every command from the seed.
-    #[arg(long)]
-    pub verify: bool,
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
-}
-
-#[derive(Args, Debug)]
-pub struct BranchArgs {
-    #[arg(long)]
-    pub db: PathBuf,
-    /// Keep the history up to the end of this turn.
-    #[arg(long)]
-    pub at_turn: u32,
-    /// The new game file.
-    #[arg(long)]
-    pub out: PathBuf,
-    /// New dice from the branch point on.
-    #[arg(long)]
-    pub seed: Option<u64>,
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
-}
-
-/// Wall-clock time for the game file's metadata; the engine never sees it.
-#[allow(clippy::disallowed_methods)]
-fn now() -> String {
-    chrono::Local::now()
-        .format("%Y-%m-%dT%H:%M:%S%:z")
-        .to_string()
-}
-
-fn game_error(e: GameError) -> Failure {
+/// A refusal or failure as the CLI reports it: text on stderr, or a JSON document on stdout.
+pub(crate) fn report(e: AppError, format: Format) -> Failure {
+    let judged = e.is_judged();
+    if format == Format::Json {
+        let doc = match &e {
+            AppError::Refused(r) => {
+                json!({"ok": false, "refused": {"code": r.code, "rule": r.rule, "message": r.message, "help": r.help}})
+            }
+            AppError::Order(checked) => json!({"ok": false, "order": checked}),
+            other => json!({"ok": false, "error": other.to_string()}),
+        };
+        if judged {
+            return match super::emit_json(&doc) {
+                Ok(()) => Failure::Judged,
+                Err(f) => f,
+            };
+        }
+        return Failure::Usage(e.to_string());
+    }
     match e {
-        GameError::Refused(r) => {
-            eprintln!(
-                "refused [{}]{}: {}",
-                r.code,
-                if r.rule.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (rule {})", r.rule)
-                },
-                r.message
-            );
+        AppError::Refused(r) => {
+            let rule = if r.rule.is_empty() {
+                String::new()
+            } else {
+                format!(" (rule {})", r.rule)
+            };
+            eprintln!("refused [{}]{rule}: {}", r.code, shown(&r.message));
             if !r.help.is_empty() {
-                eprintln!("  help: {}", r.help);
+                eprintln!("  help: {}", shown(&r.help));
             }
             eprintln!("nothing was written.");
+            Failure::Judged
+        }
+        AppError::Order(checked) => {
+            super::check_cmd::print_order_text(&checked.text, &checked);
+            eprintln!("the order has errors; nothing was written.");
+            Failure::Judged
+        }
+        AppError::Scenario(e) if judged => {
+            eprintln!("{e}");
+            Failure::Judged
+        }
+        AppError::Forbidden(m) => {
+            eprintln!("refused: {}; nothing was written.", shown(&m));
+            Failure::Judged
+        }
+        other if judged => {
+            eprintln!("error: {}", shown(&other.to_string()));
             Failure::Judged
         }
         other => Failure::Usage(other.to_string()),
     }
 }
 
-fn refusal_json(e: &GameError) -> serde_json::Value {
-    match e {
-        GameError::Refused(r) => {
-            json!({"ok": false, "refused": {"code": r.code, "rule": r.rule, "message": r.message, "help": r.help}})
+/// Open a game file; one that does not read back cleanly is refused as judged bad (exit 1).
+pub(crate) fn open(db: &Path) -> Result<Game, Failure> {
+    Game::open(db).map_err(|e| match e {
+        GameError::Store(e @ crate::store::StoreError::Corrupt { .. }) => {
+            eprintln!("error: {e}");
+            Failure::Judged
         }
-        other => json!({"ok": false, "error": other.to_string()}),
-    }
+        e => Failure::Usage(e.to_string()),
+    })
 }
 
-fn open(db: &Path) -> Result<Game, Failure> {
-    Game::open(db).map_err(|e| Failure::Usage(e.to_string()))
-}
-
-/// Run a command on a game and report its events.
-fn execute(game: &mut Game, actor: &str, cmd: &Command, format: Format) -> CmdResult {
-    match game.execute(actor, cmd) {
-        Ok(events) => {
-            if format == Format::Json {
-                super::print_json(
-                    &json!({"ok": true, "events": events, "turn": game.state.turn, "step": game.state.step}),
-                )
-            } else {
-                for e in &events {
-                    println!("{}", describe(e));
-                }
-                Ok(())
-            }
-        }
-        Err(e) => {
-            if format == Format::Json {
-                super::print_json(&refusal_json(&e))?;
-                return Err(Failure::Judged);
-            }
-            Err(game_error(e))
-        }
-    }
-}
-
+/// An order text as given: the text itself, `@FILE` or `-` for standard input.
 fn read_text(text: &str) -> Result<String, Failure> {
     if text == "-" {
         let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| {
+            Failure::Usage(format!("cannot read the order from standard input: {e}"))
+        })?;
         Ok(s)
     } else if let Some(path) = text.strip_prefix('@') {
         std::fs::read_to_string(path)
@@ -476,1162 +172,396 @@ fn read_text(text: &str) -> Result<String, Failure> {
     }
 }
 
-/// Load a scenario by path or bundled name, returning its text too; an invalid one prints its
-/// problems (exit 1).
-pub(crate) fn scenario_source(name: &str) -> Result<(String, crate::scenario::Scenario), Failure> {
-    match crate::scenario::source(Path::new(name)) {
-        Ok((_, text, s)) => Ok((text, s)),
-        Err(crate::scenario::ScenarioError::Io { message, .. }) if !Path::new(name).exists() => {
+/// The game file, the format, the seat asked for (`None`: the umpire) and the request of a game
+/// command line; order texts given as `@FILE` or `-` are read here.
+type GameLine = (PathBuf, Format, Option<ViewArgs>, Request);
+
+fn request_of(cmd: super::Command) -> Result<GameLine, Failure> {
+    use super::Command as C;
+    fn on<T: Args>(a: OnGame<T>, f: impl FnOnce(T) -> Request) -> GameLine {
+        (a.db, a.format, None, f(a.request))
+    }
+    fn seated<T: Args>(a: AsSeat<T>, f: impl FnOnce(T) -> Request) -> GameLine {
+        (a.db, a.format, Some(a.view), f(a.request))
+    }
+    Ok(match cmd {
+        C::Order(mut a) => {
+            a.request.text = read_text(&a.request.text)?;
+            on(a, Request::Order)
+        }
+        C::Initiative(mut a) => {
+            a.request.text = read_text(&a.request.text)?;
+            on(a, Request::Initiative)
+        }
+        C::LooseCannon(mut a) => {
+            a.request.text = read_text(&a.request.text)?;
+            on(a, Request::LooseCannon)
+        }
+        C::Relay(a) => on(a, Request::Relay),
+        C::Turn(a) => on(a, Request::Turn),
+        C::DefaultDefense(a) => on(a, Request::DefaultDefense),
+        C::Withdraw(a) => on(a, Request::Withdraw),
+        C::Stage(a) => on(a, Request::Stage),
+        C::Move(a) => on(a, Request::Move),
+        C::Combat(a) => on(a, Request::Combat),
+        C::Override(a) => on(a, Request::Override),
+        C::Replay(a) => seated(a, Request::Replay),
+        C::Receipt(a) => seated(a, Request::Receipt),
+        C::Branch(a) => on(a, Request::Branch),
+        C::Status(a) => (a.db, a.format, Some(a.view), Request::Status),
+        C::Log(a) => (a.db, a.format, Some(a.view), Request::Log),
+        _ => return Err(Failure::Usage("not a game command".into())),
+    })
+}
+
+/// A game command line (everything but `new`): open the game, execute the request as the
+/// umpire (a view, playback or receipt as its `--side` or `--observer`), print the response.
+pub fn run(cmd: super::Command) -> CmdResult {
+    let (db, format, view, request) = request_of(cmd)?;
+    let mut game = match &request {
+        // Verification reports what it finds in a damaged record; everything else refuses one.
+        Request::Replay(r) if r.verify => {
+            Game::open_for_audit(&db).map_err(|e| Failure::Usage(e.to_string()))?
+        }
+        _ => open(&db)?,
+    };
+    let seat = match &view {
+        Some(v) => v.viewer(&game.scenario)?,
+        None => Viewer::Umpire,
+    };
+    let response = app::execute(&mut game, &seat, &request).map_err(|e| report(e, format))?;
+    if let (Response::Receipt(r), Request::Receipt(q)) = (&response, &request) {
+        return print_receipt(r, q, &db, format);
+    }
+    if format == Format::Json {
+        return print_response(&response);
+    }
+    match &response {
+        Response::Applied(a) => {
+            for e in &a.events {
+                println!("{}", shown(&e.describe()));
+            }
+            if matches!(request, Request::Turn(_)) {
+                print_where(&app::where_(&game, &seat));
+            }
+            Ok(())
+        }
+        Response::Status(s) => {
+            print_status(s);
+            Ok(())
+        }
+        Response::Log(l) => {
+            print_log(l);
+            Ok(())
+        }
+        Response::Replayed(r) => {
+            print_replay(r);
+            if r.ok { Ok(()) } else { Err(Failure::Judged) }
+        }
+        Response::Branched(b) => {
+            println!(
+                "branched {} at turn {} into {} ({} events kept)",
+                db.display(),
+                b.at_turn,
+                b.out.display(),
+                b.events
+            );
+            print_where(&b.at);
+            Ok(())
+        }
+        Response::Odds(o) => super::odds_cmd::print_order_odds(o, &db, format),
+        Response::Receipt(_) => Ok(()),
+    }
+}
+
+/// The JSON of a response: `{"ok": true, …}` with the response's own fields, as every game
+/// command has printed it (a failed verification says `"ok": false` and exits 1).
+fn print_response(response: &Response) -> CmdResult {
+    #[derive(Serialize)]
+    struct Ok<'a, T> {
+        ok: bool,
+        #[serde(flatten)]
+        body: &'a T,
+    }
+    match response {
+        Response::Applied(a) => super::emit_json(&Ok { ok: true, body: a }),
+        // Views are documents of their own, without an `ok`.
+        Response::Status(s) => super::emit_json(s),
+        Response::Log(l) => super::emit_json(l),
+        Response::Replayed(r) => {
+            super::emit_json(r)?;
+            if r.ok { Ok(()) } else { Err(Failure::Judged) }
+        }
+        Response::Branched(b) => super::emit_json(&Ok { ok: true, body: b }),
+        Response::Odds(o) => super::odds_cmd::print_order_odds(o, Path::new(""), Format::Json),
+        Response::Receipt(r) => super::emit_json(r),
+    }
+}
+
+/// `receipt`: print it, and write it to `--out`.
+fn print_receipt(
+    r: &app::Receipt,
+    q: &app::ReceiptRequest,
+    db: &Path,
+    format: Format,
+) -> CmdResult {
+    let json = serde_json::to_string_pretty(r).map_err(|e| Failure::Usage(e.to_string()))?;
+    if let Some(out) = &q.out {
+        std::fs::write(out, format!("{json}\n"))
+            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", out.display())))?;
+    }
+    if format == Format::Json {
+        return super::emit(&json);
+    }
+    let mut text = format!(
+        "receipt for {} at turn {}: {}",
+        r.seat,
+        r.turn,
+        crate::store::short(&r.digest)
+    );
+    if let Some(out) = &q.out {
+        text.push_str(&format!(
+            "\nwritten to {}; check the game later with `staffwork replay --db {} --verify --receipt {}`",
+            out.display(),
+            db.display(),
+            out.display()
+        ));
+    }
+    super::emit(&text)
+}
+
+pub fn new(a: NewArgs) -> CmdResult {
+    let prepared = match app::prepare_new(&a.request) {
+        Ok(p) => p,
+        Err(AppError::Scenario(e @ crate::scenario::ScenarioError::Io { .. }))
+            if !Path::new(&a.request.scenario).exists() =>
+        {
             let names: Vec<&str> = crate::scenario::BUNDLED
                 .iter()
                 .map(|(f, _)| f.trim_end_matches(".toml"))
                 .collect();
-            Err(Failure::Usage(format!(
-                "no scenario file `{name}` ({message}); bundled scenarios: {}",
-                names.join(", ")
-            )))
-        }
-        Err(e @ crate::scenario::ScenarioError::Io { .. }) => Err(Failure::Usage(e.to_string())),
-        Err(e) => {
-            eprintln!("{e}");
-            Err(Failure::Judged)
-        }
-    }
-}
-
-/// Why a command line could not become an engine command.
-pub(crate) enum BuildError {
-    /// The order language found errors in the order text.
-    Order(Box<crate::order::CheckedOrder>),
-    /// Bad arguments (unknown side, missing recipient, …).
-    Usage(String),
-}
-
-impl BuildError {
-    fn report(self, format: Format) -> Failure {
-        match self {
-            BuildError::Order(checked) => {
-                if format == Format::Json {
-                    let _ = super::print_json(&json!({"ok": false, "order": checked}));
-                } else {
-                    super::check_cmd::print_order_text(&checked.text, &checked);
-                    eprintln!("the order has errors; nothing was written.");
-                }
-                Failure::Judged
-            }
-            BuildError::Usage(m) => Failure::Usage(m),
-        }
-    }
-}
-
-/// Type an order with the order language; errors refuse it.
-fn type_order(
-    text: &str,
-    scenario: &crate::scenario::Scenario,
-    side: &str,
-) -> Result<(TypedOrder, Option<String>), BuildError> {
-    let checked = crate::order::check_one(text, Some(scenario), Some(side));
-    if checked.has_errors() {
-        return Err(BuildError::Order(Box::new(checked)));
-    }
-    let recipient = checked
-        .recipient
-        .as_ref()
-        .and_then(|r| r.resolved.as_ref())
-        .map(|r| r.id.clone());
-    Ok((crate::game::typed_order(&checked), recipient))
-}
-
-/// Turn a parsed command line into the actor and the engine command, for the CLI and the
-/// conformance runner alike. `None` for subcommands that are not game commands.
-pub(crate) fn build(
-    game: &Game,
-    cmd: &super::Command,
-) -> Option<Result<(String, Command), BuildError>> {
-    use super::Command as C;
-    Some(match cmd {
-        C::Order(a) => build_order(game, a),
-        C::Turn(_) => Ok(("umpire".into(), Command::Advance)),
-        C::Initiative(a) => build_initiative(game, a),
-        C::LooseCannon(a) => build_loose_cannon(game, a),
-        C::DefaultDefense(a) => Ok((
-            side_of(game, &a.command),
-            Command::DefaultDefense {
-                command: a.command.clone(),
-            },
-        )),
-        C::Withdraw(a) => Ok((
-            side_of(game, &a.command),
-            Command::Withdraw {
-                command: a.command.clone(),
-            },
-        )),
-        C::Stage(a) => Ok((
-            side_of(game, &a.command),
-            Command::StageComplete {
-                command: a.command.clone(),
-            },
-        )),
-        C::Move(a) => Ok((
-            "player".into(),
-            Command::Move {
-                piece: a.piece.clone(),
-                to: a.to,
-            },
-        )),
-        C::Override(a) => build_override(game, a),
-        C::Relay(a) => Ok((
-            game.state
-                .orders
-                .get(&a.order)
-                .map_or_else(|| "player".to_string(), |o| o.side.clone()),
-            Command::DeliverRelayedOrder { order: a.order },
-        )),
-        C::Combat(a) => build_combat(game, a),
-        _ => return None,
-    })
-}
-
-fn build_combat(game: &Game, a: &CombatArgs) -> Result<(String, Command), BuildError> {
-    let kind = match a.procedure {
-        ProcedureArg::CloseCombat => crate::engine::CombatKind::CloseCombat {
-            fortified: a.fortified,
-        },
-        ProcedureArg::Charge => crate::engine::CombatKind::Charge {
-            form_square: a.form_square,
-            follow_ons: a.follow_ons,
-            reaction: a.reaction,
-            follow_on: a.follow_on,
-        },
-        ProcedureArg::SkirmisherFire => crate::engine::CombatKind::SkirmisherFire {
-            quality: quality(a.quality),
-        },
-        ProcedureArg::Fire => crate::engine::CombatKind::ArtilleryFire {
-            cannister: a.cannister,
-        },
-    };
-    let actor = game
-        .scenario
-        .unit(&a.attackers[0])
-        .map_or_else(|| "player".to_string(), |u| u.side.clone());
-    let mut absorbs = Vec::new();
-    for x in &a.skirmisher_absorbs {
-        let (unit, at_most) = match x.split_once('=') {
-                Some((u, n)) => (
-                    u,
-                    Some(n.trim().parse::<u8>().map_err(|_| {
-                        BuildError::Usage(format!(
-                            "--skirmisher-absorbs takes UNIT or UNIT=N (N a number of casualties), not `{x}`"
-                        ))
-                    })?),
-                ),
-                None => (x.as_str(), None),
+            let crate::scenario::ScenarioError::Io { message, .. } = e else {
+                unreachable!("matched above")
             };
-        absorbs.push(crate::engine::command::SkirmisherAbsorbs {
-            unit: unit.trim().to_string(),
-            at_most,
-        });
-    }
-    Ok((
-        actor,
-        Command::Combat {
-            kind,
-            attackers: a.attackers.clone(),
-            defenders: a.defenders.clone(),
-            options: crate::engine::command::CombatOptions {
-                attacker_quality: quality(a.quality),
-                defender_quality: quality(a.defender_quality),
-                skirmisher_absorbs: absorbs,
-            },
-        },
-    ))
-}
-
-fn quality(q: QualityArg) -> crate::combat::fire::SkirmisherQuality {
-    match q {
-        QualityArg::Elite => crate::combat::fire::SkirmisherQuality::Elite,
-        QualityArg::Regular => crate::combat::fire::SkirmisherQuality::Regular,
-        QualityArg::Rifles => crate::combat::fire::SkirmisherQuality::Rifles,
-    }
-}
-
-fn failure_text(f: Failure) -> BuildError {
-    match f {
-        Failure::Usage(m) => BuildError::Usage(m),
-        Failure::Judged => BuildError::Usage("bad input".into()),
-    }
-}
-
-fn side_of(game: &Game, command: &str) -> String {
-    game.state
-        .commands
-        .get(command)
-        .map(|c| c.side.clone())
-        .unwrap_or_default()
-}
-
-/// A command that changes the game (order, initiative, move, combat, override, …): open the
-/// game, build the engine command with the same code as the conformance runner, execute it.
-pub fn run_game_command(cmd: &super::Command) -> CmdResult {
-    use super::Command as C;
-    let (db, format) = match cmd {
-        C::Order(a) => (&a.db, a.format),
-        C::Initiative(a) => (&a.db, a.format),
-        C::LooseCannon(a) => (&a.db, a.format),
-        C::DefaultDefense(a) | C::Withdraw(a) | C::Stage(a) => (&a.db, a.format),
-        C::Move(a) => (&a.db, a.format),
-        C::Combat(a) => (&a.db, a.format),
-        C::Override(a) => (&a.db, a.format),
-        C::Relay(a) => (&a.db, a.format),
-        _ => return Err(Failure::Usage("not a game command".into())),
+            return Err(Failure::Usage(format!(
+                "no scenario file `{}` ({message}); bundled scenarios: {}",
+                a.request.scenario,
+                names.join(", ")
+            )));
+        }
+        Err(AppError::Tables(e)) if !matches!(e, crate::rules::tables::TableError::Io { .. }) => {
+            return Err(super::odds_cmd::report_tables(
+                &e,
+                a.request.tables.as_deref(),
+                a.format,
+            ));
+        }
+        Err(e) => return Err(report(e, a.format)),
     };
-    let mut game = open(db)?;
-    let (actor, engine_cmd) = match build(&game, cmd) {
-        Some(Ok(x)) => x,
-        Some(Err(e)) => return Err(e.report(format)),
-        None => return Err(Failure::Usage("not a game command".into())),
-    };
-    execute(&mut game, &actor, &engine_cmd, format)
-}
-
-pub fn new(a: NewArgs) -> CmdResult {
-    let (scenario_toml, scenario) = scenario_source(&a.scenario)?;
-    let (tables_toml, tables) = super::load_tables(a.tables.as_deref())?;
-    let mut new = NewGame::on(scenario_toml, scenario, a.seed).map_err(|(id, msg)| {
-        Failure::Usage(format!(
-            "pre-set order `{id}` cannot be read by the order language: {msg}"
-        ))
-    })?;
-    new.tables_toml = tables_toml;
-    new.tables = tables;
-    if let Some(p) = &a.combat_tables {
-        new.combat_tables_toml = std::fs::read_to_string(p)
-            .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", p.display())))?;
-    }
-    new.variants = a.variant.clone();
-    new.created_at = now();
-    let game = Game::create(&a.db, new).map_err(game_error)?;
+    let (_, created) = app::create(Some(&a.db), prepared).map_err(|e| report(e, a.format))?;
     if a.format == Format::Json {
-        return super::print_json(
-            &json!({"ok": true, "db": a.db, "scenario": game.scenario.meta.id, "seed": a.seed, "turn": game.state.turn, "phasing": game.state.phasing()}),
+        return super::emit_json(
+            &json!({"ok": true, "db": a.db, "scenario": created.scenario, "seed": created.seed, "turn": created.turn, "phasing": created.phasing}),
         );
     }
     println!(
         "created {} ({}), seed {}",
         a.db.display(),
-        game.scenario.meta.title,
-        a.seed
+        created.title,
+        created.seed
     );
-    print_where(&game);
+    print_where(&created.at);
     Ok(())
 }
 
-fn print_where(game: &Game) {
-    print_where_for(game, &Viewer::Umpire);
-}
-
 /// Where the game stands; the phasing side's command points only for the umpire and that side.
-fn print_where_for(game: &Game, viewer: &Viewer) {
-    let info = game
-        .engine()
-        .turn_info(game.state.turn)
-        .map(|t| t.time.format("%H:%M").to_string())
-        .unwrap_or_default();
-    let side = game.state.phasing().to_string();
-    let window = match game.state.step {
+pub(crate) fn print_where(w: &app::Where) {
+    let window = match w.step {
         crate::engine::Step::Command => "Command Phase (orders and local initiative)",
         crate::engine::Step::Operations => "operations (fire, movement, close combat, rally)",
         crate::engine::Step::GameOver => "game over",
     };
-    let points = match viewer {
-        Viewer::Side(v) if *v != side => String::new(),
-        _ => format!(
-            "; {} command points left",
-            game.state.sides.get(&side).map_or(0, |s| s.command_points)
-        ),
-    };
+    let points = w
+        .command_points
+        .map(|p| format!("; {p} command points left"))
+        .unwrap_or_default();
     println!(
-        "turn {} ({info}), {side} player, {window} window{points}",
-        game.state.turn
+        "turn {} ({}), {} player, {window} window{points}",
+        w.turn, w.time, w.phasing
     );
 }
 
-fn build_order(game: &Game, a: &OrderArgs) -> Result<(String, Command), BuildError> {
-    let text = read_text(&a.text).map_err(failure_text)?;
-    let (typed, recipient) = type_order(&text, &game.scenario, &a.side)?;
-    let to = a.to.clone().or(recipient).ok_or_else(|| {
-        BuildError::Usage(
-            "the order names no recipient the scenario knows; add `--to COMMAND`".into(),
-        )
-    })?;
-    // The army commander as the game stands (a successor, Burrard, Jourdan under 5.3b).
-    let from = match &a.from {
-        Some(f) => f.clone(),
-        None => game
-            .state
-            .sides
-            .get(&a.side)
-            .map(|s| s.army_commander.clone())
-            .ok_or_else(|| BuildError::Usage(format!("unknown side `{}`", a.side)))?,
-    };
-    let side = a.side.clone();
-    let cmd = match &a.via {
-        Some(via) => Command::IssueRelayedOrder {
-            side: side.clone(),
-            from,
-            via: via.clone(),
-            to,
-            method: a.method.into(),
-            order: typed,
-        },
-        None => Command::IssueOrder {
-            side: side.clone(),
-            from,
-            to,
-            method: a.method.into(),
-            order: typed,
-        },
-    };
-    Ok((side, cmd))
-}
-
-fn build_loose_cannon(game: &Game, a: &LooseCannonArgs) -> Result<(String, Command), BuildError> {
-    let side = side_of(game, &a.command);
-    let text = read_text(&a.text).map_err(failure_text)?;
-    let (order, _) = type_order(&text, &game.scenario, &side)?;
-    Ok((
-        "opponent".into(),
-        Command::LooseCannonOrder {
-            command: a.command.clone(),
-            order,
-        },
-    ))
-}
-
-fn build_initiative(game: &Game, a: &InitiativeArgs) -> Result<(String, Command), BuildError> {
-    let command = match &a.command {
-        Some(c) => c.clone(),
-        None => game
-            .scenario
-            .formation_of_commander(&a.commander)
-            .map(|f| f.id.clone())
-            .unwrap_or_else(|| a.commander.clone()),
-    };
-    let side = side_of(game, &command);
-    let text = read_text(&a.text).map_err(failure_text)?;
-    let (order, _) = type_order(&text, &game.scenario, &side)?;
-    Ok((
-        side,
-        Command::RollInitiative {
-            commander: a.commander.clone(),
-            command,
-            order,
-        },
-    ))
-}
-
-fn build_override(game: &Game, a: &OverrideArgs) -> Result<(String, Command), BuildError> {
-    let mut actions = Vec::new();
-    if let Some(c) = &a.wreck {
-        actions.push(OverrideAction::SetWrecked {
-            command: c.clone(),
-            wrecked: true,
-        });
+/// The text of `status`.
+pub(crate) fn print_status(s: &app::StatusView) {
+    print_where(&s.at);
+    if !s.last_seen.is_empty() {
+        println!("enemy out of sight (4.0):");
     }
-    if let Some(c) = &a.unwreck {
-        actions.push(OverrideAction::SetWrecked {
-            command: c.clone(),
-            wrecked: false,
-        });
+    for (piece, l) in &s.last_seen {
+        println!(
+            "  {piece}: last seen at {} (turn {}) in {}",
+            l.time, l.turn, l.hex
+        );
     }
-    if let Some(c) = &a.commander_lost {
-        actions.push(OverrideAction::SetCommanderLost {
-            command: c.clone(),
-            lost: true,
-        });
-    }
-    if let Some(p) = &a.place {
-        let (piece, hex) = p
-            .split_once('=')
-            .ok_or_else(|| BuildError::Usage(format!("--place takes PIECE=HEX, not `{p}`")))?;
-        let to: Hex = hex
-            .parse()
-            .map_err(|e: crate::hex::HexParseError| BuildError::Usage(e.to_string()))?;
-        actions.push(OverrideAction::Place {
-            piece: piece.to_string(),
-            to,
-        });
-    }
-    if let Some(n) = a.discard_order {
-        actions.push(OverrideAction::DiscardOrder { order: n });
-    }
-    if let Some(c) = &a.no_orders {
-        actions.push(OverrideAction::SetStatus {
-            command: c.clone(),
-            status: CommandStatus::NoOrders,
-        });
-    }
-    if let Some(t) = &a.ruling {
-        actions.push(OverrideAction::Ruling { text: t.clone() });
-    }
-    if let Some(n) = a.reroll {
-        actions.push(OverrideAction::Reroll { order: n });
-    }
-    if let Some(c) = &a.impose_order {
-        let text = a
-            .text
-            .clone()
-            .ok_or_else(|| BuildError::Usage("--impose-order needs --text \"ORDER\"".into()))?;
-        let side = side_of(game, c);
-        let (order, _) = type_order(&text, &game.scenario, &side)?;
-        actions.push(OverrideAction::ImposeOrder {
-            command: c.clone(),
-            order,
-            status: a.status.into(),
-        });
-    }
-    if let Some(unit) = &a.set_unit {
-        let losses = match &a.losses {
-            Some(text) => Some(crate::engine::command::LossMarks::parse(text).ok_or_else(|| {
-                BuildError::Usage(format!(
-                    "--losses: `{text}` is not \"P (S)\"; write the Permanent Casualties, then the Stragglers in brackets, e.g. --losses \"2 (1)\" (20.4)"
-                ))
-            })?),
-            None => None,
-        };
-        let blown = match (a.blown, a.not_blown) {
-            (true, _) => Some(true),
-            (_, true) => Some(false),
-            _ => None,
-        };
-        if losses.is_none() && a.morale_state.is_none() && blown.is_none() {
-            return Err(BuildError::Usage(format!(
-                "--set-unit {unit}: say what to set with --losses \"P (S)\", --morale-state STATE, --blown or --not-blown"
-            )));
-        }
-        actions.push(OverrideAction::SetUnit {
-            unit: unit.clone(),
-            losses,
-            morale: a.morale_state.map(Into::into),
-            blown,
-        });
-    }
-    if actions.len() != 1 {
-        return Err(BuildError::Usage(
-            "give exactly one of --wreck, --unwreck, --commander-lost, --place, --discard-order, --no-orders, --ruling, --reroll, --impose-order, --set-unit".into(),
-        ));
-    }
-    Ok((
-        "umpire".into(),
-        Command::Override {
-            reason: a.reason.clone(),
-            action: actions.remove(0),
-        },
-    ))
-}
-
-pub fn turn(a: TurnArgs) -> CmdResult {
-    let mut game = open(&a.db)?;
-    match game.advance(a.until(), None) {
-        Ok(events) if a.format == Format::Json => super::print_json(
-            &json!({"ok": true, "events": events, "turn": game.state.turn, "step": game.state.step}),
-        ),
-        Ok(events) => {
-            for e in &events {
-                println!("{}", describe(e));
-            }
-            print_where(&game);
-            Ok(())
-        }
-        Err(e) if a.format == Format::Json => {
-            super::print_json(&refusal_json(&e))?;
-            Err(Failure::Judged)
-        }
-        Err(e) => Err(game_error(e)),
-    }
-}
-
-/// The Order Log of rule 6.4.5 as a viewer may see it.
-fn order_log(game: &Game, viewer: &Viewer) -> Vec<serde_json::Value> {
-    let turn_time = |t: u32| {
-        game.engine()
-            .turn_info(t)
-            .map(|i| i.time.format("%H:%M").to_string())
-            .unwrap_or_else(|| "start".into())
-    };
-    game.state
-        .orders
-        .values()
-        .filter(|o| match viewer {
-            Viewer::Umpire => true,
-            Viewer::Side(s) => &o.side == s,
-        })
-        .map(|o| {
-            json!({
-                "number": o.number,
-                "side": o.side,
-                "time_sent": turn_time(o.sent_turn),
-                "sent_turn": o.sent_turn,
-                "arrival_time": turn_time(o.arrival_turn),
-                "arrival_turn": o.arrival_turn,
-                "sender": o.sender,
-                "receiver": o.recipient,
-                "text": o.text,
-                "readback": o.readback,
-                "method": o.method,
-                "type": o.order_type,
-                "origin": o.origin,
-                "cost": o.cost,
-                "status": o.status,
-            })
-        })
-        .collect()
-}
-
-/// An order's status for people: the log label, with the reason of a discard.
-fn status_text(s: &OrderStatus) -> String {
-    match s {
-        OrderStatus::Discarded { reason } => format!("discarded ({reason})"),
-        other => other.label().replace('-', " "),
-    }
-}
-
-pub fn status(a: LogArgs) -> CmdResult {
-    let game = open(&a.db)?;
-    let viewer = a.view.viewer();
-    let positions = crate::game::visible_positions(&game.state, &game.scenario, &viewer);
-    let commands: Vec<serde_json::Value> = game
-        .state
-        .commands
-        .iter()
-        .filter(|(_, c)| match &viewer {
-            Viewer::Umpire => true,
-            Viewer::Side(s) => &c.side == s,
-        })
-        .map(|(id, c)| {
-            let follows = if c.follows_parent && c.status == CommandStatus::NoOrders { c.parent.clone() } else { None };
-            json!({"command": id, "side": c.side, "status": c.status, "follows": follows, "order": c.current_order, "stage": c.stage, "independent": c.independent, "wrecked": c.wrecked, "distortion_unnoticed": c.distortion_unnoticed, "loan": c.loan})
-        })
-        .collect();
-    let sides: Vec<serde_json::Value> = game
-        .state
-        .sides
-        .iter()
-        .filter(|(s, _)| match &viewer {
-            Viewer::Umpire => true,
-            Viewer::Side(v) => v == *s,
-        })
-        .map(|(s, x)| json!({"side": s, "command_points": x.command_points}))
-        .collect();
-    // Loss charts (20.4), starting with the losses suffered before the scenario (Talavera 7.1):
-    // a side sees only its own (4.0).
-    let units: Vec<serde_json::Value> = game
-        .state
-        .units
-        .iter()
-        .filter_map(|(id, u)| {
-            let side = game.scenario.unit(id)?.side.as_str();
-            match &viewer {
-                Viewer::Side(v) if v != side => return None,
-                _ => {}
-            }
-            // Only a brigade is Wrecked (21.6); a battery's chart counts gun points.
-            let wrecked = game.state.commands.get(id).is_some_and(|c| c.wrecked);
-            Some(json!({
-                "unit": id, "side": side,
-                "permanent": u.track.permanent, "stragglers": u.track.stragglers,
-                "skirmisher_losses": u.skirmisher_losses,
-                "boxes": u.track.boxes, "remaining": u.track.remaining(),
-                "morale": u.morale, "blown": u.blown, "wrecked": wrecked,
-            }))
-        })
-        .collect();
-    if a.format == Format::Json {
-        return super::print_json(&json!({
-            "turn": game.state.turn, "phasing": game.state.phasing(), "step": game.state.step,
-            "sides": sides, "commands": commands, "positions": positions, "units": units,
-            "orders": order_log(&game, &viewer),
-        }));
-    }
-    print_where_for(&game, &viewer);
     println!("\ncommands:");
-    for c in &commands {
-        let order = c["order"]
-            .as_u64()
-            .map(|n| format!(" order {n}"))
-            .unwrap_or_default();
-        let wrecked = if c["wrecked"] == true {
-            ", WRECKED"
-        } else {
-            ""
-        };
+    for c in &s.commands {
+        let order = c.order.map(|n| format!(" order {n}")).unwrap_or_default();
+        let wrecked = if c.wrecked { ", WRECKED" } else { "" };
         // Talavera T2.4: on loan to the army commander, or barred to him.
-        let loan = c["loan"]
-            .as_str()
-            .map(|l| format!(", {l}"))
+        let loan = c
+            .loan
+            .and_then(|l| serde_json::to_value(l).ok())
+            .and_then(|v| v.as_str().map(|l| format!(", {l}")))
             .unwrap_or_default();
-        if let Some(parent) = c["follows"].as_str() {
+        if let Some(parent) = &c.follows {
             println!(
                 "  {:<16} {:<10} acts on {parent}'s orders{wrecked}{loan}",
-                c["command"].as_str().unwrap_or(""),
-                c["side"].as_str().unwrap_or("")
+                c.command, c.side
             );
             continue;
         }
+        let status = serde_json::to_value(c.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
         println!(
-            "  {:<16} {:<10} {}{order}{wrecked}{loan}",
-            c["command"].as_str().unwrap_or(""),
-            c["side"].as_str().unwrap_or(""),
-            c["status"].as_str().unwrap_or("")
+            "  {:<16} {:<10} {status}{order}{wrecked}{loan}",
+            c.command, c.side
         );
     }
-    println!("\npositions ({} visible):", positions.len());
-    for (p, h) in &positions {
+    println!("\npositions ({} visible):", s.positions.len());
+    for (p, h) in &s.positions {
         println!("  {p:<20} {h}");
     }
-    let hurt: Vec<&serde_json::Value> = units
-        .iter()
-        .filter(|u| {
-            u["permanent"] != 0
-                || u["stragglers"] != 0
-                || u["skirmisher_losses"] != 0
-                || u["morale"] != "normal"
-                || u["blown"] == true
-        })
-        .collect();
+    if !s.formations.is_empty() {
+        println!("\nformation and facing (8, 10):");
+    }
+    for f in &s.formations {
+        let formation = serde_json::to_value(f.formation)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        println!(
+            "  {:<20} {formation:<12} faces {:<24} {} MP spent this phase",
+            f.unit, f.facing, f.mp_spent
+        );
+    }
+    let hurt: Vec<&app::view::UnitEntry> = s.units.iter().filter(|u| u.hurt()).collect();
     if !hurt.is_empty() {
         println!("\nlosses (P (S) <n>, boxes left of the loss chart; 7.1, 20.4):");
         for u in hurt {
-            let wrecked = if u["wrecked"] == true {
-                ", WRECKED"
-            } else {
-                ""
-            };
-            let morale = u["morale"].as_str().unwrap_or("");
-            let morale = if morale == "normal" {
-                String::new()
-            } else {
-                format!(", {morale}")
+            let wrecked = if u.wrecked { ", WRECKED" } else { "" };
+            let morale = match u.morale {
+                crate::combat::MoraleState::Normal => String::new(),
+                m => serde_json::to_value(m)
+                    .ok()
+                    .and_then(|v| v.as_str().map(|m| format!(", {m}")))
+                    .unwrap_or_default(),
             };
             println!(
                 "  {:<20} {} ({}) <{}>   {} of {} boxes left{morale}{wrecked}",
-                u["unit"].as_str().unwrap_or(""),
-                u["permanent"],
-                u["stragglers"],
-                u["skirmisher_losses"],
-                u["remaining"],
-                u["boxes"],
+                u.unit, u.permanent, u.stragglers, u.skirmisher_losses, u.remaining, u.boxes,
             );
         }
     }
-    Ok(())
 }
 
-pub fn log(a: LogArgs) -> CmdResult {
-    let game = open(&a.db)?;
-    let viewer = a.view.viewer();
-    let events = game
-        .store
-        .events()
-        .map_err(|e| Failure::Usage(e.to_string()))?;
-    let visible = crate::game::visible(&events, &viewer);
-    let orders = order_log(&game, &viewer);
-    if a.format == Format::Json {
-        let evs: Vec<serde_json::Value> = visible
-            .iter()
-            .map(|e| json!({"seq": e.seq, "event": e.event, "hash": e.hash}))
-            .collect();
-        return super::print_json(
-            &json!({"viewer": match &viewer { Viewer::Umpire => "umpire".to_string(), Viewer::Side(s) => s.clone() }, "orders": orders, "events": evs}),
-        );
-    }
-    println!(
-        "Order Log (6.4.5){}:",
-        match &viewer {
-            Viewer::Umpire => " — umpire".into(),
-            Viewer::Side(s) => format!(" — {s}"),
-        }
-    );
+/// The text of `log`: the seat's orders and the events it sees, numbered for that seat (the
+/// umpire's by the file's sequence numbers).
+fn print_log(l: &app::LogView) {
+    println!("Order Log (6.4.5) — {}:", l.viewer);
     println!(
         "  {:>3}  {:<6} {:<6} {:<10} {:<14} {:<10} {:<8} status",
         "no", "sent", "arrive", "sender", "receiver", "method", "type"
     );
-    for o in &game.state.orders {
-        let (_, o) = o;
-        if let Viewer::Side(s) = &viewer
-            && &o.side != s
-        {
-            continue;
-        }
-        let t = |n: u32| {
-            game.engine()
-                .turn_info(n)
-                .map(|i| i.time.format("%H:%M").to_string())
-                .unwrap_or_else(|| "start".into())
-        };
+    for o in &l.orders {
         let method = o
             .method
             .map_or("—".to_string(), |m| format!("{m:?}").to_lowercase());
         println!(
             "  {:>3}  {:<6} {:<6} {:<10} {:<14} {:<10} {:<8} {}",
             o.number,
-            t(o.sent_turn),
-            t(o.arrival_turn),
-            o.sender,
-            o.recipient,
+            o.time_sent,
+            o.arrival_time,
+            shown(&o.sender),
+            shown(&o.receiver),
             method,
             format!("{:?}", o.order_type).to_lowercase(),
-            status_text(&o.status)
+            shown(&status_text(&o.status))
         );
-        println!("       \"{}\"", o.text.trim());
-        println!("       read back: {}", o.readback);
+        println!("       \"{}\"", shown(o.text.trim()));
+        println!("       read back: {}", shown(&o.readback));
     }
-    println!("\nEvents ({} of {} visible):", visible.len(), events.len());
-    for e in visible {
+    // Numbered per seat: a side's numbers and count say nothing of what it did not see.
+    println!("\nEvents seen by {}:", l.viewer);
+    for e in &l.events {
+        let number = match e.seq {
+            Some(seq) => format!("#{seq:<4}"),
+            None => format!("{:<5}", e.number),
+        };
         println!(
-            "  #{:<4} t{:<3} {}",
-            e.seq,
+            "  {number} t{:<3} {}",
             e.event.turn,
-            describe(&e.event)
+            shown(&e.event.describe())
         );
     }
-    Ok(())
 }
 
-pub fn replay(a: ReplayArgs) -> CmdResult {
-    let game = open(&a.db)?;
-    let state = game
-        .state_at(a.to_turn)
-        .map_err(|e| Failure::Usage(e.to_string()))?;
-    let verification = if a.verify {
-        Some(game.verify().map_err(|e| Failure::Usage(e.to_string()))?)
-    } else {
-        None
-    };
-    let ok = verification.as_ref().is_none_or(|v| v.ok());
-    if a.format == Format::Json {
-        super::print_json(
-            &json!({"turn": state.turn, "events": state.events, "orders": state.orders.len(), "verification": verification, "ok": ok}),
-        )?;
-    } else {
-        println!(
-            "played back {} events: turn {}, {} orders",
-            state.events,
-            state.turn,
-            state.orders.len()
-        );
-        if let Some(v) = &verification {
-            match (
-                &v.chain_broken_at,
-                &v.first_difference,
-                &v.resimulation_skipped,
-            ) {
-                (Some(seq), _, _) => println!(
-                    "verify: FAILED — the hash chain breaks at event {seq} (its payload or hash was altered)"
-                ),
-                (None, Some(d), _) => println!(
-                    "verify: FAILED — re-simulation differs at event {} (command {}):\n  recorded:    {}\n  resimulated: {}",
-                    d.seq, d.command_seq, d.recorded, d.resimulated
-                ),
-                (None, None, Some(why)) => println!(
-                    "verify: hash chain ok over {} events; re-simulation skipped: {why}",
-                    v.events
-                ),
-                (None, None, None) => println!(
-                    "verify: ok — hash chain intact over {} events, {} commands re-simulated byte for byte (last hash {})",
-                    v.events,
-                    v.commands,
-                    &v.last_hash[..16]
-                ),
-            }
-        }
+/// The text of `replay`.
+fn print_replay(r: &app::Replayed) {
+    match r.events {
+        Some(events) => println!(
+            "played back {events} events: turn {}, {} orders",
+            r.turn, r.orders
+        ),
+        None => println!("played back: turn {}, {} orders of yours", r.turn, r.orders),
     }
-    if ok { Ok(()) } else { Err(Failure::Judged) }
+    if let Some(v) = &r.verification {
+        println!("{}", verdict(v, r.chain_only));
+    }
+    match &r.receipt {
+        Some(c) if c.ok => println!(
+            "receipt: ok — the file still holds the record the receipt was given for (its first {} events)",
+            c.events.unwrap_or_default()
+        ),
+        Some(c) => println!("receipt: FAILED — {}", c.why.as_deref().unwrap_or_default()),
+        None => {}
+    }
 }
 
-pub fn branch(a: BranchArgs) -> CmdResult {
-    let game = open(&a.db)?;
-    let new = game
-        .branch(&a.out, a.at_turn, a.seed, now())
-        .map_err(game_error)?;
-    if a.format == Format::Json {
-        return super::print_json(
-            &json!({"ok": true, "out": a.out, "turn": new.state.turn, "events": new.state.events}),
+/// One line (or a few) saying what `verify` found.
+fn verdict(v: &crate::game::Verification, chain_only: bool) -> String {
+    if let Some(why) = &v.structure_problem {
+        return format!("verify: FAILED — the record does not read back cleanly: {why}");
+    }
+    if let Some(seq) = v.chain_broken_at {
+        return format!(
+            "verify: FAILED — the hash chain breaks at event {seq} (its payload or hash was altered)"
         );
     }
-    println!(
-        "branched {} at turn {} into {} ({} events kept)",
-        a.db.display(),
-        a.at_turn,
-        a.out.display(),
-        new.state.events
-    );
-    print_where(&new);
-    Ok(())
-}
-
-/// One line describing an event for people.
-pub(crate) fn describe(e: &Event) -> String {
-    let dice = |d: &[crate::rules::dice::Die]| {
-        d.iter()
-            .map(|x| x.value.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
-    };
-    match &e.kind {
-        EventKind::GameStarted { scenario_id, .. } => format!("game started: {scenario_id}"),
-        EventKind::MessageSent { side, from, text } => {
-            format!("message ({side} table) from {from}: {text}")
-        }
-        EventKind::PresetOrder { order } => format!(
-            "pre-set order {} for {}: \"{}\" ({})",
-            order.number,
-            order.recipient,
-            order.text,
-            status_text(&order.status)
+    if let Some(why) = &v.record_mismatch {
+        return format!("verify: FAILED — {why}");
+    }
+    if let Some(d) = &v.first_difference {
+        return format!(
+            "verify: FAILED — re-simulation differs at event {} (command {}):\n  recorded:    {}\n  resimulated: {}",
+            d.seq, d.command_seq, d.recorded, d.resimulated
+        );
+    }
+    match &v.resimulation_skipped {
+        Some(why) if chain_only => format!(
+            "verify: chain only, NOT re-simulated — hash chain intact over {} events, {} commands ({why})",
+            v.events, v.commands
         ),
-        EventKind::CommandPhaseBegan {
-            side,
-            command_points,
-            commander_with_hq,
-        } => format!(
-            "{side} Command Phase: {command_points} command points (6.4.1){}",
-            if *commander_with_hq {
-                ""
-            } else {
-                "; army commander away from HQ: in-person orders only (6.4.6)"
-            }
+        Some(why) => format!(
+            "verify: FAILED — chain only, NOT re-simulated: {why}. The chain is intact over {} events; pass --chain-only to accept a chain check alone",
+            v.events
         ),
-        EventKind::StepBegan { side, step } => format!("— {side}: {step:?} —"),
-        EventKind::TurnBegan { new_turn, time } => format!("=== turn {new_turn}, {time} ==="),
-        EventKind::GameEnded { last_turn } => format!("the game ends after turn {last_turn}"),
-        EventKind::OrderIssued { order } => format!(
-            "order {} to {}: {} — {:?}, cost {} CP, arrives turn {}",
-            order.number,
-            order.recipient,
-            order.readback,
-            order.order_type,
-            order.cost,
-            order.arrival_turn
-        ),
-        EventKind::OrderArrived { order } => format!("order {order} arrived"),
-        EventKind::AcceptanceRolled {
-            order,
-            number,
-            column,
-            roll,
-            result,
-            provenance,
-            ..
-        } => format!(
-            "order {order}: acceptance number {number} (column {column}), rolled {roll} → {result}{}",
-            if *provenance == crate::provenance::Provenance::Assumed {
-                " [assumed cell]"
-            } else {
-                ""
-            }
-        ),
-        EventKind::OrderAccepted { order, implemented } => {
-            format!(
-                "order {order} accepted{}",
-                if *implemented {
-                    ""
-                } else {
-                    "; waits for the corps commander at his HQ (6.5.1)"
-                }
-            )
-        }
-        EventKind::OrderImplemented { order } => format!("order {order} implemented"),
-        EventKind::OrderDelayed { order, needs } => {
-            format!(
-                "order {order} delayed: from next turn a {needs} or more on one die accepts it (6.5.2)"
-            )
-        }
-        EventKind::DelayRolled {
-            order,
-            needs,
-            dice: d,
-            accepted,
-        } => {
-            format!(
-                "order {order} in delay D{needs}: rolled {} → {}",
-                dice(d),
-                if *accepted {
-                    "accepted"
-                } else {
-                    "still delayed"
-                }
-            )
-        }
-        EventKind::OrderDistorted { order } => format!("order {order} DISTORTED (6.5.3)"),
-        EventKind::DistortionDiscoveryRolled {
-            command,
-            dice: d,
-            discovered,
-        } => format!(
-            "discovery roll for {command}: {} → {}",
-            dice(d),
-            if *discovered {
-                "distortion discovered; new orders may be sent"
-            } else {
-                "not yet noticed"
-            }
-        ),
-        EventKind::OrderDiscarded { order, reason } => format!("order {order} discarded: {reason}"),
-        EventKind::InitiativeRolled {
-            command,
-            commander,
-            column,
-            roll,
-            result,
-            ..
-        } => {
-            format!(
-                "{commander} rolls for initiative for {command}: column {column}, rolled {roll} → {result:?}"
-            )
-        }
-        EventKind::DefaultDefenseDeclared { command } => {
-            format!("{command} adopts Default Defense (6.6.2)")
-        }
-        EventKind::WithdrawalBegan { command, cause } => {
-            format!("{command} executes an Emergency Withdrawal ({cause:?}, 6.6.3)")
-        }
-        EventKind::StragglerCheck {
-            unit,
-            needs,
-            dice: d,
-            straggler,
-        } => {
-            format!(
-                "{unit} morale check (needs {needs}): rolled {} → {}",
-                dice(d),
-                if *straggler { "1 straggler" } else { "passed" }
-            )
-        }
-        EventKind::StoppageChecked {
-            command,
-            sub_units,
-            wrecked,
-            result,
-            rating,
-            needed,
-            night,
-            roll,
-            passed,
-            ..
-        } => format!(
-            "attack stoppage for {command}: {wrecked} of {sub_units} wrecked → result {result}, rating {rating} needs {needed}{}; rolled {roll} → {}",
-            if *night { " (night −3)" } else { "" },
-            if *passed {
-                "attack continues"
-            } else {
-                "ATTACK STOPS"
-            }
-        ),
-        EventKind::StatusChanged {
-            command,
-            status,
-            reason,
-        } => format!("{command} now {status:?}: {reason}"),
-        EventKind::StageAdvanced { command, stage } => {
-            format!("{command} moves on to stage {}", stage + 1)
-        }
-        EventKind::PieceMoved { piece, from, to } => {
-            format!(
-                "{piece} moves {}→ {to}",
-                from.map(|f| format!("{f} ")).unwrap_or_default()
-            )
-        }
-        EventKind::ReinforcementRolled {
-            group,
-            dice: d,
-            arrives,
-        } => {
-            format!(
-                "reinforcement {group}: rolled {} → {}",
-                dice(d),
-                if *arrives {
-                    "arrives this turn"
-                } else {
-                    "not yet"
-                }
-            )
-        }
-        EventKind::ReinforcementArrived { group, hex, pieces } => format!(
-            "reinforcement {group} enters at {hex}: {}",
-            pieces.join(", ")
-        ),
-        EventKind::WreckedChanged { command, wrecked } => format!(
-            "{command} {}",
-            if *wrecked {
-                "is wrecked"
-            } else {
-                "is no longer wrecked"
-            }
-        ),
-        EventKind::CommanderLost { command, lost } => format!(
-            "{command}'s commander {}",
-            if *lost { "is lost" } else { "is restored" }
-        ),
-        EventKind::CommandRangeChecked { out_of_command } => {
-            if out_of_command.is_empty() {
-                "command range: all in command (6.11)".into()
-            } else {
-                format!(
-                    "command range: out of command: {}",
-                    out_of_command.join(", ")
-                )
-            }
-        }
-        EventKind::CombatResolved {
-            combat,
-            attackers,
-            defenders,
-            outcome,
-            attacker_retreat,
-            defender_retreat,
-        } => format!(
-            "{}: {} against {} → {outcome}; attacker retreat {attacker_retreat:?}, defender retreat {defender_retreat:?}",
-            match combat {
-                crate::engine::CombatKind::CloseCombat { .. } => "close combat (15)",
-                crate::engine::CombatKind::Charge { .. } => "cavalry charge (16)",
-                crate::engine::CombatKind::ArtilleryFire { .. } => "artillery fire (17)",
-                crate::engine::CombatKind::SkirmisherFire { .. } => "skirmisher fire (18)",
-            },
-            attackers.join("+"),
-            defenders.join("+")
-        ),
-        EventKind::CombatDice { dice: d, cells, .. } => format!(
-            "combat dice {}{}",
-            dice(d),
-            if cells.is_empty() {
-                String::new()
-            } else {
-                format!(" ({} non-seed table cells used)", cells.len())
-            }
-        ),
-        EventKind::UnitLossesTaken { unit, losses } => format!(
-            "{unit} loses {} permanent, {} stragglers, morale {:+} → {:?}; {} of {} boxes left",
-            losses.permanent,
-            losses.stragglers,
-            losses.morale_change,
-            losses.morale_after,
-            losses.track.remaining(),
-            losses.track.boxes
-        ),
-        EventKind::CommanderReplaced { command, old, new } => {
-            format!("{new} takes command of {command} in place of {old} (25)")
-        }
-        EventKind::HqOverrun { hq, by, hex, .. } => {
-            format!("{hq} overrun at {hex} by {by} (6.10.2)")
-        }
-        EventKind::UnitRallied {
-            unit,
-            stragglers_recovered,
-            morale_after,
-            blown,
-            ..
-        } => format!(
-            "rally phase: {unit} recovers {stragglers_recovered} straggler(s), now {morale_after:?}{}",
-            if *blown { ", Blown" } else { "" }
-        ),
-        EventKind::SubUnitTransferred { command, to, order } => {
-            format!("{command} joins {to} (order {order}, 6.9)")
-        }
-        EventKind::TemporaryDivisionFormed {
-            division,
-            commander,
-            members,
-            order,
-        } => format!(
-            "{division} is formed by order {order} under {commander}: {} (V2.3)",
-            members.join(", ")
-        ),
-        EventKind::TemporaryDivisionDissolved { division, reason } => {
-            format!("{division} ceases to exist: {reason}")
-        }
-        EventKind::ArmyCommanderReplaced {
-            old, new, reason, ..
-        } => format!("{new} replaces {old} in command: {reason}"),
-        EventKind::ReleaseRolled {
-            order,
-            commander,
-            number,
-            penalty,
-            roll,
-            result,
-            ..
-        } => format!(
-            "order {order}: {commander}'s release roll (T2.4), number {number}{} → rolled {roll} → {result}",
-            if *penalty < 0 {
-                format!(" (incl. {penalty} for divisions already borrowed)")
-            } else {
-                String::new()
-            }
-        ),
-        EventKind::DivisionBorrowed { division, order } => {
-            format!("{division} is on loan to the army commander by order {order} (T2.4)")
-        }
-        EventKind::DivisionBarred { division, .. } => {
-            format!("{division} may never again be ordered by the army commander (T2.4)")
-        }
-        EventKind::DivisionReturned { division, wrecked } => format!(
-            "{division} returns to its corps{} (T2.4)",
-            if *wrecked {
-                " wrecked: its borrowing still counts"
-            } else {
-                ""
-            }
-        ),
-        EventKind::RelayAccepted { order, by } => {
-            format!("{by} accepts order {order} and carries it on (T4.2b)")
-        }
-        EventKind::OrderRelayed { order, by } => {
-            format!("{by} re-issues order {order} in person to its recipient (T4.2b)")
-        }
-        EventKind::SpecialRuleRolled {
-            rule,
-            dice: d,
-            happens,
-        } => {
-            format!(
-                "{rule}: rolled {} → {}",
-                dice(d),
-                if *happens {
-                    "it happens"
-                } else {
-                    "nothing yet"
-                }
-            )
-        }
-        EventKind::RandomEventChecked {
-            dice: d,
-            outcome,
-            text,
-            ..
-        } => {
-            use crate::engine::event::RandomEventOutcome as O;
-            let mark = match outcome {
-                O::Nothing => "",
-                O::NoEvent => " [no event]",
-                O::Applied => " [applied]",
-                O::Umpire => " [UMPIRE: apply by hand]",
-            };
-            format!("random events, dice {}: {text}{mark}", dice(d))
-        }
-        EventKind::Override { reason, action } => format!("UMPIRE OVERRIDE ({reason}): {action}"),
-        EventKind::UnitStateSet {
-            unit,
-            track,
-            morale,
-            blown,
-        } => format!(
-            "umpire sets {unit}: {} permanent, {} stragglers ({} of {} boxes left), {morale:?}{}",
-            track.permanent,
-            track.stragglers,
-            track.remaining(),
-            track.boxes,
-            if *blown { ", Blown" } else { "" }
+        None => format!(
+            "verify: ok — hash chain intact over {} events, {} commands re-simulated to exactly the stored events (last hash {})",
+            v.events,
+            v.commands,
+            crate::store::short(&v.last_hash)
         ),
     }
 }

@@ -12,14 +12,18 @@ mod check_cmd;
 mod conformance_cmd;
 mod demo;
 pub(crate) mod game_cmd;
+pub(crate) mod movement_cmd;
 mod odds_cmd;
 mod odds_combat;
+mod out;
 mod rules_cmd;
 mod scenario_cmd;
 mod serve_cmd;
 mod simulate_cmd;
+mod study_cmd;
 
 pub use odds_cmd::OddsCmd;
+pub(crate) use out::{emit, emit_json};
 
 /// Output format of every command that reports something.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -40,8 +44,14 @@ pub enum Failure {
     Usage(String),
 }
 
-impl<E: std::fmt::Display> From<E> for Failure {
-    fn from(e: E) -> Self {
+// Each error converts explicitly, with the exit code it deserves; there is no blanket
+// conversion, so a new error type must say whether it is judged (1) or usage/IO (2). Refusals
+// and other `app::AppError`s have no `From` on purpose: `game_cmd::report` prints them (text or
+// JSON) before choosing the exit code, so a `?` cannot swallow what was refused and why.
+
+/// Reading or writing a file or stream failed: a usage/IO error (exit 2) naming the cause.
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
         Failure::Usage(e.to_string())
     }
 }
@@ -77,39 +87,46 @@ pub enum Command {
     /// Start a new game file from a scenario.
     New(game_cmd::NewArgs),
     /// Send an order: parsed, checked, priced and timed; refused with diagnostics if it has errors.
-    Order(game_cmd::OrderArgs),
+    Order(game_cmd::OnGame<crate::app::OrderRequest>),
     /// Re-issue a relayed order in person to its recipient (Talavera T4.2b: Jourdan).
-    Relay(game_cmd::RelayArgs),
+    Relay(game_cmd::OnGame<crate::app::RelayRequest>),
     /// Run the automatic steps up to the next one that needs a person (5.1).
-    Turn(game_cmd::TurnArgs),
+    Turn(game_cmd::OnGame<crate::app::TurnRequest>),
     /// Roll for Initiative for a command (6.6.1); the order is written if it succeeds.
-    Initiative(game_cmd::InitiativeArgs),
+    Initiative(game_cmd::OnGame<crate::app::InitiativeRequest>),
     /// Write the one-turn order of an enemy command that suffered a Loose Cannon (6.6.1.6).
-    LooseCannon(game_cmd::LooseCannonArgs),
+    LooseCannon(game_cmd::OnGame<crate::app::LooseCannonRequest>),
     /// Adopt Default Defense for a command (6.6.2).
-    DefaultDefense(game_cmd::CommandArgs),
+    DefaultDefense(game_cmd::OnGame<crate::app::CommandRequest>),
     /// Execute a voluntary Emergency Withdrawal (6.6.3).
-    Withdraw(game_cmd::CommandArgs),
+    Withdraw(game_cmd::OnGame<crate::app::CommandRequest>),
     /// Mark the current stage of a command's order complete (6.3.3).
-    Stage(game_cmd::CommandArgs),
+    Stage(game_cmd::OnGame<crate::app::CommandRequest>),
     /// Move a commander, HQ (`hq:<formation>`) or unit to a hex.
-    Move(game_cmd::MoveArgs),
+    Move(game_cmd::OnGame<crate::app::MoveRequest>),
     /// Resolve a close combat, cavalry charge or artillery fire; losses feed wrecks and stoppage.
-    Combat(game_cmd::CombatArgs),
+    Combat(game_cmd::OnGame<crate::app::CombatRequest>),
     /// Umpire override, recorded with a reason and hidden from the sides.
-    Override(game_cmd::OverrideArgs),
+    Override(game_cmd::OnGame<crate::app::OverrideRequest>),
     /// Show the game's state as the umpire or one side may see it.
     Status(game_cmd::LogArgs),
     /// Show the Order Log (6.4.5) and the events as the umpire or one side may see them.
     Log(game_cmd::LogArgs),
     /// Play the recorded events back; `--verify` checks the hash chain and re-simulates.
-    Replay(game_cmd::ReplayArgs),
+    Replay(game_cmd::AsSeat<crate::app::ReplayRequest>),
+    /// A keyed digest of the record as it stands, to keep and check later with
+    /// `replay --verify --receipt` (a file cut back or rewritten before it fails).
+    Receipt(game_cmd::AsSeat<crate::app::ReceiptRequest>),
     /// Copy a game up to a turn into a new file, for other orders or other dice.
-    Branch(game_cmd::BranchArgs),
+    Branch(game_cmd::OnGame<crate::app::BranchRequest>),
     /// Run conformance cases (by default the project's own suite in tests/conformance).
     Conformance(conformance_cmd::ConformanceArgs),
-    /// Print the command tables (chart p1), or the Random Events table (29), with the provenance
-    /// of every cell.
+    /// Line of sight from one hex to another (14.1), hex by hex, with this turn's visibility.
+    Los(movement_cmd::LosArgs),
+    /// The cost and legality of moving a unit (12, chart p2), hex by hex, without moving it.
+    Path(movement_cmd::PathArgs),
+    /// Print the command tables (chart p1), the Movement Table (chart p2) or the Random Events
+    /// table (29), with the provenance of every cell.
     #[command(subcommand)]
     Rules(rules_cmd::RulesCmd),
     /// Exact odds of acceptance, initiative, attack stoppage and combat, by enumerating the dice.
@@ -119,6 +136,9 @@ pub enum Command {
     Simulate(simulate_cmd::SimulateCmd),
     /// Read orders, classify and criticise them (docs/order-language.md).
     Check(check_cmd::CheckArgs),
+    /// What-if studies: run a plan (orders, initiative, umpire events) thousands of times, compare
+    /// two plans, re-run a game with other seeds, merge shards (docs/studies.md).
+    Study(study_cmd::StudyArgs),
     /// Serve one game as a web table: a page per seat (umpire, each side, observer), join links.
     Serve(serve_cmd::ServeArgs),
 }
@@ -135,41 +155,30 @@ pub struct OddsArgs {
     /// The order number (see `staffwork log`).
     #[arg(long, requires = "db")]
     pub order: Option<u32>,
+    /// With --order: whose seat asks. A side sees the odds of its own orders only.
+    #[arg(long, requires = "order", conflicts_with = "umpire")]
+    pub side: Option<String>,
+    /// With --order: the umpire asks (any order).
+    #[arg(long, requires = "order")]
+    pub umpire: bool,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
 
 /// Entry point used by the binary: parse, set up logging, run, map the result to an exit code.
 pub fn main() -> ExitCode {
-    quiet_on_closed_pipe();
+    out::quiet_on_closed_pipe();
     let cli = Cli::parse();
     init_tracing();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Judged) => ExitCode::from(1),
         Err(Failure::Usage(msg)) => {
-            eprintln!("error: {msg}");
+            // Messages echo user input (paths, ids, order words): controls shown, not obeyed.
+            eprintln!("error: {}", crate::text::visible(&msg));
             ExitCode::from(2)
         }
     }
-}
-
-/// `staffwork log … | head` closes stdout early; like other command-line tools, stop quietly
-/// instead of reporting a panic from `println!`.
-fn quiet_on_closed_pipe() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let msg = info
-            .payload()
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| info.payload().downcast_ref::<&str>().copied())
-            .unwrap_or("");
-        if msg.contains("failed printing to stdout") && msg.contains("Broken pipe") {
-            std::process::exit(0);
-        }
-        default(info);
-    }));
 }
 
 fn init_tracing() {
@@ -188,8 +197,8 @@ pub fn run(cli: Cli) -> CmdResult {
         Command::Demo(a) => demo::run(a),
         Command::Scenario(cmd) => scenario_cmd::run(cmd),
         Command::New(a) => game_cmd::new(a),
-        Command::Turn(a) => game_cmd::turn(a),
         c @ (Command::Order(_)
+        | Command::Turn(_)
         | Command::Initiative(_)
         | Command::LooseCannon(_)
         | Command::DefaultDefense(_)
@@ -198,43 +207,31 @@ pub fn run(cli: Cli) -> CmdResult {
         | Command::Move(_)
         | Command::Combat(_)
         | Command::Override(_)
-        | Command::Relay(_)) => game_cmd::run_game_command(&c),
-        Command::Status(a) => game_cmd::status(a),
-        Command::Log(a) => game_cmd::log(a),
-        Command::Replay(a) => game_cmd::replay(a),
-        Command::Branch(a) => game_cmd::branch(a),
+        | Command::Relay(_)
+        | Command::Status(_)
+        | Command::Log(_)
+        | Command::Replay(_)
+        | Command::Receipt(_)
+        | Command::Branch(_)) => game_cmd::run(c),
         Command::Conformance(a) => conformance_cmd::run(a),
         Command::Rules(cmd) => rules_cmd::run(cmd),
+        Command::Los(a) => movement_cmd::los(a),
+        Command::Path(a) => movement_cmd::path(a),
         Command::Odds(a) => match (a.check, a.db, a.order) {
             (Some(cmd), _, _) => odds_cmd::run(cmd),
-            (None, Some(db), Some(n)) => odds_cmd::order_odds(&db, n, a.format),
+            (None, Some(db), Some(n)) if a.side.is_some() || a.umpire => {
+                odds_cmd::order_odds(&db, n, a.side.as_deref(), a.format)
+            }
+            (None, Some(_), Some(_)) => Err(Failure::Usage(
+                "say whose odds these are: `--side SIDE` (that side's own orders) or `--umpire`".into(),
+            )),
             _ => Err(Failure::Usage(
                 "give a check (`odds acceptance …`, `odds close-combat …`) or a game order (`odds --db GAME.db --order N`); see `staffwork odds --help`".into(),
             )),
         },
         Command::Simulate(cmd) => simulate_cmd::run(cmd),
         Command::Check(args) => check_cmd::run(args),
+        Command::Study(args) => study_cmd::run(args),
         Command::Serve(a) => serve_cmd::run(a),
     }
-}
-
-/// Print a value as pretty JSON on stdout.
-pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> CmdResult {
-    let s = serde_json::to_string_pretty(value).map_err(|e| Failure::Usage(e.to_string()))?;
-    println!("{s}");
-    Ok(())
-}
-
-/// The command tables in force and their text (stored in a game): a user's file, checked like
-/// every table file (`odds_cmd::load_tables`), or the bundled NBS v3.0 tables.
-pub(crate) fn load_tables(
-    path: Option<&std::path::Path>,
-) -> Result<(String, crate::rules::tables::CommandTables), Failure> {
-    let tables = odds_cmd::load_tables(path, Format::Text)?.into_owned();
-    let text = match path {
-        None => crate::rules::tables::DEFAULT_TABLES_TOML.to_string(),
-        Some(p) => std::fs::read_to_string(p)
-            .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", p.display())))?,
-    };
-    Ok((text, tables))
 }

@@ -11,11 +11,11 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 
-use super::{CmdResult, Failure, Format};
+use super::{CmdResult, Failure, Format, emit, emit_json};
 use crate::provenance::Provenance;
 use crate::rules::odds::{self, AcceptanceOdds, InitiativeOdds, StoppageOdds, UsedCell};
 use crate::rules::tables::{CommandTables, TableError, initiative_label};
-use crate::rules::{CurrentOrder, Method, OrderType};
+use crate::rules::{CurrentOrder, OrderType};
 
 /// Exact odds of a command check.
 #[derive(Subcommand, Debug)]
@@ -31,23 +31,7 @@ pub enum OddsCmd {
     Combat(super::odds_combat::CombatOddsCmd),
 }
 
-/// How the order is delivered (6.4.3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum MethodArg {
-    InPerson,
-    Oral,
-    Written,
-}
-
-impl From<MethodArg> for Method {
-    fn from(m: MethodArg) -> Method {
-        match m {
-            MethodArg::InPerson => Method::InPerson,
-            MethodArg::Oral => Method::Oral,
-            MethodArg::Written => Method::Written,
-        }
-    }
-}
+pub use crate::app::MethodArg;
 
 /// The order's type (6.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -244,44 +228,33 @@ pub(crate) fn load_tables(
     };
     match CommandTables::load(path) {
         Ok(t) => Ok(Cow::Owned(t)),
-        Err(e @ TableError::Io { .. }) => Err(Failure::Usage(e.to_string())),
-        Err(e) => {
-            if format == Format::Json {
-                let problems = match &e {
-                    TableError::Invalid { problems, .. } => problems.clone(),
-                    _ => Vec::new(),
-                };
-                emit_json(&serde_json::json!({
-                    "file": path,
-                    "valid": false,
-                    "error": e.to_string(),
-                    "problems": problems,
-                }))?;
-            } else {
-                eprintln!("error: {e}");
-            }
-            Err(Failure::Judged)
+        Err(e) => Err(report_tables(&e, Some(path), format)),
+    }
+}
+
+/// Report a table file that cannot be used: an unreadable one is a usage error (exit 2); an
+/// invalid one is printed (stderr, or stdout as JSON) and judged bad (exit 1).
+pub(crate) fn report_tables(e: &TableError, path: Option<&Path>, format: Format) -> Failure {
+    if let TableError::Io { .. } = e {
+        return Failure::Usage(e.to_string());
+    }
+    if format == Format::Json {
+        let problems = match e {
+            TableError::Invalid { problems, .. } => problems.clone(),
+            _ => Vec::new(),
+        };
+        if let Err(f) = emit_json(&serde_json::json!({
+            "file": path,
+            "valid": false,
+            "error": e.to_string(),
+            "problems": problems,
+        })) {
+            return f;
         }
+    } else {
+        eprintln!("error: {e}");
     }
-}
-
-/// Write text to stdout. A closed pipe (`staffwork … | head`) ends the output quietly instead of
-/// panicking like `println!`; any other write error is a usage/IO error (exit 2).
-pub(crate) fn emit(text: &str) -> CmdResult {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Failure::Usage(format!("cannot write to stdout: {e}"))),
-    }
-}
-
-/// Write a value as pretty JSON on stdout (see [`emit`]).
-pub(crate) fn emit_json<T: Serialize>(value: &T) -> CmdResult {
-    let mut s = serde_json::to_string_pretty(value).map_err(|e| Failure::Usage(e.to_string()))?;
-    s.push('\n');
-    emit(&s)
+    Failure::Judged
 }
 
 /// A percentage with two decimals from integers, rounded half up.
@@ -419,20 +392,31 @@ pub(crate) fn stoppage_text(o: &StoppageOdds) -> String {
     s
 }
 
-/// `staffwork odds --db GAME.db --order N`: the exact acceptance odds of a pending order in its
-/// real situation — its sender, receiver, method, type, and the recipient's current order.
-pub fn order_odds(db: &std::path::Path, number: u32, format: Format) -> CmdResult {
-    let game = crate::game::Game::open(db).map_err(|e| Failure::Usage(e.to_string()))?;
-    let situation = crate::game::acceptance_situation(&game, number).map_err(Failure::Usage)?;
-    let o = odds::acceptance(&game.tables, situation);
+/// `odds --db GAME --order N --side S|--umpire`: the odds of a pending order in its real
+/// situation, through the application layer as that seat (a side asks of its own orders only).
+pub fn order_odds(db: &Path, number: u32, side: Option<&str>, format: Format) -> CmdResult {
+    let mut game = super::game_cmd::open(db)?;
+    let seat = crate::view::seat(&game.scenario, side, false).map_err(Failure::Usage)?;
+    let request = crate::app::Request::Odds(crate::app::OddsRequest { order: number });
+    match crate::app::execute(&mut game, &seat, &request) {
+        Ok(crate::app::Response::Odds(o)) => print_order_odds(&o, db, format),
+        Ok(_) => Err(Failure::Usage("odds: unexpected response".into())),
+        Err(e) => Err(super::game_cmd::report(e, format)),
+    }
+}
+
+/// Print the odds of a game's order.
+pub(crate) fn print_order_odds(o: &crate::app::OrderOdds, db: &Path, format: Format) -> CmdResult {
     match format {
-        Format::Json => emit_json(
-            &serde_json::json!({"order": number, "odds": acceptance_json(&game.tables, &o)}),
-        ),
+        Format::Json => emit_json(&serde_json::json!({
+            "order": o.order,
+            "odds": Tagged { check: "acceptance", tables_hash: o.tables_hash.clone(), odds: &o.odds },
+        })),
         Format::Text => emit(&format!(
-            "Order {number} in game {}:\n{}",
+            "Order {} in game {}:\n{}",
+            o.order,
             db.display(),
-            acceptance_text(&o)
+            acceptance_text(&o.odds)
         )),
     }
 }

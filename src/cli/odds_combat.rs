@@ -630,7 +630,7 @@ fn line(label: &str, count: u64, denom: u64) -> String {
 
 fn report(title: &str, odds: &CombatOdds, format: Format, sides: &[&str]) -> CmdResult {
     if format == Format::Json {
-        return super::print_json(odds);
+        return super::emit_json(odds);
     }
     println!("{title}");
     if let Some(s) = &odds.stand {

@@ -10,8 +10,9 @@ use std::path::PathBuf;
 use clap::{Subcommand, ValueEnum};
 use serde::Serialize;
 
-use super::odds_cmd::{LEGEND, emit, emit_json, load_tables, mark};
+use super::odds_cmd::{LEGEND, load_tables, mark};
 use super::{CmdResult, Format};
+use super::{emit, emit_json};
 use crate::rules::random_events::RandomEventTable;
 use crate::rules::tables::{CellRef, Grid, GridRow, TableId};
 
@@ -46,6 +47,9 @@ pub enum TableArg {
     /// The Standard Random Events Table (29.0; `tables/nbs-3.0/random-events.toml`, not
     /// overridable).
     RandomEvents,
+    /// The Movement Table (chart p2; `tables/nbs-3.0/movement.toml`): allowances, costs,
+    /// terrain, hexside and slope rows, visibility. With --tables FILE, a Movement Table override.
+    Movement,
 }
 
 impl TableArg {
@@ -61,7 +65,7 @@ impl TableArg {
             TableArg::StoppageStep1 => TableId::StoppageStep1,
             TableArg::StoppageStep2 => TableId::StoppageStep2,
             TableArg::Night => TableId::Night,
-            TableArg::RandomEvents => return None,
+            TableArg::RandomEvents | TableArg::Movement => return None,
         })
     }
 }
@@ -168,6 +172,9 @@ pub fn run(cmd: RulesCmd) -> CmdResult {
             tables,
             format,
         } => {
+            if table == Some(TableArg::Movement) {
+                return super::movement_cmd::show_table(tables.as_deref(), format);
+            }
             let wanted: Vec<TableId> = match table.map(TableArg::command_table) {
                 Some(Some(x)) => vec![x],
                 Some(None) => return show_random_events(format),

@@ -40,7 +40,7 @@ pub fn run(cmd: ScenarioCmd) -> CmdResult {
         ScenarioCmd::Check { file, format } => match scenario::load_or_bundled(&file) {
             Ok((origin, s)) => {
                 if format == Format::Json {
-                    super::print_json(
+                    super::emit_json(
                         &serde_json::json!({"file": origin, "valid": true, "id": s.meta.id, "problems": []}),
                     )
                 } else {
@@ -56,7 +56,7 @@ pub fn run(cmd: ScenarioCmd) -> CmdResult {
         ScenarioCmd::Show { file, format } => match scenario::load_or_bundled(&file) {
             Ok((_, s)) => {
                 if format == Format::Json {
-                    super::print_json(&show_json(&s))
+                    super::emit_json(&show_json(&s))
                 } else {
                     print!("{}", show_text(&s));
                     Ok(())
@@ -76,9 +76,7 @@ fn report_problems(
     problems: &[scenario::Problem],
 ) -> CmdResult {
     if format == Format::Json {
-        super::print_json(
-            &serde_json::json!({"file": file, "valid": false, "problems": problems}),
-        )?;
+        super::emit_json(&serde_json::json!({"file": file, "valid": false, "problems": problems}))?;
     } else {
         for p in problems {
             println!("{p}");

@@ -12,7 +12,6 @@ use clap::Args;
 use serde_json::json;
 
 use super::{CmdResult, Failure, Format};
-use crate::game::{Game, NewGame};
 use crate::web::seats::Seat;
 
 /// Seed of the demo game's dice.
@@ -52,11 +51,16 @@ pub struct ServeArgs {
 }
 
 fn create_demo(db: &std::path::Path, name: &str) -> Result<(), Failure> {
-    let (text, scenario) = super::game_cmd::scenario_source(name)?;
-    let mut new = NewGame::on(text, scenario, DEMO_SEED)
-        .map_err(|(id, why)| Failure::Usage(format!("demo pre-set order `{id}`: {why}")))?;
-    new.created_at = crate::web::now();
-    Game::create(db, new).map_err(|e| Failure::Usage(e.to_string()))?;
+    let new = crate::app::prepare_new(&crate::app::NewRequest {
+        scenario: name.to_string(),
+        seed: DEMO_SEED,
+        tables: None,
+        combat_tables: None,
+        movement_tables: None,
+        variant: Vec::new(),
+    })
+    .map_err(|e| Failure::Usage(format!("demo game: {e}")))?;
+    crate::app::create(Some(db), new).map_err(|e| Failure::Usage(e.to_string()))?;
     Ok(())
 }
 
@@ -117,7 +121,7 @@ fn print_links(
     if format == Format::Json {
         let links: serde_json::Map<String, serde_json::Value> =
             issued.iter().map(|(s, l)| (s.key(), json!(l))).collect();
-        super::print_json(&json!({"url": base, "db": db, "links": links}))?;
+        super::out::emit_json(&json!({"url": base, "db": db, "links": links}))?;
     } else {
         println!("staffwork web table for {} at {base}", db.display());
         if issued.is_empty() {

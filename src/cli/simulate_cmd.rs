@@ -12,10 +12,8 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
-use super::odds_cmd::{
-    AcceptanceArgs, InitiativeArgs, StoppageArgs, emit, emit_json, load_tables, pct,
-};
-use super::{CmdResult, Failure, Format};
+use super::odds_cmd::{AcceptanceArgs, InitiativeArgs, StoppageArgs, load_tables, pct};
+use super::{CmdResult, Failure, Format, emit, emit_json};
 use crate::rules::dice::SeededDice;
 use crate::rules::odds;
 use crate::rules::simulate::{self, within_sigmas};

@@ -26,7 +26,7 @@ use super::{
 };
 use crate::provenance::Provenance;
 use crate::rules::dice::{Dice, Purpose};
-use crate::scenario::model::{UnitFormation, UnitKind};
+use crate::units::{UnitFormation, UnitKind};
 
 /// National cavalry rules that change the procedure (26.4, 26.6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -572,6 +572,9 @@ fn gun_loss_roll(
     Ok(g)
 }
 
+/// A charge against infantry, artillery or a Skirmisher/artillery combo (16.2, 16.3): the
+/// target may form Square, checks to stand, and the charge is Successful or ends in a Breakoff
+/// or Repulse.
 fn vs_infantry(
     t: &CombatTables,
     input: &ChargeInput,
@@ -579,6 +582,23 @@ fn vs_infantry(
 ) -> Result<ChargeResult, CombatError> {
     let mut i = input.clone();
     let mut r = new_result(&i, ChargeOutcome::Successful);
+    form_square(&mut i, &mut r);
+    let check = roll_check(t, &i, Side::Defender, &mut *dice, &mut r.trace)?;
+    let stood = check.stands;
+    let routed_at_start = i.defender.routed();
+    r.checks.push(check);
+    let mut trace = std::mem::take(&mut r.trace);
+    if stood {
+        stood_against(t, &i, &mut r, &mut *dice, &mut trace)?;
+    } else {
+        successful(t, &i, &mut r, routed_at_start, &mut *dice, &mut trace)?;
+    }
+    r.trace = trace;
+    Ok(r)
+}
+
+/// 16.2.1: the target forms Square when it chose to and may.
+fn form_square(i: &mut ChargeInput, r: &mut ChargeResult) {
     let d = &i.defender;
     let can_square = d.kind.is_infantry()
         && !i.square_forbidden
@@ -598,299 +618,374 @@ fn vs_infantry(
             );
         }
     }
-    let check = roll_check(t, &i, Side::Defender, &mut *dice, &mut r.trace)?;
-    let stood = check.stands;
-    let routed_at_start = i.defender.routed();
-    r.checks.push(check);
-    let mut trace = std::mem::take(&mut r.trace);
-    if !stood {
-        r.outcome = ChargeOutcome::Successful;
-        r.opportunity_fire = i.defender.mix().artillery;
-        let original_size = i.defender.effective_size();
-        // Defender's losses (16.2.3) or Gun Loss Table for lone artillery (16.3.2).
-        let mut def_losses: Vec<Loss> = Vec::new();
-        if i.defender.lone_artillery() {
+}
+
+/// 16.2.3: the defender failed to stand. Its losses (or the Gun Loss Table for lone artillery,
+/// 16.3.2), the attacker's, the Follow-ons on the same target (16.2.7.2); the defender Routs.
+fn successful(
+    t: &CombatTables,
+    i: &ChargeInput,
+    r: &mut ChargeResult,
+    routed_at_start: bool,
+    dice: &mut dyn Dice,
+    trace: &mut Trace,
+) -> Result<(), CombatError> {
+    r.outcome = ChargeOutcome::Successful;
+    r.opportunity_fire = i.defender.mix().artillery;
+    let original_size = i.defender.effective_size();
+    // Defender's losses (16.2.3) or Gun Loss Table for lone artillery (16.3.2).
+    let mut def_losses: Vec<Loss> = Vec::new();
+    if i.defender.lone_artillery() {
+        let g = gun_loss_roll(
+            t,
+            &i.defender,
+            true,
+            Purpose::Charge,
+            &mut *dice,
+            trace,
+            &mut r.defender.notes,
+        )?;
+        r.defender.aftermath.gun_loss = Some(g);
+    } else {
+        let (roll, m, loss) = defender_loss_roll(t, i, original_size, &mut *dice, trace)?;
+        r.defender.loss_roll = Some(roll);
+        r.defender.loss_modifier = m;
+        r.defender.table_result = Some(loss);
+        def_losses.push(loss);
+        if i.defender.mix().artillery {
             let g = gun_loss_roll(
                 t,
                 &i.defender,
                 true,
                 Purpose::Charge,
                 &mut *dice,
-                &mut trace,
+                trace,
                 &mut r.defender.notes,
             )?;
             r.defender.aftermath.gun_loss = Some(g);
-        } else {
-            let (roll, m, loss) = defender_loss_roll(t, &i, original_size, &mut *dice, &mut trace)?;
-            r.defender.loss_roll = Some(roll);
-            r.defender.loss_modifier = m;
-            r.defender.table_result = Some(loss);
-            def_losses.push(loss);
-            if i.defender.mix().artillery {
-                let g = gun_loss_roll(
-                    t,
-                    &i.defender,
-                    true,
-                    Purpose::Charge,
-                    &mut *dice,
-                    &mut trace,
-                    &mut r.defender.notes,
-                )?;
-                r.defender.aftermath.gun_loss = Some(g);
-            }
-        }
-        // Attacker's losses: none against a Routed target (16.3.1), lone artillery or the
-        // Skirmisher/artillery combo (16.3.2, 16.3.3.3).
-        let attacker_rolls = !routed_at_start && !i.defender.only_artillery_or_skirmishers();
-        let mut att_loss = Loss::NONE;
-        if attacker_rolls {
-            let dd = dice.roll(Purpose::Charge, 6)?;
-            trace.dice.push(dd);
-            let (v, cell) = t.charge_successful.lookup(i32::from(dd.value), 0)?;
-            if cell.provenance != Provenance::Seed {
-                trace.cells.push(cell);
-            }
-            r.attacker.loss_roll = Some(dd.value);
-            r.attacker.table_result = Some(v.loss);
-            att_loss = v.loss;
-            att_loss.stragglers = 0; // cavalry takes no Stragglers (20.3)
-            if t.charge_successful.bulleted(0)
-                && dd.value == 1
-                && high_morale(
-                    i.attacker.morale_rating,
-                    i.attacker.is_wrecked(),
-                    &i.attacker.commanders,
-                )
-            {
-                att_loss.morale_change = 2;
-                r.attacker.blood_lust = true;
-                r.attacker
-                    .notes
-                    .push("unmodified 1: Blood Lust, M+2 (21.3.3)".into());
-            }
-            if i.defender.formation == UnitFormation::MarchColumn {
-                att_loss.permanent = 0;
-                r.attacker
-                    .notes
-                    .push("defender in March Column: Permanent Casualties ignored (16.3.4)".into());
-            }
-        } else {
-            r.attacker
-                .notes
-                .push("attacker takes no losses (16.3.1, 16.3.2, 16.3.3.3)".into());
-        }
-        r.attacker.loss = att_loss;
-        let mut notes = std::mem::take(&mut r.attacker.notes);
-        let (st, after) = apply(
-            t,
-            Apply::to(&i.attacker, att_loss, !i.skip_commander_loss),
-            &mut *dice,
-            &mut trace,
-            &mut notes,
-        )?;
-        r.attacker.notes = notes;
-        r.attacker.morale_after = st;
-        r.attacker.aftermath = after;
-        // Follow-ons on the same target (16.2.7.2): not after reactions, not if DG/Routed.
-        let follow_ok = !i.reaction
-            && !matches!(st, MoraleState::Disorganized | MoraleState::Routed)
-            && !i.defender.lone_artillery();
-        if i.decisions.follow_ons_same_target > 0 && !follow_ok {
-            r.notes.push(
-                "no Follow-on Charges: Reaction Charge, lone artillery, or cavalry DG/Routed (16.2.7.1, 16.5.4)"
-                    .into(),
-            );
-        }
-        if follow_ok {
-            for _ in 0..i.decisions.follow_ons_same_target {
-                let (roll, m, loss) =
-                    defender_loss_roll(t, &i, original_size, &mut *dice, &mut trace)?;
-                r.follow_ons.push(FollowOn {
-                    roll,
-                    modifier: m,
-                    loss,
-                });
-                def_losses.push(loss);
-            }
-            r.may_follow_on = (r.follow_ons.len() as u8) < 3 && !i.defender.kind.is_cavalry();
-        }
-        // Apply each of the defender's loss events in turn (each may trigger commander checks).
-        let mut state = i.defender.morale_state;
-        let mut track = i.defender.track;
-        let mut wrecked = i.defender.is_wrecked();
-        let mut div = i.defender.division.clone();
-        let mut total = Loss::NONE;
-        // 20.2: the Skirmisher's allowance is shared by the charge and its Follow-ons.
-        let mut absorbs = i.defender.skirmisher_absorbs;
-        let mut notes = std::mem::take(&mut r.defender.notes);
-        notes.push("defender Routs; its retreat waits for Follow-ons (16.2.3)".into());
-        let gun = r.defender.aftermath.gun_loss;
-        let mut agg = super::Aftermath::default();
-        let events = if def_losses.is_empty() {
-            vec![Loss::NONE]
-        } else {
-            def_losses
-        };
-        for l in events {
-            let (st2, after) = apply(
-                t,
-                Apply {
-                    loss: l,
-                    before: state,
-                    rout: true,
-                    wrecked_before: wrecked,
-                    track,
-                    division: div.as_ref(),
-                    commanders: &i.defender.commanders,
-                    roll_commander_loss: !i.skip_commander_loss,
-                    force_commander_check: false,
-                    skirmisher_absorbs: absorbs,
-                },
-                &mut *dice,
-                &mut trace,
-                &mut notes,
-            )?;
-            absorbs -= after.skirmisher_absorbed;
-            agg.skirmisher_absorbed += after.skirmisher_absorbed;
-            state = st2;
-            track = after.track;
-            if after.brigade_became_wrecked
-                && let Some(d) = div.as_mut()
-            {
-                d.wrecked_brigades = d.wrecked_brigades.saturating_add(1);
-            }
-            wrecked = after.brigade_wrecked;
-            agg.brigade_became_wrecked |= after.brigade_became_wrecked;
-            agg.division_became_wrecked |= after.division_became_wrecked;
-            agg.division_wrecked = after.division_wrecked;
-            agg.brigade_wrecked = after.brigade_wrecked;
-            agg.track = after.track;
-            agg.commander_checks.extend(after.commander_checks);
-            agg.commanders_lost.extend(after.commanders_lost);
-            total = total.plus(l);
-        }
-        agg.gun_loss = gun;
-        r.defender.notes = notes;
-        r.defender.loss = total;
-        r.defender.morale_after = state;
-        r.defender.aftermath = agg;
-        r.defender.retreat = Retreat::Rout;
-        r.attacker.retreat = cavalry_retreat(st);
-        r.attacker.blown = true;
-    } else {
-        // 16.2.4: Breakoff attempt (British: only with a Commander, no +1, 26.4).
-        let british = i.attacker_nation == CavalryNation::British;
-        let try_breakoff = !british || !i.attacker.commanders.is_empty();
-        let mut broke_off = false;
-        if try_breakoff {
-            let c = morale_check(
-                t,
-                i.attacker.morale_rating,
-                &i.attacker.commanders,
-                !british,
-                0,
-                Purpose::Charge,
-                &mut *dice,
-                &mut trace,
-            )?;
-            broke_off = c.passed;
-            r.breakoff_check = Some(c);
-        } else {
-            r.notes
-                .push("British cavalry without a Commander cannot Breakoff (26.4)".into());
-        }
-        let mut att_loss;
-        if broke_off {
-            r.outcome = ChargeOutcome::Breakoff;
-            let m = t.breakoff.modifier(
-                ["morale_a", "morale_b", "morale_c", "morale_d", "morale_e"]
-                    [morale_index(i.attacker.morale_rating)],
-            );
-            let dd = dice.roll(Purpose::Charge, 6)?;
-            trace.dice.push(dd);
-            let (v, cell) = t.breakoff.lookup(i32::from(dd.value) + i32::from(m), 0)?;
-            if cell.provenance != Provenance::Seed {
-                trace.cells.push(cell);
-            }
-            r.attacker.loss_roll = Some(dd.value);
-            r.attacker.loss_modifier = m;
-            r.attacker.table_result = Some(v.loss);
-            r.opportunity_fire = v.opportunity_fire && i.defender.mix().artillery;
-            if v.opportunity_fire {
-                r.notes.push(
-                    "Breakoff OF: artillery in the target hex may fire Cannister (16.2.5)".into(),
-                );
-            }
-            att_loss = v.loss;
-        } else {
-            r.outcome = ChargeOutcome::Repulse;
-            r.opportunity_fire = i.defender.mix().artillery;
-            let mods = [
-                (
-                    "defender_in_line",
-                    // chart p4 note 1: a Line with secure flanks is treated as Combat Column.
-                    i.defender.formation == UnitFormation::Line && !i.defender.line_flanks_secure,
-                ),
-                (
-                    "defender_in_square",
-                    i.defender.formation == UnitFormation::Square,
-                ),
-                (
-                    "defender_size_b_or_c",
-                    i.defender.effective_size().is_b_or_c(),
-                ),
-                (
-                    "attacker_size_aa_plus",
-                    i.attacker.effective_size().is_aa_plus(),
-                ),
-            ];
-            let m: i8 = mods
-                .iter()
-                .filter(|(_, on)| *on)
-                .map(|(n, _)| t.repulse.modifier(n))
-                .sum();
-            let dd = dice.roll(Purpose::Charge, 6)?;
-            trace.dice.push(dd);
-            let (v, cell) = t.repulse.lookup(i32::from(dd.value) + i32::from(m), 0)?;
-            if cell.provenance != Provenance::Seed {
-                trace.cells.push(cell);
-            }
-            r.attacker.loss_roll = Some(dd.value);
-            r.attacker.loss_modifier = m;
-            r.attacker.table_result = Some(v.loss);
-            att_loss = v.loss;
-        }
-        att_loss.stragglers = 0;
-        if i.defender.formation == UnitFormation::MarchColumn {
-            att_loss.permanent = 0;
-        }
-        // Defender: odd roll = M-1 (16.2.5, 16.2.6).
-        let od = dice.roll(Purpose::Charge, 6)?;
-        trace.dice.push(od);
-        r.defender_odd_roll = Some(od.value);
-        let def_m = if od.value % 2 == 1 { -1 } else { 0 };
-        r.defender.loss = Loss::new(0, 0, def_m);
-        r.attacker.loss = att_loss;
-        let mut notes = std::mem::take(&mut r.attacker.notes);
-        let (st, after) = apply(
-            t,
-            Apply::to(&i.attacker, att_loss, !i.skip_commander_loss),
-            &mut *dice,
-            &mut trace,
-            &mut notes,
-        )?;
-        r.attacker.notes = notes;
-        r.attacker.morale_after = st;
-        r.attacker.aftermath = after;
-        r.attacker.retreat = cavalry_retreat(st);
-        r.attacker.blown = true;
-        r.defender.morale_after = i.defender.morale_state.shift(def_m);
-        if r.defender.morale_after == MoraleState::Routed {
-            r.defender.retreat = Retreat::Rout;
         }
     }
-    r.trace = trace;
-    Ok(r)
+    let st = successful_attacker_losses(t, i, r, routed_at_start, &mut *dice, trace)?;
+    // Follow-ons on the same target (16.2.7.2): not after reactions, not if DG/Routed.
+    let follow_ok = !i.reaction
+        && !matches!(st, MoraleState::Disorganized | MoraleState::Routed)
+        && !i.defender.lone_artillery();
+    if i.decisions.follow_ons_same_target > 0 && !follow_ok {
+        r.notes.push(
+            "no Follow-on Charges: Reaction Charge, lone artillery, or cavalry DG/Routed (16.2.7.1, 16.5.4)"
+                .into(),
+        );
+    }
+    if follow_ok {
+        for _ in 0..i.decisions.follow_ons_same_target {
+            let (roll, m, loss) = defender_loss_roll(t, i, original_size, &mut *dice, trace)?;
+            r.follow_ons.push(FollowOn {
+                roll,
+                modifier: m,
+                loss,
+            });
+            def_losses.push(loss);
+        }
+        r.may_follow_on = (r.follow_ons.len() as u8) < 3 && !i.defender.kind.is_cavalry();
+    }
+    routed_defender_losses(t, i, r, def_losses, &mut *dice, trace)?;
+    r.attacker.retreat = cavalry_retreat(st);
+    r.attacker.blown = true;
+    Ok(())
+}
+
+/// The attacker's losses after a Successful Charge: none against a Routed target (16.3.1),
+/// lone artillery (16.3.2) or the Skirmisher/artillery combo (16.3.3.3). Returns its Morale
+/// State after them.
+fn successful_attacker_losses(
+    t: &CombatTables,
+    i: &ChargeInput,
+    r: &mut ChargeResult,
+    routed_at_start: bool,
+    dice: &mut dyn Dice,
+    trace: &mut Trace,
+) -> Result<MoraleState, CombatError> {
+    let attacker_rolls = !routed_at_start && !i.defender.only_artillery_or_skirmishers();
+    let mut att_loss = Loss::NONE;
+    if attacker_rolls {
+        let dd = dice.roll(Purpose::Charge, 6)?;
+        trace.dice.push(dd);
+        let (v, cell) = t.charge_successful.lookup(i32::from(dd.value), 0)?;
+        if cell.provenance != Provenance::Seed {
+            trace.cells.push(cell);
+        }
+        r.attacker.loss_roll = Some(dd.value);
+        r.attacker.table_result = Some(v.loss);
+        att_loss = v.loss;
+        att_loss.stragglers = 0; // cavalry takes no Stragglers (20.3)
+        if t.charge_successful.bulleted(0)
+            && dd.value == 1
+            && high_morale(
+                i.attacker.morale_rating,
+                i.attacker.is_wrecked(),
+                &i.attacker.commanders,
+            )
+        {
+            att_loss.morale_change = 2;
+            r.attacker.blood_lust = true;
+            r.attacker
+                .notes
+                .push("unmodified 1: Blood Lust, M+2 (21.3.3)".into());
+        }
+        if i.defender.formation == UnitFormation::MarchColumn {
+            att_loss.permanent = 0;
+            r.attacker
+                .notes
+                .push("defender in March Column: Permanent Casualties ignored (16.3.4)".into());
+        }
+    } else {
+        r.attacker
+            .notes
+            .push("attacker takes no losses (16.3.1, 16.3.2, 16.3.3.3)".into());
+    }
+    r.attacker.loss = att_loss;
+    let mut notes = std::mem::take(&mut r.attacker.notes);
+    let (st, after) = apply(
+        t,
+        Apply::to(&i.attacker, att_loss, !i.skip_commander_loss),
+        &mut *dice,
+        trace,
+        &mut notes,
+    )?;
+    r.attacker.notes = notes;
+    r.attacker.morale_after = st;
+    r.attacker.aftermath = after;
+    Ok(st)
+}
+
+/// Apply each of the Routed defender's loss events in turn — the charge's and each Follow-on's
+/// (each may trigger commander checks, 20.1.1); the Skirmisher's allowance is shared (20.2).
+fn routed_defender_losses(
+    t: &CombatTables,
+    i: &ChargeInput,
+    r: &mut ChargeResult,
+    def_losses: Vec<Loss>,
+    dice: &mut dyn Dice,
+    trace: &mut Trace,
+) -> Result<(), CombatError> {
+    let mut state = i.defender.morale_state;
+    let mut track = i.defender.track;
+    let mut wrecked = i.defender.is_wrecked();
+    let mut div = i.defender.division.clone();
+    let mut total = Loss::NONE;
+    // 20.2: the Skirmisher's allowance is shared by the charge and its Follow-ons.
+    let mut absorbs = i.defender.skirmisher_absorbs;
+    let mut notes = std::mem::take(&mut r.defender.notes);
+    notes.push("defender Routs; its retreat waits for Follow-ons (16.2.3)".into());
+    let gun = r.defender.aftermath.gun_loss;
+    let mut agg = super::Aftermath::default();
+    let events = if def_losses.is_empty() {
+        vec![Loss::NONE]
+    } else {
+        def_losses
+    };
+    for l in events {
+        let (st2, after) = apply(
+            t,
+            Apply {
+                loss: l,
+                before: state,
+                rout: true,
+                wrecked_before: wrecked,
+                track,
+                division: div.as_ref(),
+                commanders: &i.defender.commanders,
+                roll_commander_loss: !i.skip_commander_loss,
+                force_commander_check: false,
+                skirmisher_absorbs: absorbs,
+                lead_infantry: i.defender.kind.is_infantry(),
+            },
+            &mut *dice,
+            trace,
+            &mut notes,
+        )?;
+        absorbs -= after.skirmisher_absorbed;
+        agg.skirmisher_absorbed += after.skirmisher_absorbed;
+        state = st2;
+        track = after.track;
+        if after.brigade_became_wrecked
+            && let Some(d) = div.as_mut()
+        {
+            d.wrecked_brigades = d.wrecked_brigades.saturating_add(1);
+        }
+        wrecked = after.brigade_wrecked;
+        agg.brigade_became_wrecked |= after.brigade_became_wrecked;
+        agg.division_became_wrecked |= after.division_became_wrecked;
+        agg.division_wrecked = after.division_wrecked;
+        agg.brigade_wrecked = after.brigade_wrecked;
+        agg.track = after.track;
+        agg.commander_checks.extend(after.commander_checks);
+        agg.commanders_lost.extend(after.commanders_lost);
+        total = total.plus(l);
+    }
+    agg.gun_loss = gun;
+    r.defender.notes = notes;
+    r.defender.loss = total;
+    r.defender.morale_after = state;
+    r.defender.aftermath = agg;
+    r.defender.retreat = Retreat::Rout;
+    Ok(())
+}
+
+/// The defender stood (16.2.4): the cavalry's Breakoff attempt (British: only with a
+/// Commander, no +1, 26.4), then a Breakoff (16.2.5) or a Repulse (16.2.6); the defender's odd
+/// roll is M-1. Against a lone battery or the Skirmisher/artillery combo "the attacker does not
+/// roll for losses in combat, regardless of the result" (16.3.2, 16.3.3.3): the Breakoff die is
+/// rolled only for its OF, no Repulse die at all (decision 0090).
+fn stood_against(
+    t: &CombatTables,
+    i: &ChargeInput,
+    r: &mut ChargeResult,
+    dice: &mut dyn Dice,
+    trace: &mut Trace,
+) -> Result<(), CombatError> {
+    let no_attacker_losses = i.defender.only_artillery_or_skirmishers();
+    let british = i.attacker_nation == CavalryNation::British;
+    let try_breakoff = !british || !i.attacker.commanders.is_empty();
+    let mut broke_off = false;
+    if try_breakoff {
+        let c = morale_check(
+            t,
+            i.attacker.morale_rating,
+            &i.attacker.commanders,
+            !british,
+            0,
+            Purpose::Charge,
+            &mut *dice,
+            trace,
+        )?;
+        broke_off = c.passed;
+        r.breakoff_check = Some(c);
+    } else {
+        r.notes
+            .push("British cavalry without a Commander cannot Breakoff (26.4)".into());
+    }
+    let mut att_loss = if broke_off {
+        r.outcome = ChargeOutcome::Breakoff;
+        breakoff_roll(t, i, r, &mut *dice, trace)?
+    } else {
+        r.outcome = ChargeOutcome::Repulse;
+        r.opportunity_fire = i.defender.mix().artillery;
+        if no_attacker_losses {
+            Loss::NONE
+        } else {
+            repulse_roll(t, i, r, &mut *dice, trace)?
+        }
+    };
+    if no_attacker_losses {
+        att_loss = Loss::NONE;
+        r.attacker.notes.push(
+            "charging a lone battery or Skirmisher/artillery combo: the attacker rolls no losses (16.3.2, 16.3.3.3)"
+                .into(),
+        );
+    }
+    att_loss.stragglers = 0;
+    if i.defender.formation == UnitFormation::MarchColumn {
+        att_loss.permanent = 0;
+    }
+    // Defender: odd roll = M-1 (16.2.5, 16.2.6).
+    let od = dice.roll(Purpose::Charge, 6)?;
+    trace.dice.push(od);
+    r.defender_odd_roll = Some(od.value);
+    let def_m = if od.value % 2 == 1 { -1 } else { 0 };
+    r.defender.loss = Loss::new(0, 0, def_m);
+    r.attacker.loss = att_loss;
+    let mut notes = std::mem::take(&mut r.attacker.notes);
+    let (st, after) = apply(
+        t,
+        Apply::to(&i.attacker, att_loss, !i.skip_commander_loss),
+        &mut *dice,
+        trace,
+        &mut notes,
+    )?;
+    r.attacker.notes = notes;
+    r.attacker.morale_after = st;
+    r.attacker.aftermath = after;
+    r.attacker.retreat = cavalry_retreat(st);
+    r.attacker.blown = true;
+    r.defender.morale_after = i.defender.morale_state.shift(def_m);
+    if r.defender.morale_after == MoraleState::Routed {
+        r.defender.retreat = Retreat::Rout;
+    }
+    Ok(())
+}
+
+/// 16.2.5: the Breakoff column, modified by the Lead Unit's morale: a Morale Change or an OF.
+fn breakoff_roll(
+    t: &CombatTables,
+    i: &ChargeInput,
+    r: &mut ChargeResult,
+    dice: &mut dyn Dice,
+    trace: &mut Trace,
+) -> Result<Loss, CombatError> {
+    let m = t.breakoff.modifier(
+        ["morale_a", "morale_b", "morale_c", "morale_d", "morale_e"]
+            [morale_index(i.attacker.morale_rating)],
+    );
+    let dd = dice.roll(Purpose::Charge, 6)?;
+    trace.dice.push(dd);
+    let (v, cell) = t.breakoff.lookup(i32::from(dd.value) + i32::from(m), 0)?;
+    if cell.provenance != Provenance::Seed {
+        trace.cells.push(cell);
+    }
+    r.attacker.loss_roll = Some(dd.value);
+    r.attacker.loss_modifier = m;
+    r.attacker.table_result = Some(v.loss);
+    r.opportunity_fire = v.opportunity_fire && i.defender.mix().artillery;
+    if v.opportunity_fire {
+        r.notes
+            .push("Breakoff OF: artillery in the target hex may fire Cannister (16.2.5)".into());
+    }
+    Ok(v.loss)
+}
+
+/// 16.2.6: the Repulse column, with its modifiers.
+fn repulse_roll(
+    t: &CombatTables,
+    i: &ChargeInput,
+    r: &mut ChargeResult,
+    dice: &mut dyn Dice,
+    trace: &mut Trace,
+) -> Result<Loss, CombatError> {
+    let mods = [
+        (
+            "defender_in_line",
+            // chart p4 note 1: a Line with secure flanks is treated as Combat Column.
+            i.defender.formation == UnitFormation::Line && !i.defender.line_flanks_secure,
+        ),
+        (
+            "defender_in_square",
+            i.defender.formation == UnitFormation::Square,
+        ),
+        (
+            "defender_size_b_or_c",
+            i.defender.effective_size().is_b_or_c(),
+        ),
+        (
+            "attacker_size_aa_plus",
+            i.attacker.effective_size().is_aa_plus(),
+        ),
+    ];
+    let m: i8 = mods
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(n, _)| t.repulse.modifier(n))
+        .sum();
+    let dd = dice.roll(Purpose::Charge, 6)?;
+    trace.dice.push(dd);
+    let (v, cell) = t.repulse.lookup(i32::from(dd.value) + i32::from(m), 0)?;
+    if cell.provenance != Provenance::Seed {
+        trace.cells.push(cell);
+    }
+    r.attacker.loss_roll = Some(dd.value);
+    r.attacker.loss_modifier = m;
+    r.attacker.table_result = Some(v.loss);
+    Ok(v.loss)
 }
 
 fn cavalry_retreat(state: MoraleState) -> Retreat {
@@ -918,6 +1013,59 @@ fn vs_cavalry(
         return Ok(r);
     }
     let mut r = new_result(i, ChargeOutcome::Draw);
+    let outcome = cavalry_checks(t, i, &mut r, &mut *dice)?;
+    r.outcome = outcome;
+    let mut trace = std::mem::take(&mut r.trace);
+    cavalry_loss_rolls(t, i, &mut r, outcome, &mut *dice, &mut trace)?;
+    // Beaten defending cavalry: other units in its hex Rout (16.4.2.1).
+    if outcome == ChargeOutcome::AttackerWon
+        && (i.defender.stack.infantry || i.defender.stack.artillery)
+    {
+        r.defender_hex_others_rout = true;
+        r.notes
+            .push("non-cavalry units in the defender's hex Rout and retreat 6 (16.4.2.1)".into());
+        if i.defender.stack.artillery {
+            let g = gun_loss_roll(
+                t,
+                &i.defender,
+                true,
+                Purpose::Charge,
+                &mut *dice,
+                &mut trace,
+                &mut r.defender.notes,
+            )?;
+            r.defender.aftermath.gun_loss = Some(g);
+        }
+    }
+    cavalry_apply(t, i, &mut r, &mut *dice, &mut trace)?;
+    // 16.4.3 exceptions for a winning defender.
+    if outcome == ChargeOutcome::DefenderWon && r.defender.morale_after != MoraleState::Routed {
+        if i.defender_was_charging && !i.decisions.defender_checks_second {
+            r.defender_may_continue = true;
+            r.defender.retreat = Retreat::None;
+            r.defender.blown = false;
+            r.notes
+                .push("winning charging defender may continue its charge (16.4.3.1)".into());
+        } else if i.defender.stationary {
+            r.defender.retreat = Retreat::None;
+            r.defender.blown = false;
+            r.notes.push(
+                "winning stationary defender neither retreats nor is Blown (16.4.3.2)".into(),
+            );
+        }
+    }
+    r.trace = trace;
+    Ok(r)
+}
+
+/// 16.4.1: the Checks to Stand — the first checker's failure loses (the other stands
+/// automatically, 16.4.1.3); both standing is a Draw.
+fn cavalry_checks(
+    t: &CombatTables,
+    i: &ChargeInput,
+    r: &mut ChargeResult,
+    dice: &mut dyn Dice,
+) -> Result<ChargeOutcome, CombatError> {
     let first = if i.decisions.defender_checks_second {
         r.notes
             .push("defender checks second and forfeits its own charge (16.4.1.1)".into());
@@ -961,12 +1109,23 @@ fn vs_cavalry(
             (false, Side::Defender) => ChargeOutcome::AttackerWon,
         }
     };
-    r.outcome = outcome;
+    Ok(outcome)
+}
+
+/// 16.4.2: both sides roll on the Cavalry vs. Cavalry Losses Table, in their result's column,
+/// with the size adjustments (chart p4).
+fn cavalry_loss_rolls(
+    t: &CombatTables,
+    i: &ChargeInput,
+    r: &mut ChargeResult,
+    outcome: ChargeOutcome,
+    dice: &mut dyn Dice,
+    trace: &mut Trace,
+) -> Result<(), CombatError> {
     let both_bc =
         i.attacker.effective_size().is_b_or_c() && i.defender.effective_size().is_b_or_c();
     let both_aa =
         i.attacker.effective_size().is_aa_plus() && i.defender.effective_size().is_aa_plus();
-    let mut trace = std::mem::take(&mut r.trace);
     for side in [Side::Defender, Side::Attacker] {
         let me = if side == Side::Attacker {
             &i.attacker
@@ -1016,26 +1175,17 @@ fn vs_cavalry(
         }
         sr.loss = l;
     }
-    // Beaten defending cavalry: other units in its hex Rout (16.4.2.1).
-    if outcome == ChargeOutcome::AttackerWon
-        && (i.defender.stack.infantry || i.defender.stack.artillery)
-    {
-        r.defender_hex_others_rout = true;
-        r.notes
-            .push("non-cavalry units in the defender's hex Rout and retreat 6 (16.4.2.1)".into());
-        if i.defender.stack.artillery {
-            let g = gun_loss_roll(
-                t,
-                &i.defender,
-                true,
-                Purpose::Charge,
-                &mut *dice,
-                &mut trace,
-                &mut r.defender.notes,
-            )?;
-            r.defender.aftermath.gun_loss = Some(g);
-        }
-    }
+    Ok(())
+}
+
+/// Apply each side's result; both retreat 6–12 and are Blown (16.4.3).
+fn cavalry_apply(
+    t: &CombatTables,
+    i: &ChargeInput,
+    r: &mut ChargeResult,
+    dice: &mut dyn Dice,
+    trace: &mut Trace,
+) -> Result<(), CombatError> {
     for side in [Side::Attacker, Side::Defender] {
         let me = if side == Side::Attacker {
             &i.attacker
@@ -1053,7 +1203,7 @@ fn vs_cavalry(
             t,
             Apply::to(me, sr.loss, !i.skip_commander_loss),
             &mut *dice,
-            &mut trace,
+            trace,
             &mut notes,
         )?;
         after.gun_loss = gun;
@@ -1068,22 +1218,5 @@ fn vs_cavalry(
         sr.retreat = cavalry_retreat(st);
         sr.blown = true;
     }
-    // 16.4.3 exceptions for a winning defender.
-    if outcome == ChargeOutcome::DefenderWon && r.defender.morale_after != MoraleState::Routed {
-        if i.defender_was_charging && !i.decisions.defender_checks_second {
-            r.defender_may_continue = true;
-            r.defender.retreat = Retreat::None;
-            r.defender.blown = false;
-            r.notes
-                .push("winning charging defender may continue its charge (16.4.3.1)".into());
-        } else if i.defender.stationary {
-            r.defender.retreat = Retreat::None;
-            r.defender.blown = false;
-            r.notes.push(
-                "winning stationary defender neither retreats nor is Blown (16.4.3.2)".into(),
-            );
-        }
-    }
-    r.trace = trace;
-    Ok(r)
+    Ok(())
 }

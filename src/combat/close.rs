@@ -23,7 +23,7 @@ use super::{
 };
 use crate::provenance::Provenance;
 use crate::rules::dice::{Dice, Purpose};
-use crate::scenario::model::{UnitFormation, UnitKind};
+use crate::units::{UnitFormation, UnitKind};
 
 /// Terrain of the defender's hex (or the hexside the attack crosses) that the rules ask about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -496,6 +496,16 @@ pub fn prepare(input: &CloseCombatInput) -> (CloseCombatInput, Vec<String>) {
         i.attacker.formation = UnitFormation::Column;
         notes.push("March Column attacking a Town/Village counts as Combat Column (19.4)".into());
     }
+    // 19.3: "Infantry units in Line formation that move into Town/Village hexes automatically
+    // become DG. This takes place before Close Combat."
+    if i.terrain == Terrain::Village
+        && i.attacker.formation == UnitFormation::Line
+        && i.attacker.kind.is_infantry()
+        && i.attacker.morale_state > MoraleState::Disorganized
+    {
+        i.attacker.morale_state = MoraleState::Disorganized;
+        notes.push("attacking Line moving into a Town/Village becomes DG first (19.3)".into());
+    }
     (i, notes)
 }
 
@@ -650,19 +660,35 @@ pub fn firefight_column(opp: &Combatant) -> usize {
     if big { 0 } else { 1 }
 }
 
+/// The loss rolls of both sides (15.3), their adjustments (15.3.1–15.3.7, 15.4.6, 20.3) and
+/// their application (Gun Loss, Morale Change, wreck, commanders).
 fn losses(
     t: &CombatTables,
     i: &CloseCombatInput,
     res: &mut CloseCombatResult,
     dice: &mut dyn Dice,
 ) -> Result<(), CombatError> {
+    let raw = loss_rolls(t, i, res, &mut *dice)?;
+    let mut adj = adjusted_losses(i, res, raw);
+    winner_cap(i, res, &mut adj);
+    apply_losses(t, i, res, adj, dice)
+}
+
+/// A side's raw loss roll: the die, its capped modifier, the cell and whether it is bulleted.
+type RawLoss = Option<(u8, i8, Loss, bool)>;
+
+/// Raw rolls, attacker then defender, on the table of the outcome with its modifiers (15.3).
+fn loss_rolls(
+    t: &CombatTables,
+    i: &CloseCombatInput,
+    res: &mut CloseCombatResult,
+    dice: &mut dyn Dice,
+) -> Result<[RawLoss; 2], CombatError> {
     let cap = t.close_combat.loss_max_modifier;
     let outcome = res.outcome;
     let (att, def) = (&i.attacker, &i.defender);
-    let firefight = outcome == Outcome::Firefight;
     let lone_art_def = def.lone_artillery();
-    // Raw rolls, attacker then defender.
-    let mut raw: [Option<(u8, i8, Loss, bool)>; 2] = [None, None];
+    let mut raw: [RawLoss; 2] = [None, None];
     for side in [Side::Attacker, Side::Defender] {
         let (me, opp) = match side {
             Side::Attacker => (att, def),
@@ -757,7 +783,19 @@ fn losses(
         raw[side as usize] = Some((roll, m, loss, bullet));
     }
 
-    // Adjustments per side.
+    Ok(raw)
+}
+
+/// Each side's loss after the adjustments: Blood Lust, AA+, B/C halving, night, no-infantry
+/// Stragglers, the March Column opponent (decision 0031 row 8 gives the order).
+fn adjusted_losses(
+    i: &CloseCombatInput,
+    res: &mut CloseCombatResult,
+    raw: [RawLoss; 2],
+) -> [Loss; 2] {
+    let outcome = res.outcome;
+    let (att, def) = (&i.attacker, &i.defender);
+    let firefight = outcome == Outcome::Firefight;
     let mut adj = [Loss::NONE; 2];
     for side in [Side::Attacker, Side::Defender] {
         let Some((roll, _, loss, bullet)) = raw[side as usize] else {
@@ -825,7 +863,13 @@ fn losses(
         }
         adj[side as usize] = l;
     }
-    // 15.3.1: the winner never loses more P than the loser (unless in March Column).
+    adj
+}
+
+/// 15.3.1: the winner never loses more P than the loser (unless in March Column).
+fn winner_cap(i: &CloseCombatInput, res: &mut CloseCombatResult, adj: &mut [Loss; 2]) {
+    let outcome = res.outcome;
+    let (att, def) = (&i.attacker, &i.defender);
     let winner = match outcome {
         Outcome::AttackerWon => Some(Side::Attacker),
         Outcome::DefenderWon => Some(Side::Defender),
@@ -848,8 +892,18 @@ fn losses(
             ));
         }
     }
+}
 
-    // Apply to each side, attacker first (gun loss and commander dice in that order).
+/// Apply to each side, attacker first (gun loss and commander dice in that order).
+fn apply_losses(
+    t: &CombatTables,
+    i: &CloseCombatInput,
+    res: &mut CloseCombatResult,
+    adj: [Loss; 2],
+    dice: &mut dyn Dice,
+) -> Result<(), CombatError> {
+    let outcome = res.outcome;
+    let (att, def) = (&i.attacker, &i.defender);
     for side in [Side::Attacker, Side::Defender] {
         let (me, loss) = match side {
             Side::Attacker => (att, adj[0]),

@@ -15,7 +15,7 @@ use super::tables::{CombatTables, FvAboveMax};
 use super::{CombatError, Combatant, Loss, MoraleState, Retreat, SideResult, Trace};
 use crate::provenance::Provenance;
 use crate::rules::dice::{Dice, Purpose};
-use crate::scenario::model::{UnitFormation, UnitKind};
+use crate::units::{UnitFormation, UnitKind};
 
 /// Guns that fire: one battery, or one of several in a Grand Battery (17.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -194,29 +194,7 @@ pub fn resolve_artillery_fire(
     i: &ArtilleryFireInput,
     dice: &mut dyn Dice,
 ) -> Result<ArtilleryFireResult, CombatError> {
-    if i.batteries.is_empty() {
-        return Err(CombatError::Invalid {
-            field: "batteries".into(),
-            reason: "no guns fire".into(),
-        });
-    }
-    if i.night && !i.cannister {
-        return Err(CombatError::Illegal(
-            "no artillery fire at night except Cannister Opportunity Fire in Close Combat (27.1.4)"
-                .into(),
-        ));
-    }
-    for b in &i.batteries {
-        if b.gun_points == 0 || b.gun_points > 5 || b.range == 0 || b.range > 9 {
-            return Err(CombatError::Invalid {
-                field: "batteries".into(),
-                reason: format!(
-                    "{} GP at range {}: a battery has 1..=5 gun points (7.2) and range is 1..=9 (17.2)",
-                    b.gun_points, b.range
-                ),
-            });
-        }
-    }
+    check_artillery_input(i)?;
     let tg = &i.target;
     let mut trace = Trace::default();
     let mut notes = Vec::new();
@@ -233,38 +211,7 @@ pub fn resolve_artillery_fire(
     let mut groups = Vec::new();
     for (gp, heavy, range) in group_batteries(&batteries) {
         let base = fire_value(t, gp, heavy, range, &mut trace.cells)?;
-        let fr = &t.fire_results;
-        let mut mods: Vec<(String, i8)> = Vec::new();
-        let column_like = matches!(
-            tg.formation,
-            UnitFormation::Column | UnitFormation::MarchColumn
-        );
-        let vulnerable = tg.kind.is_cavalry()
-            || tg.formation == UnitFormation::Limbered
-            || tg.formation == UnitFormation::Square
-            || i.flanked_line && tg.formation == UnitFormation::Line
-            || (!i.cannister && (column_like || tg.effective_size().is_aa_plus()));
-        if vulnerable {
-            mods.push(("target_vulnerable".into(), fr.modifier("target_vulnerable")));
-        }
-        if i.target_in_cover && !i.cannister {
-            mods.push(("target_in_cover".into(), fr.modifier("target_in_cover")));
-        }
-        if i.cannister && i.flank_entry {
-            mods.push((
-                "flank_entry_cannister".into(),
-                fr.modifier("flank_entry_cannister"),
-            ));
-        }
-        if tg.kind == UnitKind::Skirmisher {
-            mods.push(("target_skirmisher".into(), fr.modifier("target_skirmisher")));
-        }
-        if i.case_shot_vs_artillery && tg.kind.is_artillery() {
-            mods.push((
-                "case_shot_vs_artillery".into(),
-                fr.modifier("case_shot_vs_artillery"),
-            ));
-        }
+        let mods = fire_modifiers(t, i);
         let mut g = FireGroup {
             gun_points: gp,
             heavy,
@@ -344,6 +291,72 @@ pub fn resolve_artillery_fire(
         notes,
         trace,
     })
+}
+
+/// The batteries are real and the fire allowed (17.2, 7.2; 27.1.4 at night).
+fn check_artillery_input(i: &ArtilleryFireInput) -> Result<(), CombatError> {
+    if i.batteries.is_empty() {
+        return Err(CombatError::Invalid {
+            field: "batteries".into(),
+            reason: "no guns fire".into(),
+        });
+    }
+    if i.night && !i.cannister {
+        return Err(CombatError::Illegal(
+            "no artillery fire at night except Cannister Opportunity Fire in Close Combat (27.1.4)"
+                .into(),
+        ));
+    }
+    for b in &i.batteries {
+        if b.gun_points == 0 || b.gun_points > 5 || b.range == 0 || b.range > 9 {
+            return Err(CombatError::Invalid {
+                field: "batteries".into(),
+                reason: format!(
+                    "{} GP at range {}: a battery has 1..=5 gun points (7.2) and range is 1..=9 (17.2)",
+                    b.gun_points, b.range
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The Fire Value modifiers against the target (17.1.x, chart p3), named.
+fn fire_modifiers(t: &CombatTables, i: &ArtilleryFireInput) -> Vec<(String, i8)> {
+    let tg = &i.target;
+    let fr = &t.fire_results;
+    let mut mods: Vec<(String, i8)> = Vec::new();
+    let column_like = matches!(
+        tg.formation,
+        UnitFormation::Column | UnitFormation::MarchColumn
+    );
+    let vulnerable = tg.kind.is_cavalry()
+        || tg.formation == UnitFormation::Limbered
+        || tg.formation == UnitFormation::Square
+        || i.flanked_line && tg.formation == UnitFormation::Line
+        || (!i.cannister && (column_like || tg.effective_size().is_aa_plus()));
+    if vulnerable {
+        mods.push(("target_vulnerable".into(), fr.modifier("target_vulnerable")));
+    }
+    if i.target_in_cover && !i.cannister {
+        mods.push(("target_in_cover".into(), fr.modifier("target_in_cover")));
+    }
+    if i.cannister && i.flank_entry {
+        mods.push((
+            "flank_entry_cannister".into(),
+            fr.modifier("flank_entry_cannister"),
+        ));
+    }
+    if tg.kind == UnitKind::Skirmisher {
+        mods.push(("target_skirmisher".into(), fr.modifier("target_skirmisher")));
+    }
+    if i.case_shot_vs_artillery && tg.kind.is_artillery() {
+        mods.push((
+            "case_shot_vs_artillery".into(),
+            fr.modifier("case_shot_vs_artillery"),
+        ));
+    }
+    mods
 }
 
 /// Skirmisher quality (24.0; chart p3).

@@ -22,7 +22,7 @@ pub mod tables;
 use serde::{Deserialize, Serialize};
 
 use crate::rules::dice::{DiceExhausted, Die};
-pub use crate::scenario::model::{MoraleRating, Strength, UnitFormation, UnitKind};
+pub use crate::units::{MoraleRating, Strength, UnitFormation, UnitKind};
 pub use tables::{CellRef, CombatTables, TableError};
 
 /// Strength level of a stack for size comparison (7.1, 7.4), in units of C:

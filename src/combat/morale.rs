@@ -14,7 +14,7 @@ use super::{
 };
 use crate::combat::tables::CombatTables;
 use crate::rules::dice::{Dice, Purpose};
-use crate::scenario::model::MoraleRating;
+use crate::units::MoraleRating;
 
 /// 21.3.3 / 17.1.7: unwrecked A and B units, and C units stacked with a Commander rated 1+.
 pub fn high_morale(rating: MoraleRating, wrecked: bool, commanders: &[CommanderIn]) -> bool {
@@ -85,6 +85,9 @@ pub(crate) struct Apply<'a> {
     pub force_commander_check: bool,
     /// At most this many even Permanent Casualties go to a Skirmisher of the stack (20.2).
     pub skirmisher_absorbs: u8,
+    /// The Lead Unit is infantry. Only infantry takes Stragglers; a stack led by other troops
+    /// passes them to its top infantry unit (20.3), so they stay off the Lead Unit's chart.
+    pub lead_infantry: bool,
 }
 
 impl<'a> Apply<'a> {
@@ -102,6 +105,7 @@ impl<'a> Apply<'a> {
             roll_commander_loss,
             force_commander_check: false,
             skirmisher_absorbs: c.skirmisher_absorbs,
+            lead_infantry: c.kind.is_infantry(),
         }
     }
 }
@@ -137,8 +141,10 @@ pub(crate) fn apply(
         let room = tr.remaining();
         let p = (a.loss.permanent - after.skirmisher_absorbed).min(room);
         tr.permanent = tr.permanent.saturating_add(p);
-        let s = a.loss.stragglers.min(tr.remaining());
-        tr.stragglers = tr.stragglers.saturating_add(s);
+        if a.lead_infantry {
+            let s = a.loss.stragglers.min(tr.remaining());
+            tr.stragglers = tr.stragglers.saturating_add(s);
+        }
     }
     after.track = track;
     let by_losses = track.is_some_and(|tr| tr.wrecked_by_losses());

@@ -286,14 +286,14 @@ impl WreckedCfg {
     }
     /// Boxes of a unit's loss chart (20.4): a battery's gun points (3.3(7) default 5), a brigade's
     /// boxes from its strength (C when none is given); a train has no chart (`None`).
-    pub fn unit_boxes(&self, u: &crate::scenario::Unit) -> Option<u8> {
-        use crate::scenario::UnitKind;
-        if u.kind == UnitKind::Train {
+    pub fn unit_boxes(&self, u: &impl crate::units::ChartedUnit) -> Option<u8> {
+        use crate::units::UnitKind;
+        if u.kind() == UnitKind::Train {
             None
-        } else if u.kind.is_artillery() {
-            Some(u.gun_points.unwrap_or(5))
+        } else if u.kind().is_artillery() {
+            Some(u.gun_points().unwrap_or(5))
         } else {
-            Some(self.boxes_for(u.strength.map_or(super::Size::C, super::Size::from)))
+            Some(self.boxes_for(u.strength().map_or(super::Size::C, super::Size::from)))
         }
     }
 }
@@ -496,131 +496,9 @@ impl CombatTables {
 }
 
 fn build(raw: RawFile) -> Result<CombatTables, TableError> {
-    check_need("stand", &raw.stand.need)?;
-    check_need("morale_check", &raw.morale_check.need)?;
-    if !(0..=6).contains(&raw.stand.max_modifier) {
-        return Err(setting("stand", "max_modifier", "must be 0..=6"));
-    }
-    if raw.wrecked.brigade_fraction[1] == 0 {
-        return Err(setting("wrecked", "brigade_fraction", "denominator is 0"));
-    }
-    if raw
-        .commander_loss
-        .lost_on
-        .iter()
-        .any(|v| !(2..=12).contains(v))
-    {
-        return Err(setting(
-            "commander_loss",
-            "lost_on",
-            "2d6 values are 2..=12",
-        ));
-    }
-    for (name, need) in [
-        ("blood_lust", "close_combat"),
-        ("commander_advantage", "close_combat"),
-        ("shaken", "close_combat"),
-        ("opponent_twice_size", "close_combat"),
-        ("disorganized", "close_combat"),
-        ("attacked_in_rear", "close_combat"),
-        ("wrecked", "close_combat"),
-        ("artillery_skirmishers_only", "close_combat"),
-        ("defending_fortified", "close_combat"),
-        ("attacking_in_line", "close_combat"),
-        ("skirmisher_disadvantage", "close_combat"),
-        ("attacking_in_march_column", "close_combat"),
-        ("night", "close_combat"),
-        ("attacking_line_in_village", "close_combat"),
-        ("blood_lust", "charge"),
-        ("shaken", "charge"),
-        ("disorganized", "charge"),
-        ("wrecked", "charge"),
-        ("commander_advantage", "charge"),
-        ("opponent_twice_size", "charge"),
-        ("attacked_in_rear", "charge"),
-        ("artillery_skirmishers_only", "charge"),
-        ("light_vs_heavy", "charge"),
-        ("blown_or_stationary", "charge"),
-        ("in_square", "charge"),
-        ("in_march_column", "charge"),
-        ("in_line", "charge"),
-    ] {
-        let map = if need == "close_combat" {
-            &raw.stand.close_combat
-        } else {
-            &raw.stand.charge
-        };
-        if !map.contains_key(name) {
-            return Err(TableError::MissingModifier {
-                table: format!("stand.{need}"),
-                name: name.into(),
-            });
-        }
-    }
-    // Every modifier within ±6 (a d6 table never needs more); keeps all sums in range.
-    {
-        let mut all: Vec<(String, &Modifier)> = Vec::new();
-        for (k, m) in raw.stand.close_combat.iter() {
-            all.push((format!("stand.close_combat.{k}"), m));
-        }
-        for (k, m) in raw.stand.charge.iter() {
-            all.push((format!("stand.charge.{k}"), m));
-        }
-        let sr = &raw.straggler_recovery;
-        for (k, m) in [
-            ("night", &sr.night),
-            ("fortified_or_village", &sr.fortified_or_village),
-            ("no_orders", &sr.no_orders),
-            ("commander", &sr.commander),
-        ] {
-            all.push((format!("straggler_recovery.{k}"), m));
-        }
-        let sf = &raw.skirmisher_fire;
-        for (k, m) in [
-            ("target_in_cover", &sf.target_in_cover),
-            ("target_limbered_or_square", &sf.target_limbered_or_square),
-            ("rifles", &sf.rifles),
-        ] {
-            all.push((format!("skirmisher_fire.{k}"), m));
-        }
-        for (id, tb) in [
-            ("cc_attacker_won_attacker", &raw.cc_attacker_won_attacker),
-            ("cc_attacker_won_defender", &raw.cc_attacker_won_defender),
-            ("cc_defender_won_attacker", &raw.cc_defender_won_attacker),
-            ("cc_defender_won_defender", &raw.cc_defender_won_defender),
-            ("firefight", &raw.firefight),
-            ("charge_successful", &raw.charge_successful),
-            ("breakoff", &raw.breakoff),
-            ("repulse", &raw.repulse),
-            ("cavalry_vs_cavalry", &raw.cavalry_vs_cavalry),
-            ("fire_results", &raw.fire_results),
-            ("gun_loss", &raw.gun_loss),
-        ] {
-            for (k, m) in &tb.modifiers {
-                all.push((format!("{id}.modifiers.{k}"), m));
-            }
-        }
-        if let Some((name, _)) = all.iter().find(|(_, m)| !(-6..=6).contains(&m.value)) {
-            return Err(setting(name, "value", "modifiers must be within -6..=6"));
-        }
-        for (k, v) in [
-            ("elite_full_halves", sf.elite_full_halves),
-            ("elite_reduced_halves", sf.elite_reduced_halves),
-            ("regular_full_halves", sf.regular_full_halves),
-            ("regular_reduced_halves", sf.regular_reduced_halves),
-        ] {
-            if v > 12 {
-                return Err(setting("skirmisher_fire", k, "must be 0..=12 halves"));
-            }
-        }
-        if raw.wrecked.morale_change.abs() > 4 || raw.commander_loss.morale_change.abs() > 4 {
-            return Err(setting(
-                "wrecked/commander_loss",
-                "morale_change",
-                "must be within ±4",
-            ));
-        }
-    }
+    check_settings(&raw)?;
+    check_stand_modifiers(&raw)?;
+    check_modifier_ranges(&raw)?;
     let t = CombatTables {
         ruleset: raw.ruleset,
         stand: raw.stand,
@@ -719,6 +597,143 @@ fn build(raw: RawFile) -> Result<CombatTables, TableError> {
         });
     }
     Ok(t)
+}
+
+/// The settings a table file may not get wrong: needs, caps, fractions, 2d6 values.
+fn check_settings(raw: &RawFile) -> Result<(), TableError> {
+    check_need("stand", &raw.stand.need)?;
+    check_need("morale_check", &raw.morale_check.need)?;
+    if !(0..=6).contains(&raw.stand.max_modifier) {
+        return Err(setting("stand", "max_modifier", "must be 0..=6"));
+    }
+    if raw.wrecked.brigade_fraction[1] == 0 {
+        return Err(setting("wrecked", "brigade_fraction", "denominator is 0"));
+    }
+    if raw
+        .commander_loss
+        .lost_on
+        .iter()
+        .any(|v| !(2..=12).contains(v))
+    {
+        return Err(setting(
+            "commander_loss",
+            "lost_on",
+            "2d6 values are 2..=12",
+        ));
+    }
+    Ok(())
+}
+
+/// Every Check to Stand modifier the resolvers look up is present.
+fn check_stand_modifiers(raw: &RawFile) -> Result<(), TableError> {
+    for (name, need) in [
+        ("blood_lust", "close_combat"),
+        ("commander_advantage", "close_combat"),
+        ("shaken", "close_combat"),
+        ("opponent_twice_size", "close_combat"),
+        ("disorganized", "close_combat"),
+        ("attacked_in_rear", "close_combat"),
+        ("wrecked", "close_combat"),
+        ("artillery_skirmishers_only", "close_combat"),
+        ("defending_fortified", "close_combat"),
+        ("attacking_in_line", "close_combat"),
+        ("skirmisher_disadvantage", "close_combat"),
+        ("attacking_in_march_column", "close_combat"),
+        ("night", "close_combat"),
+        ("attacking_line_in_village", "close_combat"),
+        ("blood_lust", "charge"),
+        ("shaken", "charge"),
+        ("disorganized", "charge"),
+        ("wrecked", "charge"),
+        ("commander_advantage", "charge"),
+        ("opponent_twice_size", "charge"),
+        ("attacked_in_rear", "charge"),
+        ("artillery_skirmishers_only", "charge"),
+        ("light_vs_heavy", "charge"),
+        ("blown_or_stationary", "charge"),
+        ("in_square", "charge"),
+        ("in_march_column", "charge"),
+        ("in_line", "charge"),
+    ] {
+        let map = if need == "close_combat" {
+            &raw.stand.close_combat
+        } else {
+            &raw.stand.charge
+        };
+        if !map.contains_key(name) {
+            return Err(TableError::MissingModifier {
+                table: format!("stand.{need}"),
+                name: name.into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Every modifier within ±6 (a d6 table never needs more); keeps all sums in range.
+fn check_modifier_ranges(raw: &RawFile) -> Result<(), TableError> {
+    let mut all: Vec<(String, &Modifier)> = Vec::new();
+    for (k, m) in raw.stand.close_combat.iter() {
+        all.push((format!("stand.close_combat.{k}"), m));
+    }
+    for (k, m) in raw.stand.charge.iter() {
+        all.push((format!("stand.charge.{k}"), m));
+    }
+    let sr = &raw.straggler_recovery;
+    for (k, m) in [
+        ("night", &sr.night),
+        ("fortified_or_village", &sr.fortified_or_village),
+        ("no_orders", &sr.no_orders),
+        ("commander", &sr.commander),
+    ] {
+        all.push((format!("straggler_recovery.{k}"), m));
+    }
+    let sf = &raw.skirmisher_fire;
+    for (k, m) in [
+        ("target_in_cover", &sf.target_in_cover),
+        ("target_limbered_or_square", &sf.target_limbered_or_square),
+        ("rifles", &sf.rifles),
+    ] {
+        all.push((format!("skirmisher_fire.{k}"), m));
+    }
+    for (id, tb) in [
+        ("cc_attacker_won_attacker", &raw.cc_attacker_won_attacker),
+        ("cc_attacker_won_defender", &raw.cc_attacker_won_defender),
+        ("cc_defender_won_attacker", &raw.cc_defender_won_attacker),
+        ("cc_defender_won_defender", &raw.cc_defender_won_defender),
+        ("firefight", &raw.firefight),
+        ("charge_successful", &raw.charge_successful),
+        ("breakoff", &raw.breakoff),
+        ("repulse", &raw.repulse),
+        ("cavalry_vs_cavalry", &raw.cavalry_vs_cavalry),
+        ("fire_results", &raw.fire_results),
+        ("gun_loss", &raw.gun_loss),
+    ] {
+        for (k, m) in &tb.modifiers {
+            all.push((format!("{id}.modifiers.{k}"), m));
+        }
+    }
+    if let Some((name, _)) = all.iter().find(|(_, m)| !(-6..=6).contains(&m.value)) {
+        return Err(setting(name, "value", "modifiers must be within -6..=6"));
+    }
+    for (k, v) in [
+        ("elite_full_halves", sf.elite_full_halves),
+        ("elite_reduced_halves", sf.elite_reduced_halves),
+        ("regular_full_halves", sf.regular_full_halves),
+        ("regular_reduced_halves", sf.regular_reduced_halves),
+    ] {
+        if v > 12 {
+            return Err(setting("skirmisher_fire", k, "must be 0..=12 halves"));
+        }
+    }
+    if raw.wrecked.morale_change.abs() > 4 || raw.commander_loss.morale_change.abs() > 4 {
+        return Err(setting(
+            "wrecked/commander_loss",
+            "morale_change",
+            "must be within ±4",
+        ));
+    }
+    Ok(())
 }
 
 fn setting(section: &str, field: &str, reason: &str) -> TableError {

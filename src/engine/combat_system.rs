@@ -15,7 +15,7 @@ use super::event::{EventKind, Visibility};
 use super::oob;
 use super::state::{CommandStatus, Step, UnitState};
 use super::{Ctx, Refusal};
-use crate::combat::charge::{ChargeDecisions, ChargeInput, resolve_charge};
+use crate::combat::charge::{CavalryNation, ChargeDecisions, ChargeInput, resolve_charge};
 use crate::combat::close::StandCheck;
 use crate::combat::close::{CloseCombatInput, Elevation, Terrain, resolve_close_combat};
 use crate::combat::fire::{
@@ -530,8 +530,61 @@ fn absorbing_skirmishers(
     Ok(out)
 }
 
+/// What one kind of combat hands back to [`resolve`]: the outcome's label, each side's result,
+/// the dice and cells, and the notes.
+struct Resolved {
+    label: String,
+    attacker: SideResult,
+    defender: SideResult,
+    trace: crate::combat::Trace,
+    notes: Vec<String>,
+    /// 16.4.2.1: beaten defending cavalry's non-cavalry stack-mates Rout.
+    others_rout: bool,
+}
+
+impl Resolved {
+    fn new(
+        label: String,
+        attacker: SideResult,
+        defender: SideResult,
+        trace: crate::combat::Trace,
+        notes: Vec<String>,
+    ) -> Self {
+        Resolved {
+            label,
+            attacker,
+            defender,
+            trace,
+            notes,
+            others_rout: false,
+        }
+    }
+}
+
+/// The two stacks of a combat as [`resolve`] checked them.
+struct Engagement<'u> {
+    attackers: &'u [String],
+    defenders: &'u [String],
+    /// Each attacker's hex (firers may stand in several, 17.3, 18).
+    a_hexes: Vec<Hex>,
+    d_hex: Hex,
+    attacker: Combatant,
+    defender: Combatant,
+    /// The attacking command is in No Orders Status (6.3.4).
+    no_orders: bool,
+    night: bool,
+}
+
+fn combat_error(e: crate::combat::CombatError) -> Refusal {
+    match e {
+        crate::combat::CombatError::Dice(d) => Refusal::from(d),
+        other => Refusal::new("illegal-combat", "14–17", other.to_string(), ""),
+    }
+}
+
 /// Resolve a combat (15, 16, 17, 18): started by the phasing player, or Opportunity Fire with
-/// Cannister by either side (17.4, 17.4.9).
+/// Cannister (17.4, 17.4.9) and Reaction Charges (16.5.2: in any phase) by either side. Checks
+/// what every combat shares, then hands over to one function per kind.
 pub(super) fn resolve(
     ctx: &mut Ctx,
     kind: &CombatKind,
@@ -539,6 +592,120 @@ pub(super) fn resolve(
     defenders: &[String],
     options: &CombatOptions,
 ) -> Result<(), Refusal> {
+    let fire = matches!(
+        kind,
+        CombatKind::ArtilleryFire { .. } | CombatKind::SkirmisherFire { .. }
+    );
+    let (a_side, a_hexes, d_side, d_hex) = sides(ctx, kind, attackers, defenders)?;
+    check_fit(ctx, attackers, defenders)?;
+    let absorbing = absorbing_skirmishers(ctx, options, attackers, defenders)?;
+    let s = ctx.eng.scenario;
+    let mut attacker = combatant(ctx, attackers, a_hexes[0], options.attacker_quality);
+    let mut defender = combatant(ctx, defenders, d_hex, options.defender_quality);
+    if let Some((_, n)) = &absorbing[0] {
+        attacker.skirmisher_absorbs = *n;
+    }
+    if let Some((_, n)) = &absorbing[1] {
+        defender.skirmisher_absorbs = *n;
+    }
+    // No-orders commands may not start close combat or charges (6.3.4).
+    let attacker_command = s
+        .unit(&attackers[0])
+        .map(|u| u.id.clone())
+        .unwrap_or_default();
+    let no_orders = ctx.state.current_posture(&attacker_command).is_none()
+        && ctx
+            .state
+            .commands
+            .get(&attacker_command)
+            .is_some_and(|c| c.status == CommandStatus::NoOrders);
+    let e = Engagement {
+        attackers,
+        defenders,
+        a_hexes,
+        d_hex,
+        attacker,
+        defender,
+        no_orders,
+        night: ctx.night(),
+    };
+    let mut readback = CombatReadback::default();
+    let r = match kind {
+        // T2.2a: Spanish cavalry must pass a Morale Check to charge cavalry; failing, it stays.
+        CombatKind::Charge { .. }
+            if super::special_rules::spanish_cavalry_balks(
+                ctx,
+                &e.attacker,
+                attackers,
+                defenders,
+            )? =>
+        {
+            return Ok(());
+        }
+        CombatKind::CloseCombat { fortified } => close_combat(ctx, e, *fortified, &mut readback)?,
+        CombatKind::Charge { .. } => charge(ctx, e, kind, &mut readback)?,
+        CombatKind::SkirmisherFire { quality } => skirmisher_fire(ctx, e, *quality, &mut readback)?,
+        CombatKind::ArtilleryFire { cannister } => {
+            artillery_fire(ctx, e, *cannister, &mut readback)?
+        }
+    };
+    if !fire {
+        readback.attacker = Some(SideReadback::of(&r.attacker));
+    }
+    readback.defender = Some(SideReadback::of(&r.defender));
+    let cells: Vec<String> = r.trace.cells.iter().map(|c| format!("{c:?}")).collect();
+    // Everyone learns that the combat happened and how it ended; the dice and the tables'
+    // cells are the umpire's (4.0).
+    ctx.emit(
+        Visibility::Public,
+        EventKind::CombatResolved {
+            combat: kind.clone(),
+            attackers: attackers.to_vec(),
+            defenders: defenders.to_vec(),
+            outcome: r.label.clone(),
+            attacker_retreat: r.attacker.retreat,
+            defender_retreat: r.defender.retreat,
+        },
+    );
+    ctx.emit(
+        Visibility::Umpire,
+        EventKind::CombatDice {
+            dice: r.trace.dice.clone(),
+            cells,
+            notes: r.notes.clone(),
+            readback: Some(Box::new(readback)),
+        },
+    );
+    if !fire {
+        apply(
+            ctx,
+            &a_side,
+            attackers,
+            &r.attacker,
+            absorbing[0].as_ref(),
+            false,
+        );
+    }
+    apply(
+        ctx,
+        &d_side,
+        defenders,
+        &r.defender,
+        absorbing[1].as_ref(),
+        r.others_rout,
+    );
+    Ok(())
+}
+
+/// The two sides of a combat and their hexes: in the operations window, one side's stack (or
+/// firers) against the other's, started by the phasing player unless it is Opportunity Fire
+/// with Cannister or a Reaction Charge.
+fn sides(
+    ctx: &Ctx,
+    kind: &CombatKind,
+    attackers: &[String],
+    defenders: &[String],
+) -> Result<(String, Vec<Hex>, String, Hex), Refusal> {
     let what = match kind {
         CombatKind::CloseCombat { .. } => "Close combat",
         CombatKind::Charge { .. } => "A cavalry charge",
@@ -553,6 +720,21 @@ pub(super) fn resolve(
             "run `staffwork turn` to close the Command Phase",
         ));
     }
+    // A unit counts once in a combat: named twice (or on both sides) it would add its strength
+    // twice and change the result (15.1, issue 12).
+    let mut named = std::collections::BTreeSet::new();
+    if let Some(twice) = attackers
+        .iter()
+        .chain(defenders)
+        .find(|id| !named.insert(id.as_str()))
+    {
+        return Err(Refusal::new(
+            "duplicate-unit",
+            "15.1",
+            format!("`{twice}` is named more than once among the attackers and defenders"),
+            "name each unit once with --attacker or --defender",
+        ));
+    }
     let fire = matches!(
         kind,
         CombatKind::ArtilleryFire { .. } | CombatKind::SkirmisherFire { .. }
@@ -563,11 +745,12 @@ pub(super) fn resolve(
         let (side, hex) = stack(ctx, attackers, "attacking")?;
         (side, vec![hex; attackers.len()])
     };
-    let a_hex = a_hexes[0];
     let (d_side, d_hex) = stack(ctx, defenders, "defending")?;
     // 17.4, 17.4.9: Cannister is Opportunity Fire at units entering the battery's hex; either
-    // side's artillery fires it, in the other player's turn too.
-    let opportunity = matches!(kind, CombatKind::ArtilleryFire { cannister: true });
+    // side's artillery fires it, in the other player's turn too. 16.5, 16.5.2: a Reaction Charge
+    // answers enemy movement in the cavalry's Reaction Zone and "can occur in any phase".
+    let opportunity = matches!(kind, CombatKind::ArtilleryFire { cannister: true })
+        || matches!(kind, CombatKind::Charge { reaction: true, .. });
     if a_side != ctx.state.phasing() && !opportunity {
         return Err(Refusal::new(
             "not-phasing",
@@ -576,7 +759,7 @@ pub(super) fn resolve(
                 "{what} is started by the phasing player ({})",
                 ctx.state.phasing()
             ),
-            "the other side fires only Opportunity Fire with Cannister (--cannister, 17.4.9)",
+            "the other side fires only Opportunity Fire with Cannister (--cannister, 17.4.9) and charges only Reaction Charges (--reaction, 16.5)",
         ));
     }
     if a_side == d_side {
@@ -587,6 +770,11 @@ pub(super) fn resolve(
             "",
         ));
     }
+    Ok((a_side, a_hexes, d_side, d_hex))
+}
+
+/// No eliminated unit fights (20.4) and no Routed unit attacks (21).
+fn check_fit(ctx: &Ctx, attackers: &[String], defenders: &[String]) -> Result<(), Refusal> {
     for id in attackers.iter().chain(defenders) {
         let u = ctx.state.units.get(id).cloned().unwrap_or_default();
         if u.track.boxes > 0 && u.track.remaining() == 0 {
@@ -613,335 +801,349 @@ pub(super) fn resolve(
             ));
         }
     }
-    let absorbing = absorbing_skirmishers(ctx, options, attackers, defenders)?;
-    let s = ctx.eng.scenario;
-    let night = ctx.night();
-    let distance = a_hex.distance(d_hex);
-    let mut attacker = combatant(ctx, attackers, a_hex, options.attacker_quality);
-    let mut defender = combatant(ctx, defenders, d_hex, options.defender_quality);
-    if let Some((_, n)) = &absorbing[0] {
-        attacker.skirmisher_absorbs = *n;
-    }
-    if let Some((_, n)) = &absorbing[1] {
-        defender.skirmisher_absorbs = *n;
-    }
-    let tables = ctx.eng.combat;
-    // No-orders commands may not start close combat or charges (6.3.4).
-    let attacker_command = s
-        .unit(&attackers[0])
-        .map(|u| u.id.clone())
-        .unwrap_or_default();
-    let no_orders = ctx.state.current_posture(&attacker_command).is_none()
-        && ctx
-            .state
-            .commands
-            .get(&attacker_command)
-            .is_some_and(|c| c.status == CommandStatus::NoOrders);
-    let combat_error = |e: crate::combat::CombatError| match e {
-        crate::combat::CombatError::Dice(d) => Refusal::from(d),
-        other => Refusal::new("illegal-combat", "14–17", other.to_string(), ""),
-    };
-    let mut readback = CombatReadback::default();
-    let (label, a_res, d_res, trace, notes) = match kind {
-        // T2.2a: Spanish cavalry must pass a Morale Check to charge cavalry; failing, it stays.
-        CombatKind::Charge { .. }
-            if super::special_rules::spanish_cavalry_balks(
-                ctx, &attacker, attackers, defenders,
-            )? =>
-        {
-            return Ok(());
-        }
-        CombatKind::CloseCombat { fortified } => {
-            if distance > 1 {
-                return Err(Refusal::new(
-                    "not-adjacent",
-                    "15.1",
-                    format!("{a_hex} is not adjacent to {d_hex}"),
-                    "close combat is started by entering an adjacent enemy hex",
-                ));
-            }
-            if no_orders {
-                return Err(Refusal::new(
-                    "no-orders-no-attack",
-                    "6.3.4",
-                    "a command in No Orders Status may not start Close Combat",
-                    "",
-                ));
-            }
-            let input = CloseCombatInput {
-                attacker,
-                defender,
-                terrain: if *fortified {
-                    Terrain::Fortified
-                } else {
-                    terrain_at(s, d_hex)
-                },
-                elevation: elevation(s, a_hex, d_hex),
-                night,
-                origin_hex_enemy_occupied: false,
-                skip_commander_loss: false,
-            };
-            let r = resolve_close_combat(tables, &input, ctx.dice).map_err(combat_error)?;
-            readback.checks = r.checks.clone();
-            readback.may_rush = r.may_rush;
-            (
-                r.outcome.to_string(),
-                r.attacker,
-                r.defender,
-                r.trace,
-                r.notes,
-            )
-        }
-        CombatKind::Charge {
-            form_square,
-            follow_ons,
-            reaction,
-            follow_on,
-        } => {
-            if night {
-                return Err(Refusal::new(
-                    "night-no-charge",
-                    "27.1.3",
-                    "there are no cavalry charges at night",
-                    "",
-                ));
-            }
-            if no_orders && !reaction {
-                return Err(Refusal::new(
-                    "no-orders-no-attack",
-                    "6.3.4",
-                    "a command in No Orders Status may not start a charge",
-                    "only Reaction Charges (--reaction)",
-                ));
-            }
-            // 16.4 box, 16.4.3.2: charged cavalry that does not charge itself is stationary (a
-            // Reaction Charge is its own command, with the roles reversed, 16.4.1.2); a charging
-            // stack met by a Reaction Charge is not.
-            defender.stationary = defender.kind.is_cavalry() && !*reaction;
-            let input = ChargeInput {
-                attacker,
-                defender,
-                attacker_nation: Default::default(),
-                defender_cossack: false,
-                night,
-                follow_on: *follow_on,
-                reaction: *reaction,
-                square_forbidden: false,
-                defender_was_charging: false,
-                decisions: ChargeDecisions {
-                    form_square: *form_square,
-                    // 16.5.4: no Follow-on Charges after a Reaction Charge.
-                    follow_ons_same_target: if *reaction { 0 } else { *follow_ons },
-                    defender_checks_second: false,
-                },
-                skip_commander_loss: false,
-            };
-            let r = resolve_charge(tables, &input, ctx.dice).map_err(combat_error)?;
-            readback.checks = r.checks.clone();
-            readback.breakoff_check = r.breakoff_check.clone();
-            readback.defender_odd_roll = r.defender_odd_roll;
-            readback.formed_square = r.formed_square;
-            readback.opportunity_fire = r.opportunity_fire;
-            readback.may_follow_on = r.may_follow_on;
-            readback.follow_ons = r
-                .follow_ons
-                .iter()
-                .map(|f| FollowOnReadback {
-                    roll: f.roll,
-                    modifier: f.modifier,
-                    loss: f.loss.to_string(),
-                })
-                .collect();
-            (
-                format!("{:?}", r.outcome),
-                r.attacker,
-                r.defender,
-                r.trace,
-                r.notes,
-            )
-        }
-        CombatKind::SkirmisherFire { quality } => {
-            if night {
-                return Err(Refusal::new(
-                    "night-no-fire",
-                    "27.1.4",
-                    "no Skirmisher fire at night",
-                    "",
-                ));
-            }
-            let mut firers = Vec::new();
-            for (id, hex) in attackers.iter().zip(&a_hexes) {
-                let u = s.unit(id).expect("checked by firers()");
-                if u.kind != UnitKind::Skirmisher {
-                    return Err(Refusal::new(
-                        "not-skirmisher",
-                        "18",
-                        format!("`{id}` is not a skirmisher"),
-                        "only skirmishers make skirmisher fire",
-                    ));
-                }
-                let st = ctx.state.units.get(id).cloned().unwrap_or_default();
-                if st.morale <= MoraleState::Disorganized {
-                    return Err(Refusal::new(
-                        "may-not-fire",
-                        "18.4",
-                        format!("`{id}` is Disorganized or Routed and may not fire"),
-                        "rally it first (21.5)",
-                    ));
-                }
-                if hex.distance(d_hex) > 1 {
-                    return Err(Refusal::new(
-                        "out-of-range",
-                        "18.1",
-                        format!("`{id}` at {hex} is not adjacent to {d_hex}"),
-                        "skirmishers fire at adjacent hexes",
-                    ));
-                }
-                firers.push(SkirmisherFirer {
-                    quality: *quality,
-                    full: st.track.remaining() == st.track.boxes,
-                });
-            }
-            let input = crate::combat::fire::SkirmisherFireInput {
-                firers,
-                // 18.3: the target hex's Skirmishers deduct their Fire Value.
-                target_skirmishers_halves: defender.skirmisher_fv_halves,
-                target: defender,
-                target_in_cover: terrain_at(s, d_hex) != Terrain::Clear,
-                night,
-                skip_commander_loss: false,
-            };
-            let r = crate::combat::fire::resolve_skirmisher_fire(tables, &input, ctx.dice)
-                .map_err(combat_error)?;
-            readback.skirmisher_fire_value = r.fire_value;
-            readback.skirmisher_modifiers = r.modifiers.clone();
-            readback.skirmisher_roll = r.roll;
-            (
-                String::from(if r.hit { "hit" } else { "miss" }),
-                SideResult::default(),
-                r.target,
-                r.trace,
-                Vec::new(),
-            )
-        }
-        CombatKind::ArtilleryFire { cannister } => {
-            if night && !cannister {
-                return Err(Refusal::new(
-                    "night-no-fire",
-                    "27.1.4",
-                    "no artillery fire at night except Cannister",
-                    "",
-                ));
-            }
-            let mut batteries = Vec::new();
-            for (id, hex) in attackers.iter().zip(&a_hexes) {
-                let u = s.unit(id).expect("checked by firers()");
-                if !u.kind.is_artillery() {
-                    return Err(Refusal::new(
-                        "not-artillery",
-                        "17",
-                        format!("`{id}` is not artillery"),
-                        "only batteries fire",
-                    ));
-                }
-                let st = ctx.state.units.get(id).cloned();
-                if st
-                    .as_ref()
-                    .is_some_and(|x| x.morale <= MoraleState::Disorganized)
-                    || u.formation == crate::scenario::UnitFormation::Limbered
-                {
-                    return Err(Refusal::new(
-                        "may-not-fire",
-                        "17.1.1",
-                        format!("`{id}` is Limbered, Disorganized or Routed and may not fire"),
-                        "only Unlimbered artillery in a better Morale State fires",
-                    ));
-                }
-                let range = hex.distance(d_hex);
-                if *cannister && range > 1 {
-                    return Err(Refusal::new(
-                        "not-entering",
-                        "17.4.9",
-                        format!("`{id}` at {hex} is not next to {d_hex}"),
-                        "Cannister is fired at units entering the battery's hex",
-                    ));
-                }
-                batteries.push(Battery {
-                    gun_points: st.map_or(u.gun_points.unwrap_or(5), |x| x.track.remaining()),
-                    heavy: matches!(
-                        u.kind,
-                        UnitKind::ArtilleryHeavyFoot | UnitKind::ArtilleryHeavyHorse
-                    ),
-                    range: u8::try_from(range).unwrap_or(u8::MAX),
-                });
-            }
-            let input = ArtilleryFireInput {
-                batteries,
-                target: defender,
-                target_in_cover: terrain_at(s, d_hex) != Terrain::Clear,
-                flanked_line: false,
-                cannister: *cannister,
-                flank_entry: false,
-                case_shot_vs_artillery: false,
-                stacked_with_high_morale: false,
-                night,
-                skip_commander_loss: false,
-            };
-            let r = resolve_artillery_fire(tables, &input, ctx.dice).map_err(combat_error)?;
-            readback.fire_groups = r.groups.clone();
-            (
-                String::from("fire"),
-                SideResult::default(),
-                r.target,
-                r.trace,
-                r.notes,
-            )
-        }
-    };
-    if !fire {
-        readback.attacker = Some(SideReadback::of(&a_res));
-    }
-    readback.defender = Some(SideReadback::of(&d_res));
-    let cells: Vec<String> = trace.cells.iter().map(|c| format!("{c:?}")).collect();
-    // Everyone learns that the combat happened and how it ended; the dice and the tables'
-    // cells are the umpire's (4.0).
-    ctx.emit(
-        Visibility::Public,
-        EventKind::CombatResolved {
-            combat: kind.clone(),
-            attackers: attackers.to_vec(),
-            defenders: defenders.to_vec(),
-            outcome: label,
-            attacker_retreat: a_res.retreat,
-            defender_retreat: d_res.retreat,
-        },
-    );
-    ctx.emit(
-        Visibility::Umpire,
-        EventKind::CombatDice {
-            dice: trace.dice.clone(),
-            cells,
-            notes,
-            readback: Some(Box::new(readback)),
-        },
-    );
-    if !fire {
-        apply(ctx, &a_side, attackers, &a_res, absorbing[0].as_ref());
-    }
-    apply(ctx, &d_side, defenders, &d_res, absorbing[1].as_ref());
     Ok(())
 }
 
+/// Close Combat (15, 19).
+fn close_combat(
+    ctx: &mut Ctx,
+    e: Engagement,
+    fortified: bool,
+    readback: &mut CombatReadback,
+) -> Result<Resolved, Refusal> {
+    let s = ctx.eng.scenario;
+    let a_hex = e.a_hexes[0];
+    let d_hex = e.d_hex;
+    if a_hex.distance(d_hex) > 1 {
+        return Err(Refusal::new(
+            "not-adjacent",
+            "15.1",
+            format!("{a_hex} is not adjacent to {d_hex}"),
+            "close combat is started by entering an adjacent enemy hex",
+        ));
+    }
+    if e.no_orders {
+        return Err(Refusal::new(
+            "no-orders-no-attack",
+            "6.3.4",
+            "a command in No Orders Status may not start Close Combat",
+            "",
+        ));
+    }
+    let input = CloseCombatInput {
+        attacker: e.attacker,
+        defender: e.defender,
+        terrain: if fortified {
+            Terrain::Fortified
+        } else {
+            terrain_at(s, d_hex)
+        },
+        elevation: elevation(s, a_hex, d_hex),
+        night: e.night,
+        origin_hex_enemy_occupied: false,
+        skip_commander_loss: false,
+    };
+    let r = resolve_close_combat(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
+    readback.checks = r.checks.clone();
+    readback.may_rush = r.may_rush;
+    Ok(Resolved::new(
+        r.outcome.to_string(),
+        r.attacker,
+        r.defender,
+        r.trace,
+        r.notes,
+    ))
+}
+
+/// A unit's nation for the national rules (26): its own, else its formations', else its side's.
+pub(crate) fn nation_of(s: &Scenario, unit: &str) -> Option<String> {
+    let u = s.unit(unit)?;
+    if let Some(n) = &u.nation {
+        return Some(n.clone());
+    }
+    let mut f = s.formation(&u.parent);
+    while let Some(x) = f {
+        if let Some(n) = &x.nation {
+            return Some(n.clone());
+        }
+        f = x.parent.as_deref().and_then(|p| s.formation(p));
+    }
+    s.sides
+        .iter()
+        .find(|x| x.id == u.side)
+        .and_then(|x| x.nation.clone())
+}
+
+/// The national cavalry rules a charging stack's Lead Unit follows (26.4 British, 26.6 Cossack).
+fn cavalry_nation(s: &Scenario, unit: &str) -> CavalryNation {
+    if s.unit(unit).is_some_and(|u| u.cossack) {
+        CavalryNation::Cossack
+    } else if nation_of(s, unit).as_deref() == Some("british") {
+        CavalryNation::British
+    } else {
+        CavalryNation::Standard
+    }
+}
+
+/// A cavalry charge (16), regular or Reaction (16.5).
+fn charge(
+    ctx: &mut Ctx,
+    e: Engagement,
+    kind: &CombatKind,
+    readback: &mut CombatReadback,
+) -> Result<Resolved, Refusal> {
+    let CombatKind::Charge {
+        form_square,
+        follow_ons,
+        reaction,
+        follow_on,
+    } = *kind
+    else {
+        unreachable!("charge() is called for charges only");
+    };
+    if e.night {
+        return Err(Refusal::new(
+            "night-no-charge",
+            "27.1.3",
+            "there are no cavalry charges at night",
+            "",
+        ));
+    }
+    if e.no_orders && !reaction {
+        return Err(Refusal::new(
+            "no-orders-no-attack",
+            "6.3.4",
+            "a command in No Orders Status may not start a charge",
+            "only Reaction Charges (--reaction)",
+        ));
+    }
+    let s = ctx.eng.scenario;
+    let mut defender = e.defender;
+    // 16.4 box, 16.4.3.2: charged cavalry that does not charge itself is stationary (a
+    // Reaction Charge is its own command, with the roles reversed, 16.4.1.2); a charging
+    // stack met by a Reaction Charge is not.
+    defender.stationary = defender.kind.is_cavalry() && !reaction;
+    let input = ChargeInput {
+        attacker: e.attacker,
+        defender,
+        // 26.4, 26.6: the nations come from the scenario.
+        attacker_nation: cavalry_nation(s, &e.attackers[0]),
+        defender_cossack: s.unit(&e.defenders[0]).is_some_and(|u| u.cossack),
+        night: e.night,
+        follow_on,
+        reaction,
+        square_forbidden: false,
+        defender_was_charging: false,
+        decisions: ChargeDecisions {
+            form_square,
+            // 16.5.4: no Follow-on Charges after a Reaction Charge.
+            follow_ons_same_target: if reaction { 0 } else { follow_ons },
+            defender_checks_second: false,
+        },
+        skip_commander_loss: false,
+    };
+    let r = resolve_charge(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
+    readback.checks = r.checks.clone();
+    readback.breakoff_check = r.breakoff_check.clone();
+    readback.defender_odd_roll = r.defender_odd_roll;
+    readback.formed_square = r.formed_square;
+    readback.opportunity_fire = r.opportunity_fire;
+    readback.may_follow_on = r.may_follow_on;
+    readback.follow_ons = r
+        .follow_ons
+        .iter()
+        .map(|f| FollowOnReadback {
+            roll: f.roll,
+            modifier: f.modifier,
+            loss: f.loss.to_string(),
+        })
+        .collect();
+    let mut out = Resolved::new(
+        format!("{:?}", r.outcome),
+        r.attacker,
+        r.defender,
+        r.trace,
+        r.notes,
+    );
+    out.others_rout = r.defender_hex_others_rout;
+    Ok(out)
+}
+
+/// Skirmisher fire (18).
+fn skirmisher_fire(
+    ctx: &mut Ctx,
+    e: Engagement,
+    quality: SkirmisherQuality,
+    readback: &mut CombatReadback,
+) -> Result<Resolved, Refusal> {
+    let s = ctx.eng.scenario;
+    let (night, d_hex, defender, attackers, a_hexes) =
+        (e.night, e.d_hex, e.defender, e.attackers, e.a_hexes);
+    let quality = &quality;
+    let tables = ctx.eng.combat;
+    if night {
+        return Err(Refusal::new(
+            "night-no-fire",
+            "27.1.4",
+            "no Skirmisher fire at night",
+            "",
+        ));
+    }
+    let mut firers = Vec::new();
+    for (id, hex) in attackers.iter().zip(&a_hexes) {
+        let u = s.unit(id).expect("checked by firers()");
+        if u.kind != UnitKind::Skirmisher {
+            return Err(Refusal::new(
+                "not-skirmisher",
+                "18",
+                format!("`{id}` is not a skirmisher"),
+                "only skirmishers make skirmisher fire",
+            ));
+        }
+        let st = ctx.state.units.get(id).cloned().unwrap_or_default();
+        if st.morale <= MoraleState::Disorganized {
+            return Err(Refusal::new(
+                "may-not-fire",
+                "18.4",
+                format!("`{id}` is Disorganized or Routed and may not fire"),
+                "rally it first (21.5)",
+            ));
+        }
+        if hex.distance(d_hex) > 1 {
+            return Err(Refusal::new(
+                "out-of-range",
+                "18.1",
+                format!("`{id}` at {hex} is not adjacent to {d_hex}"),
+                "skirmishers fire at adjacent hexes",
+            ));
+        }
+        firers.push(SkirmisherFirer {
+            quality: *quality,
+            full: st.track.remaining() == st.track.boxes,
+        });
+    }
+    let input = crate::combat::fire::SkirmisherFireInput {
+        firers,
+        // 18.3: the target hex's Skirmishers deduct their Fire Value.
+        target_skirmishers_halves: defender.skirmisher_fv_halves,
+        target: defender,
+        target_in_cover: terrain_at(s, d_hex) != Terrain::Clear,
+        night,
+        skip_commander_loss: false,
+    };
+    let r = crate::combat::fire::resolve_skirmisher_fire(tables, &input, ctx.dice)
+        .map_err(combat_error)?;
+    readback.skirmisher_fire_value = r.fire_value;
+    readback.skirmisher_modifiers = r.modifiers.clone();
+    readback.skirmisher_roll = r.roll;
+    Ok(Resolved::new(
+        String::from(if r.hit { "hit" } else { "miss" }),
+        SideResult::default(),
+        r.target,
+        r.trace,
+        Vec::new(),
+    ))
+}
+
+/// Artillery fire (17), and Opportunity Fire with Cannister (17.4.9).
+fn artillery_fire(
+    ctx: &mut Ctx,
+    e: Engagement,
+    cannister: bool,
+    readback: &mut CombatReadback,
+) -> Result<Resolved, Refusal> {
+    let s = ctx.eng.scenario;
+    let (night, d_hex, defender, attackers, a_hexes) =
+        (e.night, e.d_hex, e.defender, e.attackers, e.a_hexes);
+    let cannister = &cannister;
+    let tables = ctx.eng.combat;
+    if night && !cannister {
+        return Err(Refusal::new(
+            "night-no-fire",
+            "27.1.4",
+            "no artillery fire at night except Cannister",
+            "",
+        ));
+    }
+    let mut batteries = Vec::new();
+    for (id, hex) in attackers.iter().zip(&a_hexes) {
+        let u = s.unit(id).expect("checked by firers()");
+        if !u.kind.is_artillery() {
+            return Err(Refusal::new(
+                "not-artillery",
+                "17",
+                format!("`{id}` is not artillery"),
+                "only batteries fire",
+            ));
+        }
+        let st = ctx.state.units.get(id).cloned();
+        if st
+            .as_ref()
+            .is_some_and(|x| x.morale <= MoraleState::Disorganized)
+            || u.formation == crate::scenario::UnitFormation::Limbered
+        {
+            return Err(Refusal::new(
+                "may-not-fire",
+                "17.1.1",
+                format!("`{id}` is Limbered, Disorganized or Routed and may not fire"),
+                "only Unlimbered artillery in a better Morale State fires",
+            ));
+        }
+        let range = hex.distance(d_hex);
+        if *cannister && range > 1 {
+            return Err(Refusal::new(
+                "not-entering",
+                "17.4.9",
+                format!("`{id}` at {hex} is not next to {d_hex}"),
+                "Cannister is fired at units entering the battery's hex",
+            ));
+        }
+        batteries.push(Battery {
+            gun_points: st.map_or(u.gun_points.unwrap_or(5), |x| x.track.remaining()),
+            heavy: matches!(
+                u.kind,
+                UnitKind::ArtilleryHeavyFoot | UnitKind::ArtilleryHeavyHorse
+            ),
+            range: u8::try_from(range).unwrap_or(u8::MAX),
+        });
+    }
+    let input = ArtilleryFireInput {
+        batteries,
+        target: defender,
+        target_in_cover: terrain_at(s, d_hex) != Terrain::Clear,
+        flanked_line: false,
+        cannister: *cannister,
+        flank_entry: false,
+        case_shot_vs_artillery: false,
+        stacked_with_high_morale: false,
+        night,
+        skip_commander_loss: false,
+    };
+    let r = resolve_artillery_fire(tables, &input, ctx.dice).map_err(combat_error)?;
+    readback.fire_groups = r.groups.clone();
+    Ok(Resolved::new(
+        String::from("fire"),
+        SideResult::default(),
+        r.target,
+        r.trace,
+        r.notes,
+    ))
+}
+
 /// Losses, wrecks and lost commanders of one side, seen by that side only (4.0). A Skirmisher
-/// that took some of the Permanent Casualties (20.2) has its own losses.
+/// that took some of the Permanent Casualties (20.2) has its own losses; Stragglers go to the
+/// top infantry unit of the stack (20.3); with `others_rout` (16.4.2.1) the stack's
+/// non-cavalry units Rout.
 fn apply(
     ctx: &mut Ctx,
     side: &str,
     units: &[String],
     r: &SideResult,
     skirmisher: Option<&(String, u8)>,
+    others_rout: bool,
 ) {
     let lead = units[0].as_str();
+    let s = ctx.eng.scenario;
     // Talavera T2.2b: the Spanish take every Morale Change one worse once the British crack.
     let morale_after =
         super::special_rules::spanish_unease(ctx, lead, r.morale_before, r.morale_after);
@@ -952,31 +1154,7 @@ fn apply(
             .map(|u| u.track)
             .unwrap_or_default()
     });
-    // 21.4.6, 23.1.1: one Gun Loss roll for the stack; the gun points go from its batteries in
-    // the order named (all of them on an "All").
-    let s = ctx.eng.scenario;
-    let mut gun_losses: Vec<(String, u8)> = Vec::new();
-    if let Some(g) = r.aftermath.gun_loss {
-        let mut left = match g {
-            GunLoss::All => u8::MAX,
-            GunLoss::Points(n) => n,
-        };
-        for id in units
-            .iter()
-            .filter(|id| s.unit(id).is_some_and(|u| u.kind.is_artillery()))
-        {
-            let remaining = if id == lead {
-                track.remaining()
-            } else {
-                ctx.state.units.get(id).map_or(0, |u| u.track.remaining())
-            };
-            let lost = left.min(remaining);
-            left -= lost;
-            if lost > 0 {
-                gun_losses.push((id.clone(), lost));
-            }
-        }
-    }
+    let gun_losses = gun_losses(ctx, units, r, track);
     // 14.3: what the Lead Unit has no boxes for passes to the next units of the stack.
     let before = ctx
         .state
@@ -984,10 +1162,22 @@ fn apply(
         .get(lead)
         .map(|u| u.track)
         .unwrap_or_default();
+    // 20.3: "Apply Straggler results to the top infantry unit of the stack, whether it was the
+    // Lead Unit or not" — the first infantry unit named.
+    let lead_infantry = s.unit(lead).is_some_and(|u| u.kind.is_infantry());
+    let straggler_taker = if lead_infantry {
+        None
+    } else {
+        units
+            .iter()
+            .skip(1)
+            .find(|id| s.unit(id).is_some_and(|u| u.kind.is_infantry()))
+    };
+    let lead_stragglers = if lead_infantry { r.loss.stragglers } else { 0 };
     let (mut permanent, stragglers, overflow) = lead_takes(
         before,
         r.loss.permanent - r.aftermath.skirmisher_absorbed,
-        r.loss.stragglers,
+        lead_stragglers,
     );
     if let Some((_, lost)) = gun_losses.iter().find(|(id, _)| id == lead) {
         track.permanent = track.permanent.saturating_add(*lost);
@@ -1009,50 +1199,144 @@ fn apply(
             losses,
         },
     );
+    if let Some(id) = straggler_taker.filter(|_| r.loss.stragglers > 0) {
+        let mut t = ctx.state.units.get(id).map(|u| u.track).unwrap_or_default();
+        let (_, st, _) = lead_takes(t, 0, r.loss.stragglers);
+        t.stragglers = t.stragglers.saturating_add(st);
+        let extra = UnitLosses {
+            permanent: 0,
+            stragglers: st,
+            morale_change: r.loss.morale_change,
+            morale_after,
+            retreat: r.retreat,
+            blown: false,
+            track: t,
+        };
+        emit_stack_mate(ctx, side, id, extra);
+    }
     pass_on_losses(ctx, side, units, skirmisher, r, morale_after, overflow);
     if let Some((sk, _)) = skirmisher.filter(|_| r.aftermath.skirmisher_absorbed > 0) {
-        let now = ctx.state.units.get(sk).cloned().unwrap_or_default();
-        let mut track = now.track;
+        let mut track = ctx.state.units.get(sk).map(|u| u.track).unwrap_or_default();
         track.permanent = track
             .permanent
             .saturating_add(r.aftermath.skirmisher_absorbed.min(track.remaining()));
-        ctx.emit_side(
-            side,
-            EventKind::UnitLossesTaken {
-                unit: sk.clone(),
-                losses: UnitLosses {
-                    permanent: r.aftermath.skirmisher_absorbed,
-                    stragglers: 0,
-                    morale_change: r.loss.morale_change,
-                    // 21.1: a Morale Change affects the whole stack.
-                    morale_after,
-                    retreat: r.retreat,
-                    blown: false,
-                    track,
-                },
-            },
-        );
+        let l = UnitLosses {
+            permanent: r.aftermath.skirmisher_absorbed,
+            stragglers: 0,
+            morale_change: r.loss.morale_change,
+            // 21.1: a Morale Change affects the whole stack.
+            morale_after,
+            retreat: r.retreat,
+            blown: false,
+            track,
+        };
+        emit_stack_mate(ctx, side, sk, l);
     }
+    let routs = |id: &str| others_rout && s.unit(id).is_some_and(|u| !u.kind.is_cavalry());
     for (id, lost) in gun_losses.iter().filter(|(id, _)| id != lead) {
         let mut track = ctx.state.units.get(id).map(|u| u.track).unwrap_or_default();
         track.permanent = track.permanent.saturating_add(*lost);
+        let l = UnitLosses {
+            permanent: *lost,
+            stragglers: 0,
+            morale_change: r.loss.morale_change,
+            // 21.1: a Morale Change affects the whole stack; 16.4.2.1: or it Routs.
+            morale_after: if routs(id) {
+                MoraleState::Routed
+            } else {
+                morale_after
+            },
+            retreat: if routs(id) {
+                crate::combat::Retreat::Rout
+            } else {
+                r.retreat
+            },
+            blown: false,
+            track,
+        };
+        emit_stack_mate(ctx, side, id, l);
+    }
+    // 16.4.2.1: "these units become Routed and retreat 6 hexes".
+    for id in units.iter().skip(1) {
+        if routs(id) && !gun_losses.iter().any(|(g, _)| g == id) {
+            let track = ctx.state.units.get(id).map(|u| u.track).unwrap_or_default();
+            let l = UnitLosses {
+                permanent: 0,
+                stragglers: 0,
+                morale_change: 0,
+                morale_after: MoraleState::Routed,
+                retreat: crate::combat::Retreat::Rout,
+                blown: false,
+                track,
+            };
+            emit_stack_mate(ctx, side, id, l);
+        }
+    }
+    wrecks_and_commanders(ctx, side, lead, r);
+}
+
+/// 21.4.6, 23.1.1: one Gun Loss roll for the stack; the gun points go from its batteries in
+/// the order named (all of them on an "All"). `lead_track`: the Lead Unit's track after the
+/// combat.
+fn gun_losses(
+    ctx: &Ctx,
+    units: &[String],
+    r: &SideResult,
+    lead_track: LossTrack,
+) -> Vec<(String, u8)> {
+    let s = ctx.eng.scenario;
+    let mut out: Vec<(String, u8)> = Vec::new();
+    let Some(g) = r.aftermath.gun_loss else {
+        return out;
+    };
+    let mut left = match g {
+        GunLoss::All => u8::MAX,
+        GunLoss::Points(n) => n,
+    };
+    for id in units
+        .iter()
+        .filter(|id| s.unit(id).is_some_and(|u| u.kind.is_artillery()))
+    {
+        let remaining = if *id == units[0] {
+            lead_track.remaining()
+        } else {
+            ctx.state.units.get(id).map_or(0, |u| u.track.remaining())
+        };
+        let lost = left.min(remaining);
+        left -= lost;
+        if lost > 0 {
+            out.push((id.clone(), lost));
+        }
+    }
+    out
+}
+
+/// The losses of a unit of the stack other than the Lead Unit, and its wreck (21.6).
+fn emit_stack_mate(ctx: &mut Ctx, side: &str, id: &str, losses: UnitLosses) {
+    let wrecked = losses.track.wrecked_by_losses();
+    ctx.emit_side(
+        side,
+        EventKind::UnitLossesTaken {
+            unit: id.to_string(),
+            losses,
+        },
+    );
+    // 21.6: a brigade its own losses wreck (batteries and Skirmishers are no commands).
+    if wrecked && ctx.state.commands.get(id).is_some_and(|c| !c.wrecked) {
         ctx.emit_side(
             side,
-            EventKind::UnitLossesTaken {
-                unit: id.clone(),
-                losses: UnitLosses {
-                    permanent: *lost,
-                    stragglers: 0,
-                    morale_change: r.loss.morale_change,
-                    // 21.1: a Morale Change affects the whole stack.
-                    morale_after,
-                    retreat: r.retreat,
-                    blown: false,
-                    track,
-                },
+            EventKind::WreckedChanged {
+                command: id.to_string(),
+                wrecked: true,
             },
         );
     }
+}
+
+/// A brigade wrecked by its losses, its division when enough of its brigades are (21.6), and
+/// lost commanders (25).
+fn wrecks_and_commanders(ctx: &mut Ctx, side: &str, lead: &str, r: &SideResult) {
+    let s = ctx.eng.scenario;
     // 21.6: a brigade wrecked by its losses; the division when enough of its brigades are.
     if r.aftermath.brigade_became_wrecked && ctx.state.commands.contains_key(lead) {
         ctx.emit_side(
@@ -1120,7 +1404,11 @@ pub(super) fn rally_phase(
     let units: Vec<String> = ctx
         .state
         .units
-        .keys()
+        .iter()
+        // Speed (issue 16): only a unit with Stragglers, out of Normal morale or Blown can roll
+        // or change below; the others are left out before the scenario lookups. Same events.
+        .filter(|(_, st)| st.track.stragglers > 0 || st.morale != MoraleState::Normal || st.blown)
+        .map(|(id, _)| id)
         .filter(|id| {
             s.unit(id)
                 .is_some_and(|u| u.side == side && !u.kind.is_artillery())
@@ -1135,6 +1423,15 @@ pub(super) fn rally_phase(
     for id in units {
         let u = s.unit(&id).expect("filtered above");
         let st = ctx.state.units[&id].clone();
+        // Speed (issue 16): a unit with no Stragglers, in Normal morale and not Blown cavalry
+        // rolls nothing below and is unchanged, so it is skipped before the costly lookups
+        // (commanders, enemy distance). Same events as without the skip.
+        if st.track.stragglers == 0
+            && st.morale == MoraleState::Normal
+            && !(st.blown && u.kind.is_cavalry())
+        {
+            continue;
+        }
         let hex = ctx.state.positions[&id];
         let commanders: Vec<CommanderIn> = s
             .commanders

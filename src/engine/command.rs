@@ -81,8 +81,20 @@ pub enum Command {
     DefaultDefense { command: String },
     /// Execute a voluntary Emergency Withdrawal (6.6.3).
     Withdraw { command: String },
-    /// Move a commander, HQ (`hq:<formation>`) or unit to a hex.
-    Move { piece: String, to: Hex },
+    /// Move a commander, HQ (`hq:<formation>`) or unit to a hex: along `path` (the hexes
+    /// entered, in order) if given, else the cheapest legal path (12). A unit may first change
+    /// formation (8.2); with `to` its own hex, it only changes formation.
+    Move {
+        piece: String,
+        to: Hex,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        path: Vec<Hex>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        formation: Option<crate::scenario::UnitFormation>,
+        /// The hex corner to face at the end (10.1); turning in place when `to` is its hex.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        face: Option<crate::movement::facing::Corner>,
+    },
     /// The command has finished the stage it was executing (6.3.3); after the last stage the
     /// order is complete and the command enters No Orders (6.3.4.1 case 5).
     StageComplete { command: String },

@@ -103,6 +103,7 @@ pub(super) fn issue_order(
             "subordinates give orders only through Local Initiative (`staffwork initiative`)",
         ));
     }
+    require_army_hq_still(ctx, side, method)?;
     let recipient_side = ctx.side_of(to)?;
     if recipient_side != side {
         return Err(Refusal::new(
@@ -687,6 +688,68 @@ pub(super) fn discard_pending(ctx: &mut Ctx, command: &str, reason: &str) {
     }
 }
 
+/// 6.10.1: "Written orders cannot be issued from a moving Army HQ until it arrives at its final
+/// destination, but otherwise it functions normally." The Army HQ is moving from the moment its
+/// move order is implemented until the umpire marks its first stage done (`stage`): the HQ's
+/// move is that stage; later stages are the army's ("… and await further orders"; decision
+/// 0091).
+fn require_army_hq_still(ctx: &Ctx, side: &str, method: Method) -> Result<(), Refusal> {
+    if method != Method::Written {
+        return Ok(());
+    }
+    let s = ctx.eng.scenario;
+    let Some(army) = s
+        .sides
+        .iter()
+        .find(|x| x.id == side)
+        .map(|x| x.army.as_str())
+    else {
+        return Ok(());
+    };
+    let moving = ctx.state.commands.get(army).and_then(|c| {
+        (c.status == CommandStatus::Ordered && c.stage == 0)
+            .then_some(c.current_order)
+            .flatten()
+    });
+    if let Some(order) = moving {
+        return Err(Refusal::new(
+            "army-hq-moving",
+            "6.10.1",
+            format!(
+                "the Army HQ is moving under order {order}: no written orders until it arrives at its final destination"
+            ),
+            format!(
+                "send the order orally or in person, or once the HQ has arrived mark its move done with `staffwork stage --command {army}`"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Discard the command's own accepted order (6.6.1.4). The Initiative order that replaces it is
+/// implemented in the New Order Acceptance segment; until then the command executes nothing.
+fn discard_current(ctx: &mut Ctx, command: &str, reason: &str) {
+    let Some(c) = ctx.state.commands.get(command) else {
+        return;
+    };
+    let side = c.side.clone();
+    let current = c.current_order.filter(|n| {
+        ctx.state
+            .orders
+            .get(n)
+            .is_some_and(|o| o.status == OrderStatus::Accepted)
+    });
+    if let Some(order) = current {
+        ctx.emit_side(
+            &side,
+            EventKind::OrderDiscarded {
+                order,
+                reason: reason.to_string(),
+            },
+        );
+    }
+}
+
 /// Local Initiative happens in the phasing player's Command Phase (5.1), once per command per
 /// turn (6.6). Returns the command's side.
 fn local_initiative_allowed(ctx: &Ctx, command: &str, what: &str) -> Result<String, Refusal> {
@@ -874,6 +937,13 @@ pub(super) fn roll_initiative(
         InitiativeResult::NoEffect => {}
         InitiativeResult::Initiative => {
             discard_pending(ctx, command, "discarded by an Initiative Order (6.6.1.5)");
+            // 6.6.1.4: "Any orders currently Accepted or in Delay are discarded" at once, so the
+            // command checks no Attack Stoppage for the order it just lost.
+            discard_current(
+                ctx,
+                command,
+                "discarded: the command gained Initiative (6.6.1.4)",
+            );
             let record = OrderRecord::new(
                 ctx.state.next_order_number(),
                 order,
@@ -960,12 +1030,26 @@ pub(super) fn loose_cannon_order(
 /// 6.6.2: Default Defense — discard the order, defend in place, hub frozen.
 pub(super) fn default_defense(ctx: &mut Ctx, command: &str) -> Result<(), Refusal> {
     let side = local_initiative_allowed(ctx, command, "Default Defense")?;
-    if ctx.state.commands[command].status == CommandStatus::NoOrders {
+    // 6.6.2.1 with 6.3.4 (decision 0091): a division acting on its corps' order is under
+    // orders — the corps' — so only a command with no order of its own nor its parent's is in
+    // No Orders Status and refused.
+    if ctx.state.current_posture(command).is_none() {
+        let c = &ctx.state.commands[command];
+        let whose = if c.follows_parent {
+            format!(
+                "has no order of its own and its parent `{}` has none either",
+                c.parent.as_deref().unwrap_or("-")
+            )
+        } else {
+            "has no order".to_string()
+        };
         return Err(Refusal::new(
             "no-orders-no-default-defense",
             "6.6.2.1",
-            format!("`{command}` is in No Orders Status and may not adopt Default Defense"),
-            "only a command under orders may adopt Default Defense",
+            format!(
+                "`{command}` {whose}: it is in No Orders Status and may not adopt Default Defense"
+            ),
+            "only a command under orders (its own or, for a sub-unit, its parent's) may adopt Default Defense",
         ));
     }
     discard_pending(ctx, command, "discarded by Default Defense (6.6.2.2)");
@@ -1054,6 +1138,12 @@ pub(crate) fn stoppage_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusal>
         .commands
         .iter()
         .filter(|(_, c)| c.side == side && c.status == CommandStatus::Ordered)
+        // 6.6.1.4: an order discarded when the command gained Initiative is not executed.
+        .filter(|(_, c)| {
+            c.current_order
+                .and_then(|n| ctx.state.orders.get(&n))
+                .is_none_or(|o| o.status == OrderStatus::Accepted)
+        })
         .filter(|(id, _)| ctx.state.current_posture(id) == Some(Posture::Engage))
         .filter(|(id, _)| {
             // 6.7.3: on the map (a corps whose HQ has not arrived counts its sub-units on the map).
@@ -1067,11 +1157,14 @@ pub(crate) fn stoppage_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusal>
             .iter()
             .filter(|id| ctx.state.commands.get(*id).is_some_and(|c| c.wrecked))
             .count() as u32;
+        // 6.9 box: a division's lost commander counts "for that order only", a corps' original
+        // Corps Commander for the rest of the game.
+        let corps = oob::echelon(s, &command) == Some(Echelon::Corps);
         let commander_lost = ctx
             .state
             .commands
             .get(&command)
-            .is_some_and(|c| c.commander_lost);
+            .is_some_and(|c| c.commander_lost || (corps && c.original_commander_lost));
         let wrecked = wrecked_subs + u32::from(commander_lost);
         let step1 = ctx.eng.tables.stoppage_result(subs.len() as u32, wrecked);
         let rating = super::special_rules::stoppage_rating(
@@ -1123,11 +1216,26 @@ pub(crate) fn stoppage_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusal>
 
 /// Move a commander, HQ or unit, checking what the engine can: map bounds, HQs bolted to the
 /// ground (6.10.1), frozen hubs under Default Defense (6.6.2), a commander's allowance.
-pub(super) fn move_piece(ctx: &mut Ctx, piece: &str, to: Hex) -> Result<(), Refusal> {
+pub(super) fn move_piece(
+    ctx: &mut Ctx,
+    piece: &str,
+    to: Hex,
+    path: &[Hex],
+    formation: Option<crate::scenario::UnitFormation>,
+    face: Option<crate::movement::facing::Corner>,
+) -> Result<(), Refusal> {
     require_step(ctx, Step::Operations, "Movement")?;
     let s = ctx.eng.scenario;
     let (side, owner_command) = piece_owner(ctx, piece)?;
-    require_phasing(ctx, &side, "Movement")?;
+    // 6.10.2: an overrun Army HQ withdraws at once, in the enemy's turn too.
+    let withdraw_from = owner_command
+        .as_deref()
+        .filter(|_| piece.starts_with("hq:"))
+        .and_then(|c| ctx.state.commands.get(c))
+        .and_then(|c| c.hq_withdraw_from);
+    if withdraw_from.is_none() {
+        require_phasing(ctx, &side, "Movement")?;
+    }
     if !ctx.eng.space.contains(to) {
         return Err(Refusal::new(
             "off-map",
@@ -1159,7 +1267,21 @@ pub(super) fn move_piece(ctx: &mut Ctx, piece: &str, to: Hex) -> Result<(), Refu
                 "it needs new orders or an Emergency Withdrawal to move",
             ));
         }
-        if piece.starts_with("hq:") {
+        if let Some(h) = withdraw_from {
+            // 6.10.2: "must withdraw at least 6 hexes, but can move up to its full Movement
+            // Allowance" (the allowance is checked below).
+            if to.distance(h) < 6 {
+                return Err(Refusal::new(
+                    "withdrawal-too-short",
+                    "6.10.2",
+                    format!(
+                        "the overrun Army HQ must withdraw at least 6 hexes from {h}; {to} is {}",
+                        to.distance(h)
+                    ),
+                    "choose a hex 6 or more hexes away, within the HQ's movement allowance",
+                ));
+            }
+        } else if piece.starts_with("hq:") {
             let may = match echelon {
                 // 6.10.1: the Army HQ needs a specific in-person General order to move.
                 Some(Echelon::Army) => st == Some(CommandStatus::Ordered),
@@ -1198,13 +1320,38 @@ pub(super) fn move_piece(ctx: &mut Ctx, piece: &str, to: Hex) -> Result<(), Refu
     }
     // V2.4, T3.4: some brigades move only with the army commander, who rides along.
     let rider = super::moving_brigades::check_move(ctx, piece, from, to)?;
-    for p in std::iter::once(piece.to_string()).chain(rider) {
+    if let Some(u) = s.unit(piece) {
+        // 8, 12: a unit's path, formation change and Movement Points.
+        super::movement::move_unit(ctx, &side, u, from, to, path, formation, face)?;
+    } else {
+        if formation.is_some() || face.is_some() {
+            return Err(Refusal::new(
+                "formation",
+                "10.0",
+                format!("`{piece}` is a commander or HQ: it has no formation or facing"),
+                "drop --formation and --face (10.0 sidebar: commanders and HQs have no facing)",
+            ));
+        }
+        ctx.emit_side(
+            &side,
+            EventKind::PieceMoved {
+                piece: piece.to_string(),
+                from: Some(from),
+                to,
+                path: commander_path(from, to, path)?,
+                half_mp: None,
+            },
+        );
+    }
+    if let Some(p) = rider {
         ctx.emit_side(
             &side,
             EventKind::PieceMoved {
                 piece: p,
                 from: Some(from),
                 to,
+                path: Vec::new(),
+                half_mp: None,
             },
         );
     }
@@ -1215,10 +1362,45 @@ pub(super) fn move_piece(ctx: &mut Ctx, piece: &str, to: Hex) -> Result<(), Refu
     Ok(())
 }
 
-/// 6.10.2: an enemy HQ alone in a hex its enemy's units enter is overrun. It displaces to its
-/// side's nearest stack; a corps must execute an Emergency Withdrawal in its next Command Phase
-/// (6.6.3.10); an Army HQ loses any move order awaiting acceptance and must withdraw at least 6
-/// hexes (the umpire moves it on; only the displacement is automatic).
+/// A commander's given path, checked for contiguity (its cost is checked as a whole, 6.4.7).
+fn commander_path(from: Hex, to: Hex, given: &[Hex]) -> Result<Vec<Hex>, Refusal> {
+    if given.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut p = given.to_vec();
+    if p.first() != Some(&from) {
+        p.insert(0, from);
+    }
+    if p.last() != Some(&to) {
+        return Err(Refusal::new(
+            "path-end",
+            "12.0",
+            format!(
+                "the path ends at {} but the move is to {to}",
+                p[p.len() - 1]
+            ),
+            "end the path at the destination",
+        ));
+    }
+    if let Some(w) = p.windows(2).find(|w| !w[0].is_adjacent(w[1])) {
+        return Err(Refusal::new(
+            "not-adjacent",
+            "12.0",
+            format!(
+                "{} to {} is not a step to an adjacent hex [hex {}]",
+                w[0], w[1], w[1]
+            ),
+            "a path is a contiguous list of adjacent hexes",
+        ));
+    }
+    Ok(p)
+}
+
+/// 6.10.2: an enemy HQ alone in a hex its enemy's units enter is overrun. A Corps HQ displaces
+/// to its side's nearest stack and its corps must execute an Emergency Withdrawal in its next
+/// Command Phase (6.6.3.10). An Army HQ is not displaced: it loses any move order awaiting
+/// acceptance and its owner must withdraw it at least 6 hexes (up to its allowance) with `move`,
+/// which refuses a shorter withdrawal.
 fn overrun_hqs(ctx: &mut Ctx, mover_side: &str, by: &str, hex: Hex) {
     let s = ctx.eng.scenario;
     let occupied_by = |side: &str, h: Hex, state: &GameState| {
@@ -1261,17 +1443,20 @@ fn overrun_hqs(ctx: &mut Ctx, mover_side: &str, by: &str, hex: Hex) {
                 hex,
             },
         );
-        if let Some(to) = refuge {
+        let army = oob::echelon(s, &formation) == Some(Echelon::Army);
+        if let Some(to) = refuge.filter(|_| !army) {
             ctx.emit_side(
                 &side,
                 EventKind::PieceMoved {
                     piece: hq.clone(),
                     from: Some(hex),
                     to,
+                    path: Vec::new(),
+                    half_mp: None,
                 },
             );
         }
-        if oob::echelon(s, &formation) == Some(Echelon::Army) {
+        if army {
             discard_pending(
                 ctx,
                 &formation,
@@ -1414,7 +1599,7 @@ pub(crate) fn command_range_check(ctx: &mut Ctx, side: &str) -> Vec<String> {
             .iter()
             .filter_map(|anchor| pos(ctx, anchor))
             // Adjacent units are always in command (chart p2).
-            .map(|b| a.distance(b) <= 1 || ctx.eng.space.range_distance(a, b, range).is_some())
+            .map(|b| a.distance(b) <= 1 || ctx.eng.in_range(a, b, range))
             .collect();
         if !in_range.is_empty() {
             traced.push((id.clone(), parent, in_range));
@@ -1563,6 +1748,8 @@ pub(super) fn umpire_override(
                     piece: piece.clone(),
                     from,
                     to: *to,
+                    path: Vec::new(),
+                    half_mp: None,
                 },
             );
             implement_waiting_corps_orders(ctx, &side);

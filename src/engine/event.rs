@@ -231,6 +231,48 @@ pub enum EventKind {
         piece: String,
         from: Option<Hex>,
         to: Hex,
+        /// The hexes it moved through, from `from` to `to` (12.0), so Opportunity Fire and
+        /// Reaction Charges can be offered along it. Empty for placements and displacements.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        path: Vec<Hex>,
+        /// Movement Points charged, in half-points (12.1.2: 3 = 1½ MP), for a unit's move.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        half_mp: Option<u32>,
+    },
+    /// A unit changed formation (8.2) and paid for it.
+    FormationChanged {
+        unit: String,
+        from: crate::scenario::UnitFormation,
+        to: crate::scenario::UnitFormation,
+        /// Half-points spent.
+        half_mp: u32,
+        rule: String,
+    },
+    /// A unit now faces another hex corner (10.1): by turning in place, or at the end of a
+    /// move (whose turns the move's `half_mp` already paid; then `half_mp` is 0).
+    FacingChanged {
+        unit: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from: Option<crate::movement::facing::Corner>,
+        to: crate::movement::facing::Corner,
+        /// Half-points spent turning in place.
+        half_mp: u32,
+        rule: String,
+    },
+    /// A Morale Check a move asked for (8.3.2 Square movement, 12.5.6 Forced March).
+    MovementCheck {
+        unit: String,
+        rule: String,
+        need: u8,
+        dice: Vec<Die>,
+        passed: bool,
+    },
+    /// A unit's Morale State fell by a movement rule (12.1.5, 11.3, 9.2, 8.3.2).
+    MoraleDegraded {
+        unit: String,
+        morale: crate::combat::MoraleState,
+        rule: String,
+        reason: String,
     },
     /// A reinforcement arrival roll (12.6 and scenario rules).
     ReinforcementRolled {
@@ -420,8 +462,50 @@ impl Event {
             | EventKind::SpecialRuleRolled { dice, .. }
             | EventKind::ReleaseRolled { dice, .. }
             | EventKind::RandomEventChecked { dice, .. }
-            | EventKind::UnitRallied { dice, .. } => dice,
-            _ => &[],
+            | EventKind::UnitRallied { dice, .. }
+            | EventKind::MovementCheck { dice, .. } => dice,
+            // No dice: listed one by one so a new kind must say whether it rolled.
+            EventKind::GameStarted { .. }
+            | EventKind::PresetOrder { .. }
+            | EventKind::CommandPhaseBegan { .. }
+            | EventKind::StepBegan { .. }
+            | EventKind::TurnBegan { .. }
+            | EventKind::GameEnded { .. }
+            | EventKind::OrderIssued { .. }
+            | EventKind::OrderArrived { .. }
+            | EventKind::OrderAccepted { .. }
+            | EventKind::OrderDelayed { .. }
+            | EventKind::OrderImplemented { .. }
+            | EventKind::OrderDistorted { .. }
+            | EventKind::OrderDiscarded { .. }
+            | EventKind::DefaultDefenseDeclared { .. }
+            | EventKind::WithdrawalBegan { .. }
+            | EventKind::StatusChanged { .. }
+            | EventKind::StageAdvanced { .. }
+            | EventKind::PieceMoved { .. }
+            | EventKind::FormationChanged { .. }
+            | EventKind::FacingChanged { .. }
+            | EventKind::MoraleDegraded { .. }
+            | EventKind::ReinforcementArrived { .. }
+            | EventKind::WreckedChanged { .. }
+            | EventKind::CommanderReplaced { .. }
+            | EventKind::CommanderLost { .. }
+            | EventKind::CombatResolved { .. }
+            | EventKind::UnitLossesTaken { .. }
+            | EventKind::HqOverrun { .. }
+            | EventKind::SubUnitTransferred { .. }
+            | EventKind::TemporaryDivisionFormed { .. }
+            | EventKind::TemporaryDivisionDissolved { .. }
+            | EventKind::ArmyCommanderReplaced { .. }
+            | EventKind::DivisionBorrowed { .. }
+            | EventKind::DivisionBarred { .. }
+            | EventKind::DivisionReturned { .. }
+            | EventKind::RelayAccepted { .. }
+            | EventKind::OrderRelayed { .. }
+            | EventKind::CommandRangeChecked { .. }
+            | EventKind::Override { .. }
+            | EventKind::MessageSent { .. }
+            | EventKind::UnitStateSet { .. } => &[],
         }
     }
 

@@ -57,6 +57,8 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                         one_turn_until: None,
                         dissolved: ci.unformed,
                         overrun: false,
+                        hq_withdraw_from: None,
+                        original_commander_lost: false,
                         loan: ci.borrowed.then_some(Loan::Borrowed),
                     },
                 );
@@ -245,8 +247,54 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 c.stage = *stage;
             }
         }
-        EventKind::PieceMoved { piece, to, .. } => {
+        EventKind::PieceMoved {
+            piece,
+            to,
+            path,
+            half_mp,
+            ..
+        } => {
             state.positions.insert(piece.clone(), *to);
+            // 6.10.2: the overrun Army HQ has withdrawn.
+            if let Some(c) = piece
+                .strip_prefix("hq:")
+                .and_then(|f| state.commands.get_mut(f))
+            {
+                c.hq_withdraw_from = None;
+            }
+            if let Some(mp) = half_mp {
+                let (turn, player) = (state.turn, state.player);
+                let u = state.movement.entry(piece.clone()).or_default();
+                let mut m = u.spent_in(turn, player);
+                m.halves += mp;
+                m.hexes += path.len().saturating_sub(1) as u32;
+                u.moved = Some(m);
+            }
+        }
+        EventKind::FormationChanged {
+            unit, to, half_mp, ..
+        } => {
+            let (turn, player) = (state.turn, state.player);
+            let u = state.movement.entry(unit.clone()).or_default();
+            u.formation = Some(*to);
+            let mut m = u.spent_in(turn, player);
+            m.halves += half_mp;
+            u.moved = Some(m);
+        }
+        EventKind::FacingChanged {
+            unit, to, half_mp, ..
+        } => {
+            let (turn, player) = (state.turn, state.player);
+            let u = state.movement.entry(unit.clone()).or_default();
+            u.facing = Some(*to);
+            if *half_mp > 0 {
+                let mut m = u.spent_in(turn, player);
+                m.halves += half_mp;
+                u.moved = Some(m);
+            }
+        }
+        EventKind::MoraleDegraded { unit, morale, .. } => {
+            state.units.entry(unit.clone()).or_default().morale = *morale;
         }
         EventKind::ReinforcementRolled { group, arrives, .. } => {
             if *arrives {
@@ -281,6 +329,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
         EventKind::CommanderLost { command, lost } => {
             if let Some(c) = state.commands.get_mut(command) {
                 c.commander_lost = *lost;
+                c.original_commander_lost = *lost;
             }
         }
         EventKind::UnitLossesTaken { unit, losses } => {
@@ -368,15 +417,20 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 s.in_person_since_hq = false;
             }
         }
-        EventKind::HqOverrun { formation, .. } => {
-            // 6.10.2: a corps withdraws in its next Command Phase; an army only displaces.
-            if let Some(c) = state.commands.get_mut(formation)
-                && c.parent.is_some()
-            {
-                c.overrun = true;
+        EventKind::HqOverrun { formation, hex, .. } => {
+            // 6.10.2: a corps withdraws in its next Command Phase; an Army HQ must withdraw at
+            // least 6 hexes from where it was overrun.
+            if let Some(c) = state.commands.get_mut(formation) {
+                if c.parent.is_some() {
+                    c.overrun = true;
+                } else {
+                    c.hq_withdraw_from = Some(*hex);
+                }
             }
         }
-        EventKind::SpecialRuleRolled { .. } | EventKind::ReleaseRolled { .. } => {}
+        EventKind::SpecialRuleRolled { .. }
+        | EventKind::ReleaseRolled { .. }
+        | EventKind::MovementCheck { .. } => {}
         EventKind::DivisionBorrowed { division, .. } => {
             if let Some(c) = state.commands.get_mut(division) {
                 c.loan = Some(Loan::Borrowed);

@@ -10,8 +10,10 @@ mod borrowing;
 pub mod combat_system;
 pub mod command;
 mod command_system;
+pub mod describe;
 pub mod event;
 pub mod evolve;
+pub mod movement;
 mod moving_brigades;
 pub mod oob;
 mod random_events;
@@ -28,11 +30,12 @@ pub use state::{
     CommandStatus, GameState, OrderOrigin, OrderRecord, OrderStatus, RandomEffects, Step,
 };
 
+use crate::hex::Hex;
 use crate::rules::dice::{Dice, DiceExhausted};
 use crate::rules::tables::CommandTables;
 use crate::scenario::Scenario;
 use crate::scenario::clock::TurnInfo;
-use crate::space::HexSpace;
+use crate::space::{HexSpace, Space};
 
 /// Why the engine refused a command. Nothing is recorded when a command is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -81,6 +84,15 @@ pub struct Engine<'a> {
     pub combat: &'a crate::combat::CombatTables,
     pub space: HexSpace,
     pub turns: Vec<TurnInfo>,
+    /// Command range answers already computed (6.11), by (from, to, range): the map never
+    /// changes during a game, so neither do they (issue 16: the range check at the end of every
+    /// player turn is mostly asked again for pieces that have not moved). A memo of a pure
+    /// function, so deciding stays pure; a `Mutex` so one engine serves a study's threads.
+    range_memo: std::sync::Mutex<std::collections::BTreeMap<(Hex, Hex, u32), bool>>,
+    /// The Movement Table in force (chart p2).
+    pub movement: &'a crate::movement::MovementTables,
+    /// The map as units move over it (terrain, hexsides, slopes, roads).
+    pub move_map: crate::movement::MoveMap,
 }
 
 impl<'a> Engine<'a> {
@@ -101,7 +113,31 @@ impl<'a> Engine<'a> {
             combat,
             space: HexSpace::new(scenario),
             turns: scenario.clock.turns(),
+            range_memo: Default::default(),
+            movement: crate::movement::tables::builtin(),
+            move_map: crate::movement::MoveMap::new(scenario),
         }
+    }
+
+    /// The same engine with the given Movement Table (a game's overrides).
+    pub fn with_movement(mut self, movement: &'a crate::movement::MovementTables) -> Self {
+        self.movement = movement;
+        self
+    }
+
+    /// Is `b` within command range `range` of `a` (6.11, `Space::range_distance`)? Memoised.
+    pub(crate) fn in_range(&self, a: Hex, b: Hex, range: u32) -> bool {
+        let key = (a, b, range);
+        if let Ok(memo) = self.range_memo.lock()
+            && let Some(&known) = memo.get(&key)
+        {
+            return known;
+        }
+        let r = self.space.range_distance(a, b, range).is_some();
+        if let Ok(mut memo) = self.range_memo.lock() {
+            memo.insert(key, r);
+        }
+        r
     }
 
     /// The empty state before `Command::Start`.
@@ -118,6 +154,7 @@ impl<'a> Engine<'a> {
             positions: Default::default(),
             arrived: Default::default(),
             units: Default::default(),
+            movement: Default::default(),
             commanders: Default::default(),
             due: Default::default(),
             variants: Default::default(),
@@ -141,6 +178,34 @@ impl<'a> Engine<'a> {
             events: Vec::new(),
             dice,
         };
+        Self::dispatch(&mut ctx, cmd)?;
+        Ok(ctx.events)
+    }
+
+    /// As [`Engine::decide`], on a state the caller gives up (what-if studies, issue 16): no
+    /// clone of the whole state, and no second fold. The events are byte-identical to
+    /// `decide`'s; on success the returned state is the given one with every event applied by
+    /// [`evolve`] (the scratch state `Ctx::emit` keeps, which only `emit` changes). On a refusal
+    /// the state is consumed, possibly half-way through the command: use it only when a refusal
+    /// ends the caller's use of that state (a study run ends on a refused `Advance`).
+    pub fn decide_owned(
+        &self,
+        state: GameState,
+        cmd: &Command,
+        dice: &mut dyn Dice,
+    ) -> Result<(GameState, Vec<Event>), Refusal> {
+        let mut ctx = Ctx {
+            eng: self,
+            state,
+            events: Vec::new(),
+            dice,
+        };
+        Self::dispatch(&mut ctx, cmd)?;
+        Ok((ctx.state, ctx.events))
+    }
+
+    /// The body of `decide`: one flat match over the commands.
+    fn dispatch(ctx: &mut Ctx, cmd: &Command) -> Result<(), Refusal> {
         if ctx.state.step == Step::GameOver && !matches!(cmd, Command::Override { .. }) {
             return Err(Refusal::new(
                 "game-over",
@@ -158,15 +223,15 @@ impl<'a> Engine<'a> {
             ));
         }
         match cmd {
-            Command::Start { presets, variants } => sequence::start(&mut ctx, presets, variants)?,
-            Command::Advance => sequence::advance(&mut ctx)?,
+            Command::Start { presets, variants } => sequence::start(ctx, presets, variants)?,
+            Command::Advance => sequence::advance(ctx)?,
             Command::IssueOrder {
                 side,
                 from,
                 to,
                 method,
                 order,
-            } => command_system::issue_order(&mut ctx, side, from, to, *method, order, None)?,
+            } => command_system::issue_order(ctx, side, from, to, *method, order, None)?,
             Command::IssueRelayedOrder {
                 side,
                 from,
@@ -174,36 +239,38 @@ impl<'a> Engine<'a> {
                 to,
                 method,
                 order,
-            } => command_system::issue_order(&mut ctx, side, from, to, *method, order, Some(via))?,
-            Command::DeliverRelayedOrder { order } => relay::deliver(&mut ctx, *order)?,
+            } => command_system::issue_order(ctx, side, from, to, *method, order, Some(via))?,
+            Command::DeliverRelayedOrder { order } => relay::deliver(ctx, *order)?,
             Command::RollInitiative {
                 commander,
                 command,
                 order,
-            } => command_system::roll_initiative(&mut ctx, commander, command, order)?,
+            } => command_system::roll_initiative(ctx, commander, command, order)?,
             Command::LooseCannonOrder { command, order } => {
-                command_system::loose_cannon_order(&mut ctx, command, order)?
+                command_system::loose_cannon_order(ctx, command, order)?
             }
-            Command::DefaultDefense { command } => {
-                command_system::default_defense(&mut ctx, command)?
-            }
-            Command::Withdraw { command } => command_system::withdraw(&mut ctx, command)?,
-            Command::Move { piece, to } => command_system::move_piece(&mut ctx, piece, *to)?,
-            Command::StageComplete { command } => {
-                command_system::stage_complete(&mut ctx, command)?
-            }
+            Command::DefaultDefense { command } => command_system::default_defense(ctx, command)?,
+            Command::Withdraw { command } => command_system::withdraw(ctx, command)?,
+            Command::Move {
+                piece,
+                to,
+                path,
+                formation,
+                face,
+            } => command_system::move_piece(ctx, piece, *to, path, *formation, *face)?,
+            Command::StageComplete { command } => command_system::stage_complete(ctx, command)?,
             Command::Combat {
                 kind,
                 attackers,
                 defenders,
                 options,
-            } => combat_system::resolve(&mut ctx, kind, attackers, defenders, options)?,
+            } => combat_system::resolve(ctx, kind, attackers, defenders, options)?,
             Command::Override { reason, action } => {
-                command_system::umpire_override(&mut ctx, reason, action)?
+                command_system::umpire_override(ctx, reason, action)?
             }
-            Command::Message { side, from, text } => message(&mut ctx, side, from, text)?,
+            Command::Message { side, from, text } => message(ctx, side, from, text)?,
         }
-        Ok(ctx.events)
+        Ok(())
     }
 
     /// The schedule entry of a turn (1-based); the last one for turns past the end.

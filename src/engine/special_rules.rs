@@ -471,6 +471,8 @@ fn burrard_takes_command(ctx: &mut Ctx, side: &str, burrard: &str) {
                 piece: burrard.to_string(),
                 from: None,
                 to: h,
+                path: Vec::new(),
+                half_mp: None,
             },
         );
     }

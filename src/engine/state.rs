@@ -259,6 +259,15 @@ pub struct CommandState {
     /// Its HQ was overrun: an Emergency Withdrawal is forced in its next Command Phase (6.10.2).
     #[serde(default)]
     pub overrun: bool,
+    /// An army whose HQ was overrun in this hex: the HQ must withdraw at least 6 hexes from it
+    /// (6.10.2); cleared when the HQ moves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hq_withdraw_from: Option<crate::hex::Hex>,
+    /// The command's original commander was lost at some time in the game. A corps counts him
+    /// as one more wrecked sub-unit for the rest of the game (6.9 box "Sub-Unit Definitions");
+    /// `commander_lost` is the division's "for that order only".
+    #[serde(default)]
+    pub original_commander_lost: bool,
     /// A temporary division that has ceased to exist (Vimeiro V2.3).
     #[serde(default)]
     pub dissolved: bool,
@@ -281,6 +290,49 @@ pub struct UnitState {
     /// yet, because the combat model has no skirmisher boxes on a brigade's chart.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub skirmisher_losses: u8,
+}
+
+/// Movement Points and hexes a unit has spent in one Movement Phase (12.1.4: they are not
+/// saved for later, so a new phase starts from nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct PhaseMove {
+    pub turn: u32,
+    pub player: usize,
+    /// Half-points spent.
+    pub halves: u32,
+    /// Hexes entered.
+    pub hexes: u32,
+}
+
+/// A unit's movement bookkeeping (8, 12), apart from its combat state so that a unit without a
+/// loss chart (a train, a Skirmisher) gains no combat state by moving.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct UnitMovement {
+    /// Its tactical formation now (8), once it has changed from the scenario's set-up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub formation: Option<crate::scenario::UnitFormation>,
+    /// What it has spent in the current Movement Phase (12.1.4), if it moved in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved: Option<PhaseMove>,
+    /// The corner it faces (10.0), once it has moved or turned; before that the scenario's
+    /// set-up facing stands (decision 0083).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facing: Option<crate::movement::facing::Corner>,
+}
+
+impl UnitMovement {
+    /// What it has spent in the phase of `turn` and `player` (nothing if it last moved in
+    /// another phase).
+    pub fn spent_in(&self, turn: u32, player: usize) -> PhaseMove {
+        match self.moved {
+            Some(m) if m.turn == turn && m.player == player => m,
+            _ => PhaseMove {
+                turn,
+                player,
+                ..Default::default()
+            },
+        }
+    }
 }
 
 fn is_zero(n: &u8) -> bool {
@@ -349,6 +401,9 @@ pub struct GameState {
     pub commanders: BTreeMap<String, String>,
     /// Combat state of every brigade and battery.
     pub units: BTreeMap<String, UnitState>,
+    /// Movement bookkeeping of units that have moved or changed formation (8, 12).
+    #[serde(default)]
+    pub movement: BTreeMap<String, UnitMovement>,
     /// Where each commander, HQ (`hq:<formation>`) and unit stands; off-map pieces are absent.
     pub positions: BTreeMap<String, Hex>,
     /// Reinforcement groups that have arrived.

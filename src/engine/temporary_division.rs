@@ -190,6 +190,8 @@ pub(super) fn form_on_implementation(ctx: &mut Ctx, order: u32) -> bool {
                 piece: commander,
                 from,
                 to,
+                path: Vec::new(),
+                half_mp: None,
             },
         );
     }

@@ -104,6 +104,24 @@ pub enum Form {
     Compass,
 }
 
+/// Something the order forbids: a negated verb phrase ("do not pursue beyond the stream").
+/// It is never an action and is read back as "is not to …" (rule `neg.prohibition`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Prohibition {
+    /// The verb phrase as written, without the negator ("pursue beyond the stream").
+    pub text: String,
+    pub span: Span,
+}
+
+/// One token of an order with its tag, for `check --explain`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Tag {
+    /// "verb:attack", "place:name", "negate", "courtesy", "word" …
+    pub tag: String,
+    pub text: String,
+    pub span: Span,
+}
+
 /// What a reference was resolved to in the scenario.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Resolved {
@@ -327,6 +345,9 @@ pub struct CheckedOrder {
     /// Courtesies that carry no command ("My dear General,", a signature).
     pub courtesies: Vec<Remark>,
     pub recipient: Option<Reference>,
+    /// Further recipients of the same order ("Morvan and Sauret: …"), resolved like the
+    /// recipient (rule `lead.several`).
+    pub also: Vec<Reference>,
     /// A scenario pre-set order ("Has orders to …", 6.2.2): its holder is the scenario's.
     pub preset: bool,
     #[serde(rename = "type")]
@@ -336,6 +357,8 @@ pub struct CheckedOrder {
     /// The type the writer stated ("Engage order.").
     pub stated_type: Option<OrderType>,
     pub stages: Vec<Stage>,
+    /// What the order forbids ("do not engage"): never a stage, read back as "is not to …".
+    pub prohibitions: Vec<Prohibition>,
     /// Every place reference in the text, in order (names and hexes alike).
     pub places: Vec<Reference>,
     pub independent: bool,
@@ -349,6 +372,11 @@ pub struct CheckedOrder {
     /// The same-order key (6.5.2, 6.6.1.5); see [`CheckedOrder::same_order_key`].
     pub key: String,
     pub diagnostics: Vec<Diagnostic>,
+    /// The meaning rules that fired, by id (docs/order-language.md §2.1).
+    pub rules: Vec<String>,
+    /// The tokens and their tags; shown by `check --explain`, not part of the JSON.
+    #[serde(skip)]
+    pub tags: Vec<Tag>,
 }
 
 impl CheckedOrder {

@@ -7,7 +7,7 @@
 
 use super::ast::*;
 use super::lower::{self, Target, Tok, Unreadable};
-use super::source;
+use super::{lexicon, names, source};
 use crate::rules::{OrderType, Posture};
 use crate::text::nfc;
 
@@ -50,6 +50,19 @@ pub(crate) struct Draft {
     pub addressed_you: bool,
     /// Start of the first sentence that is not a courtesy or header (for "no recipient").
     pub body_start: usize,
+    /// Negated verb phrases: what the recipient is NOT to do (rule `neg.prohibition`).
+    pub prohibitions: Vec<Prohibition>,
+    /// Further recipients of one order ("Morvan and Sauret:", rule `lead.several`).
+    pub also: Vec<Reference>,
+    /// The objectives of the last verbless sentence ("4th Div: Kümla."), with their
+    /// read-backs: the next bare action takes them (rule `verbless.objective`).
+    pub topic: Vec<(Reference, String)>,
+    /// The time given with the verbless sentence ("Tordesillas road, 0600.").
+    pub topic_time: Option<Timing>,
+    /// The meaning rules that fired, by id, in order (for `check --explain`).
+    pub rules: Vec<&'static str>,
+    /// Every token of every sentence with its tag (for `check --explain`).
+    pub tags: Vec<Tag>,
 }
 
 pub(crate) fn to_reference(t: &Target) -> Reference {
@@ -123,6 +136,13 @@ enum Mode {
         engage: bool,
         alternatives: bool,
     },
+    /// A negated verb phrase (rule `neg.prohibition`): it runs to ";", "but", a condition, a
+    /// purpose, or a verb joined by "and" or a comma ("do not pursue, and hold the ridge").
+    Prohibit {
+        start: usize,
+        end: usize,
+        joined: bool,
+    },
 }
 
 /// "In the direction of …" → "in the direction of …" (keywords only; names keep their case).
@@ -140,7 +160,7 @@ fn words(s: &str) -> String {
 }
 
 /// Read one order (`text` is the whole input, `span` the order's byte range in it).
-pub(crate) fn build(text: &str, span: Span) -> Draft {
+pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index<'_>>) -> Draft {
     let mut d = Draft {
         body_start: span.0,
         ..Draft::default()
@@ -159,7 +179,61 @@ pub(crate) fn build(text: &str, span: Span) -> Draft {
             d.too_long.push(abs);
             continue;
         }
-        let toks = lower::sentence(stext, abs.0);
+        let toks = lexicon::rewrite(text, abs, lower::sentence(stext, abs.0));
+        let keep = |t: &str| {
+            super::resolve::looks_like_troops(t) || index.is_some_and(|ix| ix.is_exact_name(t))
+        };
+        let mut fired = false;
+        let toks = match index {
+            Some(ix) => names::scenario(text, abs, toks, &ix.phrases, &keep, &mut fired),
+            None => toks,
+        };
+        if fired {
+            d.rules.push("name.scenario");
+        }
+        let mut fired = false;
+        let toks = names::edges(text, toks, &keep, &mut fired);
+        if fired {
+            d.rules.push("name.edges");
+        }
+        let n = toks.len();
+        let toks = passive(text, toks);
+        let first = |t: &[Tok]| t.first().map(Tok::span);
+        if toks.len() != n
+            || toks
+                .iter()
+                .any(|t| matches!(t, Tok::Recipient { span, .. } if span.0 == span.1))
+        {
+            d.rules.push("lead.passive");
+        }
+        let before = first(&toks);
+        let toks = compliments(text, toks);
+        if first(&toks) != before {
+            d.rules.push("lead.compliments");
+        }
+        let n = toks.len();
+        let toks = third_person(text, toks);
+        if toks.len() != n {
+            d.rules.push("lead.third-person");
+        }
+        let had = d.also.len();
+        let toks = several_recipients(text, toks, &mut d.also);
+        if d.also.len() != had {
+            d.rules.push("lead.several");
+        }
+        for t in &toks {
+            let sp = t.span();
+            let shown = match t {
+                // A recipient moved by a rule (a passive's agent) shows its own words.
+                Tok::Recipient { who: Some(w), .. } if sp.0 == sp.1 => w.phrase.clone(),
+                _ => nfc(&text[sp.0..sp.1]),
+            };
+            d.tags.push(Tag {
+                tag: lower::tag(t),
+                text: shown,
+                span: sp,
+            });
+        }
         if !body_found
             && toks
                 .iter()
@@ -174,7 +248,7 @@ pub(crate) fn build(text: &str, span: Span) -> Draft {
         let last_sentence = si + 1 == sentences.len();
         sentence(text, &toks, si, abs, last_sentence, &mut d);
     }
-    if d.steps.is_empty() {
+    if d.steps.is_empty() && d.prohibitions.is_empty() {
         // Explain the first sentence that has a body.
         for (s0, s1) in &sentences {
             let abs = (span.0 + s0, span.0 + s1);
@@ -207,6 +281,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
     let mut prev_place: Option<(usize, bool)> = None; // (index into step objectives/forces, is_force)
     let mut word_conn = false; // a word connector ("and", "or", "then") since the last item
     let has_verb = toks.iter().any(|t| matches!(t, Tok::Verb { .. }));
+    let mut negate = false;
 
     // A sentence with no action, made only of names: a signature when it ends the order.
     if !has_verb && last && si > 0 {
@@ -295,7 +370,45 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 collect_refs(tok, &mut sink, &mut d.refs);
                 continue;
             }
+            Mode::Prohibit { start, end, joined } => {
+                let ends = match tok {
+                    Tok::Connector(c, _) if c == ";" || c == "but" => true,
+                    Tok::Connector(c, _) => {
+                        *joined = c == "and" || c == "," || c == "then" || c == "and then";
+                        false
+                    }
+                    Tok::CondStart(..) | Tok::Purpose(_) => true,
+                    Tok::Verb { .. } => *joined,
+                    _ => false,
+                };
+                if !ends {
+                    if !matches!(tok, Tok::Connector(..) | Tok::Punct(_)) {
+                        *end = tok.span().1;
+                        *joined = false;
+                    }
+                    let mut sink = Vec::new();
+                    collect_refs(tok, &mut sink, &mut d.refs);
+                    continue;
+                }
+                prohibit(text, *start, *end, d);
+                mode = Mode::Normal;
+            }
             Mode::Normal => {}
+        }
+        if let Tok::Negate(_) = tok {
+            flush(&mut filler, d);
+            negate = true;
+            continue;
+        }
+        if let (true, Tok::Verb { span, .. }) = (negate, tok) {
+            negate = false;
+            d.rules.push("neg.prohibition");
+            mode = Mode::Prohibit {
+                start: span.0,
+                end: span.1,
+                joined: false,
+            };
+            continue;
         }
 
         let word_conn_before = word_conn;
@@ -387,14 +500,20 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 };
                 match cur {
                     Some(i) => {
-                        d.steps[i].step.parts.push(t.text.clone());
-                        d.steps[i].step.timing = Some(t);
+                        let st = &mut d.steps[i].step;
+                        st.parts.push(t.text.clone());
+                        // A start time ("at 09:30") outranks a later deadline ("by noon"): it
+                        // makes the order conditional (30.0).
+                        if st.timing.as_ref().is_none_or(|x| !x.is_start()) {
+                            st.timing = Some(t);
+                        }
                     }
                     None => pending.timing = Some(t),
                 }
             }
             Tok::IfPossible(_) => pending.if_possible = true,
             Tok::CondStart(kind, s) => {
+                d.rules.push("cond.condition");
                 mode = Mode::Cond {
                     kind: kind.clone(),
                     start: s.0,
@@ -406,6 +525,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 };
             }
             Tok::Purpose(s) => {
+                d.rules.push("purpose.why");
                 mode = Mode::Purpose {
                     start: s.1,
                     end: s.1,
@@ -719,8 +839,8 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 }
                 prep = None;
             }
-            Tok::Punct(_) => {}
-            Tok::Filler(s) => {
+            Tok::Punct(_) | Tok::Negate(_) => {}
+            Tok::Filler(s) | Tok::Participle { span: s, .. } => {
                 filler = Some(match filler {
                     Some((a, _)) => (a, s.1),
                     None => *s,
@@ -741,6 +861,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
     }
     flush(&mut filler, d);
     match mode {
+        Mode::Prohibit { start, end, .. } => prohibit(text, start, end, d),
         Mode::Cond {
             kind,
             start,
@@ -784,6 +905,49 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
             pending.condition = Some(c);
         }
     }
+    // Rule `verbless.objective`: a sentence of places and nothing else ("Kümla.", "Hinzeberg
+    // road, Mill bridge, Hall.") names the objective of the next bare action.
+    if first_step_here.is_none()
+        && pending.condition.is_none()
+        && pending.direction.is_none()
+        && !pending.objectives.is_empty()
+        && pending
+            .objectives
+            .iter()
+            .all(|(r, _, route)| !route && r.form != Form::Pronoun)
+    {
+        d.topic = pending
+            .objectives
+            .drain(..)
+            .map(|(r, p, _)| (r, p))
+            .collect();
+        d.topic_time = pending.timing.take();
+        return;
+    }
+    if let Some(f) = first_step_here
+        && !d.topic.is_empty()
+    {
+        let topic = std::mem::take(&mut d.topic);
+        let time = d.topic_time.take();
+        for ds in &mut d.steps[f..] {
+            let st = &mut ds.step;
+            if st.objectives.is_empty()
+                && st.route.is_empty()
+                && st.direction.is_none()
+                && !matches!(st.action, Action::Halt | Action::Join)
+            {
+                for (r, p) in &topic {
+                    st.objectives.push(r.clone());
+                    st.parts.push(p.clone());
+                }
+                if let (None, Some(t)) = (&st.timing, &time) {
+                    st.parts.push(t.text.clone());
+                    st.timing = Some(t.clone());
+                }
+                d.rules.push("verbless.objective");
+            }
+        }
+    }
     // Modifiers that found no action in this sentence are kept, not dropped.
     if first_step_here.is_none() || pending.condition.is_some() {
         let mut left: Vec<String> = Vec::new();
@@ -808,6 +972,222 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 span: abs,
             });
         }
+    }
+}
+
+/// Rule `lead.passive`: "Hall is to be taken by the 2nd Division", "Ventosa will be occupied
+/// by Brennier's brigade" — the agent after "by" is the recipient, the participle the action
+/// and the subject its objective. Any other sentence is returned unchanged.
+fn passive(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
+    let word = |t: &Tok, w: &[&str]| {
+        let s = t.span();
+        w.iter().any(|x| text[s.0..s.1].eq_ignore_ascii_case(x))
+    };
+    let Some(lead) = toks
+        .iter()
+        .position(|t| matches!(t, Tok::Recipient { who: Some(_), .. }))
+    else {
+        return toks;
+    };
+    let Some(be) = toks.get(lead + 1).filter(|t| word(t, &["be", "been"])) else {
+        return toks;
+    };
+    let _ = be;
+    let Some(Tok::Participle {
+        action,
+        span: pspan,
+    }) = toks.get(lead + 2).cloned()
+    else {
+        return toks;
+    };
+    let Some(by) = (lead + 3..toks.len()).find(|&k| {
+        matches!(toks[k], Tok::RoutePrep(..) | Tok::DestPrep(..)) && word(&toks[k], &["by"])
+    }) else {
+        return toks;
+    };
+    let Some(Tok::Place(agent)) = toks.get(by + 1).cloned() else {
+        return toks;
+    };
+    let Tok::Recipient {
+        who: Some(mut subject),
+        span: lead_span,
+        ..
+    } = toks[lead].clone()
+    else {
+        return toks;
+    };
+    // The subject of a passive is what is acted on: a place unless it names troops.
+    if !super::resolve::looks_like_troops(&subject.text) {
+        subject.form = Form::Name;
+    }
+    let mut out: Vec<Tok> = toks[..lead].to_vec();
+    out.push(Tok::Recipient {
+        who: Some(agent),
+        attached: Vec::new(),
+        span: (lead_span.0, lead_span.0),
+    });
+    out.push(Tok::Verb {
+        action,
+        verb: action.as_str().to_string(),
+        span: pspan,
+    });
+    out.push(Tok::Place(subject));
+    for (k, t) in toks.into_iter().enumerate() {
+        if k > lead + 2 && k != by && k != by + 1 {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// Rule `lead.compliments`: "X presents his compliments to General Y and requests that he
+/// will …": Y is the recipient; X and the courtesies carry no command.
+fn compliments(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
+    let Some(c) = toks.iter().position(|t| match t {
+        Tok::Courtesy(s) => text[s.0..s.1]
+            .to_ascii_lowercase()
+            .starts_with("presents his compliments"),
+        _ => false,
+    }) else {
+        return toks;
+    };
+    let Some(Tok::Place(who)) = toks.get(c + 1).cloned() else {
+        return toks;
+    };
+    let first = toks.first().map_or((0, 0), Tok::span);
+    let mut out = vec![
+        Tok::Courtesy((first.0, toks[c].span().1)),
+        Tok::Recipient {
+            who: Some(who),
+            attached: Vec::new(),
+            span: toks[c + 1].span(),
+        },
+    ];
+    out.extend(toks.into_iter().skip(c + 2));
+    out
+}
+
+/// Rule `lead.third-person`: "The reserve battery will move …", "On receipt of this, the 3rd
+/// Division will withdraw …" — when the grammar found no recipient, the noun phrase right
+/// before "will", "shall", "must", "is to" or "are to" and the first action is the recipient.
+fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
+    if toks.iter().any(|t| matches!(t, Tok::Recipient { .. })) {
+        return toks;
+    }
+    let Some(v) = toks.iter().position(|t| matches!(t, Tok::Verb { .. })) else {
+        return toks;
+    };
+    let word = |k: usize| {
+        let s = toks[k].span();
+        text[s.0..s.1].to_ascii_lowercase()
+    };
+    let link = match v {
+        0 => return toks,
+        _ if matches!(word(v - 1).as_str(), "will" | "shall" | "must") => v - 1,
+        _ if v >= 2 && word(v - 1) == "to" && matches!(word(v - 2).as_str(), "is" | "are") => v - 2,
+        _ => return toks,
+    };
+    let mut first = link;
+    while first > 0
+        && matches!(
+            toks[first - 1],
+            Tok::Place(_) | Tok::Filler(_) | Tok::Verb { .. }
+        )
+    {
+        first -= 1;
+    }
+    if first == link {
+        return toks;
+    }
+    let span = (toks[first].span().0, toks[link - 1].span().1);
+    let phrase = text[span.0..span.1].trim();
+    if phrase.len() > 60
+        || !phrase
+            .chars()
+            .any(|c| c.is_uppercase() || c.is_ascii_digit())
+    {
+        return toks;
+    }
+    let (name, name_span) = match phrase.split_once(' ') {
+        Some((a, rest)) if a.eq_ignore_ascii_case("the") => (rest, (span.1 - rest.len(), span.1)),
+        _ => (phrase, span),
+    };
+    let who = Target {
+        form: Form::Unit,
+        text: nfc(name),
+        span: name_span,
+        phrase: nfc(phrase),
+        phrase_span: span,
+        hexes: Vec::new(),
+        within: None,
+        parts: Vec::new(),
+    };
+    let end = toks[v - 1].span().1;
+    let mut out: Vec<Tok> = toks[..first].to_vec();
+    out.push(Tok::Recipient {
+        who: Some(who),
+        attached: Vec::new(),
+        span: (span.0, end),
+    });
+    out.extend(toks.into_iter().skip(v));
+    out
+}
+
+/// Rule `lead.several`: "Morvan and Sauret: …", "2nd Div, 3rd Div and 4th Div: …" — names
+/// joined by "and" or commas before the colon are several recipients of one order; the first
+/// is the recipient, the others are kept in `also`.
+fn several_recipients(text: &str, toks: Vec<Tok>, also: &mut Vec<Reference>) -> Vec<Tok> {
+    if toks.iter().any(|t| matches!(t, Tok::Recipient { .. })) {
+        return toks;
+    }
+    let start = toks
+        .iter()
+        .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
+        .unwrap_or(toks.len());
+    let mut names: Vec<&Target> = Vec::new();
+    let mut colon = None;
+    for (k, t) in toks.iter().enumerate().skip(start) {
+        match t {
+            Tok::Place(x) if matches!(x.form, Form::Name | Form::Unit) => names.push(x),
+            Tok::Connector(c, _) if c == "and" || c == "," || c == "&" => {}
+            Tok::Punct(s) if matches!(&text[s.0..s.1], ":") => {
+                colon = Some(k);
+                break;
+            }
+            Tok::Connector(c, _) if c == "—" || c == "–" || c == "--" => {
+                colon = Some(k);
+                break;
+            }
+            _ => break,
+        }
+    }
+    let Some(colon) = colon else {
+        return toks;
+    };
+    if names.len() < 2 {
+        return toks;
+    }
+    let first = names[0].clone();
+    also.extend(names[1..].iter().map(|t| to_reference(t)));
+    let span = (toks[start].span().0, toks[colon].span().1);
+    let mut out: Vec<Tok> = toks[..start].to_vec();
+    out.push(Tok::Recipient {
+        who: Some(first),
+        attached: Vec::new(),
+        span,
+    });
+    out.extend(toks.into_iter().skip(colon + 1));
+    out
+}
+
+/// Keep a negated verb phrase as a prohibition (rule `neg.prohibition`): never an action.
+fn prohibit(text: &str, start: usize, end: usize, d: &mut Draft) {
+    let (span, raw) = trimmed(text, (start, end), &[',', '.', '!', '?', ';']);
+    if !raw.is_empty() {
+        d.prohibitions.push(Prohibition {
+            text: nfc(&words(raw)),
+            span,
+        });
     }
 }
 
@@ -870,6 +1250,20 @@ fn make_condition(
 }
 
 fn attach_condition(cond: Condition, d: &mut Draft, here: Option<usize>, pending: &mut Pending) {
+    // Rule `cond.duration`: "until the 7th Division comes up", "till relieved" say how long a
+    // stage lasts; they are not conditions (no second stage, 30.0 does not apply).
+    if matches!(cond.kind.as_str(), "until" | "till") {
+        d.rules.push("cond.duration");
+        let text = cond.text.clone();
+        match here.map(|_| d.steps.len() - 1) {
+            Some(i) => {
+                d.steps[i].step.manner.push(text.clone());
+                d.steps[i].step.parts.push(text);
+            }
+            None => pending.manner.push(text),
+        }
+        return;
+    }
     match here {
         Some(_) => {
             let last = d.steps.len() - 1;
@@ -919,12 +1313,32 @@ fn share_objectives(steps: &mut [DraftStep]) {
     }
 }
 
+/// 6.3.1: an order "that allows for movement to, into, or around areas of enemy control" is
+/// Engage. A crossing joined by "and" to an attack in the same sentence ("Cross the stream and
+/// capture Hall") is movement into the area the enemy holds: the attack, and its Attack Stoppage
+/// checks (6.7), begin with the crossing, not a stage later (the 6.3 example: "you will only
+/// begin checking for Attack Stoppage once the actual attack begins"; decision 0091).
+fn crossing_into_attack(steps: &mut [DraftStep]) {
+    for i in (0..steps.len().saturating_sub(1)).rev() {
+        let next_engage =
+            steps[i + 1].step.posture == Posture::Engage || steps[i + 1].purpose_engage;
+        if steps[i].step.action == Action::Cross
+            && matches!(steps[i + 1].link, Link::And)
+            && next_engage
+        {
+            steps[i].step.posture = Posture::Engage;
+        }
+    }
+}
+
 /// Group steps into stages (6.3.3). A new stage starts at the first step, at a new sentence,
 /// after "then", at an alternative ("or"), where the posture changes, and where a second
 /// condition begins. Steps joined by "and" (or "to": "deploy to defend") of one posture form
 /// one stage: "march to Kümla and defend" is one General stage.
 pub(crate) fn stages(steps: Vec<DraftStep>) -> Vec<Stage> {
     let mut out: Vec<Stage> = Vec::new();
+    let mut steps = steps;
+    crossing_into_attack(&mut steps);
     for mut ds in steps {
         if ds.purpose_engage {
             ds.step.posture = Posture::Engage;

@@ -58,6 +58,85 @@ pub(crate) fn cost_type(stages: &[Stage]) -> Option<OrderType> {
     }
 }
 
+/// 6.4.4 (rule `limit.troops`): a description that says only whose troops ("the English",
+/// "the enemy") or nothing in particular ("everything in sight") is no limit; a place, a hex,
+/// a named command or a particular body ("the Austrian line") is.
+fn limits(r: &Reference) -> bool {
+    if matches!(r.form, Form::Vague) {
+        return false;
+    }
+    if r.form == Form::Unit && r.resolved.is_none() {
+        let lex = super::lexicon::get();
+        let f = crate::text::fold(&r.text);
+        let generic = f
+            .split(' ')
+            .all(|w| matches!(w, "the" | "all" | "any") || lex.is_nation(w));
+        if generic {
+            return false;
+        }
+    }
+    r.is_limit()
+}
+
+/// Rule `diag.contradiction`: one stage both holds or advances on a place and withdraws from
+/// it ("hold Hall and withdraw from Hall"), or the order forbids what it orders.
+pub(crate) fn contradictions(
+    stages: &[Stage],
+    prohibitions: &[super::ast::Prohibition],
+    out: &mut Vec<Diagnostic>,
+) {
+    fn key(r: &Reference) -> String {
+        r.resolved
+            .as_ref()
+            .map_or_else(|| fold(&r.text), |x| format!("#{}", x.id))
+    }
+    let places = |s: &super::ast::Step| -> Vec<String> {
+        let mut v: Vec<String> = s.objectives.iter().map(key).collect();
+        if let Some(p) = s.direction.as_ref().and_then(|d| d.place.as_ref()) {
+            v.push(key(p));
+        }
+        v
+    };
+    let away = |a: Action| matches!(a, Action::Withdraw | Action::LeaveMap);
+    for st in stages {
+        let mut stay: Vec<String> = Vec::new();
+        let mut leave: Vec<String> = Vec::new();
+        for s in &st.steps {
+            if away(s.action) {
+                leave.extend(places(s));
+            } else {
+                stay.extend(places(s));
+            }
+        }
+        if let Some(p) = stay.iter().find(|p| leave.contains(p)) {
+            out.push(diag(
+                Severity::Warning,
+                "contradiction",
+                format!("this stage both goes to or holds and leaves the same place ({p})"),
+                st.span,
+                "say which comes first (\"hold Hall until 14:00, then withdraw\") or drop one",
+            ));
+        }
+        for s in &st.steps {
+            for o in &s.objectives {
+                let done = fold(&format!("{} {}", s.verb, o.text));
+                if let Some(p) = prohibitions
+                    .iter()
+                    .find(|p| fold(&p.text).starts_with(&done))
+                {
+                    out.push(diag(
+                        Severity::Warning,
+                        "contradiction",
+                        format!("the order both forbids and orders \"{}\"", p.text),
+                        p.span,
+                        "an order must not forbid what it commands; drop one of the two",
+                    ));
+                }
+            }
+        }
+    }
+}
+
 /// Diagnostics about the order's content (6.4.4, 30.0).
 pub(crate) fn content(stages: &[Stage], order_span: Span, out: &mut Vec<Diagnostic>) {
     // An earlier stage that moves along a route, in a direction, or across an obstacle gives
@@ -74,8 +153,8 @@ pub(crate) fn content(stages: &[Stage], order_span: Span, out: &mut Vec<Diagnost
         if st.posture != Posture::Engage {
             continue;
         }
-        let has_limit = st.objectives.iter().any(Reference::is_limit)
-            || st.route.iter().any(Reference::is_limit)
+        let has_limit = st.objectives.iter().any(limits)
+            || st.route.iter().any(limits)
             || st
                 .direction
                 .as_ref()
@@ -166,6 +245,9 @@ pub(crate) fn anatomy_note(a: Anatomy, span: Span) -> Diagnostic {
 
 fn ref_key(r: &Reference) -> String {
     let base = match &r.resolved {
+        // A pronoun keys as written: its antecedent is resolved for the engine, but the
+        // read-back says "it", and "it" must read back to the same order.
+        Some(_) if r.form == Form::Pronoun => fold(&r.text),
         Some(res) => format!("#{}", res.id),
         None if !r.parts.is_empty() => r.parts.iter().map(ref_key).collect::<Vec<_>>().join("+"),
         None => fold(&r.text),

@@ -83,6 +83,14 @@ pub(crate) enum Tok {
     Connector(String, Span),
     Punct(Span),
     Filler(Span),
+    /// A negator from the lexicon ("do not", "on no account"): the next verb phrase is a
+    /// prohibition.
+    Negate(Span),
+    /// A past participle from the lexicon ("held", "taken"): an action only in a passive.
+    Participle {
+        action: Action,
+        span: Span,
+    },
 }
 
 impl Tok {
@@ -112,9 +120,46 @@ impl Tok {
             | Tok::Compass(_, s)
             | Tok::Connector(_, s)
             | Tok::Punct(s)
-            | Tok::Filler(s) => *s,
+            | Tok::Filler(s)
+            | Tok::Negate(s)
+            | Tok::Participle { span: s, .. } => *s,
             Tok::Place(t) | Tok::Addressee(t) => t.phrase_span,
         }
+    }
+}
+
+/// The tag of a token, as `check --explain` shows it ("verb:attack", "place:name", "negate").
+pub(crate) fn tag(t: &Tok) -> String {
+    match t {
+        Tok::Header(_) => "header".into(),
+        Tok::Courtesy(_) => "courtesy".into(),
+        Tok::Addressee(_) => "addressee".into(),
+        Tok::TypeLabel(..) => "type-label".into(),
+        Tok::Preset { .. } => "preset".into(),
+        Tok::Recipient { .. } => "recipient".into(),
+        Tok::Independent(_) => "independent".into(),
+        Tok::Manner(..) => "manner".into(),
+        Tok::Timing { .. } => "time".into(),
+        Tok::IfPossible(_) => "if-possible".into(),
+        Tok::CondStart(..) => "condition".into(),
+        Tok::Purpose(_) => "purpose".into(),
+        Tok::Facing(..) => "facing".into(),
+        Tok::Threat(..) => "threat".into(),
+        Tok::Direction { .. } => "direction".into(),
+        Tok::Attached(..) => "attached".into(),
+        Tok::With(..) => "with".into(),
+        Tok::Verb { action, .. } => format!("verb:{}", action.as_str()),
+        Tok::Place(x) => format!("place:{}", format!("{:?}", x.form).to_lowercase()),
+        Tok::Relation { rel, .. } => format!("relation:{rel}"),
+        Tok::ToFront(_) => "to-front".into(),
+        Tok::RoutePrep(..) => "route-prep".into(),
+        Tok::DestPrep(..) => "prep".into(),
+        Tok::Compass(..) => "compass".into(),
+        Tok::Connector(..) => "connector".into(),
+        Tok::Punct(_) => "punct".into(),
+        Tok::Filler(_) => "word".into(),
+        Tok::Negate(_) => "negate".into(),
+        Tok::Participle { action, .. } => format!("participle:{}", action.as_str()),
     }
 }
 
@@ -262,8 +307,13 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
             let mut attached = Vec::new();
             let mut authority = false;
             let mut you = false;
+            let mut negated: Option<Span> = None;
             for c in p.into_inner() {
                 match c.as_rule() {
+                    // "2nd Division is not to engage": the lead carries the negator.
+                    Rule::subject_link if c.as_str().to_ascii_lowercase().contains("not") => {
+                        negated = Some(span_of(&c, off));
+                    }
                     Rule::who => whos.push(c),
                     Rule::attached | Rule::lead_attached => attached = attached_items(c, off),
                     Rule::k_desire => authority = true,
@@ -277,11 +327,15 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
             } else {
                 whos.into_iter().next()
             };
-            Tok::Recipient {
+            out.push(Tok::Recipient {
                 who: who.map(|w| who_target(w, off)),
                 attached,
                 span,
+            });
+            if let Some(s) = negated {
+                out.push(Tok::Negate(s));
             }
+            return;
         }
         Rule::independent => Tok::Independent(span),
         Rule::nb_order => {
@@ -309,8 +363,16 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
                 match c.as_rule() {
                     Rule::timing_prep => prep = lower_case_words(c.as_str()),
                     Rule::time_value => value = Some(normalise_time(c.as_str())),
+                    Rule::bare_clock => {
+                        prep = "at".into();
+                        value = Some(normalise_time(c.as_str()));
+                    }
                     _ => {}
                 }
+            }
+            // A bare clock ("0600") is a time of starting, as "at 0600".
+            if prep == "immediate" && value.is_some() {
+                prep = "at".into();
             }
             Tok::Timing { prep, value, span }
         }
@@ -445,7 +507,7 @@ fn normalise_time(s: &str) -> String {
     }
     let rest = &t[digits.len()..];
     let pm = rest.contains('p');
-    let (mut h, m): (u32, u32) = if let Some(r) = rest.strip_prefix(':') {
+    let (mut h, m): (u32, u32) = if let Some(r) = rest.strip_prefix([':', '.']) {
         let mm: String = r.chars().take_while(|c| c.is_ascii_digit()).collect();
         (digits.parse().unwrap_or(0), mm.parse().unwrap_or(0))
     } else if digits.len() == 4 {

@@ -13,19 +13,21 @@ pub mod ast;
 mod build;
 mod critique;
 mod grammar;
+mod lexicon;
 mod lower;
+mod names;
 mod readback;
-mod resolve;
+pub(crate) mod resolve;
 mod source;
 
 pub use ast::*;
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use chrono::NaiveTime;
 
 use crate::hex::Hex;
-use crate::rules::OrderType;
+use crate::rules::{OrderType, Posture};
 use crate::scenario::{Echelon, Scenario};
 use critique::diag;
 use resolve::{Index, Match};
@@ -161,7 +163,7 @@ fn check_span(
     side: Option<&str>,
     now: Option<NaiveTime>,
 ) -> CheckedOrder {
-    let draft = build::build(text, span);
+    let draft = build::build(text, span, index);
     let mut diags: Vec<Diagnostic> = Vec::new();
     let build::Draft {
         header,
@@ -182,8 +184,28 @@ fn check_span(
         unreadable,
         body_start,
         addressed_you,
+        prohibitions,
+        mut also,
+        rules,
+        tags,
+        topic: _,
+        topic_time: _,
     } = draft;
+    let mut rules: Vec<String> = rules.into_iter().map(str::to_string).collect();
+    if let Some(ix) = index {
+        for r in &mut also {
+            if let Match::Found { resolved, .. } = ix.unit(&r.text, true) {
+                r.resolved = Some(resolved);
+            }
+        }
+    }
     let mut stages = build::stages(steps);
+    // Rule `lead.no-action`: no action, but written as English prose (a finite verb): a report,
+    // the sender's intention or an exhortation, not gibberish.
+    let no_action = unreadable.is_some() && lexicon::get().reads_as_prose(&text[span.0..span.1]);
+    if no_action {
+        rules.push("lead.no-action".into());
+    }
 
     // --- the recipient
     let mut recipient_side: Option<String> = None;
@@ -254,10 +276,19 @@ fn check_span(
             (body_start, body_start),
             "6.2.2: pre-set orders are attached to a command by the scenario",
         )),
+        // Rule `lead.no-action`: a report or an exhortation gives nothing to anybody.
+        (None, false) if no_action => {}
         (None, false) => {
             let at = stages.first().map_or_else(|| word_span(text, body_start), |s| s.span);
+            // Rule `lead.letter`: with no scenario there is no order of battle to check, and
+            // a letter's addressee is named on its cover, not in its text: a warning.
+            let severity = if index.is_some() {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
             diags.push(diag(
-                Severity::Error,
+                severity,
                 "no-recipient",
                 "the order does not say who is to carry it out",
                 (at.0, at.0),
@@ -279,6 +310,7 @@ fn check_span(
     }
 
     // --- places, hexes and troops
+    let slots = slot_spans(&stages);
     let mut places: Vec<Reference> = Vec::new();
     let mut table: Table = HashMap::new();
     for mut r in refs {
@@ -286,6 +318,18 @@ fn check_span(
             continue;
         }
         let mut res: Option<Resolved> = None;
+        if r.form == Form::Hex && r.hexes.is_empty() && r.text.parse::<Hex>().is_err() {
+            // 2.1.1: hex numbers are unsigned; "-5.-5" is refused, never read as 5.5.
+            diags.push(diag(
+                Severity::Error,
+                "not-a-hex",
+                format!("\"{}\" is not a hex number", r.text),
+                r.span,
+                "a hex is written column.row with no sign, e.g. 29.17",
+            ));
+            table.insert(r.span, (r.form, None));
+            continue;
+        }
         match (r.form, index) {
             (Form::Hex, Some(ix)) => {
                 if let Some(h) = r
@@ -365,18 +409,14 @@ fn check_span(
                         res = Some(resolved);
                     }
                     Match::Missing { .. } if stages.is_empty() => {}
-                    Match::Missing { .. } => diags.push(diag(
-                        Severity::Error,
-                        "unknown-place",
-                        format!("\"{}\" is not a place on this map", r.text),
-                        r.span,
-                        suggest(
-                            &suggestions,
-                            "name a place of the scenario's gazetteer or give a hex",
-                        ),
-                    )),
+                    Match::Missing { .. } => {
+                        unresolved(&r, slots.contains(&r.span), &suggestions, &mut diags);
+                    }
                 },
             },
+            (Form::Name, None) if slots.contains(&r.span) && vague(&r.text) => {
+                unresolved(&r, true, &[], &mut diags);
+            }
             (Form::Unit, Some(ix)) => {
                 if let Match::Found { resolved, .. } = ix.unit(&r.text, false) {
                     res = Some(resolved);
@@ -386,7 +426,14 @@ fn check_span(
         }
         table.insert(r.span, (r.form, res.clone()));
         r.resolved = res;
-        if r.is_place() {
+        // Rule `place.name-like`: an unresolved lower-case word is text, not a place, unless
+        // it describes terrain ("the heights").
+        if r.is_place()
+            && (r.form != Form::Name
+                || r.resolved.is_some()
+                || name_like(&r.text)
+                || (vague(&r.text) && slots.contains(&r.span)))
+        {
             places.push(r);
         }
     }
@@ -441,12 +488,61 @@ fn check_span(
         }
     }
 
+    // Rule `pronoun.antecedent`: "it", "there" and "them" as an objective stand for the last
+    // resolved place written before them ("march upon Hall and carry it").
+    for st in &mut stages {
+        for step in &mut st.steps {
+            for r in &mut step.objectives {
+                if r.form == Form::Pronoun && r.resolved.is_none() {
+                    rules.push("pronoun.antecedent".into());
+                    r.resolved = places
+                        .iter()
+                        .rev()
+                        .find(|p| p.span.0 < r.span.0 && p.resolved.is_some())
+                        .and_then(|p| p.resolved.clone());
+                }
+            }
+        }
+        let all: Vec<Reference> = st.steps.iter().flat_map(|x| x.objectives.clone()).collect();
+        for r in &mut st.objectives {
+            if r.form == Form::Pronoun
+                && let Some(x) = all.iter().find(|x| x.span == r.span)
+            {
+                r.resolved = x.resolved.clone();
+            }
+        }
+    }
+
+    // --- posture from the map (6.3.1)
+    if let (Some(ix), Some(own)) = (index, side.or(recipient_side.as_deref()))
+        && posture_from_map(ix.scenario, own, &mut stages)
+    {
+        rules.push("posture.map".into());
+    }
+    if merge_approach(&mut stages) {
+        rules.push("posture.approach".into());
+    }
+    if stages.is_empty() && !prohibitions.is_empty() {
+        rules.push("neg.general".into());
+    }
+
     // --- classification (6.3, 6.4.2)
-    let order_type = critique::order_type(&stages);
+    // Rule `neg.general`: an order that only forbids ("do not engage") orders no offensive
+    // movement; it is General (6.3.2).
+    let order_type = critique::order_type(&stages)
+        .or_else(|| (!prohibitions.is_empty()).then_some(OrderType::General));
     let cost_type = critique::cost_type(&stages);
 
     // --- critique
-    if let Some(u) = &unreadable {
+    if no_action {
+        diags.push(diag(
+            Severity::Warning,
+            "no-action",
+            "no action is given to anybody here; read as a report, an intention or an exhortation",
+            word_span(text, body_start),
+            "an order needs an action verb for its recipient: \"2nd Div: hold Kümla.\"",
+        ));
+    } else if let Some(u) = &unreadable {
         let at = word_span(text, u.pos);
         diags.push(diag(
             Severity::Error,
@@ -491,6 +587,7 @@ fn check_span(
         ));
     }
     critique::content(&stages, span, &mut diags);
+    critique::contradictions(&stages, &prohibitions, &mut diags);
     if let Some(now) = now {
         for st in &stages {
             for step in &st.steps {
@@ -562,10 +659,18 @@ fn check_span(
     let _ = intent_span;
 
     let who = recipient.as_ref().map(|r| {
-        let name = r
-            .resolved
-            .as_ref()
-            .map_or(r.phrase.clone(), |x| x.name.clone());
+        // The order of battle's name when it reads back to the same command; otherwise the
+        // recipient as written ("Milhaud"), which does.
+        let name = match (&r.resolved, index) {
+            (Some(x), Some(ix))
+                if matches!(ix.unit(&x.name, false), Match::Found { ref resolved, .. } if resolved.id == x.id)
+                    && !x.name.contains('(') =>
+            {
+                x.name.clone()
+            }
+            (Some(x), None) => x.name.clone(),
+            _ => r.phrase.clone(),
+        };
         if lead_attached.is_empty() {
             name
         } else {
@@ -573,25 +678,38 @@ fn check_span(
             format!("{name} with {} attached", a.join(" and "))
         }
     });
-    let readback = readback::render(who.as_deref(), preset, independent, &stages, order_type);
-    let key = critique::key(
+    let readback = readback::render(
+        who.as_deref(),
+        preset,
+        independent,
+        &stages,
+        &prohibitions,
+        order_type,
+    );
+    let mut key = critique::key(
         recipient.as_ref(),
         &attached,
         independent,
         &stages,
         intent_text.as_deref(),
     );
+    for p in &prohibitions {
+        key.push_str("|not:");
+        key.push_str(&crate::text::fold(&p.text));
+    }
     CheckedOrder {
         text: crate::text::nfc(&text[span.0..span.1]),
         span,
         header,
         courtesies,
         recipient,
+        also,
         preset,
         order_type,
         cost_type,
         stated_type: stated_type.map(|(t, _)| t),
         stages,
+        prohibitions,
         places,
         independent,
         attached,
@@ -601,6 +719,166 @@ fn check_span(
         readback,
         key,
         diagnostics: diags,
+        rules,
+        tags,
+    }
+}
+
+/// Rule `posture.map` (6.3.1: Engage is "offensive movement"): a stage that moves to, into or
+/// around a place the scenario's set-up shows under enemy control (an enemy unit stands on one
+/// of its hexes) is Engage.
+fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
+    let mut fired = false;
+    let enemy_held = |r: &Reference| {
+        let Some(res) = &r.resolved else { return false };
+        let Some(place) = s.places.iter().find(|p| p.id == res.id) else {
+            return false;
+        };
+        s.units.iter().any(|u| {
+            u.side != own
+                && u.position
+                    .as_ref()
+                    .is_some_and(|p| place.hexes.contains(&p.hex))
+        })
+    };
+    for st in stages.iter_mut() {
+        let moving = st
+            .steps
+            .iter()
+            .all(|x| matches!(x.action, Action::Move | Action::Cross));
+        if st.posture == Posture::General && moving && st.objectives.iter().any(enemy_held) {
+            st.posture = Posture::Engage;
+            for x in &mut st.steps {
+                x.posture = Posture::Engage;
+            }
+            fired = true;
+        }
+    }
+    fired
+}
+
+/// Rule `posture.approach` (6.3.3): "march upon Hall and carry it" is one Engage stage, not
+/// a General stage and an Engage one: a movement joined by "and" to an attack on the same
+/// objective (or on "it", "there", the enemy) is the attack's approach.
+fn merge_approach(stages: &mut Vec<Stage>) -> bool {
+    let mut fired = false;
+    fn key(r: &Reference) -> String {
+        r.resolved
+            .as_ref()
+            .map_or_else(|| crate::text::fold(&r.text), |x| x.id.clone())
+    }
+    let mut i = 1;
+    while i < stages.len() {
+        let (a, b) = (&stages[i - 1], &stages[i]);
+        let approach = a
+            .steps
+            .iter()
+            .all(|x| matches!(x.action, Action::Move | Action::Cross))
+            && b.posture == Posture::Engage
+            && b.link == Link::And
+            && a.condition.is_none()
+            && b.condition.is_none()
+            && !a.objectives.is_empty()
+            && b.objectives.iter().all(|o| {
+                matches!(o.form, Form::Pronoun | Form::Unit)
+                    || a.objectives.iter().any(|x| key(x) == key(o))
+            });
+        if approach {
+            let b = stages.remove(i);
+            let a = &mut stages[i - 1];
+            a.posture = Posture::Engage;
+            a.span.1 = a.span.1.max(b.span.1);
+            a.route.extend(b.route);
+            a.direction = a.direction.take().or(b.direction);
+            a.timing = a.timing.take().or(b.timing);
+            a.steps.extend(b.steps);
+            fired = true;
+        } else {
+            i += 1;
+        }
+    }
+    fired
+}
+
+/// The spans of every reference in an objective, route or direction slot of a stage.
+fn slot_spans(stages: &[Stage]) -> BTreeSet<Span> {
+    fn add(r: &Reference, out: &mut BTreeSet<Span>) {
+        out.insert(r.span);
+        for p in &r.parts {
+            add(p, out);
+        }
+    }
+    let mut out = BTreeSet::new();
+    for st in stages {
+        for step in &st.steps {
+            for r in step.objectives.iter().chain(&step.route) {
+                add(r, &mut out);
+            }
+            for d in [&step.direction, &step.facing].into_iter().flatten() {
+                if let Some(p) = &d.place {
+                    add(p, &mut out);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A name is name-like when a word of it is capitalised or written in a script without case
+/// ("Vimeiro", "北京"); "good defensive position" is not.
+fn name_like(text: &str) -> bool {
+    text.split_whitespace().any(|w| {
+        w.chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || (c.is_alphabetic() && !c.is_lowercase()))
+    })
+}
+
+/// A lower-case description ending in a terrain noun of the lexicon: "the heights", "a good
+/// defensive position".
+fn vague(text: &str) -> bool {
+    !name_like(text)
+        && text
+            .split_whitespace()
+            .last()
+            .is_some_and(|w| lexicon::get().is_terrain(&w.to_lowercase()))
+}
+
+/// The diagnostic for a name that resolves to nothing (rules `diag.unknown-place`,
+/// `diag.vague-place`, `diag.unknown-word`): an error only for a name-like word in an objective
+/// or route slot; a vague description there is a warning asking for a name or hex; anything
+/// else is a warning, or nothing for a lower-case word outside a slot.
+fn unresolved(r: &Reference, slot: bool, suggestions: &[String], diags: &mut Vec<Diagnostic>) {
+    if slot && name_like(&r.text) {
+        diags.push(diag(
+            Severity::Error,
+            "unknown-place",
+            format!("\"{}\" is not a place on this map", r.text),
+            r.span,
+            suggest(
+                suggestions,
+                "name a place of the scenario's gazetteer or give a hex",
+            ),
+        ));
+    } else if slot && vague(&r.text) {
+        diags.push(diag(
+            Severity::Warning,
+            "vague-place",
+            format!("\"{}\" does not say which place", r.phrase),
+            r.span,
+            "name the place or give a hex (\"the heights\" → \"Hinzeberg\" or \"24.12\")",
+        ));
+    } else if slot || name_like(&r.text) {
+        diags.push(diag(
+            Severity::Warning,
+            "unknown-word",
+            format!("\"{}\" is neither a place nor a command of this scenario", r.text),
+            r.span,
+            suggest(
+                suggestions,
+                "if it is a place, use the gazetteer's name or a hex; otherwise it is only read as text",
+            ),
+        ));
     }
 }
 

@@ -8,7 +8,7 @@
 //! gives the same typed order (same [`super::CheckedOrder::same_order_key`]). Must not: parse
 //! or judge.
 
-use super::ast::{Link, Stage, Step};
+use super::ast::{Link, Prohibition, Stage, Step};
 use crate::rules::OrderType;
 
 fn join_parts(parts: &[String]) -> String {
@@ -75,12 +75,21 @@ fn subject_link(name: &str) -> &'static str {
     }
 }
 
+fn not_link(link: &str) -> &'static str {
+    if link == "are to" {
+        "are not to"
+    } else {
+        "is not to"
+    }
+}
+
 /// Render an order. `who` is the recipient's display name (resolved name, else as written).
 pub(crate) fn render(
     who: Option<&str>,
     preset: bool,
     independent: bool,
     stages: &[Stage],
+    prohibitions: &[Prohibition],
     order_type: Option<OrderType>,
 ) -> String {
     let mut sentences: Vec<String> = Vec::new();
@@ -125,6 +134,20 @@ pub(crate) fn render(
             }
             (_, Some(s)) => sentences.push(capitalise(&format!("{s} {} {body}", subject_link(&s)))),
             _ => sentences.push(capitalise(&body)),
+        }
+    }
+    // Rule `neg.prohibition`: what is forbidden is read back as forbidden, after the stages
+    // ("… and is not to pursue beyond the stream"), never as an action.
+    for p in prohibitions {
+        let link = who.map_or("are not to", |w| not_link(subject_link(w)));
+        match sentences.last_mut() {
+            Some(last) => {
+                last.push_str(&format!(", and {link} {}", p.text));
+            }
+            None => {
+                let intro = who.map_or(String::new(), |w| format!("{w} "));
+                sentences.push(capitalise(&format!("{intro}{link} {}", p.text)));
+            }
         }
     }
     let mut out = sentences

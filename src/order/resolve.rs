@@ -16,76 +16,6 @@ use crate::text::{edit_distance, fold};
 
 use super::ast::Resolved;
 
-/// Words that make a noun phrase a reference to troops rather than to a place.
-const TROOP_WORDS: &[&str] = &[
-    "enemy",
-    "enemies",
-    "british",
-    "french",
-    "allied",
-    "allies",
-    "spanish",
-    "portuguese",
-    "prussian",
-    "prussians",
-    "austrian",
-    "austrians",
-    "russian",
-    "russians",
-    "imperial",
-    "troops",
-    "division",
-    "divisions",
-    "div",
-    "divs",
-    "corps",
-    "brigade",
-    "brigades",
-    "bde",
-    "cavalry",
-    "cav",
-    "infantry",
-    "artillery",
-    "battery",
-    "batteries",
-    "guard",
-    "guards",
-    "hq",
-    "headquarters",
-    "army",
-    "armies",
-    "column",
-    "columns",
-    "regiment",
-    "regiments",
-    "battalion",
-    "battalions",
-    "squadron",
-    "squadrons",
-    "skirmishers",
-    "dragoons",
-    "hussars",
-    "lancers",
-    "cuirassiers",
-    "grenadiers",
-    "voltigeurs",
-    "chasseurs",
-    "formations",
-    "formation",
-    "garrison",
-    "force",
-    "forces",
-    "men",
-    "wing",
-    "reserve",
-    "reserves",
-    "line",
-    "lines",
-    "horse",
-    "foot",
-    "guns",
-];
-
 fn is_roman(w: &str) -> bool {
     !w.is_empty() && w.len() <= 5 && w.chars().all(|c| matches!(c, 'i' | 'v' | 'x'))
 }
@@ -113,9 +43,29 @@ pub(crate) fn looks_like_troops(text: &str) -> bool {
     {
         return true;
     }
+    // "the French heights" is a place: a terrain noun at the head wins over a troop word
+    // (but "the Allied line", "the enemy's left" stay troops).
+    let lex = super::lexicon::get();
+    if words.last().is_some_and(|w| {
+        lex.is_terrain(w)
+            && !matches!(
+                *w,
+                "line"
+                    | "lines"
+                    | "flank"
+                    | "left"
+                    | "right"
+                    | "centre"
+                    | "center"
+                    | "front"
+                    | "rear"
+            )
+    }) {
+        return false;
+    }
     // "line" and "column" are troops only with a nationality ("the Allied line").
     words.iter().any(|w| {
-        (TROOP_WORDS.contains(w) || TROOP_WORDS.contains(&w.trim_end_matches('s')))
+        (lex.is_troop_word(w) || lex.is_troop_word(w.trim_end_matches('s')))
             && !matches!(
                 *w,
                 "line" | "lines" | "column" | "columns" | "horse" | "foot"
@@ -262,6 +212,8 @@ struct UnitKey {
 /// Lookup tables over one scenario.
 pub(crate) struct Index<'a> {
     pub scenario: &'a Scenario,
+    /// The place names and aliases as word sequences (rule `name.scenario`).
+    pub phrases: super::names::Phrases,
     places: Vec<PlaceKey>,
     units: Vec<UnitKey>,
 }
@@ -332,12 +284,15 @@ impl<'a> Index<'a> {
             let mut names: Vec<&str> = vec![&f.name];
             names.extend(f.short.as_deref());
             names.extend(f.aliases.iter().map(String::as_str));
+            // "6th Brigade (Fane)": the commander it is named after (issue 17).
+            names.extend(crate::text::bracketed(&f.name));
             add(names, &f.id, &f.name, "formation", &f.side);
         }
         for u in &scenario.units {
             let mut names: Vec<&str> = vec![&u.name];
             names.extend(u.short.as_deref());
             names.extend(u.aliases.iter().map(String::as_str));
+            names.extend(crate::text::bracketed(&u.name));
             add(names, &u.id, &u.name, "unit", &u.side);
         }
         // Commanders resolve to the formation they command.
@@ -370,8 +325,16 @@ impl<'a> Index<'a> {
                 });
             }
         }
+        let phrases = super::names::Phrases::new(
+            scenario
+                .places
+                .iter()
+                .flat_map(|p| std::iter::once(&p.name).chain(&p.aliases))
+                .map(String::as_str),
+        );
         Index {
             scenario,
+            phrases,
             places,
             units,
         }
@@ -384,6 +347,14 @@ impl<'a> Index<'a> {
             name: p.name.clone(),
             kind: kind_name(p.kind),
         }
+    }
+
+    /// The text is, exactly, a name of the scenario (a place or alias, or a command): a
+    /// captured name that must be kept whole (rule `name.edges`).
+    pub fn is_exact_name(&self, text: &str) -> bool {
+        let key = place_key(text);
+        self.places.iter().any(|k| k.key == key)
+            || matches!(self.unit(text, false), Match::Found { near: None, .. })
     }
 
     /// Look a place name up.
@@ -475,6 +446,55 @@ impl<'a> Index<'a> {
     }
 
     /// Look a formation, unit or commander up (exact, then near miss when `fuzzy`).
+    /// A commander's or brigadier's surname, alone or as a possessive before troop words
+    /// ("Anstruther", "Merlin's lancers", "Loison's division"), resolves to the one command
+    /// whose name, short name or alias holds that surname as a word (scenario lexicon, issue 11).
+    fn by_surname(&self, text: &str) -> Option<Match> {
+        let first = text.split_whitespace().next()?;
+        if !first.chars().next().is_some_and(char::is_uppercase) {
+            return None;
+        }
+        let written = fold(text);
+        let mut words = written.split(' ');
+        let head = words.next()?;
+        let lex = super::lexicon::get();
+        if !words.all(|w| lex.is_troop_word(w) || lex.is_troop_word(w.trim_end_matches('s'))) {
+            return None;
+        }
+        let surname = if first.ends_with("'s") || first.ends_with("’s") || first.ends_with('\'') {
+            head.trim_end_matches('s')
+        } else {
+            head
+        };
+        if surname.chars().count() < 3 || lex.is_troop_word(surname) {
+            return None;
+        }
+        let hits: Vec<&UnitKey> = self
+            .units
+            .iter()
+            .filter(|k| {
+                k.written
+                    .split(' ')
+                    .any(|w| w == surname || w.strip_suffix('s') == Some(surname))
+            })
+            .collect();
+        let k = hits.first()?;
+        if hits.iter().any(|h| h.id != k.id) {
+            return None;
+        }
+        Some(Match::Found {
+            resolved: Resolved {
+                id: k.id.clone(),
+                name: k.name.clone(),
+                kind: k.kind.clone(),
+            },
+            side: Some(k.side.clone()),
+            variant: None,
+            near: None,
+            others: Vec::new(),
+        })
+    }
+
     pub fn unit(&self, text: &str, fuzzy: bool) -> Match {
         let key = unit_key(text);
         let bare = without_titles(&key);
@@ -512,6 +532,9 @@ impl<'a> Index<'a> {
                 near: None,
                 others,
             };
+        }
+        if let Some(m) = self.by_surname(text) {
+            return m;
         }
         // Numbers are never near misses of each other: "5th Div" is not "4th Div".
         let want = digit_words(&bare);

@@ -53,6 +53,75 @@ pub enum Purpose {
 }
 
 impl Purpose {
+    /// The rule whose procedure rolls these dice (for messages naming an unscripted die).
+    pub fn rule(self) -> &'static str {
+        match self {
+            Purpose::Acceptance => "6.5",
+            Purpose::DelayReduction => "6.5.2",
+            Purpose::Discovery => "6.5.3",
+            Purpose::Initiative => "6.6.1",
+            Purpose::Stoppage => "6.7",
+            Purpose::Morale => "21.2",
+            Purpose::Reinforcement => "12.6",
+            Purpose::RandomEvent => "29",
+            Purpose::Special => "scenario special rules",
+            Purpose::CloseCombat => "15",
+            Purpose::Charge => "16",
+            Purpose::Fire => "17, 18",
+            Purpose::CommanderLoss => "25",
+            Purpose::StragglerRecovery => "20.3.2",
+        }
+    }
+
+    /// What a die of this purpose decides, in words.
+    pub fn what(self) -> &'static str {
+        match self {
+            Purpose::Acceptance => "New Order Acceptance",
+            Purpose::DelayReduction => "Delay Reduction",
+            Purpose::Discovery => "discovering a distorted order",
+            Purpose::Initiative => "an Initiative attempt",
+            Purpose::Stoppage => "an Attack Stoppage check",
+            Purpose::Morale => "a Morale Check",
+            Purpose::Reinforcement => "a reinforcement's arrival",
+            Purpose::RandomEvent => "the Random Events check",
+            Purpose::Special => "a scenario special rule",
+            Purpose::CloseCombat => "a Close Combat (Check to Stand or losses)",
+            Purpose::Charge => "a cavalry charge (Check to Stand, Breakoff, losses or Gun Loss)",
+            Purpose::Fire => "artillery or Skirmisher fire",
+            Purpose::CommanderLoss => "a Commander Loss check",
+            Purpose::StragglerRecovery => "Straggler Recovery",
+        }
+    }
+
+    /// How a case file writes these dice (`11..66: 23`, `2d6: 3+4`, `d6: 5`).
+    pub fn case_kind(self, sides: u8) -> String {
+        match self {
+            Purpose::Acceptance | Purpose::Initiative => "11..66: TENS-UNITS, e.g. 23".into(),
+            Purpose::Stoppage => "2d6: A+B".into(),
+            _ => format!("d{sides}: VALUE"),
+        }
+    }
+
+    /// The purpose's name in case files and JSON (`delay-reduction`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Purpose::Acceptance => "acceptance",
+            Purpose::DelayReduction => "delay-reduction",
+            Purpose::Discovery => "discovery",
+            Purpose::Initiative => "initiative",
+            Purpose::Stoppage => "stoppage",
+            Purpose::Morale => "morale",
+            Purpose::Reinforcement => "reinforcement",
+            Purpose::RandomEvent => "random-event",
+            Purpose::Special => "special",
+            Purpose::CloseCombat => "close-combat",
+            Purpose::Charge => "charge",
+            Purpose::Fire => "fire",
+            Purpose::CommanderLoss => "commander-loss",
+            Purpose::StragglerRecovery => "straggler-recovery",
+        }
+    }
+
     /// Every purpose, in stream order.
     pub const ALL: [Purpose; 14] = [
         Purpose::Acceptance,
@@ -87,7 +156,14 @@ pub struct Die {
 
 /// Asked for a die that a scripted source did not have.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("no {sides}-sided die scripted for {purpose:?} (roll {index} of that purpose)")]
+#[error(
+    "no {sides}-sided die scripted for {purpose:?}: the engine asked for its die number {n} of that purpose, the roll of {what} (rule {rule}); give it under `dice:` as `{name} {kind}`",
+    n = index + 1,
+    kind = purpose.case_kind(*sides),
+    what = purpose.what(),
+    rule = purpose.rule(),
+    name = purpose.name()
+)]
 pub struct DiceExhausted {
     pub purpose: Purpose,
     pub sides: u8,

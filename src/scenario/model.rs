@@ -14,6 +14,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::hex::Hex;
 pub use crate::provenance::Provenance;
+// The unit vocabulary lives in `units` (shared with `combat`); these paths stay for callers.
+pub use crate::units::{MoraleRating, Strength, UnitFormation, UnitKind};
 
 /// A whole scenario file.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -121,6 +123,11 @@ pub struct Side {
     pub name: String,
     /// The formation at the top of this side's order of battle (its army).
     pub army: String,
+    /// The nation of its troops for the national rules (26: `british`, `french`, `spanish`,
+    /// `portuguese`, `kgl`, …); a formation or unit may say otherwise. Only `british` changes a
+    /// procedure today (26.4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nation: Option<String>,
 }
 
 /// A commander counter (3.1, 25): rating 0–4, Fighter flag.
@@ -212,6 +219,9 @@ pub struct Formation {
     /// has already borrowed from Cuesta and may order without Cuesta's roll).
     #[serde(default)]
     pub borrowed: bool,
+    /// The nation of its troops when not its side's (26; Cuesta's Spanish in an Allied army).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nation: Option<String>,
     /// A division is Wrecked when this many of its brigades are Wrecked (21.6.2), instead of the
     /// combat tables' assumption (`[wrecked].division_less`). Talavera scenario 4: the reinforced
     /// 1-I breaks at three, the reduced 3-I at two.
@@ -223,84 +233,6 @@ pub struct Formation {
     pub losses: Option<super::losses::LossEntry>,
     #[serde(default)]
     pub assumed: Vec<String>,
-}
-
-/// Unit types (3.1, chart p2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum UnitKind {
-    Infantry,
-    CavalryLight,
-    CavalryHeavy,
-    CavalryLancer,
-    ArtilleryLightFoot,
-    ArtilleryHeavyFoot,
-    ArtilleryLightHorse,
-    ArtilleryHeavyHorse,
-    Skirmisher,
-    Train,
-}
-
-impl UnitKind {
-    pub fn is_cavalry(self) -> bool {
-        matches!(
-            self,
-            UnitKind::CavalryLight | UnitKind::CavalryHeavy | UnitKind::CavalryLancer
-        )
-    }
-    pub fn is_artillery(self) -> bool {
-        matches!(
-            self,
-            UnitKind::ArtilleryLightFoot
-                | UnitKind::ArtilleryHeavyFoot
-                | UnitKind::ArtilleryLightHorse
-                | UnitKind::ArtilleryHeavyHorse
-        )
-    }
-    pub fn is_infantry(self) -> bool {
-        matches!(self, UnitKind::Infantry)
-    }
-    /// Artillery, trains and skirmishers never count as sub-units (6.9 box).
-    pub fn counts_as_sub_unit(self) -> bool {
-        !self.is_artillery() && !matches!(self, UnitKind::Train | UnitKind::Skirmisher)
-    }
-}
-
-/// Strength levels of foot and horse (3.1, 7.0): C < B < A < AA < AAA.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Strength {
-    C,
-    B,
-    A,
-    AA,
-    AAA,
-}
-
-/// Morale ratings A (best) to E (8.0, 21).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum MoraleRating {
-    A,
-    B,
-    C,
-    D,
-    E,
-}
-
-/// Tactical formations (8.0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum UnitFormation {
-    #[default]
-    Line,
-    Column,
-    MarchColumn,
-    Square,
-    Skirmish,
-    Ready,
-    Blown,
-    Limbered,
-    Unlimbered,
-    Routed,
 }
 
 /// Six hexside facings, named by compass point for flat-topped hexes.
@@ -360,6 +292,12 @@ pub struct Unit {
     pub regiments: Vec<String>,
     #[serde(default)]
     pub assumed: Vec<String>,
+    /// The unit's own nation when not its formation's or side's (26).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nation: Option<String>,
+    /// Marked as Cossacks (26.6): charges only DG or Routed targets, evades charges.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cossack: bool,
 }
 
 /// A set-up position: `"13.13"`, `"w/i 3 of 20.22"`, `"2.10 ex 2.11"` (3.3, 13).
@@ -975,6 +913,19 @@ impl Scenario {
             parent = self.formation(p).and_then(|f| f.parent.as_deref());
         }
         None
+    }
+}
+
+/// What a loss chart needs of a scenario's unit (20.4).
+impl crate::units::ChartedUnit for Unit {
+    fn kind(&self) -> UnitKind {
+        self.kind
+    }
+    fn strength(&self) -> Option<Strength> {
+        self.strength
+    }
+    fn gun_points(&self) -> Option<u8> {
+        self.gun_points
     }
 }
 

@@ -15,15 +15,29 @@ use sha2::{Digest, Sha256};
 use crate::engine::{Command, Event};
 
 /// Schema version written by this build. Older files are migrated; newer ones are refused.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Identifies a staffwork game file (SQLite `application_id`, "SWRK").
 const APPLICATION_ID: i64 = 0x5357_524B;
 
 const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0001_init.sql"),
+    include_str!("migrations/0002_integrity.sql"),
     include_str!("migrations/0003_web_seats.sql"),
 ];
+
+/// How long a writer waits for another writer to finish before giving up (decision 0050). A
+/// command holds the write lock for milliseconds; waiting this long means something is wrong.
+pub const BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// The busy wait in force: [`BUSY_WAIT`], or `STAFFWORK_BUSY_WAIT_MS` when set (tests, and
+/// umpires on slow shared disks).
+pub fn busy_wait() -> std::time::Duration {
+    std::env::var("STAFFWORK_BUSY_WAIT_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(BUSY_WAIT, std::time::Duration::from_millis)
+}
 
 /// The hash before the first event.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -49,6 +63,9 @@ pub struct GameMeta {
     /// The user's combat table overrides (TOML), empty for the built-in tables.
     #[serde(default)]
     pub combat_tables_toml: String,
+    /// The user's Movement Table overrides (TOML), empty for the built-in table.
+    #[serde(default)]
+    pub movement_tables_toml: String,
     /// Dice algorithm, part of the re-simulation contract.
     pub rng: String,
     /// Wall-clock creation time (metadata only; the engine never reads it).
@@ -88,6 +105,25 @@ pub struct StoredCommand {
     pub actor: String,
 }
 
+/// The head of a record: how many events and commands, and the last event's hash.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Head {
+    pub events: i64,
+    pub commands: i64,
+    pub hash: String,
+}
+
+impl Head {
+    /// The head of an empty record.
+    pub fn genesis() -> Head {
+        Head {
+            events: 0,
+            commands: 0,
+            hash: GENESIS.to_string(),
+        }
+    }
+}
+
 /// Why the store refused or failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -108,6 +144,21 @@ pub enum StoreError {
     /// A stored payload this build cannot read.
     #[error("event {seq} cannot be read: {why}")]
     Unreadable { seq: i64, why: String },
+    /// A game file whose record does not read back cleanly: rows emptied, cut, inserted or
+    /// edited, or a schema version reset (`PRAGMA user_version = 0` on a file with tables).
+    #[error(
+        "{path} does not read back cleanly: {why}; nothing was written (check it with `staffwork replay --db {path} --verify`, or go back to a copy)"
+    )]
+    Corrupt { path: String, why: String },
+    /// A value that could not be encoded as JSON (never expected: every engine type serialises).
+    #[error("cannot encode the {what} as JSON: {why}")]
+    Encode { what: &'static str, why: String },
+    /// Another writer held the game file longer than the busy wait ([`busy_wait`]).
+    #[error(
+        "{path} is busy: another writer has held it for over {} ms; nothing was written — try again, and check no process is stuck (STAFFWORK_BUSY_WAIT_MS sets the wait)",
+        busy_wait().as_millis()
+    )]
+    Busy { path: String },
     #[error("database error: {0}")]
     Sql(#[from] rusqlite::Error),
 }
@@ -116,12 +167,17 @@ pub enum StoreError {
 pub struct Store {
     conn: Connection,
     meta: GameMeta,
+    /// The file's path for messages (`:memory:` for an in-memory game).
+    path: String,
 }
 
 /// Canonical JSON of an event: serde's field order is the struct order and every map in the
 /// engine is a `BTreeMap`, so equal events give equal bytes.
-pub fn canonical(event: &Event) -> String {
-    serde_json::to_string(event).unwrap_or_default()
+pub fn canonical(event: &Event) -> Result<String, StoreError> {
+    serde_json::to_string(event).map_err(|e| StoreError::Encode {
+        what: "event",
+        why: e.to_string(),
+    })
 }
 
 /// The chained hash of a payload: SHA-256 of the previous hash and the payload.
@@ -130,30 +186,62 @@ pub fn chain_hash(prev: &str, payload: &str) -> String {
     h.update(prev.as_bytes());
     h.update(b"\n");
     h.update(payload.as_bytes());
+    hex(&h.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(64);
-    for b in h.finalize() {
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
         out.push(char::from(HEX[usize::from(b >> 4)]));
         out.push(char::from(HEX[usize::from(b & 0x0f)]));
     }
     out
 }
 
-/// The `kind` of an event, read from its canonical payload (the tag of its flattened
-/// `EventKind`): the same string as [`Event::kind_name`] without serialising the event a second
-/// time into a `serde_json::Value`.
-fn kind_of(payload: &str) -> Option<String> {
-    #[derive(Deserialize)]
-    struct Kind<'a> {
-        #[serde(borrow)]
-        kind: std::borrow::Cow<'a, str>,
+/// HMAC-SHA-256 (RFC 2104) of `message` under `key`: the receipt digest. A keyed digest, so
+/// someone holding a receipt but not the file cannot test guesses about hidden events against
+/// it (decision 0050).
+pub fn hmac_sha256(key: &[u8], message: &[u8]) -> String {
+    let mut block = [0u8; 64];
+    if key.len() > 64 {
+        block[..32].copy_from_slice(&Sha256::digest(key));
+    } else {
+        block[..key.len()].copy_from_slice(key);
     }
-    serde_json::from_str::<Kind>(payload)
-        .ok()
-        .map(|k| k.kind.into_owned())
+    let pad = |byte: u8| block.map(|b| b ^ byte);
+    let inner = Sha256::new()
+        .chain_update(pad(0x36))
+        .chain_update(message)
+        .finalize();
+    let outer = Sha256::new()
+        .chain_update(pad(0x5c))
+        .chain_update(inner)
+        .finalize();
+    hex(&outer)
 }
 
-fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+/// The receipt digest of the first `events` events ending in `hash`.
+fn receipt_of(key: &str, events: i64, hash: &str) -> String {
+    hmac_sha256(
+        key.as_bytes(),
+        format!("staffwork receipt\n{events}\n{hash}").as_bytes(),
+    )
+}
+
+/// `SQLITE_BUSY` past the busy wait becomes [`StoreError::Busy`]; other errors pass through.
+fn busy(path: &str) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+    move |e| match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+            StoreError::Busy {
+                path: path.to_string(),
+            }
+        }
+        _ => StoreError::Sql(e),
+    }
+}
+
+fn migrate(conn: &mut Connection, path: &str) -> Result<(), StoreError> {
     let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
     let app: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
     if version == SCHEMA_VERSION && app == APPLICATION_ID {
@@ -161,7 +249,26 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
         // WAL commit with its fsync, and a checkpoint on close, on every open).
         return Ok(());
     }
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(busy(path))?;
+    // Another process may have migrated the file while this one waited for the lock.
+    let version: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    let tables: i64 = tx.query_row(
+        "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table'",
+        [],
+        |r| r.get(0),
+    )?;
+    if version == 0 && tables > 0 {
+        // Schema 0 with tables in it: the version was reset by hand; migrating would fail on
+        // the existing tables or, worse, half-succeed.
+        return Err(StoreError::Corrupt {
+            path: path.to_string(),
+            why: format!(
+                "its schema version (PRAGMA user_version) is 0 but it holds {tables} tables — the version was reset; this build writes schema {SCHEMA_VERSION}"
+            ),
+        });
+    }
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
         tx.execute_batch(sql)?;
         tx.pragma_update(None, "user_version", (i + 1) as i64)?;
@@ -172,11 +279,356 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
 }
 
 fn configure(conn: &Connection) -> Result<(), StoreError> {
+    conn.busy_timeout(busy_wait())?;
     conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0))?;
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
-    conn.busy_timeout(std::time::Duration::from_secs(5))?;
     Ok(())
+}
+
+fn encode<T: Serialize>(what: &'static str, value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|e| StoreError::Encode {
+        what,
+        why: e.to_string(),
+    })
+}
+
+/// The actual head of the event and command tables.
+fn read_head(conn: &Connection) -> Result<Head, StoreError> {
+    let (events, hash): (i64, String) = conn
+        .query_row(
+            "SELECT seq, hash FROM event ORDER BY seq DESC LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?
+        .unwrap_or((0, GENESIS.to_string()));
+    let commands: i64 = conn.query_row("SELECT COALESCE(MAX(seq), 0) FROM command", [], |r| {
+        r.get(0)
+    })?;
+    Ok(Head {
+        events,
+        commands,
+        hash,
+    })
+}
+
+/// The head the game row records (updated with every append).
+fn read_record(conn: &Connection) -> Result<Head, StoreError> {
+    Ok(conn.query_row(
+        "SELECT head_events, head_commands, head_hash FROM game WHERE id = 1",
+        [],
+        |r| {
+            Ok(Head {
+                events: r.get(0)?,
+                commands: r.get(1)?,
+                hash: r.get(2)?,
+            })
+        },
+    )?)
+}
+
+fn read_commands(conn: &Connection, after: i64) -> Result<Vec<StoredCommand>, StoreError> {
+    let mut st =
+        conn.prepare_cached("SELECT seq, actor, payload FROM command WHERE seq > ?1 ORDER BY seq")?;
+    let rows = st.query_map([after], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+        ))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (seq, actor, payload) = row?;
+        let command = serde_json::from_str(&payload).map_err(|e| StoreError::Unreadable {
+            seq,
+            why: format!("command {seq}: {e}"),
+        })?;
+        out.push(StoredCommand {
+            seq,
+            command,
+            actor,
+        });
+    }
+    Ok(out)
+}
+
+fn read_events(conn: &Connection, after: i64) -> Result<Vec<StoredEvent>, StoreError> {
+    let mut st = conn.prepare_cached(
+        "SELECT seq, command_seq, payload, hash FROM event WHERE seq > ?1 ORDER BY seq",
+    )?;
+    let rows = st.query_map([after], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, String>(3)?,
+        ))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (seq, command_seq, payload, hash) = row?;
+        let event = serde_json::from_str(&payload).map_err(|e| StoreError::Unreadable {
+            seq,
+            why: e.to_string(),
+        })?;
+        out.push(StoredEvent {
+            seq,
+            command_seq,
+            event,
+            payload,
+            hash,
+        });
+    }
+    Ok(out)
+}
+
+/// Why a record (or the part of it after `from`) does not read back cleanly, if it does not:
+/// numbering, the chain from `from`'s hash, every event belonging to a recorded command in
+/// order, the game's first command being its start.
+fn structure_problem(
+    from: &Head,
+    commands: &[StoredCommand],
+    events: &[StoredEvent],
+) -> Option<String> {
+    if from.commands == 0 {
+        match commands.first() {
+            None => {
+                return Some(
+                    "it records no commands — not even the start of the game (the tables were emptied)".into(),
+                );
+            }
+            Some(c) if !matches!(c.command, Command::Start { .. }) => {
+                return Some(format!(
+                    "its first command ({}) is not the start of the game",
+                    c.seq
+                ));
+            }
+            Some(_) => {}
+        }
+        if events.is_empty() {
+            return Some("it records no events (the event table was emptied)".into());
+        }
+    }
+    for (i, c) in commands.iter().enumerate() {
+        let expect = from.commands + 1 + i as i64;
+        if c.seq != expect {
+            return Some(format!(
+                "command {expect} is missing (the next recorded is {})",
+                c.seq
+            ));
+        }
+    }
+    let mut prev = from.hash.clone();
+    let mut last_command = from.commands;
+    for (i, e) in events.iter().enumerate() {
+        let expect = from.events + 1 + i as i64;
+        if e.seq != expect {
+            return Some(format!(
+                "event {expect} is missing (the next recorded is {})",
+                e.seq
+            ));
+        }
+        if chain_hash(&prev, &e.payload) != e.hash {
+            return Some(format!(
+                "the hash chain breaks at event {} (its payload or hash was altered)",
+                e.seq
+            ));
+        }
+        let newest = from.commands + commands.len() as i64;
+        if e.command_seq < last_command || e.command_seq > newest || e.command_seq < 1 {
+            return Some(format!(
+                "event {} claims command {}, which is not a recorded command in order",
+                e.seq, e.command_seq
+            ));
+        }
+        last_command = e.command_seq;
+        prev = e.hash.clone();
+    }
+    None
+}
+
+/// A write transaction (`BEGIN IMMEDIATE`) on a game file: it sees the record as it stands while
+/// it holds the lock, so a command decided inside it is decided on the head it appends to.
+/// Dropped without [`Writer::commit`], it writes nothing.
+pub struct Writer<'a> {
+    tx: rusqlite::Transaction<'a>,
+    path: &'a str,
+    meta: &'a GameMeta,
+}
+
+impl Writer<'_> {
+    /// The game's record (seed, versions).
+    pub fn meta(&self) -> &GameMeta {
+        self.meta
+    }
+
+    /// The head of the record as this transaction sees it.
+    pub fn head(&self) -> Result<Head, StoreError> {
+        read_head(&self.tx)
+    }
+
+    /// Commands after command `after`, in order.
+    pub fn commands_after(&self, after: i64) -> Result<Vec<StoredCommand>, StoreError> {
+        read_commands(&self.tx, after)
+    }
+
+    /// Events after event `after`, in order.
+    pub fn events_after(&self, after: i64) -> Result<Vec<StoredEvent>, StoreError> {
+        read_events(&self.tx, after)
+    }
+
+    /// Refuse to write unless the record reads back cleanly from `from` (a head this process
+    /// checked) to the head this transaction sees, and the game row records that head.
+    pub fn check_from(&self, from: &Head) -> Result<Head, StoreError> {
+        let corrupt = |why: String| StoreError::Corrupt {
+            path: self.path.to_string(),
+            why,
+        };
+        let head = self.head()?;
+        let record = read_record(&self.tx)?;
+        if record != head {
+            return Err(corrupt(format!(
+                "the game record says {} events and {} commands (head {}), the file holds {} and {} (head {}) — rows were cut or added outside staffwork",
+                record.events,
+                record.commands,
+                short(&record.hash),
+                head.events,
+                head.commands,
+                short(&head.hash)
+            )));
+        }
+        if head == *from {
+            return Ok(head);
+        }
+        if head.events < from.events || head.commands < from.commands {
+            return Err(corrupt(format!(
+                "the record shrank from {} to {} events while in use",
+                from.events, head.events
+            )));
+        }
+        let commands =
+            read_commands(&self.tx, from.commands).map_err(|e| corrupt(e.to_string()))?;
+        let events = read_events(&self.tx, from.events).map_err(|e| corrupt(e.to_string()))?;
+        if let Some(why) = structure_problem(from, &commands, &events) {
+            return Err(corrupt(why));
+        }
+        Ok(head)
+    }
+
+    /// Append one command and its events after `head` (as returned by [`Writer::check_from`]),
+    /// extending the chain and the game row's record of the head; returns the new head.
+    pub fn append(
+        &mut self,
+        head: &Head,
+        actor: &str,
+        command: &Command,
+        events: &[Event],
+    ) -> Result<Head, StoreError> {
+        let command_seq = head.commands + 1;
+        let cjson = encode("command", command)?;
+        self.tx.execute(
+            "INSERT INTO command (seq, actor, payload) VALUES (?1, ?2, ?3)",
+            params![command_seq, actor, cjson],
+        )?;
+        let mut seq = head.events;
+        let mut prev = head.hash.clone();
+        {
+            let mut ins = self.tx.prepare_cached(
+                "INSERT INTO event (seq, command_seq, payload, hash) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for e in events {
+                seq += 1;
+                let payload = canonical(e)?;
+                let hash = chain_hash(&prev, &payload);
+                ins.execute(params![seq, command_seq, payload, hash])?;
+                prev = hash;
+            }
+        }
+        let new = Head {
+            events: seq,
+            commands: command_seq,
+            hash: prev,
+        };
+        self.tx.execute(
+            "UPDATE game SET head_events = ?1, head_commands = ?2, head_hash = ?3 WHERE id = 1",
+            params![new.events, new.commands, new.hash],
+        )?;
+        Ok(new)
+    }
+
+    /// Make the appended rows durable, all together.
+    pub fn commit(self) -> Result<(), StoreError> {
+        self.tx.commit().map_err(busy(self.path))
+    }
+}
+
+/// The first 16 hex digits of a hash, for messages.
+pub fn short(hash: &str) -> &str {
+    hash.get(..16).unwrap_or(hash)
+}
+
+/// A file name next to `path` for writing a new game before it is renamed into place.
+fn staging_path(path: &Path) -> std::path::PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "game.db".into());
+    path.with_file_name(format!(".{name}.staffwork-{}.tmp", std::process::id()))
+}
+
+/// A new game file being written under a temporary name: [`Staged::publish`] renames it into
+/// place once complete, so a new game or a branch is all or nothing. Dropped unpublished (an
+/// error part way), the temporary file is removed.
+pub struct Staged {
+    store: Option<Store>,
+    tmp: std::path::PathBuf,
+    path: std::path::PathBuf,
+}
+
+impl Staged {
+    /// The game file being written.
+    pub fn store(&mut self) -> &mut Store {
+        self.store
+            .as_mut()
+            .expect("a staged store is present until published")
+    }
+
+    /// Close the temporary file (checkpointing its log into it) and move it to its final name;
+    /// refuses if a file appeared there meanwhile. Returns the file opened at its final name.
+    pub fn publish(mut self) -> Result<Store, StoreError> {
+        let Some(store) = self.store.take() else {
+            return Err(StoreError::Missing(self.path.display().to_string()));
+        };
+        store.conn.close().map_err(|(_, e)| StoreError::Sql(e))?;
+        // A hard link never replaces an existing file, unlike rename; where links are not
+        // supported, rename after checking.
+        if let Err(e) = std::fs::hard_link(&self.tmp, &self.path) {
+            if self.path.exists() {
+                return Err(StoreError::Exists(self.path.display().to_string()));
+            }
+            std::fs::rename(&self.tmp, &self.path).map_err(|_| StoreError::Foreign {
+                path: self.path.display().to_string(),
+                why: format!("cannot be written: {e}"),
+            })?;
+        }
+        let _ = std::fs::remove_file(&self.tmp);
+        Store::open(&self.path)
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        // After a successful publish the temporary name is already gone; this is for errors.
+        drop(self.store.take());
+        let _ = std::fs::remove_file(&self.tmp);
+        for ext in ["-wal", "-shm"] {
+            let mut p = self.tmp.clone().into_os_string();
+            p.push(ext);
+            let _ = std::fs::remove_file(p);
+        }
+    }
 }
 
 impl Store {
@@ -185,26 +637,51 @@ impl Store {
         if path.exists() {
             return Err(StoreError::Exists(path.display().to_string()));
         }
-        let mut conn = Connection::open(path)?;
-        configure(&conn)?;
-        migrate(&mut conn)?;
-        let json = serde_json::to_string(meta).unwrap_or_default();
-        conn.execute("INSERT INTO game (id, meta) VALUES (1, ?1)", params![json])?;
-        Ok(Store {
-            conn,
-            meta: meta.clone(),
+        let conn = Connection::open(path)?;
+        Store::init(conn, meta, path.display().to_string(), true)
+    }
+
+    /// Start a new game file under a temporary name next to `path`; see [`Staged`].
+    pub fn create_staged(path: &Path, meta: &GameMeta) -> Result<Staged, StoreError> {
+        if path.exists() {
+            return Err(StoreError::Exists(path.display().to_string()));
+        }
+        let tmp = staging_path(path);
+        let _ = std::fs::remove_file(&tmp);
+        let conn = Connection::open(&tmp)?;
+        let store = Store::init(conn, meta, path.display().to_string(), true)?;
+        Ok(Staged {
+            store: Some(store),
+            tmp,
+            path: path.to_path_buf(),
         })
     }
 
     /// A game held in memory only (conformance cases, what-if runs): same schema and chain.
     pub fn in_memory(meta: &GameMeta) -> Result<Store, StoreError> {
-        let mut conn = Connection::open_in_memory()?;
-        migrate(&mut conn)?;
-        let json = serde_json::to_string(meta).unwrap_or_default();
-        conn.execute("INSERT INTO game (id, meta) VALUES (1, ?1)", params![json])?;
+        let conn = Connection::open_in_memory()?;
+        Store::init(conn, meta, ":memory:".into(), false)
+    }
+
+    fn init(
+        mut conn: Connection,
+        meta: &GameMeta,
+        path: String,
+        file: bool,
+    ) -> Result<Store, StoreError> {
+        if file {
+            configure(&conn)?;
+        }
+        migrate(&mut conn, &path)?;
+        let json = encode("game record", meta)?;
+        conn.execute(
+            "INSERT INTO game (id, meta, receipt_key) VALUES (1, ?1, lower(hex(randomblob(32))))",
+            params![json],
+        )?;
         Ok(Store {
             conn,
             meta: meta.clone(),
+            path,
         })
     }
 
@@ -234,157 +711,128 @@ impl Store {
             });
         }
         configure(&conn)?;
-        migrate(&mut conn)?;
+        migrate(&mut conn, &p)?;
         let json: Option<String> = conn
             .query_row("SELECT meta FROM game WHERE id = 1", [], |r| r.get(0))
             .optional()?;
         let meta = json
             .and_then(|j| serde_json::from_str(&j).ok())
             .ok_or_else(|| foreign("it has no readable game record"))?;
-        Ok(Store { conn, meta })
+        Ok(Store {
+            conn,
+            meta,
+            path: p,
+        })
     }
 
     pub fn meta(&self) -> &GameMeta {
         &self.meta
     }
 
-    /// Number of events and the last hash.
-    pub fn head(&self) -> Result<(i64, String), StoreError> {
-        let row: Option<(i64, String)> = self
-            .conn
-            .query_row(
-                "SELECT seq, hash FROM event ORDER BY seq DESC LIMIT 1",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        Ok(row.unwrap_or((0, GENESIS.to_string())))
+    /// The file's path, for messages.
+    pub fn path(&self) -> &str {
+        &self.path
     }
 
-    /// Append one command and its events in one transaction, extending the hash chain.
+    /// Number of events and the last hash.
+    pub fn head(&self) -> Result<(i64, String), StoreError> {
+        let h = read_head(&self.conn)?;
+        Ok((h.events, h.hash))
+    }
+
+    /// The head of the record: events, commands, last hash.
+    pub fn full_head(&self) -> Result<Head, StoreError> {
+        read_head(&self.conn)
+    }
+
+    /// The head the game row records, updated with every append (truncation evidence).
+    pub fn recorded_head(&self) -> Result<Head, StoreError> {
+        read_record(&self.conn)
+    }
+
+    /// Check that the whole record reads back cleanly (every command and event readable,
+    /// numbered without gaps, chained, every event belonging to a recorded command in order, the
+    /// first command the game's start); returns its head.
+    pub fn check(&self) -> Result<Head, StoreError> {
+        Ok(self.load_checked()?.0)
+    }
+
+    /// As [`Store::check`], returning the head, the commands and the events it read.
+    #[allow(clippy::type_complexity)]
+    pub fn load_checked(&self) -> Result<(Head, Vec<StoredCommand>, Vec<StoredEvent>), StoreError> {
+        let corrupt = |why: String| StoreError::Corrupt {
+            path: self.path.clone(),
+            why,
+        };
+        let commands = read_commands(&self.conn, 0).map_err(|e| corrupt(e.to_string()))?;
+        let events = read_events(&self.conn, 0).map_err(|e| corrupt(e.to_string()))?;
+        if let Some(why) = structure_problem(&Head::genesis(), &commands, &events) {
+            return Err(corrupt(why));
+        }
+        let head = Head {
+            events: events.len() as i64,
+            commands: commands.len() as i64,
+            hash: events
+                .last()
+                .map_or_else(|| GENESIS.to_string(), |e| e.hash.clone()),
+        };
+        Ok((head, commands, events))
+    }
+
+    /// Why the record does not read back cleanly, if it does not (for `verify`, which reports
+    /// rather than refuses).
+    pub fn structure_problem(&self) -> Result<Option<String>, StoreError> {
+        let commands = match read_commands(&self.conn, 0) {
+            Ok(c) => c,
+            Err(e) => return Ok(Some(e.to_string())),
+        };
+        let events = match read_events(&self.conn, 0) {
+            Ok(e) => e,
+            Err(e) => return Ok(Some(e.to_string())),
+        };
+        Ok(structure_problem(&Head::genesis(), &commands, &events))
+    }
+
+    /// Take the write lock (`BEGIN IMMEDIATE`), waiting at most [`busy_wait`] for another writer.
+    pub fn writer(&mut self) -> Result<Writer<'_>, StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(busy(&self.path))?;
+        Ok(Writer {
+            tx,
+            path: &self.path,
+            meta: &self.meta,
+        })
+    }
+
+    /// Append one command and its events in one transaction, extending the hash chain (after
+    /// the head the transaction sees; no check of the record — see [`Writer::check_from`]).
     pub fn append(
         &mut self,
         actor: &str,
         command: &Command,
         events: &[Event],
     ) -> Result<(), StoreError> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let (mut seq, mut prev): (i64, String) = tx
-            .query_row(
-                "SELECT seq, hash FROM event ORDER BY seq DESC LIMIT 1",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?
-            .unwrap_or((0, GENESIS.to_string()));
-        let command_seq: i64 =
-            tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM command", [], |r| {
-                r.get(0)
-            })?;
-        let cjson = serde_json::to_string(command).unwrap_or_default();
-        tx.execute(
-            "INSERT INTO command (seq, actor, payload) VALUES (?1, ?2, ?3)",
-            params![command_seq, actor, cjson],
-        )?;
-        {
-            let mut ins = tx.prepare_cached(
-                "INSERT INTO event (seq, command_seq, turn, kind, visibility, payload, hash) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?;
-            for e in events {
-                seq += 1;
-                let payload = canonical(e);
-                let hash = chain_hash(&prev, &payload);
-                let vis = match &e.visibility {
-                    crate::engine::Visibility::Public => "public".to_string(),
-                    crate::engine::Visibility::Umpire => "umpire".to_string(),
-                    crate::engine::Visibility::Side(s) => format!("side:{s}"),
-                };
-                let kind = kind_of(&payload).unwrap_or_else(|| e.kind_name());
-                ins.execute(params![
-                    seq,
-                    command_seq,
-                    i64::from(e.turn),
-                    kind,
-                    vis,
-                    payload,
-                    hash
-                ])?;
-                prev = hash;
-            }
-        }
-        tx.commit()?;
-        Ok(())
+        let mut w = self.writer()?;
+        let head = w.head()?;
+        w.append(&head, actor, command, events)?;
+        w.commit()
     }
 
     /// The sequence number the next command will get.
     pub fn next_command_seq(&self) -> Result<i64, StoreError> {
-        Ok(self
-            .conn
-            .query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM command", [], |r| {
-                r.get(0)
-            })?)
+        Ok(read_head(&self.conn)?.commands + 1)
     }
 
     /// Every command, in order.
     pub fn commands(&self) -> Result<Vec<StoredCommand>, StoreError> {
-        let mut st = self
-            .conn
-            .prepare("SELECT seq, actor, payload FROM command ORDER BY seq")?;
-        let rows = st.query_map([], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-            ))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (seq, actor, payload) = row?;
-            let command = serde_json::from_str(&payload).map_err(|e| StoreError::Unreadable {
-                seq,
-                why: format!("command: {e}"),
-            })?;
-            out.push(StoredCommand {
-                seq,
-                command,
-                actor,
-            });
-        }
-        Ok(out)
+        read_commands(&self.conn, 0)
     }
 
     /// Every event, in order, as stored (payload and hash included).
     pub fn events(&self) -> Result<Vec<StoredEvent>, StoreError> {
-        let mut st = self
-            .conn
-            .prepare("SELECT seq, command_seq, payload, hash FROM event ORDER BY seq")?;
-        let rows = st.query_map([], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, i64>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, String>(3)?,
-            ))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (seq, command_seq, payload, hash) = row?;
-            let event = serde_json::from_str(&payload).map_err(|e| StoreError::Unreadable {
-                seq,
-                why: e.to_string(),
-            })?;
-            out.push(StoredEvent {
-                seq,
-                command_seq,
-                event,
-                payload,
-                hash,
-            });
-        }
-        Ok(out)
+        read_events(&self.conn, 0)
     }
 
     /// Check the hash chain; returns the first event whose hash does not follow, if any.
@@ -438,15 +886,48 @@ impl Store {
         Ok(())
     }
 
+    fn receipt_key(&self) -> Result<String, StoreError> {
+        Ok(self
+            .conn
+            .query_row("SELECT receipt_key FROM game WHERE id = 1", [], |r| {
+                r.get(0)
+            })?)
+    }
+
+    /// The receipt digest of a head: HMAC-SHA-256 under the file's receipt key of the number of
+    /// events and the head hash.
+    pub fn receipt_digest(&self, events: i64, hash: &str) -> Result<String, StoreError> {
+        Ok(receipt_of(&self.receipt_key()?, events, hash))
+    }
+
+    /// The number of events of the prefix of the chain whose receipt digest is `digest`, if the
+    /// file still holds one (an intact prefix: the search stops where the chain breaks).
+    pub fn find_receipt(&self, digest: &str) -> Result<Option<i64>, StoreError> {
+        let key = self.receipt_key()?;
+        let mut found = (receipt_of(&key, 0, GENESIS) == digest).then_some(0);
+        let mut prev = GENESIS.to_string();
+        for e in self.events()? {
+            if chain_hash(&prev, &e.payload) != e.hash {
+                break;
+            }
+            if receipt_of(&key, e.seq, &e.hash) == digest {
+                found = Some(e.seq);
+            }
+            prev = e.hash;
+        }
+        Ok(found)
+    }
+
     /// Copy this game's record and its commands (with their events) up to and including
-    /// `last_command` into a new file, with new metadata.
+    /// `last_command` into a new file, with new metadata; the copy is written under a temporary
+    /// name and renamed into place when complete.
     pub fn branch(
         &self,
         out: &Path,
         meta: &GameMeta,
         last_command: i64,
     ) -> Result<Store, StoreError> {
-        let mut new = Store::create(out, meta)?;
+        let mut staged = Store::create_staged(out, meta)?;
         let commands = self.commands()?;
         let events = self.events()?;
         for c in commands.iter().filter(|c| c.seq <= last_command) {
@@ -455,9 +936,9 @@ impl Store {
                 .filter(|e| e.command_seq == c.seq)
                 .map(|e| e.event.clone())
                 .collect();
-            new.append(&c.actor, &c.command, &evs)?;
+            staged.store().append(&c.actor, &c.command, &evs)?;
         }
-        Ok(new)
+        staged.publish()
     }
 }
 
@@ -477,6 +958,27 @@ mod tests {
         assert_eq!(
             chain_hash(&h1, "payload"),
             "b945b6634a47671827a8bd96a708185caeaabcb267d55afb18efa1e9b2ca5604"
+        );
+    }
+
+    /// Receipts use HMAC-SHA-256: pin it to RFC 4231 test cases 1 and 2.
+    #[test]
+    fn hmac_matches_rfc_4231() {
+        assert_eq!(
+            hmac_sha256(&[0x0b; 20], b"Hi There"),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+        );
+        assert_eq!(
+            hmac_sha256(b"Jefe", b"what do ya want for nothing?"),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        // Test case 6: a key longer than the block is hashed first.
+        assert_eq!(
+            hmac_sha256(
+                &[0xaa; 131],
+                b"Test Using Larger Than Block-Size Key - Hash Key First"
+            ),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
         );
     }
 
@@ -531,6 +1033,7 @@ mod tests {
             tables_toml: String::new(),
             tables_hash: String::new(),
             combat_tables_toml: String::new(),
+            movement_tables_toml: String::new(),
             rng: String::new(),
             created_at: String::new(),
             branched_from: None,

@@ -1,12 +1,14 @@
-//! The web table's one door into the game: every read and every command the pages make goes
-//! through here, and here alone is decided what a seat may see (the allow-list, [`sight`]).
+//! The web table's one door into the game: every read and every action the pages make goes
+//! through here, and every one of them is an application-layer request (`crate::app`) made with
+//! the seat of the signed-in player. What a seat sees is what `app`'s views give that seat
+//! (`Request::Status`, `Request::Log`, built on `crate::view`, the one allow-list); this file
+//! only reshapes them for the pages.
 //!
-//! Owns: the single writer (one `Mutex<Game>`: decide and append in one transaction per
-//! command, issue 9), the seat → viewer mapping, the filtered [`View`] every page, fragment, JSON
-//! and live update is built from, the order check as you type, and the "last seen" ghosts.
-//! Must not: render HTML, touch SQLite (that is `store`), or decide rules (that is `engine`).
-//! When the application layer (`src/app/`, issue 14) and the seat allow-list (`src/view/`,
-//! issue 12) land, this file is the only one to rewire.
+//! Owns: the single writer (one `Mutex<Game>`: each request is decided and appended in one
+//! transaction, issue 9), web seat → `app::Seat`, the [`View`] every page, fragment, JSON and
+//! live update is built from, and the order check as you type. Must not: render HTML, touch
+//! SQLite (that is `store`), build engine commands or decide rules (that is `app`/`engine`), or
+//! widen what `app` gives a seat (it may only narrow it: decision 0110).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,53 +16,25 @@ use std::sync::{Mutex, MutexGuard};
 
 use serde::Serialize;
 
-use crate::engine::{Command, EventKind, OrderStatus, Step, Visibility};
-use crate::game::{Game, GameError, Viewer};
+use crate::app::{self, AppError, LogView, Request, Response, StatusView};
+use crate::engine::{EventKind, OrderStatus, Step};
+use crate::game::{Game, GameError};
 use crate::hex::Hex;
-use crate::rules::Method;
-use crate::store::StoredEvent;
+use crate::view::Viewer;
 
 use super::seats::Seat;
 
-/// What a seat may see of the game: the one allow-list decision.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Sight {
-    /// Everything (the umpire; the observer once the game is over — the full reveal).
-    All,
-    /// One side's view (4.0): public events and its own, enemy pieces only where seen.
-    Side(String),
-    /// Public events only, no pieces (the observer while the game runs).
-    Public,
-}
-
-impl Sight {
-    fn viewer(&self) -> Option<Viewer> {
-        match self {
-            Sight::All => Some(Viewer::Umpire),
-            Sight::Side(s) => Some(Viewer::Side(s.clone())),
-            Sight::Public => None,
-        }
-    }
-
-    fn sees(&self, v: &Visibility) -> bool {
-        match self.viewer() {
-            Some(viewer) => viewer.sees(v),
-            None => *v == Visibility::Public,
-        }
-    }
-}
-
-/// The allow-list: what `seat` may see now. `as_side` is the umpire's "view as side X" and is
-/// ignored for every other seat.
-pub fn sight(seat: &Seat, game_over: bool, as_side: Option<&str>) -> Sight {
+/// What a seat may see: the umpire everything; a side its own table; the observer what is public
+/// (everything once the game is over). `as_side` is the umpire's "view as side X" and is ignored
+/// for every other seat. The decision itself is `crate::view`'s; this only picks the viewer.
+pub fn viewer(seat: &Seat, as_side: Option<&str>) -> Viewer {
     match seat {
         Seat::Umpire => match as_side {
-            Some(s) => Sight::Side(s.to_string()),
-            None => Sight::All,
+            Some(s) => Viewer::Side(s.to_string()),
+            None => Viewer::Umpire,
         },
-        Seat::Side(s) => Sight::Side(s.clone()),
-        Seat::Observer if game_over => Sight::All,
-        Seat::Observer => Sight::Public,
+        Seat::Side(s) => Viewer::Side(s.clone()),
+        Seat::Observer => Viewer::Observer,
     }
 }
 
@@ -88,22 +62,45 @@ impl WebRefusal {
 
 impl From<GameError> for WebRefusal {
     fn from(e: GameError) -> Self {
+        AppError::from(e).into()
+    }
+}
+
+impl From<AppError> for WebRefusal {
+    fn from(e: AppError) -> Self {
         match e {
-            GameError::Refused(r) => WebRefusal {
+            AppError::Refused(r) => WebRefusal {
                 code: r.code.to_string(),
                 rule: r.rule.to_string(),
                 message: r.message.clone(),
                 help: r.help.clone(),
             },
-            other => WebRefusal::new(
+            AppError::Order(checked) => {
+                let first = checked
+                    .diagnostics
+                    .iter()
+                    .find(|d| d.severity == crate::order::Severity::Error)
+                    .map(|d| d.message.clone())
+                    .unwrap_or_default();
+                WebRefusal::new(
+                    "order-has-errors",
+                    format!("the order has errors: {first}"),
+                    "correct the underlined words; nothing was sent",
+                )
+            }
+            AppError::Forbidden(m) => {
+                WebRefusal::new("forbidden", m, "ask the umpire in a message")
+            }
+            AppError::BadRequest(m) => WebRefusal::new("bad-request", m, ""),
+            AppError::Game(g) => WebRefusal::new(
                 "game-file",
-                other.to_string(),
-                "the game file could not be written; check the disk and restart the server",
+                g.to_string(),
+                "the game file could not be read or written; check the disk and restart the server",
             ),
+            other => WebRefusal::new("bad-request", other.to_string(), ""),
         }
     }
 }
-
 /// One piece on a seat's map.
 #[derive(Clone, Debug, Serialize)]
 pub struct PieceView {
@@ -231,17 +228,9 @@ pub struct DiagnosticView {
     pub end: usize,
 }
 
-/// Last sightings of enemy pieces, per side: piece → (hex, turn).
-type Sightings = BTreeMap<String, BTreeMap<String, (Hex, u32)>>;
-
-struct Inner {
-    game: Game,
-    sightings: Sightings,
-}
-
 /// The game behind the web table: one writer, many readers.
 pub struct Backend {
-    inner: Mutex<Inner>,
+    game: Mutex<Game>,
     db: PathBuf,
 }
 
@@ -253,32 +242,77 @@ fn word<T: Serialize>(t: &T) -> String {
     }
 }
 
+/// An umpire's override with only its reason set; the caller sets the one action.
+fn override_request(reason: &str) -> app::OverrideRequest {
+    app::OverrideRequest {
+        reason: reason.trim().to_string(),
+        wreck: None,
+        unwreck: None,
+        commander_lost: None,
+        place: None,
+        discard_order: None,
+        no_orders: None,
+        ruling: None,
+        reroll: None,
+        impose_order: None,
+        text: None,
+        status: app::ImposedStatusArg::Accepted,
+        set_unit: None,
+        losses: None,
+        morale_state: None,
+        blown: false,
+        not_blown: false,
+    }
+}
+
+/// What the umpire's override form asks for.
+#[derive(Clone, Debug)]
+pub enum OverrideAsk {
+    Ruling(String),
+    Discard(u32),
+    Reroll(u32),
+    Wreck(String),
+    Unwreck(String),
+    NoOrders(String),
+    CommanderLost(String),
+}
+
+/// A move as the movement form asks for it.
+#[derive(Clone, Debug, Default)]
+pub struct MoveAsk {
+    pub piece: String,
+    pub to: Option<Hex>,
+    pub path: Vec<Hex>,
+    pub formation: Option<crate::scenario::UnitFormation>,
+    pub face: Option<crate::movement::facing::Corner>,
+    /// The umpire's reason for placing the piece regardless of the movement rules (an override).
+    pub reason: Option<String>,
+}
+
 impl Backend {
-    /// Open a game file (and replay its history once for the sightings).
+    /// Open a game file.
     pub fn open(db: &Path) -> Result<Backend, GameError> {
         let game = Game::open(db)?;
-        let sightings = replay_sightings(&game)?;
         Ok(Backend {
-            inner: Mutex::new(Inner { game, sightings }),
+            game: Mutex::new(game),
             db: db.to_path_buf(),
         })
     }
 
-    fn lock(&self) -> MutexGuard<'_, Inner> {
+    fn lock(&self) -> MutexGuard<'_, Game> {
         // A panic while holding the lock cannot leave half a command: the store's transaction
         // either committed or did not, so the state is still usable.
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        self.game.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub fn db(&self) -> &Path {
         &self.db
     }
 
-    /// Side ids and names, in player order.
+    /// Side ids and names, in player order (the scenario's; nothing in it is secret).
     pub fn sides(&self) -> Vec<(String, String)> {
         let g = self.lock();
-        g.game
-            .scenario
+        g.scenario
             .sides
             .iter()
             .map(|s| (s.id.clone(), s.name.clone()))
@@ -286,65 +320,84 @@ impl Backend {
     }
 
     pub fn scenario_title(&self) -> String {
-        self.lock().game.scenario.meta.title.clone()
+        self.lock().scenario.meta.title.clone()
     }
 
     pub fn game_over(&self) -> bool {
-        self.lock().game.state.step == Step::GameOver
+        self.lock().state.step == Step::GameOver
+    }
+
+    /// Where the game stands (turn, phasing side, step), as every seat may know it.
+    pub fn phase_key(&self) -> String {
+        let g = self.lock();
+        let w = app::where_(&g, &Viewer::Observer);
+        format!("{}/{}/{}", w.turn, w.phasing, word(&w.step))
     }
 
     /// Run `f` with the scenario (the map drawing needs it; nothing in it is secret).
     pub fn with_scenario<R>(&self, f: impl FnOnce(&crate::scenario::Scenario) -> R) -> R {
-        f(&self.lock().game.scenario)
+        f(&self.lock().scenario)
     }
 
-    /// The per-seat sequence: how many events this seat may see. It grows only when something
-    /// the seat may see happens, so it tells nothing of hidden events.
+    /// The per-seat sequence: how many events this seat is shown (`app`'s log for the seat,
+    /// numbered for it). It grows only when something the seat may see happens, so it tells
+    /// nothing of hidden events.
     pub fn sequence(&self, seat: &Seat) -> u64 {
-        let g = self.lock();
-        let s = sight(seat, g.game.state.step == Step::GameOver, None);
-        match g.game.store.events() {
-            Ok(evs) => redact(&g.game, &evs, &s).len() as u64,
-            Err(_) => 0,
-        }
+        let mut g = self.lock();
+        let v = viewer(seat, None);
+        let Ok(log) = log_of(&mut g, &v) else {
+            return 0;
+        };
+        let status = status_of(&mut g, &v).ok();
+        let hidden = status.as_ref().map(undiscovered).unwrap_or_default();
+        log.events
+            .iter()
+            .filter(|e| shown(&e.event.kind, &hidden))
+            .count() as u64
     }
 
     /// Seat tokens (hashes) stored in the game file.
     pub fn seat_tokens(&self) -> Result<Vec<(String, String)>, GameError> {
-        Ok(self.lock().game.store.seat_tokens()?)
+        Ok(self.lock().store.seat_tokens()?)
     }
 
     pub fn set_seat_token(&self, seat: &str, hash: &str, at: &str) -> Result<(), GameError> {
-        Ok(self.lock().game.store.set_seat_token(seat, hash, at)?)
+        Ok(self.lock().store.set_seat_token(seat, hash, at)?)
     }
 
     /// The view of a seat (umpire: optionally as one side).
-    pub fn view(&self, seat: &Seat, as_side: Option<&str>) -> Result<View, GameError> {
-        let g = self.lock();
-        let s = sight(seat, g.game.state.step == Step::GameOver, as_side);
-        build_view(&g, &s)
+    pub fn view(&self, seat: &Seat, as_side: Option<&str>) -> Result<View, WebRefusal> {
+        let mut g = self.lock();
+        let v = viewer(seat, as_side);
+        let status = status_of(&mut g, &v)?;
+        let log = log_of(&mut g, &v)?;
+        Ok(build_view(&g, &v, &status, &log))
     }
 
-    /// Read an order as the side writes it, and ask the engine what it would cost and when it
-    /// would arrive now, without writing anything.
-    pub fn check(&self, seat: &Seat, text: &str, to: Option<&str>, method: Method) -> CheckView {
+    /// Read an order as the side writes it (the order reader's `check`, as the CLI's), and ask
+    /// the application layer what sending it now would cost and when it would arrive, without
+    /// writing anything (`app::preview`).
+    pub fn check(
+        &self,
+        seat: &Seat,
+        text: &str,
+        to: Option<&str>,
+        method: app::MethodArg,
+    ) -> CheckView {
         let g = self.lock();
         let side = match seat {
             Seat::Side(s) => Some(s.as_str()),
             _ => None,
         };
-        let game = &g.game;
-        let checked = crate::order::check_one(text, Some(&game.scenario), side);
-        let recipient = to
-            .filter(|t| !t.is_empty())
-            .map(str::to_string)
-            .or_else(|| {
-                checked
-                    .recipient
-                    .as_ref()
-                    .and_then(|r| r.resolved.as_ref())
-                    .map(|r| r.id.clone())
-            });
+        let checked = crate::order::check_one(text, Some(&g.scenario), side);
+        let to = to.filter(|t| !t.is_empty()).map(str::to_string);
+        let recipient = to.clone().or_else(|| {
+            checked
+                .recipient
+                .as_ref()
+                .and_then(|r| r.resolved.as_ref())
+                .map(|r| r.id.clone())
+        });
         let diagnostics = checked
             .diagnostics
             .iter()
@@ -367,47 +420,48 @@ impl Backend {
             arrives: None,
             refusal: None,
         };
-        let (Some(side), Some(to)) = (side, recipient) else {
+        let (Some(side), Some(_)) = (side, recipient) else {
             return view;
         };
         if checked.has_errors() {
             return view;
         }
-        let Some(from) = game.state.sides.get(side).map(|s| s.army_commander.clone()) else {
-            return view;
-        };
-        let cmd = Command::IssueOrder {
+        let req = Request::Order(app::OrderRequest {
             side: side.to_string(),
-            from,
+            from: None,
             to,
             method,
-            order: crate::game::typed_order(&checked),
-        };
-        // The engine is pure: deciding on the present state with throwaway dice writes
-        // nothing and tells the cost and the arrival exactly as sending would.
-        let mut dice = crate::rules::dice::SeededDice::new(0);
-        match game.engine().decide(&game.state, &cmd, &mut dice) {
+            via: None,
+            text: text.to_string(),
+        });
+        match app::preview(&g, &viewer(seat, None), &req) {
             Ok(events) => {
                 for e in events {
                     if let EventKind::OrderIssued { order } = e.kind {
                         view.cost = Some(order.cost);
-                        view.arrives = Some(turn_time(game, order.arrival_turn));
+                        view.arrives = Some(turn_time(&g, order.arrival_turn));
                     }
                 }
             }
-            Err(r) => view.refusal = Some(GameError::Refused(r).into()),
+            Err(AppError::Order(_)) => {}
+            Err(e) => view.refusal = Some(e.into()),
         }
         view
     }
 
-    /// Send an order for a side: typed by the order language, decided and appended by the
-    /// engine in one transaction; errors in the text refuse it.
+    /// Execute one request for a seat (decided and appended in one transaction).
+    fn execute(&self, seat: &Seat, req: &Request) -> Result<Response, WebRefusal> {
+        let mut g = self.lock();
+        Ok(app::execute(&mut g, &viewer(seat, None), req)?)
+    }
+
+    /// Send an order for the seat's side; errors in the text refuse it. Returns its number.
     pub fn send_order(
         &self,
         seat: &Seat,
         text: &str,
         to: Option<&str>,
-        method: Method,
+        method: app::MethodArg,
     ) -> Result<u32, WebRefusal> {
         let Seat::Side(side) = seat else {
             return Err(WebRefusal::new(
@@ -416,151 +470,83 @@ impl Backend {
                 "the umpire imposes orders with an override",
             ));
         };
-        let mut g = self.lock();
-        let checked = crate::order::check_one(text, Some(&g.game.scenario), Some(side));
-        if checked.has_errors() {
-            let first = checked
-                .diagnostics
-                .iter()
-                .find(|d| d.severity == crate::order::Severity::Error)
-                .map(|d| d.message.clone())
-                .unwrap_or_default();
-            return Err(WebRefusal::new(
-                "order-has-errors",
-                format!("the order has errors: {first}"),
-                "correct the underlined words; nothing was sent",
-            ));
-        }
-        let to = to
-            .filter(|t| !t.is_empty())
-            .map(str::to_string)
-            .or_else(|| {
-                checked
-                    .recipient
-                    .as_ref()
-                    .and_then(|r| r.resolved.as_ref())
-                    .map(|r| r.id.clone())
-            })
-            .ok_or_else(|| {
-                WebRefusal::new(
-                    "no-recipient",
-                    "the order names no recipient the scenario knows",
-                    "begin with the recipient (\"3rd Div: …\") or choose one in the list",
-                )
-            })?;
-        let from = g
-            .game
-            .state
-            .sides
-            .get(side)
-            .map(|s| s.army_commander.clone())
-            .ok_or_else(|| WebRefusal::new("unknown-side", format!("no side `{side}`"), ""))?;
-        let number = g.game.state.next_order_number();
-        let cmd = Command::IssueOrder {
+        let req = Request::Order(app::OrderRequest {
             side: side.clone(),
-            from,
-            to,
+            from: None,
+            to: to.filter(|t| !t.is_empty()).map(str::to_string),
             method,
-            order: crate::game::typed_order(&checked),
-        };
-        execute(&mut g, side, &cmd)?;
-        Ok(number)
+            via: None,
+            text: text.to_string(),
+        });
+        let events = applied(self.execute(seat, &req)?);
+        events
+            .iter()
+            .find_map(|e| match &e.kind {
+                EventKind::OrderIssued { order } => Some(order.number),
+                _ => None,
+            })
+            .ok_or_else(|| WebRefusal::new("no-order", "no order was recorded", ""))
     }
 
-    /// Move a piece. A side may move only its own pieces; the umpire may move any piece, and
-    /// with a reason places it ignoring the movement rules (an override).
-    pub fn move_piece(
-        &self,
-        seat: &Seat,
-        piece: &str,
-        to: Hex,
-        reason: Option<&str>,
-    ) -> Result<(), WebRefusal> {
-        let mut g = self.lock();
-        let owner = piece_side(&g.game.scenario, piece);
-        match seat {
-            Seat::Side(s) if owner.as_deref() != Some(s.as_str()) => {
-                return Err(WebRefusal::new(
-                    "not-your-piece",
-                    format!("`{piece}` is not one of your pieces"),
-                    "choose one of your own units, commanders or HQs",
-                ));
-            }
-            Seat::Observer => {
-                return Err(WebRefusal::new(
-                    "observer",
-                    "observers do not move pieces",
-                    "",
-                ));
-            }
-            _ => {}
+    /// The path and cost the engine would take for a move, without moving: the piece's own
+    /// seat or the umpire (12.0).
+    pub fn explain_move(&self, seat: &Seat, ask: &MoveAsk) -> Result<String, WebRefusal> {
+        let g = self.lock();
+        let req = move_request(ask)?;
+        let events = app::preview(&g, &viewer(seat, None), &req)?;
+        let mut out = Vec::new();
+        for e in &events {
+            out.push(crate::engine::describe::describe(e));
         }
-        let reason = reason.map(str::trim).filter(|r| !r.is_empty());
-        let (actor, cmd) = match (seat, reason) {
-            (Seat::Umpire, Some(r)) => (
-                "umpire".to_string(),
-                Command::Override {
-                    reason: r.to_string(),
-                    action: crate::engine::OverrideAction::Place {
-                        piece: piece.to_string(),
-                        to,
-                    },
-                },
-            ),
-            _ => (
-                owner.unwrap_or_else(|| "umpire".into()),
-                Command::Move {
-                    piece: piece.to_string(),
-                    to,
-                },
-            ),
+        Ok(out.join("; "))
+    }
+
+    /// Move a piece through the application layer: a side its own pieces; the umpire any, and
+    /// with a reason places it ignoring the movement rules (an override).
+    pub fn move_piece(&self, seat: &Seat, ask: &MoveAsk) -> Result<String, WebRefusal> {
+        let reason = ask
+            .reason
+            .as_deref()
+            .map(str::trim)
+            .filter(|r| !r.is_empty());
+        let req = match (seat, reason, ask.to) {
+            (Seat::Umpire, Some(r), Some(to)) => Request::Override(app::OverrideRequest {
+                place: Some(format!("{}={to}", ask.piece)),
+                ..override_request(r)
+            }),
+            _ => move_request(ask)?,
         };
-        execute(&mut g, &actor, &cmd)
+        let events = applied(self.execute(seat, &req)?);
+        Ok(events
+            .iter()
+            .map(crate::engine::describe::describe)
+            .collect::<Vec<_>>()
+            .join("; "))
     }
 
     /// A message between a side and the umpire.
     pub fn message(&self, seat: &Seat, side: &str, text: &str) -> Result<(), WebRefusal> {
         let from = match seat {
-            Seat::Side(s) if s == side => s.clone(),
             Seat::Umpire => "umpire".to_string(),
-            _ => {
-                return Err(WebRefusal::new(
-                    "not-your-table",
-                    "a side writes only to the umpire, about its own table",
-                    "",
-                ));
+            Seat::Side(s) => s.clone(),
+            Seat::Observer => {
+                return Err(WebRefusal::new("forbidden", "an observer only watches", ""));
             }
         };
-        let mut g = self.lock();
-        let cmd = Command::Message {
+        let req = Request::Message(app::MessageRequest {
             side: side.to_string(),
-            from: from.clone(),
+            from,
             text: text.to_string(),
-        };
-        execute(&mut g, &from, &cmd)
+        });
+        self.execute(seat, &req).map(|_| ())
     }
 
     /// Default Defense for a command of the side (6.6.2).
     pub fn default_defense(&self, seat: &Seat, command: &str) -> Result<(), WebRefusal> {
-        let Seat::Side(side) = seat else {
-            return Err(WebRefusal::new(
-                "not-a-side",
-                "only a side declares Default Defense",
-                "",
-            ));
-        };
-        let mut g = self.lock();
-        if g.game.state.commands.get(command).map(|c| c.side.as_str()) != Some(side.as_str()) {
-            return Err(WebRefusal::new(
-                "not-your-command",
-                format!("`{command}` is not one of your commands"),
-                "",
-            ));
-        }
-        let cmd = Command::DefaultDefense {
+        let req = Request::DefaultDefense(app::CommandRequest {
             command: command.to_string(),
-        };
-        execute(&mut g, side, &cmd)
+        });
+        self.execute(seat, &req).map(|_| ())
     }
 
     /// A roll for Initiative (6.6.1): `commander` tries to seize the initiative for `command`;
@@ -572,47 +558,18 @@ impl Backend {
         command: &str,
         text: &str,
     ) -> Result<(), WebRefusal> {
-        let Seat::Side(side) = seat else {
-            return Err(WebRefusal::new(
-                "not-a-side",
-                "only a side rolls for initiative",
-                "",
-            ));
-        };
-        let mut g = self.lock();
-        if g.game
-            .scenario
-            .commander(commander)
-            .map(|c| c.side.as_str())
-            != Some(side.as_str())
-        {
-            return Err(WebRefusal::new(
-                "not-your-piece",
-                format!("`{commander}` is not one of your commanders"),
-                "",
-            ));
-        }
-        let checked = crate::order::check_one(text, Some(&g.game.scenario), Some(side));
-        if checked.has_errors() {
-            return Err(WebRefusal::new(
-                "order-has-errors",
-                "the initiative order has errors",
-                "check it in the order desk first; nothing was rolled",
-            ));
-        }
-        let cmd = Command::RollInitiative {
+        let req = Request::Initiative(app::InitiativeRequest {
             commander: commander.to_string(),
-            command: command.to_string(),
-            order: crate::game::typed_order(&checked),
-        };
-        execute(&mut g, side, &cmd)
+            command: (!command.trim().is_empty()).then(|| command.trim().to_string()),
+            text: text.to_string(),
+        });
+        self.execute(seat, &req).map(|_| ())
     }
 
     /// The umpire runs the automatic steps up to the next one that needs a person (5.1).
     pub fn advance(&self, seat: &Seat) -> Result<(), WebRefusal> {
-        umpire_only(seat)?;
-        let mut g = self.lock();
-        execute(&mut g, "umpire", &Command::Advance)
+        self.execute(seat, &Request::Turn(app::TurnRequest::default()))
+            .map(|_| ())
     }
 
     /// An umpire override with its reason.
@@ -620,9 +577,8 @@ impl Backend {
         &self,
         seat: &Seat,
         reason: &str,
-        action: crate::engine::OverrideAction,
+        ask: OverrideAsk,
     ) -> Result<(), WebRefusal> {
-        umpire_only(seat)?;
         if reason.trim().is_empty() {
             return Err(WebRefusal::new(
                 "no-reason",
@@ -630,36 +586,72 @@ impl Backend {
                 "write why, for the record",
             ));
         }
-        let mut g = self.lock();
-        let cmd = Command::Override {
-            reason: reason.trim().to_string(),
-            action,
+        let base = override_request(reason);
+        let o = match ask {
+            OverrideAsk::Ruling(t) => app::OverrideRequest {
+                ruling: Some(t),
+                ..base
+            },
+            OverrideAsk::Discard(n) => app::OverrideRequest {
+                discard_order: Some(n),
+                ..base
+            },
+            OverrideAsk::Reroll(n) => app::OverrideRequest {
+                reroll: Some(n),
+                ..base
+            },
+            OverrideAsk::Wreck(c) => app::OverrideRequest {
+                wreck: Some(c),
+                ..base
+            },
+            OverrideAsk::Unwreck(c) => app::OverrideRequest {
+                unwreck: Some(c),
+                ..base
+            },
+            OverrideAsk::NoOrders(c) => app::OverrideRequest {
+                no_orders: Some(c),
+                ..base
+            },
+            OverrideAsk::CommanderLost(c) => app::OverrideRequest {
+                commander_lost: Some(c),
+                ..base
+            },
         };
-        execute(&mut g, "umpire", &cmd)
+        self.execute(seat, &Request::Override(o)).map(|_| ())
     }
 
-    /// Resolve a combat (the umpire, as the CLI's `combat`).
+    /// Resolve a combat (the CLI's `combat`, with its defaults for the options).
     pub fn combat(
         &self,
         seat: &Seat,
-        kind: crate::engine::CombatKind,
+        procedure: app::ProcedureArg,
         attackers: Vec<String>,
         defenders: Vec<String>,
-    ) -> Result<(), WebRefusal> {
-        umpire_only(seat)?;
-        let mut g = self.lock();
-        let cmd = Command::Combat {
-            kind,
+    ) -> Result<String, WebRefusal> {
+        let req = Request::Combat(app::CombatRequest {
+            procedure,
             attackers,
             defenders,
-            options: Default::default(),
-        };
-        execute(&mut g, "umpire", &cmd)
+            fortified: false,
+            form_square: false,
+            follow_ons: 0,
+            reaction: false,
+            follow_on: false,
+            quality: app::QualityArg::Elite,
+            defender_quality: app::QualityArg::Elite,
+            skirmisher_absorbs: Vec::new(),
+            cannister: false,
+        });
+        let events = applied(self.execute(seat, &req)?);
+        Ok(events
+            .iter()
+            .map(crate::engine::describe::describe)
+            .collect::<Vec<_>>()
+            .join("; "))
     }
 
     /// Branch the game into a new file next to this one, up to the end of `at_turn`.
     pub fn branch(&self, seat: &Seat, name: &str, at_turn: u32) -> Result<PathBuf, WebRefusal> {
-        umpire_only(seat)?;
         let ok = !name.is_empty()
             && name.len() <= 64
             && name
@@ -674,46 +666,67 @@ impl Backend {
         }
         let dir = self.db.parent().unwrap_or(Path::new("."));
         let out = dir.join(format!("{name}.db"));
-        let g = self.lock();
-        g.game
-            .branch(&out, at_turn, None, super::now())
-            .map_err(WebRefusal::from)?;
-        Ok(out)
+        let req = Request::Branch(app::BranchRequest {
+            at_turn,
+            out: out.clone(),
+            seed: None,
+        });
+        match self.execute(seat, &req)? {
+            Response::Branched(b) => Ok(b.out),
+            _ => Ok(out),
+        }
     }
 
-    /// Verify the game file (hash chain and re-simulation).
-    pub fn verify(&self) -> Result<bool, GameError> {
-        Ok(self.lock().game.verify()?.ok())
+    /// Verify the game file (hash chain and re-simulation): the umpire's `replay --verify`.
+    pub fn verify(&self) -> Result<bool, WebRefusal> {
+        let req = Request::Replay(app::ReplayRequest {
+            verify: true,
+            ..Default::default()
+        });
+        match self.execute(&Seat::Umpire, &req)? {
+            Response::Replayed(r) => Ok(r.ok),
+            _ => Ok(false),
+        }
     }
 }
 
-fn umpire_only(seat: &Seat) -> Result<(), WebRefusal> {
-    if *seat == Seat::Umpire {
-        Ok(())
-    } else {
-        Err(WebRefusal::new(
-            "umpire-only",
-            "only the umpire may do this",
-            "ask the umpire in a message",
-        ))
+fn move_request(ask: &MoveAsk) -> Result<Request, WebRefusal> {
+    let to = ask.to.or(ask.path.last().copied()).ok_or_else(|| {
+        WebRefusal::new(
+            "no-destination",
+            "the move names no destination hex",
+            "click a hex on the map, or type one like 18.09",
+        )
+    })?;
+    Ok(Request::Move(app::MoveRequest {
+        piece: ask.piece.clone(),
+        to,
+        path: ask.path.clone(),
+        formation: ask.formation,
+        face: ask.face,
+    }))
+}
+
+fn applied(r: Response) -> Vec<crate::engine::Event> {
+    match r {
+        Response::Applied(a) => a.events,
+        _ => Vec::new(),
     }
 }
 
-/// Execute one command (decide → append in one transaction → evolve) and note who saw what.
-fn execute(g: &mut Inner, actor: &str, cmd: &Command) -> Result<(), WebRefusal> {
-    g.game.execute(actor, cmd)?;
-    let Inner { game, sightings } = g;
-    note_sightings(&game.state, &game.scenario, sightings);
-    Ok(())
+/// `app`'s status for a viewer. The umpire's "view as side" is the side's own view.
+fn status_of(g: &mut Game, v: &Viewer) -> Result<StatusView, WebRefusal> {
+    match app::execute(g, v, &Request::Status)? {
+        Response::Status(s) => Ok(*s),
+        _ => Err(WebRefusal::new("internal", "status gave no status", "")),
+    }
 }
 
-fn piece_side(s: &crate::scenario::Scenario, piece: &str) -> Option<String> {
-    if let Some(f) = piece.strip_prefix("hq:").and_then(|id| s.formation(id)) {
-        return Some(f.side.clone());
+fn log_of(g: &mut Game, v: &Viewer) -> Result<LogView, WebRefusal> {
+    match app::execute(g, v, &Request::Log)? {
+        Response::Log(l) => Ok(l),
+        _ => Err(WebRefusal::new("internal", "log gave no log", "")),
     }
-    s.commander(piece)
-        .map(|c| c.side.clone())
-        .or_else(|| s.unit(piece).map(|u| u.side.clone()))
 }
 
 fn turn_time(game: &Game, turn: u32) -> String {
@@ -723,78 +736,46 @@ fn turn_time(game: &Game, turn: u32) -> String {
         .unwrap_or_else(|| format!("turn {turn}"))
 }
 
-/// Record, for every side, the enemy pieces it sees in `state`.
-fn note_sightings(
-    state: &crate::engine::GameState,
-    scenario: &crate::scenario::Scenario,
-    out: &mut Sightings,
-) {
-    for side in &state.side_order {
-        let seen = crate::game::visible_positions(state, scenario, &Viewer::Side(side.clone()));
-        let book = out.entry(side.clone()).or_default();
-        for (piece, hex) in seen {
-            if piece_side(scenario, &piece).as_deref() != Some(side.as_str()) {
-                book.insert(piece, (hex, state.turn));
-            }
-        }
+/// Orders whose distortion the seat's own status says is not yet discovered (6.5.3): the sender
+/// believes them accepted (decision 0110). Empty for the umpire's own view.
+fn undiscovered(status: &StatusView) -> std::collections::BTreeSet<u32> {
+    if status.viewer == "umpire" {
+        return Default::default();
     }
-}
-
-/// Sightings over the whole recorded history, command by command.
-fn replay_sightings(game: &Game) -> Result<Sightings, GameError> {
-    let mut state = game.engine().initial_state();
-    let mut out = Sightings::new();
-    let events = game.store.events()?;
-    let mut i = 0;
-    while i < events.len() {
-        let c = events[i].command_seq;
-        while i < events.len() && events[i].command_seq == c {
-            crate::engine::evolve(&mut state, &events[i].event);
-            i += 1;
-        }
-        note_sightings(&state, &game.scenario, &mut out);
-    }
-    Ok(out)
-}
-
-/// Is this order's distortion still unknown to its sender? (6.5.3: the sender believes the
-/// order was accepted until the distortion is discovered — decision 0110.)
-fn undiscovered_distortion(game: &Game, order: u32) -> bool {
-    game.state.orders.get(&order).is_some_and(|o| {
-        o.status == OrderStatus::Distorted
-            && game
-                .state
-                .commands
-                .get(&o.recipient)
-                .is_some_and(|c| c.distortion_unnoticed)
-    })
-}
-
-/// The events a sight may see, with a side's undiscovered distortions held back.
-fn redact<'a>(game: &Game, events: &'a [StoredEvent], s: &Sight) -> Vec<&'a StoredEvent> {
-    events
+    status
+        .orders
         .iter()
-        .filter(|e| s.sees(&e.event.visibility))
-        .filter(|e| {
-            if *s == Sight::All {
-                return true;
-            }
-            match &e.event.kind {
-                EventKind::OrderDistorted { order } => !undiscovered_distortion(game, *order),
-                EventKind::AcceptanceRolled { order, result, .. }
-                    if *result == crate::rules::AcceptanceResult::Dt =>
-                {
-                    !undiscovered_distortion(game, *order)
-                }
-                _ => true,
-            }
+        .filter(|o| o.status == OrderStatus::Distorted)
+        .filter(|o| {
+            status
+                .commands
+                .iter()
+                .any(|c| c.command == o.receiver && c.distortion_unnoticed)
         })
+        .map(|o| o.number)
         .collect()
 }
 
-fn status_for(game: &Game, o: &crate::engine::OrderRecord, s: &Sight) -> String {
+/// Is this event shown, given the orders whose distortion the sender has not discovered? The
+/// web narrows `app`'s log here and only here (decision 0110): never widens it.
+fn shown(kind: &EventKind, undiscovered: &std::collections::BTreeSet<u32>) -> bool {
+    match kind {
+        EventKind::OrderDistorted { order } => !undiscovered.contains(order),
+        EventKind::AcceptanceRolled { order, result, .. }
+            if *result == crate::rules::AcceptanceResult::Dt =>
+        {
+            !undiscovered.contains(order)
+        }
+        _ => true,
+    }
+}
+
+fn status_label(
+    o: &app::view::OrderEntry,
+    undiscovered: &std::collections::BTreeSet<u32>,
+) -> String {
     match &o.status {
-        OrderStatus::Distorted if *s != Sight::All && undiscovered_distortion(game, o.number) => {
+        OrderStatus::Distorted if undiscovered.contains(&o.number) => {
             "accepted (as far as you know)".into()
         }
         OrderStatus::Delayed { needs } => format!("delayed (D{needs})"),
@@ -803,50 +784,49 @@ fn status_for(game: &Game, o: &crate::engine::OrderRecord, s: &Sight) -> String 
     }
 }
 
-fn build_view(g: &Inner, s: &Sight) -> Result<View, GameError> {
-    let game = &g.game;
-    let st = &game.state;
+/// The page's view, from `app`'s status and log for the viewer and the (public) scenario.
+fn build_view(game: &Game, v: &Viewer, status: &StatusView, log: &LogView) -> View {
     let sc = &game.scenario;
-    let events = game.store.events()?;
-    let visible = redact(game, &events, s);
-    let side = match s {
-        Sight::Side(x) => Some(x.clone()),
+    let seat = crate::view::effective(v, &game.state);
+    let umpire = seat == Viewer::Umpire;
+    let side = match &seat {
+        Viewer::Side(x) => Some(x.clone()),
         _ => None,
     };
-    let positions = match s.viewer() {
-        Some(v) => crate::game::visible_positions(st, sc, &v),
-        None => BTreeMap::new(),
-    };
-    let own = |piece: &str| match s {
-        Sight::All => true,
-        Sight::Side(x) => piece_side(sc, piece).as_deref() == Some(x.as_str()),
-        Sight::Public => false,
-    };
+    let owns = |piece: &str| piece_side(sc, piece).is_some_and(|s| crate::view::owns(&seat, &s));
+    let hidden = undiscovered(status);
+    let units: BTreeMap<&str, &app::view::UnitEntry> =
+        status.units.iter().map(|u| (u.unit.as_str(), u)).collect();
+    let formations: BTreeMap<&str, &app::view::FormationEntry> = status
+        .formations
+        .iter()
+        .map(|f| (f.unit.as_str(), f))
+        .collect();
     let mut pieces = Vec::new();
-    for (id, hex) in &positions {
-        let mine = own(id);
-        let piece_owner = piece_side(sc, id).unwrap_or_default();
+    for (id, hex) in &status.positions {
         let (name, role, kind, detail) = if let Some(u) = sc.unit(id) {
-            let detail = mine.then(|| {
-                let us = st.units.get(id).cloned().unwrap_or_default();
-                PieceDetail {
+            // Strength, formation, facing and state only of the seat's own units: `app` gives
+            // their loss chart and formation to the owner (and the umpire) only.
+            let detail = match (units.get(id.as_str()), formations.get(id.as_str())) {
+                (Some(us), Some(f)) => Some(PieceDetail {
                     strength: u.strength.map(|x| word(&x)).unwrap_or_else(|| {
                         u.gun_points
                             .map(|g| format!("{g} gun points"))
                             .unwrap_or_default()
                     }),
-                    formation: word(&u.formation),
-                    facing: u.facing.map(|f| word(&f)).unwrap_or_default(),
+                    formation: word(&f.formation),
+                    facing: f.facing.clone(),
                     state: format!(
                         "{}{}, losses {}P/{}S of {}",
                         word(&us.morale),
                         if us.blown { ", blown" } else { "" },
-                        us.track.permanent,
-                        us.track.stragglers,
-                        us.track.boxes
+                        us.permanent,
+                        us.stragglers,
+                        us.boxes
                     ),
-                }
-            });
+                }),
+                _ => None,
+            };
             (u.name.clone(), "unit", word(&u.kind), detail)
         } else if let Some(c) = sc.commander(id) {
             (c.name.clone(), "commander", String::new(), None)
@@ -858,49 +838,38 @@ fn build_view(g: &Inner, s: &Sight) -> Result<View, GameError> {
         pieces.push(PieceView {
             id: id.clone(),
             name,
-            side: piece_owner,
+            side: piece_side(sc, id).unwrap_or_default(),
             role,
             kind,
             hex: *hex,
             detail,
         });
     }
-    let ghosts = match &side {
-        Some(x) => g
-            .sightings
-            .get(x)
-            .map(|book| {
-                book.iter()
-                    .filter(|(p, _)| !positions.contains_key(*p))
-                    .map(|(p, (hex, turn))| Ghost {
-                        id: p.clone(),
-                        name: sc
-                            .unit(p)
-                            .map(|u| u.name.clone())
-                            .or_else(|| sc.commander(p).map(|c| c.name.clone()))
-                            .unwrap_or_else(|| p.clone()),
-                        hex: *hex,
-                        last_seen: turn_time(game, *turn),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-        None => Vec::new(),
-    };
-    let orders: Vec<OrderView> = st
-        .orders
-        .values()
-        .filter(|o| match s {
-            Sight::All => true,
-            Sight::Side(x) => o.side == *x,
-            Sight::Public => false,
+    let ghosts = status
+        .last_seen
+        .iter()
+        .map(|(p, seen)| Ghost {
+            id: p.clone(),
+            name: sc
+                .unit(p)
+                .map(|u| u.name.clone())
+                .or_else(|| sc.commander(p).map(|c| c.name.clone()))
+                .unwrap_or_else(|| p.clone()),
+            hex: seen.hex,
+            last_seen: seen.time.clone(),
         })
-        .map(|o| order_view(game, o, s))
         .collect();
-    let umpire = *s == Sight::All;
+    let orders = status
+        .orders
+        .iter()
+        .map(|o| order_view(game, status, o, &hidden))
+        .collect();
     let mut lines = Vec::new();
     let mut messages = Vec::new();
-    for e in &visible {
+    for e in &log.events {
+        if !shown(&e.event.kind, &hidden) {
+            continue;
+        }
         if let EventKind::MessageSent { side, from, text } = &e.event.kind {
             messages.push(MessageView {
                 turn: e.event.turn,
@@ -922,40 +891,33 @@ fn build_view(g: &Inner, s: &Sight) -> Result<View, GameError> {
         };
         lines.push(EventLine {
             turn: e.event.turn,
-            text: crate::cli::game_cmd::describe(&e.event),
+            text: crate::engine::describe::describe(&e.event),
             dice,
         });
     }
-    let command_points = st
+    let command_points = status
         .sides
         .iter()
-        .filter(|(id, _)| umpire || side.as_deref() == Some(id.as_str()))
-        .map(|(id, ss)| (id.clone(), ss.command_points))
+        .map(|s| (s.side.clone(), s.command_points))
         .collect();
-    let ranges = if s.viewer().is_some() {
-        command_ranges(sc, st, &own)
-    } else {
-        Vec::new()
-    };
+    let ranges = command_ranges(game, status, &owns);
     let recipients = match &side {
-        Some(x) => st
+        Some(_) => status
             .commands
             .iter()
-            .filter(|(_, c)| c.side == *x && !c.dissolved)
-            .map(|(id, _)| {
-                let name = sc
-                    .formation(id)
-                    .map(|f| f.name.clone())
-                    .or_else(|| sc.unit(id).map(|u| u.name.clone()))
-                    .unwrap_or_else(|| id.clone());
-                (id.clone(), name)
+            .filter(|c| {
+                game.state
+                    .commands
+                    .get(&c.command)
+                    .is_none_or(|x| !x.dissolved)
             })
+            .map(|c| (c.command.clone(), command_name(sc, &c.command)))
             .collect(),
         None => Vec::new(),
     };
     let movable = pieces
         .iter()
-        .filter(|p| p.detail.is_some() || (own(&p.id) && p.role != "unit"))
+        .filter(|p| owns(&p.id))
         .map(|p| (p.id.clone(), p.name.clone()))
         .collect();
     let commanders = match &side {
@@ -967,17 +929,17 @@ fn build_view(g: &Inner, s: &Sight) -> Result<View, GameError> {
             .collect(),
         None => Vec::new(),
     };
-    Ok(View {
+    View {
         title: sc.meta.title.clone(),
-        turn: st.turn,
-        time: turn_time(game, st.turn),
-        phasing: st.phasing().to_string(),
-        step: match st.step {
+        turn: status.turn,
+        time: turn_time(game, status.turn),
+        phasing: status.phasing.clone(),
+        step: match status.step {
             Step::Command => "Command Phase (orders, initiative)".into(),
             Step::Operations => "Operations (fire, movement, combat, rally)".into(),
             Step::GameOver => "game over".into(),
         },
-        game_over: st.step == Step::GameOver,
+        game_over: status.step == Step::GameOver,
         side,
         command_points,
         sides: sc
@@ -994,13 +956,35 @@ fn build_view(g: &Inner, s: &Sight) -> Result<View, GameError> {
         recipients,
         movable,
         commanders,
-    })
+    }
 }
 
-fn order_view(game: &Game, o: &crate::engine::OrderRecord, s: &Sight) -> OrderView {
+fn command_name(sc: &crate::scenario::Scenario, id: &str) -> String {
+    sc.formation(id)
+        .map(|f| f.name.clone())
+        .or_else(|| sc.unit(id).map(|u| u.name.clone()))
+        .unwrap_or_else(|| id.to_string())
+}
+
+fn piece_side(s: &crate::scenario::Scenario, piece: &str) -> Option<String> {
+    if let Some(f) = piece.strip_prefix("hq:").and_then(|id| s.formation(id)) {
+        return Some(f.side.clone());
+    }
+    s.commander(piece)
+        .map(|c| c.side.clone())
+        .or_else(|| s.unit(piece).map(|u| u.side.clone()))
+}
+
+fn order_view(
+    game: &Game,
+    status: &StatusView,
+    o: &app::view::OrderEntry,
+    hidden: &std::collections::BTreeSet<u32>,
+) -> OrderView {
     let sc = &game.scenario;
-    let hub = crate::engine::oob::hub_piece(sc, &game.state, &o.recipient);
-    let from_hex = hub.and_then(|h| game.state.positions.get(&h).copied());
+    // The route starts at the recipient's hub, where the seat sees it (its own piece).
+    let hub = crate::engine::oob::hub_piece(sc, &game.state, &o.receiver);
+    let from_hex = hub.and_then(|h| status.positions.get(&h).copied());
     // The objective: the places the order names, as the order language resolves them.
     let checked = crate::order::check_one(&o.text, Some(sc), Some(&o.side));
     let objective = checked
@@ -1013,11 +997,7 @@ fn order_view(game: &Game, o: &crate::engine::OrderRecord, s: &Sight) -> OrderVi
     OrderView {
         number: o.number,
         side: o.side.clone(),
-        recipient: sc
-            .formation(&o.recipient)
-            .map(|f| f.name.clone())
-            .or_else(|| sc.unit(&o.recipient).map(|u| u.name.clone()))
-            .unwrap_or_else(|| o.recipient.clone()),
+        recipient: command_name(sc, &o.receiver),
         text: o.text.clone(),
         readback: o.readback.clone(),
         method: o
@@ -1028,24 +1008,20 @@ fn order_view(game: &Game, o: &crate::engine::OrderRecord, s: &Sight) -> OrderVi
         cost: o.cost,
         sent_turn: o.sent_turn,
         arrival_turn: o.arrival_turn,
-        status: status_for(game, o, s),
+        status: status_label(o, hidden),
         from_hex,
         objective,
     }
 }
 
-/// Command ranges of the seat's own leaders (6.11): a division commander reaches 4 hexes, a
-/// corps HQ 8.
-fn command_ranges(
-    sc: &crate::scenario::Scenario,
-    st: &crate::engine::GameState,
-    own: &dyn Fn(&str) -> bool,
-) -> Vec<(Hex, u32)> {
+/// Command ranges of the seat's own leaders as the seat sees them placed (6.11): a division
+/// commander reaches 4 hexes, a corps HQ 8.
+fn command_ranges(game: &Game, status: &StatusView, own: &dyn Fn(&str) -> bool) -> Vec<(Hex, u32)> {
     use crate::scenario::model::Echelon;
     let mut out = Vec::new();
-    for f in &sc.formations {
+    for f in &game.scenario.formations {
         let (piece, radius) = match f.echelon {
-            Echelon::Division => match st.commanders.get(&f.id) {
+            Echelon::Division => match game.state.commanders.get(&f.id) {
                 Some(c) => (c.clone(), 4),
                 None => continue,
             },
@@ -1055,9 +1031,15 @@ fn command_ranges(
         if !own(&piece) {
             continue;
         }
-        if let Some(h) = st.positions.get(&piece) {
+        if let Some(h) = status.positions.get(&piece) {
             out.push((*h, radius));
         }
     }
     out
+}
+
+impl std::fmt::Display for WebRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} [{}]", self.message, self.code)
+    }
 }

@@ -128,10 +128,7 @@ impl AppState {
     }
 
     fn phase_key(&self) -> String {
-        self.backend
-            .view(&Seat::Umpire, None)
-            .map(|v| format!("{}/{}/{}", v.turn, v.phasing, v.step))
-            .unwrap_or_default()
+        self.backend.phase_key()
     }
 }
 
@@ -187,8 +184,8 @@ fn forbidden(message: &str) -> Response {
 
 fn refused(r: WebRefusal) -> Response {
     let status = match r.code.as_str() {
-        "umpire-only" | "not-a-side" | "not-your-piece" | "not-your-table" | "observer"
-        | "not-your-command" => StatusCode::FORBIDDEN,
+        // `forbidden`: the application layer's seat check (app::authorize).
+        "forbidden" | "not-a-side" => StatusCode::FORBIDDEN,
         "game-file" => StatusCode::INTERNAL_SERVER_ERROR,
         _ => StatusCode::UNPROCESSABLE_ENTITY,
     };
@@ -222,6 +219,7 @@ pub fn router(state: Shared) -> Router {
         .route("/check", post(check))
         .route("/order", post(order))
         .route("/move", post(move_piece))
+        .route("/move/preview", post(move_preview))
         .route("/message", post(message))
         .route("/ready", post(ready))
         .route("/default-defense", post(default_defense))
@@ -579,11 +577,11 @@ struct OrderForm {
     method: String,
 }
 
-fn method(m: &str) -> Result<crate::rules::Method, WebRefusal> {
+fn method(m: &str) -> Result<crate::app::MethodArg, WebRefusal> {
     match m {
-        "" | "written" => Ok(crate::rules::Method::Written),
-        "oral" => Ok(crate::rules::Method::Oral),
-        "in-person" => Ok(crate::rules::Method::InPerson),
+        "" | "written" => Ok(crate::app::MethodArg::Written),
+        "oral" => Ok(crate::app::MethodArg::Oral),
+        "in-person" => Ok(crate::app::MethodArg::InPerson),
         other => Err(WebRefusal::new(
             "bad-method",
             format!("`{other}` is not a method"),
@@ -633,9 +631,67 @@ async fn order(State(st): State<Shared>, headers: HeaderMap, Form(f): Form<Order
 #[derive(Deserialize)]
 struct MoveForm {
     piece: String,
+    #[serde(default)]
     to: String,
+    /// Hexes to move through, comma- or space-separated, ending at the destination (12.0).
+    #[serde(default)]
+    path: String,
+    #[serde(default)]
+    formation: String,
+    #[serde(default)]
+    face: String,
     #[serde(default)]
     reason: String,
+}
+
+fn move_ask(f: &MoveForm) -> Result<backend::MoveAsk, WebRefusal> {
+    let hex = |t: &str| -> Result<crate::hex::Hex, WebRefusal> {
+        t.trim().parse().map_err(|e| {
+            WebRefusal::new(
+                "bad-hex",
+                format!("{e}"),
+                "click a hex on the map, or type one like 18.09",
+            )
+        })
+    };
+    let to = match f.to.trim() {
+        "" => None,
+        t => Some(hex(t)?),
+    };
+    let path = f
+        .path
+        .split([',', ' '])
+        .filter(|t| !t.trim().is_empty())
+        .map(hex)
+        .collect::<Result<Vec<_>, _>>()?;
+    let formation = match f.formation.trim() {
+        "" => None,
+        t => Some(crate::units::parse_formation(t).map_err(|e| {
+            WebRefusal::new(
+                "bad-formation",
+                e,
+                "line, column, march-column, square, limbered or unlimbered (8.2)",
+            )
+        })?),
+    };
+    let face = match f.face.trim() {
+        "" => None,
+        t => Some(t.parse().map_err(|e: String| {
+            WebRefusal::new(
+                "bad-facing",
+                e,
+                "a hex corner: NNE, E, SSE, SSW, W or NNW (10.1)",
+            )
+        })?),
+    };
+    Ok(backend::MoveAsk {
+        piece: f.piece.trim().to_string(),
+        to,
+        path,
+        formation,
+        face,
+        reason: (!f.reason.trim().is_empty()).then(|| f.reason.trim().to_string()),
+    })
 }
 
 async fn move_piece(
@@ -647,19 +703,25 @@ async fn move_piece(
         Ok(s) => s,
         Err(r) => return r,
     };
-    let to: crate::hex::Hex = match f.to.trim().parse() {
-        Ok(h) => h,
-        Err(e) => {
-            return refused(WebRefusal::new(
-                "bad-hex",
-                format!("{e}"),
-                "click a hex on the map, or type one like 18.09",
-            ));
-        }
+    let r = move_ask(&f).and_then(|ask| st.backend.move_piece(&s.seat, &ask));
+    outcome(&st, r.map(|t| format!("Moved: {t}")))
+}
+
+/// The path and MP the engine would take for a move, without moving (the movement form's
+/// "show path" before "confirm").
+async fn move_preview(
+    State(st): State<Shared>,
+    headers: HeaderMap,
+    Form(f): Form<MoveForm>,
+) -> Response {
+    let s = match need_seat(&st, &headers) {
+        Ok(s) => s,
+        Err(r) => return r,
     };
-    let reason = (!f.reason.trim().is_empty()).then_some(f.reason.as_str());
-    let r = st.backend.move_piece(&s.seat, &f.piece, to, reason);
-    outcome(&st, r.map(|()| format!("{} moved to {to}.", f.piece)))
+    match move_ask(&f).and_then(|ask| st.backend.explain_move(&s.seat, &ask)) {
+        Ok(t) => pages::done(&format!("Would move: {t}")).into_response(),
+        Err(e) => refused(e),
+    }
 }
 
 #[derive(Deserialize)]
@@ -762,7 +824,7 @@ async fn override_action(
     headers: HeaderMap,
     Form(f): Form<OverrideForm>,
 ) -> Response {
-    use crate::engine::OverrideAction as A;
+    use backend::OverrideAsk as A;
     let s = match need_seat(&st, &headers) {
         Ok(s) => s,
         Err(r) => return r,
@@ -776,20 +838,19 @@ async fn override_action(
             )
         })
     };
+    let target = f.target.trim().to_string();
     let action = match f.action.as_str() {
-        "ruling" => Ok(A::Ruling {
-            text: f.target.clone(),
-        }),
-        "discard" => number().map(|order| A::DiscardOrder { order }),
-        "reroll" => number().map(|order| A::Reroll { order }),
-        "wrecked" => Ok(A::SetWrecked {
-            command: f.target.trim().to_string(),
-            wrecked: true,
-        }),
+        "ruling" => Ok(A::Ruling(target)),
+        "discard" => number().map(A::Discard),
+        "reroll" => number().map(A::Reroll),
+        "wrecked" => Ok(A::Wreck(target)),
+        "unwrecked" => Ok(A::Unwreck(target)),
+        "no-orders" => Ok(A::NoOrders(target)),
+        "commander-lost" => Ok(A::CommanderLost(target)),
         other => Err(WebRefusal::new(
             "bad-override",
             format!("`{other}` is not an override this console offers"),
-            "ruling, discard, reroll or wrecked",
+            "ruling, discard, reroll, wrecked, unwrecked, no-orders or commander-lost",
         )),
     };
     let r = action.and_then(|a| st.backend.override_action(&s.seat, &f.reason, a));
@@ -819,23 +880,28 @@ async fn combat(
             .map(str::to_string)
             .collect()
     };
+    // The console's combat form is the umpire's (a side asks for combat in a message); the
+    // application layer checks the request again.
+    if s.seat != Seat::Umpire {
+        return forbidden("the combat form is the umpire's");
+    }
+    use crate::app::ProcedureArg as P;
     let kind = match f.kind.as_str() {
-        "close-combat" => Ok(crate::engine::CombatKind::CloseCombat { fortified: false }),
-        "fire" => Ok(crate::engine::CombatKind::ArtilleryFire { cannister: false }),
+        "close-combat" => Ok(P::CloseCombat),
+        "charge" => Ok(P::Charge),
+        "fire" => Ok(P::Fire),
+        "skirmisher-fire" => Ok(P::SkirmisherFire),
         other => Err(WebRefusal::new(
             "bad-combat",
             format!("`{other}` is not a combat this form resolves"),
-            "close-combat or fire; charges and skirmisher fire with their options: `staffwork combat`",
+            "close-combat, charge, fire or skirmisher-fire; the other options: `staffwork combat`",
         )),
     };
     let r = kind.and_then(|k| {
         st.backend
             .combat(&s.seat, k, list(&f.attackers), list(&f.defenders))
     });
-    outcome(
-        &st,
-        r.map(|()| "Combat resolved; see the event log.".to_string()),
-    )
+    outcome(&st, r.map(|t| format!("Combat resolved: {t}")))
 }
 
 #[derive(Deserialize)]

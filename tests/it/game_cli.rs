@@ -667,7 +667,11 @@ fn a_bad_unit_setting_is_refused_and_changes_nothing() {
     let cases: Vec<(Vec<&str>, &[&str])> = vec![
         (
             vec!["--set-unit", "hall-9", "--losses", "1 (0)"],
-            &["--set-unit", "`hall-9` is not a unit", "nearest: hall-1"],
+            &[
+                "--set-unit",
+                "`hall-9` is not a unit",
+                "did you mean hall-1",
+            ],
         ),
         (
             vec!["--set-unit", "hall-1", "--losses", "two"],

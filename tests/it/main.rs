@@ -2,6 +2,8 @@
 //! New integration tests go here as a module (one file each) rather than as a new top-level test
 //! crate, so `cargo test` links one binary instead of one per file.
 
+mod app_layer;
+mod architecture;
 mod combat_charge_fire;
 mod combat_cli;
 mod combat_close;
@@ -9,10 +11,15 @@ mod combat_tables;
 mod common;
 mod demo;
 mod game_cli;
+mod integrity_concurrency;
+mod integrity_record;
+mod movement_cli;
 mod order_cli;
 mod order_corpus;
+mod order_corpus_eval;
 mod order_docs;
 mod order_props;
+mod order_reader;
 mod random_events;
 mod replay_props;
 mod rules_cli;
@@ -20,4 +27,7 @@ mod scenario_check;
 mod scenario_show;
 mod scenario_talavera;
 mod scenario_vimeiro;
+mod study;
+mod view_props;
 mod web;
+mod workbench;

@@ -4,8 +4,9 @@
 
 use staffwork::engine::event::RandomEventOutcome;
 use staffwork::engine::{Command, Event, EventKind, GameState, Visibility};
-use staffwork::game::{Game, NewGame, Until, Viewer, visible};
+use staffwork::game::{Game, NewGame, Until};
 use staffwork::rules::dice::{Purpose, ScriptedDice};
+use staffwork::view::{Viewer, visible};
 
 fn new_game(scenario: &str, seed: u64, variants: &[&str]) -> Game {
     let (_, text, s) =

@@ -64,6 +64,9 @@ fn command(i: u8) -> Command {
         10 => Command::Move {
             piece: "hall-1".into(),
             to: Hex::new(5, 7),
+            path: Vec::new(),
+            formation: None,
+            face: None,
         },
         11 => Command::Combat {
             kind: CombatKind::CloseCombat { fortified: false },

@@ -188,13 +188,14 @@ fn routes() -> Vec<Route> {
                 ("command", "hall-div"),
                 ("text", ALLIED_ORDER),
             ],
-            [No, No, Yes, No],
+            // The umpire may make every request (app::authorize).
+            [Yes, No, Yes, No],
         ),
         (
             "POST",
             "/default-defense",
             vec![("command", "div-2")],
-            [No, Yes, No, No],
+            [Yes, Yes, No, No],
         ),
         ("POST", "/umpire/advance", vec![], [Yes, No, No, No]),
         (
@@ -478,10 +479,10 @@ async fn no_side_is_ever_shown_what_it_may_not_see() {
                     );
                 }
                 // Pieces: only those visible_positions shows this side.
-                let seen = staffwork::game::visible_positions(
+                let seen = staffwork::view::visible_positions(
                     &game.state,
                     &game.scenario,
-                    &staffwork::game::Viewer::Side(me.into()),
+                    &staffwork::view::Viewer::Side(me.into()),
                 );
                 let v: serde_json::Value = serde_json::from_str(
                     &call(&st, "GET", "/view.json", Some(&tok), &[]).await.body,
@@ -500,7 +501,7 @@ async fn no_side_is_ever_shown_what_it_may_not_see() {
                 // Counts: the side's sequence is the number of events it may see.
                 let visible = events
                     .iter()
-                    .filter(|e| staffwork::game::Viewer::Side(me.into()).sees(&e.event.visibility))
+                    .filter(|e| staffwork::view::Viewer::Side(me.into()).sees(&e.event.visibility))
                     .count() as u64;
                 let seq = st.backend.sequence(&Seat::Side(me.into()));
                 assert!(

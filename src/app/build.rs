@@ -1,0 +1,316 @@
+//! Requests → engine commands: the one place that turns what a front end asks into an
+//! [`engine::Command`](crate::engine::Command) and the actor recorded with it. Order texts are
+//! typed by the order language here; an order with errors is refused with its diagnostics.
+
+use crate::engine::command::{CombatOptions, LossMarks, SkirmisherAbsorbs};
+use crate::engine::{CombatKind, Command, CommandStatus, OverrideAction, TypedOrder};
+use crate::game::Game;
+use crate::hex::Hex;
+
+use super::AppError;
+use super::request::{
+    CombatRequest, InitiativeRequest, LooseCannonRequest, OrderRequest, OverrideRequest,
+    ProcedureArg,
+};
+
+/// The actor recorded with a command and the command itself.
+pub(crate) type Built = (String, Command);
+
+/// Type an order with the order language; errors refuse it. Returns the recipient the text
+/// names, if the scenario knows it.
+fn type_order(
+    text: &str,
+    game: &Game,
+    side: &str,
+) -> Result<(TypedOrder, Option<String>), AppError> {
+    let mut checked = crate::order::check_one(text, Some(&game.scenario), Some(side));
+    crate::game::refuse_off_map_hexes(&mut checked, &game.scenario);
+    if checked.has_errors() {
+        return Err(AppError::Order(Box::new(checked)));
+    }
+    let recipient = checked
+        .recipient
+        .as_ref()
+        .and_then(|r| r.resolved.as_ref())
+        .map(|r| r.id.clone());
+    Ok((crate::game::typed_order(&checked), recipient))
+}
+
+/// The side a command (formation or brigade) belongs to, if the game knows it.
+pub(crate) fn side_of_command(game: &Game, command: &str) -> Option<String> {
+    game.state.commands.get(command).map(|c| c.side.clone())
+}
+
+/// The side a piece (commander, `hq:<formation>` or unit) belongs to.
+pub(crate) fn side_of_piece(game: &Game, piece: &str) -> Option<String> {
+    let s = &game.scenario;
+    if let Some(f) = piece.strip_prefix("hq:").and_then(|id| s.formation(id)) {
+        return Some(f.side.clone());
+    }
+    s.commander(piece)
+        .map(|c| c.side.clone())
+        .or_else(|| s.unit(piece).map(|u| u.side.clone()))
+}
+
+pub(crate) fn order(game: &Game, a: &OrderRequest) -> Result<Built, AppError> {
+    let (typed, recipient) = type_order(&a.text, game, &a.side)?;
+    let to = a.to.clone().or(recipient).ok_or_else(|| {
+        AppError::BadRequest(
+            "the order names no recipient the scenario knows; add `--to COMMAND`".into(),
+        )
+    })?;
+    // The army commander as the game stands (a successor, Burrard, Jourdan under 5.3b).
+    let from = match &a.from {
+        Some(f) => f.clone(),
+        None => game
+            .state
+            .sides
+            .get(&a.side)
+            .map(|s| s.army_commander.clone())
+            .ok_or_else(|| AppError::BadRequest(format!("unknown side `{}`", a.side)))?,
+    };
+    let side = a.side.clone();
+    let cmd = match &a.via {
+        Some(via) => Command::IssueRelayedOrder {
+            side: side.clone(),
+            from,
+            via: via.clone(),
+            to,
+            method: a.method.into(),
+            order: typed,
+        },
+        None => Command::IssueOrder {
+            side: side.clone(),
+            from,
+            to,
+            method: a.method.into(),
+            order: typed,
+        },
+    };
+    Ok((side, cmd))
+}
+
+pub(crate) fn loose_cannon(game: &Game, a: &LooseCannonRequest) -> Result<Built, AppError> {
+    // 6.6.1.6: the order is written in the language of the command's own side.
+    let side = side_of_command(game, &a.command).unwrap_or_default();
+    let (order, _) = type_order(&a.text, game, &side)?;
+    Ok((
+        "opponent".into(),
+        Command::LooseCannonOrder {
+            command: a.command.clone(),
+            order,
+        },
+    ))
+}
+
+pub(crate) fn initiative(game: &Game, a: &InitiativeRequest) -> Result<Built, AppError> {
+    let command = match &a.command {
+        Some(c) => c.clone(),
+        None => game
+            .scenario
+            .formation_of_commander(&a.commander)
+            .map(|f| f.id.clone())
+            .unwrap_or_else(|| a.commander.clone()),
+    };
+    let side = side_of_command(game, &command).unwrap_or_default();
+    let (order, _) = type_order(&a.text, game, &side)?;
+    Ok((
+        side,
+        Command::RollInitiative {
+            commander: a.commander.clone(),
+            command,
+            order,
+        },
+    ))
+}
+
+/// `default-defense`, `withdraw`, `stage`: the actor is the command's side.
+pub(crate) fn on_command(
+    game: &Game,
+    command: &str,
+    make: impl FnOnce(String) -> Command,
+) -> Result<Built, AppError> {
+    // The engine names an unknown command in its refusal; keep its words (no side = "").
+    let side = side_of_command(game, command).unwrap_or_default();
+    Ok((side, make(command.to_string())))
+}
+
+pub(crate) fn relay(game: &Game, order: u32) -> Built {
+    (
+        game.state
+            .orders
+            .get(&order)
+            .map_or_else(|| "player".to_string(), |o| o.side.clone()),
+        Command::DeliverRelayedOrder { order },
+    )
+}
+
+pub(crate) fn combat(game: &Game, a: &CombatRequest) -> Result<Built, AppError> {
+    let kind = match a.procedure {
+        ProcedureArg::CloseCombat => CombatKind::CloseCombat {
+            fortified: a.fortified,
+        },
+        ProcedureArg::Charge => CombatKind::Charge {
+            form_square: a.form_square,
+            follow_ons: a.follow_ons,
+            reaction: a.reaction,
+            follow_on: a.follow_on,
+        },
+        ProcedureArg::SkirmisherFire => CombatKind::SkirmisherFire {
+            quality: a.quality.into(),
+        },
+        ProcedureArg::Fire => CombatKind::ArtilleryFire {
+            cannister: a.cannister,
+        },
+    };
+    let lead = a
+        .attackers
+        .first()
+        .ok_or_else(|| AppError::BadRequest("name at least one attacker (14.2)".into()))?;
+    if a.defenders.is_empty() {
+        return Err(AppError::BadRequest(
+            "name at least one defender (14.2)".into(),
+        ));
+    }
+    let actor = game
+        .scenario
+        .unit(lead)
+        .map_or_else(|| "player".to_string(), |u| u.side.clone());
+    let mut absorbs = Vec::new();
+    for x in &a.skirmisher_absorbs {
+        let (unit, at_most) = match x.split_once('=') {
+            Some((u, n)) => (
+                u,
+                Some(n.trim().parse::<u8>().map_err(|_| {
+                    AppError::BadRequest(format!(
+                        "--skirmisher-absorbs takes UNIT or UNIT=N (N a number of casualties), not `{x}`"
+                    ))
+                })?),
+            ),
+            None => (x.as_str(), None),
+        };
+        absorbs.push(SkirmisherAbsorbs {
+            unit: unit.trim().to_string(),
+            at_most,
+        });
+    }
+    Ok((
+        actor,
+        Command::Combat {
+            kind,
+            attackers: a.attackers.clone(),
+            defenders: a.defenders.clone(),
+            options: CombatOptions {
+                attacker_quality: a.quality.into(),
+                defender_quality: a.defender_quality.into(),
+                skirmisher_absorbs: absorbs,
+            },
+        },
+    ))
+}
+
+/// The one action of an override; exactly one must be given.
+pub(crate) fn override_(game: &Game, a: &OverrideRequest) -> Result<Built, AppError> {
+    let mut actions = Vec::new();
+    if let Some(c) = &a.wreck {
+        actions.push(OverrideAction::SetWrecked {
+            command: c.clone(),
+            wrecked: true,
+        });
+    }
+    if let Some(c) = &a.unwreck {
+        actions.push(OverrideAction::SetWrecked {
+            command: c.clone(),
+            wrecked: false,
+        });
+    }
+    if let Some(c) = &a.commander_lost {
+        actions.push(OverrideAction::SetCommanderLost {
+            command: c.clone(),
+            lost: true,
+        });
+    }
+    if let Some(p) = &a.place {
+        let (piece, hex) = p
+            .split_once('=')
+            .ok_or_else(|| AppError::BadRequest(format!("--place takes PIECE=HEX, not `{p}`")))?;
+        let to: Hex = hex
+            .parse()
+            .map_err(|e: crate::hex::HexParseError| AppError::BadRequest(e.to_string()))?;
+        actions.push(OverrideAction::Place {
+            piece: piece.to_string(),
+            to,
+        });
+    }
+    if let Some(n) = a.discard_order {
+        actions.push(OverrideAction::DiscardOrder { order: n });
+    }
+    if let Some(c) = &a.no_orders {
+        actions.push(OverrideAction::SetStatus {
+            command: c.clone(),
+            status: CommandStatus::NoOrders,
+        });
+    }
+    if let Some(t) = &a.ruling {
+        actions.push(OverrideAction::Ruling { text: t.clone() });
+    }
+    if let Some(n) = a.reroll {
+        actions.push(OverrideAction::Reroll { order: n });
+    }
+    if let Some(c) = &a.impose_order {
+        let text = a
+            .text
+            .clone()
+            .ok_or_else(|| AppError::BadRequest("--impose-order needs --text \"ORDER\"".into()))?;
+        let side = side_of_command(game, c).unwrap_or_default();
+        let (order, _) = type_order(&text, game, &side)?;
+        actions.push(OverrideAction::ImposeOrder {
+            command: c.clone(),
+            order,
+            status: a.status.into(),
+        });
+    }
+    if let Some(unit) = &a.set_unit {
+        actions.push(set_unit(unit, a)?);
+    }
+    if actions.len() != 1 {
+        return Err(AppError::BadRequest(
+            "give exactly one of --wreck, --unwreck, --commander-lost, --place, --discard-order, --no-orders, --ruling, --reroll, --impose-order, --set-unit".into(),
+        ));
+    }
+    Ok((
+        "umpire".into(),
+        Command::Override {
+            reason: a.reason.clone(),
+            action: actions.remove(0),
+        },
+    ))
+}
+
+/// `override --set-unit UNIT` with what to set (20.4, 21.1, 22.2).
+fn set_unit(unit: &str, a: &OverrideRequest) -> Result<OverrideAction, AppError> {
+    let losses = match &a.losses {
+        Some(text) => Some(LossMarks::parse(text).ok_or_else(|| {
+            AppError::BadRequest(format!(
+                "--losses: `{text}` is not \"P (S)\"; write the Permanent Casualties, then the Stragglers in brackets, e.g. --losses \"2 (1)\" (20.4)"
+            ))
+        })?),
+        None => None,
+    };
+    let blown = match (a.blown, a.not_blown) {
+        (true, _) => Some(true),
+        (_, true) => Some(false),
+        _ => None,
+    };
+    if losses.is_none() && a.morale_state.is_none() && blown.is_none() {
+        return Err(AppError::BadRequest(format!(
+            "--set-unit {unit}: say what to set with --losses \"P (S)\", --morale-state STATE, --blown or --not-blown"
+        )));
+    }
+    Ok(OverrideAction::SetUnit {
+        unit: unit.to_string(),
+        losses,
+        morale: a.morale_state.map(Into::into),
+        blown,
+    })
+}

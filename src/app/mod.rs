@@ -1,0 +1,526 @@
+//! The application layer: every game action a front end offers, as a typed [`Request`], checked
+//! for a [`Seat`] and executed against a [`Game`] by one function, [`execute`], which returns a
+//! typed, serialisable [`Response`] or an [`AppError`].
+//!
+//! The CLI, the conformance runner, the demo and any later front end (web, study runner) go
+//! through here; none of them builds an engine command itself. Owns: requests, the seat check,
+//! request → engine command (`build`), views and reports (`view`), the words of a command line
+//! (`words`). Must not print, must not decide rules (that is `engine`), and touches files only
+//! through `game`/`store` and the scenario and table loaders.
+
+mod build;
+mod named;
+pub mod request;
+pub mod view;
+mod words;
+
+use std::path::Path;
+
+use clap::Subcommand;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{Command, Refusal};
+use crate::game::{Game, GameError, NewGame};
+use crate::rules::dice::Dice;
+use crate::view::Viewer;
+
+pub use request::*;
+pub use view::{
+    Applied, Branched, Created, LogView, OrderOdds, Receipt, ReceiptCheck, Replayed, StatusView,
+    Where, order_log, where_,
+};
+pub use words::{parse_request, split_words};
+
+/// Who is asking: a side, the umpire or an observer (`crate::view::Viewer`). The same type as the viewer of
+/// the views, so what a seat may do and what it may see are decided over one value.
+pub type Seat = Viewer;
+
+/// A game action, as every front end asks for it. The subcommand names are the CLI's.
+#[derive(Subcommand, Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "kebab-case")]
+pub enum Request {
+    /// Send an order (6.4).
+    Order(OrderRequest),
+    /// Re-issue a relayed order in person (Talavera T4.2b).
+    Relay(RelayRequest),
+    /// A message between a side and the umpire, seen by that side and the umpire only.
+    Message(MessageRequest),
+    /// Run the automatic steps up to the next one that needs a person (5.1).
+    Turn(TurnRequest),
+    /// Roll for Initiative (6.6.1).
+    Initiative(InitiativeRequest),
+    /// Write a Loose Cannon's one-turn order (6.6.1.6).
+    LooseCannon(LooseCannonRequest),
+    /// Adopt Default Defense (6.6.2).
+    DefaultDefense(CommandRequest),
+    /// A voluntary Emergency Withdrawal (6.6.3).
+    Withdraw(CommandRequest),
+    /// Mark the current stage of a command's order complete (6.3.3).
+    Stage(CommandRequest),
+    /// Move a piece.
+    Move(MoveRequest),
+    /// Resolve a combat (14–19).
+    Combat(CombatRequest),
+    /// An umpire's override, recorded with its reason.
+    Override(OverrideRequest),
+    /// The game as the seat may see it.
+    Status,
+    /// The Order Log and the events as the seat may see them.
+    Log,
+    /// Play the recorded events back; optionally verify (the umpire's).
+    Replay(ReplayRequest),
+    /// A keyed digest of the record as it stands, for the seat to keep (decision 0050).
+    Receipt(ReceiptRequest),
+    /// Copy the game up to a turn into a new file.
+    Branch(BranchRequest),
+    /// The exact acceptance odds of a pending order (6.5).
+    Odds(OddsRequest),
+}
+
+/// What a request produced.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "response", rename_all = "kebab-case")]
+pub enum Response {
+    /// A command was recorded: its events.
+    Applied(Applied),
+    Status(Box<StatusView>),
+    Log(LogView),
+    Replayed(Replayed),
+    Receipt(Receipt),
+    Branched(Branched),
+    Odds(OrderOdds),
+}
+
+/// Why a request was not carried out. Nothing was written in any case.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// The engine refused the command (a rule, with its number).
+    #[error("refused [{}]: {}", .0.code, .0.message)]
+    Refused(Refusal),
+    /// The order language found errors in an order text; the checked order has the diagnostics.
+    #[error("the order has errors")]
+    Order(Box<crate::order::CheckedOrder>),
+    /// The seat may not make this request (a side acting for the enemy, a side asking for the
+    /// umpire's tools).
+    #[error("{0}")]
+    Forbidden(String),
+    /// The request itself is malformed (a missing or contradictory argument, an unknown side).
+    #[error("{0}")]
+    BadRequest(String),
+    /// The scenario of a new game is invalid or unreadable.
+    #[error(transparent)]
+    Scenario(#[from] crate::scenario::ScenarioError),
+    /// The command tables of a new game are invalid or unreadable.
+    #[error(transparent)]
+    Tables(#[from] crate::rules::tables::TableError),
+    /// The game file could not be read or written.
+    #[error("{0}")]
+    Game(GameError),
+}
+
+impl AppError {
+    /// Was the input read and judged bad (exit 1), rather than unusable (exit 2)?
+    pub fn is_judged(&self) -> bool {
+        match self {
+            AppError::Refused(_) | AppError::Order(_) | AppError::Forbidden(_) => true,
+            AppError::Scenario(e) => !matches!(e, crate::scenario::ScenarioError::Io { .. }),
+            AppError::Tables(e) => !matches!(e, crate::rules::tables::TableError::Io { .. }),
+            AppError::BadRequest(_) | AppError::Game(_) => false,
+        }
+    }
+}
+
+impl From<GameError> for AppError {
+    fn from(e: GameError) -> Self {
+        match e {
+            GameError::Refused(r) => AppError::Refused(r),
+            other => AppError::Game(other),
+        }
+    }
+}
+
+/// Check a request for a seat and execute it with the game's own dice.
+pub fn execute(game: &mut Game, seat: &Seat, req: &Request) -> Result<Response, AppError> {
+    execute_with(game, seat, req, None)
+}
+
+/// [`execute`] with other dice (scripted dice in a conformance case). `None` uses the game's.
+pub fn execute_with(
+    game: &mut Game,
+    seat: &Seat,
+    req: &Request,
+    dice: Option<&mut dyn Dice>,
+) -> Result<Response, AppError> {
+    let req = &named::resolve_names(game, req, seat)?;
+    authorize(game, seat, req)?;
+    match req {
+        Request::Turn(t) => {
+            let events = game.advance(t.until(), dice)?;
+            Ok(applied(game, events))
+        }
+        Request::Status => Ok(Response::Status(Box::new(view::status(game, seat)))),
+        Request::Log => Ok(Response::Log(view::log(game, seat)?)),
+        Request::Replay(r) => replay(game, r, seat).map(Response::Replayed),
+        Request::Receipt(_) => receipt(game, seat).map(Response::Receipt),
+        Request::Branch(b) => branch(game, b, seat).map(Response::Branched),
+        Request::Odds(o) => order_odds(game, o.order).map(Response::Odds),
+        _ => {
+            let (actor, cmd) = command(game, req)?;
+            let result = match dice {
+                Some(d) => game.execute_with(&actor, &cmd, d),
+                None => game.execute(&actor, &cmd),
+            };
+            // A side is refused in words that say nothing of the pieces it cannot see
+            // (view::refusal_for); the umpire is told the engine's own reason.
+            let events = result.map_err(|e| match (e, seat) {
+                (GameError::Refused(r), Viewer::Side(side)) => {
+                    GameError::Refused(crate::view::refusal_for(game, side, &cmd, r))
+                }
+                (e, _) => e,
+            })?;
+            Ok(applied(game, events))
+        }
+    }
+}
+
+/// What a game command would record now, without recording it: the seat check, the names and
+/// the engine's decision against the present state with throw-away dice, nothing written. For a
+/// front end's live check (the web order desk's cost and courier arrival, 6.4). Dice rolled in
+/// the preview are not the game's and mean nothing; views and reports are a bad request.
+pub fn preview(
+    game: &Game,
+    seat: &Seat,
+    req: &Request,
+) -> Result<Vec<crate::engine::Event>, AppError> {
+    let req = &named::resolve_names(game, req, seat)?;
+    authorize(game, seat, req)?;
+    if matches!(req, Request::Turn(_)) {
+        return Err(AppError::BadRequest(
+            "the sequence of play is not previewed".into(),
+        ));
+    }
+    let (_, cmd) = command(game, req)?;
+    let mut dice = crate::rules::dice::SeededDice::new(0);
+    game.engine()
+        .decide(&game.state, &cmd, &mut dice)
+        .map_err(|r| match seat {
+            Viewer::Side(side) => AppError::Refused(crate::view::refusal_for(game, side, &cmd, r)),
+            _ => AppError::Refused(r),
+        })
+}
+
+fn applied(game: &Game, events: Vec<crate::engine::Event>) -> Response {
+    Response::Applied(Applied {
+        events,
+        turn: game.state.turn,
+        step: game.state.step,
+    })
+}
+
+/// The engine command a request asks for, and the actor recorded with it. `turn` is one
+/// `Advance`; views, replay, branch and odds are not commands (refused as a bad request).
+pub fn command(game: &Game, req: &Request) -> Result<(String, Command), AppError> {
+    match req {
+        Request::Order(a) => build::order(game, a),
+        Request::Relay(a) => Ok(build::relay(game, a.order)),
+        Request::Turn(_) => Ok(("umpire".into(), Command::Advance)),
+        Request::Message(a) => Ok((
+            a.from.clone(),
+            Command::Message {
+                side: a.side.clone(),
+                from: a.from.clone(),
+                text: a.text.clone(),
+            },
+        )),
+        Request::Initiative(a) => build::initiative(game, a),
+        Request::LooseCannon(a) => build::loose_cannon(game, a),
+        Request::DefaultDefense(a) => build::on_command(game, &a.command, |command| {
+            Command::DefaultDefense { command }
+        }),
+        Request::Withdraw(a) => {
+            build::on_command(game, &a.command, |command| Command::Withdraw { command })
+        }
+        Request::Stage(a) => build::on_command(game, &a.command, |command| {
+            Command::StageComplete { command }
+        }),
+        Request::Move(a) => Ok((
+            "player".into(),
+            Command::Move {
+                piece: a.piece.clone(),
+                to: a.to,
+                path: a.path.clone(),
+                formation: a.formation,
+                face: a.face,
+            },
+        )),
+        Request::Combat(a) => build::combat(game, a),
+        Request::Override(a) => build::override_(game, a),
+        Request::Status
+        | Request::Log
+        | Request::Replay(_)
+        | Request::Receipt(_)
+        | Request::Branch(_)
+        | Request::Odds(_) => Err(AppError::BadRequest(
+            "a view or report, not a game command".into(),
+        )),
+    }
+}
+
+/// May this seat make this request? The umpire may do everything; a side acts only for itself
+/// (and writes the enemy's Loose Cannon order, 6.6.1.6), sees its own views, and leaves the
+/// umpire's tools (turn, override, replay, branch) to the umpire.
+fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), AppError> {
+    let side = match seat {
+        Viewer::Umpire => return Ok(()),
+        // An observer watches: the views, a playback and a receipt, nothing else (0051).
+        Viewer::Observer => {
+            return match req {
+                Request::Status | Request::Log | Request::Receipt(_) => Ok(()),
+                Request::Replay(r) if !r.verify => Ok(()),
+                _ => Err(AppError::Forbidden(
+                    "an observer only watches (status, log, replay, receipt)".into(),
+                )),
+            };
+        }
+        Viewer::Side(s) => s,
+    };
+    if !game.state.sides.contains_key(side) {
+        let known: Vec<&str> = game.state.sides.keys().map(String::as_str).collect();
+        return Err(AppError::BadRequest(format!(
+            "unknown side `{side}`; this game's sides are {}",
+            known.join(", ")
+        )));
+    }
+    let own = |owner: Option<String>| owner.as_deref() == Some(side.as_str());
+    let forbidden = |what: &str| Err(AppError::Forbidden(format!("the {side} side {what}")));
+    let command_side = |c: &str| build::side_of_command(game, c);
+    match req {
+        Request::Status | Request::Log | Request::Receipt(_) => Ok(()),
+        Request::Replay(r) if !r.verify => Ok(()),
+        Request::Order(a) if a.side == *side => Ok(()),
+        Request::Order(_) => forbidden("writes only its own orders (6.4)"),
+        Request::Initiative(a) => {
+            let command = a.command.clone().or_else(|| {
+                game.scenario
+                    .formation_of_commander(&a.commander)
+                    .map(|f| f.id.clone())
+            });
+            if own(command.and_then(|c| command_side(&c))) {
+                Ok(())
+            } else {
+                forbidden("rolls for Initiative only for its own commands (6.6.1)")
+            }
+        }
+        Request::LooseCannon(a) => match command_side(&a.command) {
+            Some(s) if s != *side => Ok(()),
+            _ => forbidden("writes the Loose Cannon order of an enemy command only (6.6.1.6)"),
+        },
+        Request::DefaultDefense(a) | Request::Withdraw(a) | Request::Stage(a) => {
+            if own(command_side(&a.command)) {
+                Ok(())
+            } else {
+                forbidden("acts only for its own commands")
+            }
+        }
+        Request::Move(a) if own(build::side_of_piece(game, &a.piece)) => Ok(()),
+        Request::Move(_) => forbidden("moves only its own pieces"),
+        Request::Combat(a) => {
+            let lead = a.attackers.first().map(String::as_str).unwrap_or_default();
+            if own(game.scenario.unit(lead).map(|u| u.side.clone())) {
+                Ok(())
+            } else {
+                forbidden("attacks only with its own units (14.2)")
+            }
+        }
+        Request::Relay(a) if own(game.state.orders.get(&a.order).map(|o| o.side.clone())) => Ok(()),
+        Request::Relay(_) => forbidden("relays only its own orders (T4.2b)"),
+        Request::Message(a) if a.side == *side && a.from == *side => Ok(()),
+        Request::Message(_) => forbidden("writes messages only from its own table to the umpire"),
+        Request::Odds(o) => {
+            if own(game.state.orders.get(&o.order).map(|x| x.side.clone())) {
+                Ok(())
+            } else {
+                // The same words whether the order is the enemy's or does not exist (4.0).
+                Err(AppError::BadRequest(format!(
+                    "there is no order {} of the {side} side; see `staffwork log`",
+                    o.order
+                )))
+            }
+        }
+        Request::Turn(_) => forbidden("does not run the sequence of play; the umpire does (5.1)"),
+        Request::Override(_) => forbidden("cannot override; only the umpire can"),
+        Request::Replay(_) => forbidden(
+            "cannot verify: --verify reads every hidden event, so it is the umpire's; a side checks the file with its receipt through the umpire",
+        ),
+        Request::Branch(_) => forbidden("cannot branch the game; only the umpire can"),
+    }
+}
+
+/// Play back (to a turn) and, for the umpire, verify the record and check a receipt. A game
+/// opened for verification should come from `Game::open_for_audit`, so a damaged record is
+/// reported rather than refused.
+fn replay(game: &Game, r: &ReplayRequest, seat: &Seat) -> Result<Replayed, AppError> {
+    let seat = &crate::view::effective(seat, &game.state);
+    let umpire = *seat == Viewer::Umpire;
+    let state = game.state_at(r.to_turn)?;
+    let verification = if r.verify {
+        Some(game.verify_with(r.chain_only)?)
+    } else {
+        None
+    };
+    let receipt = match &r.receipt {
+        Some(path) => Some(check_receipt(game, path)?),
+        None => None,
+    };
+    let verified = verification
+        .as_ref()
+        .is_none_or(|v| if r.chain_only { v.chain_ok() } else { v.ok() });
+    let ok = verified && receipt.as_ref().is_none_or(|c| c.ok);
+    Ok(Replayed {
+        viewer: seat.name().to_string(),
+        turn: state.turn,
+        // A side sees its own orders only; the total is the umpire's.
+        orders: crate::view::orders(&state, seat).len(),
+        events: umpire.then_some(state.events),
+        verification,
+        chain_only: r.chain_only,
+        receipt,
+        ok,
+    })
+}
+
+/// Does the file still hold the record a receipt was given for?
+fn check_receipt(game: &Game, path: &Path) -> Result<ReceiptCheck, AppError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        AppError::BadRequest(format!("cannot read receipt {}: {e}", path.display()))
+    })?;
+    let r: Receipt = serde_json::from_str(&text).map_err(|e| {
+        AppError::BadRequest(format!(
+            "{} is not a staffwork receipt ({e}); make one with `staffwork receipt --db GAME --out FILE`",
+            path.display()
+        ))
+    })?;
+    let failed = |why: String| ReceiptCheck {
+        ok: false,
+        events: None,
+        why: Some(why),
+    };
+    if r.scenario != game.store.meta().scenario_id {
+        return Ok(failed(format!(
+            "the receipt is for a game of `{}`, this file is a game of `{}`",
+            crate::text::visible(&r.scenario),
+            game.store.meta().scenario_id
+        )));
+    }
+    let found = game
+        .store
+        .find_receipt(&r.digest)
+        .map_err(|e| AppError::Game(e.into()))?;
+    Ok(match found {
+        Some(n) => ReceiptCheck {
+            ok: true,
+            events: Some(n),
+            why: None,
+        },
+        None => failed(format!(
+            "the file no longer holds the record the {} receipt of turn {} was given for: it was cut back or rewritten",
+            crate::text::visible(&r.seat),
+            r.turn
+        )),
+    })
+}
+
+/// A receipt for a seat: the keyed digest of the record's head; the umpire's also carries the
+/// event count and head hash.
+fn receipt(game: &Game, seat: &Seat) -> Result<Receipt, AppError> {
+    let err = |e: crate::store::StoreError| AppError::Game(e.into());
+    let head = game.store.full_head().map_err(err)?;
+    let digest = game
+        .store
+        .receipt_digest(head.events, &head.hash)
+        .map_err(err)?;
+    let umpire = *seat == Viewer::Umpire;
+    Ok(Receipt {
+        staffwork_receipt: 1,
+        scenario: game.store.meta().scenario_id.clone(),
+        seat: seat.name().to_string(),
+        turn: game.state.turn,
+        digest,
+        events: umpire.then_some(head.events),
+        head_hash: umpire.then(|| head.hash.clone()),
+    })
+}
+
+fn branch(game: &Game, b: &BranchRequest, seat: &Seat) -> Result<Branched, AppError> {
+    let new = game.branch(&b.out, b.at_turn, b.seed, now())?;
+    Ok(Branched {
+        out: b.out.clone(),
+        at_turn: b.at_turn,
+        turn: new.state.turn,
+        events: new.state.events,
+        at: where_(&new, seat),
+    })
+}
+
+fn order_odds(game: &Game, number: u32) -> Result<OrderOdds, AppError> {
+    let situation =
+        crate::game::acceptance_situation(game, number).map_err(AppError::BadRequest)?;
+    Ok(OrderOdds {
+        order: number,
+        odds: crate::rules::odds::acceptance(&game.tables, situation),
+        tables_hash: game.tables.hash(),
+    })
+}
+
+/// Wall-clock time for the game file's metadata; the engine never sees it.
+#[allow(clippy::disallowed_methods)]
+fn now() -> String {
+    chrono::Local::now()
+        .format("%Y-%m-%dT%H:%M:%S%:z")
+        .to_string()
+}
+
+/// Load what a new game needs: the scenario (a file or a bundled name), the command tables
+/// (bundled or the user's file), the combat table overrides, the variants.
+pub fn prepare_new(req: &NewRequest) -> Result<NewGame, AppError> {
+    let (_, scenario_toml, scenario) = crate::scenario::source(Path::new(&req.scenario))?;
+    let mut new = NewGame::on(scenario_toml, scenario, req.seed).map_err(|(id, msg)| {
+        AppError::BadRequest(format!(
+            "pre-set order `{id}` cannot be read by the order language: {msg}"
+        ))
+    })?;
+    if let Some(p) = &req.tables {
+        new.tables = crate::rules::tables::CommandTables::load(p)?;
+        new.tables_toml = std::fs::read_to_string(p)
+            .map_err(|e| AppError::BadRequest(format!("cannot read {}: {e}", p.display())))?;
+    }
+    if let Some(p) = &req.combat_tables {
+        new.combat_tables_toml = std::fs::read_to_string(p)
+            .map_err(|e| AppError::BadRequest(format!("cannot read {}: {e}", p.display())))?;
+    }
+    if let Some(p) = &req.movement_tables {
+        new.movement_tables_toml = std::fs::read_to_string(p)
+            .map_err(|e| AppError::BadRequest(format!("cannot read {}: {e}", p.display())))?;
+    }
+    new.variants.clone_from(&req.variant);
+    new.created_at = now();
+    Ok(new)
+}
+
+/// Create a game file (or, with `db = None`, a game in memory) from a prepared new game.
+pub fn create(db: Option<&Path>, new: NewGame) -> Result<(Game, Created), AppError> {
+    let seed = new.seed;
+    let game = match db {
+        Some(p) => Game::create(p, new)?,
+        None => Game::in_memory(new)?,
+    };
+    let created = Created {
+        scenario: game.scenario.meta.id.clone(),
+        title: game.scenario.meta.title.clone(),
+        seed,
+        turn: game.state.turn,
+        phasing: game.state.phasing().to_string(),
+        at: where_(&game, &Viewer::Umpire),
+    };
+    Ok((game, created))
+}

@@ -1,0 +1,432 @@
+//! The typed requests of the application layer: one struct per game action, in the library's
+//! terms. They derive clap's `Args` (so the CLI and a conformance case parse the same words) and
+//! serde (so a web front end can send them as JSON). None of them names a game file, an output
+//! format or a source of text: those belong to the front end.
+
+use clap::{Args, ValueEnum};
+use serde::{Deserialize, Serialize};
+
+use crate::hex::Hex;
+
+/// How the order is delivered (6.4.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MethodArg {
+    InPerson,
+    Oral,
+    Written,
+}
+
+impl From<MethodArg> for crate::rules::Method {
+    fn from(m: MethodArg) -> Self {
+        use crate::rules::Method;
+        match m {
+            MethodArg::InPerson => Method::InPerson,
+            MethodArg::Oral => Method::Oral,
+            MethodArg::Written => Method::Written,
+        }
+    }
+}
+
+/// `order`: send an order (6.4).
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct OrderRequest {
+    /// The writing side.
+    #[arg(long)]
+    pub side: String,
+    /// The sending commander (default: the side's army commander).
+    #[arg(long)]
+    pub from: Option<String>,
+    /// Recipient command id, when the order text does not name it.
+    #[arg(long)]
+    pub to: Option<String>,
+    #[arg(long, value_enum)]
+    pub method: MethodArg,
+    /// Hand the order in person to the commander who relays it (Talavera T4.2b: `--via
+    /// jourdan`); he accepts it, rides to the recipient and re-issues it (`staffwork relay`).
+    #[arg(long, value_name = "COMMANDER")]
+    pub via: Option<String>,
+    /// The order text, or `@FILE` to read it from a file, or `-` for standard input.
+    pub text: String,
+}
+
+/// `message`: a message between one side's table and the umpire (a Kriegsspiel table runs on
+/// them). Recorded for that side and the umpire only, never the other side; it changes nothing
+/// in the game.
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct MessageRequest {
+    /// The side whose table the message is for (the writer, or the side the umpire answers).
+    #[arg(long)]
+    pub side: String,
+    /// Who writes: the side itself or `umpire`.
+    #[arg(long)]
+    pub from: String,
+    /// The message.
+    pub text: String,
+}
+
+/// `relay`: re-issue a relayed order in person (Talavera T4.2b).
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct RelayRequest {
+    /// The order the relaying commander carries (its number in the Order Log).
+    #[arg(long, value_name = "N")]
+    pub order: u32,
+}
+
+/// `turn`: run the automatic steps (5.1).
+#[derive(Args, Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TurnRequest {
+    /// Keep going until the first Command Phase of this game turn (each step is recorded on its own).
+    #[arg(long, value_name = "TURN", conflicts_with = "until_end")]
+    pub until_turn: Option<u32>,
+    /// Keep going until the game is over.
+    #[arg(long)]
+    #[serde(default)]
+    pub until_end: bool,
+}
+
+impl TurnRequest {
+    /// How far this `turn` goes.
+    pub fn until(&self) -> crate::game::Until {
+        use crate::game::Until;
+        match (self.until_turn, self.until_end) {
+            (Some(t), _) => Until::Turn(t),
+            (None, true) => Until::End,
+            (None, false) => Until::Once,
+        }
+    }
+}
+
+/// `initiative`: roll for Initiative (6.6.1).
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct InitiativeRequest {
+    /// The commander rolling (or a cavalry/independent brigade's own id).
+    #[arg(long)]
+    pub commander: String,
+    /// The command the order is for (default: the commander's own command).
+    #[arg(long)]
+    pub command: Option<String>,
+    /// The order written if the roll gives Initiative.
+    pub text: String,
+}
+
+/// `default-defense`, `withdraw`, `stage`: an action on one command.
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct CommandRequest {
+    /// The command (formation or brigade id).
+    #[arg(long)]
+    pub command: String,
+}
+
+/// `loose-cannon`: the opponent writes a Loose Cannon's order (6.6.1.6).
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct LooseCannonRequest {
+    #[arg(long)]
+    pub command: String,
+    /// The one-turn order the opponent writes.
+    pub text: String,
+}
+
+/// `move`: move a piece.
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct MoveRequest {
+    /// Commander id, `hq:<formation>` or unit id.
+    #[arg(long)]
+    pub piece: String,
+    /// Destination hex, e.g. 12.15. Without --path a unit takes the cheapest legal path
+    /// (see it first with `staffwork path`).
+    #[arg(long)]
+    pub to: Hex,
+    /// The hexes to move through, in order, ending at --to (12.0), e.g. `--path 5.06,5.07`.
+    /// Each step is checked against the Movement Table (chart p2).
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    #[serde(default)]
+    pub path: Vec<Hex>,
+    /// Change formation first, paying its cost (8.2): line, column, march-column, square,
+    /// limbered, unlimbered. With --to the unit's own hex it only changes formation.
+    #[arg(long, value_parser = crate::units::parse_formation)]
+    #[serde(default)]
+    pub formation: Option<crate::scenario::UnitFormation>,
+    /// Face this hex corner at the end (10.1): NNE, E, SSE, SSW, W, NNW. Turning costs 1 MP a
+    /// corner (1 for 180°); with --to the unit's own hex it only turns.
+    #[arg(long)]
+    #[serde(default)]
+    pub face: Option<crate::movement::facing::Corner>,
+}
+
+/// Skirmisher quality (18, 26.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QualityArg {
+    Elite,
+    Regular,
+    Rifles,
+}
+
+impl From<QualityArg> for crate::combat::fire::SkirmisherQuality {
+    fn from(q: QualityArg) -> Self {
+        use crate::combat::fire::SkirmisherQuality as Q;
+        match q {
+            QualityArg::Elite => Q::Elite,
+            QualityArg::Regular => Q::Regular,
+            QualityArg::Rifles => Q::Rifles,
+        }
+    }
+}
+
+/// Combat procedures a player starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProcedureArg {
+    /// Close Combat (15, 19).
+    CloseCombat,
+    /// A cavalry charge (16).
+    Charge,
+    /// Artillery fire (17): the attackers are batteries.
+    Fire,
+    /// Skirmisher fire (18): the attackers are skirmishers.
+    SkirmisherFire,
+}
+
+/// `combat PROCEDURE`: resolve a combat (14–19).
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct CombatRequest {
+    /// Which procedure.
+    #[arg(value_enum)]
+    pub procedure: ProcedureArg,
+    /// Attacking unit (repeat for a stack; the first leads, 14.2). Batteries for `fire`.
+    #[arg(long = "attacker", required = true)]
+    pub attackers: Vec<String>,
+    /// Defending unit (repeat for a stack; the first leads, 14.2).
+    #[arg(long = "defender", required = true)]
+    pub defenders: Vec<String>,
+    /// The defender is behind fortified terrain (15.2.1).
+    #[arg(long)]
+    #[serde(default)]
+    pub fortified: bool,
+    /// Charge: the target forms Square (16.2.1).
+    #[arg(long)]
+    #[serde(default)]
+    pub form_square: bool,
+    /// Charge: Follow-on Charges against the same target after a success (0–3, 16.2.7.2).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=3))]
+    #[serde(default)]
+    pub follow_ons: u8,
+    /// Charge: a Reaction Charge (16.5), allowed without orders, with no Follow-ons.
+    #[arg(long)]
+    #[serde(default)]
+    pub reaction: bool,
+    /// Charge: a Follow-on Charge against a new target (16.2.7.3).
+    #[arg(long)]
+    #[serde(default)]
+    pub follow_on: bool,
+    /// The attacking Skirmishers' quality: their Fire Value in skirmisher fire (18) and for
+    /// Skirmisher Disadvantage in close combat (15.2.2 box). Elite for British and French,
+    /// rifles 26.3.
+    #[arg(long, value_enum, default_value_t = QualityArg::Elite)]
+    pub quality: QualityArg,
+    /// The defending stack's Skirmishers' quality: their Fire Value is deducted from the firers'
+    /// (18.3) and counts for Skirmisher Disadvantage in close combat (15.2.2 box).
+    #[arg(long, value_enum, default_value_t = QualityArg::Elite)]
+    pub defender_quality: QualityArg,
+    /// A Skirmisher named in a stack (not its Lead Unit) takes the stack's even Permanent
+    /// Casualties, the 2nd, 4th, … (20.2), at most N of them and never more than its steps
+    /// left: `UNIT` or `UNIT=N`. The owner's choice.
+    #[arg(long, value_name = "UNIT[=N]")]
+    #[serde(default)]
+    pub skirmisher_absorbs: Vec<String>,
+    /// Fire: Cannister (17.4.9), Opportunity Fire at units entering the battery's hex, so at
+    /// range 1; either side fires it, also in the other player's turn (17.4).
+    #[arg(long)]
+    #[serde(default)]
+    pub cannister: bool,
+}
+
+/// Status of an order imposed by the umpire (`override --impose-order`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ImposedStatusArg {
+    Accepted,
+    D4,
+    D5,
+    D6,
+}
+
+impl From<ImposedStatusArg> for crate::engine::command::ImposedStatus {
+    fn from(s: ImposedStatusArg) -> Self {
+        use crate::engine::command::ImposedStatus as I;
+        match s {
+            ImposedStatusArg::Accepted => I::Accepted,
+            ImposedStatusArg::D4 => I::D4,
+            ImposedStatusArg::D5 => I::D5,
+            ImposedStatusArg::D6 => I::D6,
+        }
+    }
+}
+
+/// Morale States (21.1), for `override --set-unit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MoraleStateArg {
+    BloodLust,
+    Normal,
+    Shaken,
+    Disorganized,
+    Routed,
+}
+
+impl From<MoraleStateArg> for crate::combat::MoraleState {
+    fn from(m: MoraleStateArg) -> Self {
+        use crate::combat::MoraleState as M;
+        match m {
+            MoraleStateArg::BloodLust => M::BloodLust,
+            MoraleStateArg::Normal => M::Normal,
+            MoraleStateArg::Shaken => M::Shaken,
+            MoraleStateArg::Disorganized => M::Disorganized,
+            MoraleStateArg::Routed => M::Routed,
+        }
+    }
+}
+
+/// `override`: an umpire's override, recorded with a reason (exactly one action).
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct OverrideRequest {
+    /// Why the umpire overrides (recorded, shown only to the umpire).
+    #[arg(long)]
+    pub reason: String,
+    /// Mark a command wrecked (21.6).
+    #[arg(long, value_name = "COMMAND")]
+    pub wreck: Option<String>,
+    /// Clear a command's wrecked mark.
+    #[arg(long, value_name = "COMMAND")]
+    pub unwreck: Option<String>,
+    /// Mark a command's original commander lost (6.7).
+    #[arg(long, value_name = "COMMAND")]
+    pub commander_lost: Option<String>,
+    /// Place a piece: `PIECE=HEX` (a courier, commander, HQ or unit).
+    #[arg(long, value_name = "PIECE=HEX")]
+    pub place: Option<String>,
+    /// Discard an order by number (e.g. a courier captured).
+    #[arg(long, value_name = "N")]
+    pub discard_order: Option<u32>,
+    /// Put a command in No Orders Status.
+    #[arg(long, value_name = "COMMAND")]
+    pub no_orders: Option<String>,
+    /// Record a ruling (e.g. how an order is to be read).
+    #[arg(long, value_name = "TEXT")]
+    pub ruling: Option<String>,
+    /// Roll the acceptance of an order in delay or distorted again (6.5).
+    #[arg(long, value_name = "N")]
+    pub reroll: Option<u32>,
+    /// Put an order in force for a command (with --text and --status), e.g. to set up a situation.
+    #[arg(long, value_name = "COMMAND")]
+    pub impose_order: Option<String>,
+    /// The order text for --impose-order.
+    #[arg(long)]
+    pub text: Option<String>,
+    /// Status of the imposed order.
+    #[arg(long, value_enum, default_value_t = ImposedStatusArg::Accepted)]
+    pub status: ImposedStatusArg,
+    /// Set a unit's combat state (with --losses, --morale-state, --blown or --not-blown): to
+    /// correct a unit or set up a situation. Wrecked status is set with --wreck/--unwreck.
+    #[arg(long, value_name = "UNIT")]
+    pub set_unit: Option<String>,
+    /// With --set-unit: the marks on its Loss Chart row, "P (S)" — Permanent Casualties and
+    /// Stragglers (20.4); for a battery, gun points lost.
+    #[arg(long, value_name = "P (S)", requires = "set_unit")]
+    pub losses: Option<String>,
+    /// With --set-unit: its Morale State (21.1).
+    #[arg(long, value_enum, value_name = "STATE", requires = "set_unit")]
+    pub morale_state: Option<MoraleStateArg>,
+    /// With --set-unit: the cavalry is Blown (22.2).
+    #[arg(long, requires = "set_unit", conflicts_with = "not_blown")]
+    #[serde(default)]
+    pub blown: bool,
+    /// With --set-unit: the cavalry is not Blown (22.2).
+    #[arg(long, requires = "set_unit")]
+    #[serde(default)]
+    pub not_blown: bool,
+}
+
+/// `replay`: play the recorded events back, optionally verifying.
+#[derive(Args, Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ReplayRequest {
+    /// Stop the playback after this turn.
+    #[arg(long)]
+    pub to_turn: Option<u32>,
+    /// Check the record (hash chain, every event under a recorded command, the game row's head)
+    /// and re-simulate every command from the seed: exactly the stored events, no more and no
+    /// fewer. A verify that cannot re-simulate fails unless `--chain-only` is given. The
+    /// umpire's only: it reads every hidden event.
+    #[arg(long)]
+    #[serde(default)]
+    pub verify: bool,
+    /// With --verify: check the chain and structure only, without re-simulating (reported as
+    /// "chain only, NOT re-simulated"). For files from another staffwork version.
+    #[arg(long, requires = "verify")]
+    #[serde(default)]
+    pub chain_only: bool,
+    /// With --verify: a receipt (from `staffwork receipt`) the file must still contain; a file
+    /// cut back before the receipt, or rewritten, fails.
+    #[arg(long, requires = "verify", value_name = "RECEIPT")]
+    #[serde(default)]
+    pub receipt: Option<std::path::PathBuf>,
+}
+
+/// `receipt`: a keyed digest of the record as it stands, to keep and check later with
+/// `replay --verify --receipt` (decision 0050).
+#[derive(Args, Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ReceiptRequest {
+    /// Write the receipt to this file (JSON) as well as printing it.
+    #[arg(long)]
+    #[serde(default)]
+    pub out: Option<std::path::PathBuf>,
+}
+
+/// `branch`: copy a game up to a turn into a new file.
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct BranchRequest {
+    /// Keep the history up to the end of this turn.
+    #[arg(long)]
+    pub at_turn: u32,
+    /// The new game file.
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    /// New dice from the branch point on.
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+/// `odds --order N`: the exact acceptance odds of a pending order (6.5).
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct OddsRequest {
+    /// The order number (see `staffwork log`).
+    #[arg(long)]
+    pub order: u32,
+}
+
+/// `new`: start a game (the front end creates the file; see [`super::new_game`]).
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct NewRequest {
+    /// Scenario file (TOML), or a bundled scenario name such as `tutorial-hall`.
+    #[arg(long)]
+    pub scenario: String,
+    /// Seed of the game's dice.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Command tables to use instead of the bundled ones (see `staffwork rules show`).
+    #[arg(long)]
+    pub tables: Option<std::path::PathBuf>,
+    /// Combat tables replacing sections of the built-in ones (see docs/combat.md); stored in the game.
+    #[arg(long)]
+    pub combat_tables: Option<std::path::PathBuf>,
+    /// A Movement Table replacing rows of the built-in one (chart p2; see docs/rules.md and
+    /// `staffwork rules show movement`); stored in the game.
+    #[arg(long)]
+    #[serde(default)]
+    pub movement_tables: Option<std::path::PathBuf>,
+    /// A scenario variant to play (repeatable; `staffwork scenario show` lists them).
+    #[arg(long)]
+    #[serde(default)]
+    pub variant: Vec<String>,
+}

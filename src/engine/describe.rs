@@ -1,0 +1,450 @@
+//! What each event says to people: one line per event kind, the one description every front
+//! end (CLI, demo, web) shows. Lives next to the event kinds so a new kind cannot be added
+//! without saying what it is (the match is exhaustive).
+//!
+//! Pure formatting: no IO, no clock, no floating point.
+
+use super::OrderStatus;
+use super::event::{Event, EventKind};
+
+impl Event {
+    /// One line describing the event for people.
+    pub fn describe(&self) -> String {
+        describe(self)
+    }
+}
+
+/// An order's status for people: the log label, with the reason of a discard.
+pub fn status_text(s: &OrderStatus) -> String {
+    match s {
+        OrderStatus::Discarded { reason } => format!("discarded ({reason})"),
+        other => other.label().replace('-', " "),
+    }
+}
+
+/// One line describing an event for people. One flat match with an arm per event kind, so it
+/// runs past 150 lines by design; the compiler holds it exhaustive.
+pub fn describe(e: &Event) -> String {
+    let dice = |d: &[crate::rules::dice::Die]| {
+        d.iter()
+            .map(|x| x.value.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    match &e.kind {
+        EventKind::GameStarted { scenario_id, .. } => format!("game started: {scenario_id}"),
+        EventKind::MessageSent { side, from, text } => {
+            format!("message ({side} table) from {from}: {text}")
+        }
+        EventKind::PresetOrder { order } => format!(
+            "pre-set order {} for {}: \"{}\" ({})",
+            order.number,
+            order.recipient,
+            order.text,
+            status_text(&order.status)
+        ),
+        EventKind::CommandPhaseBegan {
+            side,
+            command_points,
+            commander_with_hq,
+        } => format!(
+            "{side} Command Phase: {command_points} command points (6.4.1){}",
+            if *commander_with_hq {
+                ""
+            } else {
+                "; army commander away from HQ: in-person orders only (6.4.6)"
+            }
+        ),
+        EventKind::StepBegan { side, step } => format!("— {side}: {step:?} —"),
+        EventKind::TurnBegan { new_turn, time } => format!("=== turn {new_turn}, {time} ==="),
+        EventKind::GameEnded { last_turn } => format!("the game ends after turn {last_turn}"),
+        EventKind::OrderIssued { order } => format!(
+            "order {} to {}: {} — {:?}, cost {} CP, arrives turn {}",
+            order.number,
+            order.recipient,
+            order.readback,
+            order.order_type,
+            order.cost,
+            order.arrival_turn
+        ),
+        EventKind::OrderArrived { order } => format!("order {order} arrived"),
+        EventKind::AcceptanceRolled {
+            order,
+            number,
+            column,
+            roll,
+            result,
+            provenance,
+            ..
+        } => format!(
+            "order {order}: acceptance number {number} (column {column}), rolled {roll} → {result}{}",
+            if *provenance == crate::provenance::Provenance::Assumed {
+                " [assumed cell]"
+            } else {
+                ""
+            }
+        ),
+        EventKind::OrderAccepted { order, implemented } => {
+            format!(
+                "order {order} accepted{}",
+                if *implemented {
+                    ""
+                } else {
+                    "; waits for the corps commander at his HQ (6.5.1)"
+                }
+            )
+        }
+        EventKind::OrderImplemented { order } => format!("order {order} implemented"),
+        EventKind::OrderDelayed { order, needs } => {
+            format!(
+                "order {order} delayed: from next turn a {needs} or more on one die accepts it (6.5.2)"
+            )
+        }
+        EventKind::DelayRolled {
+            order,
+            needs,
+            dice: d,
+            accepted,
+        } => {
+            format!(
+                "order {order} in delay D{needs}: rolled {} → {}",
+                dice(d),
+                if *accepted {
+                    "accepted"
+                } else {
+                    "still delayed"
+                }
+            )
+        }
+        EventKind::OrderDistorted { order } => format!("order {order} DISTORTED (6.5.3)"),
+        EventKind::DistortionDiscoveryRolled {
+            command,
+            dice: d,
+            discovered,
+        } => format!(
+            "discovery roll for {command}: {} → {}",
+            dice(d),
+            if *discovered {
+                "distortion discovered; new orders may be sent"
+            } else {
+                "not yet noticed"
+            }
+        ),
+        EventKind::OrderDiscarded { order, reason } => format!("order {order} discarded: {reason}"),
+        EventKind::InitiativeRolled {
+            command,
+            commander,
+            column,
+            roll,
+            result,
+            ..
+        } => {
+            format!(
+                "{commander} rolls for initiative for {command}: column {column}, rolled {roll} → {result:?}"
+            )
+        }
+        EventKind::DefaultDefenseDeclared { command } => {
+            format!("{command} adopts Default Defense (6.6.2)")
+        }
+        EventKind::WithdrawalBegan { command, cause } => {
+            format!("{command} executes an Emergency Withdrawal ({cause:?}, 6.6.3)")
+        }
+        EventKind::StragglerCheck {
+            unit,
+            needs,
+            dice: d,
+            straggler,
+        } => {
+            format!(
+                "{unit} morale check (needs {needs}): rolled {} → {}",
+                dice(d),
+                if *straggler { "1 straggler" } else { "passed" }
+            )
+        }
+        EventKind::StoppageChecked {
+            command,
+            sub_units,
+            wrecked,
+            result,
+            rating,
+            needed,
+            night,
+            roll,
+            passed,
+            ..
+        } => format!(
+            "attack stoppage for {command}: {wrecked} of {sub_units} wrecked → result {result}, rating {rating} needs {needed}{}; rolled {roll} → {}",
+            if *night { " (night −3)" } else { "" },
+            if *passed {
+                "attack continues"
+            } else {
+                "ATTACK STOPS"
+            }
+        ),
+        EventKind::StatusChanged {
+            command,
+            status,
+            reason,
+        } => format!("{command} now {status:?}: {reason}"),
+        EventKind::StageAdvanced { command, stage } => {
+            format!("{command} moves on to stage {}", stage + 1)
+        }
+        EventKind::PieceMoved {
+            piece,
+            from,
+            to,
+            path,
+            half_mp,
+        } => {
+            let via = if path.len() > 2 {
+                let mid: Vec<String> = path[1..path.len() - 1]
+                    .iter()
+                    .map(|h| h.to_string())
+                    .collect();
+                format!(" via {}", mid.join(" "))
+            } else {
+                String::new()
+            };
+            let cost = half_mp
+                .map(|m| format!(" ({} MP)", crate::movement::tables::show_halves(m)))
+                .unwrap_or_default();
+            format!(
+                "{piece} moves {}→ {to}{via}{cost}",
+                from.map(|f| format!("{f} ")).unwrap_or_default()
+            )
+        }
+        EventKind::FormationChanged {
+            unit,
+            from,
+            to,
+            half_mp,
+            rule,
+        } => format!(
+            "{unit} changes formation {from:?} → {to:?} ({} MP, {rule})",
+            crate::movement::tables::show_halves(*half_mp)
+        ),
+        EventKind::FacingChanged {
+            unit,
+            from,
+            to,
+            half_mp,
+            rule,
+        } => {
+            let from = from.map(|f| format!("{f} → ")).unwrap_or_default();
+            let cost = if *half_mp > 0 {
+                format!(" ({} MP", crate::movement::tables::show_halves(*half_mp))
+            } else {
+                " (paid in the move".into()
+            };
+            format!("{unit} faces {from}{to}{cost}, {rule})")
+        }
+        EventKind::MovementCheck {
+            unit,
+            rule,
+            need,
+            dice: d,
+            passed,
+        } => format!(
+            "{unit}: Morale Check for {rule}, needs {need}: rolled {} → {}",
+            dice(d),
+            if *passed { "passed" } else { "failed" }
+        ),
+        EventKind::MoraleDegraded {
+            unit,
+            morale,
+            rule,
+            reason,
+        } => format!("{unit} falls to {} ({rule}: {reason})", morale.short()),
+        EventKind::ReinforcementRolled {
+            group,
+            dice: d,
+            arrives,
+        } => {
+            format!(
+                "reinforcement {group}: rolled {} → {}",
+                dice(d),
+                if *arrives {
+                    "arrives this turn"
+                } else {
+                    "not yet"
+                }
+            )
+        }
+        EventKind::ReinforcementArrived { group, hex, pieces } => format!(
+            "reinforcement {group} enters at {hex}: {}",
+            pieces.join(", ")
+        ),
+        EventKind::WreckedChanged { command, wrecked } => format!(
+            "{command} {}",
+            if *wrecked {
+                "is wrecked"
+            } else {
+                "is no longer wrecked"
+            }
+        ),
+        EventKind::CommanderLost { command, lost } => format!(
+            "{command}'s commander {}",
+            if *lost { "is lost" } else { "is restored" }
+        ),
+        EventKind::CommandRangeChecked { out_of_command } => {
+            if out_of_command.is_empty() {
+                "command range: all in command (6.11)".into()
+            } else {
+                format!(
+                    "command range: out of command: {}",
+                    out_of_command.join(", ")
+                )
+            }
+        }
+        EventKind::CombatResolved {
+            combat,
+            attackers,
+            defenders,
+            outcome,
+            attacker_retreat,
+            defender_retreat,
+        } => format!(
+            "{}: {} against {} → {outcome}; attacker retreat {attacker_retreat:?}, defender retreat {defender_retreat:?}",
+            match combat {
+                super::CombatKind::CloseCombat { .. } => "close combat (15)",
+                super::CombatKind::Charge { .. } => "cavalry charge (16)",
+                super::CombatKind::ArtilleryFire { .. } => "artillery fire (17)",
+                super::CombatKind::SkirmisherFire { .. } => "skirmisher fire (18)",
+            },
+            attackers.join("+"),
+            defenders.join("+")
+        ),
+        EventKind::CombatDice { dice: d, cells, .. } => format!(
+            "combat dice {}{}",
+            dice(d),
+            if cells.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} non-seed table cells used)", cells.len())
+            }
+        ),
+        EventKind::UnitLossesTaken { unit, losses } => format!(
+            "{unit} loses {} permanent, {} stragglers, morale {:+} → {:?}; {} of {} boxes left",
+            losses.permanent,
+            losses.stragglers,
+            losses.morale_change,
+            losses.morale_after,
+            losses.track.remaining(),
+            losses.track.boxes
+        ),
+        EventKind::CommanderReplaced { command, old, new } => {
+            format!("{new} takes command of {command} in place of {old} (25)")
+        }
+        EventKind::HqOverrun { hq, by, hex, .. } => {
+            format!("{hq} overrun at {hex} by {by} (6.10.2)")
+        }
+        EventKind::UnitRallied {
+            unit,
+            stragglers_recovered,
+            morale_after,
+            blown,
+            ..
+        } => format!(
+            "rally phase: {unit} recovers {stragglers_recovered} straggler(s), now {morale_after:?}{}",
+            if *blown { ", Blown" } else { "" }
+        ),
+        EventKind::SubUnitTransferred { command, to, order } => {
+            format!("{command} joins {to} (order {order}, 6.9)")
+        }
+        EventKind::TemporaryDivisionFormed {
+            division,
+            commander,
+            members,
+            order,
+        } => format!(
+            "{division} is formed by order {order} under {commander}: {} (V2.3)",
+            members.join(", ")
+        ),
+        EventKind::TemporaryDivisionDissolved { division, reason } => {
+            format!("{division} ceases to exist: {reason}")
+        }
+        EventKind::ArmyCommanderReplaced {
+            old, new, reason, ..
+        } => format!("{new} replaces {old} in command: {reason}"),
+        EventKind::ReleaseRolled {
+            order,
+            commander,
+            number,
+            penalty,
+            roll,
+            result,
+            ..
+        } => format!(
+            "order {order}: {commander}'s release roll (T2.4), number {number}{} → rolled {roll} → {result}",
+            if *penalty < 0 {
+                format!(" (incl. {penalty} for divisions already borrowed)")
+            } else {
+                String::new()
+            }
+        ),
+        EventKind::DivisionBorrowed { division, order } => {
+            format!("{division} is on loan to the army commander by order {order} (T2.4)")
+        }
+        EventKind::DivisionBarred { division, .. } => {
+            format!("{division} may never again be ordered by the army commander (T2.4)")
+        }
+        EventKind::DivisionReturned { division, wrecked } => format!(
+            "{division} returns to its corps{} (T2.4)",
+            if *wrecked {
+                " wrecked: its borrowing still counts"
+            } else {
+                ""
+            }
+        ),
+        EventKind::RelayAccepted { order, by } => {
+            format!("{by} accepts order {order} and carries it on (T4.2b)")
+        }
+        EventKind::OrderRelayed { order, by } => {
+            format!("{by} re-issues order {order} in person to its recipient (T4.2b)")
+        }
+        EventKind::SpecialRuleRolled {
+            rule,
+            dice: d,
+            happens,
+        } => {
+            format!(
+                "{rule}: rolled {} → {}",
+                dice(d),
+                if *happens {
+                    "it happens"
+                } else {
+                    "nothing yet"
+                }
+            )
+        }
+        EventKind::RandomEventChecked {
+            dice: d,
+            outcome,
+            text,
+            ..
+        } => {
+            use super::event::RandomEventOutcome as O;
+            let mark = match outcome {
+                O::Nothing => "",
+                O::NoEvent => " [no event]",
+                O::Applied => " [applied]",
+                O::Umpire => " [UMPIRE: apply by hand]",
+            };
+            format!("random events, dice {}: {text}{mark}", dice(d))
+        }
+        EventKind::Override { reason, action } => format!("UMPIRE OVERRIDE ({reason}): {action}"),
+        EventKind::UnitStateSet {
+            unit,
+            track,
+            morale,
+            blown,
+        } => format!(
+            "umpire sets {unit}: {} permanent, {} stragglers ({} of {} boxes left), {morale:?}{}",
+            track.permanent,
+            track.stragglers,
+            track.remaining(),
+            track.boxes,
+            if *blown { ", Blown" } else { "" }
+        ),
+    }
+}

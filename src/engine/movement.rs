@@ -1,0 +1,669 @@
+//! Moving combat units in the Movement Phase (8, 12; chart p2): the engine's side of
+//! [`crate::movement`]. Owns who the mover is now (class, allowance, MP already spent,
+//! formation), who stands where, formation changes and their cost (8.2, 8.3, 8.4), the Square's
+//! Morale Check (8.3.2), the minimum move's −1 Morale State (12.1.5) and the scenario limits
+//! (Vimeiro V2.8). Commanders and HQs move by `command_system::move_piece` (6.4.7, 6.10).
+//!
+//! Must not: do IO or read anything but the state and the scenario. Every refusal names the
+//! rule and the hex; the umpire may still put a piece anywhere with `override place`.
+
+use super::Ctx;
+use super::Refusal;
+use super::event::EventKind;
+use super::special_rules::has;
+use crate::combat::MoraleState;
+use crate::hex::Hex;
+use crate::movement::facing::{self, Corner, Corners};
+use crate::movement::path::{self, Illegal, Mover, Occupancy, Ruling};
+use crate::movement::tables::show_halves;
+use crate::rules::dice::Purpose;
+use crate::scenario::{Scenario, Unit, UnitFormation, UnitKind};
+
+const OVERRIDE_HINT: &str = "; the umpire may place it anyway with `override place` and a reason";
+
+fn refusal(e: Illegal) -> Refusal {
+    let at = e.hex.map(|h| format!(" [hex {h}]")).unwrap_or_default();
+    Refusal::new(
+        e.code,
+        e.rule,
+        format!("{}{at}", e.message),
+        format!("{}{OVERRIDE_HINT}", e.help),
+    )
+}
+
+/// Does this side's infantry use Combat Columns (8.4)? Only where a scenario rule grants it;
+/// all others use March Columns.
+pub(crate) fn uses_combat_column(s: &Scenario, side: &str) -> bool {
+    let has = |id: &str| s.special_rules.iter().any(|r| r.id == id);
+    match side {
+        // Talavera T2 (Infantry Training), Vimeiro V3.2: all French may use Combat Column.
+        "french" => has("talavera-infantry-training") || has("vimeiro-french-combat-columns"),
+        _ => false,
+    }
+}
+
+/// A unit's formation as the game stands: its last change, else its set-up formation read
+/// for its type (a battery set up without one is Limbered, cavalry Ready, Skirmishers in
+/// Skirmish order).
+pub(crate) fn formation_now(s: &Scenario, state: &super::GameState, u: &Unit) -> UnitFormation {
+    if let Some(f) = state.movement.get(&u.id).and_then(|x| x.formation) {
+        return f;
+    }
+    match (u.kind, u.formation) {
+        (k, UnitFormation::Unlimbered | UnitFormation::Limbered) if k.is_artillery() => u.formation,
+        (k, _) if k.is_artillery() => UnitFormation::Limbered,
+        (k, UnitFormation::Blown) if k.is_cavalry() => UnitFormation::Blown,
+        (k, _) if k.is_cavalry() => UnitFormation::Ready,
+        (UnitKind::Skirmisher, _) => UnitFormation::Skirmish,
+        (UnitKind::Infantry, UnitFormation::Column | UnitFormation::MarchColumn) => {
+            column_for(s, &u.side)
+        }
+        _ => u.formation,
+    }
+}
+
+/// The column a side uses (8.4.1: a unit in Column is in its nation's type of Column).
+fn column_for(s: &Scenario, side: &str) -> UnitFormation {
+    if uses_combat_column(s, side) {
+        UnitFormation::Column
+    } else {
+        UnitFormation::MarchColumn
+    }
+}
+
+/// The mover as the Movement Table sees it: class, allowance, MP spent (12.1.3, 12.1.4).
+pub(crate) fn mover(ctx: &Ctx, u: &Unit, formation: UnitFormation) -> Result<Mover, Refusal> {
+    let t = ctx.eng.movement;
+    let st = ctx.state.units.get(&u.id).cloned().unwrap_or_default();
+    if st.morale == MoraleState::Routed || formation == UnitFormation::Routed {
+        return Err(Refusal::new(
+            "routed",
+            "12.3.6",
+            format!("`{}` is Routed: its Movement Allowance is zero", u.id),
+            "Routed units move only by retreating (21.4); rally it first (21.5)",
+        ));
+    }
+    let (class, allowance): (&'static str, &str) = match (u.kind, formation) {
+        (UnitKind::Skirmisher, _) => ("skirmish", "skirmish"),
+        (k, UnitFormation::Unlimbered) if k.is_artillery() => {
+            return Err(Refusal::new(
+                "unlimbered",
+                "12.3.5",
+                format!("`{}` is Unlimbered and cannot move", u.id),
+                "limber it first: `move … --formation limbered` (8.2)",
+            ));
+        }
+        (UnitKind::ArtilleryLightHorse | UnitKind::ArtilleryHeavyHorse, _) => {
+            ("artillery", "artillery-horse")
+        }
+        (k, _) if k.is_artillery() => ("artillery", "artillery-foot"),
+        (k, _) if k.is_cavalry() && (st.blown || formation == UnitFormation::Blown) => {
+            ("cavalry", "cavalry-blown")
+        }
+        (UnitKind::CavalryHeavy, _) => ("cavalry", "cavalry-heavy"),
+        (UnitKind::CavalryLancer, _) => ("cavalry", "cavalry-lancer"),
+        (UnitKind::CavalryLight, _) => ("cavalry", "cavalry-light"),
+        (UnitKind::Train, _) => ("train", "train"),
+        (_, UnitFormation::Column) => ("column", "column"),
+        (_, UnitFormation::MarchColumn) => ("column", "march-column"),
+        (_, UnitFormation::Skirmish) => ("skirmish", "skirmish"),
+        _ => ("line", "line"),
+    };
+    if u.kind == UnitKind::Train && u.side == "british" && has(ctx, "vimeiro-lack-of-horses") {
+        return Err(Refusal::new(
+            "immobile",
+            "V2.8",
+            format!(
+                "`{}` is a British wagon at Vimeiro: it may not move at all",
+                u.id
+            ),
+            "Lack of Horses (V2.8)",
+        ));
+    }
+    let spent = ctx
+        .state
+        .movement
+        .get(&u.id)
+        .cloned()
+        .unwrap_or_default()
+        .spent_in(ctx.state.turn, ctx.state.player);
+    Ok(Mover {
+        class,
+        allowance: t.allowance_halves(allowance),
+        spent: spent.halves,
+        // 12.5: infantry uses Road Movement only in Column.
+        road_movement: !matches!(class, "line") && formation != UnitFormation::Square,
+        square: formation == UnitFormation::Square,
+        // V2.8: British artillery moves no more than three hexes a turn.
+        max_hexes: (u.kind.is_artillery()
+            && u.side == "british"
+            && has(ctx, "vimeiro-lack-of-horses"))
+        .then_some(3),
+        hexes_moved: spent.hexes,
+        facing: facing_now(&ctx.state, u, formation),
+        town_all_around: u.kind == UnitKind::Infantry && formation == UnitFormation::Line,
+        face: None,
+    })
+}
+
+/// The corners a unit may be facing now (10.0): the corner it turned to last, else the
+/// scenario's set-up facing read as decision 0083 reads it (either corner beside the hexside,
+/// any corner when none is given). `None` for all-around frontal facing (10.0 sidebar:
+/// Skirmishers and Squares).
+pub(crate) fn facing_now(
+    state: &super::GameState,
+    u: &Unit,
+    formation: UnitFormation,
+) -> Option<Corners> {
+    if u.kind == UnitKind::Skirmisher
+        || matches!(formation, UnitFormation::Square | UnitFormation::Skirmish)
+    {
+        return None;
+    }
+    match state.movement.get(&u.id).and_then(|m| m.facing) {
+        Some(c) => Some(1 << c.index()),
+        None => Some(facing::corners_of(u.facing)),
+    }
+}
+
+/// Who stands where, for a mover of `side` (12.3.1, 12.5).
+fn occupancy(ctx: &Ctx, side: &str, mover: &str) -> Occupancy {
+    let s = ctx.eng.scenario;
+    let mut occ = Occupancy::default();
+    for (p, at) in &ctx.state.positions {
+        let Some(u) = s.unit(p) else { continue };
+        if u.side != side {
+            occ.enemy.insert(*at);
+        } else if p != mover && u.kind != UnitKind::Skirmisher {
+            occ.road_blocked.insert(*at);
+        }
+    }
+    occ
+}
+
+/// The cost and the rule of changing `from` into `to`, or why it cannot (8.2–8.4).
+fn formation_change(
+    ctx: &Ctx,
+    u: &Unit,
+    from: UnitFormation,
+    to: UnitFormation,
+) -> Result<(UnitFormation, u32, &'static str), Refusal> {
+    let t = ctx.eng.movement;
+    let morale = ctx
+        .state
+        .units
+        .get(&u.id)
+        .map(|x| x.morale)
+        .unwrap_or_default();
+    let no = |why: String, help: &str| Err(Refusal::new("formation", "8.1", why, help.to_string()));
+    match u.kind {
+        UnitKind::Infantry => {
+            let to = match to {
+                // 8.4: a nation uses one kind of Column, never both.
+                UnitFormation::Column | UnitFormation::MarchColumn => {
+                    column_for(ctx.scenario(), &u.side)
+                }
+                UnitFormation::Line | UnitFormation::Square => to,
+                other => {
+                    return no(
+                        format!("infantry cannot form {other:?}"),
+                        "infantry forms Line, Column or Square (8.1)",
+                    );
+                }
+            };
+            if to == UnitFormation::Square
+                && matches!(morale, MoraleState::Disorganized | MoraleState::Routed)
+            {
+                return Err(Refusal::new(
+                    "square-dg",
+                    "8.3.1.2",
+                    format!(
+                        "`{}` is {}: DG and Routed units cannot form Square",
+                        u.id,
+                        morale.short()
+                    ),
+                    "rally it first (21.5)",
+                ));
+            }
+            Ok((to, t.cost("formation_change"), "8.2"))
+        }
+        k if k.is_artillery() => match to {
+            UnitFormation::Limbered | UnitFormation::Unlimbered => {
+                Ok((to, t.cost("limber"), "8.2.2"))
+            }
+            other => no(
+                format!("artillery cannot be {other:?}"),
+                "artillery is Limbered or Unlimbered (8.1)",
+            ),
+        },
+        k if k.is_cavalry() => no(
+            format!(
+                "cavalry is Ready or Blown; `{}` cannot change to {to:?} by moving",
+                u.id
+            ),
+            "Blown cavalry recovers to Ready in the Rally Phase (22)",
+        ),
+        _ => no(
+            format!(
+                "`{}` ({:?}) has one formation only (from {from:?})",
+                u.id, u.kind
+            ),
+            "Skirmishers are always in Skirmish order; trains have no formations (8.1)",
+        ),
+    }
+}
+
+/// Move a unit (and change its formation first if asked), checking the path by the Movement
+/// Table and its facing (10, 12.1.1); emits the formation change, any Morale Check, the move,
+/// the facing it ends with and any morale loss. With `to` its own hex it changes formation
+/// and/or turns in place.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn move_unit(
+    ctx: &mut Ctx,
+    side: &str,
+    u: &Unit,
+    from: Hex,
+    to: Hex,
+    given: &[Hex],
+    formation: Option<UnitFormation>,
+    face: Option<Corner>,
+) -> Result<(), Refusal> {
+    let s = ctx.eng.scenario;
+    let before = formation_now(s, &ctx.state, u);
+    let mut now = before;
+    let mut change = None;
+    if let Some(want) = formation {
+        let (to_f, cost, rule) = formation_change(ctx, u, before, want)?;
+        if to_f != before {
+            let left = mover_or_unlimbered(ctx, u, to_f)?.left();
+            if cost > left {
+                return Err(Refusal::new(
+                    "not-enough-mp",
+                    "8.2",
+                    format!(
+                        "changing to {to_f:?} costs {} MP; `{}` has {} MP left [hex {from}]",
+                        show_halves(cost),
+                        u.id,
+                        show_halves(left)
+                    ),
+                    format!("change formation next Movement Phase{OVERRIDE_HINT}"),
+                ));
+            }
+            change = Some((to_f, cost, rule));
+            now = to_f;
+        }
+    }
+    if from == to && given.len() <= 1 {
+        if change.is_none() && face.is_none() {
+            return Err(Refusal::new(
+                "already-there",
+                "12.0",
+                format!("`{}` is already at {to}", u.id),
+                "name another hex, --formation to change formation or --face to turn in place",
+            ));
+        }
+        let paid = change.map_or(0, |(_, c, _)| c);
+        let turn = match face {
+            Some(w) => Some(turn_in_place(ctx, u, now, from, w, paid)?),
+            None => None,
+        };
+        if let Some((to_f, cost, rule)) = change {
+            ctx.emit_side(side, formation_event(u, before, to_f, cost, rule));
+        }
+        if let Some(ev) = turn {
+            ctx.emit_side(side, ev);
+        }
+        return Ok(());
+    }
+    let mut m = mover(ctx, u, now)?;
+    m.face = face;
+    if let Some((_, cost, _)) = change {
+        m.spent += cost;
+    }
+    if face.is_some() && m.facing.is_none() {
+        return Err(all_around(u, from));
+    }
+    let occ = occupancy(ctx, side, &u.id);
+    let map = &ctx.eng.move_map;
+    let t = ctx.eng.movement;
+    let ruling = if given.is_empty() {
+        path::cheapest(map, t, &m, &occ, from, to)
+    } else {
+        let mut p: Vec<Hex> = given.to_vec();
+        if p.first() != Some(&from) {
+            p.insert(0, from);
+        }
+        if p.last() != Some(&to) {
+            return Err(Refusal::new(
+                "path-end",
+                "12.0",
+                format!(
+                    "the path ends at {} but the move is to {to}",
+                    p.last().copied().unwrap_or(from)
+                ),
+                "end the path at the destination",
+            ));
+        }
+        path::check_path(map, t, &m, &occ, &p)
+    }
+    .map_err(refusal)?;
+    if let Some((to_f, cost, rule)) = change {
+        ctx.emit_side(side, formation_event(u, before, to_f, cost, rule));
+    }
+    if ruling.square_move && !square_check(ctx, side, u, from)? {
+        return Ok(());
+    }
+    emit_move(ctx, side, u, &ruling);
+    Ok(())
+}
+
+/// The unit's allowance as it would be in `f`; an Unlimbered battery cannot move but may
+/// still pay to limber or turn (12.3.5).
+fn mover_or_unlimbered(ctx: &Ctx, u: &Unit, f: UnitFormation) -> Result<Mover, Refusal> {
+    mover(ctx, u, f).or_else(|e| {
+        if e.code == "unlimbered" {
+            Ok(unlimbered_mover(ctx, u))
+        } else {
+            Err(e)
+        }
+    })
+}
+
+fn all_around(u: &Unit, at: Hex) -> Refusal {
+    Refusal::new(
+        "all-around",
+        "10.1.4",
+        format!(
+            "`{}` has all-around frontal facing and never turns [hex {at}]",
+            u.id
+        ),
+        "drop --face (10.0 sidebar: Skirmishers and Squares face every way)",
+    )
+}
+
+/// Turning in place to `want` (10.1.1, 10.1.2; 12.3.5 for an Unlimbered battery), after
+/// `paid` half-points of formation change: the event, or why not.
+fn turn_in_place(
+    ctx: &Ctx,
+    u: &Unit,
+    formation: UnitFormation,
+    at: Hex,
+    want: Corner,
+    paid: u32,
+) -> Result<EventKind, Refusal> {
+    let m = mover_or_unlimbered(ctx, u, formation)?;
+    let Some(set) = m.facing else {
+        return Err(all_around(u, at));
+    };
+    let t = ctx.eng.movement;
+    // 10.1.4: a Line in a Town/Village has all-around frontal facing: turning is free.
+    let free = m.town_all_around && t.terrain_row(ctx.eng.move_map.terrain(at)).0.town;
+    let (from, cost) = facing::members(set)
+        .map(|c| {
+            (
+                c,
+                if free {
+                    0
+                } else {
+                    facing::turn_cost(t, c, want)
+                },
+            )
+        })
+        .min_by_key(|(c, cost)| (*cost, *c))
+        .unwrap_or((want, 0));
+    let left = m.left().saturating_sub(paid);
+    if cost > left {
+        return Err(Refusal::new(
+            "not-enough-mp",
+            "10.1.1",
+            format!(
+                "turning `{}` from {from} to {want} costs {} MP; it has {} MP left [hex {at}]",
+                u.id,
+                show_halves(cost),
+                show_halves(left)
+            ),
+            format!("turn next Movement Phase{OVERRIDE_HINT}"),
+        ));
+    }
+    let known = ctx.state.movement.get(&u.id).and_then(|x| x.facing);
+    Ok(EventKind::FacingChanged {
+        unit: u.id.clone(),
+        from: known.or((set.count_ones() == 1).then_some(from)),
+        to: want,
+        half_mp: cost,
+        rule: if cost == t.cost("about_face") && from.index().abs_diff(want.index()) == 3 {
+            "10.1.2".into()
+        } else {
+            "10.1.1".into()
+        },
+    })
+}
+
+fn formation_event(
+    u: &Unit,
+    from: UnitFormation,
+    to: UnitFormation,
+    mp: u32,
+    rule: &str,
+) -> EventKind {
+    EventKind::FormationChanged {
+        unit: u.id.clone(),
+        from,
+        to,
+        half_mp: mp,
+        rule: rule.to_string(),
+    }
+}
+
+/// An Unlimbered battery's allowance, for paying to limber or turn (12.3.5).
+fn unlimbered_mover(ctx: &Ctx, u: &Unit) -> Mover {
+    let key = if matches!(
+        u.kind,
+        UnitKind::ArtilleryLightHorse | UnitKind::ArtilleryHeavyHorse
+    ) {
+        "artillery-horse"
+    } else {
+        "artillery-foot"
+    };
+    let spent = ctx
+        .state
+        .movement
+        .get(&u.id)
+        .map(|x| x.spent_in(ctx.state.turn, ctx.state.player))
+        .unwrap_or_default();
+    Mover {
+        class: "artillery",
+        allowance: ctx.eng.movement.allowance_halves(key),
+        spent: spent.halves,
+        road_movement: false,
+        square: false,
+        max_hexes: None,
+        hexes_moved: spent.hexes,
+        facing: facing_now(&ctx.state, u, UnitFormation::Unlimbered),
+        town_all_around: false,
+        face: None,
+    }
+}
+
+/// 8.3.2: a Square moves only after passing a Morale Check; failing, it becomes DG and
+/// Column and has spent all its MP. Returns whether it may move.
+fn square_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<bool, Refusal> {
+    let cfg = &ctx.eng.combat.morale_check;
+    let rating = u.morale.unwrap_or(crate::scenario::MoraleRating::C);
+    let need = cfg.need[crate::combat::morale_index(rating)];
+    // 21.2: +1 with a Commander rated 2+ in the hex.
+    let s = ctx.eng.scenario;
+    let with_commander = s.commanders.iter().any(|c| {
+        c.side == side
+            && ctx.state.positions.get(&c.id) == Some(&at)
+            && super::oob::rating(s, &ctx.state, &c.id) >= cfg.commander_min_rating
+    });
+    let bonus = if with_commander {
+        cfg.commander_bonus
+    } else {
+        0
+    };
+    let die = ctx.dice.roll(Purpose::Morale, 6)?;
+    let passed = i16::from(die.value) + i16::from(bonus) >= i16::from(need);
+    ctx.emit_side(
+        side,
+        EventKind::MovementCheck {
+            unit: u.id.clone(),
+            rule: "8.3.2 Square movement".into(),
+            need,
+            dice: vec![die],
+            passed,
+        },
+    );
+    if passed {
+        return Ok(true);
+    }
+    let st = ctx.state.units.get(&u.id).cloned().unwrap_or_default();
+    let spent = ctx
+        .state
+        .movement
+        .get(&u.id)
+        .map(|x| x.spent_in(ctx.state.turn, ctx.state.player).halves)
+        .unwrap_or_default();
+    let left = ctx
+        .eng
+        .movement
+        .allowance_halves("line")
+        .saturating_sub(spent);
+    ctx.emit_side(
+        side,
+        formation_event(u, UnitFormation::Square, column_for(s, side), left, "8.3.2"),
+    );
+    if st.morale > MoraleState::Disorganized {
+        ctx.emit_side(
+            side,
+            EventKind::MoraleDegraded {
+                unit: u.id.clone(),
+                morale: MoraleState::Disorganized,
+                rule: "8.3.2".into(),
+                reason: "failed the Square's Morale Check to move".into(),
+            },
+        );
+    }
+    Ok(false)
+}
+
+fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling) {
+    let (from, to) = (r.path[0], r.path[r.path.len() - 1]);
+    ctx.emit_side(
+        side,
+        EventKind::PieceMoved {
+            piece: u.id.clone(),
+            from: Some(from),
+            to,
+            path: r.path.clone(),
+            half_mp: Some(r.charged),
+        },
+    );
+    let known = ctx.state.movement.get(&u.id).and_then(|x| x.facing);
+    if let Some(f) = r.facing
+        && known != Some(f)
+    {
+        // 10.0: the corner it ends facing; its turns are in the move's cost.
+        ctx.emit_side(
+            side,
+            EventKind::FacingChanged {
+                unit: u.id.clone(),
+                from: known,
+                to: f,
+                half_mp: 0,
+                rule: "10.1".into(),
+            },
+        );
+    }
+    if r.minimum_move {
+        // 12.1.5: the one-hex move costs a Morale State.
+        let before = ctx
+            .state
+            .units
+            .get(&u.id)
+            .map(|x| x.morale)
+            .unwrap_or_default();
+        ctx.emit_side(
+            side,
+            EventKind::MoraleDegraded {
+                unit: u.id.clone(),
+                morale: before.shift(-1),
+                rule: "12.1.5".into(),
+                reason: format!(
+                    "moved one hex with {} MP left for a {} MP step",
+                    show_halves(r.remaining),
+                    show_halves(r.cost)
+                ),
+            },
+        );
+    }
+}
+
+/// What a move would be, without making it (`staffwork path`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Explained {
+    pub piece: String,
+    pub formation: UnitFormation,
+    pub mover: Mover,
+    pub ruling: Ruling,
+}
+
+impl super::Engine<'_> {
+    /// The ruling on moving unit `piece` to `to` (along `given`, else the cheapest path) as the
+    /// game stands: its class, allowance, MP already spent, and each step's cost and rule.
+    pub fn explain_move(
+        &self,
+        state: &super::GameState,
+        piece: &str,
+        to: Hex,
+        given: &[Hex],
+    ) -> Result<Explained, Refusal> {
+        let mut dice = crate::rules::dice::ScriptedDice::new();
+        let ctx = Ctx {
+            eng: self,
+            state: state.clone(),
+            events: Vec::new(),
+            dice: &mut dice,
+        };
+        let s = self.scenario;
+        let u = s.unit(piece).ok_or_else(|| {
+            Refusal::new(
+                "unknown-unit",
+                "12.0",
+                format!("`{piece}` is not a unit of this scenario"),
+                "see `staffwork scenario show` for unit ids (commanders move by their own costs, 6.4.7)",
+            )
+        })?;
+        let from = state.positions.get(piece).copied().ok_or_else(|| {
+            Refusal::new(
+                "not-on-map",
+                "12.6",
+                format!("`{piece}` is not on the map yet"),
+                "it enters as a reinforcement",
+            )
+        })?;
+        let formation = formation_now(s, &ctx.state, u);
+        let m = mover(&ctx, u, formation)?;
+        let occ = occupancy(&ctx, &u.side, &u.id);
+        let ruling = if given.is_empty() {
+            path::cheapest(&self.move_map, self.movement, &m, &occ, from, to)
+        } else {
+            let mut p = given.to_vec();
+            if p.first() != Some(&from) {
+                p.insert(0, from);
+            }
+            if p.last() != Some(&to) {
+                p.push(to);
+            }
+            path::check_path(&self.move_map, self.movement, &m, &occ, &p)
+        }
+        .map_err(refusal)?;
+        Ok(Explained {
+            piece: piece.to_string(),
+            formation,
+            mover: m,
+            ruling,
+        })
+    }
+}

@@ -1,0 +1,806 @@
+//! Paths over an NBS hex map for combat units (12): the cost of each step by the Movement
+//! Table, a given path checked hex by hex, and the cheapest legal path (Dijkstra, integer
+//! half-points, ties broken by the lowest hex so the answer never depends on iteration order).
+//!
+//! Owns the geometry of a move: terrain, hexsides, slopes, roads (12.5), prohibited terrain
+//! (12.2.2), enemy hexes (12.3.1), the map edge (12.3.4), the one-hex minimum move (12.1.5) and
+//! Square movement (8.3.2). Must not: know orders, roll dice, or read game state — the engine
+//! hands in the mover and who stands where.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+
+use serde::Serialize;
+
+use super::facing::{self, Corner, Corners};
+use super::tables::{MovementTables, show_halves};
+use crate::hex::Hex;
+use crate::provenance::Provenance;
+use crate::scenario::{PlaceKind, Scenario};
+
+/// The movement facts of a scenario's map.
+#[derive(Clone, Debug)]
+pub struct MoveMap {
+    first: (i32, i32),
+    last: (i32, i32),
+    terrain: BTreeMap<Hex, String>,
+    elevation: BTreeMap<Hex, u8>,
+    /// Road steps, both directions.
+    road: BTreeSet<(Hex, Hex)>,
+    /// Hexside feature by normalised hexside: "stream", "river", "wall".
+    hexside: BTreeMap<(Hex, Hex), &'static str>,
+    /// Bridges, fords and gates: a hexside feature crossed there costs nothing extra.
+    crossings: BTreeSet<(Hex, Hex)>,
+}
+
+fn key(a: Hex, b: Hex) -> (Hex, Hex) {
+    if a <= b { (a, b) } else { (b, a) }
+}
+
+impl MoveMap {
+    /// The map of a scenario.
+    pub fn new(s: &Scenario) -> Self {
+        let m = &s.map;
+        let mut terrain = BTreeMap::new();
+        let mut elevation = BTreeMap::new();
+        for col in m.first_col..=m.last_col {
+            for row in m.first_row..=m.last_row {
+                let h = Hex::new(col, row);
+                terrain.insert(h, m.terrain_at(h).unwrap_or("clear").to_string());
+                elevation.insert(h, m.elevation_at(h));
+            }
+        }
+        let mut road = BTreeSet::new();
+        let mut hexside = BTreeMap::new();
+        let mut crossings = BTreeSet::new();
+        for p in &s.places {
+            match p.kind {
+                PlaceKind::Road => {
+                    for w in p.hexes.windows(2) {
+                        if w[0].is_adjacent(w[1]) {
+                            road.insert((w[0], w[1]));
+                            road.insert((w[1], w[0]));
+                        }
+                    }
+                }
+                PlaceKind::Stream | PlaceKind::River | PlaceKind::Wall => {
+                    let kind = match p.kind {
+                        PlaceKind::Stream => "stream",
+                        PlaceKind::River => "river",
+                        _ => "wall",
+                    };
+                    for hs in &p.hexsides {
+                        hexside.insert(key(hs.0, hs.1), kind);
+                    }
+                }
+                PlaceKind::Bridge | PlaceKind::Ford | PlaceKind::Gate => {
+                    for hs in &p.hexsides {
+                        crossings.insert(key(hs.0, hs.1));
+                    }
+                }
+                _ => {}
+            }
+        }
+        MoveMap {
+            first: (m.first_col, m.first_row),
+            last: (m.last_col, m.last_row),
+            terrain,
+            elevation,
+            road,
+            hexside,
+            crossings,
+        }
+    }
+
+    /// True when the hex is on the playing area.
+    pub fn contains(&self, h: Hex) -> bool {
+        h.map.is_none()
+            && (self.first.0..=self.last.0).contains(&h.col)
+            && (self.first.1..=self.last.1).contains(&h.row)
+    }
+
+    /// Terrain name of an on-map hex ("clear" off the grid's legend).
+    pub fn terrain(&self, h: Hex) -> &str {
+        self.terrain.get(&h).map_or("clear", String::as_str)
+    }
+
+    /// Elevation level of a hex (0 off the map).
+    pub fn elevation(&self, h: Hex) -> u8 {
+        self.elevation.get(&h).copied().unwrap_or(0)
+    }
+
+    /// True when a road runs from `a` into the adjacent `b`.
+    pub fn is_road(&self, a: Hex, b: Hex) -> bool {
+        self.road.contains(&(a, b))
+    }
+
+    /// True when the hex lies on a road.
+    pub fn on_road(&self, h: Hex) -> bool {
+        h.neighbours().iter().any(|n| self.road.contains(&(h, *n)))
+    }
+
+    /// The hexside feature between two adjacent hexes, unless bridged.
+    pub fn hexside(&self, a: Hex, b: Hex) -> Option<&'static str> {
+        let k = key(a, b);
+        if self.crossings.contains(&k) {
+            return None;
+        }
+        self.hexside.get(&k).copied()
+    }
+}
+
+/// Who is moving, as the engine sees him now.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Mover {
+    /// Movement class: a column of the Movement Table (`line`, `column`, …).
+    pub class: &'static str,
+    /// Movement Allowance in half-points (chart p2, after scenario exceptions).
+    pub allowance: u32,
+    /// Half-points already spent this Movement Phase (12.1.4).
+    pub spent: u32,
+    /// May use Road Movement (12.5: infantry only in Column).
+    pub road_movement: bool,
+    /// In Square: one hex into clear terrain, all MP (8.3.2).
+    pub square: bool,
+    /// At most this many hexes this phase (Vimeiro V2: British guns ≤ 3), if limited.
+    pub max_hexes: Option<u32>,
+    /// Hexes already moved this phase (for `max_hexes`).
+    pub hexes_moved: u32,
+    /// The corners it may be facing now (10.0; several while the scenario left it open,
+    /// decision 0083), or `None` for all-around frontal facing (Skirmishers, Squares).
+    pub facing: Option<Corners>,
+    /// A Line: all-around frontal facing while in a Town/Village hex (10.1.4).
+    pub town_all_around: bool,
+    /// The corner to face at the end of the move, if asked (10.1).
+    pub face: Option<Corner>,
+}
+
+impl Mover {
+    /// Half-points left this phase.
+    pub fn left(&self) -> u32 {
+        self.allowance.saturating_sub(self.spent)
+    }
+}
+
+/// Who stands where, as far as the mover is concerned.
+#[derive(Clone, Debug, Default)]
+pub struct Occupancy {
+    /// Hexes holding enemy units (12.3.1).
+    pub enemy: BTreeSet<Hex>,
+    /// Hexes holding friendly infantry, cavalry, artillery or wagons: Road Movement may not
+    /// enter them (12.5).
+    pub road_blocked: BTreeSet<Hex>,
+}
+
+/// One step of a path and what it cost.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Step {
+    pub from: Hex,
+    pub to: Hex,
+    pub terrain: String,
+    /// Half-points.
+    pub cost: u32,
+    /// By Road Movement (12.5).
+    pub road: bool,
+    /// What the cost is made of, e.g. `woods 4 (assumed)`, `stream +2 (assumed)`, `slope +1`.
+    pub parts: Vec<String>,
+    /// The least certain cell used.
+    pub provenance: Provenance,
+}
+
+/// A legal path and its price.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Ruling {
+    pub path: Vec<Hex>,
+    pub steps: Vec<Step>,
+    /// Half-points the path costs by the table.
+    pub cost: u32,
+    /// Half-points charged to the unit: the cost, or all that is left for a minimum move.
+    pub charged: u32,
+    /// Half-points the unit had left before moving.
+    pub remaining: u32,
+    /// Moved by 12.1.5 (one hex with insufficient MP; −1 Morale State).
+    pub minimum_move: bool,
+    /// Moved as a Square (8.3.2; a Morale Check first).
+    pub square_move: bool,
+    /// The corner it faces at the end (10.0), `None` for all-around frontal facing.
+    pub facing: Option<Corner>,
+    /// The least certain cell used.
+    pub provenance: Provenance,
+}
+
+/// Why a path is illegal: the rule, the hex, and what to do instead.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Illegal {
+    pub code: &'static str,
+    pub rule: &'static str,
+    pub hex: Option<Hex>,
+    pub message: String,
+    pub help: String,
+}
+
+fn illegal(
+    code: &'static str,
+    rule: &'static str,
+    hex: Option<Hex>,
+    message: String,
+    help: &str,
+) -> Illegal {
+    Illegal {
+        code,
+        rule,
+        hex,
+        message,
+        help: help.into(),
+    }
+}
+
+/// The cost of stepping from `a` into the adjacent `b` for a class: `Err` names why it is
+/// prohibited. `road` asks for the Road Movement rate (12.5), when a road runs there.
+pub fn step_cost(
+    map: &MoveMap,
+    t: &MovementTables,
+    class: &str,
+    a: Hex,
+    b: Hex,
+    road: bool,
+) -> Result<Step, Illegal> {
+    let terrain = map.terrain(b).to_string();
+    if road && map.is_road(a, b) {
+        // 12.5: follow the road, pay the road cost, ignore other terrain.
+        let c = &t.costs["road"];
+        return Ok(Step {
+            from: a,
+            to: b,
+            terrain,
+            cost: c.halves,
+            road: true,
+            parts: vec![format!("road {} ({})", show_halves(c.halves), c.provenance)],
+            provenance: c.provenance,
+        });
+    }
+    let (row, unknown) = t.terrain_row(&terrain);
+    let cell = row.cell(class);
+    let Some(mut cost) = cell.halves else {
+        return Err(illegal(
+            "prohibited",
+            "12.2.2",
+            Some(b),
+            format!("{b} is {terrain}, Prohibited terrain for {class} (chart p2)"),
+            "go round it",
+        ));
+    };
+    let mut prov = cell.provenance;
+    let mut parts = vec![if unknown {
+        format!(
+            "{terrain} moves as clear {} (assumed: not in the movement table)",
+            cell.show()
+        )
+    } else {
+        format!("{terrain} {} ({})", cell.show(), cell.provenance)
+    }];
+    if unknown {
+        prov = Provenance::Assumed;
+    }
+    if let Some(kind) = map.hexside(a, b)
+        && let Some(r) = t.hexside.get(kind)
+    {
+        let c = r.cell(class);
+        let Some(x) = c.halves else {
+            return Err(illegal(
+                "prohibited-hexside",
+                "12.2.2",
+                Some(b),
+                format!("the {kind} between {a} and {b} is Prohibited for {class}"),
+                "cross at a bridge, ford or gate",
+            ));
+        };
+        cost += x;
+        prov = prov.max(c.provenance);
+        parts.push(format!("{kind} +{} ({})", c.show(), c.provenance));
+    }
+    let climb = u32::from(map.elevation(a).abs_diff(map.elevation(b)));
+    if let Some(r) = t.slope_row(climb) {
+        let c = r.cell(class);
+        let Some(x) = c.halves else {
+            return Err(illegal(
+                "prohibited-slope",
+                "12.2.6",
+                Some(b),
+                format!(
+                    "{a} to {b} changes {climb} elevation levels: an {} slope, Prohibited for {class}",
+                    r.name
+                ),
+                "go round it",
+            ));
+        };
+        cost += x;
+        prov = prov.max(c.provenance);
+        parts.push(format!("{} +{} ({})", r.name, c.show(), c.provenance));
+    }
+    Ok(Step {
+        from: a,
+        to: b,
+        terrain,
+        cost,
+        road: false,
+        parts,
+        provenance: prov,
+    })
+}
+
+/// The cheaper legal way of taking one step: Road Movement when allowed and cheaper.
+fn best_step(
+    map: &MoveMap,
+    t: &MovementTables,
+    m: &Mover,
+    occ: &Occupancy,
+    a: Hex,
+    b: Hex,
+) -> Result<Step, Illegal> {
+    let off = step_cost(map, t, m.class, a, b, false);
+    let road_ok = m.road_movement && map.is_road(a, b) && !occ.road_blocked.contains(&b);
+    if road_ok && let Ok(r) = step_cost(map, t, m.class, a, b, true) {
+        return match off {
+            Ok(o) if o.cost <= r.cost => Ok(o),
+            _ => Ok(r),
+        };
+    }
+    off
+}
+
+fn check_entry(map: &MoveMap, occ: &Occupancy, a: Hex, b: Hex) -> Result<(), Illegal> {
+    if !map.contains(b) {
+        return Err(illegal(
+            "off-map",
+            "12.3.4",
+            Some(b),
+            format!("{b} is off the map"),
+            "units may not leave the map unless a scenario rule says so",
+        ));
+    }
+    if !a.is_adjacent(b) {
+        return Err(illegal(
+            "not-adjacent",
+            "12.0",
+            Some(b),
+            format!("{a} to {b} is not a step to an adjacent hex"),
+            "a path is a contiguous list of adjacent hexes",
+        ));
+    }
+    if occ.enemy.contains(&b) {
+        return Err(illegal(
+            "enemy-hex",
+            "12.3.1",
+            Some(b),
+            format!("{b} holds enemy units"),
+            "enter an enemy hex only by Close Combat (`combat close`) or a Charge (`combat charge`)",
+        ));
+    }
+    Ok(())
+}
+
+/// True when turning at `h` costs nothing for this mover: a Line in a Town/Village hex has
+/// all-around frontal facing (10.1.4).
+fn turns_free_at(map: &MoveMap, t: &MovementTables, m: &Mover, h: Hex) -> bool {
+    m.town_all_around && t.terrain_row(map.terrain(h)).0.town
+}
+
+/// The turn from `a` to `b` as a step's cost part.
+fn turn_part(t: &MovementTables, a: Corner, b: Corner, cost: u32) -> String {
+    let rule = if cost == t.cost("about_face") && a.index().abs_diff(b.index()) == 3 {
+        "10.1.2"
+    } else {
+        "10.1.1"
+    };
+    format!("turn {a}→{b} +{} (seed, {rule})", show_halves(cost))
+}
+
+/// 10.1, 12.1.1: the cheapest way of facing along a path — every step leaves by a frontal
+/// hexside, turning first where it must — adding each turn's cost to its step, and the corner
+/// faced at the end (the one asked for, else the cheapest, ties to the lowest corner). Turns
+/// are free while continuing Road Movement (12.5.1) and for a Line in a Town/Village (10.1.4).
+/// `None` for a mover with all-around frontal facing.
+fn plan_facing(map: &MoveMap, t: &MovementTables, m: &Mover, steps: &mut [Step]) -> Option<Corner> {
+    let set = m.facing?;
+    let mut cost: [Option<u32>; 6] = [None; 6];
+    for c in facing::members(set) {
+        cost[c.index()] = Some(0);
+    }
+    // back[i][c] = (corner before step i, turn cost) for arriving at step i facing c.
+    let mut back: Vec<[(usize, u32); 6]> = Vec::with_capacity(steps.len());
+    for i in 0..steps.len() {
+        let (a, b) = (steps[i].from, steps[i].to);
+        let d = facing::direction(a, b).unwrap_or(0);
+        let free = turns_free_at(map, t, m, a) || (steps[i].road && i > 0 && steps[i - 1].road);
+        let mut next: [Option<u32>; 6] = [None; 6];
+        let mut from = [(0usize, 0u32); 6];
+        for to in Corner::fronting(d) {
+            for (c, x) in cost.iter().enumerate() {
+                let Some(x) = x else { continue };
+                let turn = if free {
+                    0
+                } else {
+                    facing::turn_cost(t, Corner::from_index(c), to)
+                };
+                let total = x + turn;
+                if next[to.index()].is_none_or(|n| total < n) {
+                    next[to.index()] = Some(total);
+                    from[to.index()] = (c, turn);
+                }
+            }
+        }
+        cost = next;
+        back.push(from);
+    }
+    let last = steps.last().map(|s| s.to)?;
+    let end_free = turns_free_at(map, t, m, last);
+    let (end, end_turn) = match m.face {
+        Some(w) => {
+            let (c, turn) = cost
+                .iter()
+                .enumerate()
+                .filter_map(|(c, x)| x.map(|x| (c, x)))
+                .map(|(c, x)| {
+                    let turn = if end_free {
+                        0
+                    } else {
+                        facing::turn_cost(t, Corner::from_index(c), w)
+                    };
+                    (c, x + turn, turn)
+                })
+                .min_by_key(|(c, total, _)| (*total, *c))
+                .map(|(c, _, turn)| (c, turn))?;
+            if turn > 0 {
+                let s = steps.last_mut()?;
+                s.cost += turn;
+                s.parts.push(turn_part(t, Corner::from_index(c), w, turn));
+            }
+            (c, Some(w))
+        }
+        None => {
+            let c = cost
+                .iter()
+                .enumerate()
+                .filter_map(|(c, x)| x.map(|x| (x, c)))
+                .min()
+                .map(|(_, c)| c)?;
+            (c, None)
+        }
+    };
+    let mut at = end;
+    for i in (0..steps.len()).rev() {
+        let (prev, turn) = back[i][at];
+        if turn > 0 {
+            let part = turn_part(t, Corner::from_index(prev), Corner::from_index(at), turn);
+            steps[i].cost += turn;
+            steps[i].parts.insert(0, part);
+        }
+        at = prev;
+    }
+    Some(end_turn.unwrap_or(Corner::from_index(end)))
+}
+
+/// Check a given path (`path[0]` is where the unit stands) for a mover.
+pub fn check_path(
+    map: &MoveMap,
+    t: &MovementTables,
+    m: &Mover,
+    occ: &Occupancy,
+    path: &[Hex],
+) -> Result<Ruling, Illegal> {
+    let remaining = m.allowance.saturating_sub(m.spent);
+    if path.len() < 2 {
+        return Err(illegal(
+            "empty-path",
+            "12.0",
+            path.first().copied(),
+            "a path needs at least one hex to move to".into(),
+            "give the hexes to move through, ending at the destination",
+        ));
+    }
+    let mut steps = Vec::new();
+    for w in path.windows(2) {
+        check_entry(map, occ, w[0], w[1])?;
+        steps.push(best_step(map, t, m, occ, w[0], w[1])?);
+    }
+    let facing = plan_facing(map, t, m, &mut steps);
+    let cost = steps.iter().fold(0u32, |a, s| a.saturating_add(s.cost));
+    let provenance = steps.iter().map(|s| s.provenance).max().unwrap_or_default();
+    let hexes = steps.len() as u32;
+    if let Some(max) = m.max_hexes
+        && m.hexes_moved + hexes > max
+    {
+        return Err(illegal(
+            "hex-limit",
+            "scenario",
+            Some(path[path.len() - 1]),
+            format!(
+                "this unit may move at most {max} hexes a turn ({} already)",
+                m.hexes_moved
+            ),
+            "a scenario rule limits it (e.g. Vimeiro: British guns ≤ 3 hexes)",
+        ));
+    }
+    let ruling = |charged, minimum_move, square_move| Ruling {
+        path: path.to_vec(),
+        steps: steps.clone(),
+        cost,
+        charged,
+        remaining,
+        minimum_move,
+        square_move,
+        facing,
+        provenance,
+    };
+    if m.square {
+        // 8.3.2: one hex, into clear terrain, having started in Square; all MP.
+        let s = &steps[0];
+        if hexes > 1 || m.spent > 0 {
+            return Err(illegal(
+                "square-one-hex",
+                "8.3.2",
+                Some(path[path.len() - 1]),
+                "a Square moves a single hex a phase".into(),
+                "change formation first (8.3.3) to move further",
+            ));
+        }
+        if s.terrain != "clear" || s.parts.len() > 1 {
+            return Err(illegal(
+                "square-clear-only",
+                "8.3.2",
+                Some(s.to),
+                format!(
+                    "{} is {}: a Square moves only into clear terrain",
+                    s.to,
+                    s.parts.join(", ")
+                ),
+                "change formation first (8.3.3)",
+            ));
+        }
+        return Ok(ruling(remaining, false, true));
+    }
+    if cost <= remaining {
+        return Ok(ruling(cost, false, false));
+    }
+    // 12.1.5: a unit that has spent nothing may always move one hex (not into Prohibited
+    // terrain, which `best_step` refused already) — it spends everything and loses a state.
+    if hexes == 1 && m.spent == 0 && m.allowance > 0 {
+        return Ok(ruling(remaining, true, false));
+    }
+    let (mut run, mut at) = (0u32, path[path.len() - 1]);
+    for s in &steps {
+        run += s.cost;
+        if run > remaining {
+            at = s.to;
+            break;
+        }
+    }
+    Err(illegal(
+        "not-enough-mp",
+        "12.1.3",
+        Some(at),
+        format!(
+            "the path costs {} MP; {} MP left of {} (runs out entering {at})",
+            show_halves(cost),
+            show_halves(remaining),
+            show_halves(m.allowance)
+        ),
+        "stop short, or move on next turn (`staffwork path` shows the cheapest route)",
+    ))
+}
+
+/// The cheapest legal path from `from` to `to` (Dijkstra; ties by the lowest hex). If `to` is
+/// adjacent and too dear, the 12.1.5 minimum move is the answer.
+pub fn cheapest(
+    map: &MoveMap,
+    t: &MovementTables,
+    m: &Mover,
+    occ: &Occupancy,
+    from: Hex,
+    to: Hex,
+) -> Result<Ruling, Illegal> {
+    if from == to {
+        return Err(illegal(
+            "empty-path",
+            "12.0",
+            Some(to),
+            format!("the unit is already at {to}"),
+            "name another hex",
+        ));
+    }
+    if from.is_adjacent(to) || m.square {
+        return check_path(map, t, m, occ, &[from, to]);
+    }
+    check_entry_final(map, occ, to)?;
+    // Search without the allowance cap first, so a too-far destination is told its price.
+    // A node is a hex, the corner faced there (6 = all-around) and whether it was entered by
+    // Road Movement (turns are free while it continues, 12.5.1).
+    type Node = (Hex, usize, bool);
+    let starts: Vec<usize> = match m.facing {
+        None => vec![6],
+        Some(set) => facing::members(set).map(Corner::index).collect(),
+    };
+    let mut best: BTreeMap<Node, u32> = BTreeMap::new();
+    let mut prev: BTreeMap<Node, Node> = BTreeMap::new();
+    let mut heap = BinaryHeap::new();
+    for c in starts {
+        best.insert((from, c, false), 0);
+        heap.push(Reverse((0u32, (from, c, false))));
+    }
+    let mut reached = None;
+    while let Some(Reverse((d, node))) = heap.pop() {
+        let (h, c, on_road) = node;
+        if h == to {
+            reached = Some(node);
+            break;
+        }
+        if best.get(&node).is_some_and(|x| *x < d) {
+            continue;
+        }
+        for (dir, n) in h.neighbours().into_iter().enumerate() {
+            if check_entry(map, occ, h, n).is_err() {
+                continue;
+            }
+            let Ok(s) = best_step(map, t, m, occ, h, n) else {
+                continue;
+            };
+            let free = c == 6 || turns_free_at(map, t, m, h) || (on_road && s.road);
+            let options: Vec<(usize, u32)> = if c == 6 {
+                vec![(6, 0)]
+            } else {
+                Corner::fronting(dir)
+                    .iter()
+                    .map(|x| {
+                        let turn = if free {
+                            0
+                        } else {
+                            facing::turn_cost(t, Corner::from_index(c), *x)
+                        };
+                        (x.index(), turn)
+                    })
+                    .collect()
+            };
+            for (nc, turn) in options {
+                let next = (n, nc, s.road);
+                let nd = d.saturating_add(s.cost).saturating_add(turn);
+                let better = match best.get(&next) {
+                    None => true,
+                    Some(x) => nd < *x || (nd == *x && prev.get(&next).is_some_and(|p| node < *p)),
+                };
+                if better {
+                    best.insert(next, nd);
+                    prev.insert(next, node);
+                    heap.push(Reverse((nd, next)));
+                }
+            }
+        }
+    }
+    let Some(mut node) = reached else {
+        return Err(illegal(
+            "no-path",
+            "12.2.2",
+            Some(to),
+            format!("no legal path leads from {from} to {to}"),
+            "it is cut off by Prohibited terrain or enemy units",
+        ));
+    };
+    let mut path = vec![to];
+    while let Some(p) = prev.get(&node) {
+        path.push(p.0);
+        node = *p;
+    }
+    path.reverse();
+    check_path(map, t, m, occ, &path)
+}
+
+fn check_entry_final(map: &MoveMap, occ: &Occupancy, to: Hex) -> Result<(), Illegal> {
+    if !map.contains(to) {
+        return Err(illegal(
+            "off-map",
+            "12.3.4",
+            Some(to),
+            format!("{to} is off the map"),
+            "units may not leave the map unless a scenario rule says so",
+        ));
+    }
+    if occ.enemy.contains(&to) {
+        return Err(illegal(
+            "enemy-hex",
+            "12.3.1",
+            Some(to),
+            format!("{to} holds enemy units"),
+            "enter an enemy hex only by Close Combat (`combat close`) or a Charge (`combat charge`)",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::movement::tables::builtin;
+
+    fn tutorial() -> (Scenario, MoveMap) {
+        let s = crate::scenario::bundled("tutorial-hall").expect("bundled tutorial loads");
+        let m = MoveMap::new(&s);
+        (s, m)
+    }
+
+    fn line() -> Mover {
+        Mover {
+            class: "line",
+            allowance: 16,
+            spent: 0,
+            road_movement: false,
+            square: false,
+            max_hexes: None,
+            hexes_moved: 0,
+            facing: None,
+            town_all_around: true,
+            face: None,
+        }
+    }
+
+    #[test]
+    fn line_pays_two_per_clear_hex_12_2() {
+        let (_, m) = tutorial();
+        let occ = Occupancy::default();
+        // Find a clear hex and a clear neighbour at the same level with no hexside.
+        let a = Hex::new(5, 5);
+        let b = Hex::new(5, 6);
+        assert_eq!(m.terrain(a), "clear");
+        assert_eq!(m.terrain(b), "clear");
+        let r = check_path(&m, builtin(), &line(), &occ, &[a, b]).unwrap();
+        assert_eq!(r.cost, 4);
+        assert!(!r.minimum_move);
+    }
+
+    #[test]
+    fn off_map_and_enemy_hexes_are_refused_12_3() {
+        let (_, m) = tutorial();
+        let mut occ = Occupancy::default();
+        let a = Hex::new(5, 5);
+        let e = check_path(&m, builtin(), &line(), &occ, &[a, Hex::new(5, 99)]).unwrap_err();
+        assert_eq!(e.code, "off-map");
+        occ.enemy.insert(Hex::new(5, 6));
+        let e = check_path(&m, builtin(), &line(), &occ, &[a, Hex::new(5, 6)]).unwrap_err();
+        assert_eq!((e.code, e.rule), ("enemy-hex", "12.3.1"));
+        assert_eq!(e.hex, Some(Hex::new(5, 6)));
+    }
+
+    #[test]
+    fn too_far_is_refused_with_the_hex_where_mp_run_out_12_1_3() {
+        let (_, m) = tutorial();
+        let occ = Occupancy::default();
+        let path: Vec<Hex> = (5..=10).map(|r| Hex::new(5, r)).collect();
+        let e = check_path(&m, builtin(), &line(), &occ, &path).unwrap_err();
+        assert_eq!(e.code, "not-enough-mp");
+        assert_eq!(e.hex, Some(Hex::new(5, 10)));
+    }
+
+    #[test]
+    fn minimum_move_takes_one_hex_for_everything_12_1_5() {
+        let (_, m) = tutorial();
+        let occ = Occupancy::default();
+        let mut mv = line();
+        mv.allowance = 2; // less than the 2 MP (4 halves) a clear hex costs a Line
+        let r = check_path(&m, builtin(), &mv, &occ, &[Hex::new(5, 5), Hex::new(5, 6)]).unwrap();
+        assert!(r.minimum_move);
+        assert_eq!(r.charged, 2);
+        mv.spent = 1;
+        assert!(check_path(&m, builtin(), &mv, &occ, &[Hex::new(5, 5), Hex::new(5, 6)]).is_err());
+    }
+
+    #[test]
+    fn cheapest_path_is_deterministic_and_legal() {
+        let (_, m) = tutorial();
+        let occ = Occupancy::default();
+        let r1 = cheapest(&m, builtin(), &line(), &occ, Hex::new(5, 5), Hex::new(7, 7)).unwrap();
+        let r2 = cheapest(&m, builtin(), &line(), &occ, Hex::new(5, 5), Hex::new(7, 7)).unwrap();
+        assert_eq!(r1, r2);
+        assert_eq!(r1.path.first(), Some(&Hex::new(5, 5)));
+        assert_eq!(r1.path.last(), Some(&Hex::new(7, 7)));
+        assert!(r1.cost <= 16);
+    }
+}

@@ -1,0 +1,523 @@
+//! The reader's lexicon, as data (`grammar/lexicon.toml`; issue 11 §2, docs/order-language.md
+//! §1.9): verb lemmas with their inflections and actions, negators, idioms and courtesies,
+//! troop words and terrain nouns.
+//!
+//! Owns: loading the lexicon once, generating inflections, and the rewrite pass that lays the
+//! lexicon over the pest tokens of a sentence (longest match first, on word boundaries), so a
+//! word the lexicon knows is never taken for a name. Must not: know any word itself (the data
+//! file does), resolve names against a scenario, or decide what tokens mean together (that is
+//! [`super::build`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
+
+use serde::Deserialize;
+
+use super::ast::{Action, Form, Span};
+use super::lower::{Target, Tok};
+
+/// The lexicon file, compiled into the binary (the reader must not depend on the working
+/// directory).
+const SOURCE: &str = include_str!("../../grammar/lexicon.toml");
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum VerbEntry {
+    Regular(String),
+    Irregular {
+        action: String,
+        #[serde(default)]
+        forms: Vec<String>,
+        #[serde(default)]
+        past: Vec<String>,
+    },
+}
+
+#[derive(Deserialize, Default)]
+struct WordList {
+    words: Option<Vec<String>>,
+    nouns: Option<Vec<String>>,
+    nations: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+struct File {
+    verbs: BTreeMap<String, VerbEntry>,
+    negators: BTreeMap<String, String>,
+    idioms: BTreeMap<String, String>,
+    troops: WordList,
+    terrain: WordList,
+    finite: WordList,
+    #[serde(default)]
+    relations: WordList,
+}
+
+/// What a lexicon phrase is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A verb form that is an action.
+    Verb(Action),
+    /// A known word that is not an action and never a name ("drew", "inform").
+    Word,
+    /// A past form of a verb of this action ("held", "taken"): an action only in a passive
+    /// order ("Hall is to be taken by the 2nd Division").
+    Participle(Action),
+    Negator,
+    Courtesy,
+    Immediate,
+    Manner,
+    Duration,
+    Condition,
+    Purpose,
+}
+
+pub(crate) struct Lexicon {
+    /// First word → phrases starting with it (as word lists), longest first.
+    phrases: BTreeMap<String, Vec<(Vec<String>, Kind)>>,
+    troops: BTreeSet<String>,
+    nations: BTreeSet<String>,
+    terrain: BTreeSet<String>,
+    finite: BTreeSet<String>,
+    relations: BTreeSet<String>,
+    adjectives: BTreeSet<String>,
+}
+
+static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
+    // The file is part of the source tree and tested (`lexicon_loads`); a broken file is a
+    // build defect, not bad input.
+    let f: File = toml::from_str(SOURCE).expect("grammar/lexicon.toml is valid");
+    Lexicon::from_file(f)
+});
+
+/// The lexicon, loaded on first use.
+pub(crate) fn get() -> &'static Lexicon {
+    &LEXICON
+}
+
+fn action(name: &str) -> Option<Action> {
+    Some(match name {
+        "move" => Action::Move,
+        "attack" => Action::Attack,
+        "defend" => Action::Defend,
+        "withdraw" => Action::Withdraw,
+        "cross" => Action::Cross,
+        "deploy" => Action::Deploy,
+        "support" => Action::Support,
+        "reserve" => Action::Reserve,
+        "join" => Action::Join,
+        "halt" => Action::Halt,
+        "pursue" => Action::Pursue,
+        "reconnoitre" => Action::Reconnoitre,
+        _ => return None,
+    })
+}
+
+/// Regular inflections of a lemma's first word: (-s form, [-ed form, -ing form]).
+pub(crate) fn inflect(lemma: &str) -> (String, Vec<String>) {
+    let (head, tail) = match lemma.split_once(' ') {
+        Some((h, t)) => (h, format!(" {t}")),
+        None => (lemma, String::new()),
+    };
+    let b = head.as_bytes();
+    let last = b.last().copied().unwrap_or(b'x');
+    let before = b.len().checked_sub(2).map(|i| b[i]).unwrap_or(b'a');
+    let vowel = |c: u8| b"aeiou".contains(&c);
+    let (s, ed, ing) = if last == b'e' {
+        let stem = &head[..head.len() - 1];
+        (format!("{head}s"), format!("{head}d"), format!("{stem}ing"))
+    } else if last == b'y' && !vowel(before) {
+        let stem = &head[..head.len() - 1];
+        (
+            format!("{stem}ies"),
+            format!("{stem}ied"),
+            format!("{head}ing"),
+        )
+    } else if head.ends_with("ss") || head.ends_with("sh") || head.ends_with("ch") || last == b'x' {
+        (
+            format!("{head}es"),
+            format!("{head}ed"),
+            format!("{head}ing"),
+        )
+    } else {
+        (
+            format!("{head}s"),
+            format!("{head}ed"),
+            format!("{head}ing"),
+        )
+    };
+    (
+        format!("{s}{tail}"),
+        vec![format!("{ed}{tail}"), format!("{ing}{tail}")],
+    )
+}
+
+fn words(s: &str) -> Vec<String> {
+    s.split_whitespace().map(str::to_lowercase).collect()
+}
+
+impl Lexicon {
+    fn from_file(f: File) -> Lexicon {
+        let mut all: Vec<(Vec<String>, Kind)> = Vec::new();
+        for (lemma, e) in &f.verbs {
+            let (act, forms, past) = match e {
+                VerbEntry::Regular(a) => {
+                    let (s, past) = inflect(lemma);
+                    (a.as_str(), vec![s], past)
+                }
+                VerbEntry::Irregular {
+                    action,
+                    forms,
+                    past,
+                } => (action.as_str(), forms.clone(), past.clone()),
+            };
+            let kind = action(act).map_or(Kind::Word, Kind::Verb);
+            all.push((words(lemma), kind.clone()));
+            for f in forms {
+                all.push((words(&f), kind.clone()));
+            }
+            let part = action(act).map_or(Kind::Word, Kind::Participle);
+            for p in past {
+                all.push((words(&p), part.clone()));
+            }
+        }
+        for k in f.negators.keys() {
+            all.push((words(k), Kind::Negator));
+        }
+        for (k, v) in &f.idioms {
+            let kind = match v.as_str() {
+                "courtesy" => Kind::Courtesy,
+                "immediate" => Kind::Immediate,
+                "manner" => Kind::Manner,
+                "duration" => Kind::Duration,
+                "condition" => Kind::Condition,
+                "purpose" => Kind::Purpose,
+                _ => Kind::Word,
+            };
+            all.push((words(k), kind));
+        }
+        let mut phrases: BTreeMap<String, Vec<(Vec<String>, Kind)>> = BTreeMap::new();
+        for (w, k) in all {
+            if let Some(first) = w.first() {
+                phrases.entry(first.clone()).or_default().push((w, k));
+            }
+        }
+        for v in phrases.values_mut() {
+            // Longest first; the first entry of equal phrases wins (verbs before past forms).
+            v.sort_by_key(|(w, _)| std::cmp::Reverse(w.len()));
+            v.dedup_by(|a, b| a.0 == b.0);
+        }
+        Lexicon {
+            phrases,
+            nations: f.troops.nations.unwrap_or_default().into_iter().collect(),
+            troops: f.troops.words.unwrap_or_default().into_iter().collect(),
+            terrain: f.terrain.nouns.unwrap_or_default().into_iter().collect(),
+            finite: f.finite.words.unwrap_or_default().into_iter().collect(),
+            relations: f.relations.nouns.unwrap_or_default().into_iter().collect(),
+            adjectives: f.relations.words.unwrap_or_default().into_iter().collect(),
+        }
+    }
+
+    /// A folded word names troops ("enemy", "lancers", "Division").
+    pub(crate) fn is_troop_word(&self, folded: &str) -> bool {
+        self.troops.contains(folded)
+    }
+
+    /// A folded word says whose troops, not which ("enemy", "English"): see rule
+    /// `limit.troops`.
+    pub(crate) fn is_nation(&self, folded: &str) -> bool {
+        self.nations.contains(folded)
+    }
+
+    /// A lower-case word is a terrain noun ("heights", "position").
+    pub(crate) fn is_terrain(&self, word: &str) -> bool {
+        self.terrain.contains(word)
+    }
+
+    /// A lower-case noun that places something relative to a named place ("the foot of the
+    /// Medellin", "the west bank of the Viskan"): rule `name.edges` keeps only the named place.
+    pub(crate) fn is_relation(&self, word: &str) -> bool {
+        self.relations.contains(word)
+    }
+
+    /// A lower-case word that may stand inside a name ("north road", "upper town").
+    pub(crate) fn is_name_adjective(&self, word: &str) -> bool {
+        self.adjectives.contains(word)
+    }
+
+    /// The text holds a finite verb (an auxiliary, or a verb form of the lexicon): it is
+    /// English prose, not gibberish.
+    pub(crate) fn reads_as_prose(&self, text: &str) -> bool {
+        split_words(text, 0).iter().any(|(w, _)| {
+            self.finite.contains(w)
+                || self.phrases.get(w).is_some_and(|v| {
+                    v.iter().any(|(p, k)| {
+                        p.len() == 1
+                            && matches!(k, Kind::Verb(_) | Kind::Word | Kind::Participle(_))
+                    })
+                })
+        })
+    }
+
+    /// The kind of the longest phrase starting at word `i` of `ws`, with its length in words.
+    fn longest(&self, ws: &[(String, Span)], i: usize) -> Option<(usize, &Kind)> {
+        let cands = self.phrases.get(&ws[i].0)?;
+        cands.iter().find_map(|(p, k)| {
+            (i + p.len() <= ws.len() && p.iter().zip(&ws[i..]).all(|(a, (b, _))| a == b))
+                .then_some((p.len(), k))
+        })
+    }
+}
+
+/// The words of `text` (letters, digits, inner apostrophes and hyphens), lower-cased, with byte
+/// spans offset by `off`.
+pub(crate) fn split_words(text: &str, off: usize) -> Vec<(String, Span)> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let is_word = |c: char| c.is_alphanumeric();
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    for (k, &(i, c)) in chars.iter().enumerate() {
+        let inner = (c == '\'' || c == '’' || c == '-')
+            && start.is_some()
+            && chars.get(k + 1).is_some_and(|(_, n)| is_word(*n));
+        if is_word(c) || inner || (c.is_alphabetic() && start.is_some()) {
+            start.get_or_insert(i);
+        } else if let Some(s) = start.take() {
+            out.push((
+                text[s..i].to_lowercase().replace('’', "'"),
+                (off + s, off + i),
+            ));
+        }
+    }
+    if let Some(s) = start {
+        out.push((
+            text[s..].to_lowercase().replace('’', "'"),
+            (off + s, off + text.len()),
+        ));
+    }
+    out
+}
+
+fn inside(a: Span, outer: Span) -> bool {
+    a.0 >= outer.0 && a.1 <= outer.1
+}
+
+fn overlaps(a: Span, b: Span) -> bool {
+    a.0 < b.1 && b.0 < a.1
+}
+
+/// A token the lexicon may replace or split: what the grammar took for a name or a filler
+/// word, a bare preposition or connector word inside an idiom, or a shorter keyword phrase.
+fn replaceable(t: &Tok) -> bool {
+    !matches!(
+        t,
+        Tok::Header(_)
+            | Tok::Courtesy(_)
+            | Tok::Addressee(_)
+            | Tok::TypeLabel(..)
+            | Tok::Preset { .. }
+            | Tok::Recipient { .. }
+            | Tok::Attached(..)
+            | Tok::Independent(_)
+            | Tok::Negate(_)
+    )
+}
+
+/// A simple name the lexicon may cut a word out of ("account" in "on no account").
+fn simple_name(t: &Tok) -> Option<&Target> {
+    match t {
+        Tok::Place(x) if matches!(x.form, Form::Name) && x.parts.is_empty() => Some(x),
+        _ => None,
+    }
+}
+
+/// The piece of a name target that lies in `keep` (trimmed), if any.
+fn piece(text: &str, t: &Target, keep: Span) -> Option<Tok> {
+    let (a, b) = (keep.0.max(t.span.0), keep.1.min(t.span.1));
+    if a >= b {
+        return None;
+    }
+    let raw = &text[a..b];
+    let lead = raw.len() - raw.trim_start().len();
+    let s = raw.trim();
+    if s.is_empty() {
+        return None;
+    }
+    let span = (a + lead, a + lead + s.len());
+    let name = crate::text::nfc(s);
+    // The article stays with the first piece only.
+    let (phrase, phrase_span) = if a == t.span.0 {
+        (t.phrase.clone(), (t.phrase_span.0, span.1))
+    } else {
+        (name.clone(), span)
+    };
+    let phrase = if a == t.span.0 && phrase_span.1 != t.phrase_span.1 {
+        crate::text::nfc(text[phrase_span.0..phrase_span.1].trim())
+    } else {
+        phrase
+    };
+    Some(Tok::Place(Target {
+        form: Form::Name,
+        text: name,
+        span,
+        phrase,
+        phrase_span,
+        hexes: Vec::new(),
+        within: None,
+        parts: Vec::new(),
+    }))
+}
+
+/// The token a lexicon match becomes.
+fn token(kind: &Kind, text: &str, span: Span) -> Tok {
+    let lower = text[span.0..span.1].to_lowercase();
+    match kind {
+        Kind::Verb(a) => Tok::Verb {
+            action: *a,
+            verb: lower,
+            span,
+        },
+        Kind::Word => Tok::Filler(span),
+        Kind::Participle(a) => Tok::Participle { action: *a, span },
+        Kind::Negator => Tok::Negate(span),
+        Kind::Courtesy => Tok::Courtesy(span),
+        Kind::Immediate => Tok::Timing {
+            prep: "immediate".into(),
+            value: None,
+            span,
+        },
+        Kind::Manner | Kind::Duration => Tok::Manner(lower, span),
+        Kind::Condition => Tok::CondStart(lower, span),
+        Kind::Purpose => Tok::Purpose(span),
+    }
+}
+
+/// Lay the lexicon over one sentence's tokens (`text` is the whole input; `sent` the
+/// sentence's span). Linear in the sentence: each word is tried once against the phrases that
+/// start with it.
+pub(crate) fn rewrite(text: &str, sent: Span, toks: Vec<Tok>) -> Vec<Tok> {
+    let lex = get();
+    let ws = split_words(&text[sent.0..sent.1], sent.0);
+    let mut toks = toks;
+    let mut i = 0;
+    while i < ws.len() {
+        let Some((n, kind)) = lex.longest(&ws, i) else {
+            i += 1;
+            continue;
+        };
+        let m = (ws[i].1.0, ws[i + n - 1].1.1);
+        // Tokens are in text order: start at the first that ends after the match begins.
+        let from = toks.partition_point(|t| t.span().1 <= m.0);
+        let hit: Vec<usize> = (from..toks.len())
+            .take_while(|&k| toks[k].span().0 < m.1)
+            .filter(|&k| overlaps(toks[k].span(), m))
+            .collect();
+        let ok = may_rewrite(text, &toks, &hit, m, kind);
+        if !ok {
+            i += 1;
+            continue;
+        }
+        let mut repl: Vec<Tok> = Vec::new();
+        let first = hit[0];
+        let last = *hit.last().expect("hit is not empty");
+        if let Some(t) = simple_name(&toks[first])
+            && t.span.0 < m.0
+        {
+            repl.extend(piece(text, t, (t.span.0, m.0)));
+        }
+        repl.push(token(kind, text, m));
+        if let Some(t) = simple_name(&toks[last])
+            && t.span.1 > m.1
+        {
+            repl.extend(piece(text, t, (m.1, t.span.1)));
+        }
+        toks.splice(first..=last, repl);
+        i += n;
+    }
+    toks
+}
+
+/// Whether a lexicon match `m` of `kind` may replace the tokens `hit` it overlaps.
+fn may_rewrite(text: &str, toks: &[Tok], hit: &[usize], m: Span, kind: &Kind) -> bool {
+    let Some(&first) = hit.first() else {
+        return false;
+    };
+    if !hit.iter().all(|&k| {
+        let t = &toks[k];
+        replaceable(t) && (inside(t.span(), m) || simple_name(t).is_some())
+    }) {
+        return false;
+    }
+    // A keyword phrase the grammar already read exactly is left alone.
+    if hit.len() == 1
+        && toks[first].span() == m
+        && !matches!(toks[first], Tok::Filler(_) | Tok::Place(_))
+    {
+        return false;
+    }
+    let verbish = matches!(kind, Kind::Verb(_) | Kind::Word | Kind::Participle(_));
+    let capital = text[m.0..].chars().next().is_some_and(char::is_uppercase);
+    for &k in hit {
+        let Some(t) = simple_name(&toks[k]) else {
+            continue;
+        };
+        // A word after an article inside a name is a noun ("the station", "the advance").
+        if verbish && t.phrase_span.0 < t.span.0 && m.0 == t.span.0 {
+            return false;
+        }
+        // A capitalised word inside a name stays a name unless it opens the sentence.
+        if capital && first > 0 && !opens_body(&toks[..first]) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Only leads, courtesies and punctuation come before: the next word opens the order's body.
+fn opens_body(before: &[Tok]) -> bool {
+    before.iter().all(|t| {
+        matches!(
+            t,
+            Tok::Header(_)
+                | Tok::Courtesy(_)
+                | Tok::Punct(_)
+                | Tok::Recipient { .. }
+                | Tok::Addressee(_)
+                | Tok::Connector(..)
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexicon_loads_and_knows_its_words() {
+        let l = get();
+        let ws = split_words("take post in reserve", 0);
+        assert_eq!(l.longest(&ws, 0).map(|x| x.0), Some(4));
+        assert!(l.is_troop_word("lancers"));
+        assert!(l.is_terrain("heights"));
+    }
+
+    #[test]
+    fn inflections_follow_english_spelling() {
+        assert_eq!(inflect("march").0, "marches");
+        assert_eq!(inflect("carry").0, "carries");
+        assert_eq!(inflect("move").1, vec!["moved", "moving"]);
+        assert_eq!(inflect("push on").0, "pushes on");
+        assert_eq!(inflect("stay").0, "stays");
+    }
+
+    #[test]
+    fn adding_a_word_is_one_line_of_data() {
+        // The same loader over a one-line file: the word becomes a verb of its action.
+        let f: File = toml::from_str(
+            "[verbs]\nsally = \"attack\"\n[negators]\n[idioms]\n[troops]\nwords=[]\n[terrain]\nnouns=[]\n[finite]\nwords=[]\n",
+        )
+        .unwrap();
+        let l = Lexicon::from_file(f);
+        let ws = split_words("sallies", 0);
+        assert_eq!(l.longest(&ws, 0), Some((1, &Kind::Verb(Action::Attack))));
+    }
+}

@@ -1,0 +1,145 @@
+//! The application layer (`staffwork::app`) as a front end other than the CLI uses it: typed
+//! requests, a seat, typed responses. A side acts only for itself and sees only its own; the
+//! umpire may do everything; a refused request writes nothing.
+
+use staffwork::app::{self, AppError, MethodArg, NewRequest, OrderRequest, Request, Response};
+use staffwork::game::Game;
+use staffwork::view::Viewer;
+
+fn tutorial() -> Game {
+    let new = app::prepare_new(&NewRequest {
+        scenario: "tutorial-hall".into(),
+        seed: 7,
+        tables: None,
+        combat_tables: None,
+        movement_tables: None,
+        variant: Vec::new(),
+    })
+    .expect("bundled scenario loads");
+    app::create(None, new).expect("game starts").0
+}
+
+fn imperial_order() -> Request {
+    Request::Order(OrderRequest {
+        side: "imperial".into(),
+        from: None,
+        to: None,
+        method: MethodArg::Written,
+        via: None,
+        text: "3rd Div: march to Kümla and defend.".into(),
+    })
+}
+
+fn side(s: &str) -> Viewer {
+    Viewer::Side(s.into())
+}
+
+#[test]
+fn a_side_sends_its_own_order_and_gets_typed_events() {
+    let mut game = tutorial();
+    let r = app::execute(&mut game, &side("imperial"), &imperial_order()).expect("accepted");
+    let Response::Applied(a) = r else {
+        panic!("expected events, got {r:?}")
+    };
+    assert!(!a.events.is_empty());
+    // 6.4.1: a written General order costs 5 + 1; Davrange had 15.
+    assert_eq!(game.state.sides["imperial"].command_points, 9);
+    let json = serde_json::to_value(Response::Applied(a)).unwrap();
+    assert_eq!(json["response"], "applied");
+}
+
+#[test]
+fn a_side_cannot_write_the_enemys_order_and_nothing_changes() {
+    let mut game = tutorial();
+    let before = game.state.events;
+    let e = app::execute(&mut game, &side("allied"), &imperial_order()).unwrap_err();
+    assert!(matches!(e, AppError::Forbidden(_)), "{e:?}");
+    assert!(e.is_judged());
+    assert!(e.to_string().contains("allied"), "{e}");
+    assert_eq!(game.state.events, before);
+    assert_eq!(game.store.events().unwrap().len() as u64, before);
+}
+
+#[test]
+fn only_the_umpire_runs_the_turn_and_overrides() {
+    let mut game = tutorial();
+    let turn = app::parse_request("turn").unwrap();
+    let e = app::execute(&mut game, &side("imperial"), &turn).unwrap_err();
+    assert!(matches!(e, AppError::Forbidden(_)), "{e:?}");
+    let wreck = app::parse_request(r#"override --reason "test" --wreck div-2"#).unwrap();
+    let e = app::execute(&mut game, &side("imperial"), &wreck).unwrap_err();
+    assert!(matches!(e, AppError::Forbidden(_)), "{e:?}");
+    assert!(app::execute(&mut game, &Viewer::Umpire, &turn).is_ok());
+}
+
+#[test]
+fn an_unknown_side_is_a_bad_request_naming_the_sides() {
+    let mut game = tutorial();
+    let e = app::execute(&mut game, &side("nosuch"), &Request::Status).unwrap_err();
+    assert!(matches!(e, AppError::BadRequest(_)), "{e:?}");
+    let m = e.to_string();
+    assert!(
+        m.contains("nosuch") && m.contains("imperial") && m.contains("allied"),
+        "{m}"
+    );
+}
+
+#[test]
+fn a_side_sees_its_own_orders_only_and_no_enemy_odds() {
+    let mut game = tutorial();
+    app::execute(&mut game, &Viewer::Umpire, &imperial_order()).expect("accepted");
+    let Response::Status(allied) =
+        app::execute(&mut game, &side("allied"), &Request::Status).unwrap()
+    else {
+        panic!("status")
+    };
+    assert!(
+        allied.orders.iter().all(|o| o.side == "allied"),
+        "{:?}",
+        allied.orders
+    );
+    assert!(allied.commands.iter().all(|c| c.side == "allied"));
+    assert!(allied.sides.iter().all(|s| s.side == "allied"));
+    let Response::Status(umpire) =
+        app::execute(&mut game, &Viewer::Umpire, &Request::Status).unwrap()
+    else {
+        panic!("status")
+    };
+    let sent = umpire
+        .orders
+        .iter()
+        .find(|o| o.side == "imperial" && o.text.contains("Kümla"))
+        .expect("the umpire sees the imperial order")
+        .number;
+    // The enemy's order and a missing order 99 read the same to the allied side (4.0).
+    let odds = |n| app::parse_request(&format!("odds --order {n}")).unwrap();
+    let a = app::execute(&mut game, &side("allied"), &odds(sent)).unwrap_err();
+    let b = app::execute(&mut game, &side("allied"), &odds(99)).unwrap_err();
+    assert_eq!(
+        a.to_string().replace(&format!(" {sent} "), " N "),
+        b.to_string().replace(" 99 ", " N ")
+    );
+    assert!(app::execute(&mut game, &side("imperial"), &odds(sent)).is_ok());
+}
+
+#[test]
+fn an_order_with_errors_comes_back_with_its_diagnostics() {
+    let mut game = tutorial();
+    let bad = app::parse_request(r#"order --side imperial --method written "xyzzy""#).unwrap();
+    match app::execute(&mut game, &Viewer::Umpire, &bad) {
+        Err(AppError::Order(checked)) => assert!(checked.has_errors()),
+        other => panic!("expected order errors, got {other:?}"),
+    }
+}
+
+#[test]
+fn requests_travel_as_json() {
+    let req: Request = serde_json::from_str(
+        r#"{"action": "order", "side": "imperial", "method": "written", "text": "3rd Div: march to Kümla and defend."}"#,
+    )
+    .expect("a request as JSON");
+    let mut game = tutorial();
+    assert!(app::execute(&mut game, &side("imperial"), &req).is_ok());
+    let turn: Request = serde_json::from_str(r#"{"action": "turn"}"#).unwrap();
+    assert!(matches!(turn, Request::Turn(_)));
+}
