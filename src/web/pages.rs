@@ -184,20 +184,46 @@ fn order_desk(view: &View) -> Markup {
 }
 
 fn move_form(view: &View, umpire: bool) -> Markup {
+    const FORMATIONS: [&str; 6] = [
+        "line",
+        "column",
+        "march-column",
+        "square",
+        "limbered",
+        "unlimbered",
+    ];
+    const CORNERS: [&str; 6] = ["NNE", "E", "SSE", "SSW", "W", "NNW"];
     html! {
         section #movement {
             h2 { "Movement" }
+            p .hint { "Pick a piece (or click it), click the destination: the engine's path and MP cost appear; then move." }
             form hx-post="/move" hx-target="#move-result" hx-swap="innerHTML" {
                 div .row {
                     select #move-piece name="piece" {
                         @for (id, name) in &view.movable { option value=(id) { (name) } }
                     }
-                    input #move-to name="to" placeholder="hex, e.g. 18.09 (or click the map)" pattern="[A-Za-z]?[0-9]{1,3}\\.[0-9]{1,3}" required;
+                    input #move-to name="to" placeholder="hex, e.g. 18.09 (or click the map)"
+                        pattern="[A-Za-z]?[0-9]{1,3}\\.[0-9]{1,3}" required
+                        hx-post="/move/preview" hx-trigger="change" hx-target="#move-result";
+                }
+                div .row {
+                    input #move-path name="path" placeholder="through hexes (optional): 5.06, 5.07";
+                    select name="formation" {
+                        option value="" { "formation: keep" }
+                        @for f in FORMATIONS { option value=(f) { (f) } }
+                    }
+                    select name="face" {
+                        option value="" { "face: keep" }
+                        @for c in CORNERS { option value=(c) { "face " (c) } }
+                    }
                 }
                 @if umpire {
                     input name="reason" placeholder="reason (places the piece ignoring the movement rules)";
                 }
-                button type="submit" { "Move" }
+                div .row {
+                    button type="button" hx-post="/move/preview" hx-target="#move-result" { "Show path and cost" }
+                    button type="submit" { "Move" }
+                }
             }
             div #move-result {}
         }

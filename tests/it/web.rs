@@ -175,6 +175,12 @@ fn routes() -> Vec<Route> {
         ),
         (
             "POST",
+            "/move/preview",
+            vec![("piece", "1-3-i"), ("to", "9.10")],
+            [Yes, Yes, No, No],
+        ),
+        (
+            "POST",
             "/message",
             vec![("side", "imperial"), ("text", "a question")],
             [Yes, Yes, No, No],
@@ -715,4 +721,60 @@ async fn a_killed_server_leaves_a_game_that_verifies_and_links_that_still_open_s
     );
     child.kill().unwrap();
     child.wait().unwrap();
+}
+
+/// Issue 15, movement: the side picks a unit and a destination; the engine's path and MP cost
+/// are shown before anything is moved (app::preview writes nothing); then the move is made.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_movement_form_shows_the_path_and_cost_before_moving() {
+    let (dir, st, tokens) = table(3);
+    let db = dir.path().join("hall.db");
+    let imperial = tokens["side:imperial"].as_str();
+    let umpire = tokens["umpire"].as_str();
+    let form = [("piece", "1-3-i"), ("to", "9.10")];
+    // In the Command Phase the engine refuses the move, saying why (5.1).
+    let early = call(&st, "POST", "/move/preview", Some(imperial), &form).await;
+    assert_eq!(
+        early.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        early.body
+    );
+    let mut shown = None;
+    for _ in 0..8 {
+        assert!(
+            call(&st, "POST", "/umpire/advance", Some(umpire), &[])
+                .await
+                .status
+                .is_success()
+        );
+        let r = call(&st, "POST", "/move/preview", Some(imperial), &form).await;
+        if r.status == StatusCode::OK {
+            shown = Some(r.body);
+            break;
+        }
+    }
+    let shown = shown.expect("the imperial movement phase comes within eight advances");
+    assert!(
+        shown.contains("1-3-i moves 8.10 → 9.10") && shown.contains("MP)"),
+        "path and cost: {shown}"
+    );
+    let before = Game::open(&db).unwrap().state.positions["1-3-i"];
+    assert_eq!(before.to_string(), "8.10", "a preview moves nothing");
+    let moved = call(&st, "POST", "/move", Some(imperial), &form).await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
+    assert_eq!(
+        Game::open(&db).unwrap().state.positions["1-3-i"].to_string(),
+        "9.10"
+    );
+    // The other side cannot preview (or learn anything of) an enemy piece's move.
+    let allied = call(
+        &st,
+        "POST",
+        "/move/preview",
+        Some(&tokens["side:allied"]),
+        &form,
+    )
+    .await;
+    assert_eq!(allied.status, StatusCode::FORBIDDEN);
 }

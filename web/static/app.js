@@ -72,12 +72,20 @@
     wrap.addEventListener("click", function (e) {
       if (moved) return;
       var t = e.target;
-      var hex = t && t.getAttribute && t.getAttribute("data-hex");
-      var input = document.getElementById("move-to");
-      if (hex && input) input.value = hex;
       var piece = t && t.closest && t.closest("[data-piece]");
       var sel = document.getElementById("move-piece");
-      if (piece && sel) sel.value = piece.getAttribute("data-piece");
+      // Clicking one of your own counters picks it; clicking a hex sets the destination.
+      if (piece && sel && sel.querySelector('option[value="' + piece.getAttribute("data-piece") + '"]')) {
+        sel.value = piece.getAttribute("data-piece");
+        return;
+      }
+      var hex = t && t.getAttribute && t.getAttribute("data-hex");
+      var input = document.getElementById("move-to");
+      if (hex && input) {
+        input.value = hex;
+        // The movement form previews the engine's path and cost on change.
+        input.dispatchEvent(new Event("change", { bubbles: true }));
+      }
     });
     document.querySelectorAll("[data-zoom]").forEach(function (b) {
       b.addEventListener("click", function () {
