@@ -27,3 +27,4 @@ pub mod study;
 pub mod text;
 pub mod units;
 pub mod view;
+pub mod web;

@@ -43,6 +43,8 @@ pub enum Request {
     Order(OrderRequest),
     /// Re-issue a relayed order in person (Talavera T4.2b).
     Relay(RelayRequest),
+    /// A message between a side and the umpire, seen by that side and the umpire only.
+    Message(MessageRequest),
     /// Run the automatic steps up to the next one that needs a person (5.1).
     Turn(TurnRequest),
     /// Roll for Initiative (6.6.1).
@@ -181,6 +183,32 @@ pub fn execute_with(
     }
 }
 
+/// What a game command would record now, without recording it: the seat check, the names and
+/// the engine's decision against the present state with throw-away dice, nothing written. For a
+/// front end's live check (the web order desk's cost and courier arrival, 6.4). Dice rolled in
+/// the preview are not the game's and mean nothing; views and reports are a bad request.
+pub fn preview(
+    game: &Game,
+    seat: &Seat,
+    req: &Request,
+) -> Result<Vec<crate::engine::Event>, AppError> {
+    let req = &named::resolve_names(game, req, seat)?;
+    authorize(game, seat, req)?;
+    if matches!(req, Request::Turn(_)) {
+        return Err(AppError::BadRequest(
+            "the sequence of play is not previewed".into(),
+        ));
+    }
+    let (_, cmd) = command(game, req)?;
+    let mut dice = crate::rules::dice::SeededDice::new(0);
+    game.engine()
+        .decide(&game.state, &cmd, &mut dice)
+        .map_err(|r| match seat {
+            Viewer::Side(side) => AppError::Refused(crate::view::refusal_for(game, side, &cmd, r)),
+            _ => AppError::Refused(r),
+        })
+}
+
 fn applied(game: &Game, events: Vec<crate::engine::Event>) -> Response {
     Response::Applied(Applied {
         events,
@@ -196,6 +224,14 @@ pub fn command(game: &Game, req: &Request) -> Result<(String, Command), AppError
         Request::Order(a) => build::order(game, a),
         Request::Relay(a) => Ok(build::relay(game, a.order)),
         Request::Turn(_) => Ok(("umpire".into(), Command::Advance)),
+        Request::Message(a) => Ok((
+            a.from.clone(),
+            Command::Message {
+                side: a.side.clone(),
+                from: a.from.clone(),
+                text: a.text.clone(),
+            },
+        )),
         Request::Initiative(a) => build::initiative(game, a),
         Request::LooseCannon(a) => build::loose_cannon(game, a),
         Request::DefaultDefense(a) => build::on_command(game, &a.command, |command| {
@@ -298,6 +334,8 @@ fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), AppError> {
         }
         Request::Relay(a) if own(game.state.orders.get(&a.order).map(|o| o.side.clone())) => Ok(()),
         Request::Relay(_) => forbidden("relays only its own orders (T4.2b)"),
+        Request::Message(a) if a.side == *side && a.from == *side => Ok(()),
+        Request::Message(_) => forbidden("writes messages only from its own table to the umpire"),
         Request::Odds(o) => {
             if own(game.state.orders.get(&o.order).map(|x| x.side.clone())) {
                 Ok(())

@@ -106,6 +106,7 @@ pub(crate) fn resolve_names(
             placed(game, &mut a.place)?;
         }
         Request::Relay(_)
+        | Request::Message(_)
         | Request::Turn(_)
         | Request::Status
         | Request::Log

@@ -50,6 +50,21 @@ pub struct OrderRequest {
     pub text: String,
 }
 
+/// `message`: a message between one side's table and the umpire (a Kriegsspiel table runs on
+/// them). Recorded for that side and the umpire only, never the other side; it changes nothing
+/// in the game.
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct MessageRequest {
+    /// The side whose table the message is for (the writer, or the side the umpire answers).
+    #[arg(long)]
+    pub side: String,
+    /// Who writes: the side itself or `umpire`.
+    #[arg(long)]
+    pub from: String,
+    /// The message.
+    pub text: String,
+}
+
 /// `relay`: re-issue a relayed order in person (Talavera T4.2b).
 #[derive(Args, Clone, Debug, Serialize, Deserialize)]
 pub struct RelayRequest {

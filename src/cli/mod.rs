@@ -18,6 +18,7 @@ mod odds_combat;
 mod out;
 mod rules_cmd;
 mod scenario_cmd;
+mod serve_cmd;
 mod simulate_cmd;
 mod study_cmd;
 
@@ -138,6 +139,8 @@ pub enum Command {
     /// What-if studies: run a plan (orders, initiative, umpire events) thousands of times, compare
     /// two plans, re-run a game with other seeds, merge shards (docs/studies.md).
     Study(study_cmd::StudyArgs),
+    /// Serve one game as a web table: a page per seat (umpire, each side, observer), join links.
+    Serve(serve_cmd::ServeArgs),
 }
 
 /// `staffwork odds CHECK …` or `staffwork odds --db GAME.db --order N`.
@@ -229,5 +232,6 @@ pub fn run(cli: Cli) -> CmdResult {
         Command::Simulate(cmd) => simulate_cmd::run(cmd),
         Command::Check(args) => check_cmd::run(args),
         Command::Study(args) => study_cmd::run(args),
+        Command::Serve(a) => serve_cmd::run(a),
     }
 }

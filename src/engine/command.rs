@@ -114,6 +114,14 @@ pub enum Command {
         reason: String,
         action: OverrideAction,
     },
+    /// A message between one side and the umpire (a Kriegsspiel table runs on them): `from` is
+    /// the side's id or `umpire`. Seen by that side and the umpire only (4.0), never the other
+    /// side; it changes nothing in the game.
+    Message {
+        side: String,
+        from: String,
+        text: String,
+    },
 }
 
 /// What an umpire override does.

@@ -33,6 +33,9 @@ pub fn describe(e: &Event) -> String {
     };
     match &e.kind {
         EventKind::GameStarted { scenario_id, .. } => format!("game started: {scenario_id}"),
+        EventKind::MessageSent { side, from, text } => {
+            format!("message ({side} table) from {from}: {text}")
+        }
         EventKind::PresetOrder { order } => format!(
             "pre-set order {} for {}: \"{}\" ({})",
             order.number,

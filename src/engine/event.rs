@@ -439,6 +439,12 @@ pub enum EventKind {
         morale: crate::combat::MoraleState,
         blown: bool,
     },
+    /// A message between a side and the umpire (visibility: that side).
+    MessageSent {
+        side: String,
+        from: String,
+        text: String,
+    },
 }
 
 impl Event {
@@ -498,6 +504,7 @@ impl Event {
             | EventKind::OrderRelayed { .. }
             | EventKind::CommandRangeChecked { .. }
             | EventKind::Override { .. }
+            | EventKind::MessageSent { .. }
             | EventKind::UnitStateSet { .. } => &[],
         }
     }

@@ -477,7 +477,8 @@ pub fn evolve(state: &mut GameState, event: &Event) {
         EventKind::CombatResolved { .. }
         | EventKind::CombatDice { .. }
         | EventKind::CommandRangeChecked { .. }
-        | EventKind::Override { .. } => {}
+        | EventKind::Override { .. }
+        | EventKind::MessageSent { .. } => {}
     }
     touch_base(state);
 }

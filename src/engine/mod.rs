@@ -268,6 +268,7 @@ impl<'a> Engine<'a> {
             Command::Override { reason, action } => {
                 command_system::umpire_override(ctx, reason, action)?
             }
+            Command::Message { side, from, text } => message(ctx, side, from, text)?,
         }
         Ok(())
     }
@@ -377,4 +378,50 @@ pub(crate) fn unknown_command(s: &Scenario, command: &str) -> Refusal {
             near.join(", ")
         ),
     )
+}
+
+/// The longest message a side and the umpire may exchange, in characters.
+pub const MESSAGE_MAX_CHARS: usize = 2000;
+
+/// A message between a side and the umpire: recorded for that side only (4.0: the other side
+/// never learns of it). Refused when the side is unknown, the sender is neither the side nor the
+/// umpire, or the text is empty or too long.
+fn message(ctx: &mut Ctx, side: &str, from: &str, text: &str) -> Result<(), Refusal> {
+    if !ctx.state.sides.contains_key(side) {
+        return Err(Refusal::new(
+            "unknown-side",
+            "",
+            format!("there is no side `{side}` in this game"),
+            format!("use one of: {}", ctx.state.side_order.join(", ")),
+        ));
+    }
+    if from != side && from != "umpire" {
+        return Err(Refusal::new(
+            "message-sender",
+            "",
+            format!("a message to the {side} table comes from `{side}` or `umpire`, not `{from}`"),
+            "sides write only to the umpire; the umpire answers each side apart",
+        ));
+    }
+    let text = text.trim();
+    if text.is_empty() || text.chars().count() > MESSAGE_MAX_CHARS {
+        return Err(Refusal::new(
+            "message-length",
+            "",
+            format!(
+                "a message has 1 to {MESSAGE_MAX_CHARS} characters; this one has {}",
+                text.chars().count()
+            ),
+            "write something, or split a long message",
+        ));
+    }
+    ctx.emit_side(
+        side,
+        EventKind::MessageSent {
+            side: side.to_string(),
+            from: from.to_string(),
+            text: text.to_string(),
+        },
+    );
+    Ok(())
 }

@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 use crate::engine::{Command, Event};
 
 /// Schema version written by this build. Older files are migrated; newer ones are refused.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Identifies a staffwork game file (SQLite `application_id`, "SWRK").
 const APPLICATION_ID: i64 = 0x5357_524B;
@@ -23,6 +23,7 @@ const APPLICATION_ID: i64 = 0x5357_524B;
 const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_integrity.sql"),
+    include_str!("migrations/0003_web_seats.sql"),
 ];
 
 /// How long a writer waits for another writer to finish before giving up (decision 0050). A
@@ -853,6 +854,36 @@ impl Store {
             expect += 1;
         }
         Ok(None)
+    }
+
+    /// The web table's seats and the SHA-256 of each seat's join token (`seat`, `hash`), in
+    /// seat order. A branch starts with none: a new game gets new links.
+    pub fn seat_tokens(&self) -> Result<Vec<(String, String)>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT seat, token_sha256 FROM web_seat ORDER BY seat")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Set (issue or reissue) a seat's token hash in one transaction; the old link stops working.
+    pub fn set_seat_token(
+        &mut self,
+        seat: &str,
+        token_sha256: &str,
+        issued_at: &str,
+    ) -> Result<(), StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.execute(
+            "INSERT INTO web_seat (seat, token_sha256, issued_at) VALUES (?1, ?2, ?3) \
+             ON CONFLICT(seat) DO UPDATE SET token_sha256 = excluded.token_sha256, \
+             issued_at = excluded.issued_at",
+            params![seat, token_sha256, issued_at],
+        )?;
+        tx.commit()?;
+        Ok(())
     }
 
     fn receipt_key(&self) -> Result<String, StoreError> {

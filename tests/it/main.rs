@@ -29,4 +29,5 @@ mod scenario_talavera;
 mod scenario_vimeiro;
 mod study;
 mod view_props;
+mod web;
 mod workbench;

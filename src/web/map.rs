@@ -1,0 +1,256 @@
+//! The map as SVG, drawn on the server from the scenario and a seat's [`View`].
+//!
+//! Flat-topped hexes in vertical columns, odd columns half a hex lower (decision 0002, `hex`);
+//! terrain colours, elevation shading, roads, streams, bridges, place names, a `<title>` with
+//! the hex number on every hex, the seat's counters, command ranges, order routes and "last
+//! seen" ghosts. Owns geometry and drawing; must not decide what is shown — it draws only what
+//! the view holds.
+
+use maud::{Markup, PreEscaped, html};
+
+use crate::hex::Hex;
+use crate::scenario::Scenario;
+use crate::scenario::model::PlaceKind;
+
+use super::backend::View;
+
+/// Hex radius in SVG units.
+const R: f64 = 12.0;
+const SQRT3: f64 = 1.732_050_807_568_877_2;
+
+struct Geo {
+    first_col: i32,
+    last_row: i32,
+}
+
+impl Geo {
+    fn centre(&self, h: Hex) -> (f64, f64) {
+        let c = f64::from(h.col - self.first_col);
+        let r = f64::from(self.last_row - h.row);
+        let x = R + c * 1.5 * R;
+        let odd = h.col.rem_euclid(2) == 1;
+        let y = SQRT3 * R / 2.0 + r * SQRT3 * R + if odd { SQRT3 * R / 2.0 } else { 0.0 };
+        (x, y)
+    }
+
+    fn hexagon(&self, h: Hex) -> String {
+        let (x, y) = self.centre(h);
+        // The six corners of a flat-topped hex, at 0°, 60°, … 300°.
+        const CORNERS: [(f64, f64); 6] = [
+            (1.0, 0.0),
+            (0.5, SQRT3 / 2.0),
+            (-0.5, SQRT3 / 2.0),
+            (-1.0, 0.0),
+            (-0.5, -SQRT3 / 2.0),
+            (0.5, -SQRT3 / 2.0),
+        ];
+        let mut pts = String::new();
+        for (cx, cy) in CORNERS {
+            pts.push_str(&format!("{:.1},{:.1} ", x + R * cx, y + R * cy));
+        }
+        pts
+    }
+}
+
+fn terrain_fill(name: Option<&str>) -> &'static str {
+    match name {
+        Some("ocean") | Some("sea") | Some("water") | Some("river") => "#8fb8d8",
+        Some("beach") => "#efe2b0",
+        Some("village") | Some("town") => "#c9a27e",
+        Some("woods") | Some("wood") | Some("forest") => "#8fb07a",
+        Some("orchard") => "#b5cc8e",
+        Some("marsh") => "#a9c3b5",
+        _ => "#e9e6cf",
+    }
+}
+
+fn side_colour(view: &View, side: &str) -> &'static str {
+    match view.sides.iter().position(|(s, _)| s == side) {
+        Some(0) => "#c0392b",
+        Some(1) => "#2c5aa0",
+        _ => "#555",
+    }
+}
+
+fn kind_letter(kind: &str) -> &'static str {
+    if kind.starts_with("infantry") {
+        "I"
+    } else if kind.starts_with("cavalry") {
+        "C"
+    } else if kind.starts_with("artillery") {
+        "A"
+    } else {
+        "•"
+    }
+}
+
+/// The whole map for a view.
+pub fn svg(sc: &Scenario, view: &View) -> Markup {
+    let m = &sc.map;
+    let g = Geo {
+        first_col: m.first_col,
+        last_row: m.last_row,
+    };
+    let (cols, rows) = m.size();
+    let w = R * 2.0 + f64::from(cols.saturating_sub(1)) * 1.5 * R;
+    let h = SQRT3 * R * (f64::from(rows) + 0.5);
+    let vb = format!("0 0 {w:.0} {h:.0}");
+    let mut hexes = Vec::new();
+    for row in (m.first_row..=m.last_row).rev() {
+        for col in m.first_col..=m.last_col {
+            hexes.push(Hex::new(col, row));
+        }
+    }
+    html! {
+        svg #map xmlns="http://www.w3.org/2000/svg" viewBox=(vb) data-full=(vb)
+            role="img" aria-label=(format!("Map of {}", sc.meta.title)) {
+            g .terrain {
+                @for hx in &hexes {
+                    @let elev = m.elevation_at(*hx);
+                    polygon points=(g.hexagon(*hx)) fill=(terrain_fill(m.terrain_at(*hx)))
+                        class=(format!("hex elev{elev}")) data-hex=(hx.to_string()) {
+                        title { (hx.to_string()) " " (m.terrain_at(*hx).unwrap_or("?")) ", level " (elev) }
+                    }
+                }
+            }
+            (features(sc, &g, w))
+            (overlays(view, &g))
+            (counters(view, &g))
+        }
+    }
+}
+
+fn features(sc: &Scenario, g: &Geo, width: f64) -> Markup {
+    html! {
+        g .features {
+            @for p in &sc.places {
+                @match p.kind {
+                    PlaceKind::Road => {
+                        polyline .road points=(p.hexes.iter().map(|h| { let (x, y) = g.centre(*h); format!("{x:.1},{y:.1}") }).collect::<Vec<_>>().join(" ")) {
+                            title { (p.name) }
+                        }
+                    }
+                    PlaceKind::Stream | PlaceKind::River => {
+                        @for hs in &p.hexsides {
+                            (hexside_line(g, hs.0, hs.1, "stream", &p.name))
+                        }
+                    }
+                    PlaceKind::Bridge | PlaceKind::Ford => {
+                        @for hs in &p.hexsides {
+                            (hexside_line(g, hs.0, hs.1, "bridge", &p.name))
+                        }
+                        @for h in &p.hexes {
+                            @let (x, y) = g.centre(*h);
+                            rect .bridge x=(format!("{:.1}", x - 3.0)) y=(format!("{:.1}", y - 3.0)) width="6" height="6" { title { (p.name) } }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            @for p in &sc.places {
+                @if !matches!(p.kind, PlaceKind::Road | PlaceKind::Stream | PlaceKind::River) && !p.hexes.is_empty() {
+                    @let (x, y) = centroid(g, &p.hexes);
+                    // Near the edges, anchor the name so that it stays on the map.
+                    @let anchor = if x > width - 70.0 { "end" } else if x < 50.0 { "start" } else { "middle" };
+                    text .place x=(format!("{x:.1}")) y=(format!("{:.1}", y - R * 0.9)) text-anchor=(anchor) { (p.name) }
+                }
+            }
+        }
+    }
+}
+
+fn centroid(g: &Geo, hexes: &[Hex]) -> (f64, f64) {
+    let n = hexes.len().max(1) as f64;
+    let (sx, sy) = hexes.iter().fold((0.0, 0.0), |(a, b), h| {
+        let (x, y) = g.centre(*h);
+        (a + x, b + y)
+    });
+    (sx / n, sy / n)
+}
+
+fn hexside_line(g: &Geo, a: Hex, b: Hex, class: &str, name: &str) -> Markup {
+    let (ax, ay) = g.centre(a);
+    let (bx, by) = g.centre(b);
+    let (mx, my) = ((ax + bx) / 2.0, (ay + by) / 2.0);
+    // The shared edge is perpendicular to the line between the centres, one radius long.
+    let (dx, dy) = (bx - ax, by - ay);
+    // Adjacent hex centres are always √3·R apart.
+    let len = SQRT3 * R;
+    let (px, py) = (-dy / len * R / 2.0, dx / len * R / 2.0);
+    html! {
+        line class=(class) x1=(format!("{:.1}", mx + px)) y1=(format!("{:.1}", my + py))
+            x2=(format!("{:.1}", mx - px)) y2=(format!("{:.1}", my - py)) { title { (name) } }
+    }
+}
+
+fn overlays(view: &View, g: &Geo) -> Markup {
+    html! {
+        g .overlays {
+            @for (h, r) in &view.ranges {
+                @let (x, y) = g.centre(*h);
+                circle .range cx=(format!("{x:.1}")) cy=(format!("{y:.1}")) r=(format!("{:.1}", f64::from(*r) * SQRT3 * R)) {
+                    title { "command range " (r) " hexes (6.11)" }
+                }
+            }
+            @for o in &view.orders {
+                @if let (Some(from), Some(to)) = (o.from_hex, o.objective.first()) {
+                    @let (x1, y1) = g.centre(from);
+                    @let (x2, y2) = g.centre(*to);
+                    line class=(if o.status.contains("transit") { "route transit" } else { "route" })
+                        x1=(format!("{x1:.1}")) y1=(format!("{y1:.1}")) x2=(format!("{x2:.1}")) y2=(format!("{y2:.1}")) {
+                        title { "order " (o.number) " to " (o.recipient) ": " (o.readback) " (" (o.status) ")" }
+                    }
+                    circle .objective cx=(format!("{x2:.1}")) cy=(format!("{y2:.1}")) r="4" {
+                        title { "objective of order " (o.number) }
+                    }
+                }
+            }
+            @for gh in &view.ghosts {
+                @let (x, y) = g.centre(gh.hex);
+                g .ghost {
+                    rect x=(format!("{:.1}", x - 8.0)) y=(format!("{:.1}", y - 6.0)) width="16" height="12" rx="2" {}
+                    text x=(format!("{x:.1}")) y=(format!("{:.1}", y + 3.0)) { "?" }
+                    title { (gh.name) ", last seen " (gh.last_seen) " at " (gh.hex.to_string()) }
+                }
+            }
+        }
+    }
+}
+
+fn counters(view: &View, g: &Geo) -> Markup {
+    html! {
+        g .counters {
+            @for p in &view.pieces {
+                @let (x, y) = g.centre(p.hex);
+                @let colour = side_colour(view, &p.side);
+                @let tip = match &p.detail {
+                    Some(d) => format!("{} ({}) at {}: {} {}, {}, facing {}; {}", p.name, p.kind, p.hex, d.strength, p.kind, d.formation, d.facing, d.state),
+                    None => format!("{} at {}", p.name, p.hex),
+                };
+                @match p.role {
+                    "commander" => {
+                        g .commander data-piece=(p.id) {
+                            circle cx=(format!("{x:.1}")) cy=(format!("{:.1}", y - 4.0)) r="4" fill=(colour) {}
+                            title { (tip) }
+                        }
+                    }
+                    "hq" => {
+                        g .hq data-piece=(p.id) {
+                            rect x=(format!("{:.1}", x + 1.0)) y=(format!("{:.1}", y - 9.0)) width="7" height="5" fill=(colour) {}
+                            line x1=(format!("{:.1}", x + 1.0)) y1=(format!("{:.1}", y - 9.0)) x2=(format!("{:.1}", x + 1.0)) y2=(format!("{:.1}", y + 2.0)) {}
+                            title { (tip) }
+                        }
+                    }
+                    _ => {
+                        g .unit data-piece=(p.id) {
+                            rect x=(format!("{:.1}", x - 7.0)) y=(format!("{:.1}", y - 1.0)) width="14" height="9" rx="1.5" fill=(colour) {}
+                            text x=(format!("{x:.1}")) y=(format!("{:.1}", y + 6.2)) { (kind_letter(&p.kind)) }
+                            title { (tip) }
+                        }
+                    }
+                }
+            }
+        }
+        (PreEscaped(""))
+    }
+}

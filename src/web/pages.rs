@@ -1,0 +1,490 @@
+//! Server-rendered pages and fragments (maud escapes every piece of text it writes).
+//!
+//! Owns the HTML: the side's page, the umpire's console, the observer's page, the panels the
+//! pages re-fetch on a live update, the order check fragment. Must not read the game: it draws
+//! only the [`View`]/[`CheckView`] the backend built for the seat. No inline script anywhere
+//! (the Content-Security-Policy forbids it): behaviour lives in `/static/app.js` and htmx
+//! attributes.
+
+use maud::{DOCTYPE, Markup, html};
+
+use super::backend::{CheckView, View};
+use super::seats::Seat;
+
+/// The frame every page shares.
+pub fn layout(title: &str, csrf: &str, body: Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                // htmx must not inject its own <style> (the CSP forbids inline styles).
+                meta name="htmx-config" content=r#"{"includeIndicatorStyles":false,"allowEval":false}"#;
+                title { (title) " — staffwork" }
+                link rel="stylesheet" href="/static/style.css";
+                script src="/static/htmx.min.js" defer {}
+                script src="/static/app.js" defer {}
+            }
+            body hx-headers=(format!(r#"{{"X-CSRF-Token":"{csrf}"}}"#)) {
+                (body)
+            }
+        }
+    }
+}
+
+/// The landing page for a browser without a seat.
+pub fn no_seat() -> Markup {
+    layout(
+        "Join",
+        "",
+        html! {
+            main .narrow {
+                h1 { "staffwork — the web table" }
+                p { "This page needs a seat. Open the join link the umpire gave you (it looks like "
+                    code { "http://127.0.0.1:8080/join/…" } "); it sets a cookie and brings you to your page." }
+                p { "Lost your link? Ask the umpire to reissue it from the console." }
+            }
+        },
+    )
+}
+
+/// A refusal shown inside a page or fragment.
+pub fn refusal(message: &str, help: &str, rule: &str) -> Markup {
+    html! {
+        div .refusal role="alert" {
+            strong { "Refused" @if !rule.is_empty() { " (" (rule) ")" } ": " } (message)
+            @if !help.is_empty() { div .help { "Hint: " (help) } }
+        }
+    }
+}
+
+/// A short success note.
+pub fn done(message: &str) -> Markup {
+    html! { div .done role="status" { (message) } }
+}
+
+fn header(view: &View, seat_label: &str) -> Markup {
+    html! {
+        header #status {
+            span .title { (view.title) }
+            span .seat { (seat_label) }
+            span { "Turn " (view.turn) ", " strong { (view.time) } }
+            span { (view.phasing) " phasing — " (view.step) }
+            @for (side, cp) in &view.command_points {
+                span .cp data-side=(side) { (side) ": " strong { (cp) } " command points" }
+            }
+        }
+    }
+}
+
+fn map_box(src: &str) -> Markup {
+    html! {
+        section .mapbox {
+            div .mapctl {
+                button type="button" data-zoom="in" { "+" }
+                button type="button" data-zoom="out" { "−" }
+                button type="button" data-zoom="reset" { "fit" }
+                span .hint { "drag to pan, wheel to zoom; hover a hex for its number" }
+            }
+            div #mapwrap hx-get=(src) hx-trigger="load, sw-changed from:body" hx-swap="innerHTML" {}
+        }
+    }
+}
+
+/// The side's page: map, order desk, order book, events, messages, movement, ready.
+pub fn side_page(view: &View, csrf: &str, side_name: &str) -> Markup {
+    let side = view.side.clone().unwrap_or_default();
+    layout(
+        side_name,
+        csrf,
+        html! {
+            div #live data-stream="/events" {}
+            div #panel-status hx-get="/panel/status" hx-trigger="sw-changed from:body" { (header(view, side_name)) }
+            div .grid {
+                (map_box("/map"))
+                aside {
+                    (order_desk(view))
+                    (move_form(view, false))
+                    section {
+                        h2 { "Messages to the umpire" }
+                        form hx-post="/message" hx-target="#message-result" hx-swap="innerHTML" {
+                            input type="hidden" name="side" value=(side);
+                            textarea name="text" rows="2" maxlength="2000" placeholder="Ask the umpire, report, request a ruling" required {}
+                            button type="submit" { "Send message" }
+                        }
+                        div #message-result {}
+                    }
+                    section {
+                        form hx-post="/ready" hx-target="#ready-result" hx-swap="innerHTML" {
+                            button type="submit" .ready { "Ready — done with this phase" }
+                        }
+                        div #ready-result {}
+                    }
+                }
+            }
+            div #panel-books hx-get="/panel/books" hx-trigger="sw-changed from:body" { (books(view)) }
+        },
+    )
+}
+
+fn order_desk(view: &View) -> Markup {
+    html! {
+        section #desk {
+            h2 { "Order desk" }
+            form #order-form hx-post="/order" hx-target="#order-result" hx-swap="innerHTML" {
+                label for="order-text" { "Order (plain English)" }
+                textarea #order-text name="text" rows="3" required
+                    placeholder="Recipient: what to do, where, by which way, when and why."
+                    hx-post="/check" hx-trigger="input changed delay:250ms, change from:#order-method, change from:#order-to"
+                    hx-target="#check" hx-swap="innerHTML" hx-include="#order-form" {}
+                div .row {
+                    label { "To " select #order-to name="to" {
+                        option value="" { "(as written)" }
+                        @for (id, name) in &view.recipients { option value=(id) { (name) } }
+                    } }
+                    label { "Method " select #order-method name="method" {
+                        option value="written" { "written (aide)" }
+                        option value="oral" { "oral (aide)" }
+                        option value="in-person" { "in person" }
+                    } }
+                    button type="submit" { "Send order" }
+                }
+            }
+            div #check aria-live="polite" { p .muted { "Start writing: the read-back, type, cost, courier time and every problem appear here." } }
+            div #order-result {}
+            details {
+                summary { "Local initiative (6.6.1)" }
+                form hx-post="/initiative" hx-target="#init-result" hx-swap="innerHTML" {
+                    div .row {
+                        label { "Commander " select name="commander" {
+                            @for (id, name) in &view.commanders { option value=(id) { (name) } }
+                        } }
+                        label { "for " select name="command" {
+                            @for (id, name) in &view.recipients { option value=(id) { (name) } }
+                        } }
+                    }
+                    textarea name="text" rows="2" required placeholder="The order he writes if the roll succeeds" {}
+                    button type="submit" { "Roll for initiative" }
+                }
+                div #init-result {}
+            }
+            details {
+                summary { "Default Defense (6.6.2)" }
+                form hx-post="/default-defense" hx-target="#dd-result" hx-swap="innerHTML" {
+                    select name="command" {
+                        @for (id, name) in &view.recipients { option value=(id) { (name) } }
+                    }
+                    button type="submit" { "Adopt Default Defense" }
+                }
+                div #dd-result {}
+            }
+        }
+    }
+}
+
+fn move_form(view: &View, umpire: bool) -> Markup {
+    const FORMATIONS: [&str; 6] = [
+        "line",
+        "column",
+        "march-column",
+        "square",
+        "limbered",
+        "unlimbered",
+    ];
+    const CORNERS: [&str; 6] = ["NNE", "E", "SSE", "SSW", "W", "NNW"];
+    html! {
+        section #movement {
+            h2 { "Movement" }
+            p .hint { "Pick a piece (or click it), click the destination: the engine's path and MP cost appear; then move." }
+            form hx-post="/move" hx-target="#move-result" hx-swap="innerHTML" {
+                div .row {
+                    select #move-piece name="piece" {
+                        @for (id, name) in &view.movable { option value=(id) { (name) } }
+                    }
+                    input #move-to name="to" placeholder="hex, e.g. 18.09 (or click the map)"
+                        pattern="[A-Za-z]?[0-9]{1,3}\\.[0-9]{1,3}" required
+                        hx-post="/move/preview" hx-trigger="change" hx-target="#move-result";
+                }
+                div .row {
+                    input #move-path name="path" placeholder="through hexes (optional): 5.06, 5.07";
+                    select name="formation" {
+                        option value="" { "formation: keep" }
+                        @for f in FORMATIONS { option value=(f) { (f) } }
+                    }
+                    select name="face" {
+                        option value="" { "face: keep" }
+                        @for c in CORNERS { option value=(c) { "face " (c) } }
+                    }
+                }
+                @if umpire {
+                    input name="reason" placeholder="reason (places the piece ignoring the movement rules)";
+                }
+                div .row {
+                    button type="button" hx-post="/move/preview" hx-target="#move-result" { "Show path and cost" }
+                    button type="submit" { "Move" }
+                }
+            }
+            div #move-result {}
+        }
+    }
+}
+
+/// The order book, events and messages of a view.
+pub fn books(view: &View) -> Markup {
+    html! {
+        div .books {
+            section {
+                h2 { "Order book" }
+                @if view.orders.is_empty() { p .muted { "No orders yet." } }
+                table .orders {
+                    @if !view.orders.is_empty() {
+                        thead { tr { th { "#" } th { "side" } th { "to" } th { "order" } th { "method" } th { "type" } th { "CP" } th { "sent" } th { "arrives" } th { "status" } } }
+                    }
+                    tbody {
+                        @for o in &view.orders {
+                            tr {
+                                td { (o.number) } td { (o.side) } td { (o.recipient) }
+                                td { span title=(o.text) { (o.readback) } }
+                                td { (o.method) } td { (o.order_type) } td { (o.cost) }
+                                td { "T" (o.sent_turn) } td { "T" (o.arrival_turn) }
+                                td .status { (o.status) }
+                            }
+                        }
+                    }
+                }
+            }
+            section {
+                h2 { "Messages" }
+                @if view.messages.is_empty() { p .muted { "None." } }
+                ul .messages {
+                    @for m in &view.messages {
+                        li { span .muted { "T" (m.turn) " " (m.side) " table, " } strong { (m.from) ": " } (m.text) }
+                    }
+                }
+            }
+            section {
+                h2 { "Events" }
+                ol .events reversed {
+                    @for e in view.events.iter().rev() {
+                        li { span .muted { "T" (e.turn) " " } (e.text)
+                            @if !e.dice.is_empty() { " " span .dice title="dice" { "dice " (e.dice) } }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The status header alone (a live update re-fetches it).
+pub fn status_panel(view: &View, label: &str) -> Markup {
+    header(view, label)
+}
+
+/// The check fragment: read-back, type, cost, arrival and diagnostics with the words underlined.
+pub fn check(c: &CheckView) -> Markup {
+    html! {
+        div .check {
+            @if c.text.trim().is_empty() {
+                p .muted { "Write an order." }
+            } @else {
+                p .underlined { (underline(c)) }
+                dl {
+                    dt { "Read-back" } dd { (c.readback) }
+                    dt { "Type" } dd { @if c.order_type.is_empty() { "—" } @else { (c.order_type) } }
+                    dt { "To" } dd { (c.recipient.clone().unwrap_or_else(|| "—".into())) }
+                    dt { "Cost" } dd { @match c.cost { Some(x) => { (x) " command points" }, None => "—" } }
+                    dt { "Arrives" } dd { (c.arrives.clone().unwrap_or_else(|| "—".into())) }
+                }
+                @if let Some(r) = &c.refusal { (refusal(&r.message, &r.help, &r.rule)) }
+                ul .diagnostics {
+                    @for d in &c.diagnostics {
+                        li class=(d.severity) { strong { (d.severity) } " " (d.message)
+                            @if !d.help.is_empty() { span .help { " — " (d.help) } } }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The order text with each diagnostic's words in a `<mark>`.
+fn underline(c: &CheckView) -> Markup {
+    let text = &c.text;
+    let mut marks: Vec<(usize, usize, &str)> = c
+        .diagnostics
+        .iter()
+        // Notes speak of the whole order; only errors and warnings point at words.
+        .filter(|d| d.severity != "note")
+        .filter(|d| {
+            d.end > d.start && text.is_char_boundary(d.start) && text.is_char_boundary(d.end)
+        })
+        .map(|d| (d.start, d.end, d.severity.as_str()))
+        .collect();
+    // Overlapping findings: errors win over warnings, then the earlier one.
+    marks.sort_by_key(|(s, e, sev)| (*sev != "error", *s, *e));
+    let mut chosen: Vec<(usize, usize, &str)> = Vec::new();
+    for m in marks {
+        if chosen.iter().all(|c| m.1 <= c.0 || m.0 >= c.1) {
+            chosen.push(m);
+        }
+    }
+    chosen.sort();
+    let marks = chosen;
+    let mut parts: Vec<(String, Option<&str>)> = Vec::new();
+    let mut at = 0;
+    for (s, e, sev) in marks {
+        if s < at {
+            continue;
+        }
+        parts.push((text[at..s].to_string(), None));
+        parts.push((text[s..e].to_string(), Some(sev)));
+        at = e;
+    }
+    parts.push((text[at..].to_string(), None));
+    html! {
+        @for (t, sev) in parts {
+            @match sev {
+                Some(s) => mark class=(s) { (t) },
+                None => (t),
+            }
+        }
+    }
+}
+
+/// The umpire's console.
+pub fn umpire_page(view: &View, csrf: &str, links: &[(Seat, Option<String>)]) -> Markup {
+    layout(
+        "Umpire",
+        csrf,
+        html! {
+            div #live data-stream="/events" {}
+            div #panel-status hx-get="/panel/status" hx-trigger="sw-changed from:body" { (header(view, "Umpire")) }
+            nav .viewas {
+                "View as: " a href="/umpire" { "everything" }
+                @for (id, name) in &view.sides { " · " a href=(format!("/umpire/as/{id}")) title=(name) { (id) } }
+            }
+            div .grid {
+                (map_box("/map"))
+                aside {
+                    section {
+                        h2 { "Phase" }
+                        div #panel-ready hx-get="/panel/ready" hx-trigger="load, sw-changed from:body" {}
+                        form hx-post="/umpire/advance" hx-target="#advance-result" hx-swap="innerHTML" {
+                            button type="submit" .primary { "Advance to the next step" }
+                        }
+                        div #advance-result {}
+                    }
+                    section {
+                        h2 { "Override (with a reason)" }
+                        form hx-post="/umpire/override" hx-target="#override-result" hx-swap="innerHTML" {
+                            select name="action" {
+                                option value="ruling" { "ruling (text)" }
+                                option value="discard" { "discard order (number)" }
+                                option value="reroll" { "re-roll acceptance (order number)" }
+                                option value="wrecked" { "mark wrecked (command)" }
+                            }
+                            input name="target" placeholder="text, order number or command" required;
+                            input name="reason" placeholder="reason" required;
+                            button type="submit" { "Override" }
+                        }
+                        div #override-result {}
+                    }
+                    section {
+                        h2 { "Combat" }
+                        form hx-post="/umpire/combat" hx-target="#combat-result" hx-swap="innerHTML" {
+                            select name="kind" {
+                                option value="close-combat" { "close combat (15)" }
+                                option value="fire" { "artillery fire (17)" }
+                            }
+                            input name="attackers" placeholder="attackers, comma-separated unit ids" required;
+                            input name="defenders" placeholder="defenders" required;
+                            button type="submit" { "Resolve" }
+                        }
+                        div #combat-result {}
+                    }
+                    (move_form(view, true))
+                    section {
+                        h2 { "Message a side" }
+                        form hx-post="/message" hx-target="#message-result" hx-swap="innerHTML" {
+                            select name="side" { @for (id, _) in &view.sides { option value=(id) { (id) } } }
+                            textarea name="text" rows="2" maxlength="2000" required {}
+                            button type="submit" { "Send" }
+                        }
+                        div #message-result {}
+                    }
+                    section {
+                        h2 { "Seats and links" }
+                        ul .links {
+                            @for (seat, link) in links {
+                                li {
+                                    (seat.key()) ": "
+                                    @match link { Some(l) => { code { (l) } }, None => { span .muted { "issued (only its hash is kept)" } } }
+                                    form .inline hx-post="/umpire/reissue" hx-target="#reissue-result" hx-swap="innerHTML" {
+                                        input type="hidden" name="seat" value=(seat.key());
+                                        button type="submit" { "revoke & reissue" }
+                                    }
+                                }
+                            }
+                        }
+                        div #reissue-result {}
+                    }
+                    section {
+                        h2 { "Branch" }
+                        form hx-post="/umpire/branch" hx-target="#branch-result" hx-swap="innerHTML" {
+                            input name="name" placeholder="file name (NAME.db next to the game)" required;
+                            input name="turn" type="number" min="0" value=(view.turn) required;
+                            button type="submit" { "Branch into a new file" }
+                        }
+                        div #branch-result {}
+                    }
+                }
+            }
+            div #panel-books hx-get="/panel/books" hx-trigger="sw-changed from:body" { (books(view)) }
+        },
+    )
+}
+
+/// The umpire's read-only look at one side's page.
+pub fn view_as_page(view: &View, csrf: &str, side: &str) -> Markup {
+    layout(
+        &format!("Umpire as {side}"),
+        csrf,
+        html! {
+            (header(view, &format!("Umpire viewing as {side}")))
+            nav .viewas { a href="/umpire" { "← back to the console" } }
+            div .grid {
+                (map_box(&format!("/map?as={side}")))
+                aside { p .muted { "Exactly what the " (side) " seat sees." } }
+            }
+            (books(view))
+        },
+    )
+}
+
+/// The observer's page.
+pub fn observer_page(view: &View, csrf: &str) -> Markup {
+    layout(
+        "Observer",
+        csrf,
+        html! {
+            div #live data-stream="/events" {}
+            div #panel-status hx-get="/panel/status" hx-trigger="sw-changed from:body" { (header(view, "Observer")) }
+            @if !view.game_over { p .muted { "Observers see the public record while the game runs, and everything once it ends." } }
+            div .grid { (map_box("/map")) aside {} }
+            div #panel-books hx-get="/panel/books" hx-trigger="sw-changed from:body" { (books(view)) }
+        },
+    )
+}
+
+/// Who is ready in the current phase (the umpire's console).
+pub fn ready_panel(ready: &[(String, bool)]) -> Markup {
+    html! {
+        ul .ready {
+            @for (side, r) in ready {
+                li { (side) ": " @if *r { strong { "ready" } } @else { "not ready" } }
+            }
+        }
+    }
+}

@@ -1,0 +1,220 @@
+"""Real-browser journeys for the web table (issue 15), in headless Chromium via Playwright.
+
+The umpire opens a game; two players join by their links in separate browser contexts; each
+writes an order, sees the live check (read-back, type, cost, arrival), and sends it; the umpire
+advances to the next turn; each side sees its own order arrive and nothing of the other's.
+Screenshots of every page go to target/screenshots/.
+
+Run: python3 tests/browser/journey.py   (needs target/debug/staffwork or $STAFFWORK_BIN,
+Debian's chromium at /usr/bin/chromium, and `pip install playwright==1.65.2`).
+Prints "N passed, 0 failed" and exits 0, or names the failed check and exits 1.
+"""
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+from playwright.sync_api import expect, sync_playwright
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get("STAFFWORK_BIN", os.path.join(ROOT, "target", "debug", "staffwork"))
+SHOTS = os.path.join(ROOT, "target", "screenshots")
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+TIMEOUT_MS = 15_000
+
+IMPERIAL_ORDER = "3rd Div: march over Hinzeberg to Kümla and defend it from attacks from the north."
+ALLIED_ORDER = "Hall Div: attack along the Hinzeberg road and capture Hinzeberg."
+
+passed = 0
+
+
+def check(name, cond):
+    global passed
+    if not cond:
+        raise AssertionError(name)
+    passed += 1
+    print(f"ok - {name}", flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(tmp, scenario="tutorial-hall"):
+    port = free_port()
+    out = open(os.path.join(tmp, f"server-{scenario}.txt"), "w+")
+    proc = subprocess.Popen(
+        [BIN, "serve", "--demo", "--scenario", scenario, "--db",
+         os.path.join(tmp, f"{scenario}.db"), "--addr", f"127.0.0.1:{port}"],
+        stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+    )
+    links = {}
+    deadline = time.time() + 30
+    while time.time() < deadline and len(links) < 4:
+        time.sleep(0.2)
+        out.seek(0)
+        links = dict(re.findall(r"^\s+(\S+)\s+(http://\S+/join/[0-9a-f]{32})$", out.read(), re.M))
+        if proc.poll() is not None:
+            break
+    if len(links) < 4:
+        proc.kill()
+        out.seek(0)
+        raise SystemExit("the server did not print four links:\n" + out.read())
+    return proc, port, links
+
+
+def shot(page, name):
+    os.makedirs(SHOTS, exist_ok=True)
+    page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
+
+
+def advance(um, times):
+    """The umpire presses Advance and waits for each answer (the console's own request)."""
+    for _ in range(times):
+        with um.expect_response(lambda r: r.url.endswith("/umpire/advance")) as resp:
+            um.click("form[hx-post='/umpire/advance'] button")
+        check("umpire: advance accepted", resp.value.status == 200)
+
+
+def write_order(page, text, name):
+    page.fill("#order-text", "")
+    page.type("#order-text", text, delay=5)
+    # The live check: read-back, type, cost and arrival appear while typing (debounced).
+    expect(page.locator("#check dl")).to_contain_text("Read-back", timeout=TIMEOUT_MS)
+    expect(page.locator("#check")).to_contain_text("command points", timeout=TIMEOUT_MS)
+    check(f"{name}: the live check shows the read-back and the cost",
+          "Arrives" in page.inner_text("#check"))
+    shot(page, f"{name}-check")
+    page.click("#order-form button[type=submit]")
+    expect(page.locator("#order-result")).to_contain_text("sent", timeout=TIMEOUT_MS)
+    check(f"{name}: the order was sent", "Order" in page.inner_text("#order-result"))
+
+
+def vimeiro(browser):
+    """The README's one command (`serve --demo`, Vimeiro): the British page after the French
+    Command Phase, an order being checked as it is written."""
+    tmp = tempfile.mkdtemp(prefix="staffwork-vimeiro-")
+    proc, port, links = start_server(tmp, "vimeiro-1808")
+    try:
+        um = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        br = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        um.goto(links["umpire"])
+        advance(um, 2)
+        br.goto(links["side:british"])
+        expect(br.locator("#mapwrap svg")).to_be_visible()
+        check("vimeiro: the whole 40 x 22 map is drawn", br.locator("#mapwrap polygon").count() == 880)
+        br.type("#order-text", "Fane's Brigade: advance to Vimeiro and defend it.", delay=5)
+        expect(br.locator("#check")).to_contain_text("command points")
+        check("vimeiro: the British order is priced and timed", "Arrives" in br.inner_text("#check"))
+        shot(br, "vimeiro-british")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="staffwork-journey-")
+    proc, port, links = start_server(tmp)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, timeout=TIMEOUT_MS)
+            contexts = {s: browser.new_context(viewport={"width": 1400, "height": 1000})
+                        for s in ("umpire", "side:imperial", "side:allied")}
+            pages = {s: c.new_page() for s, c in contexts.items()}
+            for pg in pages.values():
+                pg.set_default_timeout(TIMEOUT_MS)
+            errors = []
+            for s, pg in pages.items():
+                pg.on("console", lambda m, s=s: errors.append(f"{s}: {m.text}") if m.type == "error" else None)
+
+            # The umpire opens the game.
+            um = pages["umpire"]
+            um.goto(links["umpire"])
+            check("umpire: the join link lands on a URL without the token",
+                  um.url.endswith("/umpire") and "/join/" not in um.url)
+            expect(um.locator("#mapwrap svg")).to_be_visible()
+            check("umpire: the map is drawn", um.locator("#mapwrap polygon").count() > 100)
+            shot(um, "umpire-console")
+
+            # Two players join in their own contexts.
+            imp, al = pages["side:imperial"], pages["side:allied"]
+            imp.goto(links["side:imperial"])
+            al.goto(links["side:allied"])
+            for name, pg in (("imperial", imp), ("allied", al)):
+                check(f"{name}: lands on /play", pg.url.endswith("/play"))
+                expect(pg.locator("#mapwrap svg")).to_be_visible()
+            cookies = contexts["side:imperial"].cookies()
+            check("the seat cookie is HttpOnly and SameSite=Strict",
+                  any(c["httpOnly"] and c["sameSite"] == "Strict" for c in cookies))
+            shot(imp, "imperial-page")
+
+            # Imperial writes and sends in its Command Phase.
+            write_order(imp, IMPERIAL_ORDER, "imperial")
+            # The umpire advances through the Imperial operations to the Allied Command Phase.
+            advance(um, 2)
+            al.reload()
+            expect(al.locator("#status")).to_contain_text("allied phasing")
+            expect(al.locator("#mapwrap svg")).to_be_visible()
+            write_order(al, ALLIED_ORDER, "allied")
+            shot(al, "allied-page")
+
+            # The umpire advances to the next turn: the aides arrive.
+            advance(um, 2)
+            um.reload()
+            expect(um.locator("#status")).to_contain_text("08:30")
+            expect(um.locator("#mapwrap svg")).to_be_visible()
+            expect(um.locator("#panel-ready")).to_contain_text("ready")
+            shot(um, "umpire-after-advance")
+
+            # Live update: the side pages refresh their books by themselves (SSE "changed").
+            expect(imp.locator("#panel-books")).to_contain_text("order 4 arrived", timeout=TIMEOUT_MS)
+            imp_books = imp.inner_text("#panel-books")
+            al.reload()
+            expect(al.locator("#mapwrap svg")).to_be_visible()
+            al_books = al.inner_text("#panel-books")
+            check("imperial sees its own order arrive", "order 4 arrived" in imp_books)
+            check("imperial does not see the allied order", ALLIED_ORDER not in imp_books
+                  and "Hall Division is to attack" not in imp_books)
+            check("allied sees its own order", "Hall Division is to attack" in al_books)
+            check("allied does not see the imperial order or its arrival",
+                  "march over Hinzeberg" not in al_books and "order 4 arrived" not in al_books)
+            shot(imp, "imperial-after-advance")
+            shot(al, "allied-after-advance")
+
+            check("no console errors (CSP, scripts, missing files)",
+                  not errors or print("\n".join(errors)))
+            # A side cannot open the umpire's console.
+            r = imp.goto(f"http://127.0.0.1:{port}/umpire")
+            check("a side gets 403 on the umpire's console", r.status == 403)
+            vimeiro(browser)
+            browser.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    print(f"{passed} passed, 0 failed")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except AssertionError as e:
+        print(f"not ok - {e}\n{passed} passed, 1 failed")
+        sys.exit(1)

@@ -1,0 +1,780 @@
+//! The web table (issue 15): every route × every seat × no seat, the allow-list over random
+//! games, concurrent clients on 127.0.0.1, and links that survive a killed server.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use http_body_util::BodyExt;
+use staffwork::game::{Game, NewGame};
+use staffwork::web::AppState;
+use staffwork::web::seats::{Seat, csrf_token};
+use tower::ServiceExt;
+
+const IMPERIAL_ORDER: &str =
+    "3rd Div: march over Hinzeberg to Kümla and defend it from attacks from the north.";
+const ALLIED_ORDER: &str = "Hall Div: attack along the Hinzeberg road and capture Hinzeberg.";
+
+/// A tutorial game file in a fresh directory, opened for the web; tokens by seat key.
+fn table(seed: u64) -> (tempfile::TempDir, Arc<AppState>, BTreeMap<String, String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("hall.db");
+    create(&db, seed);
+    let (state, issued) = AppState::open(&db, "http://127.0.0.1:1", false).unwrap();
+    let tokens = issued
+        .into_iter()
+        .map(|(s, link)| (s.key(), link.rsplit('/').next().unwrap().to_string()))
+        .collect();
+    (dir, state, tokens)
+}
+
+fn create(db: &Path, seed: u64) {
+    let (_, text) = staffwork::scenario::bundled_text("tutorial-hall").unwrap();
+    let sc = staffwork::scenario::bundled("tutorial-hall").unwrap();
+    Game::create(db, NewGame::on(text.to_string(), sc, seed).unwrap()).unwrap();
+}
+
+struct Reply {
+    status: StatusCode,
+    headers: axum::http::HeaderMap,
+    body: String,
+}
+
+async fn call(
+    state: &Arc<AppState>,
+    method: &str,
+    uri: &str,
+    token: Option<&str>,
+    form: &[(&str, &str)],
+) -> Reply {
+    let mut req = Request::builder().method(method).uri(uri);
+    if let Some(t) = token {
+        req = req
+            .header(header::COOKIE, format!("staffwork_seat={t}"))
+            .header("x-csrf-token", csrf_token(t));
+    }
+    let body = if method == "POST" {
+        req = req.header(header::CONTENT_TYPE, "application/x-www-form-urlencoded");
+        let mut s = String::new();
+        for (k, v) in form {
+            if !s.is_empty() {
+                s.push('&');
+            }
+            s.push_str(k);
+            s.push('=');
+            s.push_str(&urlencode(v));
+        }
+        Body::from(s)
+    } else {
+        Body::empty()
+    };
+    let res = staffwork::web::router(state.clone())
+        .oneshot(req.body(body).unwrap())
+        .await
+        .unwrap();
+    let status = res.status();
+    let headers = res.headers().clone();
+    // The SSE stream never ends: read its first frame only.
+    let body = if headers
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|c| c.to_str().unwrap_or("").starts_with("text/event-stream"))
+    {
+        let mut b = res.into_body();
+        match tokio::time::timeout(Duration::from_secs(5), b.frame()).await {
+            Ok(Some(Ok(f))) => {
+                String::from_utf8_lossy(f.data_ref().map_or(&[][..], |d| d)).into_owned()
+            }
+            _ => String::new(),
+        }
+    } else {
+        let bytes = res.into_body().collect().await.unwrap().to_bytes();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn urlencode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(char::from(b))
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// What a seat may do on a route.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum May {
+    /// 2xx, or 422 when the engine refuses the move on its merits (never 401/403).
+    Yes,
+    /// 303 to the seat's own page.
+    Redirect,
+    /// 403.
+    No,
+}
+
+/// Method, route, form fields, and what each seat may do.
+type Route = (
+    &'static str,
+    &'static str,
+    Vec<(&'static str, &'static str)>,
+    [May; 4],
+);
+
+const SEATS: [&str; 4] = ["umpire", "side:imperial", "side:allied", "observer"];
+
+/// Route, method, form, and what each of SEATS may do; without a seat every route but `/` and
+/// the static files answers 401.
+fn routes() -> Vec<Route> {
+    use May::*;
+    vec![
+        ("GET", "/", vec![], [Redirect, Redirect, Redirect, Redirect]),
+        ("GET", "/play", vec![], [Redirect, Yes, Yes, Redirect]),
+        (
+            "GET",
+            "/observe",
+            vec![],
+            [Redirect, Redirect, Redirect, Yes],
+        ),
+        ("GET", "/umpire", vec![], [Yes, No, No, No]),
+        ("GET", "/umpire/as/allied", vec![], [Yes, No, No, No]),
+        ("GET", "/map", vec![], [Yes, Yes, Yes, Yes]),
+        ("GET", "/view.json", vec![], [Yes, Yes, Yes, Yes]),
+        ("GET", "/panel/status", vec![], [Yes, Yes, Yes, Yes]),
+        ("GET", "/panel/books", vec![], [Yes, Yes, Yes, Yes]),
+        ("GET", "/panel/ready", vec![], [Yes, No, No, No]),
+        ("GET", "/events", vec![], [Yes, Yes, Yes, Yes]),
+        (
+            "POST",
+            "/check",
+            vec![("text", IMPERIAL_ORDER), ("method", "written")],
+            [No, Yes, Yes, No],
+        ),
+        (
+            "POST",
+            "/order",
+            vec![("text", IMPERIAL_ORDER), ("method", "written")],
+            [No, Yes, Yes, No],
+        ),
+        (
+            "POST",
+            "/move",
+            vec![("piece", "1-3-i"), ("to", "10.10")],
+            [Yes, Yes, No, No],
+        ),
+        (
+            "POST",
+            "/move/preview",
+            vec![("piece", "1-3-i"), ("to", "9.10")],
+            [Yes, Yes, No, No],
+        ),
+        (
+            "POST",
+            "/message",
+            vec![("side", "imperial"), ("text", "a question")],
+            [Yes, Yes, No, No],
+        ),
+        ("POST", "/ready", vec![], [No, Yes, Yes, No]),
+        (
+            "POST",
+            "/initiative",
+            vec![
+                ("commander", "rosenblad"),
+                ("command", "hall-div"),
+                ("text", ALLIED_ORDER),
+            ],
+            // The umpire may make every request (app::authorize).
+            [Yes, No, Yes, No],
+        ),
+        (
+            "POST",
+            "/default-defense",
+            vec![("command", "div-2")],
+            [Yes, Yes, No, No],
+        ),
+        ("POST", "/umpire/advance", vec![], [Yes, No, No, No]),
+        (
+            "POST",
+            "/umpire/override",
+            vec![
+                ("action", "ruling"),
+                ("target", "rain"),
+                ("reason", "weather"),
+            ],
+            [Yes, No, No, No],
+        ),
+        (
+            "POST",
+            "/umpire/combat",
+            vec![
+                ("kind", "fire"),
+                ("attackers", "art-3-i"),
+                ("defenders", "hall-1"),
+            ],
+            [Yes, No, No, No],
+        ),
+        (
+            "POST",
+            "/umpire/reissue",
+            vec![("seat", "observer")],
+            [Yes, No, No, No],
+        ),
+        (
+            "POST",
+            "/umpire/branch",
+            vec![("name", "fork"), ("turn", "1")],
+            [Yes, No, No, No],
+        ),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_route_with_every_seat_and_none_answers_its_status() {
+    for (method, uri, form, may) in routes() {
+        // POSTs change the game: a fresh table for each, so one cell cannot decide another.
+        let (_d, st, tokens) = table(7);
+        let none = call(&st, method, uri, None, &form).await;
+        let expect_none = if uri == "/" {
+            StatusCode::OK
+        } else {
+            StatusCode::UNAUTHORIZED
+        };
+        assert_eq!(none.status, expect_none, "{method} {uri} without a seat");
+        for (seat, m) in SEATS.iter().zip(may) {
+            let (_d, st, tokens2) = if method == "POST" {
+                table(7)
+            } else {
+                (tempfile::tempdir().unwrap(), st.clone(), tokens.clone())
+            };
+            let r = call(&st, method, uri, Some(&tokens2[*seat]), &form).await;
+            let ok = match m {
+                May::Yes => r.status.is_success() || r.status == StatusCode::UNPROCESSABLE_ENTITY,
+                May::Redirect => r.status == StatusCode::SEE_OTHER,
+                May::No => r.status == StatusCode::FORBIDDEN,
+            };
+            assert!(
+                ok,
+                "{method} {uri} as {seat}: expected {m:?}, got {} {}",
+                r.status, r.body
+            );
+            assert!(
+                r.headers
+                    .get(header::CONTENT_SECURITY_POLICY)
+                    .is_some_and(|c| c.to_str().unwrap().contains("script-src 'self'")),
+                "{uri}: CSP header"
+            );
+        }
+    }
+    // Static files need no seat.
+    let (_d, st, _) = table(7);
+    for uri in [
+        "/static/htmx.min.js",
+        "/static/app.js",
+        "/static/style.css",
+        "/static/LICENSE.htmx",
+        "/favicon.ico",
+    ] {
+        assert_eq!(
+            call(&st, "GET", uri, None, &[]).await.status,
+            StatusCode::OK,
+            "{uri}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_join_link_sets_a_strict_cookie_and_drops_the_token_and_a_bad_one_is_refused() {
+    let (_d, st, tokens) = table(7);
+    let t = &tokens["side:allied"];
+    let r = call(&st, "GET", &format!("/join/{t}"), None, &[]).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    assert_eq!(r.headers[header::LOCATION], "/play");
+    let cookie = r.headers[header::SET_COOKIE].to_str().unwrap();
+    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"));
+    assert!(cookie.contains(t.as_str()));
+    let bad = call(
+        &st,
+        "GET",
+        "/join/0123456789abcdef0123456789abcdef",
+        None,
+        &[],
+    )
+    .await;
+    assert_eq!(bad.status, StatusCode::FORBIDDEN);
+    // Only the hash is in the game file.
+    let raw = std::fs::read(_d.path().join("hall.db")).unwrap();
+    assert!(
+        !raw.windows(32).any(|w| w == t.as_bytes()),
+        "token stored in clear"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cross_site_posts_are_refused_and_change_nothing() {
+    let (_d, st, tokens) = table(7);
+    let t = &tokens["side:imperial"];
+    let before = st.backend.sequence(&Seat::Umpire);
+    // No CSRF token.
+    let req = Request::builder()
+        .method("POST")
+        .uri("/message")
+        .header(header::COOKIE, format!("staffwork_seat={t}"))
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from("side=imperial&text=hello"))
+        .unwrap();
+    let r = staffwork::web::router(st.clone())
+        .oneshot(req)
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    // Another site's Origin, even with the token.
+    let req = Request::builder()
+        .method("POST")
+        .uri("/message")
+        .header(header::HOST, "127.0.0.1:8080")
+        .header(header::ORIGIN, "http://evil.example")
+        .header(header::COOKIE, format!("staffwork_seat={t}"))
+        .header("x-csrf-token", csrf_token(t))
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from("side=imperial&text=hello"))
+        .unwrap();
+    let r = staffwork::web::router(st.clone())
+        .oneshot(req)
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    assert_eq!(
+        st.backend.sequence(&Seat::Umpire),
+        before,
+        "nothing written"
+    );
+    // User text is escaped.
+    let r = call(
+        &st,
+        "POST",
+        "/message",
+        Some(t),
+        &[("side", "imperial"), ("text", "<script>alert(1)</script>")],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK);
+    let page = call(&st, "GET", "/panel/books", Some(t), &[]).await.body;
+    assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(!page.contains("<script>alert"));
+}
+
+/// A small deterministic generator for the random games (the web's tests, not the engine).
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+/// Random games: orders, messages, moves and advances by random seats; after each step, no
+/// side's responses name an enemy order, message, die, hidden piece or hash, and its sequence
+/// counts only what it may see.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_side_is_ever_shown_what_it_may_not_see() {
+    for seed in [3u64, 11, 29] {
+        let (dir, st, tokens) = table(seed);
+        let mut rng = Lcg(seed);
+        let mut secrets: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for step in 0..14 {
+            let side = ["imperial", "allied"][rng.next(2) as usize];
+            let tok = tokens[&format!("side:{side}")].clone();
+            match rng.next(4) {
+                0 => {
+                    let text = if side == "imperial" {
+                        IMPERIAL_ORDER
+                    } else {
+                        ALLIED_ORDER
+                    };
+                    let m = ["written", "oral", "in-person"][rng.next(3) as usize];
+                    call(
+                        &st,
+                        "POST",
+                        "/order",
+                        Some(&tok),
+                        &[("text", text), ("method", m)],
+                    )
+                    .await;
+                }
+                1 => {
+                    let secret = format!("SECRET{side}{seed}x{step}");
+                    let r = call(
+                        &st,
+                        "POST",
+                        "/message",
+                        Some(&tok),
+                        &[("side", side), ("text", &secret)],
+                    )
+                    .await;
+                    assert_eq!(r.status, StatusCode::OK);
+                    secrets.entry(side).or_default().push(secret);
+                }
+                2 => {
+                    let piece = if side == "imperial" {
+                        "1-3-i"
+                    } else {
+                        "hall-1"
+                    };
+                    let to = format!("{}.{}", 5 + rng.next(20), 5 + rng.next(10));
+                    call(
+                        &st,
+                        "POST",
+                        "/move",
+                        Some(&tok),
+                        &[("piece", piece), ("to", &to)],
+                    )
+                    .await;
+                }
+                _ => {
+                    call(&st, "POST", "/umpire/advance", Some(&tokens["umpire"]), &[]).await;
+                }
+            }
+            let game = Game::open(&dir.path().join("hall.db")).unwrap();
+            let events = game.store.events().unwrap();
+            for me in ["imperial", "allied"] {
+                let enemy = if me == "imperial" {
+                    "allied"
+                } else {
+                    "imperial"
+                };
+                let tok = tokens[&format!("side:{me}")].clone();
+                let mut all = String::new();
+                for uri in [
+                    "/play",
+                    "/map",
+                    "/view.json",
+                    "/panel/books",
+                    "/panel/status",
+                    "/events",
+                ] {
+                    let r = call(&st, "GET", uri, Some(&tok), &[]).await;
+                    assert_eq!(r.status, StatusCode::OK, "{uri}");
+                    all.push_str(&r.body);
+                }
+                for s in secrets.get(enemy).into_iter().flatten() {
+                    assert!(
+                        !all.contains(s.as_str()),
+                        "{me} saw the {enemy} message {s}"
+                    );
+                }
+                for o in game.state.orders.values().filter(|o| o.side == enemy) {
+                    assert!(
+                        !all.contains(&o.readback),
+                        "{me} saw {enemy} order {}: {}",
+                        o.number,
+                        o.readback
+                    );
+                }
+                // Pieces: only those visible_positions shows this side.
+                let seen = staffwork::view::visible_positions(
+                    &game.state,
+                    &game.scenario,
+                    &staffwork::view::Viewer::Side(me.into()),
+                );
+                let v: serde_json::Value = serde_json::from_str(
+                    &call(&st, "GET", "/view.json", Some(&tok), &[]).await.body,
+                )
+                .unwrap();
+                for p in v["pieces"].as_array().unwrap() {
+                    let id = p["id"].as_str().unwrap();
+                    assert!(seen.contains_key(id), "{me} shown unseen piece {id}");
+                    if p["side"] == enemy {
+                        assert!(p["detail"].is_null(), "{me} shown the state of {id}");
+                    }
+                }
+                for e in v["events"].as_array().unwrap() {
+                    assert_eq!(e["dice"], "", "{me} shown dice: {e}");
+                }
+                // Counts: the side's sequence is the number of events it may see.
+                let visible = events
+                    .iter()
+                    .filter(|e| staffwork::view::Viewer::Side(me.into()).sees(&e.event.visibility))
+                    .count() as u64;
+                let seq = st.backend.sequence(&Seat::Side(me.into()));
+                assert!(
+                    seq <= visible,
+                    "{me}: sequence {seq} > {visible} visible events"
+                );
+                assert!(
+                    all.contains(&format!("sequence {seq}")),
+                    "{me}: SSE carries its own sequence"
+                );
+                for e in &events {
+                    assert!(!all.contains(&e.hash), "{me} shown an event hash");
+                }
+                for e in events.iter().filter(|e| {
+                    e.event.visibility == staffwork::engine::Visibility::Umpire
+                        || e.event.visibility == staffwork::engine::Visibility::Side(enemy.into())
+                }) {
+                    let text = format!("{:?}", e.event.kind);
+                    // Enemy order numbers appear in enemy events; the side must not see them.
+                    if let staffwork::engine::EventKind::OrderIssued { order } = &e.event.kind {
+                        assert!(!all.contains(&order.readback), "{me} saw {text}");
+                    }
+                }
+            }
+        }
+        assert!(st.backend.verify().unwrap(), "the game verifies");
+    }
+}
+
+/// A minimal HTTP/1.1 client over a loopback TCP socket.
+async fn http(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    token: &str,
+    body: &str,
+) -> u16 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\nCookie: staffwork_seat={token}\r\nX-CSRF-Token: {}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        csrf_token(token),
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).await.unwrap();
+    let text = String::from_utf8_lossy(&out);
+    text.split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_concurrent_clients_lose_nothing_and_never_double_spend() {
+    let (dir, st, tokens) = table(7);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(staffwork::web::serve(listener, st.clone()));
+    let tok = tokens["side:imperial"].clone();
+    let orders = [
+        IMPERIAL_ORDER,
+        "2nd Div: march to Kirseberg and defend it.",
+        "4th Div: march to Kirseberg and defend the bridge there.",
+    ];
+    let work = async {
+        // 10 clients send 6-point General orders (written: 5 + 1, 6.4.1) to three divisions
+        // against 15 command points, and a message each, all at once.
+        let mut handles = Vec::new();
+        for i in 0..10 {
+            let order = format!("method=written&text={}", urlencode(orders[i % 3]));
+            let tok = tok.clone();
+            handles.push(tokio::spawn(async move {
+                let o = http(addr, "POST", "/order", &tok, &order).await;
+                let m = http(
+                    addr,
+                    "POST",
+                    "/message",
+                    &tok,
+                    &format!("side=imperial&text=note+{i}"),
+                )
+                .await;
+                (o, m)
+            }));
+        }
+        let mut codes = Vec::new();
+        for h in handles {
+            codes.push(h.await.unwrap());
+        }
+        codes
+    };
+    let codes = tokio::time::timeout(Duration::from_secs(60), work)
+        .await
+        .expect("10 clients finish within 60 s");
+    let sent = codes.iter().filter(|(o, _)| *o == 200).count();
+    let refused = codes.iter().filter(|(o, _)| *o == 422).count();
+    assert_eq!(
+        (sent, refused),
+        (2, 8),
+        "two orders fit in 15 points: {codes:?}"
+    );
+    assert!(
+        codes.iter().all(|(_, m)| *m == 200),
+        "every message kept: {codes:?}"
+    );
+    server.abort();
+    let game = Game::open(&dir.path().join("hall.db")).unwrap();
+    assert_eq!(game.state.sides["imperial"].command_points, 3);
+    let events = game.store.events().unwrap();
+    let issued = events
+        .iter()
+        .filter(|e| {
+            matches!(&e.event.kind, staffwork::engine::EventKind::OrderIssued { order } if order.side == "imperial")
+        })
+        .count();
+    let messages = events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.event.kind,
+                staffwork::engine::EventKind::MessageSent { .. }
+            )
+        })
+        .count();
+    assert_eq!((issued, messages), (2, 10));
+    assert!(game.verify().unwrap().ok());
+}
+
+fn spawn_server(
+    db: &Path,
+    reissue: bool,
+) -> (std::process::Child, BTreeMap<String, String>, String) {
+    use std::io::{BufRead, BufReader};
+    let mut args = vec![
+        "serve".to_string(),
+        "--db".into(),
+        db.display().to_string(),
+        "--addr".into(),
+        "127.0.0.1:0".into(),
+    ];
+    if reissue {
+        args.push("--reissue".into());
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_staffwork"))
+        .args(&args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(out).lines();
+    let first = lines.next().unwrap().unwrap();
+    let base = first.rsplit(' ').next().unwrap().to_string();
+    let mut links = BTreeMap::new();
+    for l in lines.by_ref() {
+        let l = l.unwrap();
+        if l.starts_with("Give each player") {
+            break;
+        }
+        let mut w = l.split_whitespace();
+        if let (Some(seat), Some(link)) = (w.next(), w.next())
+            && link.contains("/join/")
+        {
+            links.insert(
+                seat.to_string(),
+                link.rsplit('/').next().unwrap().to_string(),
+            );
+        }
+    }
+    (child, links, base)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_server_leaves_a_game_that_verifies_and_links_that_still_open_seats() {
+    let dir = tempfile::tempdir().unwrap();
+    let db: PathBuf = dir.path().join("hall.db");
+    create(&db, 5);
+    let (mut child, links, base) = spawn_server(&db, false);
+    assert_eq!(links.len(), 4, "{links:?}");
+    let addr: std::net::SocketAddr = base.trim_start_matches("http://").parse().unwrap();
+    let tok = &links["side:imperial"];
+    let body = format!("method=written&text={}", urlencode(IMPERIAL_ORDER));
+    assert_eq!(http(addr, "POST", "/order", tok, &body).await, 200);
+    // Kill it hard in the middle of the game.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let game = Game::open(&db).unwrap();
+    assert!(
+        game.verify().unwrap().ok(),
+        "the game verifies after a kill"
+    );
+    // Restart: no new links are printed, and the old ones still open their seats.
+    let (mut child, again, base) = spawn_server(&db, false);
+    assert!(again.is_empty(), "no new links on restart: {again:?}");
+    let addr: std::net::SocketAddr = base.trim_start_matches("http://").parse().unwrap();
+    for (seat, t) in &links {
+        let code = http(addr, "GET", &format!("/join/{t}"), t, "").await;
+        assert_eq!(code, 303, "{seat}'s link after a restart");
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // --reissue revokes every old link.
+    let (mut child, fresh, base) = spawn_server(&db, true);
+    let addr: std::net::SocketAddr = base.trim_start_matches("http://").parse().unwrap();
+    assert_eq!(fresh.len(), 4);
+    let old = &links["umpire"];
+    assert_eq!(
+        http(addr, "GET", &format!("/join/{old}"), old, "").await,
+        403
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+/// Issue 15, movement: the side picks a unit and a destination; the engine's path and MP cost
+/// are shown before anything is moved (app::preview writes nothing); then the move is made.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_movement_form_shows_the_path_and_cost_before_moving() {
+    let (dir, st, tokens) = table(3);
+    let db = dir.path().join("hall.db");
+    let imperial = tokens["side:imperial"].as_str();
+    let umpire = tokens["umpire"].as_str();
+    let form = [("piece", "1-3-i"), ("to", "9.10")];
+    // In the Command Phase the engine refuses the move, saying why (5.1).
+    let early = call(&st, "POST", "/move/preview", Some(imperial), &form).await;
+    assert_eq!(
+        early.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        early.body
+    );
+    let mut shown = None;
+    for _ in 0..8 {
+        assert!(
+            call(&st, "POST", "/umpire/advance", Some(umpire), &[])
+                .await
+                .status
+                .is_success()
+        );
+        let r = call(&st, "POST", "/move/preview", Some(imperial), &form).await;
+        if r.status == StatusCode::OK {
+            shown = Some(r.body);
+            break;
+        }
+    }
+    let shown = shown.expect("the imperial movement phase comes within eight advances");
+    assert!(
+        shown.contains("1-3-i moves 8.10 → 9.10") && shown.contains("MP)"),
+        "path and cost: {shown}"
+    );
+    let before = Game::open(&db).unwrap().state.positions["1-3-i"];
+    assert_eq!(before.to_string(), "8.10", "a preview moves nothing");
+    let moved = call(&st, "POST", "/move", Some(imperial), &form).await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
+    assert_eq!(
+        Game::open(&db).unwrap().state.positions["1-3-i"].to_string(),
+        "9.10"
+    );
+    // The other side cannot preview (or learn anything of) an enemy piece's move.
+    let allied = call(
+        &st,
+        "POST",
+        "/move/preview",
+        Some(&tokens["side:allied"]),
+        &form,
+    )
+    .await;
+    assert_eq!(allied.status, StatusCode::FORBIDDEN);
+}
