@@ -13,6 +13,7 @@ mod named;
 pub mod request;
 pub mod view;
 mod words;
+pub mod workbench;
 
 use std::path::Path;
 
@@ -73,6 +74,10 @@ pub enum Request {
     Branch(BranchRequest),
     /// The exact acceptance odds of a pending order (6.5).
     Odds(OddsRequest),
+    /// One unit at a glance, as the seat may see it.
+    Show(ShowRequest),
+    /// What the seat learned in one game turn.
+    Report(ReportRequest),
 }
 
 /// What a request produced.
@@ -87,6 +92,8 @@ pub enum Response {
     Receipt(Receipt),
     Branched(Branched),
     Odds(OrderOdds),
+    Show(Box<workbench::UnitView>),
+    Report(workbench::TurnReport),
 }
 
 /// Why a request was not carried out. Nothing was written in any case.
@@ -162,6 +169,10 @@ pub fn execute_with(
         Request::Receipt(_) => receipt(game, seat).map(Response::Receipt),
         Request::Branch(b) => branch(game, b, seat).map(Response::Branched),
         Request::Odds(o) => order_odds(game, o.order).map(Response::Odds),
+        Request::Show(s) => {
+            workbench::show(game, seat, &s.unit).map(|v| Response::Show(Box::new(v)))
+        }
+        Request::Report(r) => workbench::report(game, seat, r.turn).map(Response::Report),
         _ => {
             let (actor, cmd) = command(game, req)?;
             let result = match dice {
@@ -224,7 +235,9 @@ pub fn command(game: &Game, req: &Request) -> Result<(String, Command), AppError
         | Request::Replay(_)
         | Request::Receipt(_)
         | Request::Branch(_)
-        | Request::Odds(_) => Err(AppError::BadRequest(
+        | Request::Odds(_)
+        | Request::Show(_)
+        | Request::Report(_) => Err(AppError::BadRequest(
             "a view or report, not a game command".into(),
         )),
     }
@@ -239,7 +252,11 @@ fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), AppError> {
         // An observer watches: the views, a playback and a receipt, nothing else (0051).
         Viewer::Observer => {
             return match req {
-                Request::Status | Request::Log | Request::Receipt(_) => Ok(()),
+                Request::Status
+                | Request::Log
+                | Request::Receipt(_)
+                | Request::Show(_)
+                | Request::Report(_) => Ok(()),
                 Request::Replay(r) if !r.verify => Ok(()),
                 _ => Err(AppError::Forbidden(
                     "an observer only watches (status, log, replay, receipt)".into(),
@@ -259,7 +276,11 @@ fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), AppError> {
     let forbidden = |what: &str| Err(AppError::Forbidden(format!("the {side} side {what}")));
     let command_side = |c: &str| build::side_of_command(game, c);
     match req {
-        Request::Status | Request::Log | Request::Receipt(_) => Ok(()),
+        Request::Status
+        | Request::Log
+        | Request::Receipt(_)
+        | Request::Show(_)
+        | Request::Report(_) => Ok(()),
         Request::Replay(r) if !r.verify => Ok(()),
         Request::Order(a) if a.side == *side => Ok(()),
         Request::Order(_) => forbidden("writes only its own orders (6.4)"),

@@ -415,3 +415,19 @@ pub struct NewRequest {
     #[serde(default)]
     pub variant: Vec<String>,
 }
+
+/// `show`: one unit at a glance, as the asking seat may see it (issue 17, decision 0121).
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct ShowRequest {
+    /// The unit: its id, name, short name or its brigadier's name (`solignac`, "Fane's
+    /// brigade", `6th Brigade`).
+    pub unit: String,
+}
+
+/// `report`: what a seat learned in one game turn (issue 17, decision 0122).
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct ReportRequest {
+    /// The game turn to report (see `staffwork status` for the current one).
+    #[arg(long, value_name = "N")]
+    pub turn: u32,
+}

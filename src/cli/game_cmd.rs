@@ -270,7 +270,8 @@ pub fn run(cmd: super::Command) -> CmdResult {
             Ok(())
         }
         Response::Odds(o) => super::odds_cmd::print_order_odds(o, &db, format),
-        Response::Receipt(_) => Ok(()),
+        // `show` and `report` are printed by workbench_cmd.
+        Response::Receipt(_) | Response::Show(_) | Response::Report(_) => Ok(()),
     }
 }
 
@@ -295,6 +296,8 @@ fn print_response(response: &Response) -> CmdResult {
         Response::Branched(b) => super::emit_json(&Ok { ok: true, body: b }),
         Response::Odds(o) => super::odds_cmd::print_order_odds(o, Path::new(""), Format::Json),
         Response::Receipt(r) => super::emit_json(r),
+        Response::Show(v) => super::emit_json(v),
+        Response::Report(r) => super::emit_json(r),
     }
 }
 

@@ -20,6 +20,7 @@ mod rules_cmd;
 mod scenario_cmd;
 mod simulate_cmd;
 mod study_cmd;
+mod workbench_cmd;
 
 pub use odds_cmd::OddsCmd;
 pub(crate) use out::{emit, emit_json};
@@ -138,6 +139,12 @@ pub enum Command {
     /// What-if studies: run a plan (orders, initiative, umpire events) thousands of times, compare
     /// two plans, re-run a game with other seeds, merge shards (docs/studies.md).
     Study(study_cmd::StudyArgs),
+    /// One unit at a glance: position, formation, facing, strength, losses, morale, commander
+    /// and the order it acts on — as the seat (`--side S`) may see it.
+    Show(workbench_cmd::ShowArgs),
+    /// What a side learned in one game turn (arrivals, acceptances, the enemy seen, losses,
+    /// messages), as text, JSON or an HTML page to send to the player.
+    Report(workbench_cmd::ReportArgs),
 }
 
 /// `staffwork odds CHECK …` or `staffwork odds --db GAME.db --order N`.
@@ -229,5 +236,7 @@ pub fn run(cli: Cli) -> CmdResult {
         Command::Simulate(cmd) => simulate_cmd::run(cmd),
         Command::Check(args) => check_cmd::run(args),
         Command::Study(args) => study_cmd::run(args),
+        Command::Show(a) => workbench_cmd::show(a),
+        Command::Report(a) => workbench_cmd::report(a),
     }
 }

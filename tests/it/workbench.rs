@@ -101,3 +101,153 @@ fn a_brigadier_names_his_brigade_in_override_and_as_an_order_recipient() {
         stdout(&c)
     );
 }
+
+fn json(o: &std::process::Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(o)).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
+}
+
+#[test]
+fn show_gives_the_umpire_the_whole_unit_and_its_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    let o = staffwork(&["show", "--db", &db, "Fane"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    for want in [
+        "6th Brigade (Fane) (6-fane) — british",
+        "position   20.10",
+        "formation  line",
+        "strength   A",
+        "losses     0 (0) — 10 of 10 boxes left",
+        "morale     normal (rating A)",
+        "order      order 5: Defend in place.",
+        "(accepted, stage 1 of 1)",
+    ] {
+        assert!(t.contains(want), "missing {want:?} in\n{t}");
+    }
+    // A brigade of a division acts on the division's order, and names its commander.
+    let doc = json(&staffwork(&[
+        "show", "--db", &db, "crawfurd", "--format", "json",
+    ]));
+    assert_eq!(doc["command"]["command"], "hill-div", "{doc}");
+    assert_eq!(doc["command"]["order"]["number"], 1, "{doc}");
+    assert!(
+        doc["command"]["commander"]
+            .as_str()
+            .unwrap()
+            .contains("Hill"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn show_for_a_side_hides_an_enemy_units_state_and_whether_an_unseen_one_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    assert!(staffwork(&["turn", "--db", &db]).status.success());
+    // The British see Solignac's column arrive at 40.06: where it is, not its losses (4.0).
+    let doc = json(&staffwork(&[
+        "show", "--db", &db, "solignac", "--side", "british", "--format", "json",
+    ]));
+    assert_eq!(doc["enemy"], true);
+    assert_eq!(doc["position"], "40.06");
+    assert_eq!(doc["formation"], "column");
+    for hidden in ["losses", "morale", "strength", "command", "morale_rating"] {
+        assert!(
+            doc.get(hidden).is_none(),
+            "{hidden} shown to the enemy: {doc}"
+        );
+    }
+    // The French cannot see Fane's brigade on the hill: refused in the same words as a name
+    // that is no unit at all.
+    let real = staffwork(&["show", "--db", &db, "Fane", "--side", "french"]);
+    let fake = staffwork(&["show", "--db", &db, "Fanx", "--side", "french"]);
+    assert_eq!(real.status.code(), Some(1));
+    assert_eq!(fake.status.code(), Some(1));
+    assert!(stderr(&real).contains("not-seen"), "{}", stderr(&real));
+    assert_eq!(
+        stderr(&real).replace("Fane", "X"),
+        stderr(&fake).replace("Fanx", "X")
+    );
+}
+
+#[test]
+fn report_tells_a_side_its_turn_with_the_enemy_marked_and_nothing_of_the_enemys_orders() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    assert!(staffwork(&["turn", "--db", &db]).status.success());
+    let o = staffwork(&["report", "--db", &db, "--side", "british", "--turn", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    assert!(
+        t.contains("Report for the british side, turn 1 (08:00)"),
+        "{t}"
+    );
+    assert!(t.contains("pre-set order 5 for 6-fane"), "{t}");
+    assert!(t.contains("ENEMY Solignac's Brigade at 40.06"), "{t}");
+    // French pre-set orders (8–13) and the French arrival roll are not the British's.
+    assert!(!t.contains("order 9"), "{t}");
+    assert!(!t.contains("loison-div"), "{t}");
+
+    let doc = json(&staffwork(&[
+        "report", "--db", &db, "--side", "french", "--turn", "1", "--format", "json",
+    ]));
+    assert_eq!(doc["viewer"], "french");
+    assert!(doc["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|l| l["section"] == "arrivals" && l["text"].as_str().unwrap().contains("solignac")));
+    assert!(
+        doc["enemy_seen"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["enemy"] == true)
+    );
+    assert!(!doc.to_string().contains("6-fane"), "{doc}");
+
+    let h = stdout(&staffwork(&[
+        "report", "--db", &db, "--side", "british", "--turn", "1", "--format", "html",
+    ]));
+    assert!(h.starts_with("<!DOCTYPE html>"), "{h}");
+    assert!(h.contains("&quot;Defend in place.&quot;"), "escaped: {h}");
+    assert!(
+        h.contains("<span class=\"enemy\">ENEMY</span> Solignac"),
+        "{h}"
+    );
+
+    let late = staffwork(&["report", "--db", &db, "--side", "british", "--turn", "4"]);
+    assert_eq!(late.status.code(), Some(2));
+    assert!(stderr(&late).contains("turns 1 to 1"), "{}", stderr(&late));
+}
+
+#[test]
+fn an_order_the_umpire_imposed_reads_as_the_umpires_order_to_the_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    let o = staffwork(&[
+        "override",
+        "--db",
+        &db,
+        "--reason",
+        "set up",
+        "--impose-order",
+        "Fane",
+        "--text",
+        "6th Brigade: defend the hill at 20.10.",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&staffwork(&[
+        "report", "--db", &db, "--side", "british", "--turn", "1",
+    ]));
+    assert!(t.contains("umpire's order 14 for 6-fane"), "{t}");
+    assert!(!t.contains("pre-set order 14"), "{t}");
+    let s = stdout(&staffwork(&[
+        "show", "--db", &db, "fane", "--side", "british",
+    ]));
+    assert!(
+        s.contains("umpire's order 14: 6th Brigade is to defend"),
+        "{s}"
+    );
+}
