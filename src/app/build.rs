@@ -16,15 +16,32 @@ use super::request::{
 /// The actor recorded with a command and the command itself.
 pub(crate) type Built = (String, Command);
 
+/// Read an order with the order language against the game's scenario. A recipient given
+/// outside the text (`order --to`, `override --impose-order`) supplies the WHO: the text then
+/// need not name one, so `no-recipient` is not raised against it (issue 17).
+pub(crate) fn read_order(
+    text: &str,
+    game: &Game,
+    side: &str,
+    to: Option<&str>,
+) -> crate::order::CheckedOrder {
+    let mut checked = crate::order::check_one(text, Some(&game.scenario), Some(side));
+    crate::game::refuse_off_map_hexes(&mut checked, &game.scenario);
+    if to.is_some() {
+        checked.diagnostics.retain(|d| d.code != "no-recipient");
+    }
+    checked
+}
+
 /// Type an order with the order language; errors refuse it. Returns the recipient the text
 /// names, if the scenario knows it.
 fn type_order(
     text: &str,
     game: &Game,
     side: &str,
+    to: Option<&str>,
 ) -> Result<(TypedOrder, Option<String>), AppError> {
-    let mut checked = crate::order::check_one(text, Some(&game.scenario), Some(side));
-    crate::game::refuse_off_map_hexes(&mut checked, &game.scenario);
+    let checked = read_order(text, game, side, to);
     if checked.has_errors() {
         return Err(AppError::Order(Box::new(checked)));
     }
@@ -53,7 +70,7 @@ pub(crate) fn side_of_piece(game: &Game, piece: &str) -> Option<String> {
 }
 
 pub(crate) fn order(game: &Game, a: &OrderRequest) -> Result<Built, AppError> {
-    let (typed, recipient) = type_order(&a.text, game, &a.side)?;
+    let (typed, recipient) = type_order(&a.text, game, &a.side, a.to.as_deref())?;
     let to = a.to.clone().or(recipient).ok_or_else(|| {
         AppError::BadRequest(
             "the order names no recipient the scenario knows; add `--to COMMAND`".into(),
@@ -93,7 +110,7 @@ pub(crate) fn order(game: &Game, a: &OrderRequest) -> Result<Built, AppError> {
 pub(crate) fn loose_cannon(game: &Game, a: &LooseCannonRequest) -> Result<Built, AppError> {
     // 6.6.1.6: the order is written in the language of the command's own side.
     let side = side_of_command(game, &a.command).unwrap_or_default();
-    let (order, _) = type_order(&a.text, game, &side)?;
+    let (order, _) = type_order(&a.text, game, &side, None)?;
     Ok((
         "opponent".into(),
         Command::LooseCannonOrder {
@@ -113,7 +130,7 @@ pub(crate) fn initiative(game: &Game, a: &InitiativeRequest) -> Result<Built, Ap
             .unwrap_or_else(|| a.commander.clone()),
     };
     let side = side_of_command(game, &command).unwrap_or_default();
-    let (order, _) = type_order(&a.text, game, &side)?;
+    let (order, _) = type_order(&a.text, game, &side, None)?;
     Ok((
         side,
         Command::RollInitiative {
@@ -263,7 +280,7 @@ pub(crate) fn override_(game: &Game, a: &OverrideRequest) -> Result<Built, AppEr
             .clone()
             .ok_or_else(|| AppError::BadRequest("--impose-order needs --text \"ORDER\"".into()))?;
         let side = side_of_command(game, c).unwrap_or_default();
-        let (order, _) = type_order(&text, game, &side)?;
+        let (order, _) = type_order(&text, game, &side, Some(c))?;
         actions.push(OverrideAction::ImposeOrder {
             command: c.clone(),
             order,

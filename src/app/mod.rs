@@ -9,7 +9,7 @@
 //! through `game`/`store` and the scenario and table loaders.
 
 mod build;
-mod named;
+pub(crate) mod named;
 pub mod request;
 pub mod view;
 mod words;
@@ -187,7 +187,16 @@ pub fn execute_with(
                 }
                 (e, _) => e,
             })?;
-            Ok(applied(game, events))
+            let mut done = applied(game, events);
+            // The warnings of an accepted order are kept with its events (issue 17).
+            if let (Request::Order(a), Response::Applied(x)) = (req, &mut done) {
+                x.diagnostics = build::read_order(&a.text, game, &a.side, a.to.as_deref())
+                    .diagnostics
+                    .into_iter()
+                    .filter(|d| d.severity == crate::order::Severity::Warning)
+                    .collect();
+            }
+            Ok(done)
         }
     }
 }
@@ -197,6 +206,7 @@ fn applied(game: &Game, events: Vec<crate::engine::Event>) -> Response {
         events,
         turn: game.state.turn,
         step: game.state.step,
+        diagnostics: Vec::new(),
     })
 }
 
@@ -246,7 +256,7 @@ pub fn command(game: &Game, req: &Request) -> Result<(String, Command), AppError
 /// May this seat make this request? The umpire may do everything; a side acts only for itself
 /// (and writes the enemy's Loose Cannon order, 6.6.1.6), sees its own views, and leaves the
 /// umpire's tools (turn, override, replay, branch) to the umpire.
-fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), AppError> {
+pub(crate) fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), AppError> {
     let side = match seat {
         Viewer::Umpire => return Ok(()),
         // An observer watches: the views, a playback and a receipt, nothing else (0051).

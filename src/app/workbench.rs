@@ -346,3 +346,105 @@ pub fn report(game: &Game, seat: &Viewer, turn: u32) -> Result<TurnReport, AppEr
         enemy_seen,
     })
 }
+
+/// Why the engine would refuse a previewed order (its rule and help).
+#[derive(Clone, Debug, Serialize)]
+pub struct WouldRefuse {
+    pub code: &'static str,
+    pub rule: &'static str,
+    pub message: String,
+    pub help: String,
+}
+
+/// `check --db`: an order read and decided against the game as it stands, nothing written
+/// (decision 0123).
+#[derive(Clone, Debug, Serialize)]
+pub struct Preview {
+    /// The order as the order language reads it (read-back, type, diagnostics).
+    pub order: crate::order::CheckedOrder,
+    /// Would `order` with these arguments be recorded now?
+    pub legal: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<WouldRefuse>,
+    /// The number, cost (6.4.1), courier arrival (6.4.7) and status it would get.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub number: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recipient: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<u8>,
+    /// Command points the side has before the order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub points_before: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arrival_turn: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arrival_time: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// The exact acceptance odds it would meet (6.5), for an order sent by aide or in person.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub odds: Option<crate::rules::odds::AcceptanceOdds>,
+}
+
+/// Read and decide an order for a seat against the game as it stands, writing nothing: the
+/// same checks as `order` (names, the seat, the order language, every engine rule), with dice
+/// that are not the game's (`Game::preview`).
+pub fn preview(game: &Game, seat: &Viewer, req: &super::OrderRequest) -> Result<Preview, AppError> {
+    let request = super::named::resolve_names(game, &super::Request::Order(req.clone()), seat)?;
+    super::authorize(game, seat, &request)?;
+    let super::Request::Order(req) = request else {
+        return Err(AppError::BadRequest("not an order".into()));
+    };
+    let checked = super::build::read_order(&req.text, game, &req.side, req.to.as_deref());
+    let mut p = Preview {
+        order: checked,
+        legal: false,
+        refused: None,
+        number: None,
+        recipient: None,
+        cost: None,
+        points_before: game.state.sides.get(&req.side).map(|s| s.command_points),
+        arrival_turn: None,
+        arrival_time: None,
+        status: None,
+        odds: None,
+    };
+    if p.order.has_errors() {
+        return Ok(p);
+    }
+    let (_, cmd) = super::build::order(game, &req)?;
+    let (events, state) = match game.preview(&cmd) {
+        Ok(x) => x,
+        Err(crate::game::GameError::Refused(r)) => {
+            p.refused = Some(WouldRefuse {
+                code: r.code,
+                rule: r.rule,
+                message: r.message,
+                help: r.help,
+            });
+            return Ok(p);
+        }
+        Err(e) => return Err(AppError::Game(e)),
+    };
+    p.legal = true;
+    let issued = events.iter().find_map(|e| match &e.kind {
+        EventKind::OrderIssued { order } => Some(order.clone()),
+        _ => None,
+    });
+    if let Some(o) = issued {
+        p.number = Some(o.number);
+        p.recipient = Some(o.recipient.clone());
+        p.cost = Some(o.cost);
+        p.arrival_turn = Some(o.arrival_turn);
+        p.arrival_time = game
+            .engine()
+            .turn_info(o.arrival_turn)
+            .map(|t| t.time.format("%H:%M").to_string());
+        p.status = Some(crate::engine::describe::status_text(&o.status));
+        p.odds = crate::game::acceptance_situation_in(&game.scenario, &state, o.number)
+            .ok()
+            .map(|q| crate::rules::odds::acceptance(&game.tables, q));
+    }
+    Ok(p)
+}

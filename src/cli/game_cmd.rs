@@ -241,6 +241,7 @@ pub fn run(cmd: super::Command) -> CmdResult {
             for e in &a.events {
                 println!("{}", shown(&e.describe()));
             }
+            super::workbench_cmd::print_warnings(&a.diagnostics);
             if matches!(request, Request::Turn(_)) {
                 print_where(&app::where_(&game, &seat));
             }

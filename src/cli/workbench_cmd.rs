@@ -268,3 +268,84 @@ pub fn report_html(r: &TurnReport) -> String {
     h.push_str("</body></html>\n");
     h
 }
+
+/// `check --db G --side S --method M [--to X] FILE|--text T`: the order as `order` would take
+/// it now, written nowhere (decision 0123). Exit 0 if it would be recorded, 1 if not.
+pub fn check_on_game(db: &std::path::Path, args: super::check_cmd::CheckArgs) -> CmdResult {
+    let text = super::check_cmd::read_input(&args)?;
+    let Some(method) = args.method else {
+        return Err(super::Failure::Usage(
+            "check --db previews an order as `order` sends it: give --method (in-person, oral or written)".into(),
+        ));
+    };
+    let side = args.side.clone().unwrap_or_default();
+    let game = open(db)?;
+    let seat = ViewArgs {
+        side: Some(side.clone()),
+        umpire: false,
+        observer: false,
+    }
+    .viewer(&game.scenario)?;
+    let req = app::OrderRequest {
+        side,
+        from: args.from.clone(),
+        to: args.to.clone(),
+        method,
+        via: None,
+        text: text.clone(),
+    };
+    let p = app::workbench::preview(&game, &seat, &req).map_err(|e| failed(e, args.format))?;
+    if args.format == Format::Json {
+        super::emit_json(&p)?;
+        return if p.legal {
+            Ok(())
+        } else {
+            Err(super::Failure::Judged)
+        };
+    }
+    let mut out = super::check_cmd::order_text(&text, &p.order);
+    if p.order.has_errors() {
+        out.push_str("the order has errors: `order` would refuse it. Nothing was written.\n");
+        super::emit(&out)?;
+        return Err(super::Failure::Judged);
+    }
+    if let Some(r) = &p.refused {
+        out.push_str(&format!(
+            "`order` would be refused [{}] (rule {}): {}\n  help: {}\nNothing was written.\n",
+            r.code,
+            r.rule,
+            shown(&r.message),
+            shown(&r.help)
+        ));
+        super::emit(&out)?;
+        return Err(super::Failure::Judged);
+    }
+    out.push_str(&format!(
+        "would be order {} to {}: cost {} CP of {} left, arrives turn {} ({}), {}\n",
+        p.number.unwrap_or_default(),
+        p.recipient.as_deref().unwrap_or("?"),
+        p.cost.unwrap_or_default(),
+        p.points_before.unwrap_or_default(),
+        p.arrival_turn.unwrap_or_default(),
+        p.arrival_time.as_deref().unwrap_or("-"),
+        p.status.as_deref().unwrap_or("")
+    ));
+    if let Some(o) = &p.odds {
+        out.push_str(&super::odds_cmd::acceptance_text(o));
+    }
+    out.push_str("Nothing was written.\n");
+    super::emit(&out)
+}
+
+/// The warnings kept with an accepted order, and what was found (issue 17).
+pub(crate) fn print_warnings(d: &[crate::order::Diagnostic]) {
+    for w in d {
+        println!("  {}[{}]: {}", w.severity, w.code, shown(&w.message));
+        if !w.help.is_empty() {
+            println!("        = help: {}", shown(&w.help));
+        }
+    }
+    if !d.is_empty() {
+        println!("1 order: 0 error(s), {} warning(s)", d.len());
+    }
+}

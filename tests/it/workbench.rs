@@ -251,3 +251,162 @@ fn an_order_the_umpire_imposed_reads_as_the_umpires_order_to_the_side() {
         "{s}"
     );
 }
+
+/// A Vimeiro game at the first British Command Phase (16 command points).
+fn british_command_phase(dir: &tempfile::TempDir) -> String {
+    let db = vimeiro(dir);
+    for _ in 0..2 {
+        assert!(staffwork(&["turn", "--db", &db]).status.success());
+    }
+    db
+}
+
+fn events(db: &str) -> usize {
+    json(&staffwork(&["log", "--db", db, "--format", "json"]))["events"]
+        .as_array()
+        .unwrap()
+        .len()
+}
+
+#[test]
+fn check_against_the_game_previews_cost_courier_and_odds_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = british_command_phase(&dir);
+    let before = events(&db);
+    let args = [
+        "check",
+        "--db",
+        &db,
+        "--side",
+        "british",
+        "--method",
+        "written",
+        "--to",
+        "hill-div",
+        "--text",
+        "Take up position at 13.09 and defend it.",
+    ];
+    let o = staffwork(&args);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let t = stdout(&o);
+    assert!(t.contains("would be order 14 to hill-div: cost 6 CP of 16 left, arrives turn 3 (09:00), in transit"), "{t}");
+    assert!(
+        t.contains("Acceptance Number = sender 4 + receiver 3"),
+        "{t}"
+    );
+    assert!(t.contains("Nothing was written."), "{t}");
+    assert!(!t.contains("no-recipient"), "--to is the recipient: {t}");
+    assert_eq!(events(&db), before, "check wrote nothing");
+
+    let mut j = args.to_vec();
+    j.extend(["--format", "json"]);
+    let doc = json(&staffwork(&j));
+    assert_eq!(doc["legal"], true);
+    assert_eq!(doc["cost"], 6);
+    assert_eq!(doc["arrival_turn"], 3);
+    assert_eq!(doc["odds"]["column"], 7);
+
+    // The same order sent: the preview's number, cost and arrival are what it gets.
+    let sent = staffwork(&[
+        "order",
+        "--db",
+        &db,
+        "--side",
+        "british",
+        "--method",
+        "written",
+        "--to",
+        "hill-div",
+        "Take up position at 13.09 and defend it.",
+    ]);
+    assert!(sent.status.success(), "{}", stderr(&sent));
+    assert!(
+        stdout(&sent).contains("order 14 to hill-div: Take up position at 13.09 and defend it. General order. — General, cost 6 CP, arrives turn 3"),
+        "{}",
+        stdout(&sent)
+    );
+}
+
+#[test]
+fn check_against_the_game_says_when_order_would_refuse_and_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = british_command_phase(&dir);
+    // 10 of the 16 points go on an Engage order; a second costs more than is left (6.4.1).
+    let first = staffwork(&[
+        "order",
+        "--db",
+        &db,
+        "--side",
+        "british",
+        "--method",
+        "written",
+        "Portuguese Cavalry: charge the French at 23.11.",
+    ]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let before = events(&db);
+    let o = staffwork(&[
+        "check",
+        "--db",
+        &db,
+        "--side",
+        "british",
+        "--method",
+        "written",
+        "--text",
+        "Fane: charge the French at 23.11.",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let t = stdout(&o);
+    assert!(
+        t.contains("would be refused [not-enough-command-points] (rule 6.4.1)"),
+        "{t}"
+    );
+    assert_eq!(events(&db), before);
+    // The French may not preview a British order (6.4).
+    let f = staffwork(&[
+        "check",
+        "--db",
+        &db,
+        "--side",
+        "french",
+        "--method",
+        "written",
+        "--text",
+        "Fane: defend 20.10.",
+    ]);
+    assert_eq!(f.status.code(), Some(1));
+}
+
+#[test]
+fn an_accepted_order_keeps_its_warnings_and_a_refused_one_counts_its_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = british_command_phase(&dir);
+    let ok = staffwork(&[
+        "order",
+        "--db",
+        &db,
+        "--side",
+        "british",
+        "--method",
+        "written",
+        "Portuguese Cavalry: charge the French at 23.11.",
+    ]);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    let t = stdout(&ok);
+    assert!(t.contains("warning[no-route]"), "{t}");
+    assert!(t.contains("1 order: 0 error(s), 1 warning(s)"), "{t}");
+
+    let bad = staffwork(&[
+        "order",
+        "--db",
+        &db,
+        "--side",
+        "british",
+        "--method",
+        "written",
+        "charge the zzz at 99.99",
+    ]);
+    assert_eq!(bad.status.code(), Some(1));
+    let e = stderr(&bad);
+    assert!(e.contains("1 order(s): 2 error(s), 2 warning(s)"), "{e}");
+}
