@@ -331,3 +331,85 @@ fn set_unit(unit: &str, a: &OverrideRequest) -> Result<OverrideAction, AppError>
         blown,
     })
 }
+
+/// `undo`: the umpire's retraction of the last `n` commands (decision 0124). Refused when a side
+/// could have seen their effect: once the sequence of play moved on (`turn`: a step ended and
+/// the players were told where the game stands), or when a command rolled dice a side sees (a
+/// roll seen cannot be taken back: that would be a second throw). The game start and an
+/// earlier retraction are never taken back. The state to restore is the record played back to
+/// just before the first retracted command.
+pub(crate) fn undo(game: &Game, a: &super::request::UndoRequest) -> Result<Built, AppError> {
+    use crate::engine::{Refusal, Visibility};
+    let refuse = |message: String, help: &str| {
+        AppError::Refused(Refusal::new("not-retractable", "", message, help))
+    };
+    let err = |e: crate::store::StoreError| AppError::Game(e.into());
+    let commands = game.store.commands().map_err(err)?;
+    let events = game.store.events().map_err(err)?;
+    let n = a.commands;
+    if n == 0 || n >= commands.len() {
+        return Err(AppError::BadRequest(format!(
+            "--commands {n}: give 1 to {} (the commands after the game's start)",
+            commands.len().saturating_sub(1)
+        )));
+    }
+    let last = &commands[commands.len() - n..];
+    for c in last {
+        let what = format!("command {} ({})", c.seq, c.actor);
+        match &c.command {
+            Command::Start { .. } => {
+                return Err(refuse(
+                    format!("{what} started the game"),
+                    "branch the game instead",
+                ));
+            }
+            Command::Retract { .. } => {
+                return Err(refuse(
+                    format!("{what} is itself an undo; an undo is not taken back"),
+                    "override the state (`staffwork override`) or branch the game",
+                ));
+            }
+            Command::Advance => {
+                return Err(refuse(
+                    format!(
+                        "{what} ran the sequence of play (`turn`): the sides have been told where the game stands since"
+                    ),
+                    "correct it with `staffwork override`, recorded with its reason",
+                ));
+            }
+            _ => {}
+        }
+        if let Some(e) = events.iter().find(|e| {
+            e.command_seq == c.seq
+                && !e.event.dice().is_empty()
+                && e.event.visibility != Visibility::Umpire
+        }) {
+            return Err(refuse(
+                format!(
+                    "{what} rolled dice a side has seen ({}); taking it back would be a second throw",
+                    e.event.describe()
+                ),
+                "correct it with `staffwork override`, recorded with its reason",
+            ));
+        }
+    }
+    let first = last[0].seq;
+    let restore = crate::game::playback(
+        &game.engine(),
+        events
+            .iter()
+            .filter(|e| e.command_seq < first)
+            .map(|e| &e.event),
+    );
+    Ok((
+        "umpire".into(),
+        Command::Retract {
+            commands: last.iter().map(|c| c.seq).collect(),
+            reason: a.reason.clone(),
+            restore: serde_json::to_string(&restore).map_err(|e| {
+                AppError::BadRequest(format!("cannot record the state to restore: {e}"))
+            })?,
+            at_events: game.state.events,
+        },
+    ))
+}

@@ -78,6 +78,8 @@ pub enum Request {
     Show(ShowRequest),
     /// What the seat learned in one game turn.
     Report(ReportRequest),
+    /// Take back the last command(s) no side could yet have seen (the umpire's).
+    Undo(UndoRequest),
 }
 
 /// What a request produced.
@@ -240,6 +242,7 @@ pub fn command(game: &Game, req: &Request) -> Result<(String, Command), AppError
         )),
         Request::Combat(a) => build::combat(game, a),
         Request::Override(a) => build::override_(game, a),
+        Request::Undo(a) => build::undo(game, a),
         Request::Status
         | Request::Log
         | Request::Replay(_)
@@ -342,6 +345,7 @@ pub(crate) fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), A
         }
         Request::Turn(_) => forbidden("does not run the sequence of play; the umpire does (5.1)"),
         Request::Override(_) => forbidden("cannot override; only the umpire can"),
+        Request::Undo(_) => forbidden("cannot take commands back; only the umpire can"),
         Request::Replay(_) => forbidden(
             "cannot verify: --verify reads every hidden event, so it is the umpire's; a side checks the file with its receipt through the umpire",
         ),

@@ -125,6 +125,7 @@ pub(crate) fn resolve_names(
             };
         }
         Request::Report(_)
+        | Request::Undo(_)
         | Request::Relay(_)
         | Request::Turn(_)
         | Request::Status

@@ -431,3 +431,20 @@ pub struct ReportRequest {
     #[arg(long, value_name = "N")]
     pub turn: u32,
 }
+
+/// `undo`: the umpire takes back the last command(s) that no side could yet have seen (decision
+/// 0124). Recorded as a retraction, replayed and verified like every command; nothing is deleted.
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct UndoRequest {
+    /// How many of the last commands to take back.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[serde(default = "one")]
+    pub commands: usize,
+    /// Why (recorded, and told to every side with the count).
+    #[arg(long)]
+    pub reason: String,
+}
+
+fn one() -> usize {
+    1
+}

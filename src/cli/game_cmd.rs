@@ -205,6 +205,7 @@ fn request_of(cmd: super::Command) -> Result<GameLine, Failure> {
         C::Move(a) => on(a, Request::Move),
         C::Combat(a) => on(a, Request::Combat),
         C::Override(a) => on(a, Request::Override),
+        C::Undo(a) => on(a, Request::Undo),
         C::Replay(a) => seated(a, Request::Replay),
         C::Receipt(a) => seated(a, Request::Receipt),
         C::Branch(a) => on(a, Request::Branch),

@@ -108,6 +108,9 @@ pub enum Command {
     Combat(game_cmd::OnGame<crate::app::CombatRequest>),
     /// Umpire override, recorded with a reason and hidden from the sides.
     Override(game_cmd::OnGame<crate::app::OverrideRequest>),
+    /// Take back the last command(s) no side could yet have seen (a mistyped move): recorded
+    /// as a retraction, replayed and verified; refused after `turn` or once dice were seen.
+    Undo(game_cmd::OnGame<crate::app::UndoRequest>),
     /// Show the game's state as the umpire or one side may see it.
     Status(game_cmd::LogArgs),
     /// Show the Order Log (6.4.5) and the events as the umpire or one side may see them.
@@ -211,6 +214,7 @@ pub fn run(cli: Cli) -> CmdResult {
         | Command::Move(_)
         | Command::Combat(_)
         | Command::Override(_)
+        | Command::Undo(_)
         | Command::Relay(_)
         | Command::Status(_)
         | Command::Log(_)

@@ -449,6 +449,12 @@ pub fn describe(e: &Event) -> String {
             format!("random events, dice {}: {text}{mark}", dice(d))
         }
         EventKind::Override { reason, action } => format!("UMPIRE OVERRIDE ({reason}): {action}"),
+        EventKind::Retracted { commands, reason } => format!(
+            "the umpire took back the last {commands} command(s) ({reason}); their events stay in the record, their effects are undone"
+        ),
+        EventKind::StateRestored { .. } => {
+            "state restored to what it was before the retracted command(s)".to_string()
+        }
         EventKind::UnitStateSet {
             unit,
             track,

@@ -410,3 +410,74 @@ fn an_accepted_order_keeps_its_warnings_and_a_refused_one_counts_its_errors() {
     let e = stderr(&bad);
     assert!(e.contains("1 order(s): 2 error(s), 2 warning(s)"), "{e}");
 }
+
+#[test]
+fn undo_takes_back_a_mistyped_move_on_the_record_and_replays_and_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    assert!(staffwork(&["turn", "--db", &db]).status.success());
+    let m = staffwork(&["move", "--db", &db, "--piece", "Solignac", "--to", "32.09"]);
+    assert!(m.status.success(), "{}", stderr(&m));
+    let u = staffwork(&["undo", "--db", &db, "--reason", "meant 33.09"]);
+    assert!(u.status.success(), "{}", stderr(&u));
+    assert!(
+        stdout(&u).contains("the umpire took back the last 1 command(s) (meant 33.09)"),
+        "{}",
+        stdout(&u)
+    );
+    // Back where it stood, with its Movement Points unspent (12.1.4): the right move goes in.
+    let s = json(&staffwork(&[
+        "show", "--db", &db, "solignac", "--format", "json",
+    ]));
+    assert_eq!(s["position"], "40.06", "{s}");
+    let again = staffwork(&["move", "--db", &db, "--piece", "solignac", "--to", "33.09"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    // Nothing was deleted: the move and its retraction are in the record, which verifies.
+    let log = stdout(&staffwork(&["log", "--db", &db]));
+    assert!(log.contains("solignac moves 40.06 → 32.09"), "{log}");
+    assert!(log.contains("took back"), "{log}");
+    let v = staffwork(&["replay", "--db", &db, "--verify"]);
+    assert!(v.status.success(), "{}{}", stdout(&v), stderr(&v));
+    assert!(stdout(&v).contains("verify: ok"), "{}", stdout(&v));
+    // A side is told that something was taken back, not the state it was taken back to.
+    let side = stdout(&staffwork(&[
+        "log", "--db", &db, "--side", "british", "--format", "json",
+    ]));
+    assert!(side.contains("retracted"), "{side}");
+    assert!(!side.contains("state-restored"), "{side}");
+}
+
+#[test]
+fn undo_is_refused_once_the_sequence_of_play_moved_on_or_for_an_undo() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    assert!(staffwork(&["turn", "--db", &db]).status.success());
+    let before = events(&db);
+    let t = staffwork(&["undo", "--db", &db, "--reason", "x"]);
+    assert_eq!(t.status.code(), Some(1));
+    assert!(stderr(&t).contains("not-retractable"), "{}", stderr(&t));
+    assert!(
+        stderr(&t).contains("ran the sequence of play"),
+        "{}",
+        stderr(&t)
+    );
+    assert_eq!(events(&db), before, "nothing written");
+
+    assert!(
+        staffwork(&["move", "--db", &db, "--piece", "solignac", "--to", "32.09"])
+            .status
+            .success()
+    );
+    assert!(
+        staffwork(&["undo", "--db", &db, "--reason", "x"])
+            .status
+            .success()
+    );
+    let twice = staffwork(&["undo", "--db", &db, "--reason", "x"]);
+    assert_eq!(twice.status.code(), Some(1));
+    assert!(
+        stderr(&twice).contains("is itself an undo"),
+        "{}",
+        stderr(&twice)
+    );
+}
