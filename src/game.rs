@@ -335,6 +335,23 @@ impl Game {
             .with_movement(&self.movement)
     }
 
+    /// Decide a command against the game as it stands and write nothing: the events it would
+    /// record and the state after them (`check --db`, issue 17). The dice are not the game's:
+    /// they come from a seed unrelated to it, so a preview cannot tell the real rolls to come;
+    /// its dice-bearing events are a sketch, never shown as the game's.
+    pub fn preview(&self, cmd: &Command) -> Result<(Vec<Event>, GameState), GameError> {
+        let mut dice = SeededDice::new(0x5EED_0FC4_EC00);
+        let events = self
+            .engine()
+            .decide(&self.state, cmd, &mut dice)
+            .map_err(GameError::Refused)?;
+        let mut state = self.state.clone();
+        for e in &events {
+            evolve(&mut state, e);
+        }
+        Ok((events, state))
+    }
+
     /// Decide a command with the game's dice, append it with its events in one transaction,
     /// and apply them. A refusal writes nothing.
     pub fn execute(&mut self, actor: &str, cmd: &Command) -> Result<Vec<Event>, GameError> {

@@ -16,15 +16,32 @@ use super::request::{
 /// The actor recorded with a command and the command itself.
 pub(crate) type Built = (String, Command);
 
+/// Read an order with the order language against the game's scenario. A recipient given
+/// outside the text (`order --to`, `override --impose-order`) supplies the WHO: the text then
+/// need not name one, so `no-recipient` is not raised against it (issue 17).
+pub(crate) fn read_order(
+    text: &str,
+    game: &Game,
+    side: &str,
+    to: Option<&str>,
+) -> crate::order::CheckedOrder {
+    let mut checked = crate::order::check_one(text, Some(&game.scenario), Some(side));
+    crate::game::refuse_off_map_hexes(&mut checked, &game.scenario);
+    if to.is_some() {
+        checked.diagnostics.retain(|d| d.code != "no-recipient");
+    }
+    checked
+}
+
 /// Type an order with the order language; errors refuse it. Returns the recipient the text
 /// names, if the scenario knows it.
 fn type_order(
     text: &str,
     game: &Game,
     side: &str,
+    to: Option<&str>,
 ) -> Result<(TypedOrder, Option<String>), AppError> {
-    let mut checked = crate::order::check_one(text, Some(&game.scenario), Some(side));
-    crate::game::refuse_off_map_hexes(&mut checked, &game.scenario);
+    let checked = read_order(text, game, side, to);
     if checked.has_errors() {
         return Err(AppError::Order(Box::new(checked)));
     }
@@ -53,7 +70,7 @@ pub(crate) fn side_of_piece(game: &Game, piece: &str) -> Option<String> {
 }
 
 pub(crate) fn order(game: &Game, a: &OrderRequest) -> Result<Built, AppError> {
-    let (typed, recipient) = type_order(&a.text, game, &a.side)?;
+    let (typed, recipient) = type_order(&a.text, game, &a.side, a.to.as_deref())?;
     let to = a.to.clone().or(recipient).ok_or_else(|| {
         AppError::BadRequest(
             "the order names no recipient the scenario knows; add `--to COMMAND`".into(),
@@ -93,7 +110,7 @@ pub(crate) fn order(game: &Game, a: &OrderRequest) -> Result<Built, AppError> {
 pub(crate) fn loose_cannon(game: &Game, a: &LooseCannonRequest) -> Result<Built, AppError> {
     // 6.6.1.6: the order is written in the language of the command's own side.
     let side = side_of_command(game, &a.command).unwrap_or_default();
-    let (order, _) = type_order(&a.text, game, &side)?;
+    let (order, _) = type_order(&a.text, game, &side, None)?;
     Ok((
         "opponent".into(),
         Command::LooseCannonOrder {
@@ -113,7 +130,7 @@ pub(crate) fn initiative(game: &Game, a: &InitiativeRequest) -> Result<Built, Ap
             .unwrap_or_else(|| a.commander.clone()),
     };
     let side = side_of_command(game, &command).unwrap_or_default();
-    let (order, _) = type_order(&a.text, game, &side)?;
+    let (order, _) = type_order(&a.text, game, &side, None)?;
     Ok((
         side,
         Command::RollInitiative {
@@ -263,7 +280,7 @@ pub(crate) fn override_(game: &Game, a: &OverrideRequest) -> Result<Built, AppEr
             .clone()
             .ok_or_else(|| AppError::BadRequest("--impose-order needs --text \"ORDER\"".into()))?;
         let side = side_of_command(game, c).unwrap_or_default();
-        let (order, _) = type_order(&text, game, &side)?;
+        let (order, _) = type_order(&text, game, &side, Some(c))?;
         actions.push(OverrideAction::ImposeOrder {
             command: c.clone(),
             order,
@@ -313,4 +330,86 @@ fn set_unit(unit: &str, a: &OverrideRequest) -> Result<OverrideAction, AppError>
         morale: a.morale_state.map(Into::into),
         blown,
     })
+}
+
+/// `undo`: the umpire's retraction of the last `n` commands (decision 0124). Refused when a side
+/// could have seen their effect: once the sequence of play moved on (`turn`: a step ended and
+/// the players were told where the game stands), or when a command rolled dice a side sees (a
+/// roll seen cannot be taken back: that would be a second throw). The game start and an
+/// earlier retraction are never taken back. The state to restore is the record played back to
+/// just before the first retracted command.
+pub(crate) fn undo(game: &Game, a: &super::request::UndoRequest) -> Result<Built, AppError> {
+    use crate::engine::{Refusal, Visibility};
+    let refuse = |message: String, help: &str| {
+        AppError::Refused(Refusal::new("not-retractable", "", message, help))
+    };
+    let err = |e: crate::store::StoreError| AppError::Game(e.into());
+    let commands = game.store.commands().map_err(err)?;
+    let events = game.store.events().map_err(err)?;
+    let n = a.commands;
+    if n == 0 || n >= commands.len() {
+        return Err(AppError::BadRequest(format!(
+            "--commands {n}: give 1 to {} (the commands after the game's start)",
+            commands.len().saturating_sub(1)
+        )));
+    }
+    let last = &commands[commands.len() - n..];
+    for c in last {
+        let what = format!("command {} ({})", c.seq, c.actor);
+        match &c.command {
+            Command::Start { .. } => {
+                return Err(refuse(
+                    format!("{what} started the game"),
+                    "branch the game instead",
+                ));
+            }
+            Command::Retract { .. } => {
+                return Err(refuse(
+                    format!("{what} is itself an undo; an undo is not taken back"),
+                    "override the state (`staffwork override`) or branch the game",
+                ));
+            }
+            Command::Advance => {
+                return Err(refuse(
+                    format!(
+                        "{what} ran the sequence of play (`turn`): the sides have been told where the game stands since"
+                    ),
+                    "correct it with `staffwork override`, recorded with its reason",
+                ));
+            }
+            _ => {}
+        }
+        if let Some(e) = events.iter().find(|e| {
+            e.command_seq == c.seq
+                && !e.event.dice().is_empty()
+                && e.event.visibility != Visibility::Umpire
+        }) {
+            return Err(refuse(
+                format!(
+                    "{what} rolled dice a side has seen ({}); taking it back would be a second throw",
+                    e.event.describe()
+                ),
+                "correct it with `staffwork override`, recorded with its reason",
+            ));
+        }
+    }
+    let first = last[0].seq;
+    let restore = crate::game::playback(
+        &game.engine(),
+        events
+            .iter()
+            .filter(|e| e.command_seq < first)
+            .map(|e| &e.event),
+    );
+    Ok((
+        "umpire".into(),
+        Command::Retract {
+            commands: last.iter().map(|c| c.seq).collect(),
+            reason: a.reason.clone(),
+            restore: serde_json::to_string(&restore).map_err(|e| {
+                AppError::BadRequest(format!("cannot record the state to restore: {e}"))
+            })?,
+            at_events: game.state.events,
+        },
+    ))
 }

@@ -9,10 +9,11 @@
 //! through `game`/`store` and the scenario and table loaders.
 
 mod build;
-mod named;
+pub(crate) mod named;
 pub mod request;
 pub mod view;
 mod words;
+pub mod workbench;
 
 use std::path::Path;
 
@@ -75,6 +76,12 @@ pub enum Request {
     Branch(BranchRequest),
     /// The exact acceptance odds of a pending order (6.5).
     Odds(OddsRequest),
+    /// One unit at a glance, as the seat may see it.
+    Show(ShowRequest),
+    /// What the seat learned in one game turn.
+    Report(ReportRequest),
+    /// Take back the last command(s) no side could yet have seen (the umpire's).
+    Undo(UndoRequest),
 }
 
 /// What a request produced.
@@ -89,6 +96,8 @@ pub enum Response {
     Receipt(Receipt),
     Branched(Branched),
     Odds(OrderOdds),
+    Show(Box<workbench::UnitView>),
+    Report(workbench::TurnReport),
 }
 
 /// Why a request was not carried out. Nothing was written in any case.
@@ -164,6 +173,10 @@ pub fn execute_with(
         Request::Receipt(_) => receipt(game, seat).map(Response::Receipt),
         Request::Branch(b) => branch(game, b, seat).map(Response::Branched),
         Request::Odds(o) => order_odds(game, o.order).map(Response::Odds),
+        Request::Show(s) => {
+            workbench::show(game, seat, &s.unit).map(|v| Response::Show(Box::new(v)))
+        }
+        Request::Report(r) => workbench::report(game, seat, r.turn).map(Response::Report),
         _ => {
             let (actor, cmd) = command(game, req)?;
             let result = match dice {
@@ -178,7 +191,16 @@ pub fn execute_with(
                 }
                 (e, _) => e,
             })?;
-            Ok(applied(game, events))
+            let mut done = applied(game, events);
+            // The warnings of an accepted order are kept with its events (issue 17).
+            if let (Request::Order(a), Response::Applied(x)) = (req, &mut done) {
+                x.diagnostics = build::read_order(&a.text, game, &a.side, a.to.as_deref())
+                    .diagnostics
+                    .into_iter()
+                    .filter(|d| d.severity == crate::order::Severity::Warning)
+                    .collect();
+            }
+            Ok(done)
         }
     }
 }
@@ -214,6 +236,7 @@ fn applied(game: &Game, events: Vec<crate::engine::Event>) -> Response {
         events,
         turn: game.state.turn,
         step: game.state.step,
+        diagnostics: Vec::new(),
     })
 }
 
@@ -255,12 +278,15 @@ pub fn command(game: &Game, req: &Request) -> Result<(String, Command), AppError
         )),
         Request::Combat(a) => build::combat(game, a),
         Request::Override(a) => build::override_(game, a),
+        Request::Undo(a) => build::undo(game, a),
         Request::Status
         | Request::Log
         | Request::Replay(_)
         | Request::Receipt(_)
         | Request::Branch(_)
-        | Request::Odds(_) => Err(AppError::BadRequest(
+        | Request::Odds(_)
+        | Request::Show(_)
+        | Request::Report(_) => Err(AppError::BadRequest(
             "a view or report, not a game command".into(),
         )),
     }
@@ -269,13 +295,17 @@ pub fn command(game: &Game, req: &Request) -> Result<(String, Command), AppError
 /// May this seat make this request? The umpire may do everything; a side acts only for itself
 /// (and writes the enemy's Loose Cannon order, 6.6.1.6), sees its own views, and leaves the
 /// umpire's tools (turn, override, replay, branch) to the umpire.
-fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), AppError> {
+pub(crate) fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), AppError> {
     let side = match seat {
         Viewer::Umpire => return Ok(()),
         // An observer watches: the views, a playback and a receipt, nothing else (0051).
         Viewer::Observer => {
             return match req {
-                Request::Status | Request::Log | Request::Receipt(_) => Ok(()),
+                Request::Status
+                | Request::Log
+                | Request::Receipt(_)
+                | Request::Show(_)
+                | Request::Report(_) => Ok(()),
                 Request::Replay(r) if !r.verify => Ok(()),
                 _ => Err(AppError::Forbidden(
                     "an observer only watches (status, log, replay, receipt)".into(),
@@ -295,7 +325,11 @@ fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), AppError> {
     let forbidden = |what: &str| Err(AppError::Forbidden(format!("the {side} side {what}")));
     let command_side = |c: &str| build::side_of_command(game, c);
     match req {
-        Request::Status | Request::Log | Request::Receipt(_) => Ok(()),
+        Request::Status
+        | Request::Log
+        | Request::Receipt(_)
+        | Request::Show(_)
+        | Request::Report(_) => Ok(()),
         Request::Replay(r) if !r.verify => Ok(()),
         Request::Order(a) if a.side == *side => Ok(()),
         Request::Order(_) => forbidden("writes only its own orders (6.4)"),
@@ -349,6 +383,7 @@ fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), AppError> {
         }
         Request::Turn(_) => forbidden("does not run the sequence of play; the umpire does (5.1)"),
         Request::Override(_) => forbidden("cannot override; only the umpire can"),
+        Request::Undo(_) => forbidden("cannot take commands back; only the umpire can"),
         Request::Replay(_) => forbidden(
             "cannot verify: --verify reads every hidden event, so it is the umpire's; a side checks the file with its receipt through the umpire",
         ),

@@ -105,7 +105,28 @@ pub(crate) fn resolve_names(
             opt(game, "--set-unit", &mut a.set_unit, Want::Unit)?;
             placed(game, &mut a.place)?;
         }
-        Request::Relay(_)
+        // A side naming a unit it may not know of gets the one `not-seen` refusal, without
+        // suggestions (4.0); `show` then refuses an enemy unit out of sight in the same words.
+        Request::Show(a) => {
+            a.unit = match (one(game, "UNIT", &a.unit, Want::Unit), seat) {
+                // Refused in the words typed, so the id a name resolves to is not revealed.
+                (Ok(id), Viewer::Side(side))
+                    if game.scenario.unit(&id).is_some_and(|u| u.side != *side)
+                        && !crate::view::visible_positions(&game.state, &game.scenario, seat)
+                            .contains_key(&id) =>
+                {
+                    return Err(AppError::Refused(crate::view::not_seen(&a.unit, side)));
+                }
+                (Ok(id), _) => id,
+                (Err(_), Viewer::Side(side)) => {
+                    return Err(AppError::Refused(crate::view::not_seen(&a.unit, side)));
+                }
+                (Err(e), _) => return Err(e),
+            };
+        }
+        Request::Report(_)
+        | Request::Undo(_)
+        | Request::Relay(_)
         | Request::Message(_)
         | Request::Turn(_)
         | Request::Status

@@ -430,3 +430,36 @@ pub struct NewRequest {
     #[serde(default)]
     pub variant: Vec<String>,
 }
+
+/// `show`: one unit at a glance, as the asking seat may see it (issue 17, decision 0121).
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct ShowRequest {
+    /// The unit: its id, name, short name or its brigadier's name (`solignac`, "Fane's
+    /// brigade", `6th Brigade`).
+    pub unit: String,
+}
+
+/// `report`: what a seat learned in one game turn (issue 17, decision 0122).
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct ReportRequest {
+    /// The game turn to report (see `staffwork status` for the current one).
+    #[arg(long, value_name = "N")]
+    pub turn: u32,
+}
+
+/// `undo`: the umpire takes back the last command(s) that no side could yet have seen (decision
+/// 0124). Recorded as a retraction, replayed and verified like every command; nothing is deleted.
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+pub struct UndoRequest {
+    /// How many of the last commands to take back.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[serde(default = "one")]
+    pub commands: usize,
+    /// Why (recorded, and told to every side with the count).
+    #[arg(long)]
+    pub reason: String,
+}
+
+fn one() -> usize {
+    1
+}

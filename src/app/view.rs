@@ -20,6 +20,9 @@ pub struct Applied {
     pub events: Vec<Event>,
     pub turn: u32,
     pub step: Step,
+    /// The warnings the order language found in an accepted order (issue 17).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<crate::order::Diagnostic>,
 }
 
 /// Where the game stands: turn, time, phasing side, window (5.1).

@@ -29,9 +29,29 @@ pub struct CheckArgs {
     pub explain: bool,
     /// File of orders separated by blank lines; `-` or nothing reads standard input.
     pub file: Option<PathBuf>,
+    /// A game file: preview one order against the game as it stands — cost, courier time,
+    /// acceptance odds, legality — as `order` would take it, writing nothing. Needs --side and
+    /// --method; the order is FILE or --text.
+    #[arg(long, requires = "side")]
+    pub db: Option<PathBuf>,
+    /// With --db: the order text itself, instead of FILE.
+    #[arg(long, requires = "db", conflicts_with = "file")]
+    pub text: Option<String>,
+    /// With --db: the recipient, when the text does not name it (as `order --to`).
+    #[arg(long, requires = "db")]
+    pub to: Option<String>,
+    /// With --db: the sending commander (default: the side's army commander).
+    #[arg(long, requires = "db")]
+    pub from: Option<String>,
+    /// With --db: how the order is delivered (6.4.3), as `order --method`.
+    #[arg(long, value_enum, requires = "db")]
+    pub method: Option<crate::app::MethodArg>,
 }
 
 pub fn run(args: CheckArgs) -> CmdResult {
+    if let Some(db) = args.db.clone() {
+        return super::workbench_cmd::check_on_game(&db, args);
+    }
     let scen = match &args.scenario {
         None => None,
         Some(s) => {
@@ -54,6 +74,24 @@ pub fn run(args: CheckArgs) -> CmdResult {
             ids.join(", ")
         )));
     }
+    let text = read_input(&args)?;
+    let report = order::check(&text, scen.as_ref(), args.side.as_deref());
+    match args.format {
+        Format::Json => super::emit_json(&report)?,
+        Format::Text => super::emit(&render_text(&text, &report, args.explain))?,
+    }
+    if report.has_errors() {
+        Err(Failure::Judged)
+    } else {
+        Ok(())
+    }
+}
+
+/// The orders to check: FILE, standard input, or (with --db) --text.
+pub(crate) fn read_input(args: &CheckArgs) -> Result<String, Failure> {
+    if let Some(t) = &args.text {
+        return Ok(t.clone());
+    }
     let bytes = match &args.file {
         Some(p) if p.as_os_str() != "-" => {
             std::fs::read(p).map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))?
@@ -66,22 +104,12 @@ pub fn run(args: CheckArgs) -> CmdResult {
             b
         }
     };
-    let text = String::from_utf8(bytes).map_err(|e| {
+    String::from_utf8(bytes).map_err(|e| {
         Failure::Usage(format!(
             "the input is not UTF-8 (invalid byte at offset {})",
             e.utf8_error().valid_up_to()
         ))
-    })?;
-    let report = order::check(&text, scen.as_ref(), args.side.as_deref());
-    match args.format {
-        Format::Json => super::emit_json(&report)?,
-        Format::Text => super::emit(&render_text(&text, &report, args.explain))?,
-    }
-    if report.has_errors() {
-        Err(Failure::Judged)
-    } else {
-        Ok(())
-    }
+    })
 }
 
 fn type_name(o: &CheckedOrder) -> &'static str {
@@ -187,9 +215,20 @@ fn render_text(text: &str, report: &CheckReport, explain: bool) -> String {
 /// Print one order's read-back and diagnostics, underlined, to stderr (used when `order`
 /// refuses an order with errors).
 pub(crate) fn print_order_text(text: &str, order: &CheckedOrder) {
+    eprint!("{}", order_text(text, order));
+}
+
+/// One order's read-back and diagnostics, underlined, with the summary counting what was found
+/// (issue 17: a refused order no longer ends "0 order(s): 0 error(s)").
+pub(crate) fn order_text(text: &str, order: &CheckedOrder) -> String {
     let report = CheckReport {
         orders: vec![order.clone()],
-        summary: Default::default(),
+        summary: crate::order::Summary {
+            orders: 1,
+            errors: order.count(Severity::Error),
+            warnings: order.count(Severity::Warning),
+            notes: order.count(Severity::Note),
+        },
     };
-    eprint!("{}", render_text(text, &report, false));
+    render_text(text, &report, false)
 }

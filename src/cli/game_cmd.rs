@@ -205,6 +205,7 @@ fn request_of(cmd: super::Command) -> Result<GameLine, Failure> {
         C::Move(a) => on(a, Request::Move),
         C::Combat(a) => on(a, Request::Combat),
         C::Override(a) => on(a, Request::Override),
+        C::Undo(a) => on(a, Request::Undo),
         C::Replay(a) => seated(a, Request::Replay),
         C::Receipt(a) => seated(a, Request::Receipt),
         C::Branch(a) => on(a, Request::Branch),
@@ -241,6 +242,7 @@ pub fn run(cmd: super::Command) -> CmdResult {
             for e in &a.events {
                 println!("{}", shown(&e.describe()));
             }
+            super::workbench_cmd::print_warnings(&a.diagnostics);
             if matches!(request, Request::Turn(_)) {
                 print_where(&app::where_(&game, &seat));
             }
@@ -270,7 +272,8 @@ pub fn run(cmd: super::Command) -> CmdResult {
             Ok(())
         }
         Response::Odds(o) => super::odds_cmd::print_order_odds(o, &db, format),
-        Response::Receipt(_) => Ok(()),
+        // `show` and `report` are printed by workbench_cmd.
+        Response::Receipt(_) | Response::Show(_) | Response::Report(_) => Ok(()),
     }
 }
 
@@ -295,6 +298,8 @@ fn print_response(response: &Response) -> CmdResult {
         Response::Branched(b) => super::emit_json(&Ok { ok: true, body: b }),
         Response::Odds(o) => super::odds_cmd::print_order_odds(o, Path::new(""), Format::Json),
         Response::Receipt(r) => super::emit_json(r),
+        Response::Show(v) => super::emit_json(v),
+        Response::Report(r) => super::emit_json(r),
     }
 }
 

@@ -21,6 +21,7 @@ mod scenario_cmd;
 mod serve_cmd;
 mod simulate_cmd;
 mod study_cmd;
+mod workbench_cmd;
 
 pub use odds_cmd::OddsCmd;
 pub(crate) use out::{emit, emit_json};
@@ -108,6 +109,9 @@ pub enum Command {
     Combat(game_cmd::OnGame<crate::app::CombatRequest>),
     /// Umpire override, recorded with a reason and hidden from the sides.
     Override(game_cmd::OnGame<crate::app::OverrideRequest>),
+    /// Take back the last command(s) no side could yet have seen (a mistyped move): recorded
+    /// as a retraction, replayed and verified; refused after `turn` or once dice were seen.
+    Undo(game_cmd::OnGame<crate::app::UndoRequest>),
     /// Show the game's state as the umpire or one side may see it.
     Status(game_cmd::LogArgs),
     /// Show the Order Log (6.4.5) and the events as the umpire or one side may see them.
@@ -141,6 +145,12 @@ pub enum Command {
     Study(study_cmd::StudyArgs),
     /// Serve one game as a web table: a page per seat (umpire, each side, observer), join links.
     Serve(serve_cmd::ServeArgs),
+    /// One unit at a glance: position, formation, facing, strength, losses, morale, commander
+    /// and the order it acts on — as the seat (`--side S`) may see it.
+    Show(workbench_cmd::ShowArgs),
+    /// What a side learned in one game turn (arrivals, acceptances, the enemy seen, losses,
+    /// messages), as text, JSON or an HTML page to send to the player.
+    Report(workbench_cmd::ReportArgs),
 }
 
 /// `staffwork odds CHECK …` or `staffwork odds --db GAME.db --order N`.
@@ -207,6 +217,7 @@ pub fn run(cli: Cli) -> CmdResult {
         | Command::Move(_)
         | Command::Combat(_)
         | Command::Override(_)
+        | Command::Undo(_)
         | Command::Relay(_)
         | Command::Status(_)
         | Command::Log(_)
@@ -233,5 +244,7 @@ pub fn run(cli: Cli) -> CmdResult {
         Command::Check(args) => check_cmd::run(args),
         Command::Study(args) => study_cmd::run(args),
         Command::Serve(a) => serve_cmd::run(a),
+        Command::Show(a) => workbench_cmd::show(a),
+        Command::Report(a) => workbench_cmd::report(a),
     }
 }

@@ -122,6 +122,20 @@ pub enum Command {
         from: String,
         text: String,
     },
+    /// The umpire takes back the last commands, which no side could yet have seen (issue 17,
+    /// decision 0124): recorded, replayed and verified like any command, never a delete. The
+    /// application layer plays the record back to just before them (`restore`); the engine
+    /// refuses if the record has moved on since (`at_events`).
+    Retract {
+        /// The retracted commands' sequence numbers in the record.
+        commands: Vec<i64>,
+        reason: String,
+        /// The state before the first retracted command, as JSON text (a state's integer-keyed
+        /// maps do not survive the record's canonical JSON as a nested value).
+        restore: String,
+        /// The number of events the state had when the retraction was planned.
+        at_events: u64,
+    },
 }
 
 /// What an umpire override does.

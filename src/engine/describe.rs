@@ -36,8 +36,15 @@ pub fn describe(e: &Event) -> String {
         EventKind::MessageSent { side, from, text } => {
             format!("message ({side} table) from {from}: {text}")
         }
+        // An order the umpire imposed (`override --impose-order`) is recorded as a pre-set
+        // order sent by "umpire"; a side is told whose order it is (issue 17).
         EventKind::PresetOrder { order } => format!(
-            "pre-set order {} for {}: \"{}\" ({})",
+            "{} {} for {}: \"{}\" ({})",
+            if order.sender == "umpire" {
+                "umpire's order"
+            } else {
+                "pre-set order"
+            },
             order.number,
             order.recipient,
             order.text,
@@ -58,6 +65,18 @@ pub fn describe(e: &Event) -> String {
         EventKind::StepBegan { side, step } => format!("— {side}: {step:?} —"),
         EventKind::TurnBegan { new_turn, time } => format!("=== turn {new_turn}, {time} ==="),
         EventKind::GameEnded { last_turn } => format!("the game ends after turn {last_turn}"),
+        // 6.6.1.6: the opponent wrote this one-turn order; both sides are told so.
+        EventKind::OrderIssued { order }
+            if order.origin == crate::engine::OrderOrigin::LooseCannon =>
+        {
+            format!(
+                "Loose Cannon (6.6.1.6): order {} to {}, written by the opponent ({}) for one turn: {}",
+                order.number,
+                order.recipient,
+                order.sender.trim_end_matches(" (Loose Cannon)"),
+                order.readback
+            )
+        }
         EventKind::OrderIssued { order } => format!(
             "order {} to {}: {} — {:?}, cost {} CP, arrives turn {}",
             order.number,
@@ -433,6 +452,12 @@ pub fn describe(e: &Event) -> String {
             format!("random events, dice {}: {text}{mark}", dice(d))
         }
         EventKind::Override { reason, action } => format!("UMPIRE OVERRIDE ({reason}): {action}"),
+        EventKind::Retracted { commands, reason } => format!(
+            "the umpire took back the last {commands} command(s) ({reason}); their events stay in the record, their effects are undone"
+        ),
+        EventKind::StateRestored { .. } => {
+            "state restored to what it was before the retracted command(s)".to_string()
+        }
         EventKind::UnitStateSet {
             unit,
             track,
@@ -446,5 +471,74 @@ pub fn describe(e: &Event) -> String {
             track.boxes,
             if *blown { ", Blown" } else { "" }
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::command::TypedOrder;
+    use crate::engine::event::Visibility;
+    use crate::engine::state::{OrderOrigin, OrderRecord, Routing};
+    use crate::rules::{OrderType, Posture};
+
+    fn record(sender: &str, origin: OrderOrigin) -> OrderRecord {
+        let order = TypedOrder {
+            text: "Fane: defend 20.10.".into(),
+            readback: "Fane is to defend 20.10. General order.".into(),
+            order_type: OrderType::General,
+            stages: vec![Posture::General],
+            independent: false,
+            key: "k".into(),
+            joins: None,
+            attaches: vec![],
+        };
+        OrderRecord::new(
+            14,
+            &order,
+            Routing {
+                side: "british".into(),
+                sender: sender.into(),
+                recipient: "6-fane".into(),
+                method: None,
+                cost: 0,
+                sent_turn: 3,
+                arrival_turn: 3,
+                origin,
+                status: OrderStatus::Accepted,
+            },
+        )
+    }
+
+    fn event(kind: EventKind) -> Event {
+        Event {
+            turn: 3,
+            visibility: Visibility::Public,
+            kind,
+        }
+    }
+
+    #[test]
+    fn an_imposed_order_is_the_umpires_and_a_scenario_one_is_pre_set() {
+        let imposed = event(EventKind::PresetOrder {
+            order: record("umpire", OrderOrigin::Preset),
+        });
+        assert!(describe(&imposed).starts_with("umpire's order 14 for 6-fane"));
+        let preset = event(EventKind::PresetOrder {
+            order: record("wellesley", OrderOrigin::Preset),
+        });
+        assert!(describe(&preset).starts_with("pre-set order 14 for 6-fane"));
+    }
+
+    #[test]
+    fn a_loose_cannon_order_says_so_and_who_wrote_it() {
+        // 6.6.1.6: the opponent writes the one-turn order.
+        let e = event(EventKind::OrderIssued {
+            order: record("french (Loose Cannon)", OrderOrigin::LooseCannon),
+        });
+        assert_eq!(
+            describe(&e),
+            "Loose Cannon (6.6.1.6): order 14 to 6-fane, written by the opponent (french) for one turn: Fane is to defend 20.10. General order."
+        );
     }
 }

@@ -431,6 +431,12 @@ pub enum EventKind {
     CommandRangeChecked { out_of_command: Vec<String> },
     /// An umpire override, with its reason (umpire only).
     Override { reason: String, action: String },
+    /// The umpire took back the last commands (decision 0124): what every side is told — how
+    /// many, and why — without what they were.
+    Retracted { commands: usize, reason: String },
+    /// The state as it was before the retracted commands (umpire only: it holds everything).
+    /// `state` is the `GameState` as JSON text (see `Command::Retract`).
+    StateRestored { state: String },
     /// The umpire set a unit's combat state (an override, umpire only): its Loss Chart row
     /// (20.4), Morale State (21.1) and Blown status (22.2) as they are now.
     UnitStateSet {
@@ -467,6 +473,8 @@ impl Event {
             // No dice: listed one by one so a new kind must say whether it rolled.
             EventKind::GameStarted { .. }
             | EventKind::PresetOrder { .. }
+            | EventKind::Retracted { .. }
+            | EventKind::StateRestored { .. }
             | EventKind::CommandPhaseBegan { .. }
             | EventKind::StepBegan { .. }
             | EventKind::TurnBegan { .. }

@@ -13,6 +13,24 @@ pub fn evolve(state: &mut GameState, event: &Event) {
     }
     let turn = event.turn;
     match &event.kind {
+        // Decision 0124: back to the state before the retracted commands; the event count and
+        // the dice positions only ever grow, so they are kept.
+        EventKind::StateRestored { state: text } => {
+            // `decide` checked the text is a state; a record that says otherwise is refused by
+            // the store's read-back before it is folded.
+            let Ok(restored) = serde_json::from_str::<GameState>(text) else {
+                return;
+            };
+            let events = state.events;
+            let dice = std::mem::take(&mut state.dice);
+            *state = restored;
+            state.events = events;
+            for (purpose, n) in dice {
+                let c = state.dice.entry(purpose).or_insert(0);
+                *c = (*c).max(n);
+            }
+        }
+        EventKind::Retracted { .. } => {}
         EventKind::GameStarted {
             scenario_id,
             side_order,

@@ -269,6 +269,12 @@ impl<'a> Engine<'a> {
                 command_system::umpire_override(ctx, reason, action)?
             }
             Command::Message { side, from, text } => message(ctx, side, from, text)?,
+            Command::Retract {
+                commands,
+                reason,
+                restore,
+                at_events,
+            } => retract(ctx, commands, reason, restore, *at_events)?,
         }
         Ok(())
     }
@@ -277,6 +283,48 @@ impl<'a> Engine<'a> {
     pub fn turn_info(&self, turn: u32) -> Option<&TurnInfo> {
         self.turns.get(turn.checked_sub(1)? as usize)
     }
+}
+
+/// Decision 0124: the umpire's retraction. The engine checks only that the record has not
+/// moved on since it was planned; what may be retracted (nothing a side could have seen) is
+/// judged by the application layer, which alone reads the record.
+fn retract(
+    ctx: &mut Ctx,
+    commands: &[i64],
+    reason: &str,
+    restore: &str,
+    at_events: u64,
+) -> Result<(), Refusal> {
+    if serde_json::from_str::<GameState>(restore).is_err() {
+        return Err(Refusal::new(
+            "bad-snapshot",
+            "",
+            "the state to restore is not a game state",
+            "ask for the undo again",
+        ));
+    }
+    if ctx.state.events != at_events || commands.is_empty() {
+        return Err(Refusal::new(
+            "record-moved-on",
+            "",
+            "the record changed since this retraction was planned",
+            "ask for the undo again",
+        ));
+    }
+    ctx.emit(
+        Visibility::Public,
+        EventKind::Retracted {
+            commands: commands.len(),
+            reason: reason.to_string(),
+        },
+    );
+    ctx.emit(
+        Visibility::Umpire,
+        EventKind::StateRestored {
+            state: restore.to_string(),
+        },
+    );
+    Ok(())
 }
 
 /// A decision in progress: a scratch copy of the state that each emitted event is applied to,

@@ -101,3 +101,383 @@ fn a_brigadier_names_his_brigade_in_override_and_as_an_order_recipient() {
         stdout(&c)
     );
 }
+
+fn json(o: &std::process::Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(o)).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
+}
+
+#[test]
+fn show_gives_the_umpire_the_whole_unit_and_its_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    let o = staffwork(&["show", "--db", &db, "Fane"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    for want in [
+        "6th Brigade (Fane) (6-fane) — british",
+        "position   20.10",
+        "formation  line",
+        "strength   A",
+        "losses     0 (0) — 10 of 10 boxes left",
+        "morale     normal (rating A)",
+        "order      order 5: Defend in place.",
+        "(accepted, stage 1 of 1)",
+    ] {
+        assert!(t.contains(want), "missing {want:?} in\n{t}");
+    }
+    // A brigade of a division acts on the division's order, and names its commander.
+    let doc = json(&staffwork(&[
+        "show", "--db", &db, "crawfurd", "--format", "json",
+    ]));
+    assert_eq!(doc["command"]["command"], "hill-div", "{doc}");
+    assert_eq!(doc["command"]["order"]["number"], 1, "{doc}");
+    assert!(
+        doc["command"]["commander"]
+            .as_str()
+            .unwrap()
+            .contains("Hill"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn show_for_a_side_hides_an_enemy_units_state_and_whether_an_unseen_one_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    assert!(staffwork(&["turn", "--db", &db]).status.success());
+    // The British see Solignac's column arrive at 40.06: where it is, not its losses (4.0).
+    let doc = json(&staffwork(&[
+        "show", "--db", &db, "solignac", "--side", "british", "--format", "json",
+    ]));
+    assert_eq!(doc["enemy"], true);
+    assert_eq!(doc["position"], "40.06");
+    assert_eq!(doc["formation"], "column");
+    for hidden in ["losses", "morale", "strength", "command", "morale_rating"] {
+        assert!(
+            doc.get(hidden).is_none(),
+            "{hidden} shown to the enemy: {doc}"
+        );
+    }
+    // The French cannot see Fane's brigade on the hill: refused in the same words as a name
+    // that is no unit at all.
+    let real = staffwork(&["show", "--db", &db, "Fane", "--side", "french"]);
+    let fake = staffwork(&["show", "--db", &db, "Fanx", "--side", "french"]);
+    assert_eq!(real.status.code(), Some(1));
+    assert_eq!(fake.status.code(), Some(1));
+    assert!(stderr(&real).contains("not-seen"), "{}", stderr(&real));
+    assert_eq!(
+        stderr(&real).replace("Fane", "X"),
+        stderr(&fake).replace("Fanx", "X")
+    );
+}
+
+#[test]
+fn report_tells_a_side_its_turn_with_the_enemy_marked_and_nothing_of_the_enemys_orders() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    assert!(staffwork(&["turn", "--db", &db]).status.success());
+    let o = staffwork(&["report", "--db", &db, "--side", "british", "--turn", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    assert!(
+        t.contains("Report for the british side, turn 1 (08:00)"),
+        "{t}"
+    );
+    assert!(t.contains("pre-set order 5 for 6-fane"), "{t}");
+    assert!(t.contains("ENEMY Solignac's Brigade at 40.06"), "{t}");
+    // French pre-set orders (8–13) and the French arrival roll are not the British's.
+    assert!(!t.contains("order 9"), "{t}");
+    assert!(!t.contains("loison-div"), "{t}");
+
+    let doc = json(&staffwork(&[
+        "report", "--db", &db, "--side", "french", "--turn", "1", "--format", "json",
+    ]));
+    assert_eq!(doc["viewer"], "french");
+    assert!(doc["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|l| l["section"] == "arrivals" && l["text"].as_str().unwrap().contains("solignac")));
+    assert!(
+        doc["enemy_seen"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["enemy"] == true)
+    );
+    assert!(!doc.to_string().contains("6-fane"), "{doc}");
+
+    let h = stdout(&staffwork(&[
+        "report", "--db", &db, "--side", "british", "--turn", "1", "--format", "html",
+    ]));
+    assert!(h.starts_with("<!DOCTYPE html>"), "{h}");
+    assert!(h.contains("&quot;Defend in place.&quot;"), "escaped: {h}");
+    assert!(
+        h.contains("<span class=\"enemy\">ENEMY</span> Solignac"),
+        "{h}"
+    );
+
+    let late = staffwork(&["report", "--db", &db, "--side", "british", "--turn", "4"]);
+    assert_eq!(late.status.code(), Some(2));
+    assert!(stderr(&late).contains("turns 1 to 1"), "{}", stderr(&late));
+}
+
+#[test]
+fn an_order_the_umpire_imposed_reads_as_the_umpires_order_to_the_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    let o = staffwork(&[
+        "override",
+        "--db",
+        &db,
+        "--reason",
+        "set up",
+        "--impose-order",
+        "Fane",
+        "--text",
+        "6th Brigade: defend the hill at 20.10.",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&staffwork(&[
+        "report", "--db", &db, "--side", "british", "--turn", "1",
+    ]));
+    assert!(t.contains("umpire's order 14 for 6-fane"), "{t}");
+    assert!(!t.contains("pre-set order 14"), "{t}");
+    let s = stdout(&staffwork(&[
+        "show", "--db", &db, "fane", "--side", "british",
+    ]));
+    assert!(
+        s.contains("umpire's order 14: 6th Brigade is to defend"),
+        "{s}"
+    );
+}
+
+/// A Vimeiro game at the first British Command Phase (16 command points).
+fn british_command_phase(dir: &tempfile::TempDir) -> String {
+    let db = vimeiro(dir);
+    for _ in 0..2 {
+        assert!(staffwork(&["turn", "--db", &db]).status.success());
+    }
+    db
+}
+
+fn events(db: &str) -> usize {
+    json(&staffwork(&["log", "--db", db, "--format", "json"]))["events"]
+        .as_array()
+        .unwrap()
+        .len()
+}
+
+#[test]
+fn check_against_the_game_previews_cost_courier_and_odds_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = british_command_phase(&dir);
+    let before = events(&db);
+    let args = [
+        "check",
+        "--db",
+        &db,
+        "--side",
+        "british",
+        "--method",
+        "written",
+        "--to",
+        "hill-div",
+        "--text",
+        "Take up position at 13.09 and defend it.",
+    ];
+    let o = staffwork(&args);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let t = stdout(&o);
+    assert!(t.contains("would be order 14 to hill-div: cost 6 CP of 16 left, arrives turn 3 (09:00), in transit"), "{t}");
+    assert!(
+        t.contains("Acceptance Number = sender 4 + receiver 3"),
+        "{t}"
+    );
+    assert!(t.contains("Nothing was written."), "{t}");
+    assert!(!t.contains("no-recipient"), "--to is the recipient: {t}");
+    assert_eq!(events(&db), before, "check wrote nothing");
+
+    let mut j = args.to_vec();
+    j.extend(["--format", "json"]);
+    let doc = json(&staffwork(&j));
+    assert_eq!(doc["legal"], true);
+    assert_eq!(doc["cost"], 6);
+    assert_eq!(doc["arrival_turn"], 3);
+    assert_eq!(doc["odds"]["column"], 7);
+
+    // The same order sent: the preview's number, cost and arrival are what it gets.
+    let sent = staffwork(&[
+        "order",
+        "--db",
+        &db,
+        "--side",
+        "british",
+        "--method",
+        "written",
+        "--to",
+        "hill-div",
+        "Take up position at 13.09 and defend it.",
+    ]);
+    assert!(sent.status.success(), "{}", stderr(&sent));
+    assert!(
+        stdout(&sent).contains("order 14 to hill-div: Take up position at 13.09 and defend it. General order. — General, cost 6 CP, arrives turn 3"),
+        "{}",
+        stdout(&sent)
+    );
+}
+
+#[test]
+fn check_against_the_game_says_when_order_would_refuse_and_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = british_command_phase(&dir);
+    // 10 of the 16 points go on an Engage order; a second costs more than is left (6.4.1).
+    let first = staffwork(&[
+        "order",
+        "--db",
+        &db,
+        "--side",
+        "british",
+        "--method",
+        "written",
+        "Portuguese Cavalry: charge the French at 23.11.",
+    ]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let before = events(&db);
+    let o = staffwork(&[
+        "check",
+        "--db",
+        &db,
+        "--side",
+        "british",
+        "--method",
+        "written",
+        "--text",
+        "Fane: charge the French at 23.11.",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let t = stdout(&o);
+    assert!(
+        t.contains("would be refused [not-enough-command-points] (rule 6.4.1)"),
+        "{t}"
+    );
+    assert_eq!(events(&db), before);
+    // The French may not preview a British order (6.4).
+    let f = staffwork(&[
+        "check",
+        "--db",
+        &db,
+        "--side",
+        "french",
+        "--method",
+        "written",
+        "--text",
+        "Fane: defend 20.10.",
+    ]);
+    assert_eq!(f.status.code(), Some(1));
+}
+
+#[test]
+fn an_accepted_order_keeps_its_warnings_and_a_refused_one_counts_its_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = british_command_phase(&dir);
+    let ok = staffwork(&[
+        "order",
+        "--db",
+        &db,
+        "--side",
+        "british",
+        "--method",
+        "written",
+        "Portuguese Cavalry: charge the French at 23.11.",
+    ]);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    let t = stdout(&ok);
+    assert!(t.contains("warning[no-route]"), "{t}");
+    assert!(t.contains("1 order: 0 error(s), 1 warning(s)"), "{t}");
+
+    let bad = staffwork(&[
+        "order",
+        "--db",
+        &db,
+        "--side",
+        "british",
+        "--method",
+        "written",
+        "charge the zzz at 99.99",
+    ]);
+    assert_eq!(bad.status.code(), Some(1));
+    let e = stderr(&bad);
+    assert!(e.contains("1 order(s): 2 error(s), 2 warning(s)"), "{e}");
+}
+
+#[test]
+fn undo_takes_back_a_mistyped_move_on_the_record_and_replays_and_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    assert!(staffwork(&["turn", "--db", &db]).status.success());
+    let m = staffwork(&["move", "--db", &db, "--piece", "Solignac", "--to", "32.09"]);
+    assert!(m.status.success(), "{}", stderr(&m));
+    let u = staffwork(&["undo", "--db", &db, "--reason", "meant 33.09"]);
+    assert!(u.status.success(), "{}", stderr(&u));
+    assert!(
+        stdout(&u).contains("the umpire took back the last 1 command(s) (meant 33.09)"),
+        "{}",
+        stdout(&u)
+    );
+    // Back where it stood, with its Movement Points unspent (12.1.4): the right move goes in.
+    let s = json(&staffwork(&[
+        "show", "--db", &db, "solignac", "--format", "json",
+    ]));
+    assert_eq!(s["position"], "40.06", "{s}");
+    let again = staffwork(&["move", "--db", &db, "--piece", "solignac", "--to", "33.09"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    // Nothing was deleted: the move and its retraction are in the record, which verifies.
+    let log = stdout(&staffwork(&["log", "--db", &db]));
+    assert!(log.contains("solignac moves 40.06 → 32.09"), "{log}");
+    assert!(log.contains("took back"), "{log}");
+    let v = staffwork(&["replay", "--db", &db, "--verify"]);
+    assert!(v.status.success(), "{}{}", stdout(&v), stderr(&v));
+    assert!(stdout(&v).contains("verify: ok"), "{}", stdout(&v));
+    // A side is told that something was taken back, not the state it was taken back to.
+    let side = stdout(&staffwork(&[
+        "log", "--db", &db, "--side", "british", "--format", "json",
+    ]));
+    assert!(side.contains("retracted"), "{side}");
+    assert!(!side.contains("state-restored"), "{side}");
+}
+
+#[test]
+fn undo_is_refused_once_the_sequence_of_play_moved_on_or_for_an_undo() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    assert!(staffwork(&["turn", "--db", &db]).status.success());
+    let before = events(&db);
+    let t = staffwork(&["undo", "--db", &db, "--reason", "x"]);
+    assert_eq!(t.status.code(), Some(1));
+    assert!(stderr(&t).contains("not-retractable"), "{}", stderr(&t));
+    assert!(
+        stderr(&t).contains("ran the sequence of play"),
+        "{}",
+        stderr(&t)
+    );
+    assert_eq!(events(&db), before, "nothing written");
+
+    assert!(
+        staffwork(&["move", "--db", &db, "--piece", "solignac", "--to", "32.09"])
+            .status
+            .success()
+    );
+    assert!(
+        staffwork(&["undo", "--db", &db, "--reason", "x"])
+            .status
+            .success()
+    );
+    let twice = staffwork(&["undo", "--db", &db, "--reason", "x"]);
+    assert_eq!(twice.status.code(), Some(1));
+    assert!(
+        stderr(&twice).contains("is itself an undo"),
+        "{}",
+        stderr(&twice)
+    );
+}
