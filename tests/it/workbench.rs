@@ -481,3 +481,70 @@ fn undo_is_refused_once_the_sequence_of_play_moved_on_or_for_an_undo() {
         stderr(&twice)
     );
 }
+
+#[test]
+fn move_takes_several_pieces_checked_together_before_any_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    assert!(staffwork(&["turn", "--db", &db]).status.success());
+    let before = events(&db);
+    // One bad destination refuses the whole line; nothing moved.
+    let bad = staffwork(&[
+        "move",
+        "--db",
+        &db,
+        "--piece",
+        "Solignac",
+        "--piece",
+        "charlot=39.99",
+        "--to",
+        "32.09",
+    ]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(stderr(&bad).contains("off-map"), "{}", stderr(&bad));
+    assert_eq!(events(&db), before, "nothing written");
+
+    let o = staffwork(&[
+        "move",
+        "--db",
+        &db,
+        "--piece",
+        "Solignac",
+        "--piece",
+        "charlot=33.09",
+        "--piece",
+        "Loison",
+        "--to",
+        "32.09",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    for want in [
+        "solignac moves 40.06 → 32.09",
+        "charlot moves 40.06 → 33.09",
+        "loison moves 40.06 → 32.09",
+    ] {
+        assert!(t.contains(want), "missing {want:?}: {t}");
+    }
+    let v = staffwork(&["replay", "--db", &db, "--verify"]);
+    assert!(stdout(&v).contains("verify: ok"), "{}", stdout(&v));
+    // --to is needed unless every piece has its own hex.
+    let no_to = staffwork(&["move", "--db", &db, "--piece", "26-chasseurs"]);
+    assert_eq!(no_to.status.code(), Some(2));
+    assert!(stderr(&no_to).contains("where to?"), "{}", stderr(&no_to));
+}
+
+#[test]
+fn a_move_in_the_enemys_turn_points_to_override_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    assert!(staffwork(&["turn", "--db", &db]).status.success());
+    let o = staffwork(&["move", "--db", &db, "--piece", "Fane", "--to", "20.11"]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("not-phasing"), "{e}");
+    assert!(
+        e.contains("staffwork override --place 6-fane=HEX --reason WHY"),
+        "{e}"
+    );
+}
