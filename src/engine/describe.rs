@@ -448,7 +448,9 @@ pub fn describe(e: &Event) -> String {
             };
             format!("random events, dice {}: {text}{mark}", dice(d))
         }
-        EventKind::Override { reason, action } => format!("UMPIRE OVERRIDE ({reason}): {action}"),
+        EventKind::Override { reason, action } => {
+            format!("UMPIRE OVERRIDE ({reason}): {}", override_words(action))
+        }
         EventKind::Retracted { commands, reason } => format!(
             "the umpire took back the last {commands} command(s) ({reason}); their events stay in the record, their effects are undone"
         ),
@@ -468,6 +470,66 @@ pub fn describe(e: &Event) -> String {
             track.boxes,
             if *blown { ", Blown" } else { "" }
         ),
+    }
+}
+
+/// An override's action in words (issue 17: not raw JSON). The event keeps the action as its
+/// JSON text; one that does not read back is shown as it is.
+pub fn override_words(action: &str) -> String {
+    use super::command::{ImposedStatus, OverrideAction as A};
+    let Ok(a) = serde_json::from_str::<A>(action) else {
+        return action.to_string();
+    };
+    match a {
+        A::SetWrecked { command, wrecked } => format!(
+            "{command} {} (21.6)",
+            if wrecked {
+                "marked Wrecked"
+            } else {
+                "no longer Wrecked"
+            }
+        ),
+        A::SetCommanderLost { command, lost } => format!(
+            "{command}'s commander {} (6.7, 25)",
+            if lost { "marked lost" } else { "restored" }
+        ),
+        A::Place { piece, to } => format!("{piece} placed at {to}"),
+        A::Ruling { text } => format!("ruling: {text}"),
+        A::DiscardOrder { order } => format!("order {order} discarded"),
+        A::SetStatus { command, status } => format!("{command} set to {status:?}"),
+        A::Reroll { order } => format!("order {order}'s acceptance rolled again (6.5)"),
+        A::ImposeOrder {
+            command,
+            order,
+            status,
+        } => format!(
+            "umpire's order imposed on {command}, {}: {}",
+            match status {
+                ImposedStatus::Accepted => "accepted",
+                ImposedStatus::D4 => "in delay D4",
+                ImposedStatus::D5 => "in delay D5",
+                ImposedStatus::D6 => "in delay D6",
+            },
+            order.readback
+        ),
+        A::SetUnit {
+            unit,
+            losses,
+            morale,
+            blown,
+        } => {
+            let mut parts = Vec::new();
+            if let Some(l) = losses {
+                parts.push(format!("losses {} ({})", l.permanent, l.stragglers));
+            }
+            if let Some(m) = morale {
+                parts.push(format!("morale {m:?}"));
+            }
+            if let Some(b) = blown {
+                parts.push(if b { "Blown" } else { "not Blown" }.to_string());
+            }
+            format!("{unit} set: {}", parts.join(", "))
+        }
     }
 }
 
@@ -525,6 +587,21 @@ mod tests {
             order: record("wellesley", OrderOrigin::Preset),
         });
         assert!(describe(&preset).starts_with("pre-set order 14 for 6-fane"));
+    }
+
+    #[test]
+    fn an_override_reads_in_words_not_json() {
+        let action = r#"{"action":"place","piece":"solignac","to":"32.09"}"#;
+        assert_eq!(override_words(action), "solignac placed at 32.09");
+        let e = event(EventKind::Override {
+            reason: "retreat".into(),
+            action: r#"{"action":"set-wrecked","command":"6-fane","wrecked":true}"#.into(),
+        });
+        assert_eq!(
+            describe(&e),
+            "UMPIRE OVERRIDE (retreat): 6-fane marked Wrecked (21.6)"
+        );
+        assert_eq!(override_words("not json"), "not json");
     }
 
     #[test]
