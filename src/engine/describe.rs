@@ -533,6 +533,100 @@ pub fn override_words(action: &str) -> String {
     }
 }
 
+/// The lines of a combat's readback for people (issue 17): each Check to Stand with its
+/// modifiers, each fire group with its Fire Value, modifiers and table lines, and each side's
+/// loss roll, modifier, table cell and result, as `odds` shows them.
+pub fn combat_lines(r: &super::combat_system::CombatReadback) -> Vec<String> {
+    let mods = |m: &[(String, i8)]| {
+        if m.is_empty() {
+            "no modifiers".to_string()
+        } else {
+            m.iter()
+                .map(|(n, v)| format!("{n} {v:+}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    let mut out = Vec::new();
+    for c in &r.checks {
+        let who = match c.side {
+            crate::combat::Side::Attacker => "attacker",
+            crate::combat::Side::Defender => "defender",
+        };
+        let how = match (&c.automatic, c.roll) {
+            (Some(why), _) => why.clone(),
+            (None, Some(roll)) => format!("rolled {roll} {:+} against {}+", c.modifier, c.need),
+            (None, None) => "no roll".into(),
+        };
+        out.push(format!(
+            "{who} Check to Stand: {how} ({}) → {}",
+            mods(&c.modifiers),
+            if c.stands { "stands" } else { "fails" }
+        ));
+    }
+    if let Some(m) = &r.breakoff_check {
+        out.push(format!(
+            "Morale Check to Breakoff (16.2.4): rolled {} {:+} against {}+ → {}",
+            m.roll,
+            m.modifier,
+            m.need,
+            if m.passed { "passed" } else { "failed" }
+        ));
+    }
+    if r.formed_square {
+        out.push("the target formed Square (16.2.1)".into());
+    }
+    for g in &r.fire_groups {
+        let rolls = g
+            .rolls
+            .iter()
+            .map(|x| format!("{} → {} (table {})", x.roll, x.adjusted, x.table))
+            .collect::<Vec<_>>()
+            .join("; ");
+        out.push(format!(
+            "fire group: {} gun points{} at range {}, Fire Value {} ({}) = {}; rolls {rolls}",
+            g.gun_points,
+            if g.heavy { " heavy" } else { "" },
+            g.range,
+            g.fire_value.map_or("-".to_string(), |v| v.to_string()),
+            mods(&g.modifiers),
+            g.modified_fire_value
+        ));
+    }
+    if let Some(v) = r.skirmisher_fire_value {
+        out.push(format!(
+            "skirmisher fire: Fire Value {v} ({}), roll {}",
+            mods(&r.skirmisher_modifiers),
+            r.skirmisher_roll.map_or("-".to_string(), |x| x.to_string())
+        ));
+    }
+    for (who, side) in [("attacker", &r.attacker), ("defender", &r.defender)] {
+        let Some(s) = side else { continue };
+        let roll = s.loss_roll.map_or(String::new(), |x| {
+            format!("loss roll {x} {:+}, ", s.loss_modifier)
+        });
+        let table = s
+            .table_result
+            .as_ref()
+            .map_or(String::new(), |t| format!("table {t}, "));
+        out.push(format!(
+            "{who}: {roll}{table}loss {}; morale {:?} → {:?}{}",
+            s.loss,
+            s.morale_before,
+            s.morale_after,
+            if s.blood_lust {
+                ", Blood Lust (21.3.3)"
+            } else {
+                ""
+            }
+        ));
+        for n in &s.notes {
+            out.push(format!("  {n}"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

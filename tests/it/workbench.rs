@@ -548,3 +548,74 @@ fn a_move_in_the_enemys_turn_points_to_override_place() {
         "{e}"
     );
 }
+
+#[test]
+fn combat_text_shows_the_checks_modifiers_and_table_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("d.db").to_string_lossy().into_owned();
+    assert!(
+        staffwork(&["demo", "--quiet", "--db", &db])
+            .status
+            .success()
+    );
+    let steps: [&[&str]; 5] = [
+        &[
+            "override",
+            "--db",
+            &db,
+            "--reason",
+            "set-up",
+            "--place",
+            "hall-2=5.07",
+        ],
+        &["turn", "--db", &db, "--until-turn", "6"],
+        &["turn", "--db", &db],
+        &["turn", "--db", &db],
+        &["turn", "--db", &db],
+    ];
+    for s in steps {
+        let o = staffwork(s);
+        assert!(o.status.success(), "{s:?}: {}", stderr(&o));
+    }
+    let o = staffwork(&[
+        "combat",
+        "close-combat",
+        "--db",
+        &db,
+        "--attacker",
+        "hall-2",
+        "--defender",
+        "1-2-i",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    // 15.2.1: each Check to Stand with its named modifiers; 15.3: each side's loss roll, the
+    // table cell read and the loss after adjustments.
+    assert!(t.contains("attacker Check to Stand: rolled"), "{t}");
+    assert!(t.contains("attacking_in_line -1"), "{t}");
+    assert!(t.contains("attacker: loss roll"), "{t}");
+    assert!(t.contains(", table "), "{t}");
+    assert!(t.contains("(15.3.6)"), "{t}");
+}
+
+#[test]
+fn override_is_reported_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    let o = staffwork(&[
+        "override",
+        "--db",
+        &db,
+        "--reason",
+        "retreat",
+        "--place",
+        "Fane=20.12",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    assert!(
+        t.contains("UMPIRE OVERRIDE (retreat): 6-fane placed at 20.12"),
+        "{t}"
+    );
+    assert!(!t.contains("{\""), "no raw JSON: {t}");
+}
