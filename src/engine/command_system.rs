@@ -372,6 +372,7 @@ fn check_structure(ctx: &Ctx, to: &str, order: &TypedOrder) -> Result<(), Refusa
             ));
         }
     }
+    super::moving_brigades::may_be_ordered(ctx, to)?;
     super::special_rules::check_attachment(ctx, to, order)
 }
 

@@ -352,8 +352,10 @@ fn check_against_the_game_says_when_order_would_refuse_and_why() {
         "british",
         "--method",
         "written",
+        "--to",
+        "hill-div",
         "--text",
-        "Fane: charge the French at 23.11.",
+        "attack the French at 23.11.",
     ]);
     assert_eq!(o.status.code(), Some(1));
     let t = stdout(&o);
@@ -618,4 +620,38 @@ fn override_is_reported_in_words() {
         "{t}"
     );
     assert!(!t.contains("{\""), "no raw JSON: {t}");
+}
+
+#[test]
+fn v2_4_an_order_to_a_brigade_defending_in_place_is_refused_at_sending() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = british_command_phase(&dir);
+    let before = events(&db);
+    let o = staffwork(&[
+        "order",
+        "--db",
+        &db,
+        "--side",
+        "british",
+        "--method",
+        "written",
+        "Fane: advance to 22.10.",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("refused [defends-in-place] (rule V2.4)"), "{e}");
+    assert!(e.contains("moves only with wellesley"), "{e}");
+    assert_eq!(events(&db), before, "nothing written, no points spent");
+    // The V2.3 order to a commander's brigade that forms his division is still taken.
+    let f = staffwork(&[
+        "order",
+        "--db",
+        &db,
+        "--side",
+        "british",
+        "--method",
+        "written",
+        "2-Ferguson with 4-Bowes and 6-Fane attached: defend Vimeiro hill.",
+    ]);
+    assert!(f.status.success(), "{}", stderr(&f));
 }
