@@ -360,6 +360,9 @@ pub enum EventKind {
         old: String,
         new: String,
         reason: String,
+        /// The old commander leaves the map (V2.5: "Wellesley is removed from the map").
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        removed: bool,
     },
     /// A scenario special rule's die (e.g. Burrard's landing roll, V2.5).
     SpecialRuleRolled {

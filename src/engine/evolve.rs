@@ -429,10 +429,29 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 c.follows_parent = false;
             }
         }
-        EventKind::ArmyCommanderReplaced { side, new, .. } => {
+        EventKind::ArmyCommanderReplaced {
+            side,
+            old,
+            new,
+            removed,
+            ..
+        } => {
             if let Some(s) = state.sides.get_mut(side) {
                 s.army_commander.clone_from(new);
                 s.in_person_since_hq = false;
+            }
+            // V2.5: the old commander leaves the map and the army he commanded is the new
+            // commander's (issue 17: Wellesley was still listed as commanding).
+            if *removed {
+                state.positions.remove(old);
+                if let Some(army) = state
+                    .sides
+                    .get(side)
+                    .and_then(|s| s.army_hq.strip_prefix("hq:").map(str::to_string))
+                    && state.commanders.get(&army) == Some(old)
+                {
+                    state.commanders.insert(army, new.clone());
+                }
             }
         }
         EventKind::HqOverrun { formation, hex, .. } => {
