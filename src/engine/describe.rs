@@ -340,13 +340,18 @@ pub fn describe(e: &Event) -> String {
             }
         ),
         EventKind::UnitLossesTaken { unit, losses } => format!(
-            "{unit} loses {} permanent, {} stragglers, morale {:+} → {:?}; {} of {} boxes left",
+            "{unit} loses {} permanent, {} stragglers, morale {:+} → {:?}; {} of {} boxes left{}",
             losses.permanent,
             losses.stragglers,
             losses.morale_change,
             losses.morale_after,
             losses.track.remaining(),
-            losses.track.boxes
+            losses.track.boxes,
+            if losses.track.boxes > 0 && losses.track.remaining() == 0 {
+                " — eliminated, off the map (20.2)"
+            } else {
+                ""
+            }
         ),
         EventKind::CommanderReplaced { command, old, new } => {
             format!("{new} takes command of {command} in place of {old} (25)")

@@ -356,6 +356,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             u.morale = losses.morale_after;
             u.blown = losses.blown;
             u.last_combat_turn = Some(turn);
+            eliminate_if_spent(state, unit);
         }
         EventKind::UnitStateSet {
             unit,
@@ -367,6 +368,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             u.track = *track;
             u.morale = *morale;
             u.blown = *blown;
+            eliminate_if_spent(state, unit);
         }
         EventKind::UnitRallied {
             unit,
@@ -624,5 +626,18 @@ fn implement(state: &mut GameState, order: u32, recipient: &str, turn: u32) {
         if independent {
             c.independent = true;
         }
+    }
+}
+
+/// 20.2, 20.4: a unit whose every box is marked (P and S; a battery's gun points all lost) is
+/// eliminated and leaves the map (issue 17: "0 of 2 boxes left" stayed on the map). Its
+/// stragglers' return five turns later (20.3.2) is not modelled yet.
+fn eliminate_if_spent(state: &mut GameState, unit: &str) {
+    if state
+        .units
+        .get(unit)
+        .is_some_and(|u| u.track.boxes > 0 && u.track.remaining() == 0)
+    {
+        state.positions.remove(unit);
     }
 }
