@@ -394,6 +394,15 @@ pub(crate) fn undo(game: &Game, a: &super::request::UndoRequest) -> Result<Built
         }
     }
     let first = last[0].seq;
+    let taken_back = last
+        .iter()
+        .map(|c| {
+            events
+                .iter()
+                .find(|e| e.command_seq == c.seq)
+                .map_or_else(|| format!("command {}", c.seq), |e| e.event.describe())
+        })
+        .collect();
     let restore = crate::game::playback(
         &game.engine(),
         events
@@ -410,6 +419,7 @@ pub(crate) fn undo(game: &Game, a: &super::request::UndoRequest) -> Result<Built
                 AppError::BadRequest(format!("cannot record the state to restore: {e}"))
             })?,
             at_events: game.state.events,
+            taken_back,
         },
     ))
 }

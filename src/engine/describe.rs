@@ -459,8 +459,12 @@ pub fn describe(e: &Event) -> String {
         EventKind::Retracted { commands, reason } => format!(
             "the umpire took back the last {commands} command(s) ({reason}); their events stay in the record, their effects are undone"
         ),
-        EventKind::StateRestored { .. } => {
-            "state restored to what it was before the retracted command(s)".to_string()
+        EventKind::StateRestored { taken_back, .. } => {
+            if taken_back.is_empty() {
+                "state restored to what it was before the retracted command(s)".to_string()
+            } else {
+                format!("state restored to before: {}", taken_back.join("; "))
+            }
         }
         EventKind::UnitStateSet {
             unit,

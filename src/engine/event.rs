@@ -439,7 +439,12 @@ pub enum EventKind {
     Retracted { commands: usize, reason: String },
     /// The state as it was before the retracted commands (umpire only: it holds everything).
     /// `state` is the `GameState` as JSON text (see `Command::Retract`).
-    StateRestored { state: String },
+    StateRestored {
+        state: String,
+        /// What the retracted commands did, in words.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        taken_back: Vec<String>,
+    },
     /// The umpire set a unit's combat state (an override, umpire only): its Loss Chart row
     /// (20.4), Morale State (21.1) and Blown status (22.2) as they are now.
     UnitStateSet {

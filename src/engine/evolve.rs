@@ -15,7 +15,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
     match &event.kind {
         // Decision 0124: back to the state before the retracted commands; the event count and
         // the dice positions only ever grow, so they are kept.
-        EventKind::StateRestored { state: text } => {
+        EventKind::StateRestored { state: text, .. } => {
             // `decide` checked the text is a state; a record that says otherwise is refused by
             // the store's read-back before it is folded.
             let Ok(restored) = serde_json::from_str::<GameState>(text) else {

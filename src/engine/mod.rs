@@ -273,7 +273,8 @@ impl<'a> Engine<'a> {
                 reason,
                 restore,
                 at_events,
-            } => retract(ctx, commands, reason, restore, *at_events)?,
+                taken_back,
+            } => retract(ctx, commands, reason, restore, *at_events, taken_back)?,
         }
         Ok(())
     }
@@ -293,6 +294,7 @@ fn retract(
     reason: &str,
     restore: &str,
     at_events: u64,
+    taken_back: &[String],
 ) -> Result<(), Refusal> {
     if serde_json::from_str::<GameState>(restore).is_err() {
         return Err(Refusal::new(
@@ -321,6 +323,7 @@ fn retract(
         Visibility::Umpire,
         EventKind::StateRestored {
             state: restore.to_string(),
+            taken_back: taken_back.to_vec(),
         },
     );
     Ok(())

@@ -655,3 +655,66 @@ fn v2_4_an_order_to_a_brigade_defending_in_place_is_refused_at_sending() {
     ]);
     assert!(f.status.success(), "{}", stderr(&f));
 }
+
+/// Issue 17's evidence: a scripted Vimeiro turn played from the umpire's workbench with names
+/// instead of ids — several pieces in one move, an order previewed then sent with --to, a
+/// mistake taken back, a unit shown, a side's report — and the record still verifies.
+#[test]
+fn a_vimeiro_turn_from_the_workbench_with_names_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    let run = |args: &[&str]| {
+        let o = staffwork(args);
+        assert!(o.status.success(), "{args:?}: {}{}", stdout(&o), stderr(&o));
+        stdout(&o)
+    };
+    run(&["turn", "--db", &db]);
+    let moved = run(&[
+        "move",
+        "--db",
+        &db,
+        "--piece",
+        "Solignac=32.09",
+        "--piece",
+        "Charlot's brigade=33.09",
+        "--piece",
+        "Loison=32.09",
+    ]);
+    assert!(moved.contains("charlot moves 40.06 → 33.09"), "{moved}");
+    run(&["turn", "--db", &db]);
+    let to = ["--to", "Hill's division"];
+    let text = "Take up position at 13.09 and defend it.";
+    let preview = run(&[
+        "check", "--db", &db, "--side", "british", "--method", "written", to[0], to[1], "--text",
+        text,
+    ]);
+    assert!(
+        preview.contains("would be order 14 to hill-div"),
+        "{preview}"
+    );
+    run(&[
+        "order", "--db", &db, "--side", "british", "--method", "written", to[0], to[1], text,
+    ]);
+    // Sent to the wrong division: taken back, and the umpire is told what was taken back.
+    let undone = run(&["undo", "--db", &db, "--reason", "meant Ferguson"]);
+    assert!(
+        undone.contains("state restored to before: order 14 to hill-div"),
+        "{undone}"
+    );
+    // Crawfurd's brigade acts on Hill's division's order: the pre-set one again.
+    let shown = run(&["show", "--db", &db, "Crawfurd", "--side", "british"]);
+    assert!(shown.contains("order      order 1:"), "{shown}");
+    assert!(!shown.contains("order 14"), "{shown}");
+    run(&["turn", "--db", &db]);
+    let report = run(&["report", "--db", &db, "--side", "british", "--turn", "1"]);
+    assert!(
+        report.contains("took back the last 1 command(s) (meant Ferguson)"),
+        "{report}"
+    );
+    assert!(
+        report.contains("ENEMY Solignac's Brigade at 32.09"),
+        "{report}"
+    );
+    let v = run(&["replay", "--db", &db, "--verify"]);
+    assert!(v.contains("verify: ok"), "{v}");
+}
