@@ -340,16 +340,26 @@ impl Game {
     /// they come from a seed unrelated to it, so a preview cannot tell the real rolls to come;
     /// its dice-bearing events are a sketch, never shown as the game's.
     pub fn preview(&self, cmd: &Command) -> Result<(Vec<Event>, GameState), GameError> {
+        self.preview_all(std::slice::from_ref(cmd))
+    }
+
+    /// [`Game::preview`] of several commands, one after another on the same scratch state (a
+    /// `move` of several pieces is checked whole before any is recorded).
+    pub fn preview_all(&self, cmds: &[Command]) -> Result<(Vec<Event>, GameState), GameError> {
         let mut dice = SeededDice::new(0x5EED_0FC4_EC00);
-        let events = self
-            .engine()
-            .decide(&self.state, cmd, &mut dice)
-            .map_err(GameError::Refused)?;
+        let engine = self.engine();
         let mut state = self.state.clone();
-        for e in &events {
-            evolve(&mut state, e);
+        let mut all = Vec::new();
+        for cmd in cmds {
+            let events = engine
+                .decide(&state, cmd, &mut dice)
+                .map_err(GameError::Refused)?;
+            for e in &events {
+                evolve(&mut state, e);
+            }
+            all.extend(events);
         }
-        Ok((events, state))
+        Ok((all, state))
     }
 
     /// Decide a command with the game's dice, append it with its events in one transaction,

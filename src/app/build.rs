@@ -394,6 +394,15 @@ pub(crate) fn undo(game: &Game, a: &super::request::UndoRequest) -> Result<Built
         }
     }
     let first = last[0].seq;
+    let taken_back = last
+        .iter()
+        .map(|c| {
+            events
+                .iter()
+                .find(|e| e.command_seq == c.seq)
+                .map_or_else(|| format!("command {}", c.seq), |e| e.event.describe())
+        })
+        .collect();
     let restore = crate::game::playback(
         &game.engine(),
         events
@@ -410,6 +419,49 @@ pub(crate) fn undo(game: &Game, a: &super::request::UndoRequest) -> Result<Built
                 AppError::BadRequest(format!("cannot record the state to restore: {e}"))
             })?,
             at_events: game.state.events,
+            taken_back,
         },
     ))
+}
+
+/// The piece of a `move --piece` entry (`PIECE` or `PIECE=HEX`).
+pub(crate) fn piece_name(entry: &str) -> &str {
+    entry.split_once('=').map_or(entry, |(p, _)| p)
+}
+
+/// The moves a `move` asks for: one per `--piece`, to its own `=HEX` or to `--to`.
+pub(crate) fn moves(a: &super::request::MoveRequest) -> Result<Vec<Command>, AppError> {
+    if a.piece.len() > 1 && !a.path.is_empty() {
+        return Err(AppError::BadRequest(
+            "--path is one piece's path; move several pieces without --path (each takes its cheapest legal path)".into(),
+        ));
+    }
+    a.piece
+        .iter()
+        .map(|entry| {
+            let (piece, to) = match entry.split_once('=') {
+                Some((p, h)) => (
+                    p.to_string(),
+                    h.parse::<Hex>().map_err(|e| {
+                        AppError::BadRequest(format!("--piece {entry}: `{h}` is not a hex ({e})"))
+                    })?,
+                ),
+                None => (
+                    entry.clone(),
+                    a.to.ok_or_else(|| {
+                        AppError::BadRequest(format!(
+                            "--piece {entry}: where to? give --to HEX, or --piece {entry}=HEX"
+                        ))
+                    })?,
+                ),
+            };
+            Ok(Command::Move {
+                piece,
+                to,
+                path: a.path.clone(),
+                formation: a.formation,
+                face: a.face,
+            })
+        })
+        .collect()
 }

@@ -177,6 +177,23 @@ pub fn execute_with(
             workbench::show(game, seat, &s.unit).map(|v| Response::Show(Box::new(v)))
         }
         Request::Report(r) => workbench::report(game, seat, r.turn).map(Response::Report),
+        Request::Move(a) if a.piece.len() > 1 => {
+            let moves = build::moves(a)?;
+            // Checked together on the game as it stands, then moved one by one.
+            game.preview_all(&moves).map_err(|e| match e {
+                GameError::Refused(r) => AppError::Refused(r),
+                e => AppError::Game(e),
+            })?;
+            let mut events = Vec::new();
+            let mut dice = dice;
+            for m in &moves {
+                events.extend(match dice.as_deref_mut() {
+                    Some(d) => game.execute_with("player", m, d)?,
+                    None => game.execute("player", m)?,
+                });
+            }
+            Ok(applied(game, events))
+        }
         _ => {
             let (actor, cmd) = command(game, req)?;
             let result = match dice {
@@ -266,16 +283,12 @@ pub fn command(game: &Game, req: &Request) -> Result<(String, Command), AppError
         Request::Stage(a) => build::on_command(game, &a.command, |command| {
             Command::StageComplete { command }
         }),
-        Request::Move(a) => Ok((
-            "player".into(),
-            Command::Move {
-                piece: a.piece.clone(),
-                to: a.to,
-                path: a.path.clone(),
-                formation: a.formation,
-                face: a.face,
-            },
-        )),
+        Request::Move(a) => match build::moves(a)?.as_slice() {
+            [one] => Ok(("player".into(), one.clone())),
+            _ => Err(AppError::BadRequest(
+                "several pieces are several moves; `execute` runs them".into(),
+            )),
+        },
         Request::Combat(a) => build::combat(game, a),
         Request::Override(a) => build::override_(game, a),
         Request::Undo(a) => build::undo(game, a),
@@ -356,7 +369,13 @@ pub(crate) fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), A
                 forbidden("acts only for its own commands")
             }
         }
-        Request::Move(a) if own(build::side_of_piece(game, &a.piece)) => Ok(()),
+        Request::Move(a)
+            if a.piece
+                .iter()
+                .all(|p| own(build::side_of_piece(game, build::piece_name(p)))) =>
+        {
+            Ok(())
+        }
         Request::Move(_) => forbidden("moves only its own pieces"),
         Request::Combat(a) => {
             let lead = a.attackers.first().map(String::as_str).unwrap_or_default();

@@ -67,7 +67,17 @@ pub(crate) fn resolve_names(
         Request::DefaultDefense(a) | Request::Withdraw(a) | Request::Stage(a) => {
             a.command = one(game, "--command", &a.command, Want::Command)?;
         }
-        Request::Move(a) => a.piece = one(game, "--piece", &a.piece, Want::Piece)?,
+        // `PIECE=HEX` gives a piece its own destination; the name is left of the `=`.
+        Request::Move(a) => {
+            for p in &mut a.piece {
+                *p = match p.split_once('=') {
+                    Some((name, hex)) => {
+                        format!("{}={hex}", one(game, "--piece", name, Want::Piece)?)
+                    }
+                    None => one(game, "--piece", p, Want::Piece)?,
+                };
+            }
+        }
         Request::Combat(a) => {
             for u in &mut a.attackers {
                 *u = one(game, "--attacker", u, Want::Unit)?;

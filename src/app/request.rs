@@ -130,13 +130,18 @@ pub struct LooseCannonRequest {
 /// `move`: move a piece.
 #[derive(Args, Clone, Debug, Serialize, Deserialize)]
 pub struct MoveRequest {
-    /// Commander id, `hq:<formation>` or unit id.
-    #[arg(long)]
-    pub piece: String,
+    /// The piece: a commander, `hq:<formation>` or a unit, by id or name. Repeat it to move
+    /// several pieces in one line (`--piece Loison --piece Solignac`), each to --to, or each to
+    /// its own hex with `PIECE=HEX` (`--piece solignac=32.09 --piece charlot=32.10`). They are
+    /// checked together first, then moved one after another, each a move of its own.
+    #[arg(long, required = true, value_name = "PIECE[=HEX]")]
+    #[serde(deserialize_with = "one_or_many")]
+    pub piece: Vec<String>,
     /// Destination hex, e.g. 12.15. Without --path a unit takes the cheapest legal path
-    /// (see it first with `staffwork path`).
+    /// (see it first with `staffwork path`). Needed unless every --piece says PIECE=HEX.
     #[arg(long)]
-    pub to: Hex,
+    #[serde(default)]
+    pub to: Option<Hex>,
     /// The hexes to move through, in order, ending at --to (12.0), e.g. `--path 5.06,5.07`.
     /// Each step is checked against the Movement Table (chart p2).
     #[arg(long, value_delimiter = ',', num_args = 1..)]
@@ -462,4 +467,18 @@ pub struct UndoRequest {
 
 fn one() -> usize {
     1
+}
+
+/// A piece list given as one string (the request's shape before several pieces) or a list.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(s) => vec![s],
+        OneOrMany::Many(v) => v,
+    })
 }

@@ -241,6 +241,7 @@ pub fn run(cmd: super::Command) -> CmdResult {
         Response::Applied(a) => {
             for e in &a.events {
                 println!("{}", shown(&e.describe()));
+                super::workbench_cmd::print_details(e);
             }
             super::workbench_cmd::print_warnings(&a.diagnostics);
             if matches!(request, Request::Turn(_)) {

@@ -349,3 +349,15 @@ pub(crate) fn print_warnings(d: &[crate::order::Diagnostic]) {
         println!("1 order: 0 error(s), {} warning(s)", d.len());
     }
 }
+
+/// The details under an event's line: a combat's modifiers and table lines (issue 17).
+pub(crate) fn print_details(e: &crate::engine::Event) {
+    if let crate::engine::EventKind::CombatDice {
+        readback: Some(r), ..
+    } = &e.kind
+    {
+        for l in crate::engine::describe::combat_lines(r) {
+            println!("    {}", shown(&l));
+        }
+    }
+}

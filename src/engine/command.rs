@@ -135,6 +135,10 @@ pub enum Command {
         restore: String,
         /// The number of events the state had when the retraction was planned.
         at_events: u64,
+        /// What each retracted command did, in words (its first event's description), for the
+        /// umpire.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        taken_back: Vec<String>,
     },
 }
 

@@ -372,6 +372,7 @@ fn check_structure(ctx: &Ctx, to: &str, order: &TypedOrder) -> Result<(), Refusa
             ));
         }
     }
+    super::moving_brigades::may_be_ordered(ctx, to)?;
     super::special_rules::check_attachment(ctx, to, order)
 }
 
@@ -1234,7 +1235,14 @@ pub(super) fn move_piece(
         .and_then(|c| ctx.state.commands.get(c))
         .and_then(|c| c.hq_withdraw_from);
     if withdraw_from.is_none() {
-        require_phasing(ctx, &side, "Movement")?;
+        // A piece that must move in the enemy's turn (a retreat, a rout) is placed by the
+        // umpire; the help says how (issue 17).
+        require_phasing(ctx, &side, "Movement").map_err(|mut r| {
+            r.help = format!(
+                "a piece moves in its own side's turn (12); to move it now (a retreat or rout, 17–21) the umpire places it: `staffwork override --place {piece}=HEX --reason WHY`"
+            );
+            r
+        })?;
     }
     if !ctx.eng.space.contains(to) {
         return Err(Refusal::new(

@@ -343,13 +343,18 @@ pub fn describe(e: &Event) -> String {
             }
         ),
         EventKind::UnitLossesTaken { unit, losses } => format!(
-            "{unit} loses {} permanent, {} stragglers, morale {:+} → {:?}; {} of {} boxes left",
+            "{unit} loses {} permanent, {} stragglers, morale {:+} → {:?}; {} of {} boxes left{}",
             losses.permanent,
             losses.stragglers,
             losses.morale_change,
             losses.morale_after,
             losses.track.remaining(),
-            losses.track.boxes
+            losses.track.boxes,
+            if losses.track.boxes > 0 && losses.track.remaining() == 0 {
+                " — eliminated, off the map (20.2)"
+            } else {
+                ""
+            }
         ),
         EventKind::CommanderReplaced { command, old, new } => {
             format!("{new} takes command of {command} in place of {old} (25)")
@@ -451,12 +456,18 @@ pub fn describe(e: &Event) -> String {
             };
             format!("random events, dice {}: {text}{mark}", dice(d))
         }
-        EventKind::Override { reason, action } => format!("UMPIRE OVERRIDE ({reason}): {action}"),
+        EventKind::Override { reason, action } => {
+            format!("UMPIRE OVERRIDE ({reason}): {}", override_words(action))
+        }
         EventKind::Retracted { commands, reason } => format!(
             "the umpire took back the last {commands} command(s) ({reason}); their events stay in the record, their effects are undone"
         ),
-        EventKind::StateRestored { .. } => {
-            "state restored to what it was before the retracted command(s)".to_string()
+        EventKind::StateRestored { taken_back, .. } => {
+            if taken_back.is_empty() {
+                "state restored to what it was before the retracted command(s)".to_string()
+            } else {
+                format!("state restored to before: {}", taken_back.join("; "))
+            }
         }
         EventKind::UnitStateSet {
             unit,
@@ -472,6 +483,160 @@ pub fn describe(e: &Event) -> String {
             if *blown { ", Blown" } else { "" }
         ),
     }
+}
+
+/// An override's action in words (issue 17: not raw JSON). The event keeps the action as its
+/// JSON text; one that does not read back is shown as it is.
+pub fn override_words(action: &str) -> String {
+    use super::command::{ImposedStatus, OverrideAction as A};
+    let Ok(a) = serde_json::from_str::<A>(action) else {
+        return action.to_string();
+    };
+    match a {
+        A::SetWrecked { command, wrecked } => format!(
+            "{command} {} (21.6)",
+            if wrecked {
+                "marked Wrecked"
+            } else {
+                "no longer Wrecked"
+            }
+        ),
+        A::SetCommanderLost { command, lost } => format!(
+            "{command}'s commander {} (6.7, 25)",
+            if lost { "marked lost" } else { "restored" }
+        ),
+        A::Place { piece, to } => format!("{piece} placed at {to}"),
+        A::Ruling { text } => format!("ruling: {text}"),
+        A::DiscardOrder { order } => format!("order {order} discarded"),
+        A::SetStatus { command, status } => format!("{command} set to {status:?}"),
+        A::Reroll { order } => format!("order {order}'s acceptance rolled again (6.5)"),
+        A::ImposeOrder {
+            command,
+            order,
+            status,
+        } => format!(
+            "umpire's order imposed on {command}, {}: {}",
+            match status {
+                ImposedStatus::Accepted => "accepted",
+                ImposedStatus::D4 => "in delay D4",
+                ImposedStatus::D5 => "in delay D5",
+                ImposedStatus::D6 => "in delay D6",
+            },
+            order.readback
+        ),
+        A::SetUnit {
+            unit,
+            losses,
+            morale,
+            blown,
+        } => {
+            let mut parts = Vec::new();
+            if let Some(l) = losses {
+                parts.push(format!("losses {} ({})", l.permanent, l.stragglers));
+            }
+            if let Some(m) = morale {
+                parts.push(format!("morale {m:?}"));
+            }
+            if let Some(b) = blown {
+                parts.push(if b { "Blown" } else { "not Blown" }.to_string());
+            }
+            format!("{unit} set: {}", parts.join(", "))
+        }
+    }
+}
+
+/// The lines of a combat's readback for people (issue 17): each Check to Stand with its
+/// modifiers, each fire group with its Fire Value, modifiers and table lines, and each side's
+/// loss roll, modifier, table cell and result, as `odds` shows them.
+pub fn combat_lines(r: &super::combat_system::CombatReadback) -> Vec<String> {
+    let mods = |m: &[(String, i8)]| {
+        if m.is_empty() {
+            "no modifiers".to_string()
+        } else {
+            m.iter()
+                .map(|(n, v)| format!("{n} {v:+}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    let mut out = Vec::new();
+    for c in &r.checks {
+        let who = match c.side {
+            crate::combat::Side::Attacker => "attacker",
+            crate::combat::Side::Defender => "defender",
+        };
+        let how = match (&c.automatic, c.roll) {
+            (Some(why), _) => why.clone(),
+            (None, Some(roll)) => format!("rolled {roll} {:+} against {}+", c.modifier, c.need),
+            (None, None) => "no roll".into(),
+        };
+        out.push(format!(
+            "{who} Check to Stand: {how} ({}) → {}",
+            mods(&c.modifiers),
+            if c.stands { "stands" } else { "fails" }
+        ));
+    }
+    if let Some(m) = &r.breakoff_check {
+        out.push(format!(
+            "Morale Check to Breakoff (16.2.4): rolled {} {:+} against {}+ → {}",
+            m.roll,
+            m.modifier,
+            m.need,
+            if m.passed { "passed" } else { "failed" }
+        ));
+    }
+    if r.formed_square {
+        out.push("the target formed Square (16.2.1)".into());
+    }
+    for g in &r.fire_groups {
+        let rolls = g
+            .rolls
+            .iter()
+            .map(|x| format!("{} → {} (table {})", x.roll, x.adjusted, x.table))
+            .collect::<Vec<_>>()
+            .join("; ");
+        out.push(format!(
+            "fire group: {} gun points{} at range {}, Fire Value {} ({}) = {}; rolls {rolls}",
+            g.gun_points,
+            if g.heavy { " heavy" } else { "" },
+            g.range,
+            g.fire_value.map_or("-".to_string(), |v| v.to_string()),
+            mods(&g.modifiers),
+            g.modified_fire_value
+        ));
+    }
+    if let Some(v) = r.skirmisher_fire_value {
+        out.push(format!(
+            "skirmisher fire: Fire Value {v} ({}), roll {}",
+            mods(&r.skirmisher_modifiers),
+            r.skirmisher_roll.map_or("-".to_string(), |x| x.to_string())
+        ));
+    }
+    for (who, side) in [("attacker", &r.attacker), ("defender", &r.defender)] {
+        let Some(s) = side else { continue };
+        let roll = s.loss_roll.map_or(String::new(), |x| {
+            format!("loss roll {x} {:+}, ", s.loss_modifier)
+        });
+        let table = s
+            .table_result
+            .as_ref()
+            .map_or(String::new(), |t| format!("table {t}, "));
+        out.push(format!(
+            "{who}: {roll}{table}loss {}; morale {:?} → {:?}{}",
+            s.loss,
+            s.morale_before,
+            s.morale_after,
+            if s.blood_lust {
+                ", Blood Lust (21.3.3)"
+            } else {
+                ""
+            }
+        ));
+        for n in &s.notes {
+            out.push(format!("  {n}"));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -528,6 +693,21 @@ mod tests {
             order: record("wellesley", OrderOrigin::Preset),
         });
         assert!(describe(&preset).starts_with("pre-set order 14 for 6-fane"));
+    }
+
+    #[test]
+    fn an_override_reads_in_words_not_json() {
+        let action = r#"{"action":"place","piece":"solignac","to":"32.09"}"#;
+        assert_eq!(override_words(action), "solignac placed at 32.09");
+        let e = event(EventKind::Override {
+            reason: "retreat".into(),
+            action: r#"{"action":"set-wrecked","command":"6-fane","wrecked":true}"#.into(),
+        });
+        assert_eq!(
+            describe(&e),
+            "UMPIRE OVERRIDE (retreat): 6-fane marked Wrecked (21.6)"
+        );
+        assert_eq!(override_words("not json"), "not json");
     }
 
     #[test]

@@ -360,6 +360,9 @@ pub enum EventKind {
         old: String,
         new: String,
         reason: String,
+        /// The old commander leaves the map (V2.5: "Wellesley is removed from the map").
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        removed: bool,
     },
     /// A scenario special rule's die (e.g. Burrard's landing roll, V2.5).
     SpecialRuleRolled {
@@ -436,7 +439,12 @@ pub enum EventKind {
     Retracted { commands: usize, reason: String },
     /// The state as it was before the retracted commands (umpire only: it holds everything).
     /// `state` is the `GameState` as JSON text (see `Command::Retract`).
-    StateRestored { state: String },
+    StateRestored {
+        state: String,
+        /// What the retracted commands did, in words.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        taken_back: Vec<String>,
+    },
     /// The umpire set a unit's combat state (an override, umpire only): its Loss Chart row
     /// (20.4), Morale State (21.1) and Blown status (22.2) as they are now.
     UnitStateSet {

@@ -15,7 +15,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
     match &event.kind {
         // Decision 0124: back to the state before the retracted commands; the event count and
         // the dice positions only ever grow, so they are kept.
-        EventKind::StateRestored { state: text } => {
+        EventKind::StateRestored { state: text, .. } => {
             // `decide` checked the text is a state; a record that says otherwise is refused by
             // the store's read-back before it is folded.
             let Ok(restored) = serde_json::from_str::<GameState>(text) else {
@@ -356,6 +356,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             u.morale = losses.morale_after;
             u.blown = losses.blown;
             u.last_combat_turn = Some(turn);
+            eliminate_if_spent(state, unit);
         }
         EventKind::UnitStateSet {
             unit,
@@ -367,6 +368,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             u.track = *track;
             u.morale = *morale;
             u.blown = *blown;
+            eliminate_if_spent(state, unit);
         }
         EventKind::UnitRallied {
             unit,
@@ -429,10 +431,29 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 c.follows_parent = false;
             }
         }
-        EventKind::ArmyCommanderReplaced { side, new, .. } => {
+        EventKind::ArmyCommanderReplaced {
+            side,
+            old,
+            new,
+            removed,
+            ..
+        } => {
             if let Some(s) = state.sides.get_mut(side) {
                 s.army_commander.clone_from(new);
                 s.in_person_since_hq = false;
+            }
+            // V2.5: the old commander leaves the map and the army he commanded is the new
+            // commander's (issue 17: Wellesley was still listed as commanding).
+            if *removed {
+                state.positions.remove(old);
+                if let Some(army) = state
+                    .sides
+                    .get(side)
+                    .and_then(|s| s.army_hq.strip_prefix("hq:").map(str::to_string))
+                    && state.commanders.get(&army) == Some(old)
+                {
+                    state.commanders.insert(army, new.clone());
+                }
             }
         }
         EventKind::HqOverrun { formation, hex, .. } => {
@@ -606,5 +627,18 @@ fn implement(state: &mut GameState, order: u32, recipient: &str, turn: u32) {
         if independent {
             c.independent = true;
         }
+    }
+}
+
+/// 20.2, 20.4: a unit whose every box is marked (P and S; a battery's gun points all lost) is
+/// eliminated and leaves the map (issue 17: "0 of 2 boxes left" stayed on the map). Its
+/// stragglers' return five turns later (20.3.2) is not modelled yet.
+fn eliminate_if_spent(state: &mut GameState, unit: &str) {
+    if state
+        .units
+        .get(unit)
+        .is_some_and(|u| u.track.boxes > 0 && u.track.remaining() == 0)
+    {
+        state.positions.remove(unit);
     }
 }

@@ -274,7 +274,8 @@ impl<'a> Engine<'a> {
                 reason,
                 restore,
                 at_events,
-            } => retract(ctx, commands, reason, restore, *at_events)?,
+                taken_back,
+            } => retract(ctx, commands, reason, restore, *at_events, taken_back)?,
         }
         Ok(())
     }
@@ -294,6 +295,7 @@ fn retract(
     reason: &str,
     restore: &str,
     at_events: u64,
+    taken_back: &[String],
 ) -> Result<(), Refusal> {
     if serde_json::from_str::<GameState>(restore).is_err() {
         return Err(Refusal::new(
@@ -322,6 +324,7 @@ fn retract(
         Visibility::Umpire,
         EventKind::StateRestored {
             state: restore.to_string(),
+            taken_back: taken_back.to_vec(),
         },
     );
     Ok(())

@@ -61,6 +61,34 @@ pub(super) fn check_move(
     ))
 }
 
+/// V2.4: a British infantry brigade not in a temporary division is on automatic "defend in
+/// place" orders; it moves only with the army commander. An order to it (other than the V2.3
+/// order to a commander's brigade forming his division, which `check_structure` takes first)
+/// is refused at sending, before any command point is spent — it could never be carried out.
+pub(super) fn may_be_ordered(ctx: &Ctx, to: &str) -> Result<(), Refusal> {
+    if !defends_in_place(ctx, to) {
+        return Ok(());
+    }
+    let commander = ctx
+        .eng
+        .scenario
+        .unit(to)
+        .and_then(|u| ctx.state.sides.get(&u.side))
+        .map_or("the army commander".to_string(), |s| {
+            s.army_commander.clone()
+        });
+    Err(Refusal::new(
+        "defends-in-place",
+        "V2.4",
+        format!(
+            "`{to}` is on automatic \"defend in place\" orders: it takes no orders and moves only with {commander} (or one hex into close combat)"
+        ),
+        format!(
+            "move {commander} to its hex, then move the brigade: he rides with it (`staffwork move --piece {to} --to HEX`); or put it in a temporary division by an order to Hill's, Ferguson's or Crawfurd's brigade (V2.3)"
+        ),
+    ))
+}
+
 /// V2.4: a British infantry brigade not in a temporary division that exists now.
 fn defends_in_place(ctx: &Ctx, piece: &str) -> bool {
     let s = ctx.eng.scenario;

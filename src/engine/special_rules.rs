@@ -295,6 +295,7 @@ pub(super) fn game_start(ctx: &mut Ctx) {
             old,
             new: "jourdan".into(),
             reason: "Jourdan commands the army (Talavera 5.3b)".into(),
+            removed: false,
         },
     );
 }
@@ -462,6 +463,7 @@ fn burrard_takes_command(ctx: &mut Ctx, side: &str, burrard: &str) {
             old: old.clone(),
             new: burrard.to_string(),
             reason: "Burrard lands and takes command (V2.5)".into(),
+            removed: true,
         },
     );
     if let Some(h) = ctx.state.positions.get(&hq).copied() {

@@ -54,6 +54,24 @@ pub(super) fn dissolve_if_temporary(ctx: &mut Ctx, command: &str, reason: &str) 
             reason: reason.to_string(),
         },
     );
+    // An order still pending for a division that no longer exists can never be carried out:
+    // it is discarded, not left to roll its delay (issue 17).
+    let pending: Vec<u32> = ctx
+        .state
+        .orders
+        .values()
+        .filter(|o| o.recipient == command && o.status.is_pending())
+        .map(|o| o.number)
+        .collect();
+    for order in pending {
+        ctx.emit_side(
+            &side,
+            EventKind::OrderDiscarded {
+                order,
+                reason: "its temporary division ceased to exist (V2.3)".into(),
+            },
+        );
+    }
     true
 }
 

@@ -1,7 +1,7 @@
 //! Property (issue 12): across random games, no side's output — `status`, `log`, `replay`,
-//! `odds --order`, `receipt`, text and JSON — contains a hash, or any string that only events
-//! hidden from that side hold (an enemy unit id, order text, loss or position it has not been
-//! shown), beyond what the side owns or sees on the map.
+//! `odds --order`, `receipt`, `report --turn`; text, JSON and HTML — contains a hash, or any
+//! string that only events hidden from that side hold (an enemy unit id, order text, loss or
+//! position it has not been shown), beyond what the side owns or sees on the map.
 
 use std::collections::BTreeSet;
 
@@ -165,6 +165,19 @@ fn outputs(db: &str, side: &str, orders: &[u32]) -> Vec<(String, String)> {
                 [cmd, "--db", db, "--side", side, "--format", format]
                     .map(String::from)
                     .to_vec(),
+            );
+        }
+    }
+    // The workbench's turn report (issue 17, decision 0122), every turn a game of this length
+    // may reach; a turn not yet played is refused without saying more.
+    for turn in ["1", "2", "3"] {
+        for format in ["text", "json", "html"] {
+            lines.push(
+                [
+                    "report", "--db", db, "--side", side, "--turn", turn, "--format", format,
+                ]
+                .map(String::from)
+                .to_vec(),
             );
         }
     }

@@ -352,8 +352,10 @@ fn check_against_the_game_says_when_order_would_refuse_and_why() {
         "british",
         "--method",
         "written",
+        "--to",
+        "hill-div",
         "--text",
-        "Fane: charge the French at 23.11.",
+        "attack the French at 23.11.",
     ]);
     assert_eq!(o.status.code(), Some(1));
     let t = stdout(&o);
@@ -480,4 +482,239 @@ fn undo_is_refused_once_the_sequence_of_play_moved_on_or_for_an_undo() {
         "{}",
         stderr(&twice)
     );
+}
+
+#[test]
+fn move_takes_several_pieces_checked_together_before_any_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    assert!(staffwork(&["turn", "--db", &db]).status.success());
+    let before = events(&db);
+    // One bad destination refuses the whole line; nothing moved.
+    let bad = staffwork(&[
+        "move",
+        "--db",
+        &db,
+        "--piece",
+        "Solignac",
+        "--piece",
+        "charlot=39.99",
+        "--to",
+        "32.09",
+    ]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(stderr(&bad).contains("off-map"), "{}", stderr(&bad));
+    assert_eq!(events(&db), before, "nothing written");
+
+    let o = staffwork(&[
+        "move",
+        "--db",
+        &db,
+        "--piece",
+        "Solignac",
+        "--piece",
+        "charlot=33.09",
+        "--piece",
+        "Loison",
+        "--to",
+        "32.09",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    for want in [
+        "solignac moves 40.06 → 32.09",
+        "charlot moves 40.06 → 33.09",
+        "loison moves 40.06 → 32.09",
+    ] {
+        assert!(t.contains(want), "missing {want:?}: {t}");
+    }
+    let v = staffwork(&["replay", "--db", &db, "--verify"]);
+    assert!(stdout(&v).contains("verify: ok"), "{}", stdout(&v));
+    // --to is needed unless every piece has its own hex.
+    let no_to = staffwork(&["move", "--db", &db, "--piece", "26-chasseurs"]);
+    assert_eq!(no_to.status.code(), Some(2));
+    assert!(stderr(&no_to).contains("where to?"), "{}", stderr(&no_to));
+}
+
+#[test]
+fn a_move_in_the_enemys_turn_points_to_override_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    assert!(staffwork(&["turn", "--db", &db]).status.success());
+    let o = staffwork(&["move", "--db", &db, "--piece", "Fane", "--to", "20.11"]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("not-phasing"), "{e}");
+    assert!(
+        e.contains("staffwork override --place 6-fane=HEX --reason WHY"),
+        "{e}"
+    );
+}
+
+#[test]
+fn combat_text_shows_the_checks_modifiers_and_table_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("d.db").to_string_lossy().into_owned();
+    assert!(
+        staffwork(&["demo", "--quiet", "--db", &db])
+            .status
+            .success()
+    );
+    let steps: [&[&str]; 5] = [
+        &[
+            "override",
+            "--db",
+            &db,
+            "--reason",
+            "set-up",
+            "--place",
+            "hall-2=5.07",
+        ],
+        &["turn", "--db", &db, "--until-turn", "6"],
+        &["turn", "--db", &db],
+        &["turn", "--db", &db],
+        &["turn", "--db", &db],
+    ];
+    for s in steps {
+        let o = staffwork(s);
+        assert!(o.status.success(), "{s:?}: {}", stderr(&o));
+    }
+    let o = staffwork(&[
+        "combat",
+        "close-combat",
+        "--db",
+        &db,
+        "--attacker",
+        "hall-2",
+        "--defender",
+        "1-2-i",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    // 15.2.1: each Check to Stand with its named modifiers; 15.3: each side's loss roll, the
+    // table cell read and the loss after adjustments.
+    assert!(t.contains("attacker Check to Stand: rolled"), "{t}");
+    assert!(t.contains("attacking_in_line -1"), "{t}");
+    assert!(t.contains("attacker: loss roll"), "{t}");
+    assert!(t.contains(", table "), "{t}");
+    assert!(t.contains("(15.3.6)"), "{t}");
+}
+
+#[test]
+fn override_is_reported_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    let o = staffwork(&[
+        "override",
+        "--db",
+        &db,
+        "--reason",
+        "retreat",
+        "--place",
+        "Fane=20.12",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    assert!(
+        t.contains("UMPIRE OVERRIDE (retreat): 6-fane placed at 20.12"),
+        "{t}"
+    );
+    assert!(!t.contains("{\""), "no raw JSON: {t}");
+}
+
+#[test]
+fn v2_4_an_order_to_a_brigade_defending_in_place_is_refused_at_sending() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = british_command_phase(&dir);
+    let before = events(&db);
+    let o = staffwork(&[
+        "order",
+        "--db",
+        &db,
+        "--side",
+        "british",
+        "--method",
+        "written",
+        "Fane: advance to 22.10.",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("refused [defends-in-place] (rule V2.4)"), "{e}");
+    assert!(e.contains("moves only with wellesley"), "{e}");
+    assert_eq!(events(&db), before, "nothing written, no points spent");
+    // The V2.3 order to a commander's brigade that forms his division is still taken.
+    let f = staffwork(&[
+        "order",
+        "--db",
+        &db,
+        "--side",
+        "british",
+        "--method",
+        "written",
+        "2-Ferguson with 4-Bowes and 6-Fane attached: defend Vimeiro hill.",
+    ]);
+    assert!(f.status.success(), "{}", stderr(&f));
+}
+
+/// Issue 17's evidence: a scripted Vimeiro turn played from the umpire's workbench with names
+/// instead of ids — several pieces in one move, an order previewed then sent with --to, a
+/// mistake taken back, a unit shown, a side's report — and the record still verifies.
+#[test]
+fn a_vimeiro_turn_from_the_workbench_with_names_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = vimeiro(&dir);
+    let run = |args: &[&str]| {
+        let o = staffwork(args);
+        assert!(o.status.success(), "{args:?}: {}{}", stdout(&o), stderr(&o));
+        stdout(&o)
+    };
+    run(&["turn", "--db", &db]);
+    let moved = run(&[
+        "move",
+        "--db",
+        &db,
+        "--piece",
+        "Solignac=32.09",
+        "--piece",
+        "Charlot's brigade=33.09",
+        "--piece",
+        "Loison=32.09",
+    ]);
+    assert!(moved.contains("charlot moves 40.06 → 33.09"), "{moved}");
+    run(&["turn", "--db", &db]);
+    let to = ["--to", "Hill's division"];
+    let text = "Take up position at 13.09 and defend it.";
+    let preview = run(&[
+        "check", "--db", &db, "--side", "british", "--method", "written", to[0], to[1], "--text",
+        text,
+    ]);
+    assert!(
+        preview.contains("would be order 14 to hill-div"),
+        "{preview}"
+    );
+    run(&[
+        "order", "--db", &db, "--side", "british", "--method", "written", to[0], to[1], text,
+    ]);
+    // Sent to the wrong division: taken back, and the umpire is told what was taken back.
+    let undone = run(&["undo", "--db", &db, "--reason", "meant Ferguson"]);
+    assert!(
+        undone.contains("state restored to before: order 14 to hill-div"),
+        "{undone}"
+    );
+    // Crawfurd's brigade acts on Hill's division's order: the pre-set one again.
+    let shown = run(&["show", "--db", &db, "Crawfurd", "--side", "british"]);
+    assert!(shown.contains("order      order 1:"), "{shown}");
+    assert!(!shown.contains("order 14"), "{shown}");
+    run(&["turn", "--db", &db]);
+    let report = run(&["report", "--db", &db, "--side", "british", "--turn", "1"]);
+    assert!(
+        report.contains("took back the last 1 command(s) (meant Ferguson)"),
+        "{report}"
+    );
+    assert!(
+        report.contains("ENEMY Solignac's Brigade at 32.09"),
+        "{report}"
+    );
+    let v = run(&["replay", "--db", &db, "--verify"]);
+    assert!(v.contains("verify: ok"), "{v}");
 }
