@@ -150,6 +150,9 @@ fn render_text(text: &str, report: &CheckReport, explain: bool) -> String {
         let _ = writeln!(out, "order {} (line {line}): {}", i + 1, type_name(o));
         if !o.readback.is_empty() {
             let _ = writeln!(out, "  read back: {}", o.readback);
+            for l in o.stage_lines() {
+                let _ = writeln!(out, "    {l}");
+            }
         }
         if explain {
             let _ = writeln!(out, "  tokens:");

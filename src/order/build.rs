@@ -196,6 +196,14 @@ pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index
         if fired {
             d.rules.push("name.edges");
         }
+        let mut fired = false;
+        let toks = match index {
+            Some(_) => toks,
+            None => names::features(text, toks, &mut fired),
+        };
+        if fired {
+            d.rules.push("name.feature");
+        }
         let n = toks.len();
         let toks = passive(text, toks);
         let first = |t: &[Tok]| t.first().map(Tok::span);
@@ -215,6 +223,12 @@ pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index
         let toks = third_person(text, toks);
         if toks.len() != n {
             d.rules.push("lead.third-person");
+        }
+        let toks = bring_troops(text, toks, &mut d.rules);
+        let had = d.attached.len();
+        let toks = division_members(text, toks, &mut d.attached);
+        if d.attached.len() != had {
+            d.rules.push("division.members");
         }
         let had = d.also.len();
         let toks = several_recipients(text, toks, &mut d.also);
@@ -1130,6 +1144,101 @@ fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
         span: (span.0, end),
     });
     out.extend(toks.into_iter().skip(v));
+    out
+}
+
+/// Rule `verb.bring`: "take your grenadiers forward to 34.10", "carry the division to Kümla" —
+/// a verb of taking whose object is the recipient's own troops and which goes on to a
+/// direction or a destination moves them; it captures nothing (issue 17).
+fn bring_troops(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    for k in 0..toks.len().saturating_sub(2) {
+        let Tok::Verb {
+            action: Action::Attack,
+            verb,
+            span,
+        } = &toks[k]
+        else {
+            continue;
+        };
+        if !matches!(verb.as_str(), "take" | "carry") {
+            continue;
+        }
+        let own_troops = matches!(&toks[k + 1], Tok::Place(t)
+            if t.form == Form::Own && super::resolve::looks_like_troops(&text[t.span.0..t.span.1]));
+        let onward = matches!(&toks[k + 2], Tok::Compass(..) | Tok::DestPrep(..));
+        if own_troops && onward {
+            toks[k] = Tok::Verb {
+                action: Action::Move,
+                verb: verb.clone(),
+                span: *span,
+            };
+            rules.push("verb.bring");
+        }
+    }
+    toks
+}
+
+/// Rule `division.members` (Vimeiro V2.3; issue 17): "form a temporary division with
+/// 3-Nightingall, 4-Bowes and the battery at 15.16" — every name of the list after "with" is a
+/// member (kept in `attached`, so it is resolved or flagged, never dropped); "the battery at
+/// 15.16" is a member described by its kind and hex. The list ends at the next verb or ";".
+fn division_members(text: &str, toks: Vec<Tok>, members: &mut Vec<Reference>) -> Vec<Tok> {
+    let Some(v) = toks.iter().position(|t| {
+        matches!(
+            t,
+            Tok::Verb {
+                action: Action::FormDivision,
+                ..
+            }
+        )
+    }) else {
+        return toks;
+    };
+    let mut k = v + 1;
+    let mut found: Vec<Reference> = Vec::new();
+    let mut end = k;
+    while k < toks.len() {
+        let (target, next) = match &toks[k] {
+            Tok::With(t, _) if k == v + 1 => (t.clone(), k + 1),
+            Tok::Place(t) if k > v + 1 && matches!(t.form, Form::Name | Form::Unit) => {
+                (t.clone(), k + 1)
+            }
+            Tok::Connector(c, _) if (c == "," || c == "and" || c == "&") && k > v + 1 => {
+                // A connector before a verb ends the list ("…, and defend Vimeiro").
+                if toks
+                    .get(k + 1)
+                    .is_none_or(|t| !matches!(t, Tok::Place(_) | Tok::Connector(..)))
+                {
+                    break;
+                }
+                k += 1;
+                continue;
+            }
+            _ => break,
+        };
+        let mut r = to_reference(&target);
+        r.form = Form::Unit;
+        k = next;
+        // "the battery at 15.16": a member found by its kind and hex.
+        if let (Some(Tok::DestPrep(p, _)), Some(Tok::Place(h))) = (toks.get(k), toks.get(k + 1))
+            && p == "at"
+            && h.form == Form::Hex
+            && !h.hexes.is_empty()
+        {
+            r.hexes = h.hexes.clone();
+            r.span.1 = h.span.1;
+            r.phrase = crate::text::nfc(&text[target.phrase_span.0..h.span.1]);
+            k += 2;
+        }
+        found.push(r);
+        end = k;
+    }
+    if found.is_empty() {
+        return toks;
+    }
+    members.extend(found);
+    let mut out: Vec<Tok> = toks[..=v].to_vec();
+    out.extend(toks.into_iter().skip(end));
     out
 }
 

@@ -33,7 +33,7 @@ fn step_text(s: &Step) -> String {
     join_parts(&parts)
 }
 
-fn stage_text(st: &Stage) -> String {
+pub(crate) fn stage_text(st: &Stage) -> String {
     let mut out = String::new();
     for (i, s) in st.steps.iter().enumerate() {
         if i > 0 {

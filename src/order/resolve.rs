@@ -493,6 +493,12 @@ impl<'a> Index<'a> {
     }
 
     pub fn unit(&self, text: &str, fuzzy: bool) -> Match {
+        self.unit_of(text, fuzzy, None)
+    }
+
+    /// [`Index::unit`] for a writer of side `own`: a name that both sides' commands bear ("the
+    /// army", "Army HQ") is the writer's own (rule `name.own-side`; issue 17).
+    pub fn unit_of(&self, text: &str, fuzzy: bool, own: Option<&str>) -> Match {
         let key = unit_key(text);
         let bare = without_titles(&key);
         let mut found: Vec<&UnitKey> = self
@@ -510,6 +516,12 @@ impl<'a> Index<'a> {
             .collect();
         if !exact.is_empty() && exact.iter().all(|k| k.id == exact[0].id) {
             found = exact;
+        }
+        if let Some(own) = own {
+            let mine: Vec<&UnitKey> = found.iter().copied().filter(|k| k.side == own).collect();
+            if !mine.is_empty() && mine.iter().all(|k| k.id == mine[0].id) {
+                found = mine;
+            }
         }
         if let Some(first) = found.first() {
             let mut others: Vec<String> = found
@@ -575,6 +587,34 @@ impl<'a> Index<'a> {
             }
         }
         Match::Missing { suggestions }
+    }
+
+    /// The one unit of side `own` set up at one of `hexes` whose kind the description names
+    /// ("the battery at 15.16": an artillery unit; "the brigade at 5.10": any other).
+    pub fn unit_at(&self, text: &str, hexes: &[Hex], own: Option<&str>) -> Option<Resolved> {
+        if hexes.is_empty() {
+            return None;
+        }
+        let f = fold(text);
+        let guns = f
+            .split(' ')
+            .any(|w| matches!(w, "battery" | "batteries" | "guns" | "artillery"));
+        let hits: Vec<&crate::scenario::Unit> = self
+            .scenario
+            .units
+            .iter()
+            .filter(|u| own.is_none_or(|s| u.side == s))
+            .filter(|u| u.position.as_ref().is_some_and(|p| hexes.contains(&p.hex)))
+            .filter(|u| u.kind.is_artillery() == guns)
+            .collect();
+        match hits.as_slice() {
+            [u] => Some(Resolved {
+                id: u.id.clone(),
+                name: u.name.clone(),
+                kind: "unit".into(),
+            }),
+            _ => None,
+        }
     }
 
     /// A hex on the map, or `None` when it lies off the map.

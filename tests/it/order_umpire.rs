@@ -1,0 +1,246 @@
+//! The reader items of issue 17 and the name rules of issue 11 §3: a side's own army, the
+//! members of a temporary division, stage postures in the text read-back, the cheaper wording
+//! of an order that is Complex only by its wording, and the edges of names.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use staffwork::order::{self, CheckedOrder, Severity};
+use staffwork::rules::OrderType;
+
+fn scenario(name: &str) -> staffwork::scenario::Scenario {
+    staffwork::scenario::bundled(name).unwrap()
+}
+
+fn codes(o: &CheckedOrder) -> Vec<&str> {
+    o.diagnostics.iter().map(|d| d.code).collect()
+}
+
+fn recipient_id(o: &CheckedOrder) -> Option<&str> {
+    o.recipient
+        .as_ref()
+        .and_then(|r| r.resolved.as_ref())
+        .map(|x| x.id.as_str())
+}
+
+/// `staffwork check` in text mode over standard input.
+fn check_text(args: &[&str], input: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_staffwork"))
+        .arg("check")
+        .args(args)
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+}
+
+#[test]
+fn the_army_is_the_writers_own_army() {
+    let vim = scenario("vimeiro-1808");
+    // Both armies are called "Army HQ" and "the army": the side decides (issue 17).
+    for (side, army) in [("french", "french-army"), ("british", "british-army")] {
+        let o = order::check_one(
+            "Army HQ is to move to 38.12 by noon.",
+            Some(&vim),
+            Some(side),
+        );
+        assert_eq!(recipient_id(&o), Some(army), "{side}: {:?}", codes(&o));
+        assert!(!codes(&o).contains(&"recipient-not-own-side"), "{side}");
+        assert!(
+            o.readback.starts_with(if side == "french" {
+                "French"
+            } else {
+                "British"
+            }),
+            "{}",
+            o.readback
+        );
+        let o = order::check_one("The army will stand fast.", Some(&vim), Some(side));
+        assert_eq!(recipient_id(&o), Some(army), "{side}");
+    }
+    // Without a side, the sender is the recipient's side: "move to Army HQ" is his own HQ.
+    let o = order::check_one("Loison: march to Army HQ.", Some(&vim), None);
+    let obj = &o.stages[0].objectives[0];
+    assert_eq!(
+        obj.resolved.as_ref().map(|x| x.id.as_str()),
+        Some("french-army")
+    );
+}
+
+const V23: &str = "2nd Brigade: form a temporary division with 3-Nightingall, 4-Bowes and the battery at 15.16, and defend Vimeiro.";
+
+#[test]
+fn every_member_of_a_temporary_division_is_resolved_or_flagged() {
+    let vim = scenario("vimeiro-1808");
+    let o = order::check_one(V23, Some(&vim), Some("british"));
+    let ids: Vec<&str> = o
+        .attached
+        .iter()
+        .filter_map(|a| a.resolved.as_ref().map(|x| x.id.as_str()))
+        .collect();
+    assert_eq!(
+        ids,
+        ["3-nightingall", "4-bowes", "army-lf-2"],
+        "{:?}",
+        codes(&o)
+    );
+    assert!(!o.has_errors(), "{:?}", codes(&o));
+    // The engine forms the division with all of them (V2.3).
+    let typed = staffwork::game::typed_order(&o);
+    assert_eq!(typed.attaches, ["3-nightingall", "4-bowes", "army-lf-2"]);
+    // The members are read back and the read-back reads back to the same order.
+    assert!(
+        o.readback
+            .contains("with 3-Nightingall, 4-Bowes and the battery at 15.16"),
+        "{}",
+        o.readback
+    );
+    let again = order::check_one(&o.readback, Some(&vim), Some("british"));
+    assert_eq!(again.key, o.key);
+    // A member that names nothing is an error, never silently dropped.
+    let bad = V23.replace("4-Bowes", "Smithers");
+    let o = order::check_one(&bad, Some(&vim), Some("british"));
+    let d = o
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "unknown-member")
+        .unwrap_or_else(|| panic!("{:?}", codes(&o)));
+    assert_eq!(d.severity, Severity::Error);
+    assert_eq!(&bad[d.span.0..d.span.1], "Smithers");
+    // "the battery at" a hex where no battery stands is flagged too.
+    let o = order::check_one(&V23.replace("15.16", "15.10"), Some(&vim), Some("british"));
+    assert!(codes(&o).contains(&"unknown-member"), "{:?}", codes(&o));
+}
+
+#[test]
+fn the_text_read_back_shows_each_stage_posture_and_the_members() {
+    let out = check_text(
+        &["--scenario", "vimeiro-1808", "--side", "british"],
+        &format!("{V23}\n\n20 LtD: charge the French at 23.11, then rally behind 15.10.\n"),
+    );
+    assert!(
+        out.contains("stage 1 (general): form a temporary division with"),
+        "{out}"
+    );
+    assert!(
+        out.contains("temporary division: 2nd Brigade (Ferguson), 3rd Brigade (Nightingall), 4th Brigade (Bowes), Army (Lf) battery at 15.16"),
+        "{out}"
+    );
+    assert!(out.contains("stage 1 (engage): charge"), "{out}");
+    assert!(out.contains("stage 2 (general): rally"), "{out}");
+}
+
+#[test]
+fn taking_ones_own_troops_forward_moves_them() {
+    // Issue 17: "take your grenadiers forward" read as an attack made the order Complex.
+    let vim = scenario("vimeiro-1808");
+    let o = order::check_one(
+        "Kellerman: take your grenadiers forward to 34.10 and remain there in reserve.",
+        Some(&vim),
+        Some("french"),
+    );
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.readback);
+    // "take Hall" still captures.
+    let o = order::check_one(
+        "2nd Div: take Hall.",
+        Some(&scenario("tutorial-hall")),
+        Some("imperial"),
+    );
+    assert_eq!(o.order_type, Some(OrderType::Engage));
+}
+
+#[test]
+fn a_complex_order_only_by_its_wording_gets_the_cheaper_wording() {
+    let hall = scenario("tutorial-hall");
+    let note = |text: &str| {
+        let o = order::check_one(text, Some(&hall), Some("imperial"));
+        assert_eq!(o.order_type, Some(OrderType::Complex), "{text}");
+        o.diagnostics
+            .iter()
+            .find(|d| d.code == "cheaper-wording")
+            .map(|d| (d.severity, d.message.clone()))
+    };
+    let (sev, msg) = note("3rd Div: march to Kümla, then hold it.").expect("march, then hold");
+    assert_eq!(sev, Severity::Note);
+    assert!(msg.contains("General order, 1 CP instead of 5"), "{msg}");
+    let (_, msg) = note("2nd Div: march upon Hall. Then carry it.").expect("approach, then attack");
+    assert!(msg.contains("Engage order"), "{msg}");
+    // Really Complex: two postures on one objective (rulebook example 10), a condition, a
+    // start time.
+    assert!(
+        note("2nd Div: capture Hall and then deploy to defend against attacks from the east.")
+            .is_none()
+    );
+    assert!(
+        note("3rd Div: march to Kümla the instant 4th Division arrives at your location.")
+            .is_none()
+    );
+    assert!(note("3rd Div: at 10:00 march to Kümla and hold it.").is_none());
+}
+
+#[test]
+fn names_are_cut_to_their_name_words_and_scenario_names_are_whole() {
+    let hall = scenario("tutorial-hall");
+    let spans = |text: &str| -> Vec<String> {
+        let o = order::check_one(text, Some(&hall), Some("imperial"));
+        o.places
+            .iter()
+            .map(|p| text[p.span.0..p.span.1].to_string())
+            .collect()
+    };
+    assert_eq!(
+        spans("2nd Div: if Hall falls, counterattack and retake it."),
+        ["Hall"]
+    );
+    assert_eq!(spans("4th Div: hold the heights above Kümla."), ["Kümla"]);
+    assert_eq!(
+        spans("4th Div: hold the bridge at Kirseberg, then fall back to Kümla."),
+        ["bridge at Kirseberg", "Kümla"]
+    );
+    assert_eq!(
+        spans("4th Div: watch the road to Säter from Kirseberg."),
+        ["road to Säter", "Kirseberg"]
+    );
+    assert_eq!(
+        spans(
+            "The reserve battery is not to limber up before the 3rd Division has left Hinzeberg."
+        ),
+        ["Hinzeberg"]
+    );
+    // Without a scenario the general rules alone.
+    let o = order::check_one(
+        "Sherbrooke: hold the line of the Portina from the Pajar to the foot of the Medellin.",
+        None,
+        None,
+    );
+    let got: Vec<&str> = o.places.iter().map(|p| p.text.as_str()).collect();
+    assert!(
+        got.contains(&"Portina") && got.contains(&"Medellin"),
+        "{got:?}"
+    );
+    let o = order::check_one(
+        "General Hill: cross the river at the ford of Almaraz.",
+        None,
+        None,
+    );
+    assert!(
+        o.places.iter().any(|p| p.text == "ford of Almaraz"),
+        "{:?}",
+        o.places
+    );
+    let o = order::check_one(
+        "I wish the 6th division to cross the Tagus to-morrow.",
+        None,
+        None,
+    );
+    let got: Vec<&str> = o.places.iter().map(|p| p.text.as_str()).collect();
+    assert_eq!(got, ["Tagus"]);
+}
