@@ -225,6 +225,8 @@ pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index
             d.rules.push("lead.third-person");
         }
         let toks = bring_troops(text, toks, &mut d.rules);
+        let toks = take_position(text, toks, &mut d.rules);
+        let toks = follow_own(text, toks, &mut d.rules);
         let had = d.attached.len();
         let toks = division_members(text, toks, &mut d.attached);
         if d.attached.len() != had {
@@ -374,7 +376,10 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
             } => {
                 *end = tok.span().1;
                 match tok {
-                    Tok::Verb { action, .. } if action.posture() == Posture::Engage => {
+                    // "with the object of falling on the English left": an -ing form counts.
+                    Tok::Verb { action, .. } | Tok::Participle { action, .. }
+                        if action.posture() == Posture::Engage =>
+                    {
                         *engage = true
                     }
                     Tok::Connector(c, _) if c == "or" || c == "either" => *alternatives = true,
@@ -1173,6 +1178,86 @@ fn bring_troops(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -
                 span: *span,
             };
             rules.push("verb.bring");
+        }
+    }
+    toks
+}
+
+/// Rule `verb.take-position`: "take up a defensive position", "take a strong position on the
+/// heights" deploy; they capture nothing (the position stays the objective, a vague place).
+fn take_position(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    for k in 0..toks.len() {
+        let Tok::Verb {
+            action: Action::Attack,
+            verb,
+            span,
+        } = &toks[k]
+        else {
+            continue;
+        };
+        if verb != "take" {
+            continue;
+        }
+        let up = matches!(toks.get(k + 1), Some(Tok::DestPrep(p, _) | Tok::RoutePrep(p, _)) if p == "up");
+        let j = k + 1 + usize::from(up);
+        let position = matches!(toks.get(j), Some(Tok::Place(t)) if {
+            let last = text[t.span.0..t.span.1].rsplit(' ').next().unwrap_or("").to_lowercase();
+            matches!(last.as_str(), "position" | "positions" | "post" | "ground")
+        });
+        if position {
+            toks[k] = Tok::Verb {
+                action: Action::Deploy,
+                verb: verb.clone(),
+                span: *span,
+            };
+            rules.push("verb.take-position");
+            if up {
+                // "take up": the particle of the verb, not a route.
+                toks.remove(k + 1);
+                return take_position(text, toks, rules);
+            }
+        }
+    }
+    toks
+}
+
+/// Rule `verb.follow-own`: "follow Loison's division", "follow the 1st Division along the
+/// road" — to follow a particular body of troops that is not described as the enemy is to move
+/// behind it (General); "follow the enemy", "follow them up" still pursue.
+fn follow_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let lex = lexicon::get();
+    for k in 0..toks.len().saturating_sub(1) {
+        let Tok::Verb {
+            action: Action::Pursue,
+            verb,
+            span,
+        } = &toks[k]
+        else {
+            continue;
+        };
+        if verb != "follow" {
+            continue;
+        }
+        let own = match &toks[k + 1] {
+            Tok::Place(t) if matches!(t.form, Form::Name | Form::Unit | Form::Own) => {
+                let words = crate::text::fold(&text[t.span.0..t.span.1]);
+                super::resolve::looks_like_troops(&text[t.span.0..t.span.1])
+                    && !words
+                        .split(' ')
+                        .all(|w| lex.is_nation(w) || w == "the" || w == "all")
+                    && !words
+                        .split(' ')
+                        .any(|w| matches!(w, "enemy" | "enemys" | "enemies"))
+            }
+            _ => false,
+        };
+        if own {
+            toks[k] = Tok::Verb {
+                action: Action::Move,
+                verb: verb.clone(),
+                span: *span,
+            };
+            rules.push("verb.follow-own");
         }
     }
     toks

@@ -168,7 +168,12 @@ impl Lexicon {
                     action,
                     forms,
                     past,
-                } => (action.as_str(), forms.clone(), past.clone()),
+                } => {
+                    // The -ing form is regular even for irregular verbs ("falling upon").
+                    let mut past = past.clone();
+                    past.extend(inflect(lemma).1.into_iter().skip(1));
+                    (action.as_str(), forms.clone(), past)
+                }
             };
             let kind = action(act).map_or(Kind::Word, Kind::Verb);
             all.push((words(lemma), kind.clone()));

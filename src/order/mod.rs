@@ -790,19 +790,37 @@ fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
         let Some(place) = s.places.iter().find(|p| p.id == res.id) else {
             return false;
         };
+        // Held: an enemy unit stands on the place, or — for a hill, whose slopes its
+        // defenders hold — next to one of its hexes.
+        let hill = matches!(place.kind, crate::scenario::PlaceKind::Hill);
         s.units.iter().any(|u| {
             u.side != own
-                && u.position
-                    .as_ref()
-                    .is_some_and(|p| place.hexes.contains(&p.hex))
+                && u.position.as_ref().is_some_and(|p| {
+                    place
+                        .hexes
+                        .iter()
+                        .any(|h| *h == p.hex || (hill && h.distance(p.hex) == 1))
+                })
         })
     };
     for st in stages.iter_mut() {
+        // Every step moves, and one goes to or into enemy-held ground; or a patrol goes
+        // towards it ("scout towards Vimeiro Hill").
+        let towards = |x: &Step| {
+            x.direction
+                .as_ref()
+                .and_then(|d| d.place.as_ref())
+                .is_some_and(|p| !d_from(x) && enemy_held(p))
+        };
         let moving = st
             .steps
             .iter()
-            .all(|x| matches!(x.action, Action::Move | Action::Cross));
-        if st.posture == Posture::General && moving && st.objectives.iter().any(enemy_held) {
+            .all(|x| matches!(x.action, Action::Move | Action::Cross | Action::Reconnoitre))
+            && st.steps.iter().any(|x| {
+                (x.action != Action::Reconnoitre && x.objectives.iter().any(enemy_held))
+                    || towards(x)
+            });
+        if st.posture == Posture::General && moving {
             st.posture = Posture::Engage;
             for x in &mut st.steps {
                 x.posture = Posture::Engage;
@@ -811,6 +829,11 @@ fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
         }
     }
     fired
+}
+
+/// The step's direction is "from" somewhere (not towards it).
+fn d_from(x: &Step) -> bool {
+    x.direction.as_ref().is_some_and(|d| d.from)
 }
 
 /// Rule `posture.approach` (6.3.3): "march upon Hall and carry it" is one Engage stage, not
