@@ -237,6 +237,11 @@ pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index
         if d.also.len() != had {
             d.rules.push("lead.several");
         }
+        let n = toks.len();
+        let toks = colon_lead(text, toks);
+        if toks.len() != n {
+            d.rules.push("lead.colon");
+        }
         for t in &toks {
             let sp = t.span();
             let shown = match t {
@@ -1324,6 +1329,69 @@ fn division_members(text: &str, toks: Vec<Tok>, members: &mut Vec<Reference>) ->
     members.extend(found);
     let mut out: Vec<Tok> = toks[..=v].to_vec();
     out.extend(toks.into_iter().skip(end));
+    out
+}
+
+/// Rule `lead.colon`: "Junot's Guard: attack Vimeiro.", "3/66th: guard the baggage." — a
+/// short capitalised text before a colon that opens the order is its recipient, whatever words
+/// it is made of (a keyword such as "Guard" or a "/" inside does not hide it).
+fn colon_lead(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
+    if toks.iter().any(|t| {
+        matches!(
+            t,
+            Tok::Recipient { .. } | Tok::Preset { .. } | Tok::Addressee(_)
+        )
+    }) {
+        return toks;
+    }
+    let start = toks
+        .iter()
+        .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
+        .unwrap_or(toks.len());
+    let Some(colon) = toks
+        .iter()
+        .enumerate()
+        .skip(start)
+        .take(7)
+        .find(|(_, t)| matches!(t, Tok::Punct(s) if &text[s.0..s.1] == ":"))
+        .map(|(k, _)| k)
+    else {
+        return toks;
+    };
+    if colon == start
+        || !toks[start..colon].iter().all(|t| {
+            matches!(t, Tok::Place(_) | Tok::Verb { .. } | Tok::Filler(_))
+                || matches!(t, Tok::Punct(s) if matches!(&text[s.0..s.1], "/" | "-" | "'"))
+        })
+        || !toks.get(colon + 1).is_some_and(|t| {
+            matches!(
+                t,
+                Tok::Verb { .. } | Tok::Negate(_) | Tok::Place(_) | Tok::Timing { .. }
+            )
+        })
+    {
+        return toks;
+    }
+    let from = toks[start].span().0;
+    let to = toks[colon].span().0;
+    let raw = text[from..to].trim_end();
+    if raw.is_empty()
+        || raw.len() > 60
+        || !raw
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+    {
+        return toks;
+    }
+    let who = names::name_target(text, (from, from + raw.len()), from);
+    let mut out: Vec<Tok> = toks[..start].to_vec();
+    out.push(Tok::Recipient {
+        who: Some(who),
+        attached: Vec::new(),
+        span: (from, toks[colon].span().1),
+    });
+    out.extend(toks.into_iter().skip(colon + 1));
     out
 }
 

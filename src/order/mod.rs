@@ -363,8 +363,21 @@ fn check_span(
                     variant,
                     near,
                     others,
+                    partial,
                     ..
                 } => {
+                    if partial {
+                        diags.push(diag(
+                            Severity::Warning,
+                            "near-miss",
+                            format!(
+                                "\"{}\" is not on the map; only part of it names {}, taken for it",
+                                r.text, resolved.name
+                            ),
+                            r.span,
+                            format!("write \"{}\" if that is meant", resolved.name),
+                        ));
+                    }
                     if let Some(v) = variant {
                         diags.push(diag(
                             Severity::Warning,

@@ -62,7 +62,7 @@ impl Phrases {
 }
 
 /// A name target built from `text[span]`, with `phrase_from` the start of its article.
-fn name_target(text: &str, span: Span, phrase_from: usize) -> Target {
+pub(crate) fn name_target(text: &str, span: Span, phrase_from: usize) -> Target {
     let name = nfc(&text[span.0..span.1]);
     Target {
         form: Form::Name,

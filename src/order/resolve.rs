@@ -216,6 +216,8 @@ pub(crate) struct Index<'a> {
     pub phrases: super::names::Phrases,
     places: Vec<PlaceKey>,
     units: Vec<UnitKey>,
+    /// Folded surnames of the scenario's people: commanders, names in brackets, possessives.
+    persons: std::collections::BTreeSet<String>,
 }
 
 /// The outcome of looking a name up.
@@ -228,6 +230,8 @@ pub(crate) enum Match {
         variant: Option<String>,
         near: Option<usize>,
         others: Vec<String>,
+        /// Only part of a longer proper name matched ("Kumla-on-the-Wold" → Kümla).
+        partial: bool,
     },
     /// Not found; the nearest names.
     Missing { suggestions: Vec<String> },
@@ -329,8 +333,43 @@ impl<'a> Index<'a> {
                 .flat_map(|p| std::iter::once(&p.name).chain(&p.aliases))
                 .map(String::as_str),
         );
+        let mut persons = std::collections::BTreeSet::new();
+        for c in &scenario.commanders {
+            for n in std::iter::once(&c.name).chain(&c.aliases) {
+                if let Some(w) = fold(n).rsplit(' ').next() {
+                    persons.insert(w.to_string());
+                }
+            }
+        }
+        let names = scenario
+            .formations
+            .iter()
+            .flat_map(|f| std::iter::once(&f.name).chain(&f.aliases).chain(&f.short))
+            .chain(
+                scenario
+                    .units
+                    .iter()
+                    .flat_map(|u| std::iter::once(&u.name).chain(&u.aliases).chain(&u.short)),
+            );
+        for n in names {
+            if let (Some(a), Some(b)) = (n.find('('), n.find(')'))
+                && a < b
+            {
+                persons.extend(fold(&n[a + 1..b]).split(' ').map(str::to_string));
+            }
+            for w in n.split_whitespace() {
+                if let Some(p) = w
+                    .strip_suffix("'s")
+                    .or_else(|| w.strip_suffix("’s"))
+                    .or_else(|| w.strip_suffix('\''))
+                {
+                    persons.insert(fold(p));
+                }
+            }
+        }
         Index {
             scenario,
+            persons,
             phrases,
             places,
             units,
@@ -377,6 +416,7 @@ impl<'a> Index<'a> {
                 variant: exact.iter().find_map(|k| k.variant.clone()),
                 near: None,
                 others,
+                partial: false,
             };
         }
         // 2. The longest run of words that is a name ("the south slope of Cerro de
@@ -393,6 +433,12 @@ impl<'a> Index<'a> {
                 }
             }
             if let Some(k) = hits.first() {
+                // A capitalised word outside the matched run makes it another name.
+                let inside: Vec<&str> = k.key.split(' ').collect();
+                let partial = text.split(|c: char| !c.is_alphanumeric()).any(|w| {
+                    w.chars().next().is_some_and(char::is_uppercase)
+                        && !inside.contains(&fold(w).as_str())
+                });
                 return Match::Found {
                     resolved: self.place_resolved(k.place),
                     side: None,
@@ -402,6 +448,7 @@ impl<'a> Index<'a> {
                         .iter()
                         .map(|h| self.scenario.places[h.place].name.clone())
                         .collect(),
+                    partial,
                 };
             }
         }
@@ -426,6 +473,7 @@ impl<'a> Index<'a> {
                     variant: None,
                     near: Some(dist),
                     others: Vec::new(),
+                    partial: false,
                 };
             }
         }
@@ -475,6 +523,17 @@ impl<'a> Index<'a> {
                     .any(|w| w == surname || w.strip_suffix('s') == Some(surname))
             })
             .collect();
+        // Only a person's name: a commander's surname, a name in brackets ("6th Brigade
+        // (Fane)") or a possessive alias ("Fane's brigade") — "Lisbon Vols" names no person.
+        if !self.persons.contains(surname) {
+            return None;
+        }
+        // Several commands mention him: the one whose own name holds it ("6th Brigade (Fane)"
+        // over "Fane's battery").
+        let mut hits = hits;
+        if hits.iter().any(|h| h.id != hits[0].id) {
+            hits.retain(|h| fold(&h.name).split(' ').any(|w| w == surname));
+        }
         let k = hits.first()?;
         if hits.iter().any(|h| h.id != k.id) {
             return None;
@@ -489,6 +548,7 @@ impl<'a> Index<'a> {
             variant: None,
             near: None,
             others: Vec::new(),
+            partial: false,
         })
     }
 
@@ -540,6 +600,7 @@ impl<'a> Index<'a> {
                 variant: None,
                 near: None,
                 others,
+                partial: false,
             };
         }
         if let Some(m) = self.by_surname(text) {
@@ -573,6 +634,7 @@ impl<'a> Index<'a> {
                     variant: None,
                     near: Some(dist),
                     others: Vec::new(),
+                    partial: false,
                 };
             }
         }

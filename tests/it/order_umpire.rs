@@ -244,3 +244,37 @@ fn names_are_cut_to_their_name_words_and_scenario_names_are_whole() {
     let got: Vec<&str> = o.places.iter().map(|p| p.text.as_str()).collect();
     assert_eq!(got, ["Tagus"]);
 }
+
+#[test]
+fn a_colon_lead_and_a_surname_name_the_recipient_and_partial_names_are_flagged() {
+    let vim = scenario("vimeiro-1808");
+    // lead.colon: a keyword ("Guard") or a "/" before the colon does not hide the recipient.
+    let o = order::check_one(
+        "3/66th: guard the baggage at 38.12.",
+        Some(&vim),
+        Some("french"),
+    );
+    assert_eq!(recipient_id(&o), Some("3-66-line"), "{:?}", codes(&o));
+    let o = order::check_one("Junot's Guard: attack Vimeiro.", Some(&vim), Some("french"));
+    assert!(codes(&o).contains(&"unknown-recipient"), "{:?}", codes(&o));
+    // A surname names the command whose own name holds it ("6th Brigade (Fane)", not
+    // "Fane's battery"); a word that names no person ("Lisbon") is no surname.
+    let o = order::check_one("Fane: hold Vimeiro Hill.", Some(&vim), Some("british"));
+    assert_eq!(recipient_id(&o), Some("6-fane"), "{:?}", codes(&o));
+    let o = order::check_one("Kellerman: attack Lisbon.", Some(&vim), Some("french"));
+    assert!(codes(&o).contains(&"unknown-place"), "{:?}", codes(&o));
+    // Only part of a longer proper name matches a place: taken, with a warning.
+    let hall = scenario("tutorial-hall");
+    let o = order::check_one(
+        "4th Div: defend Kumla-on-the-Wold.",
+        Some(&hall),
+        Some("imperial"),
+    );
+    assert!(codes(&o).contains(&"near-miss"), "{:?}", codes(&o));
+    let o = order::check_one(
+        "2nd Div: attack the south slope of Hall.",
+        Some(&hall),
+        Some("imperial"),
+    );
+    assert!(!codes(&o).contains(&"near-miss"), "{:?}", codes(&o));
+}
