@@ -215,6 +215,8 @@ pub(crate) struct Index<'a> {
     /// The place names and aliases as word sequences (rule `name.scenario`).
     pub phrases: super::names::Phrases,
     places: Vec<PlaceKey>,
+    /// Folded place key → indexes into `places`, for exact lookups.
+    place_keys: std::collections::BTreeMap<String, Vec<usize>>,
     units: Vec<UnitKey>,
     /// Folded surnames of the scenario's people: commanders, names in brackets, possessives.
     persons: std::collections::BTreeSet<String>,
@@ -367,8 +369,14 @@ impl<'a> Index<'a> {
                 }
             }
         }
+        let mut place_keys: std::collections::BTreeMap<String, Vec<usize>> =
+            std::collections::BTreeMap::new();
+        for (i, k) in places.iter().enumerate() {
+            place_keys.entry(k.key.clone()).or_default().push(i);
+        }
         Index {
             scenario,
+            place_keys,
             persons,
             phrases,
             places,
@@ -389,7 +397,7 @@ impl<'a> Index<'a> {
     /// captured name that must be kept whole (rule `name.edges`).
     pub fn is_exact_name(&self, text: &str) -> bool {
         let key = place_key(text);
-        self.places.iter().any(|k| k.key == key)
+        self.place_keys.contains_key(&key)
             || matches!(self.unit(text, false), Match::Found { near: None, .. })
     }
 
@@ -402,7 +410,11 @@ impl<'a> Index<'a> {
             };
         }
         // 1. Exact (folded) name or alias.
-        let exact: Vec<&PlaceKey> = self.places.iter().filter(|k| k.key == key).collect();
+        let exact: Vec<&PlaceKey> = self
+            .place_keys
+            .get(&key)
+            .map(|v| v.iter().map(|&i| &self.places[i]).collect())
+            .unwrap_or_default();
         if let Some(first) = exact.first() {
             let mut ids: Vec<usize> = exact.iter().map(|k| k.place).collect();
             ids.dedup();
@@ -426,7 +438,7 @@ impl<'a> Index<'a> {
             let mut hits: Vec<&PlaceKey> = Vec::new();
             for start in 0..=words.len() - len {
                 let w = words[start..start + len].join(" ");
-                if let Some(k) = self.places.iter().find(|k| k.key == w)
+                if let Some(k) = self.place_keys.get(&w).map(|v| &self.places[v[0]])
                     && !hits.iter().any(|h| h.place == k.place)
                 {
                     hits.push(k);
@@ -605,6 +617,13 @@ impl<'a> Index<'a> {
         }
         if let Some(m) = self.by_surname(text) {
             return m;
+        }
+        // Exact lookups (a place that may be a unit, a name kept whole) need no near misses
+        // and no suggestions: the edit distances are only for fuzzy lookups.
+        if !fuzzy {
+            return Match::Missing {
+                suggestions: Vec::new(),
+            };
         }
         // Numbers are never near misses of each other: "5th Div" is not "4th Div".
         let want = digit_words(&bare);
