@@ -224,6 +224,7 @@ pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index
         if toks.len() != n {
             d.rules.push("lead.third-person");
         }
+        let toks = possessed_noun(text, toks, &mut d.rules);
         let toks = bring_troops(text, toks, &mut d.rules);
         let toks = take_position(text, toks, &mut d.rules);
         let toks = follow_own(text, toks, &mut d.rules);
@@ -267,6 +268,27 @@ pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index
                 .map_or(abs.0, |t| t.span().0);
         }
         let last_sentence = si + 1 == sentences.len();
+        // Rule `lead.sender`: "I shall attack at noon with the whole army." — the writer's
+        // own intention gives the recipient nothing to do.
+        let sender = toks.iter().find_map(|t| match t {
+            Tok::Recipient { who: Some(w), .. } => Some(w.text.as_str()),
+            _ => None,
+        });
+        if sender.is_some_and(|w| matches!(w, "I" | "We" | "we")) {
+            d.rules.push("lead.sender");
+            // Its places are still places of the order (`places`), just no objectives.
+            let mut sink = Vec::new();
+            for t in &toks {
+                if !matches!(t, Tok::Recipient { .. }) {
+                    collect_refs(t, &mut sink, &mut d.refs);
+                }
+            }
+            d.remarks.push(Remark {
+                text: nfc(stext),
+                span: abs,
+            });
+            continue;
+        }
         sentence(text, &toks, si, abs, last_sentence, &mut d);
     }
     if d.steps.is_empty() && d.prohibitions.is_empty() {
@@ -1183,6 +1205,34 @@ fn bring_troops(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -
                 span: *span,
             };
             rules.push("verb.bring");
+        }
+    }
+    toks
+}
+
+/// Rule `verb.possessed`: "Loison's attack has failed" — a verb form right after a
+/// possessive name is a noun (the attack), not an action.
+fn possessed_noun(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    for k in 1..toks.len() {
+        let possessive = matches!(&toks[k - 1], Tok::Place(t) if t.form == Form::Name && {
+            let w = &text[t.span.0..t.span.1];
+            w.ends_with("'s") || w.ends_with("’s") || w.ends_with("s'")
+        });
+        if let Tok::Verb { span, .. } = &toks[k]
+            && possessive
+        {
+            let span = *span;
+            rules.push("verb.possessed");
+            // "Frobisher's ford": a terrain noun extends the name.
+            if lexicon::get().is_terrain(&text[span.0..span.1].to_lowercase())
+                && let Tok::Place(t) = &toks[k - 1]
+            {
+                let from = t.phrase_span.0;
+                toks[k - 1] = Tok::Place(names::name_target(text, (t.span.0, span.1), from));
+                toks.remove(k);
+                return possessed_noun(text, toks, rules);
+            }
+            toks[k] = Tok::Filler(span);
         }
     }
     toks

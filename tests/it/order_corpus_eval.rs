@@ -297,12 +297,11 @@ fn the_reader_meets_its_figures_on_the_annotated_corpus() {
     floor("type", f.kind, 0.89); // TARGET 0.95, not yet met
     floor("places recall", f.recall, 0.977); // TARGET 0.95, not yet met
     floor("places precision", f.precision, 0.859); // TARGET 0.95, not yet met
-    floor("resolution", f.resolution, 0.926); // TARGET 0.95, not yet met
+    floor("resolution", f.resolution, 0.928); // TARGET 0.95, not yet met
     floor("bad flagged", f.bad_flagged, 1.0);
-    floor("round trip", f.round_trip, 0.89); // TARGET 1.0, not yet met
-    // TARGET 0.05, not yet met
+    floor("round trip", f.round_trip, 0.90); // TARGET 1.0, not yet met
     assert!(
-        f.errors_on_good.ratio() <= 0.055,
+        f.errors_on_good.ratio() <= 0.05,
         "errors on good {} is above its ceiling",
         f.errors_on_good.show()
     );

@@ -278,3 +278,37 @@ fn a_colon_lead_and_a_surname_name_the_recipient_and_partial_names_are_flagged()
     );
     assert!(!codes(&o).contains(&"near-miss"), "{:?}", codes(&o));
 }
+
+#[test]
+fn the_writers_own_intentions_and_possessed_nouns_are_no_actions() {
+    let vim = scenario("vimeiro-1808");
+    // lead.sender: "I shall attack at noon" is the writer's intention, not the recipient's.
+    let o = order::check_one(
+        "The English are in line on Vimeiro Hill with guns on the western ridge. I shall attack at noon with the whole army.",
+        Some(&vim),
+        Some("french"),
+    );
+    assert!(o.stages.is_empty(), "{}", o.readback);
+    assert!(!o.has_errors(), "{:?}", codes(&o));
+    assert!(o.places.iter().any(|p| p.text == "Vimeiro Hill"));
+    // verb.possessed: "Loison's attack has failed" reports; the order is DeLaborde's.
+    let o = order::check_one(
+        "Loison's attack has failed. DeLaborde: cover his retreat on the Heights road.",
+        Some(&vim),
+        Some("french"),
+    );
+    assert_eq!(recipient_id(&o), Some("delaborde-div"), "{:?}", codes(&o));
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.readback);
+    // A terrain noun after a possessive is part of the name.
+    let hall = scenario("tutorial-hall");
+    let o = order::check_one(
+        "4th Div: cross the Viskan at Frobisher's ford.",
+        Some(&hall),
+        Some("imperial"),
+    );
+    assert!(
+        o.places.iter().any(|p| p.text == "Frobisher's ford"),
+        "{:?}",
+        o.places
+    );
+}
