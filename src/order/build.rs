@@ -370,6 +370,12 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     // subject is the condition's own verb.
                     Tok::Verb { .. } => *predicate || !*after_subject,
                     Tok::Purpose(_) | Tok::CondStart(..) | Tok::IfPossible(_) => true,
+                    // "…, and are not to pursue", "on no account": a prohibition to the
+                    // recipient ends the condition ("if the enemy does not come" does not).
+                    Tok::Negate(s) => {
+                        let w = text[s.0..s.1].to_lowercase();
+                        w.ends_with(" to") || w.starts_with("on no") || w == "never"
+                    }
                     Tok::Connector(c, _) => c == "then" || c == "and then" || c == ";",
                     _ => false,
                 };
@@ -446,8 +452,16 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
             negate = true;
             continue;
         }
-        if let (true, Tok::Verb { span, .. }) = (negate, tok) {
+        // "not allow the enemy to pass": a verb that is no stage is still what is forbidden.
+        let verb_word = matches!(tok, Tok::Filler(s)
+            if lexicon::get().is_verb_word(&text[s.0..s.1].to_lowercase()));
+        if let (true, Tok::Verb { span, .. } | Tok::Filler(span)) = (negate, tok)
+            && (verb_word || matches!(tok, Tok::Verb { .. }))
+        {
             negate = false;
+            if verb_word {
+                d.rules.push("neg.verb-word");
+            }
             d.rules.push("neg.prohibition");
             mode = Mode::Prohibit {
                 start: span.0,

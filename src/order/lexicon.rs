@@ -249,6 +249,15 @@ impl Lexicon {
         self.adjectives.contains(word)
     }
 
+    /// A single folded word is a verb of the lexicon (an action or a verb that is no stage,
+    /// such as "allow" or "destroy").
+    pub(crate) fn is_verb_word(&self, word: &str) -> bool {
+        self.phrases.get(word).is_some_and(|v| {
+            v.iter()
+                .any(|(p, k)| p.len() == 1 && matches!(k, Kind::Verb(_) | Kind::Word))
+        }) && !self.finite.contains(word)
+    }
+
     /// The text holds a finite verb (an auxiliary, or a verb form of the lexicon): it is
     /// English prose, not gibberish.
     pub(crate) fn reads_as_prose(&self, text: &str) -> bool {

@@ -98,7 +98,13 @@ pub(crate) fn render(
         let subject = st.subject.as_ref().map(|s| s.phrase.clone());
         if i == 0 {
             let intro = if let Some(s) = subject {
-                format!("{s} {} ", subject_link(&s))
+                // "To General Thomières: the brigade will hold …": the recipient stays named.
+                match who {
+                    Some(w) if !w.eq_ignore_ascii_case(&s) => {
+                        format!("{w}: {s} {} ", subject_link(&s))
+                    }
+                    _ => format!("{s} {} ", subject_link(&s)),
+                }
             } else if preset {
                 if independent {
                     "Has an Independent Order to ".to_string()

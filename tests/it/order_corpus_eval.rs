@@ -252,8 +252,11 @@ fn evaluate(miss: &mut Vec<String>) -> Figures {
                     f.purpose.add(o.intent.is_some());
                 }
                 if e.condition {
-                    f.condition
-                        .add(o.stages.iter().any(|s| s.condition.is_some()));
+                    let ok = o.stages.iter().any(|s| s.condition.is_some());
+                    f.condition.add(ok);
+                    if !ok {
+                        note("condition not read".into());
+                    }
                 }
             }
         }
@@ -296,10 +299,10 @@ fn the_reader_meets_its_figures_on_the_annotated_corpus() {
     };
     floor("type", f.kind, 0.89); // TARGET 0.95, not yet met
     floor("places recall", f.recall, 0.977); // TARGET 0.95, not yet met
-    floor("places precision", f.precision, 0.859); // TARGET 0.95, not yet met
+    floor("places precision", f.precision, 0.862); // TARGET 0.95, not yet met
     floor("resolution", f.resolution, 0.928); // TARGET 0.95, not yet met
     floor("bad flagged", f.bad_flagged, 1.0);
-    floor("round trip", f.round_trip, 0.90); // TARGET 1.0, not yet met
+    floor("round trip", f.round_trip, 0.936); // TARGET 1.0, not yet met
     assert!(
         f.errors_on_good.ratio() <= 0.05,
         "errors on good {} is above its ceiling",

@@ -400,3 +400,31 @@ fn verbs_are_read_by_their_objects_and_the_map() {
         assert_eq!(again.key, o.key, "{}", o.readback);
     }
 }
+
+#[test]
+fn a_lone_not_forbids_and_a_regiment_number_is_one_word() {
+    let vim = staffwork::scenario::bundled("vimeiro-1808").unwrap();
+    // "not allow the enemy to pass it": "allow" is a verb of the lexicon that is no stage, and
+    // what follows "not" is forbidden.
+    let o = order::check_one(
+        "Thomières: hold Ventosa and not allow the enemy to pass it.",
+        Some(&vim),
+        Some("french"),
+    );
+    assert_eq!(o.prohibitions.len(), 1, "{}", o.readback);
+    assert!(
+        o.prohibitions[0].text.starts_with("allow"),
+        "{:?}",
+        o.prohibitions
+    );
+    let again = order::check_one(&o.readback, Some(&vim), Some("french"));
+    assert_eq!(again.key, o.key, "{}", o.readback);
+    // "3/66th" is one word: the read-back names the battalion and reads back to it.
+    let o = order::check_one(
+        "3/66th: guard the baggage at 38.12.",
+        Some(&vim),
+        Some("french"),
+    );
+    let again = order::check_one(&o.readback, Some(&vim), Some("french"));
+    assert_eq!(again.key, o.key, "{}", o.readback);
+}

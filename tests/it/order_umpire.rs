@@ -312,3 +312,35 @@ fn the_writers_own_intentions_and_possessed_nouns_are_no_actions() {
         o.places
     );
 }
+
+#[test]
+fn read_backs_keep_the_recipient_and_the_prohibition_after_a_condition() {
+    let vim = scenario("vimeiro-1808");
+    let round_trip = |text: &str, side: &str| {
+        let o = order::check_one(text, Some(&vim), Some(side));
+        let again = order::check_one(&o.readback, Some(&vim), Some(side));
+        assert_eq!(again.key, o.key, "{text}\n→ {}", o.readback);
+        o
+    };
+    // The recipient of "To General Thomières:" is kept when a subject restates him.
+    let o = round_trip(
+        "To General Thomières: the brigade will hold Ventosa village and not allow the enemy to pass it.",
+        "french",
+    );
+    assert!(o.readback.starts_with("Thomières"), "{}", o.readback);
+    // "…, and are not to pursue" after a condition is a prohibition, not part of the condition.
+    let o = round_trip(
+        "The 20th Light Dragoons: should the French infantry break, charge them, but on no account pursue beyond the Maceira.",
+        "british",
+    );
+    assert_eq!(o.prohibitions.len(), 1, "{}", o.readback);
+    // "and no further" is how far, not a prohibition of what follows.
+    let tal = scenario("talavera-1809");
+    let o = order::check_one(
+        "The Guards: should the French break, follow them up to the brook and no further; otherwise hold your ground.",
+        Some(&tal),
+        Some("allied"),
+    );
+    assert!(o.prohibitions.is_empty(), "{:?}", o.prohibitions);
+    assert_eq!(o.stages.len(), 2, "{}", o.readback);
+}
