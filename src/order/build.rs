@@ -238,6 +238,7 @@ pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index
         if d.also.len() != had {
             d.rules.push("lead.several");
         }
+        let toks = vocative(text, toks, &mut d.rules);
         let n = toks.len();
         let toks = colon_lead(text, toks);
         if toks.len() != n {
@@ -1393,6 +1394,92 @@ fn division_members(text: &str, toks: Vec<Tok>, members: &mut Vec<Reference>) ->
     members.extend(found);
     let mut out: Vec<Tok> = toks[..=v].to_vec();
     out.extend(toks.into_iter().skip(end));
+    out
+}
+
+/// Titles that make a name a person addressed ("General Loison, …").
+const TITLES: &[&str] = &[
+    "general",
+    "général",
+    "marshal",
+    "maréchal",
+    "colonel",
+    "major",
+    "captain",
+    "brigadier",
+    "lieutenant",
+    "lord",
+    "sir",
+    "monsieur",
+    "count",
+    "prince",
+    "duke",
+];
+
+/// Rule `lead.vocative`: "General Loison, I have the honour …", "Monsieur le Général
+/// Kellerman, you will …" — a titled name addressed at the opening of the order, before a
+/// comma, is its addressee (so its recipient).
+fn vocative(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    if toks.iter().any(|t| {
+        matches!(
+            t,
+            Tok::Recipient { .. } | Tok::Preset { .. } | Tok::Addressee(_)
+        )
+    }) {
+        return toks;
+    }
+    let titled = |s: &str| {
+        let mut ws = s.split_whitespace().map(str::to_lowercase);
+        ws.next().is_some_and(|w| TITLES.contains(&w.as_str()))
+            && s.split_whitespace().skip(1).any(|w| {
+                let l = w.to_lowercase();
+                w.chars().next().is_some_and(char::is_uppercase)
+                    && !TITLES.contains(&l.trim_end_matches(','))
+            })
+    };
+    let start = toks
+        .iter()
+        .position(|t| !matches!(t, Tok::Header(_)))
+        .unwrap_or(toks.len());
+    let mut out = toks;
+    match out.get(start) {
+        // "Monsieur le Général Kellerman," read as a courtesy: its name is the addressee.
+        Some(Tok::Courtesy(s)) => {
+            let raw = text[s.0..s.1].trim_end_matches([',', ' ', ':', '!']);
+            if !titled(raw) {
+                return out;
+            }
+            // The name: from the first capitalised word that is no title.
+            let mut at = None;
+            let mut off = 0;
+            for w in raw.split(' ') {
+                let l = w.to_lowercase();
+                if at.is_none()
+                    && w.chars().next().is_some_and(char::is_uppercase)
+                    && !TITLES.contains(&l.as_str())
+                {
+                    at = Some(off);
+                }
+                off += w.len() + 1;
+            }
+            let Some(a) = at else { return out };
+            let span = (s.0 + a, s.0 + raw.len());
+            let who = names::name_target(text, span, span.0);
+            out.insert(start + 1, Tok::Addressee(who));
+            rules.push("lead.vocative");
+        }
+        Some(Tok::Place(t))
+            if t.form == Form::Name
+                && titled(&t.text)
+                && matches!(out.get(start + 1), Some(Tok::Connector(c, _)) if c == ",") =>
+        {
+            let who = t.clone();
+            out[start] = Tok::Addressee(who);
+            out.remove(start + 1);
+            rules.push("lead.vocative");
+        }
+        _ => {}
+    }
     out
 }
 

@@ -718,7 +718,11 @@ fn check_span(
         let name = match (&r.resolved, index) {
             (Some(x), Some(ix))
                 if matches!(ix.unit(&x.name, false), Match::Found { ref resolved, .. } if resolved.id == x.id)
-                    && !x.name.contains('(') =>
+                    && !x.name.contains('(')
+                    && !x
+                        .name
+                        .split_whitespace()
+                        .any(|w| !names::is_link(&w.to_lowercase()) && lower::is_keyword(w)) =>
             {
                 x.name.clone()
             }

@@ -283,7 +283,7 @@ pub(crate) fn features(text: &str, toks: Vec<Tok>, fired: &mut bool) -> Vec<Tok>
 }
 
 /// Words that join the parts of a name ("Pajar de Vergara", "ford of Almaraz").
-fn is_link(w: &str) -> bool {
+pub(crate) fn is_link(w: &str) -> bool {
     matches!(
         w,
         "de" | "del"

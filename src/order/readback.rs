@@ -95,7 +95,12 @@ pub(crate) fn render(
     let mut sentences: Vec<String> = Vec::new();
     for (i, st) in stages.iter().enumerate() {
         let body = stage_text(st);
-        let subject = st.subject.as_ref().map(|s| s.phrase.clone());
+        // "You will attack …" restates the recipient: no subject of its own.
+        let subject = st
+            .subject
+            .as_ref()
+            .map(|s| s.phrase.clone())
+            .filter(|s| !s.eq_ignore_ascii_case("you"));
         if i == 0 {
             let intro = if let Some(s) = subject {
                 // "To General Thomières: the brigade will hold …": the recipient stays named.

@@ -160,7 +160,7 @@ pub(crate) fn unit_key(s: &str) -> String {
             "bde" | "bdes" | "brigades" | "brigade" => "brigade",
             "cav" | "cavalry" => "cavalry",
             "inf" | "infantry" => "infantry",
-            "art" | "artillery" => "artillery",
+            "art" | "arty" | "artillery" | "battery" | "guns" => "artillery",
             "hq" | "headquarters" => "hq",
             "corps" => "corps",
             other => ordinal(other).unwrap_or(other),
@@ -218,6 +218,8 @@ pub(crate) struct Index<'a> {
     /// Folded place key → indexes into `places`, for exact lookups.
     place_keys: std::collections::BTreeMap<String, Vec<usize>>,
     units: Vec<UnitKey>,
+    /// Per command (index of its first key in `units`): every word of its names.
+    unit_words: Vec<(usize, std::collections::BTreeSet<String>)>,
     /// Folded surnames of the scenario's people: commanders, names in brackets, possessives.
     persons: std::collections::BTreeSet<String>,
 }
@@ -374,8 +376,21 @@ impl<'a> Index<'a> {
         for (i, k) in places.iter().enumerate() {
             place_keys.entry(k.key.clone()).or_default().push(i);
         }
+        let mut unit_words: Vec<(usize, std::collections::BTreeSet<String>)> = Vec::new();
+        for (i, k) in units.iter().enumerate() {
+            // Names as written only (commanders' keys are matched by surname).
+            if k.written.is_empty() {
+                continue;
+            }
+            let words = k.key.split(' ').map(str::to_string);
+            match unit_words.iter_mut().find(|(j, _)| units[*j].id == k.id) {
+                Some((_, set)) => set.extend(words),
+                None => unit_words.push((i, words.collect())),
+            }
+        }
         Index {
             scenario,
+            unit_words,
             place_keys,
             persons,
             phrases,
@@ -617,6 +632,31 @@ impl<'a> Index<'a> {
         }
         if let Some(m) = self.by_surname(text) {
             return m;
+        }
+        // Rule `name.words`: every word of the text is a word of one command's names ("I Corps
+        // Arty", "the reserve battery" → "I Corps reserve battery"): that command, if only one.
+        let want: Vec<&str> = key.split(' ').filter(|w| !w.is_empty()).collect();
+        if want.len() >= 2 {
+            let ids: Vec<&UnitKey> = self
+                .unit_words
+                .iter()
+                .filter(|(_, have)| want.iter().all(|w| have.contains(*w)))
+                .map(|(i, _)| &self.units[*i])
+                .collect();
+            if let [k] = ids.as_slice() {
+                return Match::Found {
+                    resolved: Resolved {
+                        id: k.id.clone(),
+                        name: k.name.clone(),
+                        kind: k.kind.clone(),
+                    },
+                    side: Some(k.side.clone()),
+                    variant: None,
+                    near: None,
+                    others: Vec::new(),
+                    partial: false,
+                };
+            }
         }
         // Exact lookups (a place that may be a unit, a name kept whole) need no near misses
         // and no suggestions: the edit distances are only for fuzzy lookups.

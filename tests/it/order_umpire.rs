@@ -344,3 +344,33 @@ fn read_backs_keep_the_recipient_and_the_prohibition_after_a_condition() {
     assert!(o.prohibitions.is_empty(), "{:?}", o.prohibitions);
     assert_eq!(o.stages.len(), 2, "{}", o.readback);
 }
+
+#[test]
+fn an_addressed_general_and_a_command_named_by_its_words_are_recipients() {
+    let vim = scenario("vimeiro-1808");
+    // lead.vocative: a titled name addressed before a comma.
+    let o = order::check_one(
+        "General Loison, I have the honour to inform you that the enemy is in force on Vimeiro Hill. You will attack him there at 09:30 with your whole division.",
+        Some(&vim),
+        Some("french"),
+    );
+    assert_eq!(recipient_id(&o), Some("loison-div"), "{:?}", codes(&o));
+    assert!(!o.readback.contains("You is"), "{}", o.readback);
+    let o = order::check_one(
+        "Monsieur le Général Kellerman, you will hold the Grenadiers in reserve behind the French heights until I send for them.",
+        Some(&vim),
+        Some("french"),
+    );
+    assert_eq!(recipient_id(&o), Some("kellerman-div"), "{:?}", codes(&o));
+    // name.words: every word is a word of one command's names ("I Corps reserve battery").
+    let hall = scenario("tutorial-hall");
+    for text in [
+        "I Corps Arty: unlimber on Hinzeberg and cover the Mill bridge.",
+        "The reserve battery will move to Hinzeberg with a view to bombarding Hall.",
+    ] {
+        let o = order::check_one(text, Some(&hall), Some("imperial"));
+        assert_eq!(recipient_id(&o), Some("art-i"), "{text}: {:?}", codes(&o));
+        let again = order::check_one(&o.readback, Some(&hall), Some("imperial"));
+        assert_eq!(again.key, o.key, "{}", o.readback);
+    }
+}
