@@ -1044,6 +1044,31 @@ fn passive(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
         let s = t.span();
         w.iter().any(|x| text[s.0..s.1].eq_ignore_ascii_case(x))
     };
+    // "The bridge at Kirseberg is to be held by …": a subject the grammar did not read as a
+    // lead (a scenario name with a preposition in it) is the lead of the passive.
+    let mut toks = toks;
+    if !toks
+        .iter()
+        .any(|t| matches!(t, Tok::Recipient { who: Some(_), .. }))
+        && let Some(k) = toks
+            .iter()
+            .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
+        && let Some(Tok::Place(subject)) = toks.get(k).cloned()
+        && toks.get(k + 1).is_some_and(|t| word(t, &["is", "are"]))
+        && toks
+            .get(k + 2)
+            .is_some_and(|t| matches!(t, Tok::DestPrep(p, _) if p == "to"))
+        && toks.get(k + 3).is_some_and(|t| word(t, &["be"]))
+        && matches!(toks.get(k + 4), Some(Tok::Participle { .. }))
+    {
+        let end = toks[k + 2].span().1;
+        let lead = Tok::Recipient {
+            who: Some(subject.clone()),
+            attached: Vec::new(),
+            span: (subject.phrase_span.0, end),
+        };
+        toks.splice(k..=k + 2, [lead]);
+    }
     let Some(lead) = toks
         .iter()
         .position(|t| matches!(t, Tok::Recipient { who: Some(_), .. }))

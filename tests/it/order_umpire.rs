@@ -374,3 +374,22 @@ fn an_addressed_general_and_a_command_named_by_its_words_are_recipients() {
         assert_eq!(again.key, o.key, "{}", o.readback);
     }
 }
+
+#[test]
+fn a_passive_whose_subject_is_a_scenario_name_with_a_preposition() {
+    let hall = scenario("tutorial-hall");
+    let o = order::check_one(
+        "The bridge at Kirseberg is to be held by the 3rd Division at all costs.",
+        Some(&hall),
+        Some("imperial"),
+    );
+    assert_eq!(recipient_id(&o), Some("div-3"), "{:?}", codes(&o));
+    assert_eq!(o.order_type, Some(OrderType::General));
+    let obj = &o.stages[0].objectives[0];
+    assert_eq!(
+        obj.resolved.as_ref().map(|x| x.id.as_str()),
+        Some("kirseberg-bridge")
+    );
+    let again = order::check_one(&o.readback, Some(&hall), Some("imperial"));
+    assert_eq!(again.key, o.key, "{}", o.readback);
+}
