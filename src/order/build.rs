@@ -214,6 +214,14 @@ pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index
         {
             d.rules.push("lead.passive");
         }
+        if toks
+            .iter()
+            .filter(|t| matches!(t, Tok::Recipient { span, .. } if span.0 == span.1))
+            .count()
+            > 1
+        {
+            d.rules.push("lead.passive-gap");
+        }
         let before = first(&toks);
         let toks = compliments(text, toks);
         if first(&toks) != before {
@@ -237,6 +245,12 @@ pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index
         let toks = several_recipients(text, toks, &mut d.also);
         if d.also.len() != had {
             d.rules.push("lead.several");
+            if d.also[had..]
+                .iter()
+                .any(|r| text.get(r.span.0..r.span.1) != Some(r.text.as_str()))
+            {
+                d.rules.push("lead.elided");
+            }
         }
         let toks = vocative(text, toks, &mut d.rules);
         let n = toks.len();
@@ -1123,6 +1137,41 @@ fn passive(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
             out.push(t);
         }
     }
+    // "…, and the Ventosa Ridge by Thomières' brigade": a gapped passive is another stage of
+    // the same action for another agent.
+    let mut k = 0;
+    while k + 3 < out.len() {
+        let gap = matches!(&out[k], Tok::Connector(c, _) if c == "and" || c == ",")
+            && matches!(&out[k + 1], Tok::Place(x) if x.form == Form::Name)
+            && matches!(&out[k + 2], Tok::RoutePrep(p, _) | Tok::DestPrep(p, _) if p == "by")
+            && matches!(&out[k + 3], Tok::Place(_));
+        if gap {
+            let (Tok::Place(object), Tok::Place(agent)) = (out[k + 1].clone(), out[k + 3].clone())
+            else {
+                break;
+            };
+            let at = object.phrase_span.0;
+            out.splice(
+                k + 1..=k + 3,
+                [
+                    Tok::Recipient {
+                        who: Some(agent),
+                        attached: Vec::new(),
+                        span: (at, at),
+                    },
+                    Tok::Verb {
+                        action,
+                        verb: action.as_str().to_string(),
+                        span: pspan,
+                    },
+                    Tok::Place(object),
+                ],
+            );
+            k += 4;
+        } else {
+            k += 1;
+        }
+    }
     out
 }
 
@@ -1605,8 +1654,33 @@ fn several_recipients(text: &str, toks: Vec<Tok>, also: &mut Vec<Reference>) -> 
     if names.len() < 2 {
         return toks;
     }
-    let first = names[0].clone();
-    also.extend(names[1..].iter().map(|t| to_reference(t)));
+    // Rule `lead.elided`: "2nd and 3rd Divs:", "Sebastiani's and Leval's divisions:" — a
+    // bare ordinal or possessive takes the troop words of the last name.
+    let last = names[names.len() - 1].text.clone();
+    let tail: String = last
+        .split_whitespace()
+        .skip(1)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let bare = |t: &str| {
+        t.split_whitespace().all(|w| {
+            let l = w.to_lowercase();
+            l.ends_with("'s")
+                || l.ends_with("’s")
+                || l.ends_with("s'")
+                || l.chars().next().is_some_and(|c| c.is_ascii_digit())
+                    && l.trim_start_matches(|c: char| c.is_ascii_digit()).len() <= 2
+        })
+    };
+    let expand = |t: &Target| {
+        let mut t = t.clone();
+        if !tail.is_empty() && bare(&t.text) {
+            t.text = format!("{} {tail}", t.text);
+        }
+        t
+    };
+    let first = expand(names[0]);
+    also.extend(names[1..].iter().map(|t| to_reference(&expand(t))));
     let span = (toks[start].span().0, toks[colon].span().1);
     let mut out: Vec<Tok> = toks[..start].to_vec();
     out.push(Tok::Recipient {

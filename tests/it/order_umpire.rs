@@ -393,3 +393,46 @@ fn a_passive_whose_subject_is_a_scenario_name_with_a_preposition() {
     let again = order::check_one(&o.readback, Some(&hall), Some("imperial"));
     assert_eq!(again.key, o.key, "{}", o.readback);
 }
+
+#[test]
+fn elided_recipients_and_gapped_passives_name_every_command() {
+    let tal = scenario("talavera-1809");
+    // lead.elided: "Sebastiani's and Leval's divisions:" — both divisions.
+    let o = order::check_one(
+        "Sebastiani's and Leval's divisions: advance together against the Orchards.",
+        Some(&tal),
+        Some("french"),
+    );
+    let mut ids: Vec<&str> = o
+        .recipient
+        .iter()
+        .chain(&o.also)
+        .filter_map(|r| r.resolved.as_ref().map(|x| x.id.as_str()))
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids.len(), 2, "{ids:?} {:?}", codes(&o));
+    let hall = scenario("tutorial-hall");
+    let o = order::check_one(
+        "2nd and 3rd Divs: advance together on Hall.",
+        Some(&hall),
+        Some("imperial"),
+    );
+    assert_eq!(recipient_id(&o), Some("div-2"), "{:?}", codes(&o));
+    assert!(!o.has_errors(), "{:?}", codes(&o));
+    // A gapped passive: the second place goes to the second agent, in parallel (General).
+    let vim = scenario("vimeiro-1808");
+    let o = order::check_one(
+        "Ventosa will be occupied by Brennier's brigade and the Ventosa Ridge by Thomières' brigade.",
+        Some(&vim),
+        Some("french"),
+    );
+    assert_eq!(recipient_id(&o), Some("brennier"));
+    let second = o.stages[1]
+        .subject
+        .as_ref()
+        .and_then(|s| s.resolved.as_ref());
+    assert_eq!(second.map(|x| x.id.as_str()), Some("thomieres"));
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.readback);
+    let again = order::check_one(&o.readback, Some(&vim), Some("french"));
+    assert_eq!(again.key, o.key, "{}", o.readback);
+}
