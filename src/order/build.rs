@@ -232,6 +232,7 @@ pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index
         if toks.len() != n {
             d.rules.push("lead.third-person");
         }
+        let toks = demonstrative(text, toks, &mut d.rules);
         let toks = possessed_noun(text, toks, &mut d.rules);
         let toks = bring_troops(text, toks, &mut d.rules);
         let toks = take_position(text, toks, &mut d.rules);
@@ -1294,6 +1295,37 @@ fn bring_troops(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -
                 span: *span,
             };
             rules.push("verb.bring");
+        }
+    }
+    toks
+}
+
+/// Rule `pronoun.demonstrative`: "defend that village", "those heights in your front" — a
+/// demonstrative and a terrain noun point back like "it": not a place of its own, resolved to
+/// the last place named before it (rule `pronoun.antecedent`).
+fn demonstrative(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let lex = lexicon::get();
+    for k in 1..toks.len() {
+        let pointer = matches!(&toks[k - 1], Tok::Filler(s)
+            if matches!(text[s.0..s.1].to_lowercase().as_str(), "that" | "this" | "these" | "those"));
+        let Tok::Place(t) = &toks[k] else { continue };
+        let terrain = t.form == Form::Name
+            && t.phrase_span.0 == t.span.0
+            && t.text.split_whitespace().all(|w| {
+                w.chars().all(char::is_lowercase) && (lex.is_terrain(w) || lex.is_name_adjective(w))
+            });
+        if pointer && terrain {
+            let from = toks[k - 1].span().0;
+            let mut p = t.clone();
+            p.form = Form::Pronoun;
+            p.span = (from, t.span.1);
+            p.phrase_span = p.span;
+            p.text = crate::text::nfc(&text[from..t.span.1]);
+            p.phrase = p.text.clone();
+            toks[k] = Tok::Place(p);
+            toks.remove(k - 1);
+            rules.push("pronoun.demonstrative");
+            return demonstrative(text, toks, rules);
         }
     }
     toks

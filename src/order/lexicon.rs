@@ -36,6 +36,7 @@ enum VerbEntry {
 #[derive(Deserialize, Default)]
 struct WordList {
     words: Option<Vec<String>>,
+    titles: Option<Vec<String>>,
     nouns: Option<Vec<String>>,
     nations: Option<Vec<String>>,
 }
@@ -80,6 +81,7 @@ pub(crate) struct Lexicon {
     finite: BTreeSet<String>,
     relations: BTreeSet<String>,
     adjectives: BTreeSet<String>,
+    titles: BTreeSet<String>,
 }
 
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
@@ -214,6 +216,7 @@ impl Lexicon {
         Lexicon {
             phrases,
             nations: f.troops.nations.unwrap_or_default().into_iter().collect(),
+            titles: f.troops.titles.unwrap_or_default().into_iter().collect(),
             troops: f.troops.words.unwrap_or_default().into_iter().collect(),
             terrain: f.terrain.nouns.unwrap_or_default().into_iter().collect(),
             finite: f.finite.words.unwrap_or_default().into_iter().collect(),
@@ -225,6 +228,12 @@ impl Lexicon {
     /// A folded word names troops ("enemy", "lancers", "Division").
     pub(crate) fn is_troop_word(&self, folded: &str) -> bool {
         self.troops.contains(folded)
+    }
+
+    /// A folded word is a title or names people ("sir", "marshal", "soldiers"): a name that
+    /// begins with one is a person, not a place.
+    pub(crate) fn is_title(&self, folded: &str) -> bool {
+        self.titles.contains(folded)
     }
 
     /// A folded word says whose troops, not which ("enemy", "English"): see rule

@@ -46,6 +46,10 @@ pub(crate) fn looks_like_troops(text: &str) -> bool {
     // "the French heights" is a place: a terrain noun at the head wins over a troop word
     // (but "the Allied line", "the enemy's left" stay troops).
     let lex = super::lexicon::get();
+    // A person ("Sir Robert", "Marshal Soult", "the Emperor") is no place either.
+    if words.first().is_some_and(|w| lex.is_title(w)) {
+        return true;
+    }
     if words.last().is_some_and(|w| {
         lex.is_terrain(w)
             && !matches!(

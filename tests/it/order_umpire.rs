@@ -436,3 +436,27 @@ fn elided_recipients_and_gapped_passives_name_every_command() {
     let again = order::check_one(&o.readback, Some(&vim), Some("french"));
     assert_eq!(again.key, o.key, "{}", o.readback);
 }
+
+#[test]
+fn people_and_demonstratives_are_no_places() {
+    // A title makes a person: "Sir Robert", "the Emperor", "Lord Hill" are no places.
+    let o = order::check_one(
+        "General Hill: hold Almaraz until the Emperor arrives, and tell Sir Robert to join you.",
+        None,
+        None,
+    );
+    let got: Vec<&str> = o.places.iter().map(|p| p.text.as_str()).collect();
+    assert_eq!(got, ["Almaraz"], "{got:?}");
+    // pronoun.demonstrative: "that village" points back to Kümla.
+    let hall = scenario("tutorial-hall");
+    let o = order::check_one(
+        "4th Div: march to Kümla and defend that village.",
+        Some(&hall),
+        Some("imperial"),
+    );
+    assert_eq!(o.places.len(), 1, "{:?}", o.places);
+    let last = o.stages[0].objectives.last().unwrap();
+    assert_eq!(last.resolved.as_ref().map(|x| x.id.as_str()), Some("kumla"));
+    let again = order::check_one(&o.readback, Some(&hall), Some("imperial"));
+    assert_eq!(again.key, o.key, "{}", o.readback);
+}
