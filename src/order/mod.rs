@@ -810,11 +810,17 @@ fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
         // Held: an enemy unit stands on the place, or — for a hill, whose slopes its
         // defenders hold — next to one of its hexes.
         let hill = matches!(place.kind, crate::scenario::PlaceKind::Hill);
+        // A bridge or ford given by hexsides stands on the hexes either side.
+        let hexes: Vec<Hex> = place
+            .hexes
+            .iter()
+            .copied()
+            .chain(place.hexsides.iter().flat_map(|x| [x.0, x.1]))
+            .collect();
         s.units.iter().any(|u| {
             u.side != own
                 && u.position.as_ref().is_some_and(|p| {
-                    place
-                        .hexes
+                    hexes
                         .iter()
                         .any(|h| *h == p.hex || (hill && h.distance(p.hex) == 1))
                 })
@@ -829,14 +835,15 @@ fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
                 .and_then(|d| d.place.as_ref())
                 .is_some_and(|p| !d_from(x) && enemy_held(p))
         };
-        let moving = st
-            .steps
-            .iter()
-            .all(|x| matches!(x.action, Action::Move | Action::Cross | Action::Reconnoitre))
-            && st.steps.iter().any(|x| {
-                (x.action != Action::Reconnoitre && x.objectives.iter().any(enemy_held))
-                    || towards(x)
-            });
+        // "go to the bridge at Vimeiro and hold it": holding what the move took is part of it.
+        let holds_it = |x: &Step| {
+            x.action == Action::Defend && x.objectives.iter().all(|o| o.form == Form::Pronoun)
+        };
+        let moving = st.steps.iter().all(|x| {
+            matches!(x.action, Action::Move | Action::Cross | Action::Reconnoitre) || holds_it(x)
+        }) && st.steps.iter().any(|x| {
+            (x.action != Action::Reconnoitre && x.objectives.iter().any(enemy_held)) || towards(x)
+        });
         if st.posture == Posture::General && moving {
             st.posture = Posture::Engage;
             for x in &mut st.steps {
@@ -874,11 +881,16 @@ fn merge_approach(stages: &mut Vec<Stage>) -> bool {
             && b.link == Link::And
             && a.condition.is_none()
             && b.condition.is_none()
-            && !a.objectives.is_empty()
-            && b.objectives.iter().all(|o| {
-                matches!(o.form, Form::Pronoun | Form::Unit)
-                    || a.objectives.iter().any(|x| key(x) == key(o))
-            });
+            && (
+                // "march by the valley and fall upon Casa de Valdefuentes": a march along a
+                // route only is the attack's approach too.
+                (a.objectives.is_empty() && !a.route.is_empty())
+                    || !a.objectives.is_empty()
+                        && b.objectives.iter().all(|o| {
+                            matches!(o.form, Form::Pronoun | Form::Unit)
+                                || a.objectives.iter().any(|x| key(x) == key(o))
+                        })
+            );
         if approach {
             let b = stages.remove(i);
             let a = &mut stages[i - 1];

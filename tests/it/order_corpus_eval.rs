@@ -297,7 +297,7 @@ fn the_reader_meets_its_figures_on_the_annotated_corpus() {
             s.show()
         );
     };
-    floor("type", f.kind, 0.907); // TARGET 0.95, not yet met
+    floor("type", f.kind, 0.91); // TARGET 0.95, not yet met
     floor("places recall", f.recall, 0.977); // TARGET 0.95, not yet met
     floor("places precision", f.precision, 0.908); // TARGET 0.95, not yet met
     floor("resolution", f.resolution, 0.941); // TARGET 0.95, not yet met

@@ -428,3 +428,17 @@ fn a_lone_not_forbids_and_a_regiment_number_is_one_word() {
     let again = order::check_one(&o.readback, Some(&vim), Some("french"));
     assert_eq!(again.key, o.key, "{}", o.readback);
 }
+
+#[test]
+fn a_march_along_a_route_and_an_attack_are_one_engage_stage() {
+    use staffwork::rules::OrderType;
+    let tal = staffwork::scenario::bundled("talavera-1809").unwrap();
+    // posture.approach: the march has only a route, the attack follows with "and".
+    let o = order::check_one(
+        "Ruffin: march by the valley and fall upon Casa de Valdefuentes.",
+        Some(&tal),
+        Some("french"),
+    );
+    assert_eq!(o.order_type, Some(OrderType::Engage), "{}", o.readback);
+    assert_eq!(o.stages.len(), 1);
+}
