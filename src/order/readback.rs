@@ -35,13 +35,21 @@ fn step_text(s: &Step) -> String {
 
 pub(crate) fn stage_text(st: &Stage) -> String {
     let mut out = String::new();
+    // "otherwise hold your ground": the other branch reads first, as it was written.
+    let otherwise = st
+        .condition
+        .as_ref()
+        .is_some_and(|c| c.text.trim().eq_ignore_ascii_case("otherwise"));
+    if otherwise {
+        out.push_str("otherwise ");
+    }
     for (i, s) in st.steps.iter().enumerate() {
         if i > 0 {
             out.push_str(" and ");
         }
         out.push_str(&step_text(s));
     }
-    if let Some(c) = &st.condition {
+    if let Some(c) = st.condition.as_ref().filter(|_| !otherwise) {
         out.push(' ');
         let mut chars = c.text.chars();
         if let Some(f) = chars.next() {
@@ -125,6 +133,12 @@ pub(crate) fn render(
             continue;
         }
         match (st.link, subject) {
+            (_, None) if body.starts_with("otherwise ") => {
+                if let Some(last) = sentences.last_mut() {
+                    last.push_str("; ");
+                    last.push_str(&body);
+                }
+            }
             (Link::And, None) => {
                 if let Some(last) = sentences.last_mut() {
                     last.push_str(" and ");

@@ -460,3 +460,18 @@ fn people_and_demonstratives_are_no_places() {
     let again = order::check_one(&o.readback, Some(&hall), Some("imperial"));
     assert_eq!(again.key, o.key, "{}", o.readback);
 }
+
+#[test]
+fn the_otherwise_branch_reads_back_as_the_other_branch() {
+    let tal = scenario("talavera-1809");
+    let text = "Lapisse: if Ruffin gains the summit, attack the south slope; otherwise hold your ground east of the Portina.";
+    let o = order::check_one(text, Some(&tal), Some("french"));
+    assert!(
+        o.readback.contains("; otherwise hold your ground"),
+        "{}",
+        o.readback
+    );
+    let again = order::check_one(&o.readback, Some(&tal), Some("french"));
+    assert_eq!(again.key, o.key, "{}", o.readback);
+    assert_eq!(again.readback, o.readback);
+}
