@@ -1012,9 +1012,19 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 && st.direction.is_none()
                 && !matches!(st.action, Action::Halt | Action::Join)
             {
-                for (r, p) in &topic {
+                // Several places read back as a list ("Hinzeberg road, Mill bridge and Hall"),
+                // never run together into one name.
+                let n = topic.len();
+                for (i, (r, p)) in topic.iter().enumerate() {
                     st.objectives.push(r.clone());
-                    st.parts.push(p.clone());
+                    let sep = if i + 1 == n || n == 1 {
+                        ""
+                    } else if i + 2 == n {
+                        " and"
+                    } else {
+                        ","
+                    };
+                    st.parts.push(format!("{p}{sep}"));
                 }
                 if let (None, Some(t)) = (&st.timing, &time) {
                     st.parts.push(t.text.clone());

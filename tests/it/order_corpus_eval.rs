@@ -302,7 +302,7 @@ fn the_reader_meets_its_figures_on_the_annotated_corpus() {
     floor("places precision", f.precision, 0.908); // TARGET 0.95, not yet met
     floor("resolution", f.resolution, 0.941); // TARGET 0.95, not yet met
     floor("bad flagged", f.bad_flagged, 1.0);
-    floor("round trip", f.round_trip, 0.943); // TARGET 1.0, not yet met
+    floor("round trip", f.round_trip, 0.946); // TARGET 1.0, not yet met
     assert!(
         f.errors_on_good.ratio() <= 0.05, // TARGET 0.05 met (measured 0.026)
         "errors on good {} is above its ceiling",

@@ -475,3 +475,20 @@ fn the_otherwise_branch_reads_back_as_the_other_branch() {
     assert_eq!(again.key, o.key, "{}", o.readback);
     assert_eq!(again.readback, o.readback);
 }
+
+#[test]
+fn a_verbless_list_of_places_reads_back_as_a_list() {
+    let hall = scenario("tutorial-hall");
+    let o = order::check_one(
+        "2nd Div: Hinzeberg road, Mill bridge, Hall. Attack.",
+        Some(&hall),
+        Some("imperial"),
+    );
+    assert!(
+        o.readback.contains("Hinzeberg road, Mill bridge and Hall"),
+        "{}",
+        o.readback
+    );
+    let again = order::check_one(&o.readback, Some(&hall), Some("imperial"));
+    assert_eq!(again.key, o.key, "{}", o.readback);
+}
