@@ -166,6 +166,9 @@ fn render_text(text: &str, report: &CheckReport, explain: bool) -> String {
         // obeyed, and the caret is placed under the text as shown.
         if !o.readback.is_empty() {
             let _ = writeln!(out, "  read back: {}", visible(&o.readback));
+            for l in o.stage_lines() {
+                let _ = writeln!(out, "    {}", visible(&l));
+            }
         }
         if explain {
             let _ = writeln!(out, "  tokens:");

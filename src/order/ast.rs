@@ -404,6 +404,47 @@ impl CheckedOrder {
         self.key.clone()
     }
 
+    /// The text read-back's stage lines (issue 17): each stage's posture and what it does
+    /// ("engage: attack along the Säter road and capture Hall"), then, for a temporary
+    /// division, its members by their order-of-battle names.
+    pub fn stage_lines(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .stages
+            .iter()
+            .enumerate()
+            .map(|(i, st)| {
+                let posture = match st.posture {
+                    Posture::Engage => "engage",
+                    Posture::General => "general",
+                };
+                format!(
+                    "stage {} ({posture}): {}",
+                    i + 1,
+                    super::readback::stage_text(st)
+                )
+            })
+            .collect();
+        let forms = self
+            .stages
+            .iter()
+            .any(|s| s.steps.iter().any(|x| x.action == Action::FormDivision));
+        if forms {
+            let name = |r: &Reference| {
+                r.resolved
+                    .as_ref()
+                    .map_or_else(|| format!("{} (not found)", r.phrase), |x| x.name.clone())
+            };
+            let members: Vec<String> = self
+                .recipient
+                .iter()
+                .chain(&self.attached)
+                .map(name)
+                .collect();
+            out.push(format!("temporary division: {}", members.join(", ")));
+        }
+        out
+    }
+
     /// Diagnostics of one severity.
     pub fn count(&self, severity: Severity) -> usize {
         self.diagnostics

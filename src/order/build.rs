@@ -196,6 +196,14 @@ pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index
         if fired {
             d.rules.push("name.edges");
         }
+        let mut fired = false;
+        let toks = match index {
+            Some(_) => toks,
+            None => names::features(text, toks, &mut fired),
+        };
+        if fired {
+            d.rules.push("name.feature");
+        }
         let n = toks.len();
         let toks = passive(text, toks);
         let first = |t: &[Tok]| t.first().map(Tok::span);
@@ -205,6 +213,14 @@ pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index
                 .any(|t| matches!(t, Tok::Recipient { span, .. } if span.0 == span.1))
         {
             d.rules.push("lead.passive");
+        }
+        if toks
+            .iter()
+            .filter(|t| matches!(t, Tok::Recipient { span, .. } if span.0 == span.1))
+            .count()
+            > 1
+        {
+            d.rules.push("lead.passive-gap");
         }
         let before = first(&toks);
         let toks = compliments(text, toks);
@@ -216,10 +232,32 @@ pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index
         if toks.len() != n {
             d.rules.push("lead.third-person");
         }
+        let toks = demonstrative(text, toks, &mut d.rules);
+        let toks = possessed_noun(text, toks, &mut d.rules);
+        let toks = bring_troops(text, toks, &mut d.rules);
+        let toks = take_position(text, toks, &mut d.rules);
+        let toks = follow_own(text, toks, &mut d.rules);
+        let had = d.attached.len();
+        let toks = division_members(text, toks, &mut d.attached);
+        if d.attached.len() != had {
+            d.rules.push("division.members");
+        }
         let had = d.also.len();
         let toks = several_recipients(text, toks, &mut d.also);
         if d.also.len() != had {
             d.rules.push("lead.several");
+            if d.also[had..]
+                .iter()
+                .any(|r| text.get(r.span.0..r.span.1) != Some(r.text.as_str()))
+            {
+                d.rules.push("lead.elided");
+            }
+        }
+        let toks = vocative(text, toks, &mut d.rules);
+        let n = toks.len();
+        let toks = colon_lead(text, toks);
+        if toks.len() != n {
+            d.rules.push("lead.colon");
         }
         for t in &toks {
             let sp = t.span();
@@ -246,6 +284,27 @@ pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index
                 .map_or(abs.0, |t| t.span().0);
         }
         let last_sentence = si + 1 == sentences.len();
+        // Rule `lead.sender`: "I shall attack at noon with the whole army." — the writer's
+        // own intention gives the recipient nothing to do.
+        let sender = toks.iter().find_map(|t| match t {
+            Tok::Recipient { who: Some(w), .. } => Some(w.text.as_str()),
+            _ => None,
+        });
+        if sender.is_some_and(|w| matches!(w, "I" | "We" | "we")) {
+            d.rules.push("lead.sender");
+            // Its places are still places of the order (`places`), just no objectives.
+            let mut sink = Vec::new();
+            for t in &toks {
+                if !matches!(t, Tok::Recipient { .. }) {
+                    collect_refs(t, &mut sink, &mut d.refs);
+                }
+            }
+            d.remarks.push(Remark {
+                text: nfc(stext),
+                span: abs,
+            });
+            continue;
+        }
         sentence(text, &toks, si, abs, last_sentence, &mut d);
     }
     if d.steps.is_empty() && d.prohibitions.is_empty() {
@@ -327,6 +386,12 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     // subject is the condition's own verb.
                     Tok::Verb { .. } => *predicate || !*after_subject,
                     Tok::Purpose(_) | Tok::CondStart(..) | Tok::IfPossible(_) => true,
+                    // "…, and are not to pursue", "on no account": a prohibition to the
+                    // recipient ends the condition ("if the enemy does not come" does not).
+                    Tok::Negate(s) => {
+                        let w = text[s.0..s.1].to_lowercase();
+                        w.ends_with(" to") || w.starts_with("on no") || w == "never"
+                    }
                     Tok::Connector(c, _) => c == "then" || c == "and then" || c == ";",
                     _ => false,
                 };
@@ -360,7 +425,10 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
             } => {
                 *end = tok.span().1;
                 match tok {
-                    Tok::Verb { action, .. } if action.posture() == Posture::Engage => {
+                    // "with the object of falling on the English left": an -ing form counts.
+                    Tok::Verb { action, .. } | Tok::Participle { action, .. }
+                        if action.posture() == Posture::Engage =>
+                    {
                         *engage = true
                     }
                     Tok::Connector(c, _) if c == "or" || c == "either" => *alternatives = true,
@@ -400,8 +468,16 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
             negate = true;
             continue;
         }
-        if let (true, Tok::Verb { span, .. }) = (negate, tok) {
+        // "not allow the enemy to pass": a verb that is no stage is still what is forbidden.
+        let verb_word = matches!(tok, Tok::Filler(s)
+            if lexicon::get().is_verb_word(&text[s.0..s.1].to_lowercase()));
+        if let (true, Tok::Verb { span, .. } | Tok::Filler(span)) = (negate, tok)
+            && (verb_word || matches!(tok, Tok::Verb { .. }))
+        {
             negate = false;
+            if verb_word {
+                d.rules.push("neg.verb-word");
+            }
             d.rules.push("neg.prohibition");
             mode = Mode::Prohibit {
                 start: span.0,
@@ -936,9 +1012,19 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 && st.direction.is_none()
                 && !matches!(st.action, Action::Halt | Action::Join)
             {
-                for (r, p) in &topic {
+                // Several places read back as a list ("Hinzeberg road, Mill bridge and Hall"),
+                // never run together into one name.
+                let n = topic.len();
+                for (i, (r, p)) in topic.iter().enumerate() {
                     st.objectives.push(r.clone());
-                    st.parts.push(p.clone());
+                    let sep = if i + 1 == n || n == 1 {
+                        ""
+                    } else if i + 2 == n {
+                        " and"
+                    } else {
+                        ","
+                    };
+                    st.parts.push(format!("{p}{sep}"));
                 }
                 if let (None, Some(t)) = (&st.timing, &time) {
                     st.parts.push(t.text.clone());
@@ -983,6 +1069,31 @@ fn passive(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
         let s = t.span();
         w.iter().any(|x| text[s.0..s.1].eq_ignore_ascii_case(x))
     };
+    // "The bridge at Kirseberg is to be held by …": a subject the grammar did not read as a
+    // lead (a scenario name with a preposition in it) is the lead of the passive.
+    let mut toks = toks;
+    if !toks
+        .iter()
+        .any(|t| matches!(t, Tok::Recipient { who: Some(_), .. }))
+        && let Some(k) = toks
+            .iter()
+            .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
+        && let Some(Tok::Place(subject)) = toks.get(k).cloned()
+        && toks.get(k + 1).is_some_and(|t| word(t, &["is", "are"]))
+        && toks
+            .get(k + 2)
+            .is_some_and(|t| matches!(t, Tok::DestPrep(p, _) if p == "to"))
+        && toks.get(k + 3).is_some_and(|t| word(t, &["be"]))
+        && matches!(toks.get(k + 4), Some(Tok::Participle { .. }))
+    {
+        let end = toks[k + 2].span().1;
+        let lead = Tok::Recipient {
+            who: Some(subject.clone()),
+            attached: Vec::new(),
+            span: (subject.phrase_span.0, end),
+        };
+        toks.splice(k..=k + 2, [lead]);
+    }
     let Some(lead) = toks
         .iter()
         .position(|t| matches!(t, Tok::Recipient { who: Some(_), .. }))
@@ -1035,6 +1146,41 @@ fn passive(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
     for (k, t) in toks.into_iter().enumerate() {
         if k > lead + 2 && k != by && k != by + 1 {
             out.push(t);
+        }
+    }
+    // "…, and the Ventosa Ridge by Thomières' brigade": a gapped passive is another stage of
+    // the same action for another agent.
+    let mut k = 0;
+    while k + 3 < out.len() {
+        let gap = matches!(&out[k], Tok::Connector(c, _) if c == "and" || c == ",")
+            && matches!(&out[k + 1], Tok::Place(x) if x.form == Form::Name)
+            && matches!(&out[k + 2], Tok::RoutePrep(p, _) | Tok::DestPrep(p, _) if p == "by")
+            && matches!(&out[k + 3], Tok::Place(_));
+        if gap {
+            let (Tok::Place(object), Tok::Place(agent)) = (out[k + 1].clone(), out[k + 3].clone())
+            else {
+                break;
+            };
+            let at = object.phrase_span.0;
+            out.splice(
+                k + 1..=k + 3,
+                [
+                    Tok::Recipient {
+                        who: Some(agent),
+                        attached: Vec::new(),
+                        span: (at, at),
+                    },
+                    Tok::Verb {
+                        action,
+                        verb: action.as_str().to_string(),
+                        span: pspan,
+                    },
+                    Tok::Place(object),
+                ],
+            );
+            k += 4;
+        } else {
+            k += 1;
         }
     }
     out
@@ -1133,6 +1279,389 @@ fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
     out
 }
 
+/// Rule `verb.bring`: "take your grenadiers forward to 34.10", "carry the division to Kümla" —
+/// a verb of taking whose object is the recipient's own troops and which goes on to a
+/// direction or a destination moves them; it captures nothing (issue 17).
+fn bring_troops(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    for k in 0..toks.len().saturating_sub(2) {
+        let Tok::Verb {
+            action: Action::Attack,
+            verb,
+            span,
+        } = &toks[k]
+        else {
+            continue;
+        };
+        if !matches!(verb.as_str(), "take" | "carry") {
+            continue;
+        }
+        let own_troops = matches!(&toks[k + 1], Tok::Place(t)
+            if t.form == Form::Own && super::resolve::looks_like_troops(&text[t.span.0..t.span.1]));
+        let onward = matches!(&toks[k + 2], Tok::Compass(..) | Tok::DestPrep(..));
+        if own_troops && onward {
+            toks[k] = Tok::Verb {
+                action: Action::Move,
+                verb: verb.clone(),
+                span: *span,
+            };
+            rules.push("verb.bring");
+        }
+    }
+    toks
+}
+
+/// Rule `pronoun.demonstrative`: "defend that village", "those heights in your front" — a
+/// demonstrative and a terrain noun point back like "it": not a place of its own, resolved to
+/// the last place named before it (rule `pronoun.antecedent`).
+fn demonstrative(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let lex = lexicon::get();
+    for k in 1..toks.len() {
+        let pointer = matches!(&toks[k - 1], Tok::Filler(s)
+            if matches!(text[s.0..s.1].to_lowercase().as_str(), "that" | "this" | "these" | "those"));
+        let Tok::Place(t) = &toks[k] else { continue };
+        let terrain = t.form == Form::Name
+            && t.phrase_span.0 == t.span.0
+            && t.text.split_whitespace().all(|w| {
+                w.chars().all(char::is_lowercase) && (lex.is_terrain(w) || lex.is_name_adjective(w))
+            });
+        if pointer && terrain {
+            let from = toks[k - 1].span().0;
+            let mut p = t.clone();
+            p.form = Form::Pronoun;
+            p.span = (from, t.span.1);
+            p.phrase_span = p.span;
+            p.text = crate::text::nfc(&text[from..t.span.1]);
+            p.phrase = p.text.clone();
+            toks[k] = Tok::Place(p);
+            toks.remove(k - 1);
+            rules.push("pronoun.demonstrative");
+            return demonstrative(text, toks, rules);
+        }
+    }
+    toks
+}
+
+/// Rule `verb.possessed`: "Loison's attack has failed" — a verb form right after a
+/// possessive name is a noun (the attack), not an action.
+fn possessed_noun(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    for k in 1..toks.len() {
+        let possessive = matches!(&toks[k - 1], Tok::Place(t) if t.form == Form::Name && {
+            let w = &text[t.span.0..t.span.1];
+            w.ends_with("'s") || w.ends_with("’s") || w.ends_with("s'")
+        });
+        if let Tok::Verb { span, .. } = &toks[k]
+            && possessive
+        {
+            let span = *span;
+            rules.push("verb.possessed");
+            // "Frobisher's ford": a terrain noun extends the name.
+            if lexicon::get().is_terrain(&text[span.0..span.1].to_lowercase())
+                && let Tok::Place(t) = &toks[k - 1]
+            {
+                let from = t.phrase_span.0;
+                toks[k - 1] = Tok::Place(names::name_target(text, (t.span.0, span.1), from));
+                toks.remove(k);
+                return possessed_noun(text, toks, rules);
+            }
+            toks[k] = Tok::Filler(span);
+        }
+    }
+    toks
+}
+
+/// Rule `verb.take-position`: "take up a defensive position", "take a strong position on the
+/// heights" deploy; they capture nothing (the position stays the objective, a vague place).
+fn take_position(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    for k in 0..toks.len() {
+        let Tok::Verb {
+            action: Action::Attack,
+            verb,
+            span,
+        } = &toks[k]
+        else {
+            continue;
+        };
+        if verb != "take" {
+            continue;
+        }
+        let up = matches!(toks.get(k + 1), Some(Tok::DestPrep(p, _) | Tok::RoutePrep(p, _)) if p == "up");
+        let j = k + 1 + usize::from(up);
+        let position = matches!(toks.get(j), Some(Tok::Place(t)) if {
+            let last = text[t.span.0..t.span.1].rsplit(' ').next().unwrap_or("").to_lowercase();
+            matches!(last.as_str(), "position" | "positions" | "post" | "ground")
+        });
+        if position {
+            toks[k] = Tok::Verb {
+                action: Action::Deploy,
+                verb: verb.clone(),
+                span: *span,
+            };
+            rules.push("verb.take-position");
+            if up {
+                // "take up": the particle of the verb, not a route.
+                toks.remove(k + 1);
+                return take_position(text, toks, rules);
+            }
+        }
+    }
+    toks
+}
+
+/// Rule `verb.follow-own`: "follow Loison's division", "follow the 1st Division along the
+/// road" — to follow a particular body of troops that is not described as the enemy is to move
+/// behind it (General); "follow the enemy", "follow them up" still pursue.
+fn follow_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let lex = lexicon::get();
+    for k in 0..toks.len().saturating_sub(1) {
+        let Tok::Verb {
+            action: Action::Pursue,
+            verb,
+            span,
+        } = &toks[k]
+        else {
+            continue;
+        };
+        if verb != "follow" {
+            continue;
+        }
+        let own = match &toks[k + 1] {
+            Tok::Place(t) if matches!(t.form, Form::Name | Form::Unit | Form::Own) => {
+                let words = crate::text::fold(&text[t.span.0..t.span.1]);
+                super::resolve::looks_like_troops(&text[t.span.0..t.span.1])
+                    && !words
+                        .split(' ')
+                        .all(|w| lex.is_nation(w) || w == "the" || w == "all")
+                    && !words
+                        .split(' ')
+                        .any(|w| matches!(w, "enemy" | "enemys" | "enemies"))
+            }
+            _ => false,
+        };
+        if own {
+            toks[k] = Tok::Verb {
+                action: Action::Move,
+                verb: verb.clone(),
+                span: *span,
+            };
+            rules.push("verb.follow-own");
+        }
+    }
+    toks
+}
+
+/// Rule `division.members` (Vimeiro V2.3; issue 17): "form a temporary division with
+/// 3-Nightingall, 4-Bowes and the battery at 15.16" — every name of the list after "with" is a
+/// member (kept in `attached`, so it is resolved or flagged, never dropped); "the battery at
+/// 15.16" is a member described by its kind and hex. The list ends at the next verb or ";".
+fn division_members(text: &str, toks: Vec<Tok>, members: &mut Vec<Reference>) -> Vec<Tok> {
+    let Some(v) = toks.iter().position(|t| {
+        matches!(
+            t,
+            Tok::Verb {
+                action: Action::FormDivision,
+                ..
+            }
+        )
+    }) else {
+        return toks;
+    };
+    let mut k = v + 1;
+    let mut found: Vec<Reference> = Vec::new();
+    let mut end = k;
+    while k < toks.len() {
+        let (target, next) = match &toks[k] {
+            Tok::With(t, _) if k == v + 1 => (t.clone(), k + 1),
+            Tok::Place(t) if k > v + 1 && matches!(t.form, Form::Name | Form::Unit) => {
+                (t.clone(), k + 1)
+            }
+            Tok::Connector(c, _) if (c == "," || c == "and" || c == "&") && k > v + 1 => {
+                // A connector before a verb ends the list ("…, and defend Vimeiro").
+                if toks
+                    .get(k + 1)
+                    .is_none_or(|t| !matches!(t, Tok::Place(_) | Tok::Connector(..)))
+                {
+                    break;
+                }
+                k += 1;
+                continue;
+            }
+            _ => break,
+        };
+        let mut r = to_reference(&target);
+        r.form = Form::Unit;
+        k = next;
+        // "the battery at 15.16": a member found by its kind and hex.
+        if let (Some(Tok::DestPrep(p, _)), Some(Tok::Place(h))) = (toks.get(k), toks.get(k + 1))
+            && p == "at"
+            && h.form == Form::Hex
+            && !h.hexes.is_empty()
+        {
+            r.hexes = h.hexes.clone();
+            r.span.1 = h.span.1;
+            r.phrase = crate::text::nfc(&text[target.phrase_span.0..h.span.1]);
+            k += 2;
+        }
+        found.push(r);
+        end = k;
+    }
+    if found.is_empty() {
+        return toks;
+    }
+    members.extend(found);
+    let mut out: Vec<Tok> = toks[..=v].to_vec();
+    out.extend(toks.into_iter().skip(end));
+    out
+}
+
+/// Titles that make a name a person addressed ("General Loison, …").
+const TITLES: &[&str] = &[
+    "general",
+    "général",
+    "marshal",
+    "maréchal",
+    "colonel",
+    "major",
+    "captain",
+    "brigadier",
+    "lieutenant",
+    "lord",
+    "sir",
+    "monsieur",
+    "count",
+    "prince",
+    "duke",
+];
+
+/// Rule `lead.vocative`: "General Loison, I have the honour …", "Monsieur le Général
+/// Kellerman, you will …" — a titled name addressed at the opening of the order, before a
+/// comma, is its addressee (so its recipient).
+fn vocative(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    if toks.iter().any(|t| {
+        matches!(
+            t,
+            Tok::Recipient { .. } | Tok::Preset { .. } | Tok::Addressee(_)
+        )
+    }) {
+        return toks;
+    }
+    let titled = |s: &str| {
+        let mut ws = s.split_whitespace().map(str::to_lowercase);
+        ws.next().is_some_and(|w| TITLES.contains(&w.as_str()))
+            && s.split_whitespace().skip(1).any(|w| {
+                let l = w.to_lowercase();
+                w.chars().next().is_some_and(char::is_uppercase)
+                    && !TITLES.contains(&l.trim_end_matches(','))
+            })
+    };
+    let start = toks
+        .iter()
+        .position(|t| !matches!(t, Tok::Header(_)))
+        .unwrap_or(toks.len());
+    let mut out = toks;
+    match out.get(start) {
+        // "Monsieur le Général Kellerman," read as a courtesy: its name is the addressee.
+        Some(Tok::Courtesy(s)) => {
+            let raw = text[s.0..s.1].trim_end_matches([',', ' ', ':', '!']);
+            if !titled(raw) {
+                return out;
+            }
+            // The name: from the first capitalised word that is no title.
+            let mut at = None;
+            let mut off = 0;
+            for w in raw.split(' ') {
+                let l = w.to_lowercase();
+                if at.is_none()
+                    && w.chars().next().is_some_and(char::is_uppercase)
+                    && !TITLES.contains(&l.as_str())
+                {
+                    at = Some(off);
+                }
+                off += w.len() + 1;
+            }
+            let Some(a) = at else { return out };
+            let span = (s.0 + a, s.0 + raw.len());
+            let who = names::name_target(text, span, span.0);
+            out.insert(start + 1, Tok::Addressee(who));
+            rules.push("lead.vocative");
+        }
+        Some(Tok::Place(t))
+            if t.form == Form::Name
+                && titled(&t.text)
+                && matches!(out.get(start + 1), Some(Tok::Connector(c, _)) if c == ",") =>
+        {
+            let who = t.clone();
+            out[start] = Tok::Addressee(who);
+            out.remove(start + 1);
+            rules.push("lead.vocative");
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Rule `lead.colon`: "Junot's Guard: attack Vimeiro.", "3/66th: guard the baggage." — a
+/// short capitalised text before a colon that opens the order is its recipient, whatever words
+/// it is made of (a keyword such as "Guard" or a "/" inside does not hide it).
+fn colon_lead(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
+    if toks.iter().any(|t| {
+        matches!(
+            t,
+            Tok::Recipient { .. } | Tok::Preset { .. } | Tok::Addressee(_)
+        )
+    }) {
+        return toks;
+    }
+    let start = toks
+        .iter()
+        .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
+        .unwrap_or(toks.len());
+    let Some(colon) = toks
+        .iter()
+        .enumerate()
+        .skip(start)
+        .take(7)
+        .find(|(_, t)| matches!(t, Tok::Punct(s) if &text[s.0..s.1] == ":"))
+        .map(|(k, _)| k)
+    else {
+        return toks;
+    };
+    if colon == start
+        || !toks[start..colon].iter().all(|t| {
+            matches!(t, Tok::Place(_) | Tok::Verb { .. } | Tok::Filler(_))
+                || matches!(t, Tok::Punct(s) if matches!(&text[s.0..s.1], "/" | "-" | "'"))
+        })
+        || !toks.get(colon + 1).is_some_and(|t| {
+            matches!(
+                t,
+                Tok::Verb { .. } | Tok::Negate(_) | Tok::Place(_) | Tok::Timing { .. }
+            )
+        })
+    {
+        return toks;
+    }
+    let from = toks[start].span().0;
+    let to = toks[colon].span().0;
+    let raw = text[from..to].trim_end();
+    if raw.is_empty()
+        || raw.len() > 60
+        || !raw
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+    {
+        return toks;
+    }
+    let who = names::name_target(text, (from, from + raw.len()), from);
+    let mut out: Vec<Tok> = toks[..start].to_vec();
+    out.push(Tok::Recipient {
+        who: Some(who),
+        attached: Vec::new(),
+        span: (from, toks[colon].span().1),
+    });
+    out.extend(toks.into_iter().skip(colon + 1));
+    out
+}
+
 /// Rule `lead.several`: "Morvan and Sauret: …", "2nd Div, 3rd Div and 4th Div: …" — names
 /// joined by "and" or commas before the colon are several recipients of one order; the first
 /// is the recipient, the others are kept in `also`.
@@ -1167,8 +1696,33 @@ fn several_recipients(text: &str, toks: Vec<Tok>, also: &mut Vec<Reference>) -> 
     if names.len() < 2 {
         return toks;
     }
-    let first = names[0].clone();
-    also.extend(names[1..].iter().map(|t| to_reference(t)));
+    // Rule `lead.elided`: "2nd and 3rd Divs:", "Sebastiani's and Leval's divisions:" — a
+    // bare ordinal or possessive takes the troop words of the last name.
+    let last = names[names.len() - 1].text.clone();
+    let tail: String = last
+        .split_whitespace()
+        .skip(1)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let bare = |t: &str| {
+        t.split_whitespace().all(|w| {
+            let l = w.to_lowercase();
+            l.ends_with("'s")
+                || l.ends_with("’s")
+                || l.ends_with("s'")
+                || l.chars().next().is_some_and(|c| c.is_ascii_digit())
+                    && l.trim_start_matches(|c: char| c.is_ascii_digit()).len() <= 2
+        })
+    };
+    let expand = |t: &Target| {
+        let mut t = t.clone();
+        if !tail.is_empty() && bare(&t.text) {
+            t.text = format!("{} {tail}", t.text);
+        }
+        t
+    };
+    let first = expand(names[0]);
+    also.extend(names[1..].iter().map(|t| to_reference(&expand(t))));
     let span = (toks[start].span().0, toks[colon].span().1);
     let mut out: Vec<Tok> = toks[..start].to_vec();
     out.push(Tok::Recipient {

@@ -29,7 +29,13 @@ pub(crate) fn diag(
 /// the posture of its one stage. `None` when no stage could be read.
 pub(crate) fn order_type(stages: &[Stage]) -> Option<OrderType> {
     let first = stages.first()?;
-    let complex = stages.len() > 1
+    // Stages of other commands side by side ("Ventosa will be occupied by Brennier's brigade
+    // and the Ridge by Thomières'") are no sequence when they share one posture.
+    let parallel = stages
+        .iter()
+        .skip(1)
+        .all(|s| s.subject.is_some() && s.link != Link::Then && s.posture == first.posture);
+    let complex = (stages.len() > 1 && !parallel)
         || stages.iter().any(|s| {
             s.condition.is_some()
                 || s.alternatives

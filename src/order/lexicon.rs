@@ -36,6 +36,7 @@ enum VerbEntry {
 #[derive(Deserialize, Default)]
 struct WordList {
     words: Option<Vec<String>>,
+    titles: Option<Vec<String>>,
     nouns: Option<Vec<String>>,
     nations: Option<Vec<String>>,
 }
@@ -80,6 +81,7 @@ pub(crate) struct Lexicon {
     finite: BTreeSet<String>,
     relations: BTreeSet<String>,
     adjectives: BTreeSet<String>,
+    titles: BTreeSet<String>,
 }
 
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
@@ -168,7 +170,12 @@ impl Lexicon {
                     action,
                     forms,
                     past,
-                } => (action.as_str(), forms.clone(), past.clone()),
+                } => {
+                    // The -ing form is regular even for irregular verbs ("falling upon").
+                    let mut past = past.clone();
+                    past.extend(inflect(lemma).1.into_iter().skip(1));
+                    (action.as_str(), forms.clone(), past)
+                }
             };
             let kind = action(act).map_or(Kind::Word, Kind::Verb);
             all.push((words(lemma), kind.clone()));
@@ -209,6 +216,7 @@ impl Lexicon {
         Lexicon {
             phrases,
             nations: f.troops.nations.unwrap_or_default().into_iter().collect(),
+            titles: f.troops.titles.unwrap_or_default().into_iter().collect(),
             troops: f.troops.words.unwrap_or_default().into_iter().collect(),
             terrain: f.terrain.nouns.unwrap_or_default().into_iter().collect(),
             finite: f.finite.words.unwrap_or_default().into_iter().collect(),
@@ -220,6 +228,12 @@ impl Lexicon {
     /// A folded word names troops ("enemy", "lancers", "Division").
     pub(crate) fn is_troop_word(&self, folded: &str) -> bool {
         self.troops.contains(folded)
+    }
+
+    /// A folded word is a title or names people ("sir", "marshal", "soldiers"): a name that
+    /// begins with one is a person, not a place.
+    pub(crate) fn is_title(&self, folded: &str) -> bool {
+        self.titles.contains(folded)
     }
 
     /// A folded word says whose troops, not which ("enemy", "English"): see rule
@@ -242,6 +256,15 @@ impl Lexicon {
     /// A lower-case word that may stand inside a name ("north road", "upper town").
     pub(crate) fn is_name_adjective(&self, word: &str) -> bool {
         self.adjectives.contains(word)
+    }
+
+    /// A single folded word is a verb of the lexicon (an action or a verb that is no stage,
+    /// such as "allow" or "destroy").
+    pub(crate) fn is_verb_word(&self, word: &str) -> bool {
+        self.phrases.get(word).is_some_and(|v| {
+            v.iter()
+                .any(|(p, k)| p.len() == 1 && matches!(k, Kind::Verb(_) | Kind::Word))
+        }) && !self.finite.contains(word)
     }
 
     /// The text holds a finite verb (an auxiliary, or a verb form of the lexicon): it is

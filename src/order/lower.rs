@@ -170,6 +170,15 @@ pub(crate) struct Unreadable {
     pub expected: Vec<String>,
 }
 
+/// The word is a keyword of the grammar ("reserve", "guard"): a name holding one does not
+/// read back as one name.
+pub(crate) fn is_keyword(word: &str) -> bool {
+    OrderParser::parse(Rule::keyword, word)
+        .ok()
+        .and_then(|mut p| p.next())
+        .is_some_and(|p| p.as_str().len() == word.len())
+}
+
 /// Lower one sentence. `offset` is the sentence's byte offset in the whole input.
 pub(crate) fn sentence(text: &str, offset: usize) -> Vec<Tok> {
     let mut out = Vec::new();

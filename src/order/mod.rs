@@ -194,7 +194,7 @@ fn check_span(
     let mut rules: Vec<String> = rules.into_iter().map(str::to_string).collect();
     if let Some(ix) = index {
         for r in &mut also {
-            if let Match::Found { resolved, .. } = ix.unit(&r.text, true) {
+            if let Match::Found { resolved, .. } = ix.unit_of(&r.text, true, side) {
                 r.resolved = Some(resolved);
             }
         }
@@ -211,7 +211,7 @@ fn check_span(
     let mut recipient_side: Option<String> = None;
     let mut recipient_ref: Option<(String, String)> = None; // (id, kind) for 6.8.1
     if let (Some(r), Some(ix)) = (recipient.as_mut(), index) {
-        match ix.unit(&r.text, true) {
+        match ix.unit_of(&r.text, true, side) {
             Match::Found {
                 resolved,
                 side: s,
@@ -310,6 +310,9 @@ fn check_span(
     }
 
     // --- places, hexes and troops
+    // The writer's side: given, or the recipient's (a sender orders his own commands).
+    let own_side: Option<String> = side.map(str::to_string).or(recipient_side.clone());
+    let own = own_side.as_deref();
     let slots = slot_spans(&stages);
     let mut places: Vec<Reference> = Vec::new();
     let mut table: Table = HashMap::new();
@@ -360,8 +363,21 @@ fn check_span(
                     variant,
                     near,
                     others,
+                    partial,
                     ..
                 } => {
+                    if partial {
+                        diags.push(diag(
+                            Severity::Warning,
+                            "near-miss",
+                            format!(
+                                "\"{}\" is not on the map; only part of it names {}, taken for it",
+                                r.text, resolved.name
+                            ),
+                            r.span,
+                            format!("write \"{}\" if that is meant", resolved.name),
+                        ));
+                    }
                     if let Some(v) = variant {
                         diags.push(diag(
                             Severity::Warning,
@@ -403,7 +419,7 @@ fn check_span(
                     }
                     res = Some(resolved);
                 }
-                Match::Missing { suggestions } => match ix.unit(&r.text, false) {
+                Match::Missing { suggestions } => match ix.unit_of(&r.text, false, own) {
                     Match::Found { resolved, .. } => {
                         r.form = Form::Unit;
                         res = Some(resolved);
@@ -418,7 +434,7 @@ fn check_span(
                 unresolved(&r, true, &[], &mut diags);
             }
             (Form::Unit, Some(ix)) => {
-                if let Match::Found { resolved, .. } = ix.unit(&r.text, false) {
+                if let Match::Found { resolved, .. } = ix.unit_of(&r.text, false, own) {
                     res = Some(resolved);
                 }
             }
@@ -451,7 +467,7 @@ fn check_span(
         }
         if let Some(s) = &mut st.subject
             && let Some(ix) = index
-            && let Match::Found { resolved, .. } = ix.unit(&s.text, true)
+            && let Match::Found { resolved, .. } = ix.unit_of(&s.text, true, own)
         {
             s.resolved = Some(resolved);
         }
@@ -469,12 +485,36 @@ fn check_span(
             fill_dir(&mut step.against, &table);
         }
     }
+    let forms_division = stages
+        .iter()
+        .any(|s| s.steps.iter().any(|x| x.action == Action::FormDivision));
     for a in &mut attached {
         fill(a, &table);
         if let (None, Some(ix)) = (&a.resolved, index) {
-            match ix.unit(&a.text, true) {
-                Match::Found { resolved, .. } => a.resolved = Some(resolved),
-                Match::Missing { suggestions } => diags.push(diag(
+            let found = match ix.unit_of(&a.text, true, own) {
+                Match::Found { resolved, .. } => Ok(resolved),
+                Match::Missing { suggestions } => {
+                    ix.unit_at(&a.text, &a.hexes, own).ok_or(suggestions)
+                }
+            };
+            match found {
+                Ok(resolved) => a.resolved = Some(resolved),
+                // Rule `division.members`: a member that names nothing is an error, never
+                // dropped (the division would form without it; issue 17).
+                Err(suggestions) if forms_division => diags.push(diag(
+                    Severity::Error,
+                    "unknown-member",
+                    format!(
+                        "\"{}\" is not a brigade or battery of this scenario",
+                        a.phrase
+                    ),
+                    a.span,
+                    suggest(
+                        &suggestions,
+                        "V2.3: name each member by its name, short name or commander, or \"the battery at CC.RR\"",
+                    ),
+                )),
+                Err(suggestions) => diags.push(diag(
                     Severity::Warning,
                     "unknown-unit",
                     format!("\"{}\" is not a unit of this scenario", a.text),
@@ -534,6 +574,20 @@ fn check_span(
     let cost_type = critique::cost_type(&stages);
 
     // --- critique
+    if let Some(t) = cheaper_wording(&stages) {
+        rules.push("posture.cheaper".into());
+        let (msg, help) = match t {
+            OrderType::General => (
+                "Complex only by its wording: written as one stage this is a General order, 1 CP instead of 5 (6.4.2 chart)",
+                "join the stages with \"and\", not \"then\" or a new sentence: \"march to Kümla and hold it\"",
+            ),
+            _ => (
+                "Complex only by its wording: written as one stage this is an Engage order — the same cost (6.4.2), but one stage carried out at once rather than stage by stage (6.3.3)",
+                "join the approach and the attack with \"and\": \"march upon Hall and carry it\"",
+            ),
+        };
+        diags.push(diag(Severity::Note, "cheaper-wording", msg, span, help));
+    }
     if no_action {
         diags.push(diag(
             Severity::Warning,
@@ -664,7 +718,11 @@ fn check_span(
         let name = match (&r.resolved, index) {
             (Some(x), Some(ix))
                 if matches!(ix.unit(&x.name, false), Match::Found { ref resolved, .. } if resolved.id == x.id)
-                    && !x.name.contains('(') =>
+                    && !x.name.contains('(')
+                    && !x
+                        .name
+                        .split_whitespace()
+                        .any(|w| !names::is_link(&w.to_lowercase()) && lower::is_keyword(w)) =>
             {
                 x.name.clone()
             }
@@ -678,6 +736,21 @@ fn check_span(
             format!("{name} with {} attached", a.join(" and "))
         }
     });
+    // Rule `division.members`: the read-back names the members of a temporary division.
+    if forms_division && !attached.is_empty() {
+        let names: Vec<&str> = attached.iter().map(|a| a.phrase.as_str()).collect();
+        let list = match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => names.join(""),
+        };
+        for st in &mut stages {
+            for x in &mut st.steps {
+                if x.action == Action::FormDivision && x.parts.len() <= 1 {
+                    x.parts.push(format!("with {list}"));
+                }
+            }
+        }
+    }
     let readback = readback::render(
         who.as_deref(),
         preset,
@@ -734,19 +807,44 @@ fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
         let Some(place) = s.places.iter().find(|p| p.id == res.id) else {
             return false;
         };
+        // Held: an enemy unit stands on the place, or — for a hill, whose slopes its
+        // defenders hold — next to one of its hexes.
+        let hill = matches!(place.kind, crate::scenario::PlaceKind::Hill);
+        // A bridge or ford given by hexsides stands on the hexes either side.
+        let hexes: Vec<Hex> = place
+            .hexes
+            .iter()
+            .copied()
+            .chain(place.hexsides.iter().flat_map(|x| [x.0, x.1]))
+            .collect();
         s.units.iter().any(|u| {
             u.side != own
-                && u.position
-                    .as_ref()
-                    .is_some_and(|p| place.hexes.contains(&p.hex))
+                && u.position.as_ref().is_some_and(|p| {
+                    hexes
+                        .iter()
+                        .any(|h| *h == p.hex || (hill && h.distance(p.hex) == 1))
+                })
         })
     };
     for st in stages.iter_mut() {
-        let moving = st
-            .steps
-            .iter()
-            .all(|x| matches!(x.action, Action::Move | Action::Cross));
-        if st.posture == Posture::General && moving && st.objectives.iter().any(enemy_held) {
+        // Every step moves, and one goes to or into enemy-held ground; or a patrol goes
+        // towards it ("scout towards Vimeiro Hill").
+        let towards = |x: &Step| {
+            x.direction
+                .as_ref()
+                .and_then(|d| d.place.as_ref())
+                .is_some_and(|p| !d_from(x) && enemy_held(p))
+        };
+        // "go to the bridge at Vimeiro and hold it": holding what the move took is part of it.
+        let holds_it = |x: &Step| {
+            x.action == Action::Defend && x.objectives.iter().all(|o| o.form == Form::Pronoun)
+        };
+        let moving = st.steps.iter().all(|x| {
+            matches!(x.action, Action::Move | Action::Cross | Action::Reconnoitre) || holds_it(x)
+        }) && st.steps.iter().any(|x| {
+            (x.action != Action::Reconnoitre && x.objectives.iter().any(enemy_held)) || towards(x)
+        });
+        if st.posture == Posture::General && moving {
             st.posture = Posture::Engage;
             for x in &mut st.steps {
                 x.posture = Posture::Engage;
@@ -755,6 +853,11 @@ fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
         }
     }
     fired
+}
+
+/// The step's direction is "from" somewhere (not towards it).
+fn d_from(x: &Step) -> bool {
+    x.direction.as_ref().is_some_and(|d| d.from)
 }
 
 /// Rule `posture.approach` (6.3.3): "march upon Hall and carry it" is one Engage stage, not
@@ -778,11 +881,16 @@ fn merge_approach(stages: &mut Vec<Stage>) -> bool {
             && b.link == Link::And
             && a.condition.is_none()
             && b.condition.is_none()
-            && !a.objectives.is_empty()
-            && b.objectives.iter().all(|o| {
-                matches!(o.form, Form::Pronoun | Form::Unit)
-                    || a.objectives.iter().any(|x| key(x) == key(o))
-            });
+            && (
+                // "march by the valley and fall upon Casa de Valdefuentes": a march along a
+                // route only is the attack's approach too.
+                (a.objectives.is_empty() && !a.route.is_empty())
+                    || !a.objectives.is_empty()
+                        && b.objectives.iter().all(|o| {
+                            matches!(o.form, Form::Pronoun | Form::Unit)
+                                || a.objectives.iter().any(|x| key(x) == key(o))
+                        })
+            );
         if approach {
             let b = stages.remove(i);
             let a = &mut stages[i - 1];
@@ -798,6 +906,58 @@ fn merge_approach(stages: &mut Vec<Stage>) -> bool {
         }
     }
     fired
+}
+
+/// Rule `posture.cheaper` (issue 17): the type the order would have if its stages were joined
+/// by "and" — `Some` only when it is Complex by its wording alone (no condition, alternative or
+/// start time) and one stage would do: an approach and an attack on one objective (Engage), or
+/// a march and a hold of one place (General).
+fn cheaper_wording(stages: &[Stage]) -> Option<OrderType> {
+    if stages.len() < 2
+        || stages.iter().any(|s| {
+            s.condition.is_some()
+                || s.alternatives
+                || s.subject.is_some()
+                || s.steps
+                    .iter()
+                    .any(|x| x.timing.as_ref().is_some_and(Timing::is_start))
+        })
+    {
+        return None;
+    }
+    let mut sim: Vec<Stage> = stages.to_vec();
+    for s in sim.iter_mut().skip(1) {
+        if matches!(s.link, Link::Then | Link::Sentence) {
+            s.link = Link::And;
+        }
+    }
+    merge_approach(&mut sim);
+    let key = |r: &Reference| {
+        r.resolved
+            .as_ref()
+            .map_or_else(|| crate::text::fold(&r.text), |x| x.id.clone())
+    };
+    let mut i = 1;
+    while i < sim.len() {
+        let (a, b) = (&sim[i - 1], &sim[i]);
+        let one_place = a.posture == Posture::General
+            && b.posture == Posture::General
+            && !a.objectives.is_empty()
+            && a.steps.iter().all(|x| matches!(x.action, Action::Move))
+            && b.steps.iter().all(|x| matches!(x.action, Action::Defend))
+            && b.objectives
+                .iter()
+                .all(|o| o.form == Form::Pronoun || a.objectives.iter().any(|x| key(x) == key(o)));
+        if one_place {
+            let b = sim.remove(i);
+            sim[i - 1].steps.extend(b.steps);
+        } else {
+            i += 1;
+        }
+    }
+    (sim.len() == 1)
+        .then(|| critique::order_type(&sim))
+        .flatten()
 }
 
 /// The spans of every reference in an objective, route or direction slot of a stage.

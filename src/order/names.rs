@@ -62,7 +62,7 @@ impl Phrases {
 }
 
 /// A name target built from `text[span]`, with `phrase_from` the start of its article.
-fn name_target(text: &str, span: Span, phrase_from: usize) -> Target {
+pub(crate) fn name_target(text: &str, span: Span, phrase_from: usize) -> Target {
     let name = nfc(&text[span.0..span.1]);
     Target {
         form: Form::Name,
@@ -240,8 +240,50 @@ fn names_in(s: &str) -> bool {
         .any(|w| !is_link(&w.to_lowercase()) && name_word(w.trim_matches(',')))
 }
 
+/// Rule `name.feature`: with no scenario to say what a name is, a terrain feature joined to a
+/// proper name is one place: "the ford of Almaraz", "the road to Coimbra", "the bridge at
+/// Mantua" (a relation noun never is: "the foot of the Medellin" names the Medellin).
+pub(crate) fn features(text: &str, toks: Vec<Tok>, fired: &mut bool) -> Vec<Tok> {
+    let lex = lexicon::get();
+    let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
+    for t in toks {
+        out.push(t);
+        let n = out.len();
+        if n < 3 {
+            continue;
+        }
+        let (Some(a), Some(b)) = (simple(&out[n - 3]), simple(&out[n - 1])) else {
+            continue;
+        };
+        let head = a.text.to_lowercase();
+        let link = match &out[n - 2] {
+            Tok::Filler(s) if text[s.0..s.1].eq_ignore_ascii_case("of") => "of",
+            Tok::DestPrep(p, _) if p == "to" || p == "at" => p.as_str(),
+            _ => continue,
+        };
+        let road = matches!(
+            head.as_str(),
+            "road" | "roads" | "bridge" | "ford" | "pass" | "way"
+        );
+        let ok = !head.contains(' ')
+            && lex.is_terrain(&head)
+            && !lex.is_relation(&head)
+            && (link == "of" || road)
+            && capitalised_word(&b.text)
+            && b.phrase_span.0 == b.span.0;
+        if !ok {
+            continue;
+        }
+        let merged = name_target(text, (a.span.0, b.span.1), a.phrase_span.0);
+        out.truncate(n - 3);
+        out.push(Tok::Place(merged));
+        *fired = true;
+    }
+    out
+}
+
 /// Words that join the parts of a name ("Pajar de Vergara", "ford of Almaraz").
-fn is_link(w: &str) -> bool {
+pub(crate) fn is_link(w: &str) -> bool {
     matches!(
         w,
         "de" | "del"

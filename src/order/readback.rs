@@ -33,15 +33,23 @@ fn step_text(s: &Step) -> String {
     join_parts(&parts)
 }
 
-fn stage_text(st: &Stage) -> String {
+pub(crate) fn stage_text(st: &Stage) -> String {
     let mut out = String::new();
+    // "otherwise hold your ground": the other branch reads first, as it was written.
+    let otherwise = st
+        .condition
+        .as_ref()
+        .is_some_and(|c| c.text.trim().eq_ignore_ascii_case("otherwise"));
+    if otherwise {
+        out.push_str("otherwise ");
+    }
     for (i, s) in st.steps.iter().enumerate() {
         if i > 0 {
             out.push_str(" and ");
         }
         out.push_str(&step_text(s));
     }
-    if let Some(c) = &st.condition {
+    if let Some(c) = st.condition.as_ref().filter(|_| !otherwise) {
         out.push(' ');
         let mut chars = c.text.chars();
         if let Some(f) = chars.next() {
@@ -95,10 +103,21 @@ pub(crate) fn render(
     let mut sentences: Vec<String> = Vec::new();
     for (i, st) in stages.iter().enumerate() {
         let body = stage_text(st);
-        let subject = st.subject.as_ref().map(|s| s.phrase.clone());
+        // "You will attack …" restates the recipient: no subject of its own.
+        let subject = st
+            .subject
+            .as_ref()
+            .map(|s| s.phrase.clone())
+            .filter(|s| !s.eq_ignore_ascii_case("you"));
         if i == 0 {
             let intro = if let Some(s) = subject {
-                format!("{s} {} ", subject_link(&s))
+                // "To General Thomières: the brigade will hold …": the recipient stays named.
+                match who {
+                    Some(w) if !w.eq_ignore_ascii_case(&s) => {
+                        format!("{w}: {s} {} ", subject_link(&s))
+                    }
+                    _ => format!("{s} {} ", subject_link(&s)),
+                }
             } else if preset {
                 if independent {
                     "Has an Independent Order to ".to_string()
@@ -114,6 +133,12 @@ pub(crate) fn render(
             continue;
         }
         match (st.link, subject) {
+            (_, None) if body.starts_with("otherwise ") => {
+                if let Some(last) = sentences.last_mut() {
+                    last.push_str("; ");
+                    last.push_str(&body);
+                }
+            }
             (Link::And, None) => {
                 if let Some(last) = sentences.last_mut() {
                     last.push_str(" and ");

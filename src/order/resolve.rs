@@ -46,6 +46,10 @@ pub(crate) fn looks_like_troops(text: &str) -> bool {
     // "the French heights" is a place: a terrain noun at the head wins over a troop word
     // (but "the Allied line", "the enemy's left" stay troops).
     let lex = super::lexicon::get();
+    // A person ("Sir Robert", "Marshal Soult", "the Emperor") is no place either.
+    if words.first().is_some_and(|w| lex.is_title(w)) {
+        return true;
+    }
     if words.last().is_some_and(|w| {
         lex.is_terrain(w)
             && !matches!(
@@ -160,7 +164,7 @@ pub(crate) fn unit_key(s: &str) -> String {
             "bde" | "bdes" | "brigades" | "brigade" => "brigade",
             "cav" | "cavalry" => "cavalry",
             "inf" | "infantry" => "infantry",
-            "art" | "artillery" => "artillery",
+            "art" | "arty" | "artillery" | "battery" | "guns" => "artillery",
             "hq" | "headquarters" => "hq",
             "corps" => "corps",
             other => ordinal(other).unwrap_or(other),
@@ -215,7 +219,13 @@ pub(crate) struct Index<'a> {
     /// The place names and aliases as word sequences (rule `name.scenario`).
     pub phrases: super::names::Phrases,
     places: Vec<PlaceKey>,
+    /// Folded place key → indexes into `places`, for exact lookups.
+    place_keys: std::collections::BTreeMap<String, Vec<usize>>,
     units: Vec<UnitKey>,
+    /// Per command (index of its first key in `units`): every word of its names.
+    unit_words: Vec<(usize, std::collections::BTreeSet<String>)>,
+    /// Folded surnames of the scenario's people: commanders, names in brackets, possessives.
+    persons: std::collections::BTreeSet<String>,
 }
 
 /// The outcome of looking a name up.
@@ -228,6 +238,8 @@ pub(crate) enum Match {
         variant: Option<String>,
         near: Option<usize>,
         others: Vec<String>,
+        /// Only part of a longer proper name matched ("Kumla-on-the-Wold" → Kümla).
+        partial: bool,
     },
     /// Not found; the nearest names.
     Missing { suggestions: Vec<String> },
@@ -332,8 +344,62 @@ impl<'a> Index<'a> {
                 .flat_map(|p| std::iter::once(&p.name).chain(&p.aliases))
                 .map(String::as_str),
         );
+        let mut persons = std::collections::BTreeSet::new();
+        for c in &scenario.commanders {
+            for n in std::iter::once(&c.name).chain(&c.aliases) {
+                if let Some(w) = fold(n).rsplit(' ').next() {
+                    persons.insert(w.to_string());
+                }
+            }
+        }
+        let names = scenario
+            .formations
+            .iter()
+            .flat_map(|f| std::iter::once(&f.name).chain(&f.aliases).chain(&f.short))
+            .chain(
+                scenario
+                    .units
+                    .iter()
+                    .flat_map(|u| std::iter::once(&u.name).chain(&u.aliases).chain(&u.short)),
+            );
+        for n in names {
+            if let (Some(a), Some(b)) = (n.find('('), n.find(')'))
+                && a < b
+            {
+                persons.extend(fold(&n[a + 1..b]).split(' ').map(str::to_string));
+            }
+            for w in n.split_whitespace() {
+                if let Some(p) = w
+                    .strip_suffix("'s")
+                    .or_else(|| w.strip_suffix("’s"))
+                    .or_else(|| w.strip_suffix('\''))
+                {
+                    persons.insert(fold(p));
+                }
+            }
+        }
+        let mut place_keys: std::collections::BTreeMap<String, Vec<usize>> =
+            std::collections::BTreeMap::new();
+        for (i, k) in places.iter().enumerate() {
+            place_keys.entry(k.key.clone()).or_default().push(i);
+        }
+        let mut unit_words: Vec<(usize, std::collections::BTreeSet<String>)> = Vec::new();
+        for (i, k) in units.iter().enumerate() {
+            // Names as written only (commanders' keys are matched by surname).
+            if k.written.is_empty() {
+                continue;
+            }
+            let words = k.key.split(' ').map(str::to_string);
+            match unit_words.iter_mut().find(|(j, _)| units[*j].id == k.id) {
+                Some((_, set)) => set.extend(words),
+                None => unit_words.push((i, words.collect())),
+            }
+        }
         Index {
             scenario,
+            unit_words,
+            place_keys,
+            persons,
             phrases,
             places,
             units,
@@ -353,7 +419,7 @@ impl<'a> Index<'a> {
     /// captured name that must be kept whole (rule `name.edges`).
     pub fn is_exact_name(&self, text: &str) -> bool {
         let key = place_key(text);
-        self.places.iter().any(|k| k.key == key)
+        self.place_keys.contains_key(&key)
             || matches!(self.unit(text, false), Match::Found { near: None, .. })
     }
 
@@ -366,7 +432,11 @@ impl<'a> Index<'a> {
             };
         }
         // 1. Exact (folded) name or alias.
-        let exact: Vec<&PlaceKey> = self.places.iter().filter(|k| k.key == key).collect();
+        let exact: Vec<&PlaceKey> = self
+            .place_keys
+            .get(&key)
+            .map(|v| v.iter().map(|&i| &self.places[i]).collect())
+            .unwrap_or_default();
         if let Some(first) = exact.first() {
             let mut ids: Vec<usize> = exact.iter().map(|k| k.place).collect();
             ids.dedup();
@@ -380,6 +450,7 @@ impl<'a> Index<'a> {
                 variant: exact.iter().find_map(|k| k.variant.clone()),
                 near: None,
                 others,
+                partial: false,
             };
         }
         // 2. The longest run of words that is a name ("the south slope of Cerro de
@@ -389,13 +460,19 @@ impl<'a> Index<'a> {
             let mut hits: Vec<&PlaceKey> = Vec::new();
             for start in 0..=words.len() - len {
                 let w = words[start..start + len].join(" ");
-                if let Some(k) = self.places.iter().find(|k| k.key == w)
+                if let Some(k) = self.place_keys.get(&w).map(|v| &self.places[v[0]])
                     && !hits.iter().any(|h| h.place == k.place)
                 {
                     hits.push(k);
                 }
             }
             if let Some(k) = hits.first() {
+                // A capitalised word outside the matched run makes it another name.
+                let inside: Vec<&str> = k.key.split(' ').collect();
+                let partial = text.split(|c: char| !c.is_alphanumeric()).any(|w| {
+                    w.chars().next().is_some_and(char::is_uppercase)
+                        && !inside.contains(&fold(w).as_str())
+                });
                 return Match::Found {
                     resolved: self.place_resolved(k.place),
                     side: None,
@@ -405,6 +482,7 @@ impl<'a> Index<'a> {
                         .iter()
                         .map(|h| self.scenario.places[h.place].name.clone())
                         .collect(),
+                    partial,
                 };
             }
         }
@@ -429,6 +507,7 @@ impl<'a> Index<'a> {
                     variant: None,
                     near: Some(dist),
                     others: Vec::new(),
+                    partial: false,
                 };
             }
         }
@@ -478,6 +557,17 @@ impl<'a> Index<'a> {
                     .any(|w| w == surname || w.strip_suffix('s') == Some(surname))
             })
             .collect();
+        // Only a person's name: a commander's surname, a name in brackets ("6th Brigade
+        // (Fane)") or a possessive alias ("Fane's brigade") — "Lisbon Vols" names no person.
+        if !self.persons.contains(surname) {
+            return None;
+        }
+        // Several commands mention him: the one whose own name holds it ("6th Brigade (Fane)"
+        // over "Fane's battery").
+        let mut hits = hits;
+        if hits.iter().any(|h| h.id != hits[0].id) {
+            hits.retain(|h| fold(&h.name).split(' ').any(|w| w == surname));
+        }
         let k = hits.first()?;
         if hits.iter().any(|h| h.id != k.id) {
             return None;
@@ -492,10 +582,17 @@ impl<'a> Index<'a> {
             variant: None,
             near: None,
             others: Vec::new(),
+            partial: false,
         })
     }
 
     pub fn unit(&self, text: &str, fuzzy: bool) -> Match {
+        self.unit_of(text, fuzzy, None)
+    }
+
+    /// [`Index::unit`] for a writer of side `own`: a name that both sides' commands bear ("the
+    /// army", "Army HQ") is the writer's own (rule `name.own-side`; issue 17).
+    pub fn unit_of(&self, text: &str, fuzzy: bool, own: Option<&str>) -> Match {
         let key = unit_key(text);
         let bare = without_titles(&key);
         let mut found: Vec<&UnitKey> = self
@@ -514,6 +611,12 @@ impl<'a> Index<'a> {
         if !exact.is_empty() && exact.iter().all(|k| k.id == exact[0].id) {
             found = exact;
         }
+        if let Some(own) = own {
+            let mine: Vec<&UnitKey> = found.iter().copied().filter(|k| k.side == own).collect();
+            if !mine.is_empty() && mine.iter().all(|k| k.id == mine[0].id) {
+                found = mine;
+            }
+        }
         if let Some(first) = found.first() {
             let mut others: Vec<String> = found
                 .iter()
@@ -531,10 +634,43 @@ impl<'a> Index<'a> {
                 variant: None,
                 near: None,
                 others,
+                partial: false,
             };
         }
         if let Some(m) = self.by_surname(text) {
             return m;
+        }
+        // Rule `name.words`: every word of the text is a word of one command's names ("I Corps
+        // Arty", "the reserve battery" → "I Corps reserve battery"): that command, if only one.
+        let want: Vec<&str> = key.split(' ').filter(|w| !w.is_empty()).collect();
+        if want.len() >= 2 {
+            let ids: Vec<&UnitKey> = self
+                .unit_words
+                .iter()
+                .filter(|(_, have)| want.iter().all(|w| have.contains(*w)))
+                .map(|(i, _)| &self.units[*i])
+                .collect();
+            if let [k] = ids.as_slice() {
+                return Match::Found {
+                    resolved: Resolved {
+                        id: k.id.clone(),
+                        name: k.name.clone(),
+                        kind: k.kind.clone(),
+                    },
+                    side: Some(k.side.clone()),
+                    variant: None,
+                    near: None,
+                    others: Vec::new(),
+                    partial: false,
+                };
+            }
+        }
+        // Exact lookups (a place that may be a unit, a name kept whole) need no near misses
+        // and no suggestions: the edit distances are only for fuzzy lookups.
+        if !fuzzy {
+            return Match::Missing {
+                suggestions: Vec::new(),
+            };
         }
         // Numbers are never near misses of each other: "5th Div" is not "4th Div".
         let want = digit_words(&bare);
@@ -564,6 +700,7 @@ impl<'a> Index<'a> {
                     variant: None,
                     near: Some(dist),
                     others: Vec::new(),
+                    partial: false,
                 };
             }
         }
@@ -578,6 +715,34 @@ impl<'a> Index<'a> {
             }
         }
         Match::Missing { suggestions }
+    }
+
+    /// The one unit of side `own` set up at one of `hexes` whose kind the description names
+    /// ("the battery at 15.16": an artillery unit; "the brigade at 5.10": any other).
+    pub fn unit_at(&self, text: &str, hexes: &[Hex], own: Option<&str>) -> Option<Resolved> {
+        if hexes.is_empty() {
+            return None;
+        }
+        let f = fold(text);
+        let guns = f
+            .split(' ')
+            .any(|w| matches!(w, "battery" | "batteries" | "guns" | "artillery"));
+        let hits: Vec<&crate::scenario::Unit> = self
+            .scenario
+            .units
+            .iter()
+            .filter(|u| own.is_none_or(|s| u.side == s))
+            .filter(|u| u.position.as_ref().is_some_and(|p| hexes.contains(&p.hex)))
+            .filter(|u| u.kind.is_artillery() == guns)
+            .collect();
+        match hits.as_slice() {
+            [u] => Some(Resolved {
+                id: u.id.clone(),
+                name: u.name.clone(),
+                kind: "unit".into(),
+            }),
+            _ => None,
+        }
     }
 
     /// A hex on the map, or `None` when it lies off the map.

@@ -699,8 +699,8 @@ fn move_request(ask: &MoveAsk) -> Result<Request, WebRefusal> {
         )
     })?;
     Ok(Request::Move(app::MoveRequest {
-        piece: ask.piece.clone(),
-        to,
+        piece: vec![ask.piece.clone()],
+        to: Some(to),
         path: ask.path.clone(),
         formation: ask.formation,
         face: ask.face,

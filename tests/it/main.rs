@@ -20,6 +20,7 @@ mod order_corpus_eval;
 mod order_docs;
 mod order_props;
 mod order_reader;
+mod order_umpire;
 mod random_events;
 mod replay_props;
 mod rules_cli;

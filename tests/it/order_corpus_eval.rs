@@ -252,8 +252,11 @@ fn evaluate(miss: &mut Vec<String>) -> Figures {
                     f.purpose.add(o.intent.is_some());
                 }
                 if e.condition {
-                    f.condition
-                        .add(o.stages.iter().any(|s| s.condition.is_some()));
+                    let ok = o.stages.iter().any(|s| s.condition.is_some());
+                    f.condition.add(ok);
+                    if !ok {
+                        note("condition not read".into());
+                    }
                 }
             }
         }
@@ -294,15 +297,14 @@ fn the_reader_meets_its_figures_on_the_annotated_corpus() {
             s.show()
         );
     };
-    floor("type", f.kind, 0.85); // TARGET 0.95, not yet met
-    floor("places recall", f.recall, 0.96); // TARGET 0.95, not yet met
-    floor("places precision", f.precision, 0.84); // TARGET 0.95, not yet met
-    floor("resolution", f.resolution, 0.92); // TARGET 0.95, not yet met
-    floor("bad flagged", f.bad_flagged, 0.94); // TARGET 1.0, not yet met
-    floor("round trip", f.round_trip, 0.89); // TARGET 1.0, not yet met
-    // TARGET 0.05, not yet met
+    floor("type", f.kind, 0.91); // TARGET 0.95, not yet met
+    floor("places recall", f.recall, 0.977); // TARGET 0.95 met; held at the measured value
+    floor("places precision", f.precision, 0.908); // TARGET 0.95, not yet met
+    floor("resolution", f.resolution, 0.941); // TARGET 0.95, not yet met
+    floor("bad flagged", f.bad_flagged, 1.0);
+    floor("round trip", f.round_trip, 0.946); // TARGET 1.0, not yet met
     assert!(
-        f.errors_on_good.ratio() <= 0.061,
+        f.errors_on_good.ratio() <= 0.05, // TARGET 0.05 met (measured 0.026)
         "errors on good {} is above its ceiling",
         f.errors_on_good.show()
     );

@@ -352,3 +352,93 @@ fn a_third_person_lead_after_a_timing_names_the_recipient() {
     assert_eq!(r.map(|r| r.id.as_str()), Some("div-3"), "{:?}", o.recipient);
     assert!(!o.has_errors(), "{:?}", codes(&o));
 }
+
+#[test]
+fn verbs_are_read_by_their_objects_and_the_map() {
+    use staffwork::rules::OrderType;
+    let vim = staffwork::scenario::bundled("vimeiro-1808").unwrap();
+    let ty = |text: &str| order::check_one(text, Some(&vim), Some("french")).order_type;
+    // verb.follow-own: following one's own troops is moving behind them; the enemy is pursued.
+    assert_eq!(
+        ty("Solignac: follow Loison's division to Ventosa."),
+        Some(OrderType::General)
+    );
+    assert_eq!(
+        ty("Solignac: follow the enemy to Ventosa."),
+        Some(OrderType::Engage)
+    );
+    // verb.take-position: taking up a position deploys; taking a place captures it.
+    assert_eq!(
+        ty("DeLaborde: take up a defensive position on the eastern heights."),
+        Some(OrderType::General)
+    );
+    assert_eq!(ty("DeLaborde: take Ventosa."), Some(OrderType::Engage));
+    // An -ing form of an attack verb makes the purpose an attack (order-language §1.7).
+    assert_eq!(
+        ty(
+            "DeLaborde: march by the Ventosa road with the object of falling on the English left at Vimeiro."
+        ),
+        Some(OrderType::Engage)
+    );
+    // posture.map: a hill is held by the troops on its slopes (6.3.1); a patrol towards it
+    // engages.
+    assert_eq!(
+        ty("26th Chasseurs: scout towards Vimeiro Hill."),
+        Some(OrderType::Engage)
+    );
+    assert_eq!(
+        ty("26th Chasseurs: scout towards Ventosa."),
+        Some(OrderType::General)
+    );
+    // Round trip of the rewritten verbs.
+    for text in [
+        "Solignac: follow Loison's division to Ventosa.",
+        "DeLaborde: take up a defensive position on the eastern heights.",
+    ] {
+        let o = order::check_one(text, Some(&vim), Some("french"));
+        let again = order::check_one(&o.readback, Some(&vim), Some("french"));
+        assert_eq!(again.key, o.key, "{}", o.readback);
+    }
+}
+
+#[test]
+fn a_lone_not_forbids_and_a_regiment_number_is_one_word() {
+    let vim = staffwork::scenario::bundled("vimeiro-1808").unwrap();
+    // "not allow the enemy to pass it": "allow" is a verb of the lexicon that is no stage, and
+    // what follows "not" is forbidden.
+    let o = order::check_one(
+        "Thomières: hold Ventosa and not allow the enemy to pass it.",
+        Some(&vim),
+        Some("french"),
+    );
+    assert_eq!(o.prohibitions.len(), 1, "{}", o.readback);
+    assert!(
+        o.prohibitions[0].text.starts_with("allow"),
+        "{:?}",
+        o.prohibitions
+    );
+    let again = order::check_one(&o.readback, Some(&vim), Some("french"));
+    assert_eq!(again.key, o.key, "{}", o.readback);
+    // "3/66th" is one word: the read-back names the battalion and reads back to it.
+    let o = order::check_one(
+        "3/66th: guard the baggage at 38.12.",
+        Some(&vim),
+        Some("french"),
+    );
+    let again = order::check_one(&o.readback, Some(&vim), Some("french"));
+    assert_eq!(again.key, o.key, "{}", o.readback);
+}
+
+#[test]
+fn a_march_along_a_route_and_an_attack_are_one_engage_stage() {
+    use staffwork::rules::OrderType;
+    let tal = staffwork::scenario::bundled("talavera-1809").unwrap();
+    // posture.approach: the march has only a route, the attack follows with "and".
+    let o = order::check_one(
+        "Ruffin: march by the valley and fall upon Casa de Valdefuentes.",
+        Some(&tal),
+        Some("french"),
+    );
+    assert_eq!(o.order_type, Some(OrderType::Engage), "{}", o.readback);
+    assert_eq!(o.stages.len(), 1);
+}
