@@ -140,6 +140,15 @@ pub(crate) fn describe(e: &crate::engine::event::EventKind) -> String {
             };
             format!("{unit} faces {from}{to}{cost}, {rule})")
         }
+        EventKind::MovementPointsLost {
+            unit,
+            half_mp,
+            rule,
+            reason,
+        } => format!(
+            "{unit} loses {} MP ({rule}: {reason})",
+            show_halves(*half_mp)
+        ),
         other => format!("{other:?}"),
     }
 }

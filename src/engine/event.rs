@@ -259,6 +259,15 @@ pub enum EventKind {
         half_mp: u32,
         rule: String,
     },
+    /// A moving unit lost Movement Points it had left (12.1.2, 11.3.2: remaining MP halved on
+    /// becoming Disorganized).
+    MovementPointsLost {
+        unit: String,
+        /// Half-points lost.
+        half_mp: u32,
+        rule: String,
+        reason: String,
+    },
     /// A Morale Check a move asked for (8.3.2 Square movement, 12.5.6 Forced March).
     MovementCheck {
         unit: String,

@@ -284,6 +284,13 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 u.moved = Some(m);
             }
         }
+        EventKind::MovementPointsLost { unit, half_mp, .. } => {
+            let (turn, player) = (state.turn, state.player);
+            let u = state.movement.entry(unit.clone()).or_default();
+            let mut m = u.spent_in(turn, player);
+            m.halves += half_mp;
+            u.moved = Some(m);
+        }
         EventKind::MoraleDegraded { unit, morale, .. } => {
             state.units.entry(unit.clone()).or_default().morale = *morale;
         }

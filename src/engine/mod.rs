@@ -21,6 +21,7 @@ mod sequence;
 mod special_rules;
 pub mod state;
 mod temporary_division;
+mod zones;
 
 pub use command::{CombatKind, Command, OverrideAction, TypedOrder};
 pub use event::{Event, EventKind, Visibility, WithdrawalCause};

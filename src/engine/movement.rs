@@ -143,6 +143,7 @@ pub(crate) fn mover(ctx: &Ctx, u: &Unit, formation: UnitFormation) -> Result<Mov
         facing: facing_now(&ctx.state, u, formation),
         town_all_around: u.kind == UnitKind::Infantry && formation == UnitFormation::Line,
         face: None,
+        morale: st.morale as u8,
     })
 }
 
@@ -169,7 +170,10 @@ pub(crate) fn facing_now(
 /// Who stands where, for a mover of `side` (12.3.1, 12.5).
 fn occupancy(ctx: &Ctx, side: &str, mover: &str) -> Occupancy {
     let s = ctx.eng.scenario;
-    let mut occ = Occupancy::default();
+    let mut occ = Occupancy {
+        zoi: super::zones::enemy_zoi(ctx, side),
+        ..Occupancy::default()
+    };
     for (p, at) in &ctx.state.positions {
         let Some(u) = s.unit(p) else { continue };
         if u.side != side {
@@ -309,6 +313,10 @@ pub(super) fn move_unit(
         };
         if let Some((to_f, cost, rule)) = change {
             ctx.emit_side(side, formation_event(u, before, to_f, cost, rule));
+            let left = mover_or_unlimbered(ctx, u, to_f).map_or(0, |m| m.left());
+            if !super::zones::formation_change_in_zoi(ctx, side, &u.id, from, left) {
+                return Ok(());
+            }
         }
         if let Some(ev) = turn {
             ctx.emit_side(side, ev);
@@ -349,6 +357,31 @@ pub(super) fn move_unit(
     .map_err(refusal)?;
     if let Some((to_f, cost, rule)) = change {
         ctx.emit_side(side, formation_event(u, before, to_f, cost, rule));
+        // 11.3.1: changing formation in an enemy ZoI; the path was judged at the old morale,
+        // so judge it again if the change cost a Morale State.
+        let left = m.left();
+        if !super::zones::formation_change_in_zoi(ctx, side, &u.id, from, left) {
+            return Ok(());
+        }
+        let morale_now = ctx
+            .state
+            .units
+            .get(&u.id)
+            .map(|x| x.morale)
+            .unwrap_or_default();
+        if morale_now as u8 != m.morale {
+            let mut m2 = mover(ctx, u, now)?;
+            m2.face = face;
+            let occ = occupancy(ctx, side, &u.id);
+            let p = ruling.path.clone();
+            let again = path::check_path(&ctx.eng.move_map, ctx.eng.movement, &m2, &occ, &p)
+                .map_err(refusal)?;
+            if again.square_move && !square_check(ctx, side, u, from)? {
+                return Ok(());
+            }
+            emit_move(ctx, side, u, &again);
+            return Ok(());
+        }
     }
     if ruling.square_move && !square_check(ctx, side, u, from)? {
         return Ok(());
@@ -482,6 +515,12 @@ fn unlimbered_mover(ctx: &Ctx, u: &Unit) -> Mover {
         facing: facing_now(&ctx.state, u, UnitFormation::Unlimbered),
         town_all_around: false,
         face: None,
+        morale: ctx
+            .state
+            .units
+            .get(&u.id)
+            .map(|x| x.morale)
+            .unwrap_or_default() as u8,
     }
 }
 
@@ -560,6 +599,36 @@ fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling) {
             half_mp: Some(r.charged),
         },
     );
+    for at in &r.zoi_degradations {
+        let before = ctx
+            .state
+            .units
+            .get(&u.id)
+            .map(|x| x.morale)
+            .unwrap_or_default();
+        ctx.emit_side(
+            side,
+            EventKind::MoraleDegraded {
+                unit: u.id.clone(),
+                morale: before.shift(-1),
+                rule: "11.3.1".into(),
+                reason: format!(
+                    "moved directly from one enemy Zone of Influence hex into another at {at}"
+                ),
+            },
+        );
+    }
+    if r.halved > 0 {
+        ctx.emit_side(
+            side,
+            EventKind::MovementPointsLost {
+                unit: u.id.clone(),
+                half_mp: r.halved,
+                rule: "12.1.2".into(),
+                reason: "became Disorganized while moving: remaining MP halved".into(),
+            },
+        );
+    }
     let known = ctx.state.movement.get(&u.id).and_then(|x| x.facing);
     if let Some(f) = r.facing
         && known != Some(f)
