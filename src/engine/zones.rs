@@ -136,7 +136,7 @@ pub(crate) fn degrade(
 
 /// 12.1.2: a unit that becomes Disorganized while moving halves its remaining MP.
 pub(crate) fn halve(ctx: &mut Ctx, side: &str, unit: &str, left: u32) {
-    let lost = left - left / 2;
+    let lost = left / 2; // the unit keeps the larger half (decision 0084)
     if lost > 0 {
         ctx.emit_side(
             side,

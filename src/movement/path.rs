@@ -657,7 +657,7 @@ fn walk_zoi(
             w.degraded.push(s.to);
             morale = morale.saturating_sub(1);
             if morale == 1 {
-                let lost = left - left / 2;
+                let lost = left / 2; // the unit keeps the larger half (decision 0084)
                 w.lost += lost;
                 left -= lost;
             }
