@@ -211,6 +211,10 @@ pub struct MoveArgs {
     /// corner (1 for 180°); with --to the unit's own hex it only turns.
     #[arg(long)]
     pub face: Option<crate::movement::facing::Corner>,
+    /// Forced March (12.5.6): 1 or 2 sets of +3 MP, a Morale Check for Stragglers each;
+    /// infantry in Column, not DG, on the road all the way.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub forced_march: u8,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
@@ -597,6 +601,7 @@ pub(crate) fn build(
                 path: a.path.clone(),
                 formation: a.formation,
                 face: a.face,
+                forced_march: a.forced_march,
             },
         )),
         C::Override(a) => build_override(game, a),

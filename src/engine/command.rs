@@ -94,6 +94,9 @@ pub enum Command {
         /// The hex corner to face at the end (10.1); turning in place when `to` is its hex.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         face: Option<crate::movement::facing::Corner>,
+        /// Sets of three extra MP by Forced March (12.5.6: 0–2, a Morale Check each).
+        #[serde(default, skip_serializing_if = "is_zero_u8")]
+        forced_march: u8,
     },
     /// The command has finished the stage it was executing (6.3.3); after the last stage the
     /// order is complete and the command enters No Orders (6.3.4.1 case 5).
@@ -250,4 +253,8 @@ pub enum CombatKind {
     },
     /// Artillery fire (17); `cannister` for Opportunity Fire at units entering the hex (17.4.9).
     ArtilleryFire { cannister: bool },
+}
+
+fn is_zero_u8(n: &u8) -> bool {
+    *n == 0
 }

@@ -253,9 +253,16 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             ..
         } => {
             state.positions.insert(piece.clone(), *to);
+            let (turn, player) = (state.turn, state.player);
+            let entered = state
+                .movement
+                .get_mut(piece)
+                .and_then(|u| u.entering.take());
             if let Some(mp) = half_mp {
-                let (turn, player) = (state.turn, state.player);
                 let u = state.movement.entry(piece.clone()).or_default();
+                if let Some(hex) = entered {
+                    u.left_column = Some((turn, player, hex));
+                }
                 let mut m = u.spent_in(turn, player);
                 m.halves += mp;
                 m.hexes += path.len().saturating_sub(1) as u32;
@@ -304,6 +311,9 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             state.arrived.insert(group.clone());
             for p in pieces {
                 state.positions.insert(p.clone(), *hex);
+                // 12.6.1: it waits in the column off the map until it moves (commanders and
+                // HQs too; only units read it).
+                state.movement.entry(p.clone()).or_default().entering = Some(*hex);
             }
         }
         EventKind::WreckedChanged { command, wrecked } => {

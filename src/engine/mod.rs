@@ -209,7 +209,18 @@ impl<'a> Engine<'a> {
                 path,
                 formation,
                 face,
-            } => command_system::move_piece(&mut ctx, piece, *to, path, *formation, *face)?,
+                forced_march,
+            } => command_system::move_piece(
+                &mut ctx,
+                piece,
+                *to,
+                path,
+                movement::MoveOpts {
+                    formation: *formation,
+                    face: *face,
+                    forced_march: *forced_march,
+                },
+            )?,
             Command::StageComplete { command } => {
                 command_system::stage_complete(&mut ctx, command)?
             }

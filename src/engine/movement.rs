@@ -127,7 +127,7 @@ pub(crate) fn mover(ctx: &Ctx, u: &Unit, formation: UnitFormation) -> Result<Mov
         .cloned()
         .unwrap_or_default()
         .spent_in(ctx.state.turn, ctx.state.player);
-    Ok(Mover {
+    let mut m = Mover {
         class,
         allowance: t.allowance_halves(allowance),
         spent: spent.halves,
@@ -143,8 +143,33 @@ pub(crate) fn mover(ctx: &Ctx, u: &Unit, formation: UnitFormation) -> Result<Mov
         facing: facing_now(&ctx.state, u, formation),
         town_all_around: u.kind == UnitKind::Infantry && formation == UnitFormation::Line,
         face: None,
+        road_only: false,
+        column: 0,
         morale: st.morale as u8,
-    })
+    };
+    m.column = column_cost(ctx, u, &m);
+    m.spent += m.column;
+    Ok(m)
+}
+
+/// 12.6.1: a reinforcement still in its arriving column has fewer MP the further back it is —
+/// the k-th unit to leave the Entry Hex this phase pays k + 1 hexes of the column (the Entry
+/// Hex's cost; decision 0085). Half-points; 0 for a unit not in a column.
+fn column_cost(ctx: &Ctx, u: &Unit, m: &Mover) -> u32 {
+    let Some(entry) = ctx.state.movement.get(&u.id).and_then(|x| x.entering) else {
+        return 0;
+    };
+    if ctx.state.positions.get(&u.id) != Some(&entry) {
+        return 0;
+    }
+    let here = (ctx.state.turn, ctx.state.player, entry);
+    let ahead = ctx
+        .state
+        .movement
+        .values()
+        .filter(|x| x.left_column == Some(here))
+        .count() as u32;
+    (ahead + 1) * path::entry_cost(&ctx.eng.move_map, ctx.eng.movement, m, entry)
 }
 
 /// The corners a unit may be facing now (10.0): the corner it turned to last, else the
@@ -257,11 +282,21 @@ fn formation_change(
     }
 }
 
+/// What a `move` asks for besides the path.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MoveOpts {
+    /// Change formation first (8.2).
+    pub formation: Option<UnitFormation>,
+    /// Face this corner at the end (10.1).
+    pub face: Option<Corner>,
+    /// Sets of three extra MP by Forced March (12.5.6).
+    pub forced_march: u8,
+}
+
 /// Move a unit (and change its formation first if asked), checking the path by the Movement
 /// Table and its facing (10, 12.1.1); emits the formation change, any Morale Check, the move,
 /// the facing it ends with and any morale loss. With `to` its own hex it changes formation
 /// and/or turns in place.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn move_unit(
     ctx: &mut Ctx,
     side: &str,
@@ -269,9 +304,13 @@ pub(super) fn move_unit(
     from: Hex,
     to: Hex,
     given: &[Hex],
-    formation: Option<UnitFormation>,
-    face: Option<Corner>,
+    opts: MoveOpts,
 ) -> Result<(), Refusal> {
+    let MoveOpts {
+        formation,
+        face,
+        forced_march,
+    } = opts;
     let s = ctx.eng.scenario;
     let before = formation_now(s, &ctx.state, u);
     let mut now = before;
@@ -328,6 +367,12 @@ pub(super) fn move_unit(
     if let Some((_, cost, _)) = change {
         m.spent += cost;
     }
+    if forced_march > 0 {
+        forced_march_allowed(ctx, u, now, forced_march, from)?;
+        // 12.5.6.2–3: three extra MP a set, on the road only.
+        m.allowance += u32::from(forced_march) * ctx.eng.movement.cost("forced_march_step");
+        m.road_only = true;
+    }
     if face.is_some() && m.facing.is_none() {
         return Err(all_around(u, from));
     }
@@ -372,6 +417,8 @@ pub(super) fn move_unit(
         if morale_now as u8 != m.morale {
             let mut m2 = mover(ctx, u, now)?;
             m2.face = face;
+            m2.allowance = m.allowance;
+            m2.road_only = m.road_only;
             let occ = occupancy(ctx, side, &u.id);
             let p = ruling.path.clone();
             let again = path::check_path(&ctx.eng.move_map, ctx.eng.movement, &m2, &occ, &p)
@@ -379,15 +426,108 @@ pub(super) fn move_unit(
             if again.square_move && !square_check(ctx, side, u, from)? {
                 return Ok(());
             }
-            emit_move(ctx, side, u, &again);
+            for _ in 0..forced_march {
+                straggler_check(ctx, side, u, from)?;
+            }
+            emit_move(ctx, side, u, &again, m2.column);
             return Ok(());
         }
     }
     if ruling.square_move && !square_check(ctx, side, u, from)? {
         return Ok(());
     }
-    emit_move(ctx, side, u, &ruling);
+    for _ in 0..forced_march {
+        straggler_check(ctx, side, u, from)?;
+    }
+    emit_move(ctx, side, u, &ruling, m.column);
     Ok(())
+}
+
+/// 12.5.6.1: only infantry in Column, not Disorganized, may Force March; at most two sets.
+fn forced_march_allowed(
+    ctx: &Ctx,
+    u: &Unit,
+    formation: UnitFormation,
+    sets: u8,
+    at: Hex,
+) -> Result<(), Refusal> {
+    let t = ctx.eng.movement;
+    let max = t.cost("forced_march_max") / t.cost("forced_march_step").max(1);
+    let morale = ctx
+        .state
+        .units
+        .get(&u.id)
+        .map(|x| x.morale)
+        .unwrap_or_default();
+    let why = if u.kind != UnitKind::Infantry {
+        Some(format!("`{}` is not infantry", u.id))
+    } else if !matches!(
+        formation,
+        UnitFormation::Column | UnitFormation::MarchColumn
+    ) {
+        Some(format!("`{}` is in {formation:?}, not Column", u.id))
+    } else if morale <= MoraleState::Disorganized {
+        Some(format!("`{}` is {}", u.id, morale.short()))
+    } else if u32::from(sets) > max {
+        Some(format!(
+            "{sets} sets asked; at most {max} ({} MP)",
+            show_halves(t.cost("forced_march_max"))
+        ))
+    } else {
+        None
+    };
+    match why {
+        Some(w) => Err(Refusal::new(
+            "forced-march",
+            "12.5.6.1",
+            format!(
+                "{w}: only infantry in Column and not Disorganized may Force March, at most twice [hex {at}]"
+            ),
+            format!(
+                "change to Column first (`--formation column`), or move without --forced-march{OVERRIDE_HINT}"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// 12.5.6.2: a Morale Check (21.2) for each set of Forced March MP; a failure costs a
+/// Straggler.
+fn straggler_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<(), Refusal> {
+    let (need, bonus) = morale_check_need(ctx, side, u, at);
+    let die = ctx.dice.roll(Purpose::Morale, 6)?;
+    let straggler = i16::from(die.value) + i16::from(bonus) < i16::from(need);
+    ctx.emit_side(
+        side,
+        EventKind::StragglerCheck {
+            unit: u.id.clone(),
+            needs: need,
+            dice: vec![die],
+            straggler,
+        },
+    );
+    Ok(())
+}
+
+/// The Morale Check number (21.2) of a unit and the bonus of a Commander rated 2+ with it.
+fn morale_check_need(ctx: &Ctx, side: &str, u: &Unit, at: Hex) -> (u8, i8) {
+    let cfg = &ctx.eng.combat.morale_check;
+    let rating = u.morale.unwrap_or(crate::scenario::MoraleRating::C);
+    let need = cfg.need[crate::combat::morale_index(rating)];
+    let s = ctx.eng.scenario;
+    let with_commander = s.commanders.iter().any(|c| {
+        c.side == side
+            && ctx.state.positions.get(&c.id) == Some(&at)
+            && super::oob::rating(s, &ctx.state, &c.id) >= cfg.commander_min_rating
+    });
+    (
+        need,
+        if with_commander {
+            cfg.commander_bonus
+        } else {
+            0
+        },
+    )
 }
 
 /// The unit's allowance as it would be in `f`; an Unlimbered battery cannot move but may
@@ -515,6 +655,8 @@ fn unlimbered_mover(ctx: &Ctx, u: &Unit) -> Mover {
         facing: facing_now(&ctx.state, u, UnitFormation::Unlimbered),
         town_all_around: false,
         face: None,
+        road_only: false,
+        column: 0,
         morale: ctx
             .state
             .units
@@ -527,21 +669,8 @@ fn unlimbered_mover(ctx: &Ctx, u: &Unit) -> Mover {
 /// 8.3.2: a Square moves only after passing a Morale Check; failing, it becomes DG and
 /// Column and has spent all its MP. Returns whether it may move.
 fn square_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<bool, Refusal> {
-    let cfg = &ctx.eng.combat.morale_check;
-    let rating = u.morale.unwrap_or(crate::scenario::MoraleRating::C);
-    let need = cfg.need[crate::combat::morale_index(rating)];
     // 21.2: +1 with a Commander rated 2+ in the hex.
-    let s = ctx.eng.scenario;
-    let with_commander = s.commanders.iter().any(|c| {
-        c.side == side
-            && ctx.state.positions.get(&c.id) == Some(&at)
-            && super::oob::rating(s, &ctx.state, &c.id) >= cfg.commander_min_rating
-    });
-    let bonus = if with_commander {
-        cfg.commander_bonus
-    } else {
-        0
-    };
+    let (need, bonus) = morale_check_need(ctx, side, u, at);
     let die = ctx.dice.roll(Purpose::Morale, 6)?;
     let passed = i16::from(die.value) + i16::from(bonus) >= i16::from(need);
     ctx.emit_side(
@@ -571,7 +700,13 @@ fn square_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<bool, Re
         .saturating_sub(spent);
     ctx.emit_side(
         side,
-        formation_event(u, UnitFormation::Square, column_for(s, side), left, "8.3.2"),
+        formation_event(
+            u,
+            UnitFormation::Square,
+            column_for(ctx.eng.scenario, side),
+            left,
+            "8.3.2",
+        ),
     );
     if st.morale > MoraleState::Disorganized {
         ctx.emit_side(
@@ -587,7 +722,9 @@ fn square_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<bool, Re
     Ok(false)
 }
 
-fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling) {
+/// `column`: half-points its place in an arriving column cost before it moved (12.6.1),
+/// charged with the move.
+fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, column: u32) {
     let (from, to) = (r.path[0], r.path[r.path.len() - 1]);
     ctx.emit_side(
         side,
@@ -596,7 +733,7 @@ fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling) {
             from: Some(from),
             to,
             path: r.path.clone(),
-            half_mp: Some(r.charged),
+            half_mp: Some(r.charged + column),
         },
     );
     for at in &r.zoi_degradations {

@@ -309,6 +309,13 @@ pub struct UnitMovement {
     /// set-up facing stands (decision 0083).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub facing: Option<crate::movement::facing::Corner>,
+    /// Arrived as a reinforcement at this Entry Hex and not moved since: still in the column
+    /// extending off the map from it (12.6.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entering: Option<crate::hex::Hex>,
+    /// The phase (turn, player) and Entry Hex in which it left its arriving column (12.6.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_column: Option<(u32, usize, crate::hex::Hex)>,
 }
 
 impl UnitMovement {

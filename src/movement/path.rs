@@ -153,6 +153,10 @@ pub struct Mover {
     pub town_all_around: bool,
     /// The corner to face at the end of the move, if asked (10.1).
     pub face: Option<Corner>,
+    /// Forced March (12.5.6): Road Movement only.
+    pub road_only: bool,
+    /// Half-points of `spent` that its place in an arriving column cost (12.6.1).
+    pub column: u32,
     /// Its Morale State as a level: 0 Routed, 1 Disorganized, 2 Shaken, 3 Normal, 4 Blood
     /// Lust (for Morale Degradation on the way, 11.3.2).
     pub morale: u8,
@@ -163,6 +167,17 @@ impl Mover {
     pub fn left(&self) -> u32 {
         self.allowance.saturating_sub(self.spent)
     }
+}
+
+/// 12.6.1: what one hex of the column off the map costs a unit entering at `entry` — the road
+/// rate where a road enters there and the unit may use Road Movement, else the Entry Hex's
+/// terrain (decision 0085). Half-points.
+pub fn entry_cost(map: &MoveMap, t: &MovementTables, m: &Mover, entry: Hex) -> u32 {
+    if m.road_movement && map.on_road(entry) {
+        return t.cost("road");
+    }
+    let (row, _) = t.terrain_row(map.terrain(entry));
+    row.cell(m.class).halves.unwrap_or(0)
 }
 
 /// Who stands where, as far as the mover is concerned.
@@ -351,8 +366,20 @@ fn best_step(
     a: Hex,
     b: Hex,
 ) -> Result<Step, Illegal> {
-    let off = step_cost(map, t, m.class, a, b, false);
     let road_ok = m.road_movement && map.is_road(a, b) && !occ.road_blocked.contains(&b);
+    if m.road_only {
+        if !road_ok {
+            return Err(illegal(
+                "forced-march-road",
+                "12.5.6.1",
+                Some(b),
+                format!("{a} to {b} is not Road Movement: a Forced March must keep to the road"),
+                "follow the road (not into hexes of friendly units, 12.5.3), or move without --forced-march",
+            ));
+        }
+        return step_cost(map, t, m.class, a, b, true);
+    }
+    let off = step_cost(map, t, m.class, a, b, false);
     if road_ok && let Ok(r) = step_cost(map, t, m.class, a, b, true) {
         return match off {
             Ok(o) if o.cost <= r.cost => Ok(o),
@@ -845,6 +872,8 @@ mod tests {
             facing: None,
             town_all_around: true,
             face: None,
+            road_only: false,
+            column: 0,
             morale: 3,
         }
     }

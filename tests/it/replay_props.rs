@@ -67,6 +67,7 @@ fn command(i: u8) -> Command {
             path: Vec::new(),
             formation: None,
             face: None,
+            forced_march: 0,
         },
         11 => Command::Combat {
             kind: CombatKind::CloseCombat { fortified: false },
