@@ -1515,9 +1515,9 @@ pub(crate) fn describe(e: &Event) -> String {
             "{unit} changes formation {from:?} → {to:?} ({} MP, {rule})",
             crate::movement::tables::show_halves(*half_mp)
         ),
-        e @ (EventKind::FacingChanged { .. } | EventKind::MovementPointsLost { .. }) => {
-            crate::cli::movement_cmd::describe(e)
-        }
+        e @ (EventKind::FacingChanged { .. }
+        | EventKind::MovementPointsLost { .. }
+        | EventKind::AllowanceHalved { .. }) => crate::cli::movement_cmd::describe(e),
         EventKind::MovementCheck {
             unit,
             rule,

@@ -149,6 +149,23 @@ pub(crate) fn describe(e: &crate::engine::event::EventKind) -> String {
             "{unit} loses {} MP ({rule}: {reason})",
             show_halves(*half_mp)
         ),
+        EventKind::AllowanceHalved {
+            unit,
+            rule,
+            dice,
+            halved,
+        } => format!(
+            "{unit}: {rule}: rolled {} → {}",
+            dice.iter()
+                .map(|d| d.value.to_string())
+                .collect::<Vec<_>>()
+                .join("+"),
+            if *halved {
+                "Movement Allowance halved this turn"
+            } else {
+                "moves normally"
+            }
+        ),
         other => format!("{other:?}"),
     }
 }

@@ -268,6 +268,14 @@ pub enum EventKind {
         rule: String,
         reason: String,
     },
+    /// A scenario rule's roll that may halve a unit's Movement Allowance for this turn
+    /// (Talavera scenario 2, Ruffin's Attack: halved on 4–6).
+    AllowanceHalved {
+        unit: String,
+        rule: String,
+        dice: Vec<Die>,
+        halved: bool,
+    },
     /// A Morale Check a move asked for (8.3.2 Square movement, 12.5.6 Forced March).
     MovementCheck {
         unit: String,
@@ -466,7 +474,8 @@ impl Event {
             | EventKind::ReleaseRolled { dice, .. }
             | EventKind::RandomEventChecked { dice, .. }
             | EventKind::UnitRallied { dice, .. }
-            | EventKind::MovementCheck { dice, .. } => dice,
+            | EventKind::MovementCheck { dice, .. }
+            | EventKind::AllowanceHalved { dice, .. } => dice,
             _ => &[],
         }
     }

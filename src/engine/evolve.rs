@@ -291,6 +291,12 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 u.moved = Some(m);
             }
         }
+        EventKind::AllowanceHalved { unit, halved, .. } => {
+            if *halved {
+                let turn = state.turn;
+                state.movement.entry(unit.clone()).or_default().halved_in = Some(turn);
+            }
+        }
         EventKind::MovementPointsLost { unit, half_mp, .. } => {
             let (turn, player) = (state.turn, state.player);
             let u = state.movement.entry(unit.clone()).or_default();

@@ -127,9 +127,16 @@ pub(crate) fn mover(ctx: &Ctx, u: &Unit, formation: UnitFormation) -> Result<Mov
         .cloned()
         .unwrap_or_default()
         .spent_in(ctx.state.turn, ctx.state.player);
+    let halved = ctx
+        .state
+        .movement
+        .get(&u.id)
+        .is_some_and(|x| x.halved_in == Some(ctx.state.turn));
+    let full = t.allowance_halves(allowance);
     let mut m = Mover {
         class,
-        allowance: t.allowance_halves(allowance),
+        // Ruffin's Attack: halved this turn by the scenario's roll.
+        allowance: if halved { full / 2 } else { full },
         spent: spent.halves,
         // 12.5: infantry uses Road Movement only in Column.
         road_movement: !matches!(class, "line") && formation != UnitFormation::Square,
@@ -872,4 +879,50 @@ impl super::Engine<'_> {
             ruling,
         })
     }
+}
+
+/// Talavera scenario 2, Ruffin's Attack: "On the 9:00 p.m. turn each of Ruffin's brigades must
+/// roll 1 die. On a roll of 4–6 the movement allowance for that unit and its skirmishers is
+/// halved for that turn only." Rolled as the owner's Operations window opens, for the infantry
+/// of every division Ruffin commands (our Skirmishers are not tied to a brigade: decision 0086).
+pub(super) fn ruffin_night_attack(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
+    use chrono::Timelike;
+    const RULE: &str = "talavera-ruffin-night-attack";
+    if !has(ctx, RULE) {
+        return Ok(());
+    }
+    let s = ctx.eng.scenario;
+    let at_nine = ctx
+        .eng
+        .turn_info(ctx.state.turn)
+        .is_some_and(|t| t.time.hour() == 21 && t.time.minute() == 0);
+    if !at_nine {
+        return Ok(());
+    }
+    let mut brigades: Vec<String> = s
+        .formations
+        .iter()
+        .filter(|f| f.side == side && f.commander.as_deref() == Some("ruffin"))
+        .flat_map(|f| super::oob::member_units(s, &ctx.state, &f.id))
+        .filter(|id| {
+            s.unit(id).is_some_and(|u| u.kind == UnitKind::Infantry)
+                && ctx.state.positions.contains_key(id)
+        })
+        .collect();
+    brigades.sort();
+    brigades.dedup();
+    for unit in brigades {
+        let die = ctx.dice.roll(Purpose::Special, 6)?;
+        let halved = die.value >= 4;
+        ctx.emit_side(
+            side,
+            EventKind::AllowanceHalved {
+                unit,
+                rule: "Ruffin's Attack (Talavera scenario 2)".into(),
+                dice: vec![die],
+                halved,
+            },
+        );
+    }
+    Ok(())
 }

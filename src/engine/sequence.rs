@@ -157,7 +157,7 @@ pub(super) fn advance(ctx: &mut Ctx) -> Result<(), Refusal> {
                 },
             );
             reinforcements_enter(ctx, &side);
-            Ok(())
+            super::movement::ruffin_night_attack(ctx, &side)
         }
         Step::Operations => {
             end_player_turn(ctx, &side)?;

@@ -316,6 +316,9 @@ pub struct UnitMovement {
     /// The phase (turn, player) and Entry Hex in which it left its arriving column (12.6.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub left_column: Option<(u32, usize, crate::hex::Hex)>,
+    /// The turn in which a scenario rule halved its Movement Allowance (Ruffin's Attack).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub halved_in: Option<u32>,
 }
 
 impl UnitMovement {
