@@ -215,6 +215,13 @@ pub struct MoveArgs {
     /// infantry in Column, not DG, on the road all the way.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub forced_march: u8,
+    /// Generate Line Extensions into these adjacent hexes (13.1.3), with --to the unit's own
+    /// hex: `--extend 5.06,6.05`. Infantry in Line of B strength or more; two for A or more.
+    #[arg(long, value_delimiter = ',')]
+    pub extend: Vec<Hex>,
+    /// Remove the Line Extensions in these hexes (13.1.4), with --to the unit's own hex.
+    #[arg(long, value_delimiter = ',')]
+    pub retract: Vec<Hex>,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
@@ -602,6 +609,8 @@ pub(crate) fn build(
                 formation: a.formation,
                 face: a.face,
                 forced_march: a.forced_march,
+                extend: a.extend.clone(),
+                retract: a.retract.clone(),
             },
         )),
         C::Override(a) => build_override(game, a),
@@ -1517,7 +1526,9 @@ pub(crate) fn describe(e: &Event) -> String {
         ),
         e @ (EventKind::FacingChanged { .. }
         | EventKind::MovementPointsLost { .. }
-        | EventKind::AllowanceHalved { .. }) => crate::cli::movement_cmd::describe(e),
+        | EventKind::AllowanceHalved { .. }
+        | EventKind::LineExtended { .. }
+        | EventKind::LineRetracted { .. }) => crate::cli::movement_cmd::describe(e),
         EventKind::MovementCheck {
             unit,
             rule,

@@ -96,6 +96,7 @@ pub(crate) fn formations(game: &Game, viewer: &crate::game::Viewer) -> Vec<serde
                 "facing": set.map_or("all-around".to_string(), facing::show_set),
                 "facing_corners": set.map(|x| facing::members(x).collect::<Vec<_>>()),
                 "mp_spent": show_halves(spent),
+                "extensions": game.state.movement.get(&u.id).map(|m| m.extensions.clone()).unwrap_or_default(),
             })
         })
         .collect()
@@ -111,8 +112,17 @@ pub(crate) fn print_formations(rows: &[serde_json::Value]) {
 formation and facing (8, 10):"
     );
     for r in rows {
+        let ext: Vec<&str> = r["extensions"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|h| h.as_str()).collect())
+            .unwrap_or_default();
+        let ext = if ext.is_empty() {
+            String::new()
+        } else {
+            format!(", Line Extensions in {} (13)", ext.join(", "))
+        };
         println!(
-            "  {:<20} {:<12} faces {:<24} {} MP spent this phase",
+            "  {:<20} {:<12} faces {:<24} {} MP spent this phase{ext}",
             r["unit"].as_str().unwrap_or(""),
             r["formation"].as_str().unwrap_or(""),
             r["facing"].as_str().unwrap_or(""),
@@ -165,6 +175,29 @@ pub(crate) fn describe(e: &crate::engine::event::EventKind) -> String {
             } else {
                 "moves normally"
             }
+        ),
+        EventKind::LineExtended {
+            unit,
+            hex,
+            half_mp,
+            extension_half_mp,
+        } => format!(
+            "{unit} extends its Line into {hex} ({} MP; the extension spends {} MP, 13.1.3)",
+            show_halves(*half_mp),
+            show_halves(*extension_half_mp)
+        ),
+        EventKind::LineRetracted {
+            unit,
+            hexes,
+            half_mp,
+        } => format!(
+            "{unit} takes back its Line Extensions from {} ({} MP, 13.1.4)",
+            hexes
+                .iter()
+                .map(|h| h.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            show_halves(*half_mp)
         ),
         other => format!("{other:?}"),
     }

@@ -97,6 +97,12 @@ pub enum Command {
         /// Sets of three extra MP by Forced March (12.5.6: 0–2, a Morale Check each).
         #[serde(default, skip_serializing_if = "is_zero_u8")]
         forced_march: u8,
+        /// Line Extensions to generate into these adjacent hexes (13.1.3), in place.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        extend: Vec<Hex>,
+        /// Line Extensions in these hexes to remove (13.1.4), in place.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        retract: Vec<Hex>,
     },
     /// The command has finished the stage it was executing (6.3.3); after the last stage the
     /// order is complete and the command enters No Orders (6.3.4.1 case 5).

@@ -1128,7 +1128,7 @@ pub(super) fn move_piece(
     piece: &str,
     to: Hex,
     path: &[Hex],
-    opts: super::movement::MoveOpts,
+    opts: super::movement::MoveOpts<'_>,
 ) -> Result<(), Refusal> {
     require_step(ctx, Step::Operations, "Movement")?;
     let s = ctx.eng.scenario;
@@ -1208,7 +1208,12 @@ pub(super) fn move_piece(
         // 8, 12: a unit's path, formation change and Movement Points.
         super::movement::move_unit(ctx, &side, u, from, to, path, opts)?;
     } else {
-        if opts.formation.is_some() || opts.face.is_some() || opts.forced_march > 0 {
+        if opts.formation.is_some()
+            || opts.face.is_some()
+            || opts.forced_march > 0
+            || !opts.extend.is_empty()
+            || !opts.retract.is_empty()
+        {
             return Err(Refusal::new(
                 "formation",
                 "10.0",

@@ -268,6 +268,20 @@ pub enum EventKind {
         rule: String,
         reason: String,
     },
+    /// A Line generated a Line Extension into an adjacent hex (13.1.3): `half_mp` for the
+    /// parent (1 MP), `extension_half_mp` what the extension spent (1 MP + the hex).
+    LineExtended {
+        unit: String,
+        hex: Hex,
+        half_mp: u32,
+        extension_half_mp: u32,
+    },
+    /// Line Extensions rejoined their parent (13.1.4), for `half_mp` (the parent's hex + 1 MP).
+    LineRetracted {
+        unit: String,
+        hexes: Vec<Hex>,
+        half_mp: u32,
+    },
     /// A scenario rule's roll that may halve a unit's Movement Allowance for this turn
     /// (Talavera scenario 2, Ruffin's Attack: halved on 4–6).
     AllowanceHalved {

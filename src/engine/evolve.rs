@@ -6,6 +6,21 @@ use super::state::*;
 
 /// Apply one event to the state.
 pub fn evolve(state: &mut GameState, event: &Event) {
+    apply(state, event);
+    // 13.3.1: a Routed unit's Line Extensions collapse into its hex, whatever routed it.
+    let units = &state.units;
+    for (id, m) in state.movement.iter_mut() {
+        if !m.extensions.is_empty()
+            && units
+                .get(id)
+                .is_some_and(|u| u.morale == crate::combat::MoraleState::Routed)
+        {
+            m.extensions.clear();
+        }
+    }
+}
+
+fn apply(state: &mut GameState, event: &Event) {
     state.events += 1;
     for d in event.dice() {
         let c = state.dice.entry(d.purpose).or_insert(0);
@@ -290,6 +305,28 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 m.halves += half_mp;
                 u.moved = Some(m);
             }
+        }
+        EventKind::LineExtended {
+            unit, hex, half_mp, ..
+        } => {
+            let (turn, player) = (state.turn, state.player);
+            let u = state.movement.entry(unit.clone()).or_default();
+            u.extensions.push(*hex);
+            let mut m = u.spent_in(turn, player);
+            m.halves += half_mp;
+            u.moved = Some(m);
+        }
+        EventKind::LineRetracted {
+            unit,
+            hexes,
+            half_mp,
+        } => {
+            let (turn, player) = (state.turn, state.player);
+            let u = state.movement.entry(unit.clone()).or_default();
+            u.extensions.retain(|h| !hexes.contains(h));
+            let mut m = u.spent_in(turn, player);
+            m.halves += half_mp;
+            u.moved = Some(m);
         }
         EventKind::AllowanceHalved { unit, halved, .. } => {
             if *halved {

@@ -12,6 +12,7 @@ pub mod command;
 mod command_system;
 pub mod event;
 pub mod evolve;
+mod extensions;
 pub mod movement;
 mod moving_brigades;
 pub mod oob;
@@ -210,6 +211,8 @@ impl<'a> Engine<'a> {
                 formation,
                 face,
                 forced_march,
+                extend,
+                retract,
             } => command_system::move_piece(
                 &mut ctx,
                 piece,
@@ -219,6 +222,8 @@ impl<'a> Engine<'a> {
                     formation: *formation,
                     face: *face,
                     forced_march: *forced_march,
+                    extend,
+                    retract,
                 },
             )?,
             Command::StageComplete { command } => {

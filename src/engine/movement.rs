@@ -206,6 +206,14 @@ fn occupancy(ctx: &Ctx, side: &str, mover: &str) -> Occupancy {
         zoi: super::zones::enemy_zoi(ctx, side),
         ..Occupancy::default()
     };
+    // 13.1.1: a Line Extension is a unit in its hex.
+    for (p, at) in super::extensions::all(ctx, None) {
+        if s.unit(&p).is_some_and(|u| u.side != side) {
+            occ.enemy.insert(at);
+        } else {
+            occ.road_blocked.insert(at);
+        }
+    }
     for (p, at) in &ctx.state.positions {
         let Some(u) = s.unit(p) else { continue };
         if u.side != side {
@@ -291,13 +299,17 @@ fn formation_change(
 
 /// What a `move` asks for besides the path.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct MoveOpts {
+pub struct MoveOpts<'a> {
     /// Change formation first (8.2).
     pub formation: Option<UnitFormation>,
     /// Face this corner at the end (10.1).
     pub face: Option<Corner>,
     /// Sets of three extra MP by Forced March (12.5.6).
     pub forced_march: u8,
+    /// Generate Line Extensions into these hexes (13.1.3).
+    pub extend: &'a [Hex],
+    /// Remove the Line Extensions in these hexes (13.1.4).
+    pub retract: &'a [Hex],
 }
 
 /// Move a unit (and change its formation first if asked), checking the path by the Movement
@@ -311,19 +323,46 @@ pub(super) fn move_unit(
     from: Hex,
     to: Hex,
     given: &[Hex],
-    opts: MoveOpts,
+    opts: MoveOpts<'_>,
 ) -> Result<(), Refusal> {
     let MoveOpts {
         formation,
         face,
         forced_march,
+        extend,
+        retract,
     } = opts;
     let s = ctx.eng.scenario;
+    if !extend.is_empty() || !retract.is_empty() {
+        if from != to || given.len() > 1 || formation.is_some() || forced_march > 0 {
+            return Err(Refusal::new(
+                "extension-alone",
+                "13.1",
+                format!(
+                    "`{}`: generate or remove Line Extensions in place (--to {from}), apart from moving or changing formation",
+                    u.id
+                ),
+                "one `move` for the extensions, another for the rest",
+            ));
+        }
+        super::extensions::retract(ctx, side, u, from, retract)?;
+        super::extensions::extend(ctx, side, u, from, extend)?;
+        if let Some(w) = face {
+            let f = formation_now(s, &ctx.state, u);
+            let ev = turn_in_place(ctx, u, f, from, w, 0)?;
+            ctx.emit_side(side, ev);
+        }
+        return Ok(());
+    }
     let before = formation_now(s, &ctx.state, u);
     let mut now = before;
     let mut change = None;
     if let Some(want) = formation {
         let (to_f, cost, rule) = formation_change(ctx, u, before, want)?;
+        if matches!(to_f, UnitFormation::Column | UnitFormation::MarchColumn) {
+            // 8.2.3, 13.2.1: a Line with extensions takes them back before forming Column.
+            super::extensions::refuse_if_extended(&ctx.state, u, from, "form Column", "8.2.3")?;
+        }
         if to_f != before {
             let left = mover_or_unlimbered(ctx, u, to_f)?.left();
             if cost > left {
@@ -369,6 +408,9 @@ pub(super) fn move_unit(
         }
         return Ok(());
     }
+    // 13.0: the extensions move on their own and must end each phase next to their parent;
+    // we keep them in place, so an extended unit takes them back before it moves (0087).
+    super::extensions::refuse_if_extended(&ctx.state, u, from, "move", "13.0")?;
     let mut m = mover(ctx, u, now)?;
     m.face = face;
     if let Some((_, cost, _)) = change {

@@ -319,6 +319,9 @@ pub struct UnitMovement {
     /// The turn in which a scenario rule halved its Movement Allowance (Ruffin's Attack).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub halved_in: Option<u32>,
+    /// Hexes of its Line Extensions (13), at most two, facing as it does.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extensions: Vec<crate::hex::Hex>,
 }
 
 impl UnitMovement {

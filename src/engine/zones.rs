@@ -41,38 +41,45 @@ pub(crate) fn enemy_zoi(ctx: &Ctx, side: &str) -> BTreeSet<Hex> {
         {
             continue; // 11.2
         }
-        // 10.1.4: a Line in a Town/Village faces every way.
-        let in_town = t.terrain_row(map.terrain(*at)).0.town;
-        let sides: Vec<usize> = match super::movement::facing_now(&ctx.state, u, f) {
-            Some(_) if in_town && f == UnitFormation::Line => (0..6).collect(),
-            None => (0..6).collect(),
-            Some(set) => {
-                let mut v: Vec<usize> = facing::members(set).flat_map(|c| c.front()).collect();
-                v.sort_unstable();
-                v.dedup();
-                v
-            }
-        };
-        let neighbours = at.neighbours();
-        for d in sides {
-            let n = neighbours[d];
-            if !map.contains(n) {
-                continue;
-            }
-            let row = t.terrain_row(map.terrain(n)).0;
-            let prohibited = row.cell("line").halves.is_none()
-                || map
-                    .hexside(*at, n)
-                    .and_then(|k| t.hexside.get(k))
-                    .is_some_and(|r| r.cell("line").halves.is_none());
-            let friendly =
-                ctx.state.positions.iter().any(|(p, h)| {
+        // 13.1.1: its Line Extensions exert a ZoI as it does, facing as it faces.
+        let mut sources = vec![*at];
+        sources.extend(super::extensions::of(&ctx.state, id));
+        let facing_set = super::movement::facing_now(&ctx.state, u, f);
+        for at in sources {
+            // 10.1.4: a Line in a Town/Village faces every way.
+            let in_town = t.terrain_row(map.terrain(at)).0.town;
+            let sides: Vec<usize> = match facing_set {
+                Some(_) if in_town && f == UnitFormation::Line => (0..6).collect(),
+                None => (0..6).collect(),
+                Some(set) => {
+                    let mut v: Vec<usize> = facing::members(set).flat_map(|c| c.front()).collect();
+                    v.sort_unstable();
+                    v.dedup();
+                    v
+                }
+            };
+            let neighbours = at.neighbours();
+            for d in sides {
+                let n = neighbours[d];
+                if !map.contains(n) {
+                    continue;
+                }
+                let row = t.terrain_row(map.terrain(n)).0;
+                let prohibited = row.cell("line").halves.is_none()
+                    || map
+                        .hexside(at, n)
+                        .and_then(|k| t.hexside.get(k))
+                        .is_some_and(|r| r.cell("line").halves.is_none());
+                let friendly = ctx.state.positions.iter().any(|(p, h)| {
                     *h == n && p != id && s.unit(p).is_some_and(|o| o.side == u.side)
-                });
-            if prohibited || row.fortified || row.town || friendly {
-                continue; // 11.1
+                }) || super::extensions::all(ctx, Some(&u.side))
+                    .iter()
+                    .any(|(_, h)| *h == n);
+                if prohibited || row.fortified || row.town || friendly {
+                    continue; // 11.1
+                }
+                out.insert(n);
             }
-            out.insert(n);
         }
     }
     out
@@ -203,7 +210,18 @@ pub(crate) fn stacking_check(ctx: &mut Ctx) {
                     .map_or(0, |x| u32::from(x.track.permanent));
                 st.gun_points += u32::from(u.gun_points.unwrap_or(5)).saturating_sub(lost);
             }
-            _ => st.strength_c += c_levels(u.strength),
+            _ => {
+                // 13.2: strength is divided evenly between the parent and its extensions,
+                // any excess with the parent.
+                let ext = super::extensions::of(&ctx.state, id);
+                let total = c_levels(u.strength);
+                let share = total / (1 + ext.len() as u32);
+                st.strength_c += total - share * ext.len() as u32;
+                for h in ext {
+                    let e = stacks.entry((u.side.clone(), h)).or_default();
+                    e.strength_c += share;
+                }
+            }
         }
     }
     for ((side, at), st) in stacks {

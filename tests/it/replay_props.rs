@@ -68,6 +68,8 @@ fn command(i: u8) -> Command {
             formation: None,
             face: None,
             forced_march: 0,
+            extend: Vec::new(),
+            retract: Vec::new(),
         },
         11 => Command::Combat {
             kind: CombatKind::CloseCombat { fortified: false },
