@@ -273,6 +273,12 @@ fn apply(state: &mut GameState, event: &Event) {
                 .movement
                 .get_mut(piece)
                 .and_then(|u| u.entering.take());
+            // 10.1.3: a piece displaced without spending MP (retreat, charge, Close Combat,
+            // the umpire's placement) may face as it likes; a move of its own ends that.
+            let free = half_mp.is_none();
+            if free || state.movement.contains_key(piece) {
+                state.movement.entry(piece.clone()).or_default().reface_free = free;
+            }
             if let Some(mp) = half_mp {
                 let u = state.movement.entry(piece.clone()).or_default();
                 if let Some(hex) = entered {
@@ -285,11 +291,19 @@ fn apply(state: &mut GameState, event: &Event) {
             }
         }
         EventKind::FormationChanged {
-            unit, to, half_mp, ..
+            unit,
+            from,
+            to,
+            half_mp,
+            ..
         } => {
             let (turn, player) = (state.turn, state.player);
             let u = state.movement.entry(unit.clone()).or_default();
             u.formation = Some(*to);
+            // 8.2.2: leaving all-around facing (a Square), it chooses any facing.
+            if *from == crate::scenario::UnitFormation::Square {
+                u.reface_free = true;
+            }
             let mut m = u.spent_in(turn, player);
             m.halves += half_mp;
             u.moved = Some(m);
@@ -300,6 +314,7 @@ fn apply(state: &mut GameState, event: &Event) {
             let (turn, player) = (state.turn, state.player);
             let u = state.movement.entry(unit.clone()).or_default();
             u.facing = Some(*to);
+            u.reface_free = false;
             if *half_mp > 0 {
                 let mut m = u.spent_in(turn, player);
                 m.halves += half_mp;

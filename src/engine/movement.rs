@@ -193,7 +193,11 @@ pub(crate) fn facing_now(
     {
         return None;
     }
-    match state.movement.get(&u.id).and_then(|m| m.facing) {
+    let m = state.movement.get(&u.id);
+    if m.is_some_and(|m| m.reface_free) {
+        return Some(facing::ANY_CORNER); // 10.1.3, 8.2.2
+    }
+    match m.and_then(|m| m.facing) {
         Some(c) => Some(1 << c.index()),
         None => Some(facing::corners_of(u.facing)),
     }
@@ -349,7 +353,7 @@ pub(super) fn move_unit(
         super::extensions::extend(ctx, side, u, from, extend)?;
         if let Some(w) = face {
             let f = formation_now(s, &ctx.state, u);
-            let ev = turn_in_place(ctx, u, f, from, w, 0)?;
+            let ev = turn_in_place(ctx, u, f, from, w, 0, false)?;
             ctx.emit_side(side, ev);
         }
         return Ok(());
@@ -392,8 +396,20 @@ pub(super) fn move_unit(
             ));
         }
         let paid = change.map_or(0, |(_, c, _)| c);
+        // 8.2.2: limbering or unlimbering may turn 180° for nothing; a Square changing
+        // formation chooses any facing.
+        let about_free = change.is_some() && u.kind.is_artillery();
         let turn = match face {
-            Some(w) => Some(turn_in_place(ctx, u, now, from, w, paid)?),
+            Some(w) if change.is_some() && before == UnitFormation::Square => {
+                Some(EventKind::FacingChanged {
+                    unit: u.id.clone(),
+                    from: None,
+                    to: w,
+                    half_mp: 0,
+                    rule: "8.2.2".into(),
+                })
+            }
+            Some(w) => Some(turn_in_place(ctx, u, now, from, w, paid, about_free)?),
             None => None,
         };
         if let Some((to_f, cost, rule)) = change {
@@ -612,6 +628,7 @@ fn turn_in_place(
     at: Hex,
     want: Corner,
     paid: u32,
+    about_free: bool,
 ) -> Result<EventKind, Refusal> {
     let m = mover_or_unlimbered(ctx, u, formation)?;
     let Some(set) = m.facing else {
@@ -622,9 +639,10 @@ fn turn_in_place(
     let free = m.town_all_around && t.terrain_row(ctx.eng.move_map.terrain(at)).0.town;
     let (from, cost) = facing::members(set)
         .map(|c| {
+            let about = about_free && c.index().abs_diff(want.index()) == 3;
             (
                 c,
-                if free {
+                if free || about {
                     0
                 } else {
                     facing::turn_cost(t, c, want)

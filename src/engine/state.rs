@@ -322,6 +322,11 @@ pub struct UnitMovement {
     /// Hexes of its Line Extensions (13), at most two, facing as it does.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<crate::hex::Hex>,
+    /// It may face any corner for nothing: it was displaced (a retreat, a charge or Close
+    /// Combat, the umpire's placement; 10.1.3) or left a Square (8.2.2), and has not moved or
+    /// turned since.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reface_free: bool,
 }
 
 impl UnitMovement {
