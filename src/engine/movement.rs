@@ -428,7 +428,8 @@ pub(super) fn move_unit(
     // we keep them in place, so an extended unit takes them back before it moves (0087).
     super::extensions::refuse_if_extended(&ctx.state, u, from, "move", "13.0")?;
     let mut m = mover(ctx, u, now)?;
-    m.face = face;
+    // 12.3.3: a unit joining a stack faces as the stack faces, and pays for it.
+    m.face = face.or_else(|| stack_facing(ctx, side, u, to));
     if let Some((_, cost, _)) = change {
         m.spent += cost;
     }
@@ -593,6 +594,32 @@ fn morale_check_need(ctx: &Ctx, side: &str, u: &Unit, at: Hex) -> (u8, i8) {
             0
         },
     )
+}
+
+/// 12.3.3: the corner the units already at `to` face, if they face one (units with all-around
+/// frontal facing, or still free to face as they like, are ignored).
+fn stack_facing(ctx: &Ctx, side: &str, u: &Unit, to: Hex) -> Option<Corner> {
+    let s = ctx.eng.scenario;
+    let town = ctx
+        .eng
+        .movement
+        .terrain_row(ctx.eng.move_map.terrain(to))
+        .0
+        .town;
+    ctx.state
+        .positions
+        .iter()
+        .filter(|(p, h)| **h == to && p.as_str() != u.id)
+        .filter_map(|(p, _)| s.unit(p).filter(|o| o.side == side))
+        .filter_map(|o| {
+            let f = formation_now(s, &ctx.state, o);
+            if town && o.kind == UnitKind::Infantry && f == UnitFormation::Line {
+                return None; // 10.1.4: all-around in a Town/Village
+            }
+            let set = facing_now(&ctx.state, o, f)?;
+            (set.count_ones() == 1).then(|| facing::members(set).next())?
+        })
+        .min()
 }
 
 /// The unit's allowance as it would be in `f`; an Unlimbered battery cannot move but may

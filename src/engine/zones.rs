@@ -225,6 +225,7 @@ pub(crate) fn stacking_check(ctx: &mut Ctx) {
         }
     }
     for ((side, at), st) in stacks {
+        worst_morale(ctx, &side, at, &st.units);
         let over: Vec<String> = [
             ("strength_c", st.strength_c, "C strength levels"),
             ("gun_points", st.gun_points, "gun points"),
@@ -260,6 +261,39 @@ pub(crate) fn stacking_check(ctx: &mut Ctx) {
                         "over-stacked at {at}: {}; break the stack up next Movement Phase",
                         over.join(", ")
                     ),
+                },
+            );
+        }
+    }
+}
+
+/// 9.4: units in different Morale States stacked at the end of a phase adopt the worst Morale
+/// State of the stack (wagons have none).
+fn worst_morale(ctx: &mut Ctx, side: &str, at: Hex, units: &[String]) {
+    let s = ctx.eng.scenario;
+    let morale = |ctx: &Ctx, id: &str| {
+        ctx.state
+            .units
+            .get(id)
+            .map(|x| x.morale)
+            .unwrap_or_default()
+    };
+    let fighting: Vec<&String> = units
+        .iter()
+        .filter(|id| s.unit(id).is_some_and(|u| u.kind != UnitKind::Train))
+        .collect();
+    let Some(worst) = fighting.iter().map(|id| morale(ctx, id)).min() else {
+        return;
+    };
+    for id in fighting {
+        if morale(ctx, id) > worst {
+            ctx.emit_side(
+                side,
+                EventKind::MoraleDegraded {
+                    unit: id.clone(),
+                    morale: worst,
+                    rule: "9.4".into(),
+                    reason: format!("stacked at {at} with a unit in a worse Morale State"),
                 },
             );
         }
