@@ -349,8 +349,12 @@ pub(super) fn move_unit(
                 "one `move` for the extensions, another for the rest",
             ));
         }
-        super::extensions::retract(ctx, side, u, from, retract)?;
-        super::extensions::extend(ctx, side, u, from, extend)?;
+        if !retract.is_empty() {
+            super::extensions::retract(ctx, side, u, from, retract)?;
+        }
+        if !extend.is_empty() {
+            super::extensions::extend(ctx, side, u, from, extend)?;
+        }
         if let Some(w) = face {
             let f = formation_now(s, &ctx.state, u);
             let ev = turn_in_place(ctx, u, f, from, w, 0, false)?;

@@ -10,6 +10,7 @@ mod common;
 mod demo;
 mod game_cli;
 mod movement_cli;
+mod movement_facing;
 mod order_cli;
 mod order_corpus;
 mod order_docs;
