@@ -923,6 +923,20 @@ impl super::Engine<'_> {
         to: Hex,
         given: &[Hex],
     ) -> Result<Explained, Refusal> {
+        self.explain_move_with(state, piece, to, given, None, 0)
+    }
+
+    /// [`Self::explain_move`] with the end facing asked for (10.1) and Forced March sets
+    /// (12.5.6; no die is rolled: the ruling shows the MP it would have).
+    pub fn explain_move_with(
+        &self,
+        state: &super::GameState,
+        piece: &str,
+        to: Hex,
+        given: &[Hex],
+        face: Option<Corner>,
+        forced_march: u8,
+    ) -> Result<Explained, Refusal> {
         let mut dice = crate::rules::dice::ScriptedDice::new();
         let ctx = Ctx {
             eng: self,
@@ -948,7 +962,17 @@ impl super::Engine<'_> {
             )
         })?;
         let formation = formation_now(s, &ctx.state, u);
-        let m = mover(&ctx, u, formation)?;
+        let mut m = mover(&ctx, u, formation)?;
+        super::extensions::refuse_if_extended(&ctx.state, u, from, "move", "13.0")?;
+        m.face = face.or_else(|| stack_facing(&ctx, &u.side, u, to));
+        if face.is_some() && m.facing.is_none() {
+            return Err(all_around(u, from));
+        }
+        if forced_march > 0 {
+            forced_march_allowed(&ctx, u, formation, forced_march, from)?;
+            m.allowance += u32::from(forced_march) * self.movement.cost("forced_march_step");
+            m.road_only = true;
+        }
         let occ = occupancy(&ctx, &u.side, &u.id);
         let ruling = if given.is_empty() {
             path::cheapest(&self.move_map, self.movement, &m, &occ, from, to)

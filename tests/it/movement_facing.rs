@@ -143,3 +143,47 @@ fn line_extensions_show_in_status_and_are_taken_back_13() {
     assert!(o.status.success(), "{}", stdout(&o));
     assert_eq!(status_row(&db, "fa-n")["extensions"], serde_json::json!([]));
 }
+
+#[test]
+fn path_explains_forced_march_facing_and_zoi_without_moving() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = game(dir.path(), "mini-march");
+    let o = staffwork(&[
+        "path",
+        "--db",
+        &db,
+        "--piece",
+        "fm-col",
+        "--to",
+        "13.02",
+        "--forced-march",
+        "1",
+        "--face",
+        "W",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // 10 road hexes at 1 MP, then an about-face to W: 11 MP of the 11 Forced March gives.
+    assert_eq!(v["move"]["ruling"]["cost"], 22, "{v}");
+    assert_eq!(v["move"]["ruling"]["facing"], "W");
+    // Nothing moved.
+    let log = stdout(&staffwork(&["log", "--db", &db]));
+    assert!(!log.contains("fm-col moves"), "{log}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = game(dir.path(), "mini-facing");
+    let text = stdout(&staffwork(&[
+        "path",
+        "--db",
+        &db,
+        "--piece",
+        "fa-z",
+        "--to",
+        "8.03",
+        "--path",
+        "7.03,8.03",
+    ]));
+    assert!(text.contains("11.3.1") && text.contains("12.1.2"), "{text}");
+}
