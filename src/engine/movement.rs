@@ -75,7 +75,15 @@ fn column_for(s: &Scenario, side: &str) -> UnitFormation {
 pub(crate) fn mover(ctx: &Ctx, u: &Unit, formation: UnitFormation) -> Result<Mover, Refusal> {
     let t = ctx.eng.movement;
     let st = ctx.state.units.get(&u.id).cloned().unwrap_or_default();
-    if st.morale == MoraleState::Routed || formation == UnitFormation::Routed {
+    let routed = st.morale == MoraleState::Routed || formation == UnitFormation::Routed;
+    // 9.2: "Routed units may move one hex" to break up an over-stacked hex.
+    let breaking_up = routed
+        && ctx
+            .state
+            .positions
+            .get(&u.id)
+            .is_some_and(|at| super::zones::over_stacked(ctx, &u.side, *at));
+    if routed && !breaking_up {
         return Err(Refusal::new(
             "routed",
             "12.3.6",
@@ -156,6 +164,14 @@ pub(crate) fn mover(ctx: &Ctx, u: &Unit, formation: UnitFormation) -> Result<Mov
     };
     m.column = column_cost(ctx, u, &m);
     m.spent += m.column;
+    if breaking_up {
+        // One hex, whatever it costs (not into Prohibited terrain); Routed units face
+        // all-around (10.0 sidebar).
+        m.allowance = m.spent + m.allowance.max(1) * 4;
+        m.max_hexes = Some(m.hexes_moved + 1);
+        m.facing = None;
+        m.road_movement = false;
+    }
     Ok(m)
 }
 

@@ -184,58 +184,9 @@ struct Stack {
 pub(crate) fn stacking_check(ctx: &mut Ctx) {
     let s = ctx.eng.scenario;
     let t = ctx.eng.movement;
-    let mut stacks: BTreeMap<(String, Hex), Stack> = BTreeMap::new();
-    for (id, at) in &ctx.state.positions {
-        let Some(u) = s.unit(id) else { continue };
-        // 12.6.1: a reinforcement that has not moved since it arrived is still in the column
-        // extending off the map from its Entry Hex, not stacked in it (decision 0084).
-        let moved = ctx
-            .state
-            .movement
-            .get(id)
-            .is_some_and(|m| m.moved.is_some());
-        if u.position.is_none() && !moved {
-            continue;
-        }
-        let st = stacks.entry((u.side.clone(), *at)).or_default();
-        st.units.push(id.clone());
-        match u.kind {
-            UnitKind::Skirmisher => st.skirmishers += 1,
-            UnitKind::Train => st.wagons += 1,
-            k if k.is_artillery() => {
-                let lost = ctx
-                    .state
-                    .units
-                    .get(id)
-                    .map_or(0, |x| u32::from(x.track.permanent));
-                st.gun_points += u32::from(u.gun_points.unwrap_or(5)).saturating_sub(lost);
-            }
-            _ => {
-                // 13.2: strength is divided evenly between the parent and its extensions,
-                // any excess with the parent.
-                let ext = super::extensions::of(&ctx.state, id);
-                let total = c_levels(u.strength);
-                let share = total / (1 + ext.len() as u32);
-                st.strength_c += total - share * ext.len() as u32;
-                for h in ext {
-                    let e = stacks.entry((u.side.clone(), h)).or_default();
-                    e.strength_c += share;
-                }
-            }
-        }
-    }
-    for ((side, at), st) in stacks {
+    for ((side, at), st) in stacks(ctx) {
         worst_morale(ctx, &side, at, &st.units);
-        let over: Vec<String> = [
-            ("strength_c", st.strength_c, "C strength levels"),
-            ("gun_points", st.gun_points, "gun points"),
-            ("skirmishers", st.skirmishers, "Skirmishers"),
-            ("wagons", st.wagons, "wagons"),
-        ]
-        .iter()
-        .filter(|(k, n, _)| *n > t.limit(k))
-        .map(|(k, n, what)| format!("{n} {what} (limit {})", t.limit(k)))
-        .collect();
+        let over = over_limits(t, &st);
         if over.is_empty() {
             continue;
         }
@@ -265,6 +216,73 @@ pub(crate) fn stacking_check(ctx: &mut Ctx) {
             );
         }
     }
+}
+
+/// True when `side`'s stack at `at` is over a stacking limit (9.1).
+pub(crate) fn over_stacked(ctx: &Ctx, side: &str, at: Hex) -> bool {
+    stacks(ctx)
+        .get(&(side.to_string(), at))
+        .is_some_and(|st| !over_limits(ctx.eng.movement, st).is_empty())
+}
+
+/// The limits a stack is over (9.1), each as "N what (limit L)".
+fn over_limits(t: &crate::movement::MovementTables, st: &Stack) -> Vec<String> {
+    [
+        ("strength_c", st.strength_c, "C strength levels"),
+        ("gun_points", st.gun_points, "gun points"),
+        ("skirmishers", st.skirmishers, "Skirmishers"),
+        ("wagons", st.wagons, "wagons"),
+    ]
+    .iter()
+    .filter(|(k, n, _)| *n > t.limit(k))
+    .map(|(k, n, what)| format!("{n} {what} (limit {})", t.limit(k)))
+    .collect()
+}
+
+/// Every side's stack in every hex, by stacking category (9.1).
+fn stacks(ctx: &Ctx) -> BTreeMap<(String, Hex), Stack> {
+    let s = ctx.eng.scenario;
+    let mut stacks: BTreeMap<(String, Hex), Stack> = BTreeMap::new();
+    for (id, at) in &ctx.state.positions {
+        let Some(u) = s.unit(id) else { continue };
+        // 12.6.1: a reinforcement that has not moved since it arrived is still in the column
+        // extending off the map from its Entry Hex, not stacked in it (decision 0084).
+        if ctx
+            .state
+            .movement
+            .get(id)
+            .is_some_and(|m| m.entering.is_some())
+        {
+            continue;
+        }
+        let st = stacks.entry((u.side.clone(), *at)).or_default();
+        st.units.push(id.clone());
+        match u.kind {
+            UnitKind::Skirmisher => st.skirmishers += 1,
+            UnitKind::Train => st.wagons += 1,
+            k if k.is_artillery() => {
+                let lost = ctx
+                    .state
+                    .units
+                    .get(id)
+                    .map_or(0, |x| u32::from(x.track.permanent));
+                st.gun_points += u32::from(u.gun_points.unwrap_or(5)).saturating_sub(lost);
+            }
+            _ => {
+                // 13.2: strength is divided evenly between the parent and its extensions,
+                // any excess with the parent.
+                let ext = super::extensions::of(&ctx.state, id);
+                let total = c_levels(u.strength);
+                let share = total / (1 + ext.len() as u32);
+                st.strength_c += total - share * ext.len() as u32;
+                for h in ext {
+                    let e = stacks.entry((u.side.clone(), h)).or_default();
+                    e.strength_c += share;
+                }
+            }
+        }
+    }
+    stacks
 }
 
 /// 9.4: units in different Morale States stacked at the end of a phase adopt the worst Morale

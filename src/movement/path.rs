@@ -551,15 +551,29 @@ pub fn check_path(
     if let Some(max) = m.max_hexes
         && m.hexes_moved + hexes > max
     {
+        // A Routed unit moves only to break up an over-stacked hex (9.2); otherwise a
+        // scenario rule limits it.
+        let (rule, why) = if m.morale == 0 {
+            (
+                "9.2",
+                "a Routed unit may move one hex to break up an over-stacked hex",
+            )
+        } else {
+            (
+                "scenario",
+                "a scenario rule limits it (e.g. Vimeiro: British guns ≤ 3 hexes)",
+            )
+        };
         return Err(illegal(
             "hex-limit",
-            "scenario",
+            rule,
             Some(path[path.len() - 1]),
             format!(
-                "this unit may move at most {max} hexes a turn ({} already)",
+                "this unit may move at most {} hex(es) this phase ({} already)",
+                max.saturating_sub(m.hexes_moved),
                 m.hexes_moved
             ),
-            "a scenario rule limits it (e.g. Vimeiro: British guns ≤ 3 hexes)",
+            why,
         ));
     }
     let walk = |budget: Option<u32>| walk_zoi(&steps, occ, m.morale, remaining, budget);
