@@ -345,104 +345,20 @@ pub(super) fn move_unit(
     given: &[Hex],
     opts: MoveOpts<'_>,
 ) -> Result<(), Refusal> {
+    if !opts.extend.is_empty() || !opts.retract.is_empty() {
+        return extensions_in_place(ctx, side, u, from, to, given, opts);
+    }
     let MoveOpts {
         formation,
         face,
         forced_march,
-        extend,
-        retract,
+        ..
     } = opts;
-    let s = ctx.eng.scenario;
-    if !extend.is_empty() || !retract.is_empty() {
-        if from != to || given.len() > 1 || formation.is_some() || forced_march > 0 {
-            return Err(Refusal::new(
-                "extension-alone",
-                "13.1",
-                format!(
-                    "`{}`: generate or remove Line Extensions in place (--to {from}), apart from moving or changing formation",
-                    u.id
-                ),
-                "one `move` for the extensions, another for the rest",
-            ));
-        }
-        if !retract.is_empty() {
-            super::extensions::retract(ctx, side, u, from, retract)?;
-        }
-        if !extend.is_empty() {
-            super::extensions::extend(ctx, side, u, from, extend)?;
-        }
-        if let Some(w) = face {
-            let f = formation_now(s, &ctx.state, u);
-            let ev = turn_in_place(ctx, u, f, from, w, 0, false)?;
-            ctx.emit_side(side, ev);
-        }
-        return Ok(());
-    }
-    let before = formation_now(s, &ctx.state, u);
-    let mut now = before;
-    let mut change = None;
-    if let Some(want) = formation {
-        let (to_f, cost, rule) = formation_change(ctx, u, before, want)?;
-        if matches!(to_f, UnitFormation::Column | UnitFormation::MarchColumn) {
-            // 8.2.3, 13.2.1: a Line with extensions takes them back before forming Column.
-            super::extensions::refuse_if_extended(&ctx.state, u, from, "form Column", "8.2.3")?;
-        }
-        if to_f != before {
-            let left = mover_or_unlimbered(ctx, u, to_f)?.left();
-            if cost > left {
-                return Err(Refusal::new(
-                    "not-enough-mp",
-                    "8.2",
-                    format!(
-                        "changing to {to_f:?} costs {} MP; `{}` has {} MP left [hex {from}]",
-                        show_halves(cost),
-                        u.id,
-                        show_halves(left)
-                    ),
-                    format!("change formation next Movement Phase{OVERRIDE_HINT}"),
-                ));
-            }
-            change = Some((to_f, cost, rule));
-            now = to_f;
-        }
-    }
+    let before = formation_now(ctx.eng.scenario, &ctx.state, u);
+    let change = planned_change(ctx, u, from, before, formation)?;
+    let now = change.map_or(before, |(f, _, _)| f);
     if from == to && given.len() <= 1 {
-        if change.is_none() && face.is_none() {
-            return Err(Refusal::new(
-                "already-there",
-                "12.0",
-                format!("`{}` is already at {to}", u.id),
-                "name another hex, --formation to change formation or --face to turn in place",
-            ));
-        }
-        let paid = change.map_or(0, |(_, c, _)| c);
-        // 8.2.2: limbering or unlimbering may turn 180° for nothing; a Square changing
-        // formation chooses any facing.
-        let about_free = change.is_some() && u.kind.is_artillery();
-        let turn = match face {
-            Some(w) if change.is_some() && before == UnitFormation::Square => {
-                Some(EventKind::FacingChanged {
-                    unit: u.id.clone(),
-                    from: None,
-                    to: w,
-                    half_mp: 0,
-                    rule: "8.2.2".into(),
-                })
-            }
-            Some(w) => Some(turn_in_place(ctx, u, now, from, w, paid, about_free)?),
-            None => None,
-        };
-        if let Some((to_f, cost, rule)) = change {
-            ctx.emit_side(side, formation_event(u, before, to_f, cost, rule));
-            let left = mover_or_unlimbered(ctx, u, to_f).map_or(0, |m| m.left());
-            if !super::zones::formation_change_in_zoi(ctx, side, &u.id, from, left) {
-                return Ok(());
-            }
-        }
-        if let Some(ev) = turn {
-            ctx.emit_side(side, ev);
-        }
-        return Ok(());
+        return change_in_place(ctx, side, u, from, before, change, face);
     }
     // 13.0: the extensions move on their own and must end each phase next to their parent;
     // we keep them in place, so an extended unit takes them back before it moves (0087).
@@ -462,36 +378,13 @@ pub(super) fn move_unit(
     if face.is_some() && m.facing.is_none() {
         return Err(all_around(u, from));
     }
-    let occ = occupancy(ctx, side, &u.id);
-    let map = &ctx.eng.move_map;
-    let t = ctx.eng.movement;
-    let ruling = if given.is_empty() {
-        path::cheapest(map, t, &m, &occ, from, to)
-    } else {
-        let mut p: Vec<Hex> = given.to_vec();
-        if p.first() != Some(&from) {
-            p.insert(0, from);
-        }
-        if p.last() != Some(&to) {
-            return Err(Refusal::new(
-                "path-end",
-                "12.0",
-                format!(
-                    "the path ends at {} but the move is to {to}",
-                    p.last().copied().unwrap_or(from)
-                ),
-                "end the path at the destination",
-            ));
-        }
-        path::check_path(map, t, &m, &occ, &p)
-    }
-    .map_err(refusal)?;
+    let mut ruling = judge_path(ctx, side, u, &m, from, to, given)?;
+    let mut column = m.column;
     if let Some((to_f, cost, rule)) = change {
         ctx.emit_side(side, formation_event(u, before, to_f, cost, rule));
         // 11.3.1: changing formation in an enemy ZoI; the path was judged at the old morale,
         // so judge it again if the change cost a Morale State.
-        let left = m.left();
-        if !super::zones::formation_change_in_zoi(ctx, side, &u.id, from, left) {
+        if !super::zones::formation_change_in_zoi(ctx, side, &u.id, from, m.left()) {
             return Ok(());
         }
         let morale_now = ctx
@@ -502,21 +395,12 @@ pub(super) fn move_unit(
             .unwrap_or_default();
         if morale_now as u8 != m.morale {
             let mut m2 = mover(ctx, u, now)?;
-            m2.face = face;
+            m2.face = m.face;
             m2.allowance = m.allowance;
             m2.road_only = m.road_only;
-            let occ = occupancy(ctx, side, &u.id);
             let p = ruling.path.clone();
-            let again = path::check_path(&ctx.eng.move_map, ctx.eng.movement, &m2, &occ, &p)
-                .map_err(refusal)?;
-            if again.square_move && !square_check(ctx, side, u, from)? {
-                return Ok(());
-            }
-            for _ in 0..forced_march {
-                straggler_check(ctx, side, u, from)?;
-            }
-            emit_move(ctx, side, u, &again, m2.column);
-            return Ok(());
+            ruling = judge_path(ctx, side, u, &m2, from, to, &p)?;
+            column = m2.column;
         }
     }
     if ruling.square_move && !square_check(ctx, side, u, from)? {
@@ -525,8 +409,163 @@ pub(super) fn move_unit(
     for _ in 0..forced_march {
         straggler_check(ctx, side, u, from)?;
     }
-    emit_move(ctx, side, u, &ruling, m.column);
+    emit_move(ctx, side, u, &ruling, column);
     Ok(())
+}
+
+/// 13.1.3, 13.1.4: Line Extensions generated or removed in place, then any turn asked for.
+fn extensions_in_place(
+    ctx: &mut Ctx,
+    side: &str,
+    u: &Unit,
+    from: Hex,
+    to: Hex,
+    given: &[Hex],
+    opts: MoveOpts<'_>,
+) -> Result<(), Refusal> {
+    if from != to || given.len() > 1 || opts.formation.is_some() || opts.forced_march > 0 {
+        return Err(Refusal::new(
+            "extension-alone",
+            "13.1",
+            format!(
+                "`{}`: generate or remove Line Extensions in place (--to {from}), apart from moving or changing formation",
+                u.id
+            ),
+            "one `move` for the extensions, another for the rest",
+        ));
+    }
+    if !opts.retract.is_empty() {
+        super::extensions::retract(ctx, side, u, from, opts.retract)?;
+    }
+    if !opts.extend.is_empty() {
+        super::extensions::extend(ctx, side, u, from, opts.extend)?;
+    }
+    if let Some(w) = opts.face {
+        let f = formation_now(ctx.eng.scenario, &ctx.state, u);
+        let ev = turn_in_place(ctx, u, f, from, w, 0, false)?;
+        ctx.emit_side(side, ev);
+    }
+    Ok(())
+}
+
+/// The formation change asked for, its cost and rule, if it changes anything and the unit
+/// can pay for it (8.2–8.4; 8.2.3 no Column while extended).
+fn planned_change(
+    ctx: &Ctx,
+    u: &Unit,
+    from: Hex,
+    before: UnitFormation,
+    formation: Option<UnitFormation>,
+) -> Result<Option<(UnitFormation, u32, &'static str)>, Refusal> {
+    let Some(want) = formation else {
+        return Ok(None);
+    };
+    let (to_f, cost, rule) = formation_change(ctx, u, before, want)?;
+    if matches!(to_f, UnitFormation::Column | UnitFormation::MarchColumn) {
+        // 8.2.3, 13.2.1: a Line with extensions takes them back before forming Column.
+        super::extensions::refuse_if_extended(&ctx.state, u, from, "form Column", "8.2.3")?;
+    }
+    if to_f == before {
+        return Ok(None);
+    }
+    let left = mover_or_unlimbered(ctx, u, to_f)?.left();
+    if cost > left {
+        return Err(Refusal::new(
+            "not-enough-mp",
+            "8.2",
+            format!(
+                "changing to {to_f:?} costs {} MP; `{}` has {} MP left [hex {from}]",
+                show_halves(cost),
+                u.id,
+                show_halves(left)
+            ),
+            format!("change formation next Movement Phase{OVERRIDE_HINT}"),
+        ));
+    }
+    Ok(Some((to_f, cost, rule)))
+}
+
+/// A formation change and/or a turn without leaving the hex (8.2, 10.1).
+fn change_in_place(
+    ctx: &mut Ctx,
+    side: &str,
+    u: &Unit,
+    at: Hex,
+    before: UnitFormation,
+    change: Option<(UnitFormation, u32, &'static str)>,
+    face: Option<Corner>,
+) -> Result<(), Refusal> {
+    if change.is_none() && face.is_none() {
+        return Err(Refusal::new(
+            "already-there",
+            "12.0",
+            format!("`{}` is already at {at}", u.id),
+            "name another hex, --formation to change formation or --face to turn in place",
+        ));
+    }
+    let now = change.map_or(before, |(f, _, _)| f);
+    let paid = change.map_or(0, |(_, c, _)| c);
+    // 8.2.2: limbering or unlimbering may turn 180° for nothing; a Square changing formation
+    // chooses any facing.
+    let about_free = change.is_some() && u.kind.is_artillery();
+    let turn = match face {
+        Some(w) if change.is_some() && before == UnitFormation::Square => {
+            Some(EventKind::FacingChanged {
+                unit: u.id.clone(),
+                from: None,
+                to: w,
+                half_mp: 0,
+                rule: "8.2.2".into(),
+            })
+        }
+        Some(w) => Some(turn_in_place(ctx, u, now, at, w, paid, about_free)?),
+        None => None,
+    };
+    if let Some((to_f, cost, rule)) = change {
+        ctx.emit_side(side, formation_event(u, before, to_f, cost, rule));
+        let left = mover_or_unlimbered(ctx, u, to_f).map_or(0, |m| m.left());
+        if !super::zones::formation_change_in_zoi(ctx, side, &u.id, at, left) {
+            return Ok(());
+        }
+    }
+    if let Some(ev) = turn {
+        ctx.emit_side(side, ev);
+    }
+    Ok(())
+}
+
+/// The ruling on a move: the given path checked (it must end at `to`), else the cheapest.
+fn judge_path(
+    ctx: &Ctx,
+    side: &str,
+    u: &Unit,
+    m: &Mover,
+    from: Hex,
+    to: Hex,
+    given: &[Hex],
+) -> Result<Ruling, Refusal> {
+    let occ = occupancy(ctx, side, &u.id);
+    let map = &ctx.eng.move_map;
+    let t = ctx.eng.movement;
+    if given.is_empty() {
+        return path::cheapest(map, t, m, &occ, from, to).map_err(refusal);
+    }
+    let mut p: Vec<Hex> = given.to_vec();
+    if p.first() != Some(&from) {
+        p.insert(0, from);
+    }
+    if p.last() != Some(&to) {
+        return Err(Refusal::new(
+            "path-end",
+            "12.0",
+            format!(
+                "the path ends at {} but the move is to {to}",
+                p.last().copied().unwrap_or(from)
+            ),
+            "end the path at the destination",
+        ));
+    }
+    path::check_path(map, t, m, &occ, &p).map_err(refusal)
 }
 
 /// 12.5.6.1: only infantry in Column, not Disorganized, may Force March; at most two sets.
