@@ -381,8 +381,9 @@ fn best_step(
     }
     let off = step_cost(map, t, m.class, a, b, false);
     if road_ok && let Ok(r) = step_cost(map, t, m.class, a, b, true) {
+        // On a tie the road is taken: its turns are free while it continues (12.5.1).
         return match off {
-            Ok(o) if o.cost <= r.cost => Ok(o),
+            Ok(o) if o.cost < r.cost => Ok(o),
             _ => Ok(r),
         };
     }
@@ -505,7 +506,7 @@ fn plan_facing(map: &MoveMap, t: &MovementTables, m: &Mover, steps: &mut [Step])
                 .filter_map(|(c, x)| x.map(|x| (x, c)))
                 .min()
                 .map(|(_, c)| c)?;
-            (c, None)
+            (c, road_end_facing(map, steps, Corner::from_index(c)))
         }
     };
     let mut at = end;
@@ -519,6 +520,23 @@ fn plan_facing(map: &MoveMap, t: &MovementTables, m: &Mover, steps: &mut [Step])
         at = prev;
     }
     Some(end_turn.unwrap_or(Corner::from_index(end)))
+}
+
+/// 12.5.2: a unit that ends its move on the road is faced, for nothing, with a frontal hexside
+/// toward the next hex along the road (the nearer of the two corners that do; the first road
+/// hex in N…NW order where the road forks). `None` when it did not end by road or the road ends.
+fn road_end_facing(map: &MoveMap, steps: &[Step], now: Corner) -> Option<Corner> {
+    let last = steps.last().filter(|s| s.road)?;
+    let next = last
+        .to
+        .neighbours()
+        .into_iter()
+        .find(|n| *n != last.from && map.is_road(last.to, *n))?;
+    let d = facing::direction(last.to, next)?;
+    Corner::fronting(d).into_iter().min_by_key(|c| {
+        let k = (c.index() + 6 - now.index()) % 6;
+        (k.min(6 - k), c.index())
+    })
 }
 
 /// Check a given path (`path[0]` is where the unit stands) for a mover.
