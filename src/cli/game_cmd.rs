@@ -222,6 +222,10 @@ pub struct MoveArgs {
     /// Remove the Line Extensions in these hexes (13.1.4), with --to the unit's own hex.
     #[arg(long, value_delimiter = ',')]
     pub retract: Vec<Hex>,
+    /// Line Backstep (12.4.1): a Line steps one hex in any direction keeping its facing, for
+    /// its whole Movement Allowance.
+    #[arg(long)]
+    pub backstep: bool,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
@@ -611,6 +615,7 @@ pub(crate) fn build(
                 forced_march: a.forced_march,
                 extend: a.extend.clone(),
                 retract: a.retract.clone(),
+                backstep: a.backstep,
             },
         )),
         C::Override(a) => build_override(game, a),

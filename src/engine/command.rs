@@ -103,6 +103,10 @@ pub enum Command {
         /// Line Extensions in these hexes to remove (13.1.4), in place.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         retract: Vec<Hex>,
+        /// Line Backstep (12.4.1): one hex in any direction, keeping its facing, for its whole
+        /// Movement Allowance.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        backstep: bool,
     },
     /// The command has finished the stage it was executing (6.3.3); after the last stage the
     /// order is complete and the command enters No Orders (6.3.4.1 case 5).

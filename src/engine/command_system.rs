@@ -1213,6 +1213,7 @@ pub(super) fn move_piece(
             || opts.forced_march > 0
             || !opts.extend.is_empty()
             || !opts.retract.is_empty()
+            || opts.backstep
         {
             return Err(Refusal::new(
                 "formation",

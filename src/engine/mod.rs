@@ -213,6 +213,7 @@ impl<'a> Engine<'a> {
                 forced_march,
                 extend,
                 retract,
+                backstep,
             } => command_system::move_piece(
                 &mut ctx,
                 piece,
@@ -224,6 +225,7 @@ impl<'a> Engine<'a> {
                     forced_march: *forced_march,
                     extend,
                     retract,
+                    backstep: *backstep,
                 },
             )?,
             Command::StageComplete { command } => {

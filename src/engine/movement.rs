@@ -330,6 +330,8 @@ pub struct MoveOpts<'a> {
     pub extend: &'a [Hex],
     /// Remove the Line Extensions in these hexes (13.1.4).
     pub retract: &'a [Hex],
+    /// Line Backstep (12.4.1).
+    pub backstep: bool,
 }
 
 /// Move a unit (and change its formation first if asked), checking the path by the Movement
@@ -352,6 +354,7 @@ pub(super) fn move_unit(
         formation,
         face,
         forced_march,
+        backstep,
         ..
     } = opts;
     let before = formation_now(ctx.eng.scenario, &ctx.state, u);
@@ -378,7 +381,42 @@ pub(super) fn move_unit(
     if face.is_some() && m.facing.is_none() {
         return Err(all_around(u, from));
     }
+    if backstep {
+        backstep_allowed(
+            u,
+            now,
+            &m,
+            from,
+            formation.is_some() || face.is_some() || forced_march > 0,
+        )?;
+        if !from.is_adjacent(to) || given.iter().filter(|h| **h != from).count() > 1 {
+            return Err(Refusal::new(
+                "backstep",
+                "12.4.1",
+                format!("a Backstep is one hex into an adjacent hex; {to} is not next to {from}"),
+                format!("backstep to a hex next to `{}`{OVERRIDE_HINT}", u.id),
+            ));
+        }
+        // 12.4.1: one hex any way, keeping its facing.
+        m.facing = None;
+        m.max_hexes = Some(m.hexes_moved + 1);
+    }
     let mut ruling = judge_path(ctx, side, u, &m, from, to, given)?;
+    if backstep {
+        if ruling.minimum_move {
+            return Err(Refusal::new(
+                "backstep",
+                "12.4.1",
+                format!("{to} costs more than `{}`'s whole Movement Allowance", u.id),
+                format!(
+                    "a Backstep cannot be combined with the one-hex minimum move (12.1.5){OVERRIDE_HINT}"
+                ),
+            ));
+        }
+        // It spends its entire Movement Allowance (so halving what is left takes nothing).
+        ruling.charged = ruling.remaining;
+        ruling.halved = 0;
+    }
     let mut column = m.column;
     if let Some((to_f, cost, rule)) = change {
         ctx.emit_side(side, formation_event(u, before, to_f, cost, rule));
@@ -411,6 +449,41 @@ pub(super) fn move_unit(
     }
     emit_move(ctx, side, u, &ruling, column);
     Ok(())
+}
+
+/// 12.4.1: only infantry in Line that has spent nothing this phase may backstep, alone.
+fn backstep_allowed(
+    u: &Unit,
+    formation: UnitFormation,
+    m: &Mover,
+    at: Hex,
+    with_other: bool,
+) -> Result<(), Refusal> {
+    let why = if u.kind != UnitKind::Infantry || formation != UnitFormation::Line {
+        Some(format!("`{}` is not infantry in Line", u.id))
+    } else if m.spent > 0 {
+        Some(format!(
+            "`{}` has spent {} MP this phase: a Backstep takes the whole Movement Allowance",
+            u.id,
+            show_halves(m.spent)
+        ))
+    } else if with_other {
+        Some(
+            "a Backstep keeps formation and facing (no --formation, --face or --forced-march)"
+                .into(),
+        )
+    } else {
+        None
+    };
+    match why {
+        Some(w) => Err(Refusal::new(
+            "backstep",
+            "12.4.1",
+            format!("{w} [hex {at}]"),
+            format!("move normally, turning to face the hex first (10.1){OVERRIDE_HINT}"),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// 13.1.3, 13.1.4: Line Extensions generated or removed in place, then any turn asked for.

@@ -70,6 +70,7 @@ fn command(i: u8) -> Command {
             forced_march: 0,
             extend: Vec::new(),
             retract: Vec::new(),
+            backstep: false,
         },
         11 => Command::Combat {
             kind: CombatKind::CloseCombat { fortified: false },
