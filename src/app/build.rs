@@ -461,6 +461,10 @@ pub(crate) fn moves(a: &super::request::MoveRequest) -> Result<Vec<Command>, App
                 path: a.path.clone(),
                 formation: a.formation,
                 face: a.face,
+                forced_march: a.forced_march,
+                extend: a.extend.clone(),
+                retract: a.retract.clone(),
+                backstep: a.backstep,
             })
         })
         .collect()

@@ -128,7 +128,7 @@ pub struct LooseCannonRequest {
 }
 
 /// `move`: move a piece.
-#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+#[derive(Args, Clone, Debug, Default, Serialize, Deserialize)]
 pub struct MoveRequest {
     /// The piece: a commander, `hq:<formation>` or a unit, by id or name. Repeat it to move
     /// several pieces in one line (`--piece Loison --piece Solignac`), each to --to, or each to
@@ -157,6 +157,25 @@ pub struct MoveRequest {
     #[arg(long)]
     #[serde(default)]
     pub face: Option<crate::movement::facing::Corner>,
+    /// Forced March (12.5.6): 1 or 2 sets of +3 MP, a Morale Check for Stragglers each;
+    /// infantry in Column, not DG, on the road all the way.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=2))]
+    #[serde(default)]
+    pub forced_march: u8,
+    /// Generate Line Extensions into these adjacent hexes (13.1.3), with --to the unit's own
+    /// hex: `--extend 5.06,6.05`. Infantry in Line of B strength or more; two for A or more.
+    #[arg(long, value_delimiter = ',')]
+    #[serde(default)]
+    pub extend: Vec<Hex>,
+    /// Remove the Line Extensions in these hexes (13.1.4), with --to the unit's own hex.
+    #[arg(long, value_delimiter = ',')]
+    #[serde(default)]
+    pub retract: Vec<Hex>,
+    /// Line Backstep (12.4.1): a Line steps one hex in any direction keeping its facing, for
+    /// its whole Movement Allowance.
+    #[arg(long)]
+    #[serde(default)]
+    pub backstep: bool,
 }
 
 /// Skirmisher quality (18, 26.3).

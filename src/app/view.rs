@@ -117,6 +117,8 @@ pub struct FormationEntry {
     pub facing_corners: Option<Vec<crate::movement::facing::Corner>>,
     /// MP spent this phase, e.g. `2½`.
     pub mp_spent: String,
+    /// Hexes its Line Extensions hold (13).
+    pub extensions: Vec<crate::hex::Hex>,
 }
 
 /// `status`: the game as a seat may see it.
@@ -400,6 +402,12 @@ fn formations(game: &Game, seat: &Viewer) -> Vec<FormationEntry> {
                 facing: set.map_or("all-around".to_string(), facing::show_set),
                 facing_corners: set.map(|x| facing::members(x).collect()),
                 mp_spent: crate::movement::tables::show_halves(spent),
+                extensions: game
+                    .state
+                    .movement
+                    .get(&u.id)
+                    .map(|m| m.extensions.clone())
+                    .unwrap_or_default(),
             }
         })
         .collect()

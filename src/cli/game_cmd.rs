@@ -447,8 +447,14 @@ pub(crate) fn print_status(s: &app::StatusView) {
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default();
+        let ext: Vec<String> = f.extensions.iter().map(|h| h.to_string()).collect();
+        let ext = if ext.is_empty() {
+            String::new()
+        } else {
+            format!(", Line Extensions in {} (13)", ext.join(", "))
+        };
         println!(
-            "  {:<20} {formation:<12} faces {:<24} {} MP spent this phase",
+            "  {:<20} {formation:<12} faces {:<24} {} MP spent this phase{ext}",
             f.unit, f.facing, f.mp_spent
         );
     }

@@ -54,6 +54,12 @@ pub struct PathArgs {
     /// Check this path instead of finding one: the hexes in order, e.g. `--path 5.06,5.07`.
     #[arg(long, value_delimiter = ',', num_args = 1..)]
     pub path: Vec<Hex>,
+    /// End facing this hex corner (10.1): NNE, E, SSE, SSW, W, NNW.
+    #[arg(long)]
+    pub face: Option<crate::movement::facing::Corner>,
+    /// With 1 or 2 sets of Forced March (12.5.6): the road only, +3 MP a set (no die rolled).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub forced_march: u8,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
@@ -139,7 +145,7 @@ pub fn los(a: LosArgs) -> CmdResult {
 pub fn path(a: PathArgs) -> CmdResult {
     let game = open(&a.db)?;
     let engine = game.engine();
-    match engine.explain_move(&game.state, &a.piece, a.to, &a.path) {
+    match engine.explain_move_with(&game.state, &a.piece, a.to, &a.path, a.face, a.forced_march) {
         Ok(x) => {
             if a.format == Format::Json {
                 return super::emit_json(&json!({"ok": true, "move": x}));
@@ -179,6 +185,26 @@ pub fn path(a: PathArgs) -> CmdResult {
                 faces(m.facing),
                 r.facing.map_or(faces(None), |c| c.to_string())
             );
+            if !r.zoi_degradations.is_empty() {
+                let at: Vec<String> = r.zoi_degradations.iter().map(|h| h.to_string()).collect();
+                println!(
+                    "  Morale Degradation (11.3.1: enemy ZoI to ZoI) entering {}{}{}",
+                    at.join(", "),
+                    if r.halved > 0 {
+                        format!(
+                            "; becoming DG halves the MP left: {} MP lost (12.1.2)",
+                            show_halves(r.halved)
+                        )
+                    } else {
+                        String::new()
+                    },
+                    if r.routed {
+                        "; it Routs and stops there (11.3.2)"
+                    } else {
+                        ""
+                    }
+                );
+            }
             if r.minimum_move {
                 println!(
                     "LEGAL by 12.1.5: {} MP is more than the {} MP left, but a unit that has spent nothing may move one hex — it spends everything and loses a Morale State",

@@ -1420,6 +1420,7 @@ pub(super) fn rally_phase(
         crate::combat::CombatError::Dice(d) => Refusal::from(d),
         other => Refusal::new("illegal-combat", "20–22", other.to_string(), ""),
     };
+    let zoi = super::zones::enemy_zoi(ctx, side);
     for id in units {
         let u = s.unit(&id).expect("filtered above");
         let st = ctx.state.units[&id].clone();
@@ -1481,7 +1482,8 @@ pub(super) fn rally_phase(
                 morale_rating: rating,
                 morale_state: st.morale,
                 adjacent_to_enemy: distance <= 1,
-                in_enemy_zoi: distance <= 1,
+                // 11.4: in an enemy Zone of Influence (11: frontal hexes of enemy infantry).
+                in_enemy_zoi: zoi.contains(&hex),
                 enemy_within_6: distance <= 6,
                 in_village_not_line: u.kind.is_infantry()
                     && terrain_at(s, hex) == Terrain::Village

@@ -94,6 +94,19 @@ pub enum Command {
         /// The hex corner to face at the end (10.1); turning in place when `to` is its hex.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         face: Option<crate::movement::facing::Corner>,
+        /// Sets of three extra MP by Forced March (12.5.6: 0–2, a Morale Check each).
+        #[serde(default, skip_serializing_if = "is_zero_u8")]
+        forced_march: u8,
+        /// Line Extensions to generate into these adjacent hexes (13.1.3), in place.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        extend: Vec<Hex>,
+        /// Line Extensions in these hexes to remove (13.1.4), in place.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        retract: Vec<Hex>,
+        /// Line Backstep (12.4.1): one hex in any direction, keeping its facing, for its whole
+        /// Movement Allowance.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        backstep: bool,
     },
     /// The command has finished the stage it was executing (6.3.3); after the last stage the
     /// order is complete and the command enters No Orders (6.3.4.1 case 5).
@@ -276,4 +289,8 @@ pub enum CombatKind {
     },
     /// Artillery fire (17); `cannister` for Opportunity Fire at units entering the hex (17.4.9).
     ArtilleryFire { cannister: bool },
+}
+
+fn is_zero_u8(n: &u8) -> bool {
+    *n == 0
 }

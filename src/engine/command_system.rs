@@ -1222,8 +1222,7 @@ pub(super) fn move_piece(
     piece: &str,
     to: Hex,
     path: &[Hex],
-    formation: Option<crate::scenario::UnitFormation>,
-    face: Option<crate::movement::facing::Corner>,
+    opts: super::movement::MoveOpts<'_>,
 ) -> Result<(), Refusal> {
     require_step(ctx, Step::Operations, "Movement")?;
     let s = ctx.eng.scenario;
@@ -1330,9 +1329,15 @@ pub(super) fn move_piece(
     let rider = super::moving_brigades::check_move(ctx, piece, from, to)?;
     if let Some(u) = s.unit(piece) {
         // 8, 12: a unit's path, formation change and Movement Points.
-        super::movement::move_unit(ctx, &side, u, from, to, path, formation, face)?;
+        super::movement::move_unit(ctx, &side, u, from, to, path, opts)?;
     } else {
-        if formation.is_some() || face.is_some() {
+        if opts.formation.is_some()
+            || opts.face.is_some()
+            || opts.forced_march > 0
+            || !opts.extend.is_empty()
+            || !opts.retract.is_empty()
+            || opts.backstep
+        {
             return Err(Refusal::new(
                 "formation",
                 "10.0",

@@ -257,6 +257,52 @@ pub fn describe(e: &Event) -> String {
             };
             format!("{unit} faces {from}{to}{cost}, {rule})")
         }
+        EventKind::MovementPointsLost {
+            unit,
+            half_mp,
+            rule,
+            reason,
+        } => format!(
+            "{unit} loses {} MP ({rule}: {reason})",
+            crate::movement::tables::show_halves(*half_mp)
+        ),
+        EventKind::AllowanceHalved {
+            unit,
+            rule,
+            dice: d,
+            halved,
+        } => format!(
+            "{unit}: {rule}: rolled {} → {}",
+            dice(d),
+            if *halved {
+                "Movement Allowance halved this turn"
+            } else {
+                "moves normally"
+            }
+        ),
+        EventKind::LineExtended {
+            unit,
+            hex,
+            half_mp,
+            extension_half_mp,
+        } => format!(
+            "{unit} extends its Line into {hex} ({} MP; the extension spends {} MP, 13.1.3)",
+            crate::movement::tables::show_halves(*half_mp),
+            crate::movement::tables::show_halves(*extension_half_mp)
+        ),
+        EventKind::LineRetracted {
+            unit,
+            hexes,
+            half_mp,
+        } => format!(
+            "{unit} takes back its Line Extensions from {} ({} MP, 13.1.4)",
+            hexes
+                .iter()
+                .map(|h| h.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            crate::movement::tables::show_halves(*half_mp)
+        ),
         EventKind::MovementCheck {
             unit,
             rule,

@@ -259,6 +259,37 @@ pub enum EventKind {
         half_mp: u32,
         rule: String,
     },
+    /// A moving unit lost Movement Points it had left (12.1.2, 11.3.2: remaining MP halved on
+    /// becoming Disorganized).
+    MovementPointsLost {
+        unit: String,
+        /// Half-points lost.
+        half_mp: u32,
+        rule: String,
+        reason: String,
+    },
+    /// A Line generated a Line Extension into an adjacent hex (13.1.3): `half_mp` for the
+    /// parent (1 MP), `extension_half_mp` what the extension spent (1 MP + the hex).
+    LineExtended {
+        unit: String,
+        hex: Hex,
+        half_mp: u32,
+        extension_half_mp: u32,
+    },
+    /// Line Extensions rejoined their parent (13.1.4), for `half_mp` (the parent's hex + 1 MP).
+    LineRetracted {
+        unit: String,
+        hexes: Vec<Hex>,
+        half_mp: u32,
+    },
+    /// A scenario rule's roll that may halve a unit's Movement Allowance for this turn
+    /// (Talavera scenario 2, Ruffin's Attack: halved on 4–6).
+    AllowanceHalved {
+        unit: String,
+        rule: String,
+        dice: Vec<Die>,
+        halved: bool,
+    },
     /// A Morale Check a move asked for (8.3.2 Square movement, 12.5.6 Forced March).
     MovementCheck {
         unit: String,
@@ -477,7 +508,8 @@ impl Event {
             | EventKind::ReleaseRolled { dice, .. }
             | EventKind::RandomEventChecked { dice, .. }
             | EventKind::UnitRallied { dice, .. }
-            | EventKind::MovementCheck { dice, .. } => dice,
+            | EventKind::MovementCheck { dice, .. }
+            | EventKind::AllowanceHalved { dice, .. } => dice,
             // No dice: listed one by one so a new kind must say whether it rolled.
             EventKind::GameStarted { .. }
             | EventKind::PresetOrder { .. }
@@ -502,6 +534,9 @@ impl Event {
             | EventKind::FormationChanged { .. }
             | EventKind::FacingChanged { .. }
             | EventKind::MoraleDegraded { .. }
+            | EventKind::MovementPointsLost { .. }
+            | EventKind::LineExtended { .. }
+            | EventKind::LineRetracted { .. }
             | EventKind::ReinforcementArrived { .. }
             | EventKind::WreckedChanged { .. }
             | EventKind::CommanderReplaced { .. }

@@ -6,6 +6,21 @@ use super::state::*;
 
 /// Apply one event to the state.
 pub fn evolve(state: &mut GameState, event: &Event) {
+    apply(state, event);
+    // 13.3.1: a Routed unit's Line Extensions collapse into its hex, whatever routed it.
+    let units = &state.units;
+    for (id, m) in state.movement.iter_mut() {
+        if !m.extensions.is_empty()
+            && units
+                .get(id)
+                .is_some_and(|u| u.morale == crate::combat::MoraleState::Routed)
+        {
+            m.extensions.clear();
+        }
+    }
+}
+
+fn apply(state: &mut GameState, event: &Event) {
     state.events += 1;
     for d in event.dice() {
         let c = state.dice.entry(d.purpose).or_insert(0);
@@ -280,9 +295,22 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             {
                 c.hq_withdraw_from = None;
             }
+            let (turn, player) = (state.turn, state.player);
+            let entered = state
+                .movement
+                .get_mut(piece)
+                .and_then(|u| u.entering.take());
+            // 10.1.3: a piece displaced without spending MP (retreat, charge, Close Combat,
+            // the umpire's placement) may face as it likes; a move of its own ends that.
+            let free = half_mp.is_none();
+            if free || state.movement.contains_key(piece) {
+                state.movement.entry(piece.clone()).or_default().reface_free = free;
+            }
             if let Some(mp) = half_mp {
-                let (turn, player) = (state.turn, state.player);
                 let u = state.movement.entry(piece.clone()).or_default();
+                if let Some(hex) = entered {
+                    u.left_column = Some((turn, player, hex));
+                }
                 let mut m = u.spent_in(turn, player);
                 m.halves += mp;
                 m.hexes += path.len().saturating_sub(1) as u32;
@@ -290,11 +318,19 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             }
         }
         EventKind::FormationChanged {
-            unit, to, half_mp, ..
+            unit,
+            from,
+            to,
+            half_mp,
+            ..
         } => {
             let (turn, player) = (state.turn, state.player);
             let u = state.movement.entry(unit.clone()).or_default();
             u.formation = Some(*to);
+            // 8.2.2: leaving all-around facing (a Square), it chooses any facing.
+            if *from == crate::scenario::UnitFormation::Square {
+                u.reface_free = true;
+            }
             let mut m = u.spent_in(turn, player);
             m.halves += half_mp;
             u.moved = Some(m);
@@ -305,11 +341,47 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             let (turn, player) = (state.turn, state.player);
             let u = state.movement.entry(unit.clone()).or_default();
             u.facing = Some(*to);
+            u.reface_free = false;
             if *half_mp > 0 {
                 let mut m = u.spent_in(turn, player);
                 m.halves += half_mp;
                 u.moved = Some(m);
             }
+        }
+        EventKind::LineExtended {
+            unit, hex, half_mp, ..
+        } => {
+            let (turn, player) = (state.turn, state.player);
+            let u = state.movement.entry(unit.clone()).or_default();
+            u.extensions.push(*hex);
+            let mut m = u.spent_in(turn, player);
+            m.halves += half_mp;
+            u.moved = Some(m);
+        }
+        EventKind::LineRetracted {
+            unit,
+            hexes,
+            half_mp,
+        } => {
+            let (turn, player) = (state.turn, state.player);
+            let u = state.movement.entry(unit.clone()).or_default();
+            u.extensions.retain(|h| !hexes.contains(h));
+            let mut m = u.spent_in(turn, player);
+            m.halves += half_mp;
+            u.moved = Some(m);
+        }
+        EventKind::AllowanceHalved { unit, halved, .. } => {
+            if *halved {
+                let turn = state.turn;
+                state.movement.entry(unit.clone()).or_default().halved_in = Some(turn);
+            }
+        }
+        EventKind::MovementPointsLost { unit, half_mp, .. } => {
+            let (turn, player) = (state.turn, state.player);
+            let u = state.movement.entry(unit.clone()).or_default();
+            let mut m = u.spent_in(turn, player);
+            m.halves += half_mp;
+            u.moved = Some(m);
         }
         EventKind::MoraleDegraded { unit, morale, .. } => {
             state.units.entry(unit.clone()).or_default().morale = *morale;
@@ -324,6 +396,9 @@ pub fn evolve(state: &mut GameState, event: &Event) {
             state.arrived.insert(group.clone());
             for p in pieces {
                 state.positions.insert(p.clone(), *hex);
+                // 12.6.1: it waits in the column off the map until it moves (commanders and
+                // HQs too; only units read it).
+                state.movement.entry(p.clone()).or_default().entering = Some(*hex);
             }
         }
         EventKind::WreckedChanged { command, wrecked } => {

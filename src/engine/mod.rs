@@ -13,6 +13,7 @@ mod command_system;
 pub mod describe;
 pub mod event;
 pub mod evolve;
+mod extensions;
 pub mod movement;
 mod moving_brigades;
 pub mod oob;
@@ -22,6 +23,7 @@ mod sequence;
 mod special_rules;
 pub mod state;
 mod temporary_division;
+mod zones;
 
 pub use command::{CombatKind, Command, OverrideAction, TypedOrder};
 pub use event::{Event, EventKind, Visibility, WithdrawalCause};
@@ -257,7 +259,24 @@ impl<'a> Engine<'a> {
                 path,
                 formation,
                 face,
-            } => command_system::move_piece(ctx, piece, *to, path, *formation, *face)?,
+                forced_march,
+                extend,
+                retract,
+                backstep,
+            } => command_system::move_piece(
+                ctx,
+                piece,
+                *to,
+                path,
+                movement::MoveOpts {
+                    formation: *formation,
+                    face: *face,
+                    forced_march: *forced_march,
+                    extend,
+                    retract,
+                    backstep: *backstep,
+                },
+            )?,
             Command::StageComplete { command } => command_system::stage_complete(ctx, command)?,
             Command::Combat {
                 kind,

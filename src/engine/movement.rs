@@ -75,7 +75,15 @@ fn column_for(s: &Scenario, side: &str) -> UnitFormation {
 pub(crate) fn mover(ctx: &Ctx, u: &Unit, formation: UnitFormation) -> Result<Mover, Refusal> {
     let t = ctx.eng.movement;
     let st = ctx.state.units.get(&u.id).cloned().unwrap_or_default();
-    if st.morale == MoraleState::Routed || formation == UnitFormation::Routed {
+    let routed = st.morale == MoraleState::Routed || formation == UnitFormation::Routed;
+    // 9.2: "Routed units may move one hex" to break up an over-stacked hex.
+    let breaking_up = routed
+        && ctx
+            .state
+            .positions
+            .get(&u.id)
+            .is_some_and(|at| super::zones::over_stacked(ctx, &u.side, *at));
+    if routed && !breaking_up {
         return Err(Refusal::new(
             "routed",
             "12.3.6",
@@ -127,9 +135,16 @@ pub(crate) fn mover(ctx: &Ctx, u: &Unit, formation: UnitFormation) -> Result<Mov
         .cloned()
         .unwrap_or_default()
         .spent_in(ctx.state.turn, ctx.state.player);
-    Ok(Mover {
+    let halved = ctx
+        .state
+        .movement
+        .get(&u.id)
+        .is_some_and(|x| x.halved_in == Some(ctx.state.turn));
+    let full = t.allowance_halves(allowance);
+    let mut m = Mover {
         class,
-        allowance: t.allowance_halves(allowance),
+        // Ruffin's Attack: halved this turn by the scenario's roll.
+        allowance: if halved { full / 2 } else { full },
         spent: spent.halves,
         // 12.5: infantry uses Road Movement only in Column.
         road_movement: !matches!(class, "line") && formation != UnitFormation::Square,
@@ -143,7 +158,41 @@ pub(crate) fn mover(ctx: &Ctx, u: &Unit, formation: UnitFormation) -> Result<Mov
         facing: facing_now(&ctx.state, u, formation),
         town_all_around: u.kind == UnitKind::Infantry && formation == UnitFormation::Line,
         face: None,
-    })
+        road_only: false,
+        column: 0,
+        morale: st.morale as u8,
+    };
+    m.column = column_cost(ctx, u, &m);
+    m.spent += m.column;
+    if breaking_up {
+        // One hex, whatever it costs (not into Prohibited terrain); Routed units face
+        // all-around (10.0 sidebar).
+        m.allowance = m.spent + m.allowance.max(1) * 4;
+        m.max_hexes = Some(m.hexes_moved + 1);
+        m.facing = None;
+        m.road_movement = false;
+    }
+    Ok(m)
+}
+
+/// 12.6.1: a reinforcement still in its arriving column has fewer MP the further back it is —
+/// the k-th unit to leave the Entry Hex this phase pays k + 1 hexes of the column (the Entry
+/// Hex's cost; decision 0085). Half-points; 0 for a unit not in a column.
+fn column_cost(ctx: &Ctx, u: &Unit, m: &Mover) -> u32 {
+    let Some(entry) = ctx.state.movement.get(&u.id).and_then(|x| x.entering) else {
+        return 0;
+    };
+    if ctx.state.positions.get(&u.id) != Some(&entry) {
+        return 0;
+    }
+    let here = (ctx.state.turn, ctx.state.player, entry);
+    let ahead = ctx
+        .state
+        .movement
+        .values()
+        .filter(|x| x.left_column == Some(here))
+        .count() as u32;
+    (ahead + 1) * path::entry_cost(&ctx.eng.move_map, ctx.eng.movement, m, entry)
 }
 
 /// The corners a unit may be facing now (10.0): the corner it turned to last, else the
@@ -160,7 +209,11 @@ pub(crate) fn facing_now(
     {
         return None;
     }
-    match state.movement.get(&u.id).and_then(|m| m.facing) {
+    let m = state.movement.get(&u.id);
+    if m.is_some_and(|m| m.reface_free) {
+        return Some(facing::ANY_CORNER); // 10.1.3, 8.2.2
+    }
+    match m.and_then(|m| m.facing) {
         Some(c) => Some(1 << c.index()),
         None => Some(facing::corners_of(u.facing)),
     }
@@ -169,7 +222,18 @@ pub(crate) fn facing_now(
 /// Who stands where, for a mover of `side` (12.3.1, 12.5).
 fn occupancy(ctx: &Ctx, side: &str, mover: &str) -> Occupancy {
     let s = ctx.eng.scenario;
-    let mut occ = Occupancy::default();
+    let mut occ = Occupancy {
+        zoi: super::zones::enemy_zoi(ctx, side),
+        ..Occupancy::default()
+    };
+    // 13.1.1: a Line Extension is a unit in its hex.
+    for (p, at) in super::extensions::all(ctx, None) {
+        if s.unit(&p).is_some_and(|u| u.side != side) {
+            occ.enemy.insert(at);
+        } else {
+            occ.road_blocked.insert(at);
+        }
+    }
     for (p, at) in &ctx.state.positions {
         let Some(u) = s.unit(p) else { continue };
         if u.side != side {
@@ -253,11 +317,27 @@ fn formation_change(
     }
 }
 
+/// What a `move` asks for besides the path.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MoveOpts<'a> {
+    /// Change formation first (8.2).
+    pub formation: Option<UnitFormation>,
+    /// Face this corner at the end (10.1).
+    pub face: Option<Corner>,
+    /// Sets of three extra MP by Forced March (12.5.6).
+    pub forced_march: u8,
+    /// Generate Line Extensions into these hexes (13.1.3).
+    pub extend: &'a [Hex],
+    /// Remove the Line Extensions in these hexes (13.1.4).
+    pub retract: &'a [Hex],
+    /// Line Backstep (12.4.1).
+    pub backstep: bool,
+}
+
 /// Move a unit (and change its formation first if asked), checking the path by the Movement
 /// Table and its facing (10, 12.1.1); emits the formation change, any Morale Check, the move,
 /// the facing it ends with and any morale loss. With `to` its own hex it changes formation
 /// and/or turns in place.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn move_unit(
     ctx: &mut Ctx,
     side: &str,
@@ -265,96 +345,413 @@ pub(super) fn move_unit(
     from: Hex,
     to: Hex,
     given: &[Hex],
-    formation: Option<UnitFormation>,
-    face: Option<Corner>,
+    opts: MoveOpts<'_>,
 ) -> Result<(), Refusal> {
-    let s = ctx.eng.scenario;
-    let before = formation_now(s, &ctx.state, u);
-    let mut now = before;
-    let mut change = None;
-    if let Some(want) = formation {
-        let (to_f, cost, rule) = formation_change(ctx, u, before, want)?;
-        if to_f != before {
-            let left = mover_or_unlimbered(ctx, u, to_f)?.left();
-            if cost > left {
-                return Err(Refusal::new(
-                    "not-enough-mp",
-                    "8.2",
-                    format!(
-                        "changing to {to_f:?} costs {} MP; `{}` has {} MP left [hex {from}]",
-                        show_halves(cost),
-                        u.id,
-                        show_halves(left)
-                    ),
-                    format!("change formation next Movement Phase{OVERRIDE_HINT}"),
-                ));
-            }
-            change = Some((to_f, cost, rule));
-            now = to_f;
-        }
+    if !opts.extend.is_empty() || !opts.retract.is_empty() {
+        return extensions_in_place(ctx, side, u, from, to, given, opts);
     }
+    let MoveOpts {
+        formation,
+        face,
+        forced_march,
+        backstep,
+        ..
+    } = opts;
+    let before = formation_now(ctx.eng.scenario, &ctx.state, u);
+    let change = planned_change(ctx, u, from, before, formation)?;
+    let now = change.map_or(before, |(f, _, _)| f);
     if from == to && given.len() <= 1 {
-        if change.is_none() && face.is_none() {
-            return Err(Refusal::new(
-                "already-there",
-                "12.0",
-                format!("`{}` is already at {to}", u.id),
-                "name another hex, --formation to change formation or --face to turn in place",
-            ));
-        }
-        let paid = change.map_or(0, |(_, c, _)| c);
-        let turn = match face {
-            Some(w) => Some(turn_in_place(ctx, u, now, from, w, paid)?),
-            None => None,
-        };
-        if let Some((to_f, cost, rule)) = change {
-            ctx.emit_side(side, formation_event(u, before, to_f, cost, rule));
-        }
-        if let Some(ev) = turn {
-            ctx.emit_side(side, ev);
-        }
-        return Ok(());
+        return change_in_place(ctx, side, u, from, before, change, face);
     }
+    // 13.0: the extensions move on their own and must end each phase next to their parent;
+    // we keep them in place, so an extended unit takes them back before it moves (0087).
+    super::extensions::refuse_if_extended(&ctx.state, u, from, "move", "13.0")?;
     let mut m = mover(ctx, u, now)?;
-    m.face = face;
+    // 12.3.3: a unit joining a stack faces as the stack faces, and pays for it.
+    m.face = face.or_else(|| stack_facing(ctx, side, u, to));
     if let Some((_, cost, _)) = change {
         m.spent += cost;
+    }
+    if forced_march > 0 {
+        forced_march_allowed(ctx, u, now, forced_march, from)?;
+        // 12.5.6.2–3: three extra MP a set, on the road only.
+        m.allowance += u32::from(forced_march) * ctx.eng.movement.cost("forced_march_step");
+        m.road_only = true;
     }
     if face.is_some() && m.facing.is_none() {
         return Err(all_around(u, from));
     }
-    let occ = occupancy(ctx, side, &u.id);
-    let map = &ctx.eng.move_map;
-    let t = ctx.eng.movement;
-    let ruling = if given.is_empty() {
-        path::cheapest(map, t, &m, &occ, from, to)
-    } else {
-        let mut p: Vec<Hex> = given.to_vec();
-        if p.first() != Some(&from) {
-            p.insert(0, from);
-        }
-        if p.last() != Some(&to) {
+    if backstep {
+        backstep_allowed(
+            u,
+            now,
+            &m,
+            from,
+            formation.is_some() || face.is_some() || forced_march > 0,
+        )?;
+        if !from.is_adjacent(to) || given.iter().filter(|h| **h != from).count() > 1 {
             return Err(Refusal::new(
-                "path-end",
-                "12.0",
-                format!(
-                    "the path ends at {} but the move is to {to}",
-                    p.last().copied().unwrap_or(from)
-                ),
-                "end the path at the destination",
+                "backstep",
+                "12.4.1",
+                format!("a Backstep is one hex into an adjacent hex; {to} is not next to {from}"),
+                format!("backstep to a hex next to `{}`{OVERRIDE_HINT}", u.id),
             ));
         }
-        path::check_path(map, t, &m, &occ, &p)
+        // 12.4.1: one hex any way, keeping its facing.
+        m.facing = None;
+        m.max_hexes = Some(m.hexes_moved + 1);
     }
-    .map_err(refusal)?;
+    let mut ruling = judge_path(ctx, side, u, &m, from, to, given)?;
+    if backstep {
+        if ruling.minimum_move {
+            return Err(Refusal::new(
+                "backstep",
+                "12.4.1",
+                format!("{to} costs more than `{}`'s whole Movement Allowance", u.id),
+                format!(
+                    "a Backstep cannot be combined with the one-hex minimum move (12.1.5){OVERRIDE_HINT}"
+                ),
+            ));
+        }
+        // It spends its entire Movement Allowance (so halving what is left takes nothing).
+        ruling.charged = ruling.remaining;
+        ruling.halved = 0;
+    }
+    let mut column = m.column;
     if let Some((to_f, cost, rule)) = change {
         ctx.emit_side(side, formation_event(u, before, to_f, cost, rule));
+        // 11.3.1: changing formation in an enemy ZoI; the path was judged at the old morale,
+        // so judge it again if the change cost a Morale State.
+        if !super::zones::formation_change_in_zoi(ctx, side, &u.id, from, m.left()) {
+            return Ok(());
+        }
+        let morale_now = ctx
+            .state
+            .units
+            .get(&u.id)
+            .map(|x| x.morale)
+            .unwrap_or_default();
+        if morale_now as u8 != m.morale {
+            let mut m2 = mover(ctx, u, now)?;
+            m2.face = m.face;
+            m2.allowance = m.allowance;
+            m2.road_only = m.road_only;
+            let p = ruling.path.clone();
+            ruling = judge_path(ctx, side, u, &m2, from, to, &p)?;
+            column = m2.column;
+        }
     }
     if ruling.square_move && !square_check(ctx, side, u, from)? {
         return Ok(());
     }
-    emit_move(ctx, side, u, &ruling);
+    for _ in 0..forced_march {
+        straggler_check(ctx, side, u, from)?;
+    }
+    emit_move(ctx, side, u, &ruling, column);
     Ok(())
+}
+
+/// 12.4.1: only infantry in Line that has spent nothing this phase may backstep, alone.
+fn backstep_allowed(
+    u: &Unit,
+    formation: UnitFormation,
+    m: &Mover,
+    at: Hex,
+    with_other: bool,
+) -> Result<(), Refusal> {
+    let why = if u.kind != UnitKind::Infantry || formation != UnitFormation::Line {
+        Some(format!("`{}` is not infantry in Line", u.id))
+    } else if m.spent > 0 {
+        Some(format!(
+            "`{}` has spent {} MP this phase: a Backstep takes the whole Movement Allowance",
+            u.id,
+            show_halves(m.spent)
+        ))
+    } else if with_other {
+        Some(
+            "a Backstep keeps formation and facing (no --formation, --face or --forced-march)"
+                .into(),
+        )
+    } else {
+        None
+    };
+    match why {
+        Some(w) => Err(Refusal::new(
+            "backstep",
+            "12.4.1",
+            format!("{w} [hex {at}]"),
+            format!("move normally, turning to face the hex first (10.1){OVERRIDE_HINT}"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// 13.1.3, 13.1.4: Line Extensions generated or removed in place, then any turn asked for.
+fn extensions_in_place(
+    ctx: &mut Ctx,
+    side: &str,
+    u: &Unit,
+    from: Hex,
+    to: Hex,
+    given: &[Hex],
+    opts: MoveOpts<'_>,
+) -> Result<(), Refusal> {
+    if from != to || given.len() > 1 || opts.formation.is_some() || opts.forced_march > 0 {
+        return Err(Refusal::new(
+            "extension-alone",
+            "13.1",
+            format!(
+                "`{}`: generate or remove Line Extensions in place (--to {from}), apart from moving or changing formation",
+                u.id
+            ),
+            "one `move` for the extensions, another for the rest",
+        ));
+    }
+    if !opts.retract.is_empty() {
+        super::extensions::retract(ctx, side, u, from, opts.retract)?;
+    }
+    if !opts.extend.is_empty() {
+        super::extensions::extend(ctx, side, u, from, opts.extend)?;
+    }
+    if let Some(w) = opts.face {
+        let f = formation_now(ctx.eng.scenario, &ctx.state, u);
+        let ev = turn_in_place(ctx, u, f, from, w, 0, false)?;
+        ctx.emit_side(side, ev);
+    }
+    Ok(())
+}
+
+/// The formation change asked for, its cost and rule, if it changes anything and the unit
+/// can pay for it (8.2–8.4; 8.2.3 no Column while extended).
+fn planned_change(
+    ctx: &Ctx,
+    u: &Unit,
+    from: Hex,
+    before: UnitFormation,
+    formation: Option<UnitFormation>,
+) -> Result<Option<(UnitFormation, u32, &'static str)>, Refusal> {
+    let Some(want) = formation else {
+        return Ok(None);
+    };
+    let (to_f, cost, rule) = formation_change(ctx, u, before, want)?;
+    if matches!(to_f, UnitFormation::Column | UnitFormation::MarchColumn) {
+        // 8.2.3, 13.2.1: a Line with extensions takes them back before forming Column.
+        super::extensions::refuse_if_extended(&ctx.state, u, from, "form Column", "8.2.3")?;
+    }
+    if to_f == before {
+        return Ok(None);
+    }
+    let left = mover_or_unlimbered(ctx, u, to_f)?.left();
+    if cost > left {
+        return Err(Refusal::new(
+            "not-enough-mp",
+            "8.2",
+            format!(
+                "changing to {to_f:?} costs {} MP; `{}` has {} MP left [hex {from}]",
+                show_halves(cost),
+                u.id,
+                show_halves(left)
+            ),
+            format!("change formation next Movement Phase{OVERRIDE_HINT}"),
+        ));
+    }
+    Ok(Some((to_f, cost, rule)))
+}
+
+/// A formation change and/or a turn without leaving the hex (8.2, 10.1).
+fn change_in_place(
+    ctx: &mut Ctx,
+    side: &str,
+    u: &Unit,
+    at: Hex,
+    before: UnitFormation,
+    change: Option<(UnitFormation, u32, &'static str)>,
+    face: Option<Corner>,
+) -> Result<(), Refusal> {
+    if change.is_none() && face.is_none() {
+        return Err(Refusal::new(
+            "already-there",
+            "12.0",
+            format!("`{}` is already at {at}", u.id),
+            "name another hex, --formation to change formation or --face to turn in place",
+        ));
+    }
+    let now = change.map_or(before, |(f, _, _)| f);
+    let paid = change.map_or(0, |(_, c, _)| c);
+    // 8.2.2: limbering or unlimbering may turn 180° for nothing; a Square changing formation
+    // chooses any facing.
+    let about_free = change.is_some() && u.kind.is_artillery();
+    let turn = match face {
+        Some(w) if change.is_some() && before == UnitFormation::Square => {
+            Some(EventKind::FacingChanged {
+                unit: u.id.clone(),
+                from: None,
+                to: w,
+                half_mp: 0,
+                rule: "8.2.2".into(),
+            })
+        }
+        Some(w) => Some(turn_in_place(ctx, u, now, at, w, paid, about_free)?),
+        None => None,
+    };
+    if let Some((to_f, cost, rule)) = change {
+        ctx.emit_side(side, formation_event(u, before, to_f, cost, rule));
+        let left = mover_or_unlimbered(ctx, u, to_f).map_or(0, |m| m.left());
+        if !super::zones::formation_change_in_zoi(ctx, side, &u.id, at, left) {
+            return Ok(());
+        }
+    }
+    if let Some(ev) = turn {
+        ctx.emit_side(side, ev);
+    }
+    Ok(())
+}
+
+/// The ruling on a move: the given path checked (it must end at `to`), else the cheapest.
+fn judge_path(
+    ctx: &Ctx,
+    side: &str,
+    u: &Unit,
+    m: &Mover,
+    from: Hex,
+    to: Hex,
+    given: &[Hex],
+) -> Result<Ruling, Refusal> {
+    let occ = occupancy(ctx, side, &u.id);
+    let map = &ctx.eng.move_map;
+    let t = ctx.eng.movement;
+    if given.is_empty() {
+        return path::cheapest(map, t, m, &occ, from, to).map_err(refusal);
+    }
+    let mut p: Vec<Hex> = given.to_vec();
+    if p.first() != Some(&from) {
+        p.insert(0, from);
+    }
+    if p.last() != Some(&to) {
+        return Err(Refusal::new(
+            "path-end",
+            "12.0",
+            format!(
+                "the path ends at {} but the move is to {to}",
+                p.last().copied().unwrap_or(from)
+            ),
+            "end the path at the destination",
+        ));
+    }
+    path::check_path(map, t, m, &occ, &p).map_err(refusal)
+}
+
+/// 12.5.6.1: only infantry in Column, not Disorganized, may Force March; at most two sets.
+fn forced_march_allowed(
+    ctx: &Ctx,
+    u: &Unit,
+    formation: UnitFormation,
+    sets: u8,
+    at: Hex,
+) -> Result<(), Refusal> {
+    let t = ctx.eng.movement;
+    let max = t.cost("forced_march_max") / t.cost("forced_march_step").max(1);
+    let morale = ctx
+        .state
+        .units
+        .get(&u.id)
+        .map(|x| x.morale)
+        .unwrap_or_default();
+    let why = if u.kind != UnitKind::Infantry {
+        Some(format!("`{}` is not infantry", u.id))
+    } else if !matches!(
+        formation,
+        UnitFormation::Column | UnitFormation::MarchColumn
+    ) {
+        Some(format!("`{}` is in {formation:?}, not Column", u.id))
+    } else if morale <= MoraleState::Disorganized {
+        Some(format!("`{}` is {}", u.id, morale.short()))
+    } else if u32::from(sets) > max {
+        Some(format!(
+            "{sets} sets asked; at most {max} ({} MP)",
+            show_halves(t.cost("forced_march_max"))
+        ))
+    } else {
+        None
+    };
+    match why {
+        Some(w) => Err(Refusal::new(
+            "forced-march",
+            "12.5.6.1",
+            format!(
+                "{w}: only infantry in Column and not Disorganized may Force March, at most twice [hex {at}]"
+            ),
+            format!(
+                "change to Column first (`--formation column`), or move without --forced-march{OVERRIDE_HINT}"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// 12.5.6.2: a Morale Check (21.2) for each set of Forced March MP; a failure costs a
+/// Straggler.
+fn straggler_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<(), Refusal> {
+    let (need, bonus) = morale_check_need(ctx, side, u, at);
+    let die = ctx.dice.roll(Purpose::Morale, 6)?;
+    let straggler = i16::from(die.value) + i16::from(bonus) < i16::from(need);
+    ctx.emit_side(
+        side,
+        EventKind::StragglerCheck {
+            unit: u.id.clone(),
+            needs: need,
+            dice: vec![die],
+            straggler,
+        },
+    );
+    Ok(())
+}
+
+/// The Morale Check number (21.2) of a unit and the bonus of a Commander rated 2+ with it.
+fn morale_check_need(ctx: &Ctx, side: &str, u: &Unit, at: Hex) -> (u8, i8) {
+    let cfg = &ctx.eng.combat.morale_check;
+    let rating = u.morale.unwrap_or(crate::scenario::MoraleRating::C);
+    let need = cfg.need[crate::combat::morale_index(rating)];
+    let s = ctx.eng.scenario;
+    let with_commander = s.commanders.iter().any(|c| {
+        c.side == side
+            && ctx.state.positions.get(&c.id) == Some(&at)
+            && super::oob::rating(s, &ctx.state, &c.id) >= cfg.commander_min_rating
+    });
+    (
+        need,
+        if with_commander {
+            cfg.commander_bonus
+        } else {
+            0
+        },
+    )
+}
+
+/// 12.3.3: the corner the units already at `to` face, if they face one (units with all-around
+/// frontal facing, or still free to face as they like, are ignored).
+fn stack_facing(ctx: &Ctx, side: &str, u: &Unit, to: Hex) -> Option<Corner> {
+    let s = ctx.eng.scenario;
+    let town = ctx
+        .eng
+        .movement
+        .terrain_row(ctx.eng.move_map.terrain(to))
+        .0
+        .town;
+    ctx.state
+        .positions
+        .iter()
+        .filter(|(p, h)| **h == to && p.as_str() != u.id)
+        .filter_map(|(p, _)| s.unit(p).filter(|o| o.side == side))
+        .filter_map(|o| {
+            let f = formation_now(s, &ctx.state, o);
+            if town && o.kind == UnitKind::Infantry && f == UnitFormation::Line {
+                return None; // 10.1.4: all-around in a Town/Village
+            }
+            let set = facing_now(&ctx.state, o, f)?;
+            (set.count_ones() == 1).then(|| facing::members(set).next())?
+        })
+        .min()
 }
 
 /// The unit's allowance as it would be in `f`; an Unlimbered battery cannot move but may
@@ -390,6 +787,7 @@ fn turn_in_place(
     at: Hex,
     want: Corner,
     paid: u32,
+    about_free: bool,
 ) -> Result<EventKind, Refusal> {
     let m = mover_or_unlimbered(ctx, u, formation)?;
     let Some(set) = m.facing else {
@@ -400,9 +798,10 @@ fn turn_in_place(
     let free = m.town_all_around && t.terrain_row(ctx.eng.move_map.terrain(at)).0.town;
     let (from, cost) = facing::members(set)
         .map(|c| {
+            let about = about_free && c.index().abs_diff(want.index()) == 3;
             (
                 c,
-                if free {
+                if free || about {
                     0
                 } else {
                     facing::turn_cost(t, c, want)
@@ -482,27 +881,22 @@ fn unlimbered_mover(ctx: &Ctx, u: &Unit) -> Mover {
         facing: facing_now(&ctx.state, u, UnitFormation::Unlimbered),
         town_all_around: false,
         face: None,
+        road_only: false,
+        column: 0,
+        morale: ctx
+            .state
+            .units
+            .get(&u.id)
+            .map(|x| x.morale)
+            .unwrap_or_default() as u8,
     }
 }
 
 /// 8.3.2: a Square moves only after passing a Morale Check; failing, it becomes DG and
 /// Column and has spent all its MP. Returns whether it may move.
 fn square_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<bool, Refusal> {
-    let cfg = &ctx.eng.combat.morale_check;
-    let rating = u.morale.unwrap_or(crate::scenario::MoraleRating::C);
-    let need = cfg.need[crate::combat::morale_index(rating)];
     // 21.2: +1 with a Commander rated 2+ in the hex.
-    let s = ctx.eng.scenario;
-    let with_commander = s.commanders.iter().any(|c| {
-        c.side == side
-            && ctx.state.positions.get(&c.id) == Some(&at)
-            && super::oob::rating(s, &ctx.state, &c.id) >= cfg.commander_min_rating
-    });
-    let bonus = if with_commander {
-        cfg.commander_bonus
-    } else {
-        0
-    };
+    let (need, bonus) = morale_check_need(ctx, side, u, at);
     let die = ctx.dice.roll(Purpose::Morale, 6)?;
     let passed = i16::from(die.value) + i16::from(bonus) >= i16::from(need);
     ctx.emit_side(
@@ -532,7 +926,13 @@ fn square_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<bool, Re
         .saturating_sub(spent);
     ctx.emit_side(
         side,
-        formation_event(u, UnitFormation::Square, column_for(s, side), left, "8.3.2"),
+        formation_event(
+            u,
+            UnitFormation::Square,
+            column_for(ctx.eng.scenario, side),
+            left,
+            "8.3.2",
+        ),
     );
     if st.morale > MoraleState::Disorganized {
         ctx.emit_side(
@@ -548,7 +948,9 @@ fn square_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<bool, Re
     Ok(false)
 }
 
-fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling) {
+/// `column`: half-points its place in an arriving column cost before it moved (12.6.1),
+/// charged with the move.
+fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, column: u32) {
     let (from, to) = (r.path[0], r.path[r.path.len() - 1]);
     ctx.emit_side(
         side,
@@ -557,9 +959,39 @@ fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling) {
             from: Some(from),
             to,
             path: r.path.clone(),
-            half_mp: Some(r.charged),
+            half_mp: Some(r.charged + column),
         },
     );
+    for at in &r.zoi_degradations {
+        let before = ctx
+            .state
+            .units
+            .get(&u.id)
+            .map(|x| x.morale)
+            .unwrap_or_default();
+        ctx.emit_side(
+            side,
+            EventKind::MoraleDegraded {
+                unit: u.id.clone(),
+                morale: before.shift(-1),
+                rule: "11.3.1".into(),
+                reason: format!(
+                    "moved directly from one enemy Zone of Influence hex into another at {at}"
+                ),
+            },
+        );
+    }
+    if r.halved > 0 {
+        ctx.emit_side(
+            side,
+            EventKind::MovementPointsLost {
+                unit: u.id.clone(),
+                half_mp: r.halved,
+                rule: "12.1.2".into(),
+                reason: "became Disorganized while moving: remaining MP halved".into(),
+            },
+        );
+    }
     let known = ctx.state.movement.get(&u.id).and_then(|x| x.facing);
     if let Some(f) = r.facing
         && known != Some(f)
@@ -619,6 +1051,20 @@ impl super::Engine<'_> {
         to: Hex,
         given: &[Hex],
     ) -> Result<Explained, Refusal> {
+        self.explain_move_with(state, piece, to, given, None, 0)
+    }
+
+    /// [`Self::explain_move`] with the end facing asked for (10.1) and Forced March sets
+    /// (12.5.6; no die is rolled: the ruling shows the MP it would have).
+    pub fn explain_move_with(
+        &self,
+        state: &super::GameState,
+        piece: &str,
+        to: Hex,
+        given: &[Hex],
+        face: Option<Corner>,
+        forced_march: u8,
+    ) -> Result<Explained, Refusal> {
         let mut dice = crate::rules::dice::ScriptedDice::new();
         let ctx = Ctx {
             eng: self,
@@ -644,7 +1090,17 @@ impl super::Engine<'_> {
             )
         })?;
         let formation = formation_now(s, &ctx.state, u);
-        let m = mover(&ctx, u, formation)?;
+        let mut m = mover(&ctx, u, formation)?;
+        super::extensions::refuse_if_extended(&ctx.state, u, from, "move", "13.0")?;
+        m.face = face.or_else(|| stack_facing(&ctx, &u.side, u, to));
+        if face.is_some() && m.facing.is_none() {
+            return Err(all_around(u, from));
+        }
+        if forced_march > 0 {
+            forced_march_allowed(&ctx, u, formation, forced_march, from)?;
+            m.allowance += u32::from(forced_march) * self.movement.cost("forced_march_step");
+            m.road_only = true;
+        }
         let occ = occupancy(&ctx, &u.side, &u.id);
         let ruling = if given.is_empty() {
             path::cheapest(&self.move_map, self.movement, &m, &occ, from, to)
@@ -666,4 +1122,50 @@ impl super::Engine<'_> {
             ruling,
         })
     }
+}
+
+/// Talavera scenario 2, Ruffin's Attack: "On the 9:00 p.m. turn each of Ruffin's brigades must
+/// roll 1 die. On a roll of 4–6 the movement allowance for that unit and its skirmishers is
+/// halved for that turn only." Rolled as the owner's Operations window opens, for the infantry
+/// of every division Ruffin commands (our Skirmishers are not tied to a brigade: decision 0086).
+pub(super) fn ruffin_night_attack(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
+    use chrono::Timelike;
+    const RULE: &str = "talavera-ruffin-night-attack";
+    if !has(ctx, RULE) {
+        return Ok(());
+    }
+    let s = ctx.eng.scenario;
+    let at_nine = ctx
+        .eng
+        .turn_info(ctx.state.turn)
+        .is_some_and(|t| t.time.hour() == 21 && t.time.minute() == 0);
+    if !at_nine {
+        return Ok(());
+    }
+    let mut brigades: Vec<String> = s
+        .formations
+        .iter()
+        .filter(|f| f.side == side && f.commander.as_deref() == Some("ruffin"))
+        .flat_map(|f| super::oob::member_units(s, &ctx.state, &f.id))
+        .filter(|id| {
+            s.unit(id).is_some_and(|u| u.kind == UnitKind::Infantry)
+                && ctx.state.positions.contains_key(id)
+        })
+        .collect();
+    brigades.sort();
+    brigades.dedup();
+    for unit in brigades {
+        let die = ctx.dice.roll(Purpose::Special, 6)?;
+        let halved = die.value >= 4;
+        ctx.emit_side(
+            side,
+            EventKind::AllowanceHalved {
+                unit,
+                rule: "Ruffin's Attack (Talavera scenario 2)".into(),
+                dice: vec![die],
+                halved,
+            },
+        );
+    }
+    Ok(())
 }

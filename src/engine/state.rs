@@ -318,6 +318,24 @@ pub struct UnitMovement {
     /// set-up facing stands (decision 0083).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub facing: Option<crate::movement::facing::Corner>,
+    /// Arrived as a reinforcement at this Entry Hex and not moved since: still in the column
+    /// extending off the map from it (12.6.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entering: Option<crate::hex::Hex>,
+    /// The phase (turn, player) and Entry Hex in which it left its arriving column (12.6.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_column: Option<(u32, usize, crate::hex::Hex)>,
+    /// The turn in which a scenario rule halved its Movement Allowance (Ruffin's Attack).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub halved_in: Option<u32>,
+    /// Hexes of its Line Extensions (13), at most two, facing as it does.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extensions: Vec<crate::hex::Hex>,
+    /// It may face any corner for nothing: it was displaced (a retreat, a charge or Close
+    /// Combat, the umpire's placement; 10.1.3) or left a Square (8.2.2), and has not moved or
+    /// turned since.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reface_free: bool,
 }
 
 impl UnitMovement {

@@ -153,6 +153,13 @@ pub struct Mover {
     pub town_all_around: bool,
     /// The corner to face at the end of the move, if asked (10.1).
     pub face: Option<Corner>,
+    /// Forced March (12.5.6): Road Movement only.
+    pub road_only: bool,
+    /// Half-points of `spent` that its place in an arriving column cost (12.6.1).
+    pub column: u32,
+    /// Its Morale State as a level: 0 Routed, 1 Disorganized, 2 Shaken, 3 Normal, 4 Blood
+    /// Lust (for Morale Degradation on the way, 11.3.2).
+    pub morale: u8,
 }
 
 impl Mover {
@@ -160,6 +167,17 @@ impl Mover {
     pub fn left(&self) -> u32 {
         self.allowance.saturating_sub(self.spent)
     }
+}
+
+/// 12.6.1: what one hex of the column off the map costs a unit entering at `entry` — the road
+/// rate where a road enters there and the unit may use Road Movement, else the Entry Hex's
+/// terrain (decision 0085). Half-points.
+pub fn entry_cost(map: &MoveMap, t: &MovementTables, m: &Mover, entry: Hex) -> u32 {
+    if m.road_movement && map.on_road(entry) {
+        return t.cost("road");
+    }
+    let (row, _) = t.terrain_row(map.terrain(entry));
+    row.cell(m.class).halves.unwrap_or(0)
 }
 
 /// Who stands where, as far as the mover is concerned.
@@ -170,6 +188,8 @@ pub struct Occupancy {
     /// Hexes holding friendly infantry, cavalry, artillery or wagons: Road Movement may not
     /// enter them (12.5).
     pub road_blocked: BTreeSet<Hex>,
+    /// Hexes in an enemy Zone of Influence (11).
+    pub zoi: BTreeSet<Hex>,
 }
 
 /// One step of a path and what it cost.
@@ -205,6 +225,14 @@ pub struct Ruling {
     pub square_move: bool,
     /// The corner it faces at the end (10.0), `None` for all-around frontal facing.
     pub facing: Option<Corner>,
+    /// Hexes entered directly from an enemy ZoI hex into another: a Morale State lost at each
+    /// (11.3.1).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub zoi_degradations: Vec<Hex>,
+    /// Half-points lost by becoming Disorganized on the way (12.1.2, 11.3.2).
+    pub halved: u32,
+    /// It Routed on the way and stopped where `path` ends (11.3.2).
+    pub routed: bool,
     /// The least certain cell used.
     pub provenance: Provenance,
 }
@@ -338,11 +366,24 @@ fn best_step(
     a: Hex,
     b: Hex,
 ) -> Result<Step, Illegal> {
-    let off = step_cost(map, t, m.class, a, b, false);
     let road_ok = m.road_movement && map.is_road(a, b) && !occ.road_blocked.contains(&b);
+    if m.road_only {
+        if !road_ok {
+            return Err(illegal(
+                "forced-march-road",
+                "12.5.6.1",
+                Some(b),
+                format!("{a} to {b} is not Road Movement: a Forced March must keep to the road"),
+                "follow the road (not into hexes of friendly units, 12.5.3), or move without --forced-march",
+            ));
+        }
+        return step_cost(map, t, m.class, a, b, true);
+    }
+    let off = step_cost(map, t, m.class, a, b, false);
     if road_ok && let Ok(r) = step_cost(map, t, m.class, a, b, true) {
+        // On a tie the road is taken: its turns are free while it continues (12.5.1).
         return match off {
-            Ok(o) if o.cost <= r.cost => Ok(o),
+            Ok(o) if o.cost < r.cost => Ok(o),
             _ => Ok(r),
         };
     }
@@ -465,7 +506,7 @@ fn plan_facing(map: &MoveMap, t: &MovementTables, m: &Mover, steps: &mut [Step])
                 .filter_map(|(c, x)| x.map(|x| (x, c)))
                 .min()
                 .map(|(_, c)| c)?;
-            (c, None)
+            (c, road_end_facing(map, steps, Corner::from_index(c)))
         }
     };
     let mut at = end;
@@ -479,6 +520,23 @@ fn plan_facing(map: &MoveMap, t: &MovementTables, m: &Mover, steps: &mut [Step])
         at = prev;
     }
     Some(end_turn.unwrap_or(Corner::from_index(end)))
+}
+
+/// 12.5.2: a unit that ends its move on the road is faced, for nothing, with a frontal hexside
+/// toward the next hex along the road (the nearer of the two corners that do; the first road
+/// hex in N…NW order where the road forks). `None` when it did not end by road or the road ends.
+fn road_end_facing(map: &MoveMap, steps: &[Step], now: Corner) -> Option<Corner> {
+    let last = steps.last().filter(|s| s.road)?;
+    let next = last
+        .to
+        .neighbours()
+        .into_iter()
+        .find(|n| *n != last.from && map.is_road(last.to, *n))?;
+    let d = facing::direction(last.to, next)?;
+    Corner::fronting(d).into_iter().min_by_key(|c| {
+        let k = (c.index() + 6 - now.index()) % 6;
+        (k.min(6 - k), c.index())
+    })
 }
 
 /// Check a given path (`path[0]` is where the unit stands) for a mover.
@@ -511,27 +569,48 @@ pub fn check_path(
     if let Some(max) = m.max_hexes
         && m.hexes_moved + hexes > max
     {
+        // A Routed unit moves only to break up an over-stacked hex (9.2); otherwise a
+        // scenario rule limits it.
+        let (rule, why) = if m.morale == 0 {
+            (
+                "9.2",
+                "a Routed unit may move one hex to break up an over-stacked hex",
+            )
+        } else {
+            (
+                "scenario",
+                "a scenario rule limits it (e.g. Vimeiro: British guns ≤ 3 hexes)",
+            )
+        };
         return Err(illegal(
             "hex-limit",
-            "scenario",
+            rule,
             Some(path[path.len() - 1]),
             format!(
-                "this unit may move at most {max} hexes a turn ({} already)",
+                "this unit may move at most {} hex(es) this phase ({} already)",
+                max.saturating_sub(m.hexes_moved),
                 m.hexes_moved
             ),
-            "a scenario rule limits it (e.g. Vimeiro: British guns ≤ 3 hexes)",
+            why,
         ));
     }
-    let ruling = |charged, minimum_move, square_move| Ruling {
-        path: path.to_vec(),
-        steps: steps.clone(),
-        cost,
-        charged,
-        remaining,
-        minimum_move,
-        square_move,
-        facing,
-        provenance,
+    let walk = |budget: Option<u32>| walk_zoi(&steps, occ, m.morale, remaining, budget);
+    let ruling = |w: Walk, charged, minimum_move, square_move| {
+        let taken = w.taken;
+        Ruling {
+            path: path[..=taken].to_vec(),
+            steps: steps[..taken].to_vec(),
+            cost,
+            charged,
+            remaining,
+            minimum_move,
+            square_move,
+            facing,
+            zoi_degradations: w.degraded,
+            halved: w.lost,
+            routed: w.routed,
+            provenance,
+        }
     };
     if m.square {
         // 8.3.2: one hex, into clear terrain, having started in Square; all MP.
@@ -558,36 +637,96 @@ pub fn check_path(
                 "change formation first (8.3.3)",
             ));
         }
-        return Ok(ruling(remaining, false, true));
+        return Ok(ruling(walk(None), remaining, false, true));
     }
-    if cost <= remaining {
-        return Ok(ruling(cost, false, false));
-    }
+    let w = walk(Some(remaining));
+    let Some(at) = w.out_of_mp else {
+        let charged = steps[..w.taken].iter().map(|s| s.cost).sum();
+        return Ok(ruling(w, charged, false, false));
+    };
     // 12.1.5: a unit that has spent nothing may always move one hex (not into Prohibited
     // terrain, which `best_step` refused already) — it spends everything and loses a state.
     if hexes == 1 && m.spent == 0 && m.allowance > 0 {
-        return Ok(ruling(remaining, true, false));
+        return Ok(ruling(walk(None), remaining, true, false));
     }
-    let (mut run, mut at) = (0u32, path[path.len() - 1]);
-    for s in &steps {
-        run += s.cost;
-        if run > remaining {
-            at = s.to;
-            break;
-        }
-    }
+    let halved = if w.lost > 0 {
+        format!(
+            "; {} MP were lost when it became Disorganized (12.1.2)",
+            show_halves(w.lost)
+        )
+    } else {
+        String::new()
+    };
     Err(illegal(
         "not-enough-mp",
         "12.1.3",
         Some(at),
         format!(
-            "the path costs {} MP; {} MP left of {} (runs out entering {at})",
+            "the path costs {} MP; {} MP left of {} (runs out entering {at}){halved}",
             show_halves(cost),
             show_halves(remaining),
             show_halves(m.allowance)
         ),
         "stop short, or move on next turn (`staffwork path` shows the cheapest route)",
     ))
+}
+
+/// A path walked step by step for Morale Degradation (11.3) and its MP.
+struct Walk {
+    /// Steps taken (all, unless it Routed or ran out).
+    taken: usize,
+    degraded: Vec<Hex>,
+    lost: u32,
+    routed: bool,
+    /// The hex it could not pay to enter, if `budget` ran out.
+    out_of_mp: Option<Hex>,
+}
+
+/// 11.3.1: each step directly from an enemy ZoI hex into another lowers the Morale State by
+/// one; becoming Disorganized halves the MP left (12.1.2, rounded down, decision 0084);
+/// Routing stops the move (11.3.2). `budget` None: the MP are not checked (Square, 12.1.5).
+fn walk_zoi(
+    steps: &[Step],
+    occ: &Occupancy,
+    morale: u8,
+    remaining: u32,
+    budget: Option<u32>,
+) -> Walk {
+    let mut w = Walk {
+        taken: 0,
+        degraded: Vec::new(),
+        lost: 0,
+        routed: false,
+        out_of_mp: None,
+    };
+    let mut left = budget.unwrap_or(remaining);
+    let mut morale = morale;
+    for s in steps {
+        if budget.is_some() {
+            if s.cost > left {
+                w.out_of_mp = Some(s.to);
+                return w;
+            }
+            left -= s.cost;
+        } else {
+            left = 0;
+        }
+        w.taken += 1;
+        if occ.zoi.contains(&s.from) && occ.zoi.contains(&s.to) {
+            w.degraded.push(s.to);
+            morale = morale.saturating_sub(1);
+            if morale == 1 {
+                let lost = left / 2; // the unit keeps the larger half (decision 0084)
+                w.lost += lost;
+                left -= lost;
+            }
+            if morale == 0 {
+                w.routed = true;
+                return w;
+            }
+        }
+    }
+    w
 }
 
 /// The cheapest legal path from `from` to `to` (Dijkstra; ties by the lowest hex). If `to` is
@@ -613,6 +752,26 @@ pub fn cheapest(
         return check_path(map, t, m, occ, &[from, to]);
     }
     check_entry_final(map, occ, to)?;
+    let r = search(map, t, m, occ, from, to, true);
+    // A path round the Zones of Influence may be too dear; the cheapest one then stands.
+    match r {
+        Err(e) if e.code == "not-enough-mp" && !occ.zoi.is_empty() => {
+            search(map, t, m, occ, from, to, false)
+        }
+        r => r,
+    }
+}
+
+/// Dijkstra over hex × corner × on-road; `avoid_zoi` ranks paths by Morale Degradations first.
+fn search(
+    map: &MoveMap,
+    t: &MovementTables,
+    m: &Mover,
+    occ: &Occupancy,
+    from: Hex,
+    to: Hex,
+    avoid_zoi: bool,
+) -> Result<Ruling, Illegal> {
     // Search without the allowance cap first, so a too-far destination is told its price.
     // A node is a hex, the corner faced there (6 = all-around) and whether it was entered by
     // Road Movement (turns are free while it continues, 12.5.1).
@@ -621,12 +780,14 @@ pub fn cheapest(
         None => vec![6],
         Some(set) => facing::members(set).map(Corner::index).collect(),
     };
-    let mut best: BTreeMap<Node, u32> = BTreeMap::new();
+    // 11.3: a path that costs no Morale State beats a cheaper one that does, so the price is
+    // (Morale Degradations, half-points).
+    let mut best: BTreeMap<Node, (u32, u32)> = BTreeMap::new();
     let mut prev: BTreeMap<Node, Node> = BTreeMap::new();
     let mut heap = BinaryHeap::new();
     for c in starts {
-        best.insert((from, c, false), 0);
-        heap.push(Reverse((0u32, (from, c, false))));
+        best.insert((from, c, false), (0, 0));
+        heap.push(Reverse(((0u32, 0u32), (from, c, false))));
     }
     let mut reached = None;
     while let Some(Reverse((d, node))) = heap.pop() {
@@ -663,7 +824,11 @@ pub fn cheapest(
             };
             for (nc, turn) in options {
                 let next = (n, nc, s.road);
-                let nd = d.saturating_add(s.cost).saturating_add(turn);
+                let degrades = u32::from(avoid_zoi && occ.zoi.contains(&h) && occ.zoi.contains(&n));
+                let nd = (
+                    d.0 + degrades,
+                    d.1.saturating_add(s.cost).saturating_add(turn),
+                );
                 let better = match best.get(&next) {
                     None => true,
                     Some(x) => nd < *x || (nd == *x && prev.get(&next).is_some_and(|p| node < *p)),
@@ -739,6 +904,9 @@ mod tests {
             facing: None,
             town_all_around: true,
             face: None,
+            road_only: false,
+            column: 0,
+            morale: 3,
         }
     }
 

@@ -296,15 +296,12 @@ impl<'a> Index<'a> {
             let mut names: Vec<&str> = vec![&f.name];
             names.extend(f.short.as_deref());
             names.extend(f.aliases.iter().map(String::as_str));
-            // "6th Brigade (Fane)": the commander it is named after (issue 17).
-            names.extend(crate::text::bracketed(&f.name));
             add(names, &f.id, &f.name, "formation", &f.side);
         }
         for u in &scenario.units {
             let mut names: Vec<&str> = vec![&u.name];
             names.extend(u.short.as_deref());
             names.extend(u.aliases.iter().map(String::as_str));
-            names.extend(crate::text::bracketed(&u.name));
             add(names, &u.id, &u.name, "unit", &u.side);
         }
         // Commanders resolve to the formation they command.

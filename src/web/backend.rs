@@ -704,6 +704,7 @@ fn move_request(ask: &MoveAsk) -> Result<Request, WebRefusal> {
         path: ask.path.clone(),
         formation: ask.formation,
         face: ask.face,
+        ..Default::default()
     }))
 }
 

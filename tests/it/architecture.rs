@@ -280,8 +280,13 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
     ),
     (
         "engine/evolve.rs",
-        "evolve",
+        "apply",
         "one flat match: event kind → state change",
+    ),
+    (
+        "order/build.rs",
+        "build",
+        "to split: issue 14 (the reader's passes over a sentence)",
     ),
     (
         "engine/describe.rs",

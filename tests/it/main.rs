@@ -14,6 +14,7 @@ mod game_cli;
 mod integrity_concurrency;
 mod integrity_record;
 mod movement_cli;
+mod movement_facing;
 mod order_cli;
 mod order_corpus;
 mod order_corpus_eval;

@@ -67,6 +67,10 @@ fn command(i: u8) -> Command {
             path: Vec::new(),
             formation: None,
             face: None,
+            forced_march: 0,
+            extend: Vec::new(),
+            retract: Vec::new(),
+            backstep: false,
         },
         11 => Command::Combat {
             kind: CombatKind::CloseCombat { fortified: false },

@@ -60,6 +60,10 @@ fn command(i: u8) -> Command {
             path: Vec::new(),
             formation: None,
             face: None,
+            forced_march: 0,
+            extend: Vec::new(),
+            retract: Vec::new(),
+            backstep: false,
         },
         8 => Command::Move {
             piece: "hq:i-corps".into(),
@@ -67,6 +71,10 @@ fn command(i: u8) -> Command {
             path: Vec::new(),
             formation: None,
             face: None,
+            forced_march: 0,
+            extend: Vec::new(),
+            retract: Vec::new(),
+            backstep: false,
         },
         9 => Command::Combat {
             kind: CombatKind::CloseCombat { fortified: false },

@@ -40,11 +40,11 @@ fn move_takes_a_name_and_a_typo_is_refused_with_a_suggestion() {
         "--piece",
         "SOLIGNAC'S BRIGADE",
         "--to",
-        "32.09",
+        "33.08",
     ]);
     assert!(ok.status.success(), "{}", stderr(&ok));
     assert!(
-        stdout(&ok).contains("solignac moves 40.06 → 32.09"),
+        stdout(&ok).contains("solignac moves 40.06 → 33.08"),
         "{}",
         stdout(&ok)
     );
@@ -418,12 +418,12 @@ fn undo_takes_back_a_mistyped_move_on_the_record_and_replays_and_verifies() {
     let dir = tempfile::tempdir().unwrap();
     let db = vimeiro(&dir);
     assert!(staffwork(&["turn", "--db", &db]).status.success());
-    let m = staffwork(&["move", "--db", &db, "--piece", "Solignac", "--to", "32.09"]);
+    let m = staffwork(&["move", "--db", &db, "--piece", "Solignac", "--to", "33.08"]);
     assert!(m.status.success(), "{}", stderr(&m));
-    let u = staffwork(&["undo", "--db", &db, "--reason", "meant 33.09"]);
+    let u = staffwork(&["undo", "--db", &db, "--reason", "meant 34.08"]);
     assert!(u.status.success(), "{}", stderr(&u));
     assert!(
-        stdout(&u).contains("the umpire took back the last 1 command(s) (meant 33.09)"),
+        stdout(&u).contains("the umpire took back the last 1 command(s) (meant 34.08)"),
         "{}",
         stdout(&u)
     );
@@ -432,11 +432,11 @@ fn undo_takes_back_a_mistyped_move_on_the_record_and_replays_and_verifies() {
         "show", "--db", &db, "solignac", "--format", "json",
     ]));
     assert_eq!(s["position"], "40.06", "{s}");
-    let again = staffwork(&["move", "--db", &db, "--piece", "solignac", "--to", "33.09"]);
+    let again = staffwork(&["move", "--db", &db, "--piece", "solignac", "--to", "34.08"]);
     assert!(again.status.success(), "{}", stderr(&again));
     // Nothing was deleted: the move and its retraction are in the record, which verifies.
     let log = stdout(&staffwork(&["log", "--db", &db]));
-    assert!(log.contains("solignac moves 40.06 → 32.09"), "{log}");
+    assert!(log.contains("solignac moves 40.06 → 33.08"), "{log}");
     assert!(log.contains("took back"), "{log}");
     let v = staffwork(&["replay", "--db", &db, "--verify"]);
     assert!(v.status.success(), "{}{}", stdout(&v), stderr(&v));
@@ -466,7 +466,7 @@ fn undo_is_refused_once_the_sequence_of_play_moved_on_or_for_an_undo() {
     assert_eq!(events(&db), before, "nothing written");
 
     assert!(
-        staffwork(&["move", "--db", &db, "--piece", "solignac", "--to", "32.09"])
+        staffwork(&["move", "--db", &db, "--piece", "solignac", "--to", "33.08"])
             .status
             .success()
     );
@@ -500,7 +500,7 @@ fn move_takes_several_pieces_checked_together_before_any_moves() {
         "--piece",
         "charlot=39.99",
         "--to",
-        "32.09",
+        "33.08",
     ]);
     assert_eq!(bad.status.code(), Some(1));
     assert!(stderr(&bad).contains("off-map"), "{}", stderr(&bad));
@@ -513,18 +513,18 @@ fn move_takes_several_pieces_checked_together_before_any_moves() {
         "--piece",
         "Solignac",
         "--piece",
-        "charlot=33.09",
+        "charlot=34.08",
         "--piece",
         "Loison",
         "--to",
-        "32.09",
+        "33.08",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let t = stdout(&o);
     for want in [
-        "solignac moves 40.06 → 32.09",
-        "charlot moves 40.06 → 33.09",
-        "loison moves 40.06 → 32.09",
+        "solignac moves 40.06 → 33.08",
+        "charlot moves 40.06 → 34.08",
+        "loison moves 40.06 → 33.08",
     ] {
         assert!(t.contains(want), "missing {want:?}: {t}");
     }
@@ -674,13 +674,13 @@ fn a_vimeiro_turn_from_the_workbench_with_names_verifies() {
         "--db",
         &db,
         "--piece",
-        "Solignac=32.09",
+        "Solignac=33.08",
         "--piece",
-        "Charlot's brigade=33.09",
+        "Charlot's brigade=34.08",
         "--piece",
-        "Loison=32.09",
+        "Loison=33.08",
     ]);
-    assert!(moved.contains("charlot moves 40.06 → 33.09"), "{moved}");
+    assert!(moved.contains("charlot moves 40.06 → 34.08"), "{moved}");
     run(&["turn", "--db", &db]);
     let to = ["--to", "Hill's division"];
     let text = "Take up position at 13.09 and defend it.";
@@ -712,7 +712,7 @@ fn a_vimeiro_turn_from_the_workbench_with_names_verifies() {
         "{report}"
     );
     assert!(
-        report.contains("ENEMY Solignac's Brigade at 32.09"),
+        report.contains("ENEMY Solignac's Brigade at 33.08"),
         "{report}"
     );
     let v = run(&["replay", "--db", &db, "--verify"]);

@@ -1,0 +1,319 @@
+//! Zones of Influence (11) and stacking limits (9): who exerts a ZoI and into which hexes, the
+//! Morale Degradation a move or a formation change in one costs (11.3), and the end-of-phase
+//! stacking check (9.1, 9.2). The path module sees a ZoI only as a set of hexes.
+//!
+//! Must not: do IO or iterate hash containers; every loss of a Morale State is an event with
+//! its rule and reason.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::Ctx;
+use super::event::EventKind;
+use crate::combat::MoraleState;
+use crate::hex::Hex;
+use crate::movement::facing;
+use crate::scenario::{Strength, UnitFormation, UnitKind};
+
+/// The hexes in a Zone of Influence of `side`'s enemies (11): adjacent to the frontal
+/// hexsides of enemy infantry that is not in March Column, Disorganized or Routed (11.2), not
+/// into or across Prohibited terrain, into Fortified or Town/Village hexes, or into hexes
+/// holding other units of the exerting side (11.1). A unit whose corner is still open
+/// (decision 0083) exerts it across every hexside that may be frontal (decision 0084).
+pub(crate) fn enemy_zoi(ctx: &Ctx, side: &str) -> BTreeSet<Hex> {
+    let s = ctx.eng.scenario;
+    let map = &ctx.eng.move_map;
+    let t = ctx.eng.movement;
+    let mut out = BTreeSet::new();
+    for (id, at) in &ctx.state.positions {
+        let Some(u) = s.unit(id) else { continue };
+        if u.side == side || u.kind != UnitKind::Infantry {
+            continue;
+        }
+        let morale = ctx
+            .state
+            .units
+            .get(id)
+            .map(|x| x.morale)
+            .unwrap_or_default();
+        let f = super::movement::formation_now(s, &ctx.state, u);
+        if matches!(morale, MoraleState::Disorganized | MoraleState::Routed)
+            || matches!(f, UnitFormation::MarchColumn | UnitFormation::Routed)
+        {
+            continue; // 11.2
+        }
+        // 13.1.1: its Line Extensions exert a ZoI as it does, facing as it faces.
+        let mut sources = vec![*at];
+        sources.extend(super::extensions::of(&ctx.state, id));
+        let facing_set = super::movement::facing_now(&ctx.state, u, f);
+        for at in sources {
+            // 10.1.4: a Line in a Town/Village faces every way.
+            let in_town = t.terrain_row(map.terrain(at)).0.town;
+            let sides: Vec<usize> = match facing_set {
+                Some(_) if in_town && f == UnitFormation::Line => (0..6).collect(),
+                None => (0..6).collect(),
+                Some(set) => {
+                    let mut v: Vec<usize> = facing::members(set).flat_map(|c| c.front()).collect();
+                    v.sort_unstable();
+                    v.dedup();
+                    v
+                }
+            };
+            let neighbours = at.neighbours();
+            for d in sides {
+                let n = neighbours[d];
+                if !map.contains(n) {
+                    continue;
+                }
+                let row = t.terrain_row(map.terrain(n)).0;
+                let prohibited = row.cell("line").halves.is_none()
+                    || map
+                        .hexside(at, n)
+                        .and_then(|k| t.hexside.get(k))
+                        .is_some_and(|r| r.cell("line").halves.is_none());
+                let friendly = ctx.state.positions.iter().any(|(p, h)| {
+                    *h == n && p != id && s.unit(p).is_some_and(|o| o.side == u.side)
+                }) || super::extensions::all(ctx, Some(&u.side))
+                    .iter()
+                    .any(|(_, h)| *h == n);
+                if prohibited || row.fortified || row.town || friendly {
+                    continue; // 11.1
+                }
+                out.insert(n);
+            }
+        }
+    }
+    out
+}
+
+/// 11.3.1: changing formation in an enemy ZoI lowers the unit's Morale State; a unit that
+/// becomes Disorganized has its remaining MP halved (11.3.2, 12.1.2). `left` is what it has
+/// left after paying for the change. Returns false if it Routed.
+pub(crate) fn formation_change_in_zoi(
+    ctx: &mut Ctx,
+    side: &str,
+    unit: &str,
+    at: Hex,
+    left: u32,
+) -> bool {
+    if !enemy_zoi(ctx, side).contains(&at) {
+        return true;
+    }
+    degrade(
+        ctx,
+        side,
+        unit,
+        "11.3.1",
+        format!("changed formation in an enemy Zone of Influence at {at}"),
+        left,
+    )
+}
+
+/// Lower a moving unit's Morale State by one (11.3.2); if it becomes Disorganized, it loses
+/// half its remaining `left` half-points (rounded down, decision 0084). Returns false if it
+/// Routed (its move stops; the umpire retreats it, 21.4).
+pub(crate) fn degrade(
+    ctx: &mut Ctx,
+    side: &str,
+    unit: &str,
+    rule: &str,
+    reason: String,
+    left: u32,
+) -> bool {
+    let before = ctx
+        .state
+        .units
+        .get(unit)
+        .map(|x| x.morale)
+        .unwrap_or_default();
+    let after = before.shift(-1);
+    ctx.emit_side(
+        side,
+        EventKind::MoraleDegraded {
+            unit: unit.to_string(),
+            morale: after,
+            rule: rule.to_string(),
+            reason,
+        },
+    );
+    if after == MoraleState::Disorganized && before != MoraleState::Disorganized && left > 0 {
+        halve(ctx, side, unit, left);
+    }
+    after != MoraleState::Routed
+}
+
+/// 12.1.2: a unit that becomes Disorganized while moving halves its remaining MP.
+pub(crate) fn halve(ctx: &mut Ctx, side: &str, unit: &str, left: u32) {
+    let lost = left / 2; // the unit keeps the larger half (decision 0084)
+    if lost > 0 {
+        ctx.emit_side(
+            side,
+            EventKind::MovementPointsLost {
+                unit: unit.to_string(),
+                half_mp: lost,
+                rule: "12.1.2".into(),
+                reason: "became Disorganized while moving: remaining MP halved".into(),
+            },
+        );
+    }
+}
+
+/// C strength levels of a unit for stacking (7.1.1: A = 2B = 4C).
+fn c_levels(s: Option<Strength>) -> u32 {
+    match s {
+        None => 0,
+        Some(Strength::C) => 1,
+        Some(Strength::B) => 2,
+        Some(Strength::A) => 4,
+        Some(Strength::AA) => 8,
+        Some(Strength::AAA) => 12,
+    }
+}
+
+/// One side's stack in a hex, by stacking category (9.1).
+#[derive(Default)]
+struct Stack {
+    units: Vec<String>,
+    strength_c: u32,
+    gun_points: u32,
+    skirmishers: u32,
+    wagons: u32,
+}
+
+/// 9.1, 9.2: at the end of a phase in which units moved or retreated, every hex over a
+/// stacking limit (each category separately) has its stack's Morale State lowered by one.
+pub(crate) fn stacking_check(ctx: &mut Ctx) {
+    let s = ctx.eng.scenario;
+    let t = ctx.eng.movement;
+    for ((side, at), st) in stacks(ctx) {
+        worst_morale(ctx, &side, at, &st.units);
+        let over = over_limits(t, &st);
+        if over.is_empty() {
+            continue;
+        }
+        // Wagons have no Morale State.
+        for unit in st
+            .units
+            .iter()
+            .filter(|id| s.unit(id).is_some_and(|u| u.kind != UnitKind::Train))
+        {
+            let before = ctx
+                .state
+                .units
+                .get(unit)
+                .map(|x| x.morale)
+                .unwrap_or_default();
+            ctx.emit_side(
+                &side,
+                EventKind::MoraleDegraded {
+                    unit: unit.clone(),
+                    morale: before.shift(-1),
+                    rule: "9.2".into(),
+                    reason: format!(
+                        "over-stacked at {at}: {}; break the stack up next Movement Phase",
+                        over.join(", ")
+                    ),
+                },
+            );
+        }
+    }
+}
+
+/// True when `side`'s stack at `at` is over a stacking limit (9.1).
+pub(crate) fn over_stacked(ctx: &Ctx, side: &str, at: Hex) -> bool {
+    stacks(ctx)
+        .get(&(side.to_string(), at))
+        .is_some_and(|st| !over_limits(ctx.eng.movement, st).is_empty())
+}
+
+/// The limits a stack is over (9.1), each as "N what (limit L)".
+fn over_limits(t: &crate::movement::MovementTables, st: &Stack) -> Vec<String> {
+    [
+        ("strength_c", st.strength_c, "C strength levels"),
+        ("gun_points", st.gun_points, "gun points"),
+        ("skirmishers", st.skirmishers, "Skirmishers"),
+        ("wagons", st.wagons, "wagons"),
+    ]
+    .iter()
+    .filter(|(k, n, _)| *n > t.limit(k))
+    .map(|(k, n, what)| format!("{n} {what} (limit {})", t.limit(k)))
+    .collect()
+}
+
+/// Every side's stack in every hex, by stacking category (9.1).
+fn stacks(ctx: &Ctx) -> BTreeMap<(String, Hex), Stack> {
+    let s = ctx.eng.scenario;
+    let mut stacks: BTreeMap<(String, Hex), Stack> = BTreeMap::new();
+    for (id, at) in &ctx.state.positions {
+        let Some(u) = s.unit(id) else { continue };
+        // 12.6.1: a reinforcement that has not moved since it arrived is still in the column
+        // extending off the map from its Entry Hex, not stacked in it (decision 0084).
+        if ctx
+            .state
+            .movement
+            .get(id)
+            .is_some_and(|m| m.entering.is_some())
+        {
+            continue;
+        }
+        let st = stacks.entry((u.side.clone(), *at)).or_default();
+        st.units.push(id.clone());
+        match u.kind {
+            UnitKind::Skirmisher => st.skirmishers += 1,
+            UnitKind::Train => st.wagons += 1,
+            k if k.is_artillery() => {
+                let lost = ctx
+                    .state
+                    .units
+                    .get(id)
+                    .map_or(0, |x| u32::from(x.track.permanent));
+                st.gun_points += u32::from(u.gun_points.unwrap_or(5)).saturating_sub(lost);
+            }
+            _ => {
+                // 13.2: strength is divided evenly between the parent and its extensions,
+                // any excess with the parent.
+                let ext = super::extensions::of(&ctx.state, id);
+                let total = c_levels(u.strength);
+                let share = total / (1 + ext.len() as u32);
+                st.strength_c += total - share * ext.len() as u32;
+                for h in ext {
+                    let e = stacks.entry((u.side.clone(), h)).or_default();
+                    e.strength_c += share;
+                }
+            }
+        }
+    }
+    stacks
+}
+
+/// 9.4: units in different Morale States stacked at the end of a phase adopt the worst Morale
+/// State of the stack (wagons have none).
+fn worst_morale(ctx: &mut Ctx, side: &str, at: Hex, units: &[String]) {
+    let s = ctx.eng.scenario;
+    let morale = |ctx: &Ctx, id: &str| {
+        ctx.state
+            .units
+            .get(id)
+            .map(|x| x.morale)
+            .unwrap_or_default()
+    };
+    let fighting: Vec<&String> = units
+        .iter()
+        .filter(|id| s.unit(id).is_some_and(|u| u.kind != UnitKind::Train))
+        .collect();
+    let Some(worst) = fighting.iter().map(|id| morale(ctx, id)).min() else {
+        return;
+    };
+    for id in fighting {
+        if morale(ctx, id) > worst {
+            ctx.emit_side(
+                side,
+                EventKind::MoraleDegraded {
+                    unit: id.clone(),
+                    morale: worst,
+                    rule: "9.4".into(),
+                    reason: format!("stacked at {at} with a unit in a worse Morale State"),
+                },
+            );
+        }
+    }
+}
