@@ -245,6 +245,13 @@ fn counters(view: &View, g: &Geo) -> Markup {
                         g .unit data-piece=(p.id) {
                             rect x=(format!("{:.1}", x - 7.0)) y=(format!("{:.1}", y - 1.0)) width="14" height="9" rx="1.5" fill=(colour) {}
                             text x=(format!("{x:.1}")) y=(format!("{:.1}", y + 6.2)) { (kind_letter(&p.kind)) }
+                            // The corners it faces (10.1), for the seat's own units only.
+                            @if let Some(d) = &p.detail {
+                                @for (dx, dy) in facing_ticks(&d.facing) {
+                                    line .facing x1=(format!("{:.1}", x + dx * 7.5)) y1=(format!("{:.1}", y + 3.5 + dy * 5.0))
+                                        x2=(format!("{:.1}", x + dx * 11.0)) y2=(format!("{:.1}", y + 3.5 + dy * 8.5)) {}
+                                }
+                            }
                             title { (tip) }
                         }
                     }
@@ -253,4 +260,22 @@ fn counters(view: &View, g: &Geo) -> Markup {
         }
         (PreEscaped(""))
     }
+}
+
+/// Unit vectors on the screen (north up) towards the hex corners a unit faces (10.1): `NNE`,
+/// `E`, `SSE`, `SSW`, `W`, `NNW`, as `status` writes them; none for all-around.
+fn facing_ticks(facing: &str) -> Vec<(f64, f64)> {
+    const H: f64 = 0.866;
+    facing
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .filter_map(|w| match w {
+            "NNE" => Some((0.5, -H)),
+            "E" => Some((1.0, 0.0)),
+            "SSE" => Some((0.5, H)),
+            "SSW" => Some((-0.5, H)),
+            "W" => Some((-1.0, 0.0)),
+            "NNW" => Some((-0.5, -H)),
+            _ => None,
+        })
+        .collect()
 }
