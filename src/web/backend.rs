@@ -275,6 +275,8 @@ pub enum OverrideAsk {
     Unwreck(String),
     NoOrders(String),
     CommanderLost(String),
+    /// Put an order (text) in force for a command, accepted.
+    Impose(String, String),
 }
 
 /// A move as the movement form asks for it.
@@ -614,6 +616,11 @@ impl Backend {
             },
             OverrideAsk::CommanderLost(c) => app::OverrideRequest {
                 commander_lost: Some(c),
+                ..base
+            },
+            OverrideAsk::Impose(c, text) => app::OverrideRequest {
+                impose_order: Some(c),
+                text: Some(text),
                 ..base
             },
         };

@@ -817,6 +817,9 @@ struct OverrideForm {
     action: String,
     target: String,
     reason: String,
+    /// The order text of an imposed order.
+    #[serde(default)]
+    text: String,
 }
 
 async fn override_action(
@@ -847,10 +850,11 @@ async fn override_action(
         "unwrecked" => Ok(A::Unwreck(target)),
         "no-orders" => Ok(A::NoOrders(target)),
         "commander-lost" => Ok(A::CommanderLost(target)),
+        "impose" => Ok(A::Impose(target, f.text.trim().to_string())),
         other => Err(WebRefusal::new(
             "bad-override",
             format!("`{other}` is not an override this console offers"),
-            "ruling, discard, reroll, wrecked, unwrecked, no-orders or commander-lost",
+            "ruling, discard, reroll, wrecked, unwrecked, no-orders, commander-lost or impose",
         )),
     };
     let r = action.and_then(|a| st.backend.override_action(&s.seat, &f.reason, a));

@@ -384,8 +384,13 @@ pub fn umpire_page(view: &View, csrf: &str, links: &[(Seat, Option<String>)]) ->
                                 option value="discard" { "discard order (number)" }
                                 option value="reroll" { "re-roll acceptance (order number)" }
                                 option value="wrecked" { "mark wrecked (command)" }
+                                option value="unwrecked" { "clear wrecked (command)" }
+                                option value="no-orders" { "No Orders Status (command)" }
+                                option value="commander-lost" { "commander lost (command, 6.7)" }
+                                option value="impose" { "impose an order (command + order text)" }
                             }
                             input name="target" placeholder="text, order number or command" required;
+                            input name="text" placeholder="order text (impose only)";
                             input name="reason" placeholder="reason" required;
                             button type="submit" { "Override" }
                         }
@@ -396,7 +401,9 @@ pub fn umpire_page(view: &View, csrf: &str, links: &[(Seat, Option<String>)]) ->
                         form hx-post="/umpire/combat" hx-target="#combat-result" hx-swap="innerHTML" {
                             select name="kind" {
                                 option value="close-combat" { "close combat (15)" }
+                                option value="charge" { "cavalry charge (16)" }
                                 option value="fire" { "artillery fire (17)" }
+                                option value="skirmisher-fire" { "skirmisher fire (18)" }
                             }
                             input name="attackers" placeholder="attackers, comma-separated unit ids" required;
                             input name="defenders" placeholder="defenders" required;

@@ -778,3 +778,48 @@ async fn the_movement_form_shows_the_path_and_cost_before_moving() {
     .await;
     assert_eq!(allied.status, StatusCode::FORBIDDEN);
 }
+
+/// Issue 15, the console: the umpire imposes an order with a reason; its side sees it in its
+/// order book, the other side does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_umpire_imposes_an_order_that_only_its_side_sees() {
+    let (_dir, st, tokens) = table(5);
+    let r = call(
+        &st,
+        "POST",
+        "/umpire/override",
+        Some(&tokens["umpire"]),
+        &[
+            ("action", "impose"),
+            ("target", "div-3"),
+            ("text", "3rd Div: defend Kümla."),
+            ("reason", "the exercise starts with the 3rd on the hill"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let imperial = call(
+        &st,
+        "GET",
+        "/view.json",
+        Some(&tokens["side:imperial"]),
+        &[],
+    )
+    .await;
+    assert!(imperial.body.contains("defend K"), "{}", imperial.body);
+    let allied = call(&st, "GET", "/view.json", Some(&tokens["side:allied"]), &[]).await;
+    assert!(
+        !allied.body.contains("defend K"),
+        "the allied side sees the imposed order"
+    );
+    // A side cannot override.
+    let side = call(
+        &st,
+        "POST",
+        "/umpire/override",
+        Some(&tokens["side:allied"]),
+        &[("action", "ruling"), ("target", "x"), ("reason", "y")],
+    )
+    .await;
+    assert_eq!(side.status, StatusCode::FORBIDDEN);
+}
