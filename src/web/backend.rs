@@ -200,6 +200,8 @@ pub struct View {
     pub movable: Vec<(String, String)>,
     /// The side's commanders (for an initiative roll): (id, name).
     pub commanders: Vec<(String, String)>,
+    /// The umpire's deadline for this phase, in words (set by the web table, not the game).
+    pub deadline: Option<String>,
 }
 
 /// The order check as you type.
@@ -963,6 +965,7 @@ fn build_view(game: &Game, v: &Viewer, status: &StatusView, log: &LogView) -> Vi
         recipients,
         movable,
         commanders,
+        deadline: None,
     }
 }
 

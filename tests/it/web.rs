@@ -206,6 +206,12 @@ fn routes() -> Vec<Route> {
         ("POST", "/umpire/advance", vec![], [Yes, No, No, No]),
         (
             "POST",
+            "/umpire/deadline",
+            vec![("action", "set"), ("minutes", "10")],
+            [Yes, No, No, No],
+        ),
+        (
+            "POST",
             "/umpire/override",
             vec![
                 ("action", "ruling"),
@@ -822,4 +828,83 @@ async fn the_umpire_imposes_an_order_that_only_its_side_sees() {
     )
     .await;
     assert_eq!(side.status, StatusCode::FORBIDDEN);
+}
+
+/// Issue 15, the console: a deadline per phase, with pause and extend, that every seat sees in
+/// its header; a side cannot set one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_phase_deadline_is_set_paused_and_extended_by_the_umpire_and_seen_by_the_sides() {
+    let (_dir, st, tokens) = table(6);
+    let umpire = tokens["umpire"].as_str();
+    let set = |action: &'static str, minutes: &'static str| {
+        let st = st.clone();
+        let umpire = umpire.to_string();
+        async move {
+            call(
+                &st,
+                "POST",
+                "/umpire/deadline",
+                Some(&umpire),
+                &[("action", action), ("minutes", minutes)],
+            )
+            .await
+        }
+    };
+    let r = set("set", "10").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(r.body.contains("min left"), "{}", r.body);
+    let side = call(
+        &st,
+        "GET",
+        "/panel/status",
+        Some(&tokens["side:allied"]),
+        &[],
+    )
+    .await;
+    assert!(
+        side.body.contains("deadline") && side.body.contains("min left"),
+        "{}",
+        side.body
+    );
+    let paused = set("pause", "").await;
+    assert!(paused.body.contains("paused"), "{}", paused.body);
+    let extended = set("extend", "5").await;
+    assert!(
+        extended.body.contains("paused (15 min left)"),
+        "{}",
+        extended.body
+    );
+    assert_eq!(
+        set("pause", "").await.status,
+        StatusCode::UNPROCESSABLE_ENTITY
+    );
+    assert_eq!(
+        set("set", "0").await.status,
+        StatusCode::UNPROCESSABLE_ENTITY
+    );
+    let by_side = call(
+        &st,
+        "POST",
+        "/umpire/deadline",
+        Some(&tokens["side:imperial"]),
+        &[("action", "clear")],
+    )
+    .await;
+    assert_eq!(by_side.status, StatusCode::FORBIDDEN);
+    // The next phase starts without a deadline.
+    assert!(
+        call(&st, "POST", "/umpire/advance", Some(umpire), &[])
+            .await
+            .status
+            .is_success()
+    );
+    let side = call(
+        &st,
+        "GET",
+        "/panel/status",
+        Some(&tokens["side:allied"]),
+        &[],
+    )
+    .await;
+    assert!(!side.body.contains("deadline"), "{}", side.body);
 }
