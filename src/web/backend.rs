@@ -153,6 +153,9 @@ pub struct OrderView {
     /// Objective hexes and the recipient's hex, to draw the route.
     pub from_hex: Option<Hex>,
     pub objective: Vec<Hex>,
+    /// An order in transit: the sender's hex, the recipient's hex and how far the aide has
+    /// ridden in percent of the courier time (6.4.7), as the seat sees both ends.
+    pub courier: Option<(Hex, Hex, u32)>,
 }
 
 /// One event line.
@@ -1021,7 +1024,25 @@ fn order_view(
         status: status_label(o, hidden),
         from_hex,
         objective,
+        courier: courier(status, o, from_hex),
     }
+}
+
+/// Where an aide with an order in transit is, as far as the seat can tell: on the line from
+/// the sender to the recipient, by the share of the courier time gone (6.4.7).
+fn courier(
+    status: &StatusView,
+    o: &app::view::OrderEntry,
+    to: Option<Hex>,
+) -> Option<(Hex, Hex, u32)> {
+    if o.status != OrderStatus::InTransit {
+        return None;
+    }
+    let from = *status.positions.get(&o.sender)?;
+    let to = to?;
+    let total = o.arrival_turn.saturating_sub(o.sent_turn).max(1);
+    let gone = status.turn.saturating_sub(o.sent_turn).min(total);
+    Some((from, to, gone * 100 / total))
 }
 
 /// Command ranges of the seat's own leaders as the seat sees them placed (6.11): a division

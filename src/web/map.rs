@@ -205,6 +205,20 @@ fn overlays(view: &View, g: &Geo) -> Markup {
                     }
                 }
             }
+            @for o in &view.orders {
+                @if let Some((from, to, pct)) = o.courier {
+                    @let (x1, y1) = g.centre(from);
+                    @let (x2, y2) = g.centre(to);
+                    @let k = f64::from(pct) / 100.0;
+                    @let (cx, cy) = (x1 + (x2 - x1) * k, y1 + (y2 - y1) * k);
+                    line .courier-path x1=(format!("{x1:.1}")) y1=(format!("{y1:.1}")) x2=(format!("{x2:.1}")) y2=(format!("{y2:.1}")) {}
+                    g .courier {
+                        rect x=(format!("{:.1}", cx - 4.0)) y=(format!("{:.1}", cy - 3.0)) width="8" height="6" {}
+                        polyline points=(format!("{:.1},{:.1} {cx:.1},{:.1} {:.1},{:.1}", cx - 4.0, cy - 3.0, cy + 0.5, cx + 4.0, cy - 3.0)) {}
+                        title { "aide with order " (o.number) " to " (o.recipient) ", " (pct) "% of the way, arrives turn " (o.arrival_turn) }
+                    }
+                }
+            }
             @for gh in &view.ghosts {
                 @let (x, y) = g.centre(gh.hex);
                 g .ghost {
