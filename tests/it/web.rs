@@ -908,3 +908,45 @@ async fn a_phase_deadline_is_set_paused_and_extended_by_the_umpire_and_seen_by_t
     .await;
     assert!(!side.body.contains("deadline"), "{}", side.body);
 }
+
+/// `staffwork message`: the same request on the command line; the other side never sees it, and
+/// a message from the wrong table is refused (exit 1) and writes nothing.
+#[test]
+fn a_message_on_the_command_line_is_seen_by_its_side_and_the_umpire_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("hall.db");
+    create(&db, 2);
+    let db_s = db.to_str().unwrap();
+    let run = |args: &[&str]| crate::common::staffwork(args);
+    let sent = run(&[
+        "message",
+        "--db",
+        db_s,
+        "--side",
+        "imperial",
+        "--from",
+        "imperial",
+        "Send the reserve?",
+    ]);
+    assert!(
+        sent.status.success(),
+        "{}",
+        String::from_utf8_lossy(&sent.stderr)
+    );
+    let log = |side: &str| {
+        String::from_utf8_lossy(&run(&["log", "--db", db_s, "--side", side]).stdout).into_owned()
+    };
+    assert!(log("imperial").contains("Send the reserve?"));
+    assert!(!log("allied").contains("reserve"));
+    let events = Game::open(&db).unwrap().state.events;
+    let wrong = run(&[
+        "message", "--db", db_s, "--side", "allied", "--from", "imperial", "hello",
+    ]);
+    assert_eq!(wrong.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&wrong.stderr).contains("message-sender"));
+    assert_eq!(
+        Game::open(&db).unwrap().state.events,
+        events,
+        "nothing written"
+    );
+}
