@@ -355,8 +355,23 @@ impl Backend {
         let Ok(log) = log_of(&mut g, &v) else {
             return 0;
         };
-        let status = status_of(&mut g, &v).ok();
-        let hidden = status.as_ref().map(undiscovered).unwrap_or_default();
+        // The log's own orders and the state's distortion marks: no status (line of sight and
+        // last-seen replay) on every live update.
+        let hidden = if crate::view::effective(&v, &g.state) == Viewer::Umpire {
+            Default::default()
+        } else {
+            log.orders
+                .iter()
+                .filter(|o| o.status == OrderStatus::Distorted)
+                .filter(|o| {
+                    g.state
+                        .commands
+                        .get(&o.receiver)
+                        .is_some_and(|c| c.distortion_unnoticed)
+                })
+                .map(|o| o.number)
+                .collect()
+        };
         log.events
             .iter()
             .filter(|e| shown(&e.event.kind, &hidden))
