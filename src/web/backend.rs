@@ -176,7 +176,7 @@ pub struct MessageView {
     pub text: String,
 }
 
-/// Everything a seat's page shows, already filtered by [`sight`].
+/// Everything a seat's page shows, built from `app`'s status and log for the seat.
 #[derive(Clone, Debug, Serialize)]
 pub struct View {
     pub title: String,
