@@ -237,7 +237,12 @@ pub struct DiagnosticView {
 pub struct Backend {
     game: Mutex<Game>,
     db: PathBuf,
+    /// The objective hexes of an order text as its side's order reader resolves them, by (side,
+    /// text): the map draws them on every view, and reading an order costs about a millisecond.
+    objectives: Mutex<Objectives>,
 }
+
+type Objectives = BTreeMap<(String, String), Vec<Hex>>;
 
 fn word<T: Serialize>(t: &T) -> String {
     match serde_json::to_value(t) {
@@ -303,6 +308,7 @@ impl Backend {
         Ok(Backend {
             game: Mutex::new(game),
             db: db.to_path_buf(),
+            objectives: Mutex::new(BTreeMap::new()),
         })
     }
 
@@ -393,7 +399,8 @@ impl Backend {
         let v = viewer(seat, as_side);
         let status = status_of(&mut g, &v)?;
         let log = log_of(&mut g, &v)?;
-        Ok(build_view(&g, &v, &status, &log))
+        let mut objectives = self.objectives.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(build_view(&g, &v, &status, &log, &mut objectives))
     }
 
     /// Read an order as the side writes it (the order reader's `check`, as the CLI's), and ask
@@ -812,7 +819,13 @@ fn status_label(
 }
 
 /// The page's view, from `app`'s status and log for the viewer and the (public) scenario.
-fn build_view(game: &Game, v: &Viewer, status: &StatusView, log: &LogView) -> View {
+fn build_view(
+    game: &Game,
+    v: &Viewer,
+    status: &StatusView,
+    log: &LogView,
+    objectives: &mut Objectives,
+) -> View {
     let sc = &game.scenario;
     let seat = crate::view::effective(v, &game.state);
     let umpire = seat == Viewer::Umpire;
@@ -889,7 +902,7 @@ fn build_view(game: &Game, v: &Viewer, status: &StatusView, log: &LogView) -> Vi
     let orders = status
         .orders
         .iter()
-        .map(|o| order_view(game, status, o, &hidden))
+        .map(|o| order_view(game, status, o, &hidden, objectives))
         .collect();
     let mut lines = Vec::new();
     let mut messages = Vec::new();
@@ -1008,20 +1021,25 @@ fn order_view(
     status: &StatusView,
     o: &app::view::OrderEntry,
     hidden: &std::collections::BTreeSet<u32>,
+    objectives: &mut Objectives,
 ) -> OrderView {
     let sc = &game.scenario;
     // The route starts at the recipient's hub, where the seat sees it (its own piece).
     let hub = crate::engine::oob::hub_piece(sc, &game.state, &o.receiver);
     let from_hex = hub.and_then(|h| status.positions.get(&h).copied());
     // The objective: the places the order names, as the order language resolves them.
-    let checked = crate::order::check_one(&o.text, Some(sc), Some(&o.side));
-    let objective = checked
-        .places
-        .iter()
-        .filter_map(|r| r.resolved.as_ref())
-        .filter_map(|r| sc.place(&r.id))
-        .filter_map(|p| p.hexes.first().copied())
-        .collect();
+    let objective = objectives
+        .entry((o.side.clone(), o.text.clone()))
+        .or_insert_with(|| {
+            crate::order::check_one(&o.text, Some(sc), Some(&o.side))
+                .places
+                .iter()
+                .filter_map(|r| r.resolved.as_ref())
+                .filter_map(|r| sc.place(&r.id))
+                .filter_map(|p| p.hexes.first().copied())
+                .collect()
+        })
+        .clone();
     OrderView {
         number: o.number,
         side: o.side.clone(),
