@@ -202,6 +202,7 @@ fn request_of(cmd: super::Command) -> Result<GameLine, Failure> {
         C::DefaultDefense(a) => on(a, Request::DefaultDefense),
         C::Withdraw(a) => on(a, Request::Withdraw),
         C::Stage(a) => on(a, Request::Stage),
+        C::Message(a) => on(a, Request::Message),
         C::Move(a) => on(a, Request::Move),
         C::Combat(a) => on(a, Request::Combat),
         C::Override(a) => on(a, Request::Override),

@@ -103,6 +103,8 @@ pub enum Command {
     Withdraw(game_cmd::OnGame<crate::app::CommandRequest>),
     /// Mark the current stage of a command's order complete (6.3.3).
     Stage(game_cmd::OnGame<crate::app::CommandRequest>),
+    /// A message between a side's table and the umpire, seen by that side and the umpire only.
+    Message(game_cmd::OnGame<crate::app::MessageRequest>),
     /// Move a commander, HQ (`hq:<formation>`) or unit to a hex.
     Move(game_cmd::OnGame<crate::app::MoveRequest>),
     /// Resolve a close combat, cavalry charge or artillery fire; losses feed wrecks and stoppage.
@@ -214,6 +216,7 @@ pub fn run(cli: Cli) -> CmdResult {
         | Command::DefaultDefense(_)
         | Command::Withdraw(_)
         | Command::Stage(_)
+        | Command::Message(_)
         | Command::Move(_)
         | Command::Combat(_)
         | Command::Override(_)

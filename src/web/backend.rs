@@ -153,6 +153,9 @@ pub struct OrderView {
     /// Objective hexes and the recipient's hex, to draw the route.
     pub from_hex: Option<Hex>,
     pub objective: Vec<Hex>,
+    /// An order in transit: the sender's hex, the recipient's hex and how far the aide has
+    /// ridden in percent of the courier time (6.4.7), as the seat sees both ends.
+    pub courier: Option<(Hex, Hex, u32)>,
 }
 
 /// One event line.
@@ -173,7 +176,7 @@ pub struct MessageView {
     pub text: String,
 }
 
-/// Everything a seat's page shows, already filtered by [`sight`].
+/// Everything a seat's page shows, built from `app`'s status and log for the seat.
 #[derive(Clone, Debug, Serialize)]
 pub struct View {
     pub title: String,
@@ -200,6 +203,8 @@ pub struct View {
     pub movable: Vec<(String, String)>,
     /// The side's commanders (for an initiative roll): (id, name).
     pub commanders: Vec<(String, String)>,
+    /// The umpire's deadline for this phase, in words (set by the web table, not the game).
+    pub deadline: Option<String>,
 }
 
 /// The order check as you type.
@@ -232,7 +237,12 @@ pub struct DiagnosticView {
 pub struct Backend {
     game: Mutex<Game>,
     db: PathBuf,
+    /// The objective hexes of an order text as its side's order reader resolves them, by (side,
+    /// text): the map draws them on every view, and reading an order costs about a millisecond.
+    objectives: Mutex<Objectives>,
 }
+
+type Objectives = BTreeMap<(String, String), Vec<Hex>>;
 
 fn word<T: Serialize>(t: &T) -> String {
     match serde_json::to_value(t) {
@@ -275,6 +285,8 @@ pub enum OverrideAsk {
     Unwreck(String),
     NoOrders(String),
     CommanderLost(String),
+    /// Put an order (text) in force for a command, accepted.
+    Impose(String, String),
 }
 
 /// A move as the movement form asks for it.
@@ -296,6 +308,7 @@ impl Backend {
         Ok(Backend {
             game: Mutex::new(game),
             db: db.to_path_buf(),
+            objectives: Mutex::new(BTreeMap::new()),
         })
     }
 
@@ -348,8 +361,23 @@ impl Backend {
         let Ok(log) = log_of(&mut g, &v) else {
             return 0;
         };
-        let status = status_of(&mut g, &v).ok();
-        let hidden = status.as_ref().map(undiscovered).unwrap_or_default();
+        // The log's own orders and the state's distortion marks: no status (line of sight and
+        // last-seen replay) on every live update.
+        let hidden = if crate::view::effective(&v, &g.state) == Viewer::Umpire {
+            Default::default()
+        } else {
+            log.orders
+                .iter()
+                .filter(|o| o.status == OrderStatus::Distorted)
+                .filter(|o| {
+                    g.state
+                        .commands
+                        .get(&o.receiver)
+                        .is_some_and(|c| c.distortion_unnoticed)
+                })
+                .map(|o| o.number)
+                .collect()
+        };
         log.events
             .iter()
             .filter(|e| shown(&e.event.kind, &hidden))
@@ -371,7 +399,8 @@ impl Backend {
         let v = viewer(seat, as_side);
         let status = status_of(&mut g, &v)?;
         let log = log_of(&mut g, &v)?;
-        Ok(build_view(&g, &v, &status, &log))
+        let mut objectives = self.objectives.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(build_view(&g, &v, &status, &log, &mut objectives))
     }
 
     /// Read an order as the side writes it (the order reader's `check`, as the CLI's), and ask
@@ -616,6 +645,11 @@ impl Backend {
                 commander_lost: Some(c),
                 ..base
             },
+            OverrideAsk::Impose(c, text) => app::OverrideRequest {
+                impose_order: Some(c),
+                text: Some(text),
+                ..base
+            },
         };
         self.execute(seat, &Request::Override(o)).map(|_| ())
     }
@@ -786,7 +820,13 @@ fn status_label(
 }
 
 /// The page's view, from `app`'s status and log for the viewer and the (public) scenario.
-fn build_view(game: &Game, v: &Viewer, status: &StatusView, log: &LogView) -> View {
+fn build_view(
+    game: &Game,
+    v: &Viewer,
+    status: &StatusView,
+    log: &LogView,
+    objectives: &mut Objectives,
+) -> View {
     let sc = &game.scenario;
     let seat = crate::view::effective(v, &game.state);
     let umpire = seat == Viewer::Umpire;
@@ -863,7 +903,7 @@ fn build_view(game: &Game, v: &Viewer, status: &StatusView, log: &LogView) -> Vi
     let orders = status
         .orders
         .iter()
-        .map(|o| order_view(game, status, o, &hidden))
+        .map(|o| order_view(game, status, o, &hidden, objectives))
         .collect();
     let mut lines = Vec::new();
     let mut messages = Vec::new();
@@ -957,6 +997,7 @@ fn build_view(game: &Game, v: &Viewer, status: &StatusView, log: &LogView) -> Vi
         recipients,
         movable,
         commanders,
+        deadline: None,
     }
 }
 
@@ -981,20 +1022,25 @@ fn order_view(
     status: &StatusView,
     o: &app::view::OrderEntry,
     hidden: &std::collections::BTreeSet<u32>,
+    objectives: &mut Objectives,
 ) -> OrderView {
     let sc = &game.scenario;
     // The route starts at the recipient's hub, where the seat sees it (its own piece).
     let hub = crate::engine::oob::hub_piece(sc, &game.state, &o.receiver);
     let from_hex = hub.and_then(|h| status.positions.get(&h).copied());
     // The objective: the places the order names, as the order language resolves them.
-    let checked = crate::order::check_one(&o.text, Some(sc), Some(&o.side));
-    let objective = checked
-        .places
-        .iter()
-        .filter_map(|r| r.resolved.as_ref())
-        .filter_map(|r| sc.place(&r.id))
-        .filter_map(|p| p.hexes.first().copied())
-        .collect();
+    let objective = objectives
+        .entry((o.side.clone(), o.text.clone()))
+        .or_insert_with(|| {
+            crate::order::check_one(&o.text, Some(sc), Some(&o.side))
+                .places
+                .iter()
+                .filter_map(|r| r.resolved.as_ref())
+                .filter_map(|r| sc.place(&r.id))
+                .filter_map(|p| p.hexes.first().copied())
+                .collect()
+        })
+        .clone();
     OrderView {
         number: o.number,
         side: o.side.clone(),
@@ -1012,7 +1058,25 @@ fn order_view(
         status: status_label(o, hidden),
         from_hex,
         objective,
+        courier: courier(status, o, from_hex),
     }
+}
+
+/// Where an aide with an order in transit is, as far as the seat can tell: on the line from
+/// the sender to the recipient, by the share of the courier time gone (6.4.7).
+fn courier(
+    status: &StatusView,
+    o: &app::view::OrderEntry,
+    to: Option<Hex>,
+) -> Option<(Hex, Hex, u32)> {
+    if o.status != OrderStatus::InTransit {
+        return None;
+    }
+    let from = *status.positions.get(&o.sender)?;
+    let to = to?;
+    let total = o.arrival_turn.saturating_sub(o.sent_turn).max(1);
+    let gone = status.turn.saturating_sub(o.sent_turn).min(total);
+    Some((from, to, gone * 100 / total))
 }
 
 /// Command ranges of the seat's own leaders as the seat sees them placed (6.11): a division

@@ -205,6 +205,20 @@ fn overlays(view: &View, g: &Geo) -> Markup {
                     }
                 }
             }
+            @for o in &view.orders {
+                @if let Some((from, to, pct)) = o.courier {
+                    @let (x1, y1) = g.centre(from);
+                    @let (x2, y2) = g.centre(to);
+                    @let k = f64::from(pct) / 100.0;
+                    @let (cx, cy) = (x1 + (x2 - x1) * k, y1 + (y2 - y1) * k);
+                    line .courier-path x1=(format!("{x1:.1}")) y1=(format!("{y1:.1}")) x2=(format!("{x2:.1}")) y2=(format!("{y2:.1}")) {}
+                    g .courier {
+                        rect x=(format!("{:.1}", cx - 4.0)) y=(format!("{:.1}", cy - 3.0)) width="8" height="6" {}
+                        polyline points=(format!("{:.1},{:.1} {cx:.1},{:.1} {:.1},{:.1}", cx - 4.0, cy - 3.0, cy + 0.5, cx + 4.0, cy - 3.0)) {}
+                        title { "aide with order " (o.number) " to " (o.recipient) ", " (pct) "% of the way, arrives turn " (o.arrival_turn) }
+                    }
+                }
+            }
             @for gh in &view.ghosts {
                 @let (x, y) = g.centre(gh.hex);
                 g .ghost {
@@ -245,6 +259,13 @@ fn counters(view: &View, g: &Geo) -> Markup {
                         g .unit data-piece=(p.id) {
                             rect x=(format!("{:.1}", x - 7.0)) y=(format!("{:.1}", y - 1.0)) width="14" height="9" rx="1.5" fill=(colour) {}
                             text x=(format!("{x:.1}")) y=(format!("{:.1}", y + 6.2)) { (kind_letter(&p.kind)) }
+                            // The corners it faces (10.1), for the seat's own units only.
+                            @if let Some(d) = &p.detail {
+                                @for (dx, dy) in facing_ticks(&d.facing) {
+                                    line .facing x1=(format!("{:.1}", x + dx * 7.5)) y1=(format!("{:.1}", y + 3.5 + dy * 5.0))
+                                        x2=(format!("{:.1}", x + dx * 11.0)) y2=(format!("{:.1}", y + 3.5 + dy * 8.5)) {}
+                                }
+                            }
                             title { (tip) }
                         }
                     }
@@ -253,4 +274,22 @@ fn counters(view: &View, g: &Geo) -> Markup {
         }
         (PreEscaped(""))
     }
+}
+
+/// Unit vectors on the screen (north up) towards the hex corners a unit faces (10.1): `NNE`,
+/// `E`, `SSE`, `SSW`, `W`, `NNW`, as `status` writes them; none for all-around.
+fn facing_ticks(facing: &str) -> Vec<(f64, f64)> {
+    const H: f64 = 0.866;
+    facing
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .filter_map(|w| match w {
+            "NNE" => Some((0.5, -H)),
+            "E" => Some((1.0, 0.0)),
+            "SSE" => Some((0.5, H)),
+            "SSW" => Some((-0.5, H)),
+            "W" => Some((-1.0, 0.0)),
+            "NNW" => Some((-0.5, -H)),
+            _ => None,
+        })
+        .collect()
 }

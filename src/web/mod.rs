@@ -10,6 +10,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod backend;
+mod deadline;
 mod map;
 mod pages;
 pub mod seats;
@@ -43,6 +44,8 @@ pub struct AppState {
     base: String,
     /// Sides ready in the current phase, keyed by (turn, phasing player, step).
     ready: Mutex<(String, BTreeMap<String, bool>)>,
+    /// The umpire's deadline for the phase in play (wall clock, memory only).
+    deadline: Mutex<deadline::Deadline>,
     changed: broadcast::Sender<()>,
 }
 
@@ -71,6 +74,7 @@ impl AppState {
             links: Mutex::new(BTreeMap::new()),
             base: base.trim_end_matches('/').to_string(),
             ready: Mutex::new((String::new(), BTreeMap::new())),
+            deadline: Mutex::new(deadline::Deadline::default()),
             changed,
         });
         let mut issued = Vec::new();
@@ -129,6 +133,13 @@ impl AppState {
 
     fn phase_key(&self) -> String {
         self.backend.phase_key()
+    }
+
+    /// A seat's view, with the phase's deadline (every seat sees it).
+    fn view(&self, seat: &Seat, as_side: Option<&str>) -> Result<backend::View, WebRefusal> {
+        let mut v = self.backend.view(seat, as_side)?;
+        v.deadline = lock(&self.deadline).describe(&self.phase_key(), deadline::unix_now());
+        Ok(v)
     }
 }
 
@@ -225,6 +236,7 @@ pub fn router(state: Shared) -> Router {
         .route("/default-defense", post(default_defense))
         .route("/initiative", post(initiative))
         .route("/umpire/advance", post(advance))
+        .route("/umpire/deadline", post(set_deadline))
         .route("/umpire/override", post(override_action))
         .route("/umpire/combat", post(combat))
         .route("/umpire/reissue", post(reissue))
@@ -353,7 +365,7 @@ async fn play(State(st): State<Shared>, headers: HeaderMap) -> Response {
     let Seat::Side(side) = &s.seat else {
         return Redirect::to(s.seat.home()).into_response();
     };
-    match st.backend.view(&s.seat, None) {
+    match st.view(&s.seat, None) {
         Ok(v) => pages::side_page(&v, &s.csrf, &side_name(&st, side)).into_response(),
         Err(e) => internal(e),
     }
@@ -367,7 +379,7 @@ async fn observe(State(st): State<Shared>, headers: HeaderMap) -> Response {
     if s.seat != Seat::Observer {
         return Redirect::to(s.seat.home()).into_response();
     }
-    match st.backend.view(&s.seat, None) {
+    match st.view(&s.seat, None) {
         Ok(v) => pages::observer_page(&v, &s.csrf).into_response(),
         Err(e) => internal(e),
     }
@@ -391,7 +403,7 @@ async fn umpire(State(st): State<Shared>, headers: HeaderMap) -> Response {
             })
             .collect()
     };
-    match st.backend.view(&s.seat, None) {
+    match st.view(&s.seat, None) {
         Ok(v) => pages::umpire_page(&v, &s.csrf, &links).into_response(),
         Err(e) => internal(e),
     }
@@ -424,7 +436,7 @@ async fn umpire_as(
         )
             .into_response();
     }
-    match st.backend.view(&s.seat, Some(&side)) {
+    match st.view(&s.seat, Some(&side)) {
         Ok(v) => pages::view_as_page(&v, &s.csrf, &side).into_response(),
         Err(e) => internal(e),
     }
@@ -449,7 +461,7 @@ fn seat_view(st: &AppState, seat: &Seat, as_side: Option<&str>) -> Result<backen
         }
         _ => None,
     };
-    st.backend.view(seat, as_side).map_err(internal)
+    st.view(seat, as_side).map_err(internal)
 }
 
 async fn map_svg(
@@ -498,7 +510,7 @@ async fn panel_status(State(st): State<Shared>, headers: HeaderMap) -> Response 
         Ok(s) => s,
         Err(r) => return r,
     };
-    match st.backend.view(&s.seat, None) {
+    match st.view(&s.seat, None) {
         Ok(v) => pages::status_panel(&v, &seat_label(&st, &s.seat)).into_response(),
         Err(e) => internal(e),
     }
@@ -509,7 +521,7 @@ async fn panel_books(State(st): State<Shared>, headers: HeaderMap) -> Response {
         Ok(s) => s,
         Err(r) => return r,
     };
-    match st.backend.view(&s.seat, None) {
+    match st.view(&s.seat, None) {
         Ok(v) => pages::books(&v).into_response(),
         Err(e) => internal(e),
     }
@@ -813,10 +825,51 @@ async fn advance(State(st): State<Shared>, headers: HeaderMap) -> Response {
 }
 
 #[derive(Deserialize)]
+struct DeadlineForm {
+    action: String,
+    #[serde(default)]
+    minutes: String,
+}
+
+/// The umpire sets, pauses, resumes, extends or clears the deadline of the phase in play.
+async fn set_deadline(
+    State(st): State<Shared>,
+    headers: HeaderMap,
+    Form(f): Form<DeadlineForm>,
+) -> Response {
+    let s = match need_seat(&st, &headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    if s.seat != Seat::Umpire {
+        return forbidden("deadlines are the umpire's");
+    }
+    let phase = st.phase_key();
+    let now = deadline::unix_now();
+    let r = deadline::Ask::parse(&f.action, &f.minutes)
+        .and_then(|ask| lock(&st.deadline).apply(&phase, ask, now))
+        .map_err(|e| {
+            WebRefusal::new(
+                "bad-deadline",
+                e,
+                "set N minutes, extend by N, pause, resume or clear",
+            )
+        });
+    let shown = lock(&st.deadline).describe(&phase, now);
+    outcome(
+        &st,
+        r.map(|()| shown.unwrap_or_else(|| "No deadline for this phase.".into())),
+    )
+}
+
+#[derive(Deserialize)]
 struct OverrideForm {
     action: String,
     target: String,
     reason: String,
+    /// The order text of an imposed order.
+    #[serde(default)]
+    text: String,
 }
 
 async fn override_action(
@@ -847,10 +900,11 @@ async fn override_action(
         "unwrecked" => Ok(A::Unwreck(target)),
         "no-orders" => Ok(A::NoOrders(target)),
         "commander-lost" => Ok(A::CommanderLost(target)),
+        "impose" => Ok(A::Impose(target, f.text.trim().to_string())),
         other => Err(WebRefusal::new(
             "bad-override",
             format!("`{other}` is not an override this console offers"),
-            "ruling, discard, reroll, wrecked, unwrecked, no-orders or commander-lost",
+            "ruling, discard, reroll, wrecked, unwrecked, no-orders, commander-lost or impose",
         )),
     };
     let r = action.and_then(|a| st.backend.override_action(&s.seat, &f.reason, a));

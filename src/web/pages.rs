@@ -74,6 +74,7 @@ fn header(view: &View, seat_label: &str) -> Markup {
             @for (side, cp) in &view.command_points {
                 span .cp data-side=(side) { (side) ": " strong { (cp) } " command points" }
             }
+            @if let Some(d) = &view.deadline { span .deadline { (d) } }
         }
     }
 }
@@ -100,7 +101,7 @@ pub fn side_page(view: &View, csrf: &str, side_name: &str) -> Markup {
         csrf,
         html! {
             div #live data-stream="/events" {}
-            div #panel-status hx-get="/panel/status" hx-trigger="sw-changed from:body" { (header(view, side_name)) }
+            div #panel-status hx-get="/panel/status" hx-trigger="sw-changed from:body, every 30s" { (header(view, side_name)) }
             div .grid {
                 (map_box("/map"))
                 aside {
@@ -360,7 +361,7 @@ pub fn umpire_page(view: &View, csrf: &str, links: &[(Seat, Option<String>)]) ->
         csrf,
         html! {
             div #live data-stream="/events" {}
-            div #panel-status hx-get="/panel/status" hx-trigger="sw-changed from:body" { (header(view, "Umpire")) }
+            div #panel-status hx-get="/panel/status" hx-trigger="sw-changed from:body, every 30s" { (header(view, "Umpire")) }
             nav .viewas {
                 "View as: " a href="/umpire" { "everything" }
                 @for (id, name) in &view.sides { " · " a href=(format!("/umpire/as/{id}")) title=(name) { (id) } }
@@ -375,6 +376,19 @@ pub fn umpire_page(view: &View, csrf: &str, links: &[(Seat, Option<String>)]) ->
                             button type="submit" .primary { "Advance to the next step" }
                         }
                         div #advance-result {}
+                        form .row hx-post="/umpire/deadline" hx-target="#deadline-result" hx-swap="innerHTML" {
+                            select name="action" {
+                                option value="set" { "deadline in" }
+                                option value="extend" { "extend by" }
+                                option value="pause" { "pause" }
+                                option value="resume" { "resume" }
+                                option value="clear" { "clear" }
+                            }
+                            input name="minutes" type="number" min="1" max="1440" value="10" aria-label="minutes";
+                            span { "min" }
+                            button type="submit" { "Deadline" }
+                        }
+                        div #deadline-result {}
                     }
                     section {
                         h2 { "Override (with a reason)" }
@@ -384,8 +398,13 @@ pub fn umpire_page(view: &View, csrf: &str, links: &[(Seat, Option<String>)]) ->
                                 option value="discard" { "discard order (number)" }
                                 option value="reroll" { "re-roll acceptance (order number)" }
                                 option value="wrecked" { "mark wrecked (command)" }
+                                option value="unwrecked" { "clear wrecked (command)" }
+                                option value="no-orders" { "No Orders Status (command)" }
+                                option value="commander-lost" { "commander lost (command, 6.7)" }
+                                option value="impose" { "impose an order (command + order text)" }
                             }
                             input name="target" placeholder="text, order number or command" required;
+                            input name="text" placeholder="order text (impose only)";
                             input name="reason" placeholder="reason" required;
                             button type="submit" { "Override" }
                         }
@@ -396,7 +415,9 @@ pub fn umpire_page(view: &View, csrf: &str, links: &[(Seat, Option<String>)]) ->
                         form hx-post="/umpire/combat" hx-target="#combat-result" hx-swap="innerHTML" {
                             select name="kind" {
                                 option value="close-combat" { "close combat (15)" }
+                                option value="charge" { "cavalry charge (16)" }
                                 option value="fire" { "artillery fire (17)" }
+                                option value="skirmisher-fire" { "skirmisher fire (18)" }
                             }
                             input name="attackers" placeholder="attackers, comma-separated unit ids" required;
                             input name="defenders" placeholder="defenders" required;
@@ -470,7 +491,7 @@ pub fn observer_page(view: &View, csrf: &str) -> Markup {
         csrf,
         html! {
             div #live data-stream="/events" {}
-            div #panel-status hx-get="/panel/status" hx-trigger="sw-changed from:body" { (header(view, "Observer")) }
+            div #panel-status hx-get="/panel/status" hx-trigger="sw-changed from:body, every 30s" { (header(view, "Observer")) }
             @if !view.game_over { p .muted { "Observers see the public record while the game runs, and everything once it ends." } }
             div .grid { (map_box("/map")) aside {} }
             div #panel-books hx-get="/panel/books" hx-trigger="sw-changed from:body" { (books(view)) }

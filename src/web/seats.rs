@@ -5,7 +5,7 @@
 //! kept, in the game file, through `store` (see [`super::backend::Backend::set_seat_token`]).
 //! Visiting the link sets an HttpOnly, SameSite=Strict cookie holding the token and redirects
 //! to a URL without it. Owns: seat names, token making and hashing, the cookie, the
-//! per-seat CSRF token. Must not: decide what a seat sees (that is `backend::sight`).
+//! per-seat CSRF token. Must not: decide what a seat sees (that is `crate::view`, asked through `app` by `backend`).
 
 use std::collections::BTreeMap;
 

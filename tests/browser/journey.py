@@ -165,8 +165,20 @@ def main():
 
             # Imperial writes and sends in its Command Phase.
             write_order(imp, IMPERIAL_ORDER, "imperial")
-            # The umpire advances through the Imperial operations to the Allied Command Phase.
-            advance(um, 2)
+            # The umpire opens the Imperial operations: the movement form shows the engine's
+            # path and MP cost before anything moves.
+            advance(um, 1)
+            imp.reload()
+            expect(imp.locator("#mapwrap svg")).to_be_visible()
+            imp.select_option("#move-piece", "1-3-i")
+            imp.fill("#move-to", "9.10")
+            imp.click("#movement button:has-text('Show path and cost')")
+            expect(imp.locator("#move-result")).to_contain_text("Would move", timeout=TIMEOUT_MS)
+            check("imperial: the movement form shows the path and MP cost first",
+                  "MP" in imp.inner_text("#move-result"))
+            shot(imp, "imperial-movement")
+            # On to the Allied Command Phase.
+            advance(um, 1)
             al.reload()
             expect(al.locator("#status")).to_contain_text("allied phasing")
             expect(al.locator("#mapwrap svg")).to_be_visible()

@@ -206,6 +206,12 @@ fn routes() -> Vec<Route> {
         ("POST", "/umpire/advance", vec![], [Yes, No, No, No]),
         (
             "POST",
+            "/umpire/deadline",
+            vec![("action", "set"), ("minutes", "10")],
+            [Yes, No, No, No],
+        ),
+        (
+            "POST",
             "/umpire/override",
             vec![
                 ("action", "ruling"),
@@ -777,4 +783,170 @@ async fn the_movement_form_shows_the_path_and_cost_before_moving() {
     )
     .await;
     assert_eq!(allied.status, StatusCode::FORBIDDEN);
+}
+
+/// Issue 15, the console: the umpire imposes an order with a reason; its side sees it in its
+/// order book, the other side does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_umpire_imposes_an_order_that_only_its_side_sees() {
+    let (_dir, st, tokens) = table(5);
+    let r = call(
+        &st,
+        "POST",
+        "/umpire/override",
+        Some(&tokens["umpire"]),
+        &[
+            ("action", "impose"),
+            ("target", "div-3"),
+            ("text", "3rd Div: defend Kümla."),
+            ("reason", "the exercise starts with the 3rd on the hill"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let imperial = call(
+        &st,
+        "GET",
+        "/view.json",
+        Some(&tokens["side:imperial"]),
+        &[],
+    )
+    .await;
+    assert!(imperial.body.contains("defend K"), "{}", imperial.body);
+    let allied = call(&st, "GET", "/view.json", Some(&tokens["side:allied"]), &[]).await;
+    assert!(
+        !allied.body.contains("defend K"),
+        "the allied side sees the imposed order"
+    );
+    // A side cannot override.
+    let side = call(
+        &st,
+        "POST",
+        "/umpire/override",
+        Some(&tokens["side:allied"]),
+        &[("action", "ruling"), ("target", "x"), ("reason", "y")],
+    )
+    .await;
+    assert_eq!(side.status, StatusCode::FORBIDDEN);
+}
+
+/// Issue 15, the console: a deadline per phase, with pause and extend, that every seat sees in
+/// its header; a side cannot set one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_phase_deadline_is_set_paused_and_extended_by_the_umpire_and_seen_by_the_sides() {
+    let (_dir, st, tokens) = table(6);
+    let umpire = tokens["umpire"].as_str();
+    let set = |action: &'static str, minutes: &'static str| {
+        let st = st.clone();
+        let umpire = umpire.to_string();
+        async move {
+            call(
+                &st,
+                "POST",
+                "/umpire/deadline",
+                Some(&umpire),
+                &[("action", action), ("minutes", minutes)],
+            )
+            .await
+        }
+    };
+    let r = set("set", "10").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(r.body.contains("min left"), "{}", r.body);
+    let side = call(
+        &st,
+        "GET",
+        "/panel/status",
+        Some(&tokens["side:allied"]),
+        &[],
+    )
+    .await;
+    assert!(
+        side.body.contains("deadline") && side.body.contains("min left"),
+        "{}",
+        side.body
+    );
+    let paused = set("pause", "").await;
+    assert!(paused.body.contains("paused"), "{}", paused.body);
+    let extended = set("extend", "5").await;
+    assert!(
+        extended.body.contains("paused (15 min left)"),
+        "{}",
+        extended.body
+    );
+    assert_eq!(
+        set("pause", "").await.status,
+        StatusCode::UNPROCESSABLE_ENTITY
+    );
+    assert_eq!(
+        set("set", "0").await.status,
+        StatusCode::UNPROCESSABLE_ENTITY
+    );
+    let by_side = call(
+        &st,
+        "POST",
+        "/umpire/deadline",
+        Some(&tokens["side:imperial"]),
+        &[("action", "clear")],
+    )
+    .await;
+    assert_eq!(by_side.status, StatusCode::FORBIDDEN);
+    // The next phase starts without a deadline.
+    assert!(
+        call(&st, "POST", "/umpire/advance", Some(umpire), &[])
+            .await
+            .status
+            .is_success()
+    );
+    let side = call(
+        &st,
+        "GET",
+        "/panel/status",
+        Some(&tokens["side:allied"]),
+        &[],
+    )
+    .await;
+    assert!(!side.body.contains("deadline"), "{}", side.body);
+}
+
+/// `staffwork message`: the same request on the command line; the other side never sees it, and
+/// a message from the wrong table is refused (exit 1) and writes nothing.
+#[test]
+fn a_message_on_the_command_line_is_seen_by_its_side_and_the_umpire_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("hall.db");
+    create(&db, 2);
+    let db_s = db.to_str().unwrap();
+    let run = |args: &[&str]| crate::common::staffwork(args);
+    let sent = run(&[
+        "message",
+        "--db",
+        db_s,
+        "--side",
+        "imperial",
+        "--from",
+        "imperial",
+        "Send the reserve?",
+    ]);
+    assert!(
+        sent.status.success(),
+        "{}",
+        String::from_utf8_lossy(&sent.stderr)
+    );
+    let log = |side: &str| {
+        String::from_utf8_lossy(&run(&["log", "--db", db_s, "--side", side]).stdout).into_owned()
+    };
+    assert!(log("imperial").contains("Send the reserve?"));
+    assert!(!log("allied").contains("reserve"));
+    let events = Game::open(&db).unwrap().state.events;
+    let wrong = run(&[
+        "message", "--db", db_s, "--side", "allied", "--from", "imperial", "hello",
+    ]);
+    assert_eq!(wrong.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&wrong.stderr).contains("message-sender"));
+    assert_eq!(
+        Game::open(&db).unwrap().state.events,
+        events,
+        "nothing written"
+    );
 }
