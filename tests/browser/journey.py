@@ -118,7 +118,12 @@ def vimeiro(browser):
         br.goto(links["side:british"])
         expect(br.locator("#mapwrap svg")).to_be_visible()
         check("vimeiro: the whole 40 x 22 map is drawn", br.locator("#mapwrap polygon").count() == 880)
+        # V2.4: a British brigade on "defend in place" takes no orders; the desk says so at once.
         br.type("#order-text", "Fane's Brigade: advance to Vimeiro and defend it.", delay=5)
+        expect(br.locator("#check")).to_contain_text("Refused (V2.4)")
+        check("vimeiro: an order V2.4 forbids is refused while it is written", True)
+        br.fill("#order-text", "")
+        br.type("#order-text", "Hill: advance to Vimeiro Hill and defend it.", delay=5)
         expect(br.locator("#check")).to_contain_text("command points")
         check("vimeiro: the British order is priced and timed", "Arrives" in br.inner_text("#check"))
         shot(br, "vimeiro-british")
