@@ -1420,7 +1420,12 @@ pub(super) fn rally_phase(
         crate::combat::CombatError::Dice(d) => Refusal::from(d),
         other => Refusal::new("illegal-combat", "20–22", other.to_string(), ""),
     };
-    let zoi = super::zones::enemy_zoi(ctx, side);
+    // Speed (issue 16): the enemy's Zones of Influence only when some unit may rally.
+    let zoi = if units.is_empty() {
+        Default::default()
+    } else {
+        super::zones::enemy_zoi(ctx, side)
+    };
     for id in units {
         let u = s.unit(&id).expect("filtered above");
         let st = ctx.state.units[&id].clone();
