@@ -1387,6 +1387,26 @@ fn enemy_distance(ctx: &Ctx, side: &str, hex: Hex) -> u32 {
         .unwrap_or(u32::MAX)
 }
 
+/// The side's units on the map that may roll or change in the Rally Phase (20.3, 21.5, 22.2):
+/// not artillery, and with Stragglers, out of Normal morale or Blown.
+fn rally_candidates(ctx: &Ctx, side: &str) -> Vec<String> {
+    let s = ctx.eng.scenario;
+    ctx.state
+        .units
+        .iter()
+        // Speed (issue 16): only a unit with Stragglers, out of Normal morale or Blown can roll
+        // or change below; the others are left out before the scenario lookups. Same events.
+        .filter(|(_, st)| st.track.stragglers > 0 || st.morale != MoraleState::Normal || st.blown)
+        .map(|(id, _)| id)
+        .filter(|id| {
+            s.unit(id)
+                .is_some_and(|u| u.side == side && !u.kind.is_artillery())
+        })
+        .filter(|id| ctx.state.positions.contains_key(*id))
+        .cloned()
+        .collect()
+}
+
 /// The Rally Phase of the phasing player (5.1 step 6): Straggler Recovery (20.3.2; barred under
 /// Engage orders, easier in No Orders), Rally (21.5, a Routed stack always tries) and Cavalry
 /// Recovery (22.2.3), for every unit on the map. `out_of_command` comes from this turn's command
@@ -1401,21 +1421,7 @@ pub(super) fn rally_phase(
     };
     let s = ctx.eng.scenario;
     let t = ctx.eng.combat;
-    let units: Vec<String> = ctx
-        .state
-        .units
-        .iter()
-        // Speed (issue 16): only a unit with Stragglers, out of Normal morale or Blown can roll
-        // or change below; the others are left out before the scenario lookups. Same events.
-        .filter(|(_, st)| st.track.stragglers > 0 || st.morale != MoraleState::Normal || st.blown)
-        .map(|(id, _)| id)
-        .filter(|id| {
-            s.unit(id)
-                .is_some_and(|u| u.side == side && !u.kind.is_artillery())
-        })
-        .filter(|id| ctx.state.positions.contains_key(*id))
-        .cloned()
-        .collect();
+    let units = rally_candidates(ctx, side);
     let dice_error = |e: crate::combat::CombatError| match e {
         crate::combat::CombatError::Dice(d) => Refusal::from(d),
         other => Refusal::new("illegal-combat", "20–22", other.to_string(), ""),
