@@ -398,6 +398,15 @@ pub(crate) fn print_where(w: &app::Where) {
     );
 }
 
+/// A unit enum's name as the JSON spells it (`no-orders`, `march-column`); empty if it is not a
+/// plain name.
+fn wire_name<T: Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
 /// The text of `status`.
 pub(crate) fn print_status(s: &app::StatusView) {
     print_where(&s.at);
@@ -417,8 +426,7 @@ pub(crate) fn print_status(s: &app::StatusView) {
         // Talavera T2.4: on loan to the army commander, or barred to him.
         let loan = c
             .loan
-            .and_then(|l| serde_json::to_value(l).ok())
-            .and_then(|v| v.as_str().map(|l| format!(", {l}")))
+            .map(|l| format!(", {}", wire_name(&l)))
             .unwrap_or_default();
         if let Some(parent) = &c.follows {
             println!(
@@ -427,10 +435,7 @@ pub(crate) fn print_status(s: &app::StatusView) {
             );
             continue;
         }
-        let status = serde_json::to_value(c.status)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
+        let status = wire_name(&c.status);
         println!(
             "  {:<16} {:<10} {status}{order}{wrecked}{loan}",
             c.command, c.side
@@ -444,10 +449,7 @@ pub(crate) fn print_status(s: &app::StatusView) {
         println!("\nformation and facing (8, 10):");
     }
     for f in &s.formations {
-        let formation = serde_json::to_value(f.formation)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
+        let formation = wire_name(&f.formation);
         let ext: Vec<String> = f.extensions.iter().map(|h| h.to_string()).collect();
         let ext = if ext.is_empty() {
             String::new()
@@ -466,10 +468,7 @@ pub(crate) fn print_status(s: &app::StatusView) {
             let wrecked = if u.wrecked { ", WRECKED" } else { "" };
             let morale = match u.morale {
                 crate::combat::MoraleState::Normal => String::new(),
-                m => serde_json::to_value(m)
-                    .ok()
-                    .and_then(|v| v.as_str().map(|m| format!(", {m}")))
-                    .unwrap_or_default(),
+                m => format!(", {}", wire_name(&m)),
             };
             println!(
                 "  {:<20} {} ({}) <{}>   {} of {} boxes left{morale}{wrecked}",

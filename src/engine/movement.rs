@@ -962,23 +962,15 @@ fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, column: u32) {
             half_mp: Some(r.charged + column),
         },
     );
+    // 11.3.1; the MP the unit loses for it are in the ruling (`halved`), so none are halved here.
     for at in &r.zoi_degradations {
-        let before = ctx
-            .state
-            .units
-            .get(&u.id)
-            .map(|x| x.morale)
-            .unwrap_or_default();
-        ctx.emit_side(
+        super::zones::degrade(
+            ctx,
             side,
-            EventKind::MoraleDegraded {
-                unit: u.id.clone(),
-                morale: before.shift(-1),
-                rule: "11.3.1".into(),
-                reason: format!(
-                    "moved directly from one enemy Zone of Influence hex into another at {at}"
-                ),
-            },
+            &u.id,
+            "11.3.1",
+            format!("moved directly from one enemy Zone of Influence hex into another at {at}"),
+            0,
         );
     }
     if r.halved > 0 {
@@ -1010,24 +1002,17 @@ fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, column: u32) {
     }
     if r.minimum_move {
         // 12.1.5: the one-hex move costs a Morale State.
-        let before = ctx
-            .state
-            .units
-            .get(&u.id)
-            .map(|x| x.morale)
-            .unwrap_or_default();
-        ctx.emit_side(
+        super::zones::degrade(
+            ctx,
             side,
-            EventKind::MoraleDegraded {
-                unit: u.id.clone(),
-                morale: before.shift(-1),
-                rule: "12.1.5".into(),
-                reason: format!(
-                    "moved one hex with {} MP left for a {} MP step",
-                    show_halves(r.remaining),
-                    show_halves(r.cost)
-                ),
-            },
+            &u.id,
+            "12.1.5",
+            format!(
+                "moved one hex with {} MP left for a {} MP step",
+                show_halves(r.remaining),
+                show_halves(r.cost)
+            ),
+            0,
         );
     }
 }

@@ -108,9 +108,10 @@ pub(crate) fn formation_change_in_zoi(
     )
 }
 
-/// Lower a moving unit's Morale State by one (11.3.2); if it becomes Disorganized, it loses
-/// half its remaining `left` half-points (rounded down, decision 0084). Returns false if it
-/// Routed (its move stops; the umpire retreats it, 21.4).
+/// Lower a unit's Morale State by one (11.3.2, 12.1.5, 9.2 — `rule` says which); if a moving
+/// unit becomes Disorganized, it loses half its remaining `left` half-points (rounded down,
+/// decision 0084; `left = 0` for a unit not moving or whose loss is already counted). Returns
+/// false if it Routed (its move stops; the umpire retreats it, 21.4).
 pub(crate) fn degrade(
     ctx: &mut Ctx,
     side: &str,
@@ -196,24 +197,11 @@ pub(crate) fn stacking_check(ctx: &mut Ctx) {
             .iter()
             .filter(|id| s.unit(id).is_some_and(|u| u.kind != UnitKind::Train))
         {
-            let before = ctx
-                .state
-                .units
-                .get(unit)
-                .map(|x| x.morale)
-                .unwrap_or_default();
-            ctx.emit_side(
-                &side,
-                EventKind::MoraleDegraded {
-                    unit: unit.clone(),
-                    morale: before.shift(-1),
-                    rule: "9.2".into(),
-                    reason: format!(
-                        "over-stacked at {at}: {}; break the stack up next Movement Phase",
-                        over.join(", ")
-                    ),
-                },
+            let reason = format!(
+                "over-stacked at {at}: {}; break the stack up next Movement Phase",
+                over.join(", ")
             );
+            degrade(ctx, &side, unit, "9.2", reason, 0);
         }
     }
 }
