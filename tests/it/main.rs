@@ -11,6 +11,7 @@ mod combat_tables;
 mod common;
 mod demo;
 mod fog_stacks;
+mod formation_move;
 mod game_cli;
 mod integrity_concurrency;
 mod integrity_record;
