@@ -32,6 +32,7 @@ mod scenario_show;
 mod scenario_talavera;
 mod scenario_vimeiro;
 mod study;
+mod umpire_time;
 mod view_props;
 mod web;
 mod workbench;
