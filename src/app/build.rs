@@ -473,6 +473,11 @@ pub(crate) fn whole(
 }
 
 pub(crate) fn moves(a: &super::request::MoveRequest) -> Result<Vec<Command>, AppError> {
+    if a.piece.is_empty() {
+        return Err(AppError::BadRequest(
+            "move what? give --piece PIECE (repeatable) or --whole FORMATION".into(),
+        ));
+    }
     if a.piece.len() > 1 && !a.path.is_empty() {
         return Err(AppError::BadRequest(
             "--path is one piece's path; move several pieces without --path (each takes its cheapest legal path)".into(),

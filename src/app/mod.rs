@@ -241,10 +241,7 @@ fn execute_engine_numbers(
 ) -> Result<Response, AppError> {
     let req = &named::resolve_names(game, req, seat)?;
     // A formation moving as one is a move of its pieces, each checked for the seat.
-    let req = &match req {
-        Request::Move(a) if a.whole.is_some() => Request::Move(build::whole(game, a)?),
-        other => other.clone(),
-    };
+    let req = &whole_as_pieces(game, req)?;
     authorize(game, seat, req)?;
     match req {
         Request::Turn(t) => {
@@ -310,6 +307,15 @@ fn execute_engine_numbers(
     }
 }
 
+/// `move --whole FORMATION` as the move of its pieces (`build::whole`, decision 0162); any
+/// other request as it is.
+fn whole_as_pieces(game: &Game, req: &Request) -> Result<Request, AppError> {
+    Ok(match req {
+        Request::Move(a) if a.whole.is_some() => Request::Move(build::whole(game, a)?),
+        other => other.clone(),
+    })
+}
+
 /// A refusal of a move of several pieces, naming the piece and hex refused (decision 0162):
 /// the first move that does not go through after the ones before it.
 fn refused_member(game: &Game, moves: &[Command], r: Refusal) -> Refusal {
@@ -337,6 +343,7 @@ pub fn preview(
     let mut numbers = crate::view::OrderNumbers::for_seat(&game.state, seat);
     let req = &engine_numbers(&numbers, seat, req)?;
     let req = &named::resolve_names(game, req, seat)?;
+    let req = &whole_as_pieces(game, req)?;
     authorize(game, seat, req)?;
     if matches!(req, Request::Turn(_)) {
         return Err(AppError::BadRequest(
