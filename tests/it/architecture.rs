@@ -300,21 +300,6 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
     ),
     ("order/lower.rs", "lower_item", "to split: issue 14"),
     (
-        "engine/command_system.rs",
-        "issue_order",
-        "to split: issue 14",
-    ),
-    (
-        "engine/command_system.rs",
-        "umpire_override",
-        "one flat match: override action → events",
-    ),
-    (
-        "cli/odds_combat.rs",
-        "run",
-        "to split: issue 14 (one function per combat kind)",
-    ),
-    (
         "engine/random_events.rs",
         "apply",
         "one flat match: random event effect → events",
