@@ -318,6 +318,30 @@ fn the_checker_sees_imports_in_groups_and_paths_but_not_in_comments_or_tests() {
 }
 
 #[test]
+fn the_checker_sees_every_kind_of_function_item() {
+    for line in [
+        "fn a() {",
+        "pub fn a() {",
+        "pub(crate) fn a() {",
+        "pub(in crate::x) fn a() {",
+        "async fn a() {",
+        "pub async fn a() {",
+        "pub(crate) const unsafe fn a() {",
+        "extern \"C\" fn a() {",
+    ] {
+        assert!(fn_item(line), "{line}");
+    }
+    for line in [
+        "let f = fn_item;",
+        "pub struct Fn;",
+        "fnord()",
+        "pub use x::fn_a;",
+    ] {
+        assert!(!fn_item(line), "{line}");
+    }
+}
+
+#[test]
 fn the_checker_finds_a_cycle_and_its_path() {
     let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     g.entry("a".into()).or_default().insert("b".into());
@@ -370,6 +394,31 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
 /// The longest a function may be, in lines (issue 14).
 const MAX_FUNCTION_LINES: usize = 150;
 
+/// Does this (trimmed) line start a function item: `fn`, after any visibility (`pub`,
+/// `pub(crate)`, …) and qualifiers (`const`, `async`, `unsafe`, `extern "C"`)?
+fn fn_item(line: &str) -> bool {
+    let mut rest = line;
+    if let Some(r) = rest.strip_prefix("pub") {
+        rest = match r.strip_prefix('(') {
+            Some(inner) => inner.split_once(')').map_or("", |(_, after)| after),
+            None => r,
+        }
+        .trim_start();
+    }
+    loop {
+        let before = rest;
+        for q in ["const ", "async ", "unsafe ", "extern \"C\" ", "extern "] {
+            if let Some(r) = rest.strip_prefix(q) {
+                rest = r.trim_start();
+            }
+        }
+        if rest == before {
+            break;
+        }
+    }
+    rest.starts_with("fn ")
+}
+
 /// `(file, function, lines)` of every non-test function longer than the limit. A function runs
 /// from its `fn` line to the first line holding only its closing brace at the same indent.
 fn long_functions() -> Vec<(String, String, usize)> {
@@ -388,10 +437,7 @@ fn long_functions() -> Vec<(String, String, usize)> {
             let line = lines[i];
             let trimmed = line.trim_start();
             let indent = &line[..line.len() - trimmed.len()];
-            let is_fn = ["fn ", "pub fn ", "pub(crate) fn ", "pub(super) fn "]
-                .iter()
-                .any(|p| trimmed.starts_with(p))
-                && !trimmed.ends_with(';');
+            let is_fn = fn_item(trimmed) && !trimmed.ends_with(';');
             if !is_fn {
                 i += 1;
                 continue;
