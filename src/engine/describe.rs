@@ -24,6 +24,16 @@ pub fn status_text(s: &OrderStatus) -> String {
 
 /// One line describing an event for people. One flat match with an arm per event kind, so it
 /// runs past 150 lines by design; the compiler holds it exhaustive.
+/// "order N", or "an order" for one shown without its number: a side is not told the number
+/// of an order that is not its own (a Loose Cannon order it wrote for the enemy; decision 0160).
+fn order_ref(n: u32) -> String {
+    if n == 0 {
+        "an order".into()
+    } else {
+        format!("order {n}")
+    }
+}
+
 pub fn describe(e: &Event) -> String {
     let dice = |d: &[crate::rules::dice::Die]| {
         d.iter()
@@ -70,8 +80,8 @@ pub fn describe(e: &Event) -> String {
             if order.origin == crate::engine::OrderOrigin::LooseCannon =>
         {
             format!(
-                "Loose Cannon (6.6.1.6): order {} to {}, written by the opponent ({}) for one turn: {}",
-                order.number,
+                "Loose Cannon (6.6.1.6): {} to {}, written by the opponent ({}) for one turn: {}",
+                order_ref(order.number),
                 order.recipient,
                 order.sender.trim_end_matches(" (Loose Cannon)"),
                 order.readback
@@ -105,7 +115,8 @@ pub fn describe(e: &Event) -> String {
         ),
         EventKind::OrderAccepted { order, implemented } => {
             format!(
-                "order {order} accepted{}",
+                "{} accepted{}",
+                order_ref(*order),
                 if *implemented {
                     ""
                 } else {
@@ -505,6 +516,14 @@ pub fn describe(e: &Event) -> String {
         EventKind::Override { reason, action } => {
             format!("UMPIRE OVERRIDE ({reason}): {}", override_words(action))
         }
+        // A side is not told how many commands were taken back: some may be the enemy's
+        // (decision 0160).
+        EventKind::Retracted {
+            commands: 0,
+            reason,
+        } => format!(
+            "the umpire took back the last command(s) ({reason}); their events stay in the record, their effects are undone"
+        ),
         EventKind::Retracted { commands, reason } => format!(
             "the umpire took back the last {commands} command(s) ({reason}); their events stay in the record, their effects are undone"
         ),

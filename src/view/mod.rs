@@ -6,6 +6,10 @@
 //! here, including where a seat sees pieces on the map (`visible_positions`); nothing here prints
 //! or writes. Must not depend on front ends; `game` does not depend on this module.
 
+mod numbers;
+
+pub use numbers::{HIDDEN, OrderNumbers};
+
 use crate::engine::Visibility;
 
 /// Who is looking: the umpire (everything), one side (its own and what 4.0 reveals), or an
@@ -97,7 +101,8 @@ pub fn visible<'a>(events: &'a [StoredEvent], viewer: &Viewer) -> Vec<&'a Stored
 
 /// One event as a seat sees it. `number` counts only the events this seat sees (1, 2, 3 …), so
 /// the gaps between them reveal nothing; the umpire also gets the file's sequence number and
-/// hash, which are computed over hidden events and so are never shown to a side.
+/// hash, which are computed over hidden events and so are never shown to a side. The orders
+/// the event names carry the seat's numbers (`OrderNumbers`, decision 0160).
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct SeenEvent<'a> {
     pub number: usize,
@@ -105,12 +110,18 @@ pub struct SeenEvent<'a> {
     pub seq: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hash: Option<&'a str>,
-    pub event: &'a crate::engine::Event,
+    pub event: crate::engine::Event,
 }
 
-/// The events a seat sees, numbered for that seat.
-pub fn seen_events<'a>(events: &'a [StoredEvent], viewer: &Viewer) -> Vec<SeenEvent<'a>> {
+/// The events a seat sees, numbered for that seat, with the orders they name in the seat's
+/// numbers for the game as it stands (`state`).
+pub fn seen_events<'a>(
+    events: &'a [StoredEvent],
+    viewer: &Viewer,
+    state: &GameState,
+) -> Vec<SeenEvent<'a>> {
     let umpire = *viewer == Viewer::Umpire;
+    let numbers = OrderNumbers::for_seat(state, viewer);
     visible(events, viewer)
         .into_iter()
         .enumerate()
@@ -118,7 +129,7 @@ pub fn seen_events<'a>(events: &'a [StoredEvent], viewer: &Viewer) -> Vec<SeenEv
             number: i + 1,
             seq: umpire.then_some(e.seq),
             hash: umpire.then_some(e.hash.as_str()),
-            event: &e.event,
+            event: numbers.event(&e.event),
         })
         .collect()
 }

@@ -510,6 +510,25 @@ async fn no_side_is_ever_shown_what_it_may_not_see() {
                 for e in v["events"].as_array().unwrap() {
                     assert_eq!(e["dice"], "", "{me} shown dice: {e}");
                 }
+                // Issue 15, decision 0160: the side's order book counts its own orders 1, 2, 3
+                // …, and no page names a higher number, which would count the enemy's orders.
+                let own = game.state.orders.values().filter(|o| o.side == me).count() as u64;
+                let numbers: Vec<u64> = v["orders"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|o| o["number"].as_u64().unwrap())
+                    .collect();
+                assert_eq!(numbers, (1..=own).collect::<Vec<_>>(), "{me}'s order book");
+                for (i, _) in all.match_indices("order ") {
+                    let digits: String = all[i + 6..]
+                        .chars()
+                        .take_while(char::is_ascii_digit)
+                        .collect();
+                    if let Ok(n) = digits.parse::<u64>() {
+                        assert!(n <= own, "{me} shown order {n} of {own}");
+                    }
+                }
                 // Counts: the side's sequence is the number of events it may see.
                 let visible = events
                     .iter()
