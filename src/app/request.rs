@@ -264,6 +264,48 @@ pub struct CombatRequest {
     #[arg(long)]
     #[serde(default)]
     pub cannister: bool,
+    /// The umpire rules the arc the attack comes through (10.0) instead of the one read from
+    /// the defender's facing (for --cannister, the battery's): front, flank or rear. With
+    /// --ruling.
+    #[arg(long, value_enum, requires = "ruling")]
+    #[serde(default)]
+    pub attack_arc: Option<ArcArg>,
+    /// The umpire rules a charged Line's flanks (chart p4 note 1): secure or open. With --ruling.
+    #[arg(long, value_enum, requires = "ruling")]
+    #[serde(default)]
+    pub flanks: Option<FlanksArg>,
+    /// Why the umpire rules the arc or the flanks; recorded with the combat (umpire only).
+    #[arg(long, value_name = "REASON")]
+    #[serde(default)]
+    pub ruling: Option<String>,
+}
+
+/// An arc of a unit (10.0 box), as the umpire rules it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ArcArg {
+    Front,
+    Flank,
+    Rear,
+}
+
+impl From<ArcArg> for crate::movement::facing::Arc {
+    fn from(a: ArcArg) -> Self {
+        use crate::movement::facing::Arc;
+        match a {
+            ArcArg::Front => Arc::Front,
+            ArcArg::Flank => Arc::Flank,
+            ArcArg::Rear => Arc::Rear,
+        }
+    }
+}
+
+/// A Line's flanks (chart p4 note 1), as the umpire rules them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlanksArg {
+    Secure,
+    Open,
 }
 
 /// Status of an order imposed by the umpire (`override --impose-order`).

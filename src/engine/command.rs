@@ -247,6 +247,10 @@ pub struct CombatOptions {
     /// choice.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skirmisher_absorbs: Vec<SkirmisherAbsorbs>,
+    /// The umpire's ruling on the attack's arc and a Line's flanks, replacing what the game
+    /// reads from facing (10.0, decision 0140).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aspect: Option<super::aspect::AspectRuling>,
 }
 
 impl CombatOptions {

@@ -624,7 +624,7 @@ pub fn combat_lines(r: &super::combat_system::CombatReadback) -> Vec<String> {
                 .join(", ")
         }
     };
-    let mut out = Vec::new();
+    let mut out: Vec<String> = r.aspects.iter().map(super::aspect::describe).collect();
     for c in &r.checks {
         let who = match c.side {
             crate::combat::Side::Attacker => "attacker",

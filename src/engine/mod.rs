@@ -6,6 +6,7 @@
 //! clock, use ambient randomness, iterate hash containers, use floating point. Every die comes
 //! from the [`Dice`] passed in and is stored in the event that used it.
 
+pub mod aspect;
 mod borrowing;
 pub mod combat_system;
 pub mod command;

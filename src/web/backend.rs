@@ -675,6 +675,9 @@ impl Backend {
             defender_quality: app::QualityArg::Elite,
             skirmisher_absorbs: Vec::new(),
             cannister: false,
+            attack_arc: None,
+            flanks: None,
+            ruling: None,
         });
         let events = applied(self.execute(seat, &req)?);
         Ok(events

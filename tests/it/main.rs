@@ -4,6 +4,7 @@
 
 mod app_layer;
 mod architecture;
+mod attack_arcs;
 mod combat_charge_fire;
 mod combat_cli;
 mod combat_close;
