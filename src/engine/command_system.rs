@@ -683,7 +683,12 @@ pub(crate) fn delay_reduction_segment(ctx: &mut Ctx, side: &str) -> Result<(), R
             },
         );
         if accepted {
-            let o = ctx.state.orders[&order].clone();
+            let o = ctx
+                .state
+                .orders
+                .get(&order)
+                .cloned()
+                .ok_or_else(|| unknown_order(order))?;
             accept(ctx, &o);
         } else if one {
             // 5.7: Ney throws away his order on a delay reduction roll of 1.
@@ -1024,7 +1029,7 @@ pub(super) fn loose_cannon_order(
     order: &TypedOrder,
 ) -> Result<(), Refusal> {
     let side = ctx.side_of(command)?;
-    let c = &ctx.state.commands[command];
+    let c = ctx.command(command)?;
     if c.status != CommandStatus::LooseCannon || c.current_order.is_some() {
         return Err(Refusal::new(
             "no-loose-cannon",
@@ -1075,7 +1080,7 @@ pub(super) fn default_defense(ctx: &mut Ctx, command: &str) -> Result<(), Refusa
     // orders — the corps' — so only a command with no order of its own nor its parent's is in
     // No Orders Status and refused.
     if ctx.state.current_posture(command).is_none() {
-        let c = &ctx.state.commands[command];
+        let c = ctx.command(command)?;
         let whose = if c.follows_parent {
             format!(
                 "has no order of its own and its parent `{}` has none either",
@@ -1569,7 +1574,7 @@ fn piece_owner(ctx: &Ctx, piece: &str) -> Result<(String, Option<String>), Refus
 pub(super) fn stage_complete(ctx: &mut Ctx, command: &str) -> Result<(), Refusal> {
     let side = ctx.side_of(command)?;
     require_phasing(ctx, &side, "Completing a stage")?;
-    let c = ctx.state.commands[command].clone();
+    let c = ctx.command(command)?.clone();
     let Some(order) = c
         .current_order
         .and_then(|n| ctx.state.orders.get(&n))
@@ -1705,7 +1710,16 @@ pub(super) fn umpire_override(
     }
     // Validate before recording anything.
     let side = override_side(ctx, action)?;
-    let text = serde_json::to_string(action).unwrap_or_default();
+    // The record must say what was done: an action that cannot be written down is refused, not
+    // recorded as an empty text.
+    let text = serde_json::to_string(action).map_err(|e| {
+        Refusal::new(
+            "override-not-recorded",
+            "",
+            format!("the override could not be written to the record: {e}"),
+            "this is a bug in staffwork; report it with the command given",
+        )
+    })?;
     ctx.emit(
         Visibility::Umpire,
         EventKind::Override {

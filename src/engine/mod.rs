@@ -419,10 +419,15 @@ impl Ctx<'_, '_, '_> {
 
     /// The side a command belongs to.
     pub fn side_of(&self, command: &str) -> Result<String, Refusal> {
+        self.command(command).map(|c| c.side.clone())
+    }
+
+    /// A command's state, or the refusal naming the nearest ids when there is no such command
+    /// (a lookup that refuses, never an index that panics).
+    pub fn command(&self, command: &str) -> Result<&state::CommandState, Refusal> {
         self.state
             .commands
             .get(command)
-            .map(|c| c.side.clone())
             .ok_or_else(|| unknown_command(self.eng.scenario, command))
     }
 }

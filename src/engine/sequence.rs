@@ -215,7 +215,7 @@ fn begin_command_phase(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
         .unwrap_or_default();
     let rating = oob::rating(s, &ctx.state, &commander);
     let command_points = ctx.eng.tables.command_points(rating);
-    let ss = &ctx.state.sides[&side];
+    let ss = ctx.state.sides.get(&side).cloned().unwrap_or_default();
     let at = |p: &str| ctx.state.positions.get(p).copied();
     let commander_with_hq =
         at(&ss.army_commander).is_some() && at(&ss.army_commander) == at(&ss.army_hq);

@@ -5,7 +5,8 @@
 //! - anything outside `cli` prints (`println!`, `print!`, `eprintln!`, `eprint!`, `dbg!`,
 //!   `stdout()`, `stderr()`);
 //! - two top-level modules depend on each other, directly or round a longer cycle;
-//! - the code map of docs/ARCHITECTURE.md misses a top-level module of `src/`;
+//! - the code map of docs/ARCHITECTURE.md misses a top-level module of `src/`, names a path that
+//!   is not in the tree, or a module folder's row does not name one of its files;
 //! - a function is longer than 150 lines and not listed, with its reason, in `LONG_FUNCTIONS`.
 //!
 //! A dependency is a `crate::MODULE` path (also inside `use crate::{…}` groups) outside comments
@@ -241,6 +242,66 @@ fn the_code_map_lists_every_top_level_module() {
     assert!(
         missing.is_empty(),
         "docs/ARCHITECTURE.md's code map does not list {missing:?}; add a row saying what each owns and must not do"
+    );
+}
+
+/// The code map's rows: the paths of the first column and the text of the row.
+fn code_map_rows(map: &str) -> Vec<(Vec<String>, String)> {
+    let start = map.find("## Code map").expect("a code map section");
+    let end = map[start..]
+        .find("## Invariants")
+        .map_or(map.len(), |e| start + e);
+    map[start..end]
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let first = l.split(" | ").next().unwrap_or_default();
+            let paths = first
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect();
+            (paths, l.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn the_code_map_matches_the_tree() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let map = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).expect("the map");
+    let mut wrong = Vec::new();
+    for (paths, row) in code_map_rows(&map) {
+        for p in &paths {
+            if !root.join(p).exists() {
+                wrong.push(format!("`{p}` is in the code map but not in the tree"));
+            }
+        }
+        // A module folder's row names each of its files (but `mod.rs`), as `file.rs` or, a
+        // level down, `sub/file.rs`.
+        let Some(dir) = paths
+            .first()
+            .filter(|p| p.starts_with("src/") && p.ends_with('/'))
+        else {
+            continue;
+        };
+        let dir = root.join(dir);
+        for file in rust_files(&dir) {
+            let rel = file
+                .strip_prefix(&dir)
+                .expect("under its folder")
+                .to_string_lossy()
+                .replace('\\', "/");
+            if rel != "mod.rs" && !row.contains(&format!("`{rel}`")) {
+                wrong.push(format!("the row of `{}` does not name `{rel}`", paths[0]));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "the code map and the tree disagree (add a row or a file's words, or drop the stale one):\n{}",
+        wrong.join("\n")
     );
 }
 

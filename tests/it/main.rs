@@ -31,6 +31,7 @@ mod scenario_show;
 mod scenario_talavera;
 mod scenario_vimeiro;
 mod study;
+mod tidy;
 mod view_props;
 mod web;
 mod workbench;
