@@ -134,6 +134,9 @@ pub struct StatusView {
     pub positions: BTreeMap<String, Hex>,
     pub units: Vec<UnitEntry>,
     pub orders: Vec<OrderEntry>,
+    /// Hexes where the side sees an enemy stack it may not examine: no Commander of its own
+    /// within 12 hexes with line of sight (4.0, decision 0161). Not which pieces, nor how many.
+    pub enemy_stacks: Vec<Hex>,
     /// Enemy pieces out of sight now: where and when this side last saw them (4.0).
     pub last_seen: BTreeMap<String, crate::view::LastSeen>,
     /// Formation and facing of the seat's own units on the map (8, 10).
@@ -357,6 +360,7 @@ pub fn status(game: &Game, seat: &Viewer) -> StatusView {
             })
         })
         .collect();
+    let sighting = crate::view::sighting(state, &game.scenario, seat);
     StatusView {
         viewer: seat.name().to_string(),
         turn: state.turn,
@@ -364,7 +368,8 @@ pub fn status(game: &Game, seat: &Viewer) -> StatusView {
         step: state.step,
         sides,
         commands,
-        positions: crate::view::visible_positions(state, &game.scenario, seat),
+        positions: sighting.named,
+        enemy_stacks: sighting.stacks.into_iter().collect(),
         units,
         orders: order_log(game, seat),
         last_seen: match seat {

@@ -247,6 +247,8 @@ pub struct TurnReport {
     pub lines: Vec<ReportLine>,
     /// Enemy pieces the seat saw on the map at the end of the turn (4.0, 14.1), marked enemy.
     pub enemy_seen: Vec<SeenPiece>,
+    /// Hexes where it saw an enemy stack it could not examine (4.0, decision 0161).
+    pub enemy_stacks: Vec<Hex>,
 }
 
 /// The section of a turn report an event belongs to; `None` leaves it out (sequence markers).
@@ -326,8 +328,10 @@ pub fn report(game: &Game, seat: &Viewer, turn: u32) -> Result<TurnReport, AppEr
         })
         .collect();
     let state = game.state_at(Some(turn))?;
+    let sighting = crate::view::sighting(&state, &game.scenario, seat);
     let enemy_seen = match seat {
-        Viewer::Side(side) => crate::view::visible_positions(&state, &game.scenario, seat)
+        Viewer::Side(side) => sighting
+            .named
             .into_iter()
             .filter(|(p, _)| piece_side(game, p).is_some_and(|s| s != *side))
             .map(|(p, hex)| SeenPiece {
@@ -349,6 +353,7 @@ pub fn report(game: &Game, seat: &Viewer, turn: u32) -> Result<TurnReport, AppEr
             .unwrap_or_default(),
         lines,
         enemy_seen,
+        enemy_stacks: sighting.stacks.into_iter().collect(),
     })
 }
 

@@ -11,6 +11,7 @@ mod combat_close;
 mod combat_tables;
 mod common;
 mod demo;
+mod fog_stacks;
 mod game_cli;
 mod integrity_concurrency;
 mod integrity_record;

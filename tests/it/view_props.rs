@@ -146,6 +146,12 @@ fn secrets(game: &Game, side: &str) -> BTreeSet<String> {
     let on_map: BTreeSet<String> = staffwork::view::visible_positions(&game.state, s, &viewer)
         .into_iter()
         .flat_map(|(piece, hex)| [piece, hex.to_string()])
+        // Where the side sees an enemy stack it may not examine: the hex, not its pieces (4.0).
+        .chain(
+            staffwork::view::enemy_stacks(&game.state, s, &viewer)
+                .into_iter()
+                .map(|h| h.to_string()),
+        )
         .collect();
     // What counts as a secret: a piece's id, a hex, or free text (orders, reasons) — not the
     // rules' vocabulary ("normal", "operations"), which every side reads.

@@ -500,6 +500,24 @@ async fn no_side_is_ever_shown_what_it_may_not_see() {
                     &call(&st, "GET", "/view.json", Some(&tok), &[]).await.body,
                 )
                 .unwrap();
+                // 4.0, decision 0161: enemy stacks no Commander may examine are drawn as a
+                // stack at a hex, with nothing of what is in it.
+                let stacks = staffwork::view::enemy_stacks(
+                    &game.state,
+                    &game.scenario,
+                    &staffwork::view::Viewer::Side(me.into()),
+                );
+                let drawn: Vec<String> = v["stacks"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|h| h.as_str().unwrap().to_string())
+                    .collect();
+                assert_eq!(
+                    drawn,
+                    stacks.iter().map(|h| h.to_string()).collect::<Vec<_>>(),
+                    "{me}'s stacks"
+                );
                 for p in v["pieces"].as_array().unwrap() {
                     let id = p["id"].as_str().unwrap();
                     assert!(seen.contains_key(id), "{me} shown unseen piece {id}");
