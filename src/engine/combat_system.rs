@@ -5,7 +5,7 @@
 //!
 //! Owns: building combatants from the game state, the events a combat produces and who may see
 //! them (4.0: a side never sees the other's losses or stragglers). Must not: move units (a
-//! retreat is a requirement the umpire carries out with `move`), decide combat rules (that is
+//! retreat is a requirement carried out with `move --retreat-from`), decide combat rules (that is
 //! `crate::combat`).
 
 use serde::{Deserialize, Serialize};
