@@ -316,6 +316,10 @@ pub enum EventKind {
         group: String,
         hex: Hex,
         pieces: Vec<String>,
+        /// The scheduled Entry Hex, when enemy units blocked it and the group entered at `hex`
+        /// instead (12.6.2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        blocked: Option<Hex>,
     },
     /// A command's wrecked flag changed (21.6).
     WreckedChanged { command: String, wrecked: bool },

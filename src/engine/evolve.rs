@@ -391,7 +391,9 @@ fn apply(state: &mut GameState, event: &Event) {
                 state.due.insert(group.clone());
             }
         }
-        EventKind::ReinforcementArrived { group, hex, pieces } => {
+        EventKind::ReinforcementArrived {
+            group, hex, pieces, ..
+        } => {
             state.due.remove(group);
             state.arrived.insert(group.clone());
             for p in pieces {
