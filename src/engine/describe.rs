@@ -376,6 +376,7 @@ pub fn describe(e: &Event) -> String {
             outcome,
             attacker_retreat,
             defender_retreat,
+            ..
         } => format!(
             "{}: {} against {} → {outcome}; attacker retreat {attacker_retreat:?}, defender retreat {defender_retreat:?}",
             match combat {

@@ -339,6 +339,11 @@ pub enum EventKind {
         outcome: String,
         attacker_retreat: crate::combat::Retreat,
         defender_retreat: crate::combat::Retreat,
+        /// The units that may now face as they like, for nothing (10.1.3: "Units of both
+        /// players executing a Close Combat or a Cavalry Charge can change facing freely at the
+        /// end of that action"; 19.5: not the attacker of a Town/Village).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        reface: Vec<String>,
     },
     /// The dice of a combat and the non-seed table cells it used (umpire only).
     CombatDice {
