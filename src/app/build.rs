@@ -492,6 +492,7 @@ pub(crate) fn moves(a: &super::request::MoveRequest) -> Result<Vec<Command>, App
                 extend: a.extend.clone(),
                 retract: a.retract.clone(),
                 backstep: a.backstep,
+                retreat_from: a.retreat_from,
             })
         })
         .collect()

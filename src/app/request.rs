@@ -176,6 +176,13 @@ pub struct MoveRequest {
     #[arg(long)]
     #[serde(default)]
     pub backstep: bool,
+    /// A retreat (21.4) away from this hex — the cause: the attacker's hex, the firing battery's.
+    /// Hexes, not MP, in either player's turn: one hex for a beaten unit, six for a Routed one,
+    /// never closer to the enemy (21.4.1); a step from one enemy ZoI hex into another lowers its
+    /// Morale State (11.3.1). Give every hex with --path (a one-hex retreat needs only --to).
+    #[arg(long, value_name = "HEX")]
+    #[serde(default)]
+    pub retreat_from: Option<Hex>,
 }
 
 /// Skirmisher quality (18, 26.3).

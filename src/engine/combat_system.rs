@@ -5,7 +5,7 @@
 //!
 //! Owns: building combatants from the game state, the events a combat produces and who may see
 //! them (4.0: a side never sees the other's losses or stragglers). Must not: move units (a
-//! retreat is a requirement the umpire carries out with `move`), decide combat rules (that is
+//! retreat is a requirement carried out with `move --retreat-from`), decide combat rules (that is
 //! `crate::combat`).
 
 use serde::{Deserialize, Serialize};
@@ -678,6 +678,7 @@ pub(super) fn resolve(
             outcome: r.label.clone(),
             attacker_retreat: r.attacker.retreat,
             defender_retreat: r.defender.retreat,
+            reface: free_reface(ctx, kind, attackers, defenders, d_hex),
         },
     );
     ctx.emit(
@@ -708,6 +709,27 @@ pub(super) fn resolve(
         r.others_rout,
     );
     Ok(())
+}
+
+/// 10.1.3: the units of both sides of a Close Combat or a Cavalry Charge may face freely at its
+/// end — not the attacker of a Close Combat into a Town/Village (19.5: "Unlike regular Close
+/// Combat, the attacker can not change facing after combat"). Fire turns nobody.
+fn free_reface(
+    ctx: &Ctx,
+    kind: &CombatKind,
+    attackers: &[String],
+    defenders: &[String],
+    d_hex: Hex,
+) -> Vec<String> {
+    let village = terrain_at(ctx.eng.scenario, d_hex) == Terrain::Village;
+    let who: Vec<&String> = match kind {
+        CombatKind::CloseCombat { .. } if village => defenders.iter().collect(),
+        CombatKind::CloseCombat { .. } | CombatKind::Charge { .. } => {
+            attackers.iter().chain(defenders).collect()
+        }
+        _ => Vec::new(),
+    };
+    who.into_iter().cloned().collect()
 }
 
 /// The two sides of a combat and their hexes: in the operations window, one side's stack (or
