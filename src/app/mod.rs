@@ -154,7 +154,84 @@ pub fn execute(game: &mut Game, seat: &Seat, req: &Request) -> Result<Response, 
 }
 
 /// [`execute`] with other dice (scripted dice in a conformance case). `None` uses the game's.
+///
+/// A side's seat types and is shown its own order numbers (1, 2, 3 … among its orders), never
+/// the engine's, which count the enemy's too (decision 0160): the request's numbers are
+/// translated here on the way in, and the response's and refusal's on the way out.
 pub fn execute_with(
+    game: &mut Game,
+    seat: &Seat,
+    req: &Request,
+    dice: Option<&mut dyn Dice>,
+) -> Result<Response, AppError> {
+    let before = crate::view::OrderNumbers::for_seat(&game.state, seat);
+    let req = &engine_numbers(&before, seat, req)?;
+    let response =
+        execute_engine_numbers(game, seat, req, dice).map_err(|e| seat_words(&before, e))?;
+    let after = crate::view::OrderNumbers::for_seat(&game.state, seat);
+    Ok(seat_numbers(&after, response))
+}
+
+/// The request with the seat's order numbers replaced by the engine's. A side naming an order
+/// it does not have is told so in the same words whether the number is the enemy's or no one's.
+fn engine_numbers(
+    numbers: &crate::view::OrderNumbers,
+    seat: &Seat,
+    req: &Request,
+) -> Result<Request, AppError> {
+    let mut req = req.clone();
+    let number = match &mut req {
+        Request::Odds(o) => &mut o.order,
+        Request::Relay(r) => &mut r.order,
+        _ => return Ok(req),
+    };
+    match numbers.engine(*number) {
+        Some(n) => *number = n,
+        None => {
+            return Err(AppError::BadRequest(format!(
+                "there is no order {number} of the {} side; see `staffwork log`",
+                seat.name()
+            )));
+        }
+    }
+    Ok(req)
+}
+
+/// A response in the seat's order numbers. The views and reports are built for the seat
+/// already; a command's events and the odds of an order are renumbered here.
+fn seat_numbers(numbers: &crate::view::OrderNumbers, response: Response) -> Response {
+    if numbers.is_engine() {
+        return response;
+    }
+    match response {
+        Response::Applied(mut a) => {
+            a.events = a.events.iter().map(|e| numbers.event(e)).collect();
+            Response::Applied(a)
+        }
+        Response::Odds(mut o) => {
+            o.order = numbers.shown(o.order);
+            Response::Odds(o)
+        }
+        other => other,
+    }
+}
+
+/// An error in the seat's order numbers: the engine writes its own numbers into refusals.
+fn seat_words(numbers: &crate::view::OrderNumbers, e: AppError) -> AppError {
+    match e {
+        AppError::Refused(mut r) => {
+            r.message = numbers.text(&r.message);
+            r.help = numbers.text(&r.help);
+            AppError::Refused(r)
+        }
+        AppError::BadRequest(m) => AppError::BadRequest(numbers.text(&m)),
+        AppError::Forbidden(m) => AppError::Forbidden(numbers.text(&m)),
+        other => other,
+    }
+}
+
+/// [`execute_with`] in the engine's order numbers.
+fn execute_engine_numbers(
     game: &mut Game,
     seat: &Seat,
     req: &Request,
@@ -231,6 +308,9 @@ pub fn preview(
     seat: &Seat,
     req: &Request,
 ) -> Result<Vec<crate::engine::Event>, AppError> {
+    // In the seat's order numbers, as `execute_with` (decision 0160).
+    let mut numbers = crate::view::OrderNumbers::for_seat(&game.state, seat);
+    let req = &engine_numbers(&numbers, seat, req)?;
     let req = &named::resolve_names(game, req, seat)?;
     authorize(game, seat, req)?;
     if matches!(req, Request::Turn(_)) {
@@ -240,12 +320,16 @@ pub fn preview(
     }
     let (_, cmd) = command(game, req)?;
     let mut dice = crate::rules::dice::SeededDice::new(0);
-    game.engine()
+    let events = game
+        .engine()
         .decide(&game.state, &cmd, &mut dice)
         .map_err(|r| match seat {
             Viewer::Side(side) => AppError::Refused(crate::view::refusal_for(game, side, &cmd, r)),
             _ => AppError::Refused(r),
         })
+        .map_err(|e| seat_words(&numbers, e))?;
+    numbers.learn(&events);
+    Ok(events.iter().map(|e| numbers.event(e)).collect())
 }
 
 fn applied(game: &Game, events: Vec<crate::engine::Event>) -> Response {
@@ -377,6 +461,9 @@ pub(crate) fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), A
             Ok(())
         }
         Request::Move(_) => forbidden("moves only its own pieces"),
+        Request::Combat(a) if a.ruling.is_some() => {
+            forbidden("cannot rule the attack's arc or flanks (10.0); only the umpire can")
+        }
         Request::Combat(a) => {
             let lead = a.attackers.first().map(String::as_str).unwrap_or_default();
             if own(game.scenario.unit(lead).map(|u| u.side.clone())) {

@@ -134,6 +134,9 @@ pub struct StatusView {
     pub positions: BTreeMap<String, Hex>,
     pub units: Vec<UnitEntry>,
     pub orders: Vec<OrderEntry>,
+    /// Hexes where the side sees an enemy stack it may not examine: no Commander of its own
+    /// within 12 hexes with line of sight (4.0, decision 0161). Not which pieces, nor how many.
+    pub enemy_stacks: Vec<Hex>,
     /// Enemy pieces out of sight now: where and when this side last saw them (4.0).
     pub last_seen: BTreeMap<String, crate::view::LastSeen>,
     /// Formation and facing of the seat's own units on the map (8, 10).
@@ -270,15 +273,17 @@ pub fn where_(game: &Game, seat: &Viewer) -> Where {
     }
 }
 
-/// The Order Log of rule 6.4.5 as a seat may see it.
+/// The Order Log of rule 6.4.5 as a seat may see it, in the seat's order numbers (a side's own
+/// orders 1, 2, 3 …; decision 0160).
 pub fn order_log(game: &Game, seat: &Viewer) -> Vec<OrderEntry> {
     let time = |t: u32| turn_time(game, t).unwrap_or_else(|| "start".into());
+    let numbers = crate::view::OrderNumbers::for_seat(&game.state, seat);
     game.state
         .orders
         .values()
         .filter(|o| owns(seat, &o.side))
         .map(|o| OrderEntry {
-            number: o.number,
+            number: numbers.shown(o.number),
             side: o.side.clone(),
             time_sent: time(o.sent_turn),
             sent_turn: o.sent_turn,
@@ -301,6 +306,7 @@ pub fn order_log(game: &Game, seat: &Viewer) -> Vec<OrderEntry> {
 pub fn status(game: &Game, seat: &Viewer) -> StatusView {
     let seat = &effective(seat, &game.state);
     let state = &game.state;
+    let numbers = crate::view::OrderNumbers::for_seat(state, seat);
     let commands = state
         .commands
         .iter()
@@ -312,7 +318,7 @@ pub fn status(game: &Game, seat: &Viewer) -> StatusView {
             follows: (c.follows_parent && c.status == CommandStatus::NoOrders)
                 .then(|| c.parent.clone())
                 .flatten(),
-            order: c.current_order,
+            order: c.current_order.map(|n| numbers.shown(n)),
             stage: c.stage,
             independent: c.independent,
             wrecked: c.wrecked,
@@ -354,6 +360,7 @@ pub fn status(game: &Game, seat: &Viewer) -> StatusView {
             })
         })
         .collect();
+    let sighting = crate::view::sighting(state, &game.scenario, seat);
     StatusView {
         viewer: seat.name().to_string(),
         turn: state.turn,
@@ -361,7 +368,8 @@ pub fn status(game: &Game, seat: &Viewer) -> StatusView {
         step: state.step,
         sides,
         commands,
-        positions: crate::view::visible_positions(state, &game.scenario, seat),
+        positions: sighting.named,
+        enemy_stacks: sighting.stacks.into_iter().collect(),
         units,
         orders: order_log(game, seat),
         last_seen: match seat {
@@ -417,13 +425,13 @@ fn formations(game: &Game, seat: &Viewer) -> Vec<FormationEntry> {
 pub fn log(game: &Game, seat: &Viewer) -> Result<LogView, crate::game::GameError> {
     let seat = &effective(seat, &game.state);
     let events = game.store.events()?;
-    let seen = crate::view::seen_events(&events, seat)
+    let seen = crate::view::seen_events(&events, seat, &game.state)
         .into_iter()
         .map(|e| LoggedEvent {
             number: e.number,
             seq: e.seq,
             hash: e.hash.map(str::to_string),
-            event: e.event.clone(),
+            event: e.event,
         })
         .collect();
     Ok(LogView {

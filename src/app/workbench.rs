@@ -118,7 +118,11 @@ fn origin_word(o: &crate::engine::OrderRecord) -> String {
     .into()
 }
 
-fn command_view(game: &Game, id: &str) -> Option<ActingCommand> {
+fn command_view(
+    game: &Game,
+    id: &str,
+    numbers: &crate::view::OrderNumbers,
+) -> Option<ActingCommand> {
     let state = &game.state;
     let c = state.commands.get(id)?;
     let name = game
@@ -136,7 +140,7 @@ fn command_view(game: &Game, id: &str) -> Option<ActingCommand> {
     let order = order_no.and_then(|n| state.orders.get(&n)).map(|o| {
         let current = c.current_order == Some(o.number);
         ActingOrder {
-            number: o.number,
+            number: numbers.shown(o.number),
             readback: o.readback.clone(),
             status: crate::engine::describe::status_text(&o.status),
             origin: origin_word(o),
@@ -181,6 +185,7 @@ pub fn show(game: &Game, seat: &Viewer, unit: &str) -> Result<UnitView, AppError
         None => (None, None),
     };
     let state = game.state.units.get(&u.id);
+    let numbers = crate::view::OrderNumbers::for_seat(&game.state, seat);
     fn mine<T>(own: bool, x: Option<T>) -> Option<T> {
         x.filter(|_| own)
     }
@@ -210,7 +215,7 @@ pub fn show(game: &Game, seat: &Viewer, unit: &str) -> Result<UnitView, AppError
         blown: mine(own, state.map(|s| s.blown)),
         command: mine(
             own,
-            acting_command(game, u).and_then(|c| command_view(game, &c)),
+            acting_command(game, u).and_then(|c| command_view(game, &c, &numbers)),
         ),
     })
 }
@@ -242,6 +247,8 @@ pub struct TurnReport {
     pub lines: Vec<ReportLine>,
     /// Enemy pieces the seat saw on the map at the end of the turn (4.0, 14.1), marked enemy.
     pub enemy_seen: Vec<SeenPiece>,
+    /// Hexes where it saw an enemy stack it could not examine (4.0, decision 0161).
+    pub enemy_stacks: Vec<Hex>,
 }
 
 /// The section of a turn report an event belongs to; `None` leaves it out (sequence markers).
@@ -310,7 +317,7 @@ pub fn report(game: &Game, seat: &Viewer, turn: u32) -> Result<TurnReport, AppEr
         )));
     }
     let events = game.store.events().map_err(|e| AppError::Game(e.into()))?;
-    let lines = crate::view::seen_events(&events, seat)
+    let lines = crate::view::seen_events(&events, seat, &game.state)
         .into_iter()
         .filter(|e| e.event.turn == turn)
         .filter_map(|e| {
@@ -321,8 +328,10 @@ pub fn report(game: &Game, seat: &Viewer, turn: u32) -> Result<TurnReport, AppEr
         })
         .collect();
     let state = game.state_at(Some(turn))?;
+    let sighting = crate::view::sighting(&state, &game.scenario, seat);
     let enemy_seen = match seat {
-        Viewer::Side(side) => crate::view::visible_positions(&state, &game.scenario, seat)
+        Viewer::Side(side) => sighting
+            .named
             .into_iter()
             .filter(|(p, _)| piece_side(game, p).is_some_and(|s| s != *side))
             .map(|(p, hex)| SeenPiece {
@@ -344,6 +353,7 @@ pub fn report(game: &Game, seat: &Viewer, turn: u32) -> Result<TurnReport, AppEr
             .unwrap_or_default(),
         lines,
         enemy_seen,
+        enemy_stacks: sighting.stacks.into_iter().collect(),
     })
 }
 
@@ -414,14 +424,16 @@ pub fn preview(game: &Game, seat: &Viewer, req: &super::OrderRequest) -> Result<
         return Ok(p);
     }
     let (_, cmd) = super::build::order(game, &req)?;
+    // A side sees its own numbers, in the engine's words too (decision 0160).
+    let mut numbers = crate::view::OrderNumbers::for_seat(&game.state, seat);
     let (events, state) = match game.preview(&cmd) {
         Ok(x) => x,
         Err(crate::game::GameError::Refused(r)) => {
             p.refused = Some(WouldRefuse {
                 code: r.code,
                 rule: r.rule,
-                message: r.message,
-                help: r.help,
+                message: numbers.text(&r.message),
+                help: numbers.text(&r.help),
             });
             return Ok(p);
         }
@@ -432,8 +444,9 @@ pub fn preview(game: &Game, seat: &Viewer, req: &super::OrderRequest) -> Result<
         EventKind::OrderIssued { order } => Some(order.clone()),
         _ => None,
     });
+    numbers.learn(&events);
     if let Some(o) = issued {
-        p.number = Some(o.number);
+        p.number = Some(numbers.shown(o.number));
         p.recipient = Some(o.recipient.clone());
         p.cost = Some(o.cost);
         p.arrival_turn = Some(o.arrival_turn);

@@ -445,6 +445,10 @@ pub(crate) fn print_status(s: &app::StatusView) {
     for (p, h) in &s.positions {
         println!("  {p:<20} {h}");
     }
+    // 4.0: seen, but no Commander near enough to examine it (decision 0161).
+    for h in &s.enemy_stacks {
+        println!("  {:<20} {h}", "an enemy stack");
+    }
     if !s.formations.is_empty() {
         println!("\nformation and facing (8, 10):");
     }

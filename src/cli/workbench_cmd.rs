@@ -211,11 +211,16 @@ pub fn report_text(r: &TurnReport) -> String {
     }
     if r.viewer != "umpire" {
         t.push_str("\nEnemy seen at the end of the turn (4.0, 14.1):\n");
-        if r.enemy_seen.is_empty() {
+        if r.enemy_seen.is_empty() && r.enemy_stacks.is_empty() {
             t.push_str("  none\n");
         }
         for p in &r.enemy_seen {
             t.push_str(&format!("  ENEMY {} at {}\n", shown(&p.name), p.hex));
+        }
+        for h in &r.enemy_stacks {
+            t.push_str(&format!(
+                "  ENEMY stack at {h} (no Commander near enough to examine it, 4.0)\n"
+            ));
         }
     }
     t
@@ -253,7 +258,7 @@ pub fn report_html(r: &TurnReport) -> String {
     }
     if r.viewer != "umpire" {
         h.push_str("<h2>Enemy seen at the end of the turn</h2>\n<ul>\n");
-        if r.enemy_seen.is_empty() {
+        if r.enemy_seen.is_empty() && r.enemy_stacks.is_empty() {
             h.push_str("<li>none</li>\n");
         }
         for p in &r.enemy_seen {
@@ -261,6 +266,11 @@ pub fn report_html(r: &TurnReport) -> String {
                 "<li><span class=\"enemy\">ENEMY</span> {} at {}</li>\n",
                 esc(&p.name),
                 p.hex
+            ));
+        }
+        for x in &r.enemy_stacks {
+            h.push_str(&format!(
+                "<li><span class=\"enemy\">ENEMY</span> stack at {x} (not examined, 4.0)</li>\n"
             ));
         }
         h.push_str("</ul>\n");

@@ -1262,6 +1262,18 @@ pub(crate) fn stoppage_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusal>
 
 /// Move a commander, HQ or unit, checking what the engine can: map bounds, HQs bolted to the
 /// ground (6.10.1), frozen hubs under Default Defense (6.6.2), a commander's allowance.
+/// A retreat (21.4), by the unit's owner in either player's operations window.
+pub(super) fn retreat_piece(
+    ctx: &mut Ctx,
+    piece: &str,
+    to: Hex,
+    path: &[Hex],
+    cause: Hex,
+) -> Result<(), Refusal> {
+    require_step(ctx, Step::Operations, "A retreat")?;
+    super::retreat::retreat(ctx, piece, to, path, cause)
+}
+
 pub(super) fn move_piece(
     ctx: &mut Ctx,
     piece: &str,
@@ -1283,7 +1295,7 @@ pub(super) fn move_piece(
         // umpire; the help says how (issue 17).
         require_phasing(ctx, &side, "Movement").map_err(|mut r| {
             r.help = format!(
-                "a piece moves in its own side's turn (12); to move it now (a retreat or rout, 17–21) the umpire places it: `staffwork override --place {piece}=HEX --reason WHY`"
+                "a piece moves in its own side's turn (12); a retreat or rout (21.4) is carried out now with `move --piece {piece} --retreat-from CAUSE --to HEX --path …`, anything else the umpire places: `staffwork override --place {piece}=HEX --reason WHY`"
             );
             r
         })?;

@@ -24,6 +24,16 @@ pub fn status_text(s: &OrderStatus) -> String {
 
 /// One line describing an event for people. One flat match with an arm per event kind, so it
 /// runs past 150 lines by design; the compiler holds it exhaustive.
+/// "order N", or "an order" for one shown without its number: a side is not told the number
+/// of an order that is not its own (a Loose Cannon order it wrote for the enemy; decision 0160).
+fn order_ref(n: u32) -> String {
+    if n == 0 {
+        "an order".into()
+    } else {
+        format!("order {n}")
+    }
+}
+
 pub fn describe(e: &Event) -> String {
     let dice = |d: &[crate::rules::dice::Die]| {
         d.iter()
@@ -70,8 +80,8 @@ pub fn describe(e: &Event) -> String {
             if order.origin == crate::engine::OrderOrigin::LooseCannon =>
         {
             format!(
-                "Loose Cannon (6.6.1.6): order {} to {}, written by the opponent ({}) for one turn: {}",
-                order.number,
+                "Loose Cannon (6.6.1.6): {} to {}, written by the opponent ({}) for one turn: {}",
+                order_ref(order.number),
                 order.recipient,
                 order.sender.trim_end_matches(" (Loose Cannon)"),
                 order.readback
@@ -105,7 +115,8 @@ pub fn describe(e: &Event) -> String {
         ),
         EventKind::OrderAccepted { order, implemented } => {
             format!(
-                "order {order} accepted{}",
+                "{} accepted{}",
+                order_ref(*order),
                 if *implemented {
                     ""
                 } else {
@@ -335,8 +346,16 @@ pub fn describe(e: &Event) -> String {
                 }
             )
         }
-        EventKind::ReinforcementArrived { group, hex, pieces } => format!(
-            "reinforcement {group} enters at {hex}: {}",
+        EventKind::ReinforcementArrived {
+            group,
+            hex,
+            pieces,
+            blocked,
+        } => format!(
+            "reinforcement {group} enters at {hex}{}: {}",
+            blocked.map_or(String::new(), |b| format!(
+                " (its Entry Hex {b} is blocked by the enemy, 12.6.2)"
+            )),
             pieces.join(", ")
         ),
         EventKind::WreckedChanged { command, wrecked } => format!(
@@ -368,6 +387,7 @@ pub fn describe(e: &Event) -> String {
             outcome,
             attacker_retreat,
             defender_retreat,
+            ..
         } => format!(
             "{}: {} against {} → {outcome}; attacker retreat {attacker_retreat:?}, defender retreat {defender_retreat:?}",
             match combat {
@@ -505,6 +525,14 @@ pub fn describe(e: &Event) -> String {
         EventKind::Override { reason, action } => {
             format!("UMPIRE OVERRIDE ({reason}): {}", override_words(action))
         }
+        // A side is not told how many commands were taken back: some may be the enemy's
+        // (decision 0160).
+        EventKind::Retracted {
+            commands: 0,
+            reason,
+        } => format!(
+            "the umpire took back the last command(s) ({reason}); their events stay in the record, their effects are undone"
+        ),
         EventKind::Retracted { commands, reason } => format!(
             "the umpire took back the last {commands} command(s) ({reason}); their events stay in the record, their effects are undone"
         ),
@@ -605,7 +633,7 @@ pub fn combat_lines(r: &super::combat_system::CombatReadback) -> Vec<String> {
                 .join(", ")
         }
     };
-    let mut out = Vec::new();
+    let mut out: Vec<String> = r.aspects.iter().map(super::aspect::describe).collect();
     for c in &r.checks {
         let who = match c.side {
             crate::combat::Side::Attacker => "attacker",

@@ -253,6 +253,13 @@ fn apply(state: &mut GameState, event: &Event) {
         EventKind::StragglerCheck {
             unit, straggler, ..
         } => {
+            // 12.5.6.4: Skirmishers may tag along a Forced March made in this phase.
+            if let Some(m) = state.movement.get_mut(unit) {
+                m.forced_in = Some((state.turn, state.player));
+            } else if state.positions.contains_key(unit) {
+                state.movement.entry(unit.clone()).or_default().forced_in =
+                    Some((state.turn, state.player));
+            }
             // 6.6.3.6: a failed check costs one Straggler on the unit's Loss Chart.
             if *straggler && let Some(u) = state.units.get_mut(unit) {
                 u.track.stragglers = u.track.stragglers.saturating_add(1);
@@ -314,6 +321,7 @@ fn apply(state: &mut GameState, event: &Event) {
                 if let Some(hex) = entered {
                     u.left_column = Some((turn, player, hex));
                 }
+                u.last_path.clone_from(path);
                 let mut m = u.spent_in(turn, player);
                 m.halves += mp;
                 m.hexes += path.len().saturating_sub(1) as u32;
@@ -394,7 +402,9 @@ fn apply(state: &mut GameState, event: &Event) {
                 state.due.insert(group.clone());
             }
         }
-        EventKind::ReinforcementArrived { group, hex, pieces } => {
+        EventKind::ReinforcementArrived {
+            group, hex, pieces, ..
+        } => {
             state.due.remove(group);
             state.arrived.insert(group.clone());
             for p in pieces {
@@ -591,8 +601,13 @@ fn apply(state: &mut GameState, event: &Event) {
             *command_points,
         ),
         EventKind::RandomEventChecked { .. } => {}
-        EventKind::CombatResolved { .. }
-        | EventKind::CombatDice { .. }
+        EventKind::CombatResolved { reface, .. } => {
+            // 10.1.3: free to face any corner until it next moves or turns.
+            for u in reface {
+                state.movement.entry(u.clone()).or_default().reface_free = true;
+            }
+        }
+        EventKind::CombatDice { .. }
         | EventKind::CommandRangeChecked { .. }
         | EventKind::Override { .. }
         | EventKind::MessageSent { .. } => {}

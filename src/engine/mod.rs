@@ -6,6 +6,7 @@
 //! clock, use ambient randomness, iterate hash containers, use floating point. Every die comes
 //! from the [`Dice`] passed in and is stored in the event that used it.
 
+pub mod aspect;
 mod borrowing;
 pub mod combat_system;
 pub mod command;
@@ -19,6 +20,7 @@ mod moving_brigades;
 pub mod oob;
 mod random_events;
 mod relay;
+mod retreat;
 mod sequence;
 mod special_rules;
 pub mod state;
@@ -263,6 +265,35 @@ impl<'a> Engine<'a> {
                 extend,
                 retract,
                 backstep,
+                retreat_from: Some(cause),
+            } => {
+                let plain = formation.is_none()
+                    && face.is_none()
+                    && *forced_march == 0
+                    && extend.is_empty()
+                    && retract.is_empty()
+                    && !backstep;
+                if !plain {
+                    return Err(Refusal::new(
+                        "retreat-only",
+                        "21.4",
+                        "a retreat is only a retreat: no formation change, facing, Forced March, extensions or backstep with --retreat-from",
+                        "retreat first; the unit may then face as it likes (10.1.3)",
+                    ));
+                }
+                command_system::retreat_piece(ctx, piece, *to, path, *cause)?
+            }
+            Command::Move {
+                piece,
+                to,
+                path,
+                formation,
+                face,
+                forced_march,
+                extend,
+                retract,
+                backstep,
+                retreat_from: None,
             } => command_system::move_piece(
                 ctx,
                 piece,

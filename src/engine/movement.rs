@@ -372,7 +372,17 @@ pub(super) fn move_unit(
     if let Some((_, cost, _)) = change {
         m.spent += cost;
     }
-    if forced_march > 0 {
+    let tagging = forced_march > 0 && u.kind == UnitKind::Skirmisher;
+    let tag_path;
+    let given = if tagging {
+        // 12.5.6.4: it follows the Forced March's path whatever its own allowance.
+        tag_path = tag_along(ctx, side, u, from, to, given, m.spent)?;
+        m.allowance = u32::MAX / 4; // no allowance limits it; the path is the infantry's
+        &tag_path[..]
+    } else {
+        given
+    };
+    if forced_march > 0 && !tagging {
         forced_march_allowed(ctx, u, now, forced_march, from)?;
         // 12.5.6.2–3: three extra MP a set, on the road only.
         m.allowance += u32::from(forced_march) * ctx.eng.movement.cost("forced_march_step");
@@ -444,7 +454,8 @@ pub(super) fn move_unit(
     if ruling.square_move && !square_check(ctx, side, u, from)? {
         return Ok(());
     }
-    for _ in 0..forced_march {
+    // 12.5.6.4: "The Skirmisher does not suffer any penalties for tagging along".
+    for _ in 0..if tagging { 0 } else { forced_march } {
         straggler_check(ctx, side, u, from)?;
     }
     emit_move(ctx, side, u, &ruling, column);
@@ -639,6 +650,51 @@ fn judge_path(
         ));
     }
     path::check_path(map, t, m, &occ, &p).map_err(refusal)
+}
+
+/// 12.5.6.4: "Skirmishers stacked with Forced Marching infantry units can move along the entire
+/// distance and remain stacked, even if this would exceed the Skirmisher's Movement Allowance.
+/// The Skirmishers must stay with the infantry unit for the entire movement." A Skirmisher that
+/// has not moved this phase follows, hex for hex, the path of an infantry unit of its side that
+/// Forced Marched from its hex to `to` this phase (moved first). Returns that path.
+fn tag_along(
+    ctx: &Ctx,
+    side: &str,
+    u: &Unit,
+    from: Hex,
+    to: Hex,
+    given: &[Hex],
+    spent: u32,
+) -> Result<Vec<Hex>, Refusal> {
+    let phase = (ctx.state.turn, ctx.state.player);
+    let s = ctx.eng.scenario;
+    let mut wanted: Vec<Hex> = given.to_vec();
+    if !wanted.is_empty() && wanted.first() != Some(&from) {
+        wanted.insert(0, from);
+    }
+    let leader = ctx.state.movement.iter().find(|(id, m)| {
+        s.unit(id)
+            .is_some_and(|x| x.side == side && x.kind == UnitKind::Infantry)
+            && m.forced_in == Some(phase)
+            && m.moved.is_some_and(|p| (p.turn, p.player) == phase)
+            && m.last_path.first() == Some(&from)
+            && m.last_path.last() == Some(&to)
+            && (wanted.is_empty() || wanted == m.last_path)
+    });
+    match leader {
+        Some((_, m)) if spent == 0 => Ok(m.last_path.clone()),
+        _ => Err(Refusal::new(
+            "forced-march",
+            "12.5.6.4",
+            format!(
+                "`{}` may tag along a Forced March only with infantry of its side that Forced Marched from {from} to {to} this phase, hex for hex, and only if it has not moved yet [hex {from}]",
+                u.id
+            ),
+            format!(
+                "move the infantry first with --forced-march, then the Skirmisher to the same hex with --forced-march{OVERRIDE_HINT}"
+            ),
+        )),
+    }
 }
 
 /// 12.5.6.1: only infantry in Column, not Disorganized, may Force March; at most two sets.

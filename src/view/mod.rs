@@ -6,6 +6,10 @@
 //! here, including where a seat sees pieces on the map (`visible_positions`); nothing here prints
 //! or writes. Must not depend on front ends; `game` does not depend on this module.
 
+mod numbers;
+
+pub use numbers::{HIDDEN, OrderNumbers};
+
 use crate::engine::Visibility;
 
 /// Who is looking: the umpire (everything), one side (its own and what 4.0 reveals), or an
@@ -97,7 +101,8 @@ pub fn visible<'a>(events: &'a [StoredEvent], viewer: &Viewer) -> Vec<&'a Stored
 
 /// One event as a seat sees it. `number` counts only the events this seat sees (1, 2, 3 …), so
 /// the gaps between them reveal nothing; the umpire also gets the file's sequence number and
-/// hash, which are computed over hidden events and so are never shown to a side.
+/// hash, which are computed over hidden events and so are never shown to a side. The orders
+/// the event names carry the seat's numbers (`OrderNumbers`, decision 0160).
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct SeenEvent<'a> {
     pub number: usize,
@@ -105,12 +110,18 @@ pub struct SeenEvent<'a> {
     pub seq: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hash: Option<&'a str>,
-    pub event: &'a crate::engine::Event,
+    pub event: crate::engine::Event,
 }
 
-/// The events a seat sees, numbered for that seat.
-pub fn seen_events<'a>(events: &'a [StoredEvent], viewer: &Viewer) -> Vec<SeenEvent<'a>> {
+/// The events a seat sees, numbered for that seat, with the orders they name in the seat's
+/// numbers for the game as it stands (`state`).
+pub fn seen_events<'a>(
+    events: &'a [StoredEvent],
+    viewer: &Viewer,
+    state: &GameState,
+) -> Vec<SeenEvent<'a>> {
     let umpire = *viewer == Viewer::Umpire;
+    let numbers = OrderNumbers::for_seat(state, viewer);
     visible(events, viewer)
         .into_iter()
         .enumerate()
@@ -118,7 +129,7 @@ pub fn seen_events<'a>(events: &'a [StoredEvent], viewer: &Viewer) -> Vec<SeenEv
             number: i + 1,
             seq: umpire.then_some(e.seq),
             hash: umpire.then_some(e.hash.as_str()),
-            event: &e.event,
+            event: numbers.event(&e.event),
         })
         .collect()
 }
@@ -203,33 +214,79 @@ pub fn not_seen(named: &str, side: &str) -> Refusal {
     }
 }
 
-/// Pieces a viewer may see on the map (4.0): all for the umpire; for a side its own pieces and
-/// the enemy pieces one of its units, commanders or HQs can see — line of sight (14.1) within
-/// this turn's visibility (14.1.5). Decision 0081 replaces decision 0041's 12-hex radius. Uses
-/// the built-in Movement Table's Blocking terrain. An observer sees no piece while the game
-/// runs and every piece once it is over (decision 0051).
+/// Pieces a viewer may see on the map and name (4.0): all for the umpire; for a side its own
+/// pieces and the enemy pieces it may examine — in the line of sight (14.1) of one of its units,
+/// commanders or HQs within this turn's visibility (14.1.5; decision 0081), and at or within 12
+/// hexes of one of its Commanders and in that Commander's line of sight (4.0; decision 0161).
+/// An enemy piece seen but not examinable is not here: the side knows only that a stack stands
+/// in its hex (`enemy_stacks`). Uses the built-in Movement Table's Blocking terrain. An observer
+/// sees no piece while the game runs and every piece once it is over (decision 0051).
 pub fn visible_positions(
     state: &GameState,
     scenario: &crate::scenario::Scenario,
     viewer: &Viewer,
 ) -> std::collections::BTreeMap<String, crate::hex::Hex> {
+    sighting(state, scenario, viewer).named
+}
+
+/// Hexes where a side sees an enemy stack it may not examine (4.0: no Commander of its own
+/// within 12 hexes with line of sight): the side is told "an enemy stack" there, never which
+/// pieces, how many or how strong (decision 0161). Empty for the umpire and an observer.
+pub fn enemy_stacks(
+    state: &GameState,
+    scenario: &crate::scenario::Scenario,
+    viewer: &Viewer,
+) -> std::collections::BTreeSet<crate::hex::Hex> {
+    sighting(state, scenario, viewer).stacks
+}
+
+/// What a seat sees on the map: the pieces it may name, and the hexes of enemy stacks it sees
+/// but may not examine.
+#[derive(Clone, Debug, Default)]
+pub struct Sighting {
+    pub named: std::collections::BTreeMap<String, crate::hex::Hex>,
+    pub stacks: std::collections::BTreeSet<crate::hex::Hex>,
+}
+
+/// How far from a friendly Commander an enemy stack may be examined (4.0).
+pub const EXAMINE_RANGE: u32 = 12;
+
+/// [`visible_positions`] and [`enemy_stacks`] at once.
+pub fn sighting(
+    state: &GameState,
+    scenario: &crate::scenario::Scenario,
+    viewer: &Viewer,
+) -> Sighting {
+    let all = || Sighting {
+        named: state.positions.clone(),
+        stacks: Default::default(),
+    };
     let side = match viewer {
-        Viewer::Umpire => return state.positions.clone(),
-        Viewer::Observer if state.step == Step::GameOver => return state.positions.clone(),
-        Viewer::Observer => return Default::default(),
+        Viewer::Umpire => return all(),
+        Viewer::Observer if state.step == Step::GameOver => return all(),
+        Viewer::Observer => return Sighting::default(),
         Viewer::Side(side) => side,
     };
     let map = crate::movement::MoveMap::new(scenario);
     let sight = Sight::new(state, scenario, &map);
-    state
-        .positions
-        .iter()
-        .filter(|(piece, hex)| {
-            side_of_piece(scenario, piece).as_deref() == Some(side.as_str())
-                || sight.seen_by(side, **hex)
-        })
-        .map(|(p, h)| (p.clone(), *h))
-        .collect()
+    let mut out = Sighting::default();
+    // Whether a hex may be examined is asked once per hex: a stack is examined whole (4.0).
+    let mut examined: std::collections::BTreeMap<crate::hex::Hex, bool> = Default::default();
+    for (piece, hex) in &state.positions {
+        if side_of_piece(scenario, piece).as_deref() == Some(side.as_str()) {
+            out.named.insert(piece.clone(), *hex);
+        } else if sight.seen_by(side, *hex) {
+            if *examined
+                .entry(*hex)
+                .or_insert_with(|| sight.examined_by(side, *hex))
+            {
+                out.named.insert(piece.clone(), *hex);
+            } else {
+                out.stacks.insert(*hex);
+            }
+        }
+    }
+    out
 }
 
 /// Where a side last saw an enemy piece it cannot see now (4.0).
@@ -300,11 +357,13 @@ fn side_of_piece(scenario: &crate::scenario::Scenario, piece: &str) -> Option<St
         .or_else(|| scenario.unit(piece).map(|u| u.side.clone()))
 }
 
-/// Who can see which hexes this turn: each side's eyes, the hexes whose units block sight
-/// (14.1.2.3: all but Skirmishers) and the visibility (14.1.5).
+/// Who can see which hexes this turn: each side's eyes (and its Commanders', who examine
+/// stacks, 4.0), the hexes whose units block sight (14.1.2.3: all but Skirmishers) and the
+/// visibility (14.1.5).
 struct Sight<'a> {
     map: &'a crate::movement::MoveMap,
     eyes: std::collections::BTreeMap<String, std::collections::BTreeSet<crate::hex::Hex>>,
+    commanders: std::collections::BTreeMap<String, std::collections::BTreeSet<crate::hex::Hex>>,
     blockers: std::collections::BTreeSet<crate::hex::Hex>,
     visibility: Option<u32>,
 }
@@ -317,10 +376,15 @@ impl<'a> Sight<'a> {
     ) -> Self {
         let mut eyes: std::collections::BTreeMap<String, std::collections::BTreeSet<_>> =
             Default::default();
+        let mut commanders: std::collections::BTreeMap<String, std::collections::BTreeSet<_>> =
+            Default::default();
         let mut blockers = std::collections::BTreeSet::new();
         for (p, h) in &state.positions {
             if let Some(side) = side_of_piece(scenario, p) {
                 eyes.entry(side).or_default().insert(*h);
+            }
+            if let Some(c) = scenario.commander(p) {
+                commanders.entry(c.side.clone()).or_default().insert(*h);
             }
             if scenario
                 .unit(p)
@@ -339,6 +403,7 @@ impl<'a> Sight<'a> {
         Sight {
             map,
             eyes,
+            commanders,
             blockers,
             visibility,
         }
@@ -346,19 +411,36 @@ impl<'a> Sight<'a> {
 
     /// Can one of `side`'s pieces see `target`?
     fn seen_by(&self, side: &str, target: crate::hex::Hex) -> bool {
+        self.sees_from(self.eyes.get(side), target, None)
+    }
+
+    /// May `side` examine the stack at `target`: one of its Commanders at or within 12 hexes
+    /// of it, with line of sight (4.0)?
+    fn examined_by(&self, side: &str, target: crate::hex::Hex) -> bool {
+        self.sees_from(self.commanders.get(side), target, Some(EXAMINE_RANGE))
+    }
+
+    fn sees_from(
+        &self,
+        eyes: Option<&std::collections::BTreeSet<crate::hex::Hex>>,
+        target: crate::hex::Hex,
+        within: Option<u32>,
+    ) -> bool {
         let t = crate::movement::tables::builtin();
-        self.eyes.get(side).is_some_and(|eyes| {
-            eyes.iter().any(|e| {
-                crate::movement::sight::line_of_sight(
-                    self.map,
-                    t,
-                    *e,
-                    target,
-                    &self.blockers,
-                    self.visibility,
-                )
-                .visible
-            })
+        eyes.is_some_and(|eyes| {
+            eyes.iter()
+                .filter(|e| within.is_none_or(|r| e.distance(target) <= r))
+                .any(|e| {
+                    crate::movement::sight::line_of_sight(
+                        self.map,
+                        t,
+                        *e,
+                        target,
+                        &self.blockers,
+                        self.visibility,
+                    )
+                    .visible
+                })
         })
     }
 }

@@ -192,6 +192,8 @@ pub struct View {
     pub sides: Vec<(String, String)>,
     pub pieces: Vec<PieceView>,
     pub ghosts: Vec<Ghost>,
+    /// Hexes of enemy stacks seen but not examined (4.0, decision 0161).
+    pub stacks: Vec<Hex>,
     pub orders: Vec<OrderView>,
     pub events: Vec<EventLine>,
     pub messages: Vec<MessageView>,
@@ -675,6 +677,9 @@ impl Backend {
             defender_quality: app::QualityArg::Elite,
             skirmisher_absorbs: Vec::new(),
             cannister: false,
+            attack_arc: None,
+            flanks: None,
+            ruling: None,
         });
         let events = applied(self.execute(seat, &req)?);
         Ok(events
@@ -887,6 +892,7 @@ fn build_view(
             .collect(),
         pieces,
         ghosts: ghosts(sc, status),
+        stacks: status.enemy_stacks.clone(),
         orders,
         events,
         messages,

@@ -219,6 +219,15 @@ fn overlays(view: &View, g: &Geo) -> Markup {
                     }
                 }
             }
+            // 4.0: a stack seen but not examined — where, never what (decision 0161).
+            @for h in &view.stacks {
+                @let (x, y) = g.centre(*h);
+                g .stack {
+                    rect x=(format!("{:.1}", x - 8.0)) y=(format!("{:.1}", y - 6.0)) width="16" height="12" rx="2" {}
+                    text x=(format!("{x:.1}")) y=(format!("{:.1}", y + 3.0)) { "■" }
+                    title { "an enemy stack at " (h.to_string()) " (no Commander near enough to examine it, 4.0)" }
+                }
+            }
             @for gh in &view.ghosts {
                 @let (x, y) = g.centre(gh.hex);
                 g .ghost {

@@ -119,7 +119,28 @@ fn a_side_sees_its_own_orders_only_and_no_enemy_odds() {
         a.to_string().replace(&format!(" {sent} "), " N "),
         b.to_string().replace(" 99 ", " N ")
     );
-    assert!(app::execute(&mut game, &side("imperial"), &odds(sent)).is_ok());
+    // The imperial side asks by its own number: its orders counted alone (decision 0160).
+    let Response::Status(imperial) =
+        app::execute(&mut game, &side("imperial"), &Request::Status).unwrap()
+    else {
+        panic!("status")
+    };
+    let own = imperial
+        .orders
+        .iter()
+        .find(|o| o.text.contains("Kümla"))
+        .expect("the imperial side sees its order")
+        .number;
+    assert_eq!(
+        imperial.orders.iter().map(|o| o.number).collect::<Vec<_>>(),
+        (1..=imperial.orders.len() as u32).collect::<Vec<_>>(),
+        "a side's own orders are numbered 1, 2, 3 …"
+    );
+    assert!(own < sent, "the allied pre-set orders are not counted");
+    match app::execute(&mut game, &side("imperial"), &odds(own)).unwrap() {
+        Response::Odds(o) => assert_eq!(o.order, own),
+        other => panic!("odds, got {other:?}"),
+    }
 }
 
 #[test]

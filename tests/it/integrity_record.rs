@@ -416,33 +416,38 @@ fn unknown_sides_and_enemy_orders_are_refused() {
         }
     }
     // Imperial's written order, and an order number that does not exist: the allied side is
-    // told the same of both.
-    let status: serde_json::Value = serde_json::from_str(&ok(&[
-        "status", "--db", d, "--side", "imperial", "--format", "json",
-    ]))
-    .unwrap();
-    let written = status["orders"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["method"] == "written")
-        .expect("imperial's written order")["number"]
-        .to_string();
-    let n = written.as_str();
+    // told the same of both. The umpire numbers orders across both sides; a side counts its
+    // own only (decision 0160), so the umpire's number is no order of the allied side.
+    let written = |seat: &[&str]| {
+        let mut args = vec!["status", "--db", d, "--format", "json"];
+        args.extend_from_slice(seat);
+        let status: serde_json::Value = serde_json::from_str(&ok(&args)).unwrap();
+        status["orders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["method"] == "written" && o["side"] == "imperial")
+            .expect("imperial's written order")["number"]
+            .to_string()
+    };
+    let (e, n) = (written(&["--umpire"]), written(&["--side", "imperial"]));
+    let (e, n) = (e.as_str(), n.as_str());
+    assert_ne!(e, n, "the imperial side does not count the allied orders");
     let (code, _, err) = run(&["odds", "--db", d, "--order", n]);
     assert_eq!(code, 2, "a seat is required: {err}");
     assert!(err.contains("--side") && err.contains("--umpire"), "{err}");
-    let a = run(&["odds", "--db", d, "--order", n, "--side", "allied"]);
+    let a = run(&["odds", "--db", d, "--order", e, "--side", "allied"]);
     let b = run(&["odds", "--db", d, "--order", "99", "--side", "allied"]);
     assert_eq!(a.0, 2);
     assert_eq!(a.1, "");
     assert_eq!(
-        a.2.replace(&format!(" {n} "), " N "),
+        a.2.replace(&format!(" {e} "), " N "),
         b.2.replace(" 99 ", " N ")
     );
     let own = ok(&["odds", "--db", d, "--order", n, "--side", "imperial"]);
     assert!(own.contains(&format!("Order {n}")), "{own}");
-    ok(&["odds", "--db", d, "--order", n, "--umpire"]);
+    let umpire = ok(&["odds", "--db", d, "--order", e, "--umpire"]);
+    assert!(umpire.contains(&format!("Order {e}")), "{umpire}");
 }
 
 /// Issue 12: `branch --at-turn 0` panicked and left a 0-event file.

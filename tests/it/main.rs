@@ -4,12 +4,14 @@
 
 mod app_layer;
 mod architecture;
+mod attack_arcs;
 mod combat_charge_fire;
 mod combat_cli;
 mod combat_close;
 mod combat_tables;
 mod common;
 mod demo;
+mod fog_stacks;
 mod game_cli;
 mod integrity_concurrency;
 mod integrity_record;

@@ -64,6 +64,7 @@ fn command(i: u8) -> Command {
             extend: Vec::new(),
             retract: Vec::new(),
             backstep: false,
+            retreat_from: None,
         },
         8 => Command::Move {
             piece: "hq:i-corps".into(),
@@ -75,6 +76,7 @@ fn command(i: u8) -> Command {
             extend: Vec::new(),
             retract: Vec::new(),
             backstep: false,
+            retreat_from: None,
         },
         9 => Command::Combat {
             kind: CombatKind::CloseCombat { fortified: false },
@@ -146,6 +148,12 @@ fn secrets(game: &Game, side: &str) -> BTreeSet<String> {
     let on_map: BTreeSet<String> = staffwork::view::visible_positions(&game.state, s, &viewer)
         .into_iter()
         .flat_map(|(piece, hex)| [piece, hex.to_string()])
+        // Where the side sees an enemy stack it may not examine: the hex, not its pieces (4.0).
+        .chain(
+            staffwork::view::enemy_stacks(&game.state, s, &viewer)
+                .into_iter()
+                .map(|h| h.to_string()),
+        )
         .collect();
     // What counts as a secret: a piece's id, a hex, or free text (orders, reasons) — not the
     // rules' vocabulary ("normal", "operations"), which every side reads.
@@ -218,6 +226,24 @@ fn outputs(db: &str, side: &str, orders: &[u32]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The order numbers an output names: "order N" / "Order N" in words (also `--order N`) and
+/// `"order": N` in JSON.
+fn order_numbers(text: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for pat in ["order ", "Order ", "\"order\": ", "\"order\":"] {
+        for (i, _) in text.match_indices(pat) {
+            let digits: String = text[i + pat.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            if let Ok(n) = digits.parse() {
+                out.push(n);
+            }
+        }
+    }
+    out
+}
+
 /// Does `text` contain `needle` as a whole token (not inside a longer id)?
 fn mentions(text: &str, needle: &str) -> bool {
     let id = |c: char| c.is_alphanumeric() || c == '-' || c == '_' || c == ':';
@@ -250,6 +276,7 @@ proptest! {
         let d = db.to_str().unwrap();
         for side in ["imperial", "allied"] {
             let secret = secrets(&game, side);
+            let own = game.state.orders.values().filter(|o| o.side == side).count() as u32;
             for (cmd, out) in outputs(d, side, &numbers) {
                 for h in &hashes {
                     prop_assert!(!out.contains(h.as_str()), "{cmd} shows a hash: {out}");
@@ -259,6 +286,20 @@ proptest! {
                 }
                 // No "Events (99 of 169 visible)": a count of the whole record.
                 prop_assert!(!out.contains(" visible)") || !out.contains("Events ("), "{cmd}: {out}");
+                // Issue 15, decision 0160: a side's orders are numbered among its own, so no
+                // number it is shown tells how many orders the enemy wrote in between.
+                // (`odds --order N` may repeat the number it was asked about.)
+                let asked: Option<u32> = cmd.split(" --order ").nth(1)
+                    .and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok());
+                for n in order_numbers(&out).into_iter().filter(|n| Some(*n) != asked) {
+                    prop_assert!(n <= own, "{cmd} names order {n}, but {side} has {own} orders:\n{out}");
+                }
+                if cmd.starts_with("status") && cmd.ends_with("json") {
+                    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+                    let shown: Vec<u64> = v["orders"].as_array().unwrap().iter()
+                        .map(|o| o["number"].as_u64().unwrap()).collect();
+                    prop_assert_eq!(shown, (1..=u64::from(own)).collect::<Vec<_>>(), "{}", cmd);
+                }
             }
         }
     }

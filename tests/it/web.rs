@@ -500,6 +500,24 @@ async fn no_side_is_ever_shown_what_it_may_not_see() {
                     &call(&st, "GET", "/view.json", Some(&tok), &[]).await.body,
                 )
                 .unwrap();
+                // 4.0, decision 0161: enemy stacks no Commander may examine are drawn as a
+                // stack at a hex, with nothing of what is in it.
+                let stacks = staffwork::view::enemy_stacks(
+                    &game.state,
+                    &game.scenario,
+                    &staffwork::view::Viewer::Side(me.into()),
+                );
+                let drawn: Vec<String> = v["stacks"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|h| h.as_str().unwrap().to_string())
+                    .collect();
+                assert_eq!(
+                    drawn,
+                    stacks.iter().map(|h| h.to_string()).collect::<Vec<_>>(),
+                    "{me}'s stacks"
+                );
                 for p in v["pieces"].as_array().unwrap() {
                     let id = p["id"].as_str().unwrap();
                     assert!(seen.contains_key(id), "{me} shown unseen piece {id}");
@@ -509,6 +527,25 @@ async fn no_side_is_ever_shown_what_it_may_not_see() {
                 }
                 for e in v["events"].as_array().unwrap() {
                     assert_eq!(e["dice"], "", "{me} shown dice: {e}");
+                }
+                // Issue 15, decision 0160: the side's order book counts its own orders 1, 2, 3
+                // …, and no page names a higher number, which would count the enemy's orders.
+                let own = game.state.orders.values().filter(|o| o.side == me).count() as u64;
+                let numbers: Vec<u64> = v["orders"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|o| o["number"].as_u64().unwrap())
+                    .collect();
+                assert_eq!(numbers, (1..=own).collect::<Vec<_>>(), "{me}'s order book");
+                for (i, _) in all.match_indices("order ") {
+                    let digits: String = all[i + 6..]
+                        .chars()
+                        .take_while(char::is_ascii_digit)
+                        .collect();
+                    if let Ok(n) = digits.parse::<u64>() {
+                        assert!(n <= own, "{me} shown order {n} of {own}");
+                    }
                 }
                 // Counts: the side's sequence is the number of events it may see.
                 let visible = events

@@ -145,6 +145,21 @@ fn show_for_a_side_hides_an_enemy_units_state_and_whether_an_unseen_one_exists()
     let dir = tempfile::tempdir().unwrap();
     let db = vimeiro(&dir);
     assert!(staffwork(&["turn", "--db", &db]).status.success());
+    // Seen only as a stack from the British lines: no British Commander within 12 hexes (4.0,
+    // decision 0161), so `show` refuses it as a unit not seen.
+    let far = staffwork(&["show", "--db", &db, "solignac", "--side", "british"]);
+    assert!(stderr(&far).contains("not-seen"), "{}", stderr(&far));
+    // Ferguson rides forward: within 12 hexes and in his sight, the stack may be examined.
+    let o = staffwork(&[
+        "override",
+        "--db",
+        &db,
+        "--reason",
+        "Ferguson rides forward to look",
+        "--place",
+        "ferguson=34.07",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
     // The British see Solignac's column arrive at 40.06: where it is, not its losses (4.0).
     let doc = json(&staffwork(&[
         "show", "--db", &db, "solignac", "--side", "british", "--format", "json",
@@ -184,7 +199,10 @@ fn report_tells_a_side_its_turn_with_the_enemy_marked_and_nothing_of_the_enemys_
         "{t}"
     );
     assert!(t.contains("pre-set order 5 for 6-fane"), "{t}");
-    assert!(t.contains("ENEMY Solignac's Brigade at 40.06"), "{t}");
+    // Seen from the British lines, but no British Commander within 12 hexes: a stack, not a
+    // name (4.0, decision 0161).
+    assert!(t.contains("ENEMY stack at 40.06"), "{t}");
+    assert!(!t.contains("Solignac"), "{t}");
     // French pre-set orders (8–13) and the French arrival roll are not the British's.
     assert!(!t.contains("order 9"), "{t}");
     assert!(!t.contains("loison-div"), "{t}");
@@ -213,7 +231,7 @@ fn report_tells_a_side_its_turn_with_the_enemy_marked_and_nothing_of_the_enemys_
     assert!(h.starts_with("<!DOCTYPE html>"), "{h}");
     assert!(h.contains("&quot;Defend in place.&quot;"), "escaped: {h}");
     assert!(
-        h.contains("<span class=\"enemy\">ENEMY</span> Solignac"),
+        h.contains("<span class=\"enemy\">ENEMY</span> stack at 40.06"),
         "{h}"
     );
 
@@ -241,13 +259,14 @@ fn an_order_the_umpire_imposed_reads_as_the_umpires_order_to_the_side() {
     let t = stdout(&staffwork(&[
         "report", "--db", &db, "--side", "british", "--turn", "1",
     ]));
-    assert!(t.contains("umpire's order 14 for 6-fane"), "{t}");
-    assert!(!t.contains("pre-set order 14"), "{t}");
+    // The British side's eighth order: its seven pre-set orders and this one (decision 0160).
+    assert!(t.contains("umpire's order 8 for 6-fane"), "{t}");
+    assert!(!t.contains("pre-set order 8"), "{t}");
     let s = stdout(&staffwork(&[
         "show", "--db", &db, "fane", "--side", "british",
     ]));
     assert!(
-        s.contains("umpire's order 14: 6th Brigade is to defend"),
+        s.contains("umpire's order 8: 6th Brigade is to defend"),
         "{s}"
     );
 }
@@ -289,7 +308,13 @@ fn check_against_the_game_previews_cost_courier_and_odds_and_writes_nothing() {
     let o = staffwork(&args);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     let t = stdout(&o);
-    assert!(t.contains("would be order 14 to hill-div: cost 6 CP of 16 left, arrives turn 3 (09:00), in transit"), "{t}");
+    // Numbered among the British orders only (decision 0160).
+    assert!(
+        t.contains(
+            "would be order 8 to hill-div: cost 6 CP of 16 left, arrives turn 3 (09:00), in transit"
+        ),
+        "{t}"
+    );
     assert!(
         t.contains("Acceptance Number = sender 4 + receiver 3"),
         "{t}"
@@ -689,7 +714,7 @@ fn a_vimeiro_turn_from_the_workbench_with_names_verifies() {
         text,
     ]);
     assert!(
-        preview.contains("would be order 14 to hill-div"),
+        preview.contains("would be order 8 to hill-div"),
         "{preview}"
     );
     run(&[
@@ -708,11 +733,13 @@ fn a_vimeiro_turn_from_the_workbench_with_names_verifies() {
     run(&["turn", "--db", &db]);
     let report = run(&["report", "--db", &db, "--side", "british", "--turn", "1"]);
     assert!(
-        report.contains("took back the last 1 command(s) (meant Ferguson)"),
+        // How many is the umpire's: some might be the enemy's (decision 0160).
+        report.contains("took back the last command(s) (meant Ferguson)"),
         "{report}"
     );
     assert!(
-        report.contains("ENEMY Solignac's Brigade at 33.08"),
+        // Beyond 12 hexes of every British Commander: a stack (4.0, decision 0161).
+        report.contains("ENEMY stack at 33.08"),
         "{report}"
     );
     let v = run(&["replay", "--db", &db, "--verify"]);
