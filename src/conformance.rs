@@ -603,23 +603,33 @@ fn run_case_inner(case: &Case) -> Result<(), String> {
     Ok(())
 }
 
-/// `sees SIDE PIECE yes|no`: does the side see the piece on the map now (4.0, 14.1)? `None` for
+/// `sees SIDE PIECE yes|no`: does the side see the piece on the map now, by name or as an enemy
+/// stack it may not examine (4.0, 14.1)? `examines SIDE PIECE yes|no`: may it name the piece —
+/// one of its Commanders within 12 hexes with line of sight (4.0, decision 0161)? `None` for
 /// any other expectation.
-/// `sees SIDE PIECE yes|no`: may that side see the piece on the map now (4.0, 14.1)?
 fn check_sight(view: &View, l: &Line, text: &str) -> Option<Result<(), String>> {
     let w: Vec<&str> = text.split_whitespace().collect();
-    let ["sees", side, piece, want] = w.as_slice() else {
+    let [verb @ ("sees" | "examines"), side, piece, want] = w.as_slice() else {
         return None;
     };
-    let seen =
-        crate::view::visible_positions(view.state, view.scenario, &Viewer::Side(side.to_string()))
-            .contains_key(*piece);
-    let got = yes_no(seen);
+    let sighting =
+        crate::view::sighting(view.state, view.scenario, &Viewer::Side(side.to_string()));
+    let named = sighting.named.contains_key(*piece);
+    let as_stack = view
+        .state
+        .positions
+        .get(*piece)
+        .is_some_and(|h| sighting.stacks.contains(h));
+    let got = yes_no(if *verb == "sees" {
+        named || as_stack
+    } else {
+        named
+    });
     Some(if got == *want {
         Ok(())
     } else {
         Err(format!(
-            "line {}: {side} sees {piece}: expected {want}, got {got}",
+            "line {}: {side} {verb} {piece}: expected {want}, got {got}",
             l.line
         ))
     })

@@ -58,6 +58,22 @@ impl Hex {
         (q, r, -q - r)
     }
 
+    /// The hex that stands to `to` as `self` stands to `from`: `self` moved by the step from
+    /// `from` to `to`, in cube coordinates so a shape keeps its form across odd and even
+    /// columns (a formation moving as one, decision 0162). Takes `to`'s map letter.
+    pub fn translated(self, from: Hex, to: Hex) -> Hex {
+        let (q, r, _) = self.cube();
+        let (fq, fr, _) = from.cube();
+        let (tq, tr, _) = to.cube();
+        let (q, r) = (q + tq - fq, r + tr - fr);
+        let row_down = r + (q - (q & 1)) / 2;
+        Hex {
+            map: to.map,
+            col: q,
+            row: -row_down,
+        }
+    }
+
     /// Hex distance (number of hexes moved to go from `self` to `other`), ignoring map letters.
     pub fn distance(self, other: Hex) -> u32 {
         let (q1, r1, s1) = self.cube();
@@ -190,6 +206,29 @@ mod tests {
             for n in h.neighbours() {
                 assert_eq!(h.distance(n), 1, "{h} -> {n}");
                 assert!(n.neighbours().contains(&h), "{n} should list {h}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_shape_translated_keeps_its_distances() {
+        let shape = [
+            Hex::new(5, 6),
+            Hex::new(4, 6),
+            Hex::new(6, 6),
+            Hex::new(5, 9),
+        ];
+        for (from, to) in [
+            (Hex::new(5, 6), Hex::new(8, 7)),
+            (Hex::new(5, 6), Hex::new(6, 6)),
+            (Hex::new(4, 6), Hex::new(4, 2)),
+        ] {
+            let moved: Vec<Hex> = shape.iter().map(|h| h.translated(from, to)).collect();
+            assert_eq!(from.translated(from, to), to);
+            for (i, a) in shape.iter().enumerate() {
+                for (j, b) in shape.iter().enumerate() {
+                    assert_eq!(a.distance(*b), moved[i].distance(moved[j]), "{from} → {to}");
+                }
             }
         }
     }

@@ -457,6 +457,48 @@ pub(crate) fn piece_name(entry: &str) -> &str {
 }
 
 /// The moves a `move` asks for: one per `--piece`, to its own `=HEX` or to `--to`.
+/// `move --whole FORMATION --to HEX` as a move of several pieces (decision 0162): every piece
+/// of the formation on the map (`oob::formation_pieces`) to its own hex, keeping its place
+/// relative to the formation's hub (its commander, or the HQ of a corps or army; `oob::hub_piece`),
+/// which goes to --to. A request without --whole is returned as it is.
+pub(crate) fn whole(
+    game: &Game,
+    a: &super::request::MoveRequest,
+) -> Result<super::request::MoveRequest, AppError> {
+    let Some(command) = &a.whole else {
+        return Ok(a.clone());
+    };
+    let (s, state) = (&game.scenario, &game.state);
+    let to = a.to.ok_or_else(|| {
+        AppError::BadRequest(format!(
+            "--whole {command}: where to? give --to HEX, where its commander goes"
+        ))
+    })?;
+    let pieces = crate::engine::oob::formation_pieces(s, state, command);
+    let Some(first) = pieces.first() else {
+        return Err(AppError::BadRequest(format!(
+            "--whole {command}: it has no piece on the map to move"
+        )));
+    };
+    let hub = crate::engine::oob::hub_piece(s, state, command)
+        .filter(|h| pieces.contains(h))
+        .unwrap_or_else(|| first.clone());
+    let from = state.positions[&hub];
+    if from == to {
+        return Err(AppError::BadRequest(format!(
+            "--whole {command}: {hub} is already at {to}; give the hex its commander is to reach"
+        )));
+    }
+    let mut b = a.clone();
+    b.whole = None;
+    b.to = None;
+    b.piece = pieces
+        .iter()
+        .map(|p| format!("{p}={}", state.positions[p].translated(from, to)))
+        .collect();
+    Ok(b)
+}
+
 pub(crate) fn moves(a: &super::request::MoveRequest) -> Result<Vec<Command>, AppError> {
     if a.piece.len() > 1 && !a.path.is_empty() {
         return Err(AppError::BadRequest(

@@ -97,6 +97,8 @@ pub enum Response {
     Branched(Branched),
     Odds(OrderOdds),
     Show(Box<workbench::UnitView>),
+    /// `show` of a formation (decision 0162).
+    ShowFormation(Box<workbench::FormationView>),
     Report(workbench::TurnReport),
 }
 
@@ -238,6 +240,11 @@ fn execute_engine_numbers(
     dice: Option<&mut dyn Dice>,
 ) -> Result<Response, AppError> {
     let req = &named::resolve_names(game, req, seat)?;
+    // A formation moving as one is a move of its pieces, each checked for the seat.
+    let req = &match req {
+        Request::Move(a) if a.whole.is_some() => Request::Move(build::whole(game, a)?),
+        other => other.clone(),
+    };
     authorize(game, seat, req)?;
     match req {
         Request::Turn(t) => {
@@ -250,6 +257,10 @@ fn execute_engine_numbers(
         Request::Receipt(_) => receipt(game, seat).map(Response::Receipt),
         Request::Branch(b) => branch(game, b, seat).map(Response::Branched),
         Request::Odds(o) => order_odds(game, o.order).map(Response::Odds),
+        Request::Show(s) if game.scenario.unit(&s.unit).is_none() => {
+            workbench::show_formation(game, seat, &s.unit)
+                .map(|v| Response::ShowFormation(Box::new(v)))
+        }
         Request::Show(s) => {
             workbench::show(game, seat, &s.unit).map(|v| Response::Show(Box::new(v)))
         }
@@ -258,7 +269,7 @@ fn execute_engine_numbers(
             let moves = build::moves(a)?;
             // Checked together on the game as it stands, then moved one by one.
             game.preview_all(&moves).map_err(|e| match e {
-                GameError::Refused(r) => AppError::Refused(r),
+                GameError::Refused(r) => AppError::Refused(refused_member(game, &moves, r)),
                 e => AppError::Game(e),
             })?;
             let mut events = Vec::new();
@@ -296,6 +307,20 @@ fn execute_engine_numbers(
             }
             Ok(done)
         }
+    }
+}
+
+/// A refusal of a move of several pieces, naming the piece and hex refused (decision 0162):
+/// the first move that does not go through after the ones before it.
+fn refused_member(game: &Game, moves: &[Command], r: Refusal) -> Refusal {
+    let failed = (0..moves.len()).find(|i| game.preview_all(&moves[..=*i]).is_err());
+    let Some(Command::Move { piece, to, .. }) = failed.map(|i| &moves[i]) else {
+        return r;
+    };
+    Refusal {
+        message: format!("{piece} to {to}: {}", r.message),
+        help: format!("{}; nothing moved", r.help),
+        ..r
     }
 }
 

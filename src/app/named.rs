@@ -69,6 +69,7 @@ pub(crate) fn resolve_names(
         }
         // `PIECE=HEX` gives a piece its own destination; the name is left of the `=`.
         Request::Move(a) => {
+            opt(game, "--whole", &mut a.whole, Want::Command)?;
             for p in &mut a.piece {
                 *p = match p.split_once('=') {
                     Some((name, hex)) => {
@@ -118,6 +119,23 @@ pub(crate) fn resolve_names(
         // A side naming a unit it may not know of gets the one `not-seen` refusal, without
         // suggestions (4.0); `show` then refuses an enemy unit out of sight in the same words.
         Request::Show(a) => {
+            // A formation by id, name or its commander's name (decision 0162); else a unit.
+            let formation = resolve(&game.scenario, &game.state, &a.unit, Want::Command)
+                .ok()
+                .filter(|id| game.scenario.formation(id).is_some());
+            if let Some(id) = formation {
+                // An enemy formation: refused in the words typed, as a unit not seen (4.0).
+                if let Viewer::Side(side) = seat
+                    && game
+                        .scenario
+                        .formation(&id)
+                        .is_some_and(|f| f.side != *side)
+                {
+                    return Err(AppError::Refused(crate::view::not_seen(&a.unit, side)));
+                }
+                a.unit = id;
+                return Ok(req);
+            }
             a.unit = match (one(game, "UNIT", &a.unit, Want::Unit), seat) {
                 // Refused in the words typed, so the id a name resolves to is not revealed.
                 (Ok(id), Viewer::Side(side))

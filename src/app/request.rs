@@ -134,9 +134,16 @@ pub struct MoveRequest {
     /// several pieces in one line (`--piece Loison --piece Solignac`), each to --to, or each to
     /// its own hex with `PIECE=HEX` (`--piece solignac=32.09 --piece charlot=32.10`). They are
     /// checked together first, then moved one after another, each a move of its own.
-    #[arg(long, required = true, value_name = "PIECE[=HEX]")]
-    #[serde(deserialize_with = "one_or_many")]
+    #[arg(long, required_unless_present = "whole", value_name = "PIECE[=HEX]")]
+    #[serde(default, deserialize_with = "one_or_many")]
     pub piece: Vec<String>,
+    /// Move a whole formation as one (a division, a brigade, a corps; by id, name or its
+    /// commander's name): its units, commanders and HQs on the map keep their places relative
+    /// to each other, and its commander (the HQ of a corps or army) goes to --to. Each member's
+    /// path is checked by the movement rules; if one is refused, nothing moves (decision 0162).
+    #[arg(long, value_name = "FORMATION", conflicts_with_all = ["piece", "path", "formation", "face", "extend", "retract", "backstep"], requires = "to")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub whole: Option<String>,
     /// Destination hex, e.g. 12.15. Without --path a unit takes the cheapest legal path
     /// (see it first with `staffwork path`). Needed unless every --piece says PIECE=HEX.
     #[arg(long)]

@@ -220,6 +220,96 @@ pub fn show(game: &Game, seat: &Viewer, unit: &str) -> Result<UnitView, AppError
     })
 }
 
+/// One piece of a formation as `show FORMATION` lists it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Member {
+    pub piece: String,
+    pub name: String,
+    /// `unit`, `commander` or `hq`.
+    pub role: &'static str,
+    /// `None`: not on the map.
+    pub position: Option<Hex>,
+}
+
+/// `show FORMATION`: a formation at a glance, for its own side or the umpire (decision 0162):
+/// its commander, its pieces and where they stand, its order and status.
+#[derive(Clone, Debug, Serialize)]
+pub struct FormationView {
+    pub viewer: String,
+    pub formation: String,
+    pub name: String,
+    pub side: String,
+    pub echelon: crate::scenario::Echelon,
+    pub commander: Option<String>,
+    pub members: Vec<Member>,
+    /// The command it acts under (its own, or its parent's when it follows them), its status
+    /// and order in the seat's order numbers.
+    pub command: Option<ActingCommand>,
+}
+
+/// `show FORMATION` for a seat. A side is shown only its own formations; an enemy formation is
+/// refused in the words of a unit it cannot see (4.0): its members, order and status are the
+/// enemy's.
+pub fn show_formation(
+    game: &Game,
+    seat: &Viewer,
+    formation: &str,
+) -> Result<FormationView, AppError> {
+    let seat = &effective(seat, &game.state);
+    let (s, state) = (&game.scenario, &game.state);
+    let f = s.formation(formation).ok_or_else(|| {
+        AppError::BadRequest(format!("`{formation}` is not a formation of this game"))
+    })?;
+    if !owns(seat, &f.side) {
+        return Err(AppError::Refused(crate::view::not_seen(
+            formation,
+            seat.name(),
+        )));
+    }
+    let numbers = crate::view::OrderNumbers::for_seat(state, seat);
+    let mut pieces = crate::engine::oob::member_units(s, state, &f.id);
+    pieces.extend(state.commanders.get(&f.id).cloned());
+    pieces.push(crate::engine::oob::hq_piece(&f.id));
+    pieces.extend(crate::engine::oob::formation_pieces(s, state, &f.id));
+    pieces.sort();
+    pieces.dedup();
+    let members = pieces
+        .into_iter()
+        .filter(|p| {
+            s.unit(p).is_some() || s.commander(p).is_some() || state.positions.contains_key(p)
+        })
+        .map(|p| Member {
+            name: piece_name(game, &p),
+            role: if s.unit(&p).is_some() {
+                "unit"
+            } else if s.commander(&p).is_some() {
+                "commander"
+            } else {
+                "hq"
+            },
+            position: state.positions.get(&p).copied(),
+            piece: p,
+        })
+        .collect();
+    let acting = state.commands.get(&f.id).map(|c| {
+        let follows = (c.follows_parent && c.status == CommandStatus::NoOrders) || c.dissolved;
+        match (follows, c.parent.clone()) {
+            (true, Some(p)) => p,
+            _ => f.id.clone(),
+        }
+    });
+    Ok(FormationView {
+        viewer: seat.name().to_string(),
+        formation: f.id.clone(),
+        name: f.name.clone(),
+        side: f.side.clone(),
+        echelon: f.echelon,
+        commander: crate::engine::oob::commander_of(s, state, &f.id).map(|c| c.name.clone()),
+        members,
+        command: acting.and_then(|c| command_view(game, &c, &numbers)),
+    })
+}
+
 /// One line of a turn report.
 #[derive(Clone, Debug, Serialize)]
 pub struct ReportLine {
@@ -256,9 +346,10 @@ fn section(e: &EventKind) -> Option<&'static str> {
     use EventKind as K;
     Some(match e {
         K::StepBegan { .. } | K::TurnBegan { .. } | K::GameStarted { .. } => return None,
-        K::OrderArrived { .. } | K::ReinforcementArrived { .. } | K::ReinforcementRolled { .. } => {
-            "arrivals"
-        }
+        K::OrderArrived { .. }
+        | K::ReinforcementArrived { .. }
+        | K::ReinforcementRolled { .. }
+        | K::EliminatedUnitRecovery { .. } => "arrivals",
         K::OrderIssued { .. }
         | K::PresetOrder { .. }
         | K::AcceptanceRolled { .. }

@@ -275,7 +275,10 @@ pub fn run(cmd: super::Command) -> CmdResult {
         }
         Response::Odds(o) => super::odds_cmd::print_order_odds(o, &db, format),
         // `show` and `report` are printed by workbench_cmd.
-        Response::Receipt(_) | Response::Show(_) | Response::Report(_) => Ok(()),
+        Response::Receipt(_)
+        | Response::Show(_)
+        | Response::ShowFormation(_)
+        | Response::Report(_) => Ok(()),
     }
 }
 
@@ -301,6 +304,7 @@ fn print_response(response: &Response) -> CmdResult {
         Response::Odds(o) => super::odds_cmd::print_order_odds(o, Path::new(""), Format::Json),
         Response::Receipt(r) => super::emit_json(r),
         Response::Show(v) => super::emit_json(v),
+        Response::ShowFormation(v) => super::emit_json(v),
         Response::Report(r) => super::emit_json(r),
     }
 }

@@ -11,7 +11,7 @@ use clap::{Args, ValueEnum};
 
 use super::game_cmd::{ViewArgs, open, report as failed};
 use super::{CmdResult, Format};
-use crate::app::workbench::{TurnReport, UnitView};
+use crate::app::workbench::{FormationView, TurnReport, UnitView};
 use crate::app::{self, Request, Response};
 use crate::text::visible as shown;
 
@@ -65,13 +65,61 @@ fn ask(
 
 /// `show`.
 pub fn show(a: ShowArgs) -> CmdResult {
-    let Response::Show(v) = ask(&a.db, &a.view, Request::Show(a.request), a.format)? else {
-        return Err(super::Failure::Usage("show answered something else".into()));
-    };
-    match a.format {
-        Format::Json => super::emit_json(&v),
-        Format::Text => super::emit(&show_text(&v)),
+    match ask(&a.db, &a.view, Request::Show(a.request), a.format)? {
+        Response::Show(v) => match a.format {
+            Format::Json => super::emit_json(&v),
+            Format::Text => super::emit(&show_text(&v)),
+        },
+        Response::ShowFormation(v) => match a.format {
+            Format::Json => super::emit_json(&v),
+            Format::Text => super::emit(&formation_text(&v)),
+        },
+        _ => Err(super::Failure::Usage("show answered something else".into())),
     }
+}
+
+/// A formation as text: its commander, its order and status, then its pieces one a line.
+pub fn formation_text(v: &FormationView) -> String {
+    let mut t = format!(
+        "{} ({}) — {}, {}\n",
+        shown(&v.name),
+        v.formation,
+        v.side,
+        word(&v.echelon)
+    );
+    if let Some(n) = &v.commander {
+        t.push_str(&format!("  commander  {}\n", shown(n)));
+    }
+    if let Some(c) = &v.command {
+        t.push_str(&format!(
+            "  command    {} ({}), {}{}\n",
+            shown(&c.name),
+            c.command,
+            word(&c.status),
+            if c.wrecked { ", WRECKED" } else { "" }
+        ));
+        match &c.order {
+            Some(o) => t.push_str(&format!(
+                "  order      order {}: {} ({})\n",
+                o.number,
+                shown(&o.readback),
+                o.status
+            )),
+            None => t.push_str("  order      none\n"),
+        }
+    }
+    t.push_str("  members:\n");
+    for m in &v.members {
+        let at = m
+            .position
+            .map_or("not on the map".to_string(), |h| h.to_string());
+        t.push_str(&format!(
+            "    {:<10} {:<22} {at}\n",
+            m.role,
+            format!("{} ({})", shown(&m.name), m.piece)
+        ));
+    }
+    t
 }
 
 fn word<T: serde::Serialize>(x: &T) -> String {

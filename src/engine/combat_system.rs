@@ -1499,6 +1499,71 @@ fn rally_candidates(ctx: &Ctx, side: &str) -> Vec<String> {
         .collect()
 }
 
+/// 20.3.2: eliminated infantry of the phasing side whose turn on the Turn Record Track has come
+/// tries Straggler Recovery off the map (decision 0163). It is tried at the hex of its
+/// formation's hub (its division's commander, its corps' or army's HQ), where it is In Command,
+/// with chart p6's conditions and modifiers for that hex (no enemy unit within 4 hexes, 2 at
+/// night; its command not under Engage Orders); if the hub is off the map or the hex fails a
+/// condition, it cannot try this turn and nothing is rolled. A pass returns it there.
+pub(super) fn eliminated_recovery(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
+    use crate::combat::morale::{StragglerRecoveryInput, straggler_recovery};
+    let s = ctx.eng.scenario;
+    let due: Vec<String> = ctx
+        .state
+        .eliminated
+        .iter()
+        .filter(|(id, turn)| **turn <= ctx.state.turn && s.unit(id).is_some_and(|u| u.side == side))
+        .map(|(id, _)| id.clone())
+        .collect();
+    for id in due {
+        let Some(u) = s.unit(&id) else { continue };
+        let stragglers = ctx.state.units.get(&id).map_or(0, |x| x.track.stragglers);
+        let hub = oob::parent(&ctx.state, &id).and_then(|p| oob::hub_piece(s, &ctx.state, &p));
+        let Some(hex) = hub.and_then(|h| pos(ctx, &h)) else {
+            continue;
+        };
+        let posture = ctx.state.current_posture(&id);
+        let commanders: Vec<CommanderIn> = s
+            .commanders
+            .iter()
+            .filter(|k| k.side == side && pos(ctx, &k.id) == Some(hex))
+            .map(|k| CommanderIn::new(k.id.clone(), k.rating, k.fighter))
+            .collect();
+        let input = StragglerRecoveryInput {
+            morale_rating: u.morale.unwrap_or(crate::scenario::MoraleRating::C),
+            // Five turns off the map: it tries in Normal morale (decision 0163).
+            morale_state: MoraleState::Normal,
+            stragglers,
+            enemy_distance: enemy_distance(ctx, side, hex),
+            night: ctx.night(),
+            in_command: true,
+            under_engage_orders: posture == Some(crate::rules::Posture::Engage),
+            no_orders: posture.is_none(),
+            spent_mp: false,
+            in_combat: false,
+            fortified_or_village: terrain_at(s, hex) != Terrain::Clear,
+            commanders,
+        };
+        let r = straggler_recovery(ctx.eng.combat, &input, ctx.dice).map_err(|e| match e {
+            crate::combat::CombatError::Dice(d) => Refusal::from(d),
+            other => Refusal::new("illegal-combat", "20.3.2", other.to_string(), ""),
+        })?;
+        if r.check.is_none() {
+            continue;
+        }
+        ctx.emit_side(
+            side,
+            EventKind::EliminatedUnitRecovery {
+                unit: id.clone(),
+                at: hex,
+                stragglers_recovered: r.recovered.min(stragglers),
+                dice: r.trace.dice,
+            },
+        );
+    }
+    Ok(())
+}
+
 /// The Rally Phase of the phasing player (5.1 step 6): Straggler Recovery (20.3.2; barred under
 /// Engage orders, easier in No Orders), Rally (21.5, a Routed stack always tries) and Cavalry
 /// Recovery (22.2.3), for every unit on the map. `out_of_command` comes from this turn's command

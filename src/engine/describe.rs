@@ -428,6 +428,24 @@ pub fn describe(e: &Event) -> String {
         EventKind::HqOverrun { hq, by, hex, .. } => {
             format!("{hq} overrun at {hex} by {by} (6.10.2)")
         }
+        EventKind::EliminatedUnitRecovery {
+            unit,
+            at,
+            stragglers_recovered,
+            dice: d,
+        } => {
+            if *stragglers_recovered > 0 {
+                format!(
+                    "{unit}, eliminated, recovers {stragglers_recovered} Straggler(s) (rolled {}) and returns to play at {at} (20.3.2)",
+                    dice(d)
+                )
+            } else {
+                format!(
+                    "{unit}, eliminated, fails to recover a Straggler at {at} (rolled {}); it tries again next Rally Phase (20.3.2)",
+                    dice(d)
+                )
+            }
+        }
         EventKind::UnitRallied {
             unit,
             stragglers_recovered,

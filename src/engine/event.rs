@@ -378,6 +378,15 @@ pub enum EventKind {
         blown: bool,
         dice: Vec<Die>,
     },
+    /// An eliminated infantry unit's Straggler Recovery off the map (20.3.2, decision 0163):
+    /// tried at `at`, its formation's hub; a pass returns it to play there with the Stragglers
+    /// recovered.
+    EliminatedUnitRecovery {
+        unit: String,
+        at: Hex,
+        stragglers_recovered: u8,
+        dice: Vec<Die>,
+    },
     /// A sub-unit joined another formation by an implemented order (6.9).
     SubUnitTransferred {
         command: String,
@@ -517,6 +526,7 @@ impl Event {
             | EventKind::ReleaseRolled { dice, .. }
             | EventKind::RandomEventChecked { dice, .. }
             | EventKind::UnitRallied { dice, .. }
+            | EventKind::EliminatedUnitRecovery { dice, .. }
             | EventKind::MovementCheck { dice, .. }
             | EventKind::AllowanceHalved { dice, .. } => dice,
             // No dice: listed one by one so a new kind must say whether it rolled.

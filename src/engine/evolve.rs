@@ -470,6 +470,21 @@ fn apply(state: &mut GameState, event: &Event) {
             u.morale = *morale_after;
             u.blown = *blown;
         }
+        // 20.3.2: a pass puts it back in play at the hex tried, in Normal morale (0163).
+        EventKind::EliminatedUnitRecovery {
+            unit,
+            at,
+            stragglers_recovered,
+            ..
+        } if *stragglers_recovered > 0 => {
+            let u = state.units.entry(unit.clone()).or_default();
+            u.track.stragglers = u.track.stragglers.saturating_sub(*stragglers_recovered);
+            u.morale = crate::combat::MoraleState::Normal;
+            u.blown = false;
+            state.eliminated.remove(unit);
+            state.positions.insert(unit.clone(), *at);
+        }
+        EventKind::EliminatedUnitRecovery { .. } => {}
         EventKind::SubUnitTransferred { command, to, .. } => {
             if let Some(c) = state.commands.get_mut(command) {
                 c.parent = Some(to.clone());
@@ -724,14 +739,17 @@ fn implement(state: &mut GameState, order: u32, recipient: &str, turn: u32) {
 }
 
 /// 20.2, 20.4: a unit whose every box is marked (P and S; a battery's gun points all lost) is
-/// eliminated and leaves the map (issue 17: "0 of 2 boxes left" stayed on the map). Its
-/// stragglers' return five turns later (20.3.2) is not modelled yet.
+/// eliminated and leaves the map (issue 17: "0 of 2 boxes left" stayed on the map). 20.3.2: if
+/// part of it was lost as Stragglers (only infantry takes them), it goes 5 turns ahead on the
+/// Turn Record Track, from where it may try Straggler Recovery to return (decision 0163).
 fn eliminate_if_spent(state: &mut GameState, unit: &str) {
-    if state
-        .units
-        .get(unit)
-        .is_some_and(|u| u.track.boxes > 0 && u.track.remaining() == 0)
-    {
-        state.positions.remove(unit);
+    let Some(u) = state.units.get(unit) else {
+        return;
+    };
+    if u.track.boxes > 0 && u.track.remaining() == 0 {
+        let stragglers = u.track.stragglers;
+        if state.positions.remove(unit).is_some() && stragglers > 0 {
+            state.eliminated.insert(unit.to_string(), state.turn + 5);
+        }
     }
 }

@@ -164,6 +164,7 @@ impl<'a> Engine<'a> {
             variants: Default::default(),
             dice: Default::default(),
             random_events: Default::default(),
+            eliminated: Default::default(),
             events: 0,
         }
     }

@@ -208,6 +208,30 @@ pub fn member_units(s: &Scenario, state: &GameState, command: &str) -> Vec<Strin
     }
 }
 
+/// The pieces on the map that make up a command moving as one (decision 0162): its units
+/// (`member_units`), and the commanders and HQs of it and of its sub-formations that are not
+/// independent. Sorted, no duplicates.
+pub fn formation_pieces(s: &Scenario, state: &GameState, command: &str) -> Vec<String> {
+    let mut formations = vec![command.to_string()];
+    let mut i = 0;
+    while let Some(f) = formations.get(i).cloned() {
+        formations.extend(
+            children(state, &f)
+                .filter(|(id, c)| !c.independent && s.formation(id).is_some())
+                .map(|(id, _)| id.clone()),
+        );
+        i += 1;
+    }
+    let mut out: std::collections::BTreeSet<String> =
+        member_units(s, state, command).into_iter().collect();
+    for f in &formations {
+        out.extend(state.commanders.get(f).cloned());
+        out.insert(hq_piece(f));
+    }
+    out.retain(|p| state.positions.contains_key(p));
+    out.into_iter().collect()
+}
+
 /// May this command receive an Independent Order (6.8.1)? Divisions of a corps, brigades that
 /// do not belong to a division, and cavalry brigades even if they do.
 pub fn may_be_independent(s: &Scenario, state: &GameState, command: &str) -> bool {

@@ -553,5 +553,6 @@ fn end_player_turn(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
     }
     let out_of_command = super::command_system::command_range_check(ctx, side);
     super::combat_system::rally_phase(ctx, side, &out_of_command)?;
+    super::combat_system::eliminated_recovery(ctx, side)?;
     Ok(())
 }

@@ -442,6 +442,10 @@ pub struct GameState {
     /// What the Random Events (29) leave in force.
     #[serde(default)]
     pub random_events: RandomEffects,
+    /// Eliminated infantry with Stragglers on the Turn Record Track (20.3.2): unit → the turn
+    /// from which it may try Straggler Recovery to return to play (decision 0163).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub eliminated: BTreeMap<String, u32>,
     /// Number of events folded so far.
     pub events: u64,
 }

@@ -74,7 +74,10 @@ fn a_side_sees_by_line_of_sight_4_0() {
         "status", "--db", &db, "--side", "french", "--format", "json",
     ]);
     let pos = &v["positions"];
-    assert!(pos.get("aus-1").is_some(), "{pos}");
+    // aus-1 is in sight of French units but not of Napoleon (his line of sight is blocked at
+    // 6.07): a stack, not a name (4.0, decision 0161).
+    assert!(pos.get("aus-1").is_none(), "{pos}");
+    assert_eq!(v["enemy_stacks"], serde_json::json!(["6.08"]), "{v}");
     assert!(pos.get("aus-hidden").is_none(), "{pos}");
 }
 
@@ -99,7 +102,7 @@ fn an_enemy_gone_out_of_sight_is_last_seen_where_it_was_4_0() {
     let dir = tempfile::tempdir().unwrap();
     let db = game(dir.path());
     // A French brigade next to the hidden Austrians sees them (14.1.1.1) …
-    let place = |to: &str| {
+    let place = |piece: &str, to: &str| {
         let o = staffwork(&[
             "override",
             "--db",
@@ -107,17 +110,20 @@ fn an_enemy_gone_out_of_sight_is_last_seen_where_it_was_4_0() {
             "--reason",
             "scouting",
             "--place",
-            &format!("fr-hill={to}"),
+            &format!("{piece}={to}"),
         ]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     };
-    place("11.08");
+    // Napoleon rides with it, so the stack is examined, not only seen (4.0, decision 0161).
+    place("fr-hill", "11.08");
+    place("napoleon", "11.08");
     for _ in 0..4 {
         assert!(staffwork(&["turn", "--db", &db]).status.success());
     }
     // … through the 12:30 turn; back behind the woods it no longer does: last seen in 11.09 at
     // 12:30, the turn in which it was last in sight.
-    place("8.06");
+    place("fr-hill", "8.06");
+    place("napoleon", "2.01");
     let v = json(&[
         "status", "--db", &db, "--side", "french", "--format", "json",
     ]);
