@@ -250,13 +250,6 @@ fn apply(state: &mut GameState, event: &Event) {
         EventKind::StragglerCheck {
             unit, straggler, ..
         } => {
-            // 12.5.6.4: Skirmishers may tag along a Forced March made in this phase.
-            if let Some(m) = state.movement.get_mut(unit) {
-                m.forced_in = Some((state.turn, state.player));
-            } else if state.positions.contains_key(unit) {
-                state.movement.entry(unit.clone()).or_default().forced_in =
-                    Some((state.turn, state.player));
-            }
             // 6.6.3.6: a failed check costs one Straggler on the unit's Loss Chart.
             if *straggler && let Some(u) = state.units.get_mut(unit) {
                 u.track.stragglers = u.track.stragglers.saturating_add(1);

@@ -372,15 +372,33 @@ pub(super) fn move_unit(
     if let Some((_, cost, _)) = change {
         m.spent += cost;
     }
-    let tagging = forced_march > 0 && u.kind == UnitKind::Skirmisher;
-    let tag_path;
-    let given = if tagging {
-        // 12.5.6.4: it follows the Forced March's path whatever its own allowance.
-        tag_path = tag_along(ctx, side, u, from, to, given, m.spent)?;
-        m.allowance = u32::MAX / 4; // no allowance limits it; the path is the infantry's
-        &tag_path[..]
+    // 24.2, 12.5.6.4: a Skirmisher tagging along a Column follows its path whatever its own
+    // allowance.
+    let tag_path = if u.kind == UnitKind::Skirmisher {
+        tag_along(ctx, side, from, to, given, m.spent)
     } else {
-        given
+        None
+    };
+    let tagging = tag_path.is_some();
+    if forced_march > 0 && u.kind == UnitKind::Skirmisher && !tagging {
+        return Err(Refusal::new(
+            "forced-march",
+            "12.5.6.4",
+            format!(
+                "`{}` may go beyond its allowance only tagging along infantry in Column of its side that moved from {from} to {to} this phase, hex for hex, and only if it has not moved yet [hex {from}]",
+                u.id
+            ),
+            format!(
+                "move the Column first (with --forced-march if it Force Marches), then the Skirmisher to the same hex{OVERRIDE_HINT}"
+            ),
+        ));
+    }
+    let given = match &tag_path {
+        Some(p) => {
+            m.allowance = u32::MAX / 4; // no allowance limits it; the path is the Column's
+            &p[..]
+        }
+        None => given,
     };
     if forced_march > 0 && !tagging {
         forced_march_allowed(ctx, u, now, forced_march, from)?;
@@ -652,49 +670,46 @@ fn judge_path(
     path::check_path(map, t, m, &occ, &p).map_err(refusal)
 }
 
-/// 12.5.6.4: "Skirmishers stacked with Forced Marching infantry units can move along the entire
-/// distance and remain stacked, even if this would exceed the Skirmisher's Movement Allowance.
-/// The Skirmishers must stay with the infantry unit for the entire movement." A Skirmisher that
-/// has not moved this phase follows, hex for hex, the path of an infantry unit of its side that
-/// Forced Marched from its hex to `to` this phase (moved first). Returns that path.
+/// 24.2: Skirmishers "may exceed this MA if they move the entire phase stacked with an infantry
+/// unit in Column, 'tagging along'"; 12.5.6.4: also along a Forced March, "without penalties". A
+/// Skirmisher that has not moved this phase may follow, hex for hex, the path of an infantry unit
+/// of its side, now in Column, that moved from its hex to `to` this phase (moved first). Returns
+/// that path.
 fn tag_along(
     ctx: &Ctx,
     side: &str,
-    u: &Unit,
     from: Hex,
     to: Hex,
     given: &[Hex],
     spent: u32,
-) -> Result<Vec<Hex>, Refusal> {
+) -> Option<Vec<Hex>> {
+    if spent > 0 {
+        return None;
+    }
     let phase = (ctx.state.turn, ctx.state.player);
     let s = ctx.eng.scenario;
     let mut wanted: Vec<Hex> = given.to_vec();
     if !wanted.is_empty() && wanted.first() != Some(&from) {
         wanted.insert(0, from);
     }
-    let leader = ctx.state.movement.iter().find(|(id, m)| {
-        s.unit(id)
-            .is_some_and(|x| x.side == side && x.kind == UnitKind::Infantry)
-            && m.forced_in == Some(phase)
-            && m.moved.is_some_and(|p| (p.turn, p.player) == phase)
-            && m.last_path.first() == Some(&from)
-            && m.last_path.last() == Some(&to)
-            && (wanted.is_empty() || wanted == m.last_path)
-    });
-    match leader {
-        Some((_, m)) if spent == 0 => Ok(m.last_path.clone()),
-        _ => Err(Refusal::new(
-            "forced-march",
-            "12.5.6.4",
-            format!(
-                "`{}` may tag along a Forced March only with infantry of its side that Forced Marched from {from} to {to} this phase, hex for hex, and only if it has not moved yet [hex {from}]",
-                u.id
-            ),
-            format!(
-                "move the infantry first with --forced-march, then the Skirmisher to the same hex with --forced-march{OVERRIDE_HINT}"
-            ),
-        )),
-    }
+    ctx.state
+        .movement
+        .iter()
+        .find(|(id, m)| {
+            s.unit(id).is_some_and(|x| {
+                x.side == side
+                    && x.kind == UnitKind::Infantry
+                    && matches!(
+                        formation_now(s, &ctx.state, x),
+                        UnitFormation::Column | UnitFormation::MarchColumn
+                    )
+            }) && m.moved.is_some_and(|p| (p.turn, p.player) == phase)
+                && m.last_path.len() > 1
+                && m.last_path.first() == Some(&from)
+                && m.last_path.last() == Some(&to)
+                && (wanted.is_empty() || wanted == m.last_path)
+        })
+        .map(|(_, m)| m.last_path.clone())
 }
 
 /// 12.5.6.1: only infantry in Column, not Disorganized, may Force March; at most two sets.

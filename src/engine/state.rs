@@ -337,12 +337,9 @@ pub struct UnitMovement {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reface_free: bool,
     /// The hexes of its last move that spent MP, from where it started (12.0), so Skirmishers
-    /// may tag along a Forced March (12.5.6.4).
+    /// may tag along a Column (24.2, 12.5.6.4).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_path: Vec<crate::hex::Hex>,
-    /// The phase (turn, player) in which it last made a Forced March's Morale Check (12.5.6.2).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub forced_in: Option<(u32, usize)>,
 }
 
 impl UnitMovement {
