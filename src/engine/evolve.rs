@@ -382,6 +382,7 @@ fn apply(state: &mut GameState, event: &Event) {
             let u = state.movement.entry(unit.clone()).or_default();
             let mut m = u.spent_in(turn, player);
             m.halves += half_mp;
+            m.dg_halved = true;
             u.moved = Some(m);
         }
         EventKind::MoraleDegraded { unit, morale, .. } => {

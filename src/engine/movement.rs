@@ -141,10 +141,15 @@ pub(crate) fn mover(ctx: &Ctx, u: &Unit, formation: UnitFormation) -> Result<Mov
         .get(&u.id)
         .is_some_and(|x| x.halved_in == Some(ctx.state.turn));
     let full = t.allowance_halves(allowance);
+    let full = if halved { full / 2 } else { full };
+    // 21.1: a Disorganized unit's Movement Allowance is halved, rounded down in half-points —
+    // unless it became DG while moving this phase and already lost half of what it had left
+    // (12.1.2).
+    let dg = st.morale == MoraleState::Disorganized && !spent.dg_halved;
     let mut m = Mover {
         class,
         // Ruffin's Attack: halved this turn by the scenario's roll.
-        allowance: if halved { full / 2 } else { full },
+        allowance: if dg { full / 2 } else { full },
         spent: spent.halves,
         // 12.5: infantry uses Road Movement only in Column.
         road_movement: !matches!(class, "line") && formation != UnitFormation::Square,

@@ -302,6 +302,10 @@ pub struct PhaseMove {
     pub halves: u32,
     /// Hexes entered.
     pub hexes: u32,
+    /// It became Disorganized while moving in this phase and lost half its remaining MP for it
+    /// (12.1.2), so its allowance is not halved again (21.1).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dg_halved: bool,
 }
 
 /// A unit's movement bookkeeping (8, 12), apart from its combat state so that a unit without a
