@@ -877,6 +877,7 @@ fn close_combat(
             "",
         ));
     }
+    super::movement::close_combat_cost(ctx, e.attackers, a_hex, d_hex)?;
     // 10.0, chart p4/p5: "Attacked in rear" −2, read from the defender's facing.
     let mut defender = e.defender;
     let (arc, _, aspect) = super::aspect::read(ctx, &e.defenders[0], d_hex, a_hex, false, e.aspect);

@@ -592,10 +592,29 @@ fn apply(state: &mut GameState, event: &Event) {
             *command_points,
         ),
         EventKind::RandomEventChecked { .. } => {}
-        EventKind::CombatResolved { reface, .. } => {
+        EventKind::CombatResolved {
+            combat,
+            attackers,
+            defenders,
+            reface,
+            ..
+        } => {
             // 10.1.3: free to face any corner until it next moves or turns.
             for u in reface {
                 state.movement.entry(u.clone()).or_default().reface_free = true;
+            }
+            // 15.1.5: "Initiating Close Combat ends a stack's movement."
+            let into = defenders
+                .first()
+                .and_then(|d| state.positions.get(d).copied());
+            if let (super::command::CombatKind::CloseCombat { .. }, Some(into)) = (combat, into) {
+                let (turn, player) = (state.turn, state.player);
+                for u in attackers {
+                    let m = state.movement.entry(u.clone()).or_default();
+                    let mut p = m.spent_in(turn, player);
+                    p.attacked = Some(into);
+                    m.moved = Some(p);
+                }
             }
         }
         EventKind::CombatDice { .. }

@@ -362,6 +362,7 @@ pub(super) fn move_unit(
         backstep,
         ..
     } = opts;
+    attack_ended_move(ctx, u, from, to, given)?;
     let before = formation_now(ctx.eng.scenario, &ctx.state, u);
     let change = planned_change(ctx, u, from, before, formation)?;
     let now = change.map_or(before, |(f, _, _)| f);
@@ -673,6 +674,99 @@ fn judge_path(
         ));
     }
     path::check_path(map, t, m, &occ, &p).map_err(refusal)
+}
+
+/// 15.1.5: "Initiating Close Combat ends a stack's movement." A unit that attacked a hex this
+/// phase may still advance into it (the attacker entered it to fight; it is free once the
+/// defender has gone) and, once there, go on as 19.5.1's rush allows (the umpire judges it);
+/// nothing else (decision 0146).
+fn attack_ended_move(
+    ctx: &Ctx,
+    u: &Unit,
+    from: Hex,
+    to: Hex,
+    given: &[Hex],
+) -> Result<(), Refusal> {
+    let phase = ctx
+        .state
+        .movement
+        .get(&u.id)
+        .map(|m| m.spent_in(ctx.state.turn, ctx.state.player))
+        .unwrap_or_default();
+    let Some(into) = phase.attacked else {
+        return Ok(());
+    };
+    let first = given.iter().find(|h| **h != from).copied().unwrap_or(to);
+    if from == into || first == into {
+        return Ok(());
+    }
+    Err(Refusal::new(
+        "attacked",
+        "15.1.5",
+        format!(
+            "`{}` initiated a Close Combat into {into} this phase: \"Initiating Close Combat ends a stack's movement\" [hex {from}]",
+            u.id
+        ),
+        format!(
+            "it may only advance into {into}; a retreat the combat requires is `move --retreat-from`{OVERRIDE_HINT}"
+        ),
+    ))
+}
+
+/// 15.1.4: "The movement cost to initiate Close Combat is the cost of movement into the hex plus
+/// an additional 2 MP. The Road rate can not be used to enter Close Combat. A unit that has
+/// insufficient MPs to Close Combat a hex it starts adjacent to can still do so per 12.1.5, as
+/// long as it is not entering and/or crossing a Prohibited terrain feature." Checked for each
+/// attacking unit that moves (a battery that cannot is left out); 15.1.5's end of its movement
+/// is recorded by the combat (`combat-resolved`).
+pub(crate) fn close_combat_cost(
+    ctx: &Ctx,
+    attackers: &[String],
+    from: Hex,
+    into: Hex,
+) -> Result<(), Refusal> {
+    let s = ctx.eng.scenario;
+    for id in attackers {
+        let Some(u) = s.unit(id) else { continue };
+        let f = formation_now(s, &ctx.state, u);
+        let Ok(m) = mover(ctx, u, f) else { continue };
+        let step = path::step_cost(
+            &ctx.eng.move_map,
+            ctx.eng.movement,
+            m.class,
+            from,
+            into,
+            false,
+        )
+        .map_err(|e| {
+            Refusal::new(
+                "prohibited",
+                "15.1.4",
+                format!("`{id}` cannot enter {into} to attack: {}", e.message),
+                "Close Combat is movement into the defender's hex (15.1.4, 12.2.2)",
+            )
+        })?;
+        let need = step.cost + ctx.eng.movement.cost("close_combat");
+        let left = m.allowance.saturating_sub(m.spent);
+        let fresh = m.spent == m.column && m.hexes_moved == 0;
+        if need > left && !fresh {
+            return Err(Refusal::new(
+                "not-enough-mp",
+                "15.1.4",
+                format!(
+                    "`{id}` needs {} MP to Close Combat into {into} ({} for the hex + {} to initiate) and has {} left [hex {into}]",
+                    show_halves(need),
+                    show_halves(step.cost),
+                    show_halves(ctx.eng.movement.cost("close_combat")),
+                    show_halves(left)
+                ),
+                format!(
+                    "only a unit that has not moved this phase may attack with too few MP (12.1.5){OVERRIDE_HINT}"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// 24.2: Skirmishers "may exceed this MA if they move the entire phase stacked with an infantry

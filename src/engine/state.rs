@@ -306,6 +306,10 @@ pub struct PhaseMove {
     /// (12.1.2), so its allowance is not halved again (21.1).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub dg_halved: bool,
+    /// It initiated a Close Combat into this hex in this phase, which ends its movement (15.1.5)
+    /// but for advancing into that hex after winning (and on from it, 19.5.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attacked: Option<crate::hex::Hex>,
 }
 
 /// A unit's movement bookkeeping (8, 12), apart from its combat state so that a unit without a
