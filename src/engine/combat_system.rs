@@ -719,6 +719,15 @@ pub(super) fn resolve(
         absorbing[1].as_ref(),
         r.others_rout,
     );
+    for (side, ids) in [(&a_side, attackers), (&d_side, defenders)] {
+        for id in ids {
+            let size = current_size(
+                ctx.eng.combat,
+                &ctx.state.units.get(id).cloned().unwrap_or_default().track,
+            );
+            super::extensions::unsupported(ctx, side, id, size);
+        }
+    }
     Ok(())
 }
 

@@ -103,6 +103,31 @@ pub(crate) fn fighting_at(
     Ok((u.side.clone(), at))
 }
 
+/// 13.3.2: "If the unit no longer has enough strength to support its Line Extensions, eliminate
+/// one or more Line Extensions until the unit can support the remainder" — B supports one, A or
+/// more two (13.2). The last generated goes first; recorded as a retraction costing nothing.
+pub(crate) fn unsupported(ctx: &mut Ctx, side: &str, unit: &str, size: crate::combat::Size) {
+    use crate::combat::Size;
+    let have = of(&ctx.state, unit);
+    let may = match size {
+        Size::C => 0,
+        Size::B => 1,
+        _ => 2,
+    };
+    if have.len() <= may {
+        return;
+    }
+    let gone: Vec<Hex> = have[may..].to_vec();
+    ctx.emit_side(
+        side,
+        EventKind::LineRetracted {
+            unit: unit.to_string(),
+            hexes: gone,
+            half_mp: 0,
+        },
+    );
+}
+
 /// How many extensions a strength may support (13.2: B or more one, A or more two).
 fn may_have(s: Option<Strength>) -> usize {
     match s {
