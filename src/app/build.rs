@@ -222,6 +222,8 @@ pub(crate) fn combat(game: &Game, a: &CombatRequest) -> Result<Built, AppError> 
                 defender_quality: a.defender_quality.into(),
                 skirmisher_absorbs: absorbs,
                 aspect: aspect_ruling(a)?,
+                attacker_at: a.attacker_at,
+                defender_at: a.defender_at,
             },
         },
     ))

@@ -292,6 +292,14 @@ pub struct CombatRequest {
     #[arg(long, value_name = "REASON")]
     #[serde(default)]
     pub ruling: Option<String>,
+    /// The attacker is the Line Extension of the one unit named, in this hex (13.1.1).
+    #[arg(long, value_name = "HEX")]
+    #[serde(default)]
+    pub attacker_at: Option<Hex>,
+    /// The defender is the Line Extension of the one unit named, in this hex (13.1.1).
+    #[arg(long, value_name = "HEX")]
+    #[serde(default)]
+    pub defender_at: Option<Hex>,
 }
 
 /// An arc of a unit (10.0 box), as the umpire rules it.

@@ -228,7 +228,10 @@ fn unit_on_map(ctx: &Ctx, id: &str) -> Result<(String, Hex), Refusal> {
 }
 
 /// All units of a stack: one side, one hex.
-fn stack(ctx: &Ctx, ids: &[String], role: &str) -> Result<(String, Hex), Refusal> {
+fn stack(ctx: &Ctx, ids: &[String], role: &str, at: Option<Hex>) -> Result<(String, Hex), Refusal> {
+    if let Some(h) = at {
+        return super::extensions::fighting_at(&ctx.state, ctx.eng.scenario, ids, role, h);
+    }
     let first = ids.first().ok_or_else(|| {
         Refusal::new(
             "no-units",
@@ -267,7 +270,13 @@ fn combatant(ctx: &Ctx, ids: &[String], hex: Hex, quality: SkirmisherQuality) ->
         .iter()
         .map(|id| match s.unit(id) {
             Some(u) if u.kind.is_artillery() || u.kind == UnitKind::Skirmisher => Size::C,
-            _ => current_size(t, &state_of(id).track),
+            // 13.2: an extended unit's strength levels are split among its hexes.
+            _ => super::extensions::size_in(
+                &ctx.state,
+                id,
+                pos(ctx, id) != Some(hex),
+                current_size(t, &state_of(id).track),
+            ),
         })
         .collect();
     let lead_state = state_of(&lead.id);
@@ -290,6 +299,8 @@ fn combatant(ctx: &Ctx, ids: &[String], hex: Hex, quality: SkirmisherQuality) ->
         .unwrap_or(lead.formation);
     c.blown = lead_state.blown;
     c.track = Some(lead_state.track);
+    // 15.4.5: the Lead Unit has or is a Line Extension.
+    c.line_extension = !super::extensions::of(&ctx.state, &lead.id).is_empty();
     c.wrecked = ctx.state.commands.get(&lead.id).is_some_and(|x| x.wrecked);
     let has = |f: fn(UnitKind) -> bool| ids.iter().any(|id| s.unit(id).is_some_and(|u| f(u.kind)));
     c.stack = crate::combat::StackMix {
@@ -608,7 +619,7 @@ pub(super) fn resolve(
         kind,
         CombatKind::ArtilleryFire { .. } | CombatKind::SkirmisherFire { .. }
     );
-    let (a_side, a_hexes, d_side, d_hex) = sides(ctx, kind, attackers, defenders)?;
+    let (a_side, a_hexes, d_side, d_hex) = sides(ctx, kind, attackers, defenders, options)?;
     check_fit(ctx, attackers, defenders)?;
     let absorbing = absorbing_skirmishers(ctx, options, attackers, defenders)?;
     let s = ctx.eng.scenario;
@@ -708,6 +719,15 @@ pub(super) fn resolve(
         absorbing[1].as_ref(),
         r.others_rout,
     );
+    for (side, ids) in [(&a_side, attackers), (&d_side, defenders)] {
+        for id in ids {
+            let size = current_size(
+                ctx.eng.combat,
+                &ctx.state.units.get(id).cloned().unwrap_or_default().track,
+            );
+            super::extensions::unsupported(ctx, side, id, size);
+        }
+    }
     Ok(())
 }
 
@@ -740,6 +760,7 @@ fn sides(
     kind: &CombatKind,
     attackers: &[String],
     defenders: &[String],
+    options: &CombatOptions,
 ) -> Result<(String, Vec<Hex>, String, Hex), Refusal> {
     let what = match kind {
         CombatKind::CloseCombat { .. } => "Close combat",
@@ -777,10 +798,10 @@ fn sides(
     let (a_side, a_hexes) = if fire {
         firers(ctx, attackers)?
     } else {
-        let (side, hex) = stack(ctx, attackers, "attacking")?;
+        let (side, hex) = stack(ctx, attackers, "attacking", options.attacker_at)?;
         (side, vec![hex; attackers.len()])
     };
-    let (d_side, d_hex) = stack(ctx, defenders, "defending")?;
+    let (d_side, d_hex) = stack(ctx, defenders, "defending", options.defender_at)?;
     // 17.4, 17.4.9: Cannister is Opportunity Fire at units entering the battery's hex; either
     // side's artillery fires it, in the other player's turn too. 16.5, 16.5.2: a Reaction Charge
     // answers enemy movement in the cavalry's Reaction Zone and "can occur in any phase".
@@ -865,6 +886,7 @@ fn close_combat(
             "",
         ));
     }
+    super::movement::close_combat_cost(ctx, e.attackers, a_hex, d_hex)?;
     // 10.0, chart p4/p5: "Attacked in rear" −2, read from the defender's facing.
     let mut defender = e.defender;
     let (arc, _, aspect) = super::aspect::read(ctx, &e.defenders[0], d_hex, a_hex, false, e.aspect);

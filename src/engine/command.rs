@@ -255,6 +255,12 @@ pub struct CombatOptions {
     /// reads from facing (10.0, decision 0140).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aspect: Option<super::aspect::AspectRuling>,
+    /// The attacking unit fights from the hex of its Line Extension (13.1.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attacker_at: Option<Hex>,
+    /// The defending unit is attacked in the hex of its Line Extension (13.1.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defender_at: Option<Hex>,
 }
 
 impl CombatOptions {

@@ -253,13 +253,6 @@ fn apply(state: &mut GameState, event: &Event) {
         EventKind::StragglerCheck {
             unit, straggler, ..
         } => {
-            // 12.5.6.4: Skirmishers may tag along a Forced March made in this phase.
-            if let Some(m) = state.movement.get_mut(unit) {
-                m.forced_in = Some((state.turn, state.player));
-            } else if state.positions.contains_key(unit) {
-                state.movement.entry(unit.clone()).or_default().forced_in =
-                    Some((state.turn, state.player));
-            }
             // 6.6.3.6: a failed check costs one Straggler on the unit's Loss Chart.
             if *straggler && let Some(u) = state.units.get_mut(unit) {
                 u.track.stragglers = u.track.stragglers.saturating_add(1);
@@ -392,6 +385,7 @@ fn apply(state: &mut GameState, event: &Event) {
             let u = state.movement.entry(unit.clone()).or_default();
             let mut m = u.spent_in(turn, player);
             m.halves += half_mp;
+            m.dg_halved = true;
             u.moved = Some(m);
         }
         EventKind::MoraleDegraded { unit, morale, .. } => {
@@ -616,10 +610,29 @@ fn apply(state: &mut GameState, event: &Event) {
             *command_points,
         ),
         EventKind::RandomEventChecked { .. } => {}
-        EventKind::CombatResolved { reface, .. } => {
+        EventKind::CombatResolved {
+            combat,
+            attackers,
+            defenders,
+            reface,
+            ..
+        } => {
             // 10.1.3: free to face any corner until it next moves or turns.
             for u in reface {
                 state.movement.entry(u.clone()).or_default().reface_free = true;
+            }
+            // 15.1.5: "Initiating Close Combat ends a stack's movement."
+            let into = defenders
+                .first()
+                .and_then(|d| state.positions.get(d).copied());
+            if let (super::command::CombatKind::CloseCombat { .. }, Some(into)) = (combat, into) {
+                let (turn, player) = (state.turn, state.player);
+                for u in attackers {
+                    let m = state.movement.entry(u.clone()).or_default();
+                    let mut p = m.spent_in(turn, player);
+                    p.attacked = Some(into);
+                    m.moved = Some(p);
+                }
             }
         }
         EventKind::CombatDice { .. }

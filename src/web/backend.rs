@@ -680,6 +680,8 @@ impl Backend {
             attack_arc: None,
             flanks: None,
             ruling: None,
+            attacker_at: None,
+            defender_at: None,
         });
         let events = applied(self.execute(seat, &req)?);
         Ok(events
