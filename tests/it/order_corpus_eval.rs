@@ -125,12 +125,16 @@ fn recipients(o: &CheckedOrder, scenario: bool) -> Vec<String> {
     out
 }
 
-fn evaluate(miss: &mut Vec<String>) -> Figures {
+/// Scores every corpus file whose name passes `keep`.
+fn evaluate(miss: &mut Vec<String>, keep: fn(&str) -> bool) -> Figures {
     let dir = format!("{}/tests/data/orders/corpus", env!("CARGO_MANIFEST_DIR"));
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
-    paths.retain(|p: &std::path::PathBuf| p.extension().is_some_and(|e| e == "toml"));
+    paths.retain(|p: &std::path::PathBuf| {
+        p.extension().is_some_and(|e| e == "toml")
+            && p.file_name().and_then(|n| n.to_str()).is_some_and(keep)
+    });
     paths.sort();
     let mut f = Figures::default();
     let mut scenarios = BTreeMap::new();
@@ -267,24 +271,17 @@ fn evaluate(miss: &mut Vec<String>) -> Figures {
 #[test]
 fn the_reader_meets_its_figures_on_the_annotated_corpus() {
     let mut miss = Vec::new();
-    let f = evaluate(&mut miss);
+    let f = evaluate(&mut miss, |_| true);
     if std::env::var_os("CORPUS_MISSES").is_some() {
         for m in &miss {
             println!("{m}");
         }
     }
-    println!("corpus: {} orders", f.orders);
-    println!("  type             {}", f.kind.show());
-    println!("  none (no action) {}", f.none.show());
-    println!("  places recall    {}", f.recall.show());
-    println!("  places precision {}", f.precision.show());
-    println!("  resolution       {}", f.resolution.show());
-    println!("  bad flagged      {}", f.bad_flagged.show());
-    println!("  errors on good   {}", f.errors_on_good.show());
-    println!("  round trip       {}", f.round_trip.show());
-    println!("  prohibitions     {}", f.prohibitions.show());
-    println!("  purposes         {}", f.purpose.show());
-    println!("  conditions       {}", f.condition.show());
+    print_figures("corpus", &f);
+    // The fresh check set (reader3): orders written before that session's tuning, scored
+    // apart so a fix that only fits the development corpus shows here.
+    let fresh = evaluate(&mut Vec::new(), |n| n.starts_with("fresh-"));
+    print_figures("fresh (not tuned on)", &fresh);
     assert!(
         f.orders >= 300,
         "the corpus has {} orders (issue 11: ≥ 300)",
@@ -308,4 +305,19 @@ fn the_reader_meets_its_figures_on_the_annotated_corpus() {
         "errors on good {} is above its ceiling",
         f.errors_on_good.show()
     );
+}
+
+fn print_figures(title: &str, f: &Figures) {
+    println!("{title}: {} orders", f.orders);
+    println!("  type             {}", f.kind.show());
+    println!("  none (no action) {}", f.none.show());
+    println!("  places recall    {}", f.recall.show());
+    println!("  places precision {}", f.precision.show());
+    println!("  resolution       {}", f.resolution.show());
+    println!("  bad flagged      {}", f.bad_flagged.show());
+    println!("  errors on good   {}", f.errors_on_good.show());
+    println!("  round trip       {}", f.round_trip.show());
+    println!("  prohibitions     {}", f.prohibitions.show());
+    println!("  purposes         {}", f.purpose.show());
+    println!("  conditions       {}", f.condition.show());
 }
