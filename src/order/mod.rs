@@ -883,11 +883,12 @@ fn merge_approach(stages: &mut Vec<Stage>) -> bool {
             && b.condition.is_none()
             && (
                 // "march by the valley and fall upon Casa de Valdefuentes": a march along a
-                // route only is the attack's approach too.
-                (a.objectives.is_empty() && !a.route.is_empty())
+                // route only, or with no place at all ("move on, take those heights"), is
+                // the attack's approach too.
+                a.objectives.is_empty()
                     || !a.objectives.is_empty()
                         && b.objectives.iter().all(|o| {
-                            matches!(o.form, Form::Pronoun | Form::Unit)
+                            matches!(o.form, Form::Pronoun | Form::Unit | Form::Vague)
                                 || a.objectives.iter().any(|x| key(x) == key(o))
                         })
             );

@@ -284,11 +284,6 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
         "one flat match: event kind → state change",
     ),
     (
-        "order/build.rs",
-        "build",
-        "to split: issue 14 (the reader's passes over a sentence)",
-    ),
-    (
         "engine/describe.rs",
         "describe",
         "one flat match: event kind → words",
@@ -303,7 +298,6 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
         "check_span",
         "to split: issue 14 (diagnostics into critique.rs)",
     ),
-    ("order/lower.rs", "lower_item", "to split: issue 14"),
     (
         "study/plan.rs",
         "compile",
