@@ -294,11 +294,6 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
         "to split: issue 14 (the reader's sentence rules)",
     ),
     (
-        "order/mod.rs",
-        "check_span",
-        "to split: issue 14 (diagnostics into critique.rs)",
-    ),
-    (
         "study/plan.rs",
         "compile",
         "to split: issue 14 (one function per plan table)",
