@@ -364,11 +364,6 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
         "one flat match: event kind → state change",
     ),
     (
-        "order/build.rs",
-        "build",
-        "to split: issue 14 (the reader's passes over a sentence)",
-    ),
-    (
         "engine/describe.rs",
         "describe",
         "one flat match: event kind → words",
@@ -378,12 +373,6 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
         "sentence",
         "to split: issue 14 (the reader's sentence rules)",
     ),
-    (
-        "order/mod.rs",
-        "check_span",
-        "to split: issue 14 (diagnostics into critique.rs)",
-    ),
-    ("order/lower.rs", "lower_item", "to split: issue 14"),
     (
         "engine/random_events.rs",
         "apply",
