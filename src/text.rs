@@ -2,10 +2,22 @@
 //!
 //! Names are stored in Unicode NFC. They are compared after [`fold`]: NFC, lower case,
 //! diacritics removed, runs of white space and hyphens made one space, so "Kümla", "KUMLA" and
-//! "kumla" all match. This module owns that one definition of "the same name".
+//! "kumla" all match. This module owns that one definition of "the same name", and the one
+//! spelling of bytes as text ([`hex`], for digests, keys and tokens).
 
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
+
+/// Bytes as lowercase hex, two digits a byte (hash-chain digests, receipt keys, join tokens).
+pub fn hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0x0f)]));
+    }
+    out
+}
 
 /// Normalise text to NFC (the form every stored name and every parsed order uses).
 pub fn nfc(s: &str) -> String {

@@ -221,9 +221,38 @@ pub(crate) fn combat(game: &Game, a: &CombatRequest) -> Result<Built, AppError> 
                 attacker_quality: a.quality.into(),
                 defender_quality: a.defender_quality.into(),
                 skirmisher_absorbs: absorbs,
+                aspect: aspect_ruling(a)?,
+                attacker_at: a.attacker_at,
+                defender_at: a.defender_at,
             },
         },
     ))
+}
+
+/// The umpire's ruling on the attack's arc or a Line's flanks (10.0, decision 0140).
+fn aspect_ruling(
+    a: &CombatRequest,
+) -> Result<Option<crate::engine::aspect::AspectRuling>, AppError> {
+    let Some(reason) = &a.ruling else {
+        return Ok(None);
+    };
+    if a.attack_arc.is_none() && a.flanks.is_none() {
+        return Err(AppError::BadRequest(
+            "--ruling gives the reason for --attack-arc or --flanks; give one of them".into(),
+        ));
+    }
+    if reason.trim().is_empty() {
+        return Err(AppError::BadRequest(
+            "--ruling needs a reason: it is recorded with the combat".into(),
+        ));
+    }
+    Ok(Some(crate::engine::aspect::AspectRuling {
+        arc: a.attack_arc.map(Into::into),
+        flanks_secure: a
+            .flanks
+            .map(|f| f == crate::app::request::FlanksArg::Secure),
+        reason: reason.trim().to_string(),
+    }))
 }
 
 /// The one action of an override; exactly one must be given.
@@ -512,6 +541,7 @@ pub(crate) fn moves(a: &super::request::MoveRequest) -> Result<Vec<Command>, App
                 extend: a.extend.clone(),
                 retract: a.retract.clone(),
                 backstep: a.backstep,
+                retreat_from: a.retreat_from,
             })
         })
         .collect()

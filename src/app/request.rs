@@ -183,6 +183,13 @@ pub struct MoveRequest {
     #[arg(long)]
     #[serde(default)]
     pub backstep: bool,
+    /// A retreat (21.4) away from this hex — the cause: the attacker's hex, the firing battery's.
+    /// Hexes, not MP, in either player's turn: one hex for a beaten unit, six for a Routed one,
+    /// never closer to the enemy (21.4.1); a step from one enemy ZoI hex into another lowers its
+    /// Morale State (11.3.1). Give every hex with --path (a one-hex retreat needs only --to).
+    #[arg(long, value_name = "HEX")]
+    #[serde(default)]
+    pub retreat_from: Option<Hex>,
 }
 
 /// Skirmisher quality (18, 26.3).
@@ -271,6 +278,56 @@ pub struct CombatRequest {
     #[arg(long)]
     #[serde(default)]
     pub cannister: bool,
+    /// The umpire rules the arc the attack comes through (10.0) instead of the one read from
+    /// the defender's facing (for --cannister, the battery's): front, flank or rear. With
+    /// --ruling.
+    #[arg(long, value_enum, requires = "ruling")]
+    #[serde(default)]
+    pub attack_arc: Option<ArcArg>,
+    /// The umpire rules a charged Line's flanks (chart p4 note 1): secure or open. With --ruling.
+    #[arg(long, value_enum, requires = "ruling")]
+    #[serde(default)]
+    pub flanks: Option<FlanksArg>,
+    /// Why the umpire rules the arc or the flanks; recorded with the combat (umpire only).
+    #[arg(long, value_name = "REASON")]
+    #[serde(default)]
+    pub ruling: Option<String>,
+    /// The attacker is the Line Extension of the one unit named, in this hex (13.1.1).
+    #[arg(long, value_name = "HEX")]
+    #[serde(default)]
+    pub attacker_at: Option<Hex>,
+    /// The defender is the Line Extension of the one unit named, in this hex (13.1.1).
+    #[arg(long, value_name = "HEX")]
+    #[serde(default)]
+    pub defender_at: Option<Hex>,
+}
+
+/// An arc of a unit (10.0 box), as the umpire rules it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ArcArg {
+    Front,
+    Flank,
+    Rear,
+}
+
+impl From<ArcArg> for crate::movement::facing::Arc {
+    fn from(a: ArcArg) -> Self {
+        use crate::movement::facing::Arc;
+        match a {
+            ArcArg::Front => Arc::Front,
+            ArcArg::Flank => Arc::Flank,
+            ArcArg::Rear => Arc::Rear,
+        }
+    }
+}
+
+/// A Line's flanks (chart p4 note 1), as the umpire rules them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlanksArg {
+    Secure,
+    Open,
 }
 
 /// Status of an order imposed by the umpire (`override --impose-order`).

@@ -316,9 +316,9 @@ fn print_receipt(
     db: &Path,
     format: Format,
 ) -> CmdResult {
-    let json = serde_json::to_string_pretty(r).map_err(|e| Failure::Usage(e.to_string()))?;
+    let json = super::out::json(r)?;
     if let Some(out) = &q.out {
-        std::fs::write(out, format!("{json}\n"))
+        std::fs::write(out, &json)
             .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", out.display())))?;
     }
     if format == Format::Json {

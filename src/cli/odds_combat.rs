@@ -410,183 +410,192 @@ fn judged(e: CombatError) -> Failure {
 
 pub fn run(cmd: CombatOddsCmd) -> CmdResult {
     match cmd {
-        CombatOddsCmd::CloseCombat(a) => {
-            let t = load_tables(&a.common)?;
-            let mut att = combatant(
-                a.attacker_kind,
-                a.attacker_size,
-                a.attacker_morale,
-                a.attacker_formation,
-                a.attacker_state,
-                a.attacker_wrecked,
-            );
-            att.commanders = commanders("attacker", a.attacker_commander, a.attacker_fighter)?;
-            if let Some(s) = &a.attacker_skirmishers {
-                att.stack.skirmishers = true;
-                att.skirmisher_fv_halves = fv_halves("attacker-skirmishers", s)?;
-            }
-            let mut def = combatant(
-                a.defender_kind,
-                a.defender_size,
-                a.defender_morale,
-                a.defender_formation,
-                a.defender_state,
-                a.defender_wrecked,
-            );
-            def.commanders = commanders("defender", a.defender_commander, a.defender_fighter)?;
-            if let Some(s) = &a.defender_skirmishers {
-                def.stack.skirmishers = true;
-                def.skirmisher_fv_halves = fv_halves("defender-skirmishers", s)?;
-            }
-            def.attacked_in_rear = a.rear;
-            let input = CloseCombatInput {
-                attacker: att,
-                defender: def,
-                terrain: match a.terrain {
-                    TerrainArg::Clear => Terrain::Clear,
-                    TerrainArg::Village => Terrain::Village,
-                    TerrainArg::Fortified => Terrain::Fortified,
-                },
-                elevation: match a.elevation {
-                    ElevationArg::Level => Elevation::Level,
-                    ElevationArg::Higher => Elevation::AttackerHigher,
-                    ElevationArg::Lower => Elevation::AttackerLower,
-                },
-                night: a.night,
-                origin_hex_enemy_occupied: false,
-                skip_commander_loss: true,
-            };
-            let odds = close_combat_odds(&t, &input).map_err(judged)?;
-            let title = format!(
-                "Close combat: attacker {} size {} morale {} {:?} vs defender {} size {} morale {} {:?}; {:?}, {:?}{}",
-                kind_name(input.attacker.kind),
-                input.attacker.size,
-                crate::combat::morale_label(input.attacker.morale_rating),
-                input.attacker.formation,
-                kind_name(input.defender.kind),
-                input.defender.size,
-                crate::combat::morale_label(input.defender.morale_rating),
-                input.defender.formation,
-                input.terrain,
-                input.elevation,
-                if input.night { ", night" } else { "" }
-            );
-            report(&title, &odds, a.common.format, &["attacker", "defender"])
-        }
-        CombatOddsCmd::Charge(a) => {
-            let t = load_tables(&a.common)?;
-            let mut att = combatant(
-                a.attacker_kind,
-                a.attacker_size,
-                a.attacker_morale,
-                FormationArg::Line,
-                a.attacker_state,
-                false,
-            );
-            att.formation = UnitFormation::Ready;
-            att.commanders = commanders("attacker", a.attacker_commander, a.attacker_fighter)?;
-            let mut def = combatant(
-                a.defender_kind,
-                a.defender_size,
-                a.defender_morale,
-                a.defender_formation,
-                a.defender_state,
-                a.defender_wrecked,
-            );
-            def.commanders = commanders("defender", a.defender_commander, a.defender_fighter)?;
-            def.stack.artillery = a.defender_artillery;
-            def.line_flanks_secure = a.flanks_secure;
-            def.stationary = a.defender_stationary;
-            def.attacked_in_rear = a.rear;
-            if def.kind.is_cavalry() {
-                def.formation = UnitFormation::Ready;
-            }
-            let input = ChargeInput {
-                attacker: att,
-                defender: def,
-                attacker_nation: if a.british {
-                    CavalryNation::British
-                } else {
-                    CavalryNation::Standard
-                },
-                defender_cossack: false,
-                night: a.night,
-                follow_on: false,
-                reaction: false,
-                square_forbidden: false,
-                defender_was_charging: false,
-                decisions: ChargeDecisions {
-                    form_square: a.form_square,
-                    follow_ons_same_target: a.follow_ons,
-                    defender_checks_second: false,
-                },
-                skip_commander_loss: true,
-            };
-            let odds = charge_odds(&t, &input).map_err(judged)?;
-            let title = format!(
-                "Cavalry charge: {} size {} morale {} vs {} size {} morale {} {:?}{}{}",
-                kind_name(input.attacker.kind),
-                input.attacker.size,
-                crate::combat::morale_label(input.attacker.morale_rating),
-                kind_name(input.defender.kind),
-                input.defender.size,
-                crate::combat::morale_label(input.defender.morale_rating),
-                input.defender.formation,
-                if a.form_square { ", forms Square" } else { "" },
-                if a.follow_ons > 0 {
-                    format!(", {} Follow-on(s)", a.follow_ons)
-                } else {
-                    String::new()
-                }
-            );
-            report(&title, &odds, a.common.format, &["attacker", "defender"])
-        }
-        CombatOddsCmd::Fire(a) => {
-            let t = load_tables(&a.common)?;
-            let mut target = combatant(
-                a.target_kind,
-                a.target_size,
-                a.target_morale,
-                a.target_formation,
-                a.target_state,
-                a.target_wrecked,
-            );
-            target.commanders = commanders("target", a.target_commander, a.target_fighter)?;
-            let mut batteries = vec![Battery {
-                gun_points: a.guns,
-                heavy: a.heavy,
-                range: a.range,
-            }];
-            for b in &a.battery {
-                batteries.push(parse_battery(b)?);
-            }
-            let input = ArtilleryFireInput {
-                batteries,
-                target,
-                target_in_cover: a.cover,
-                flanked_line: a.flanked_line,
-                cannister: a.cannister,
-                flank_entry: a.flank_entry,
-                case_shot_vs_artillery: a.case_shot,
-                stacked_with_high_morale: false,
-                night: a.night,
-                skip_commander_loss: true,
-            };
-            let odds = fire_odds(&t, &input).map_err(judged)?;
-            let title = format!(
-                "Artillery fire: {} {} GP at range {}{} vs {} size {} morale {} {:?}",
-                a.guns,
-                if a.heavy { "Heavy" } else { "Light" },
-                if a.cannister { 1 } else { a.range },
-                if a.cannister { " (Cannister)" } else { "" },
-                kind_name(input.target.kind),
-                input.target.size,
-                crate::combat::morale_label(input.target.morale_rating),
-                input.target.formation
-            );
-            report(&title, &odds, a.common.format, &["target"])
-        }
+        CombatOddsCmd::CloseCombat(a) => close_combat(a),
+        CombatOddsCmd::Charge(a) => charge(a),
+        CombatOddsCmd::Fire(a) => fire(a),
     }
+}
+
+/// `odds close-combat`: 15, 19.
+fn close_combat(a: CloseCombatArgs) -> CmdResult {
+    let t = load_tables(&a.common)?;
+    let mut att = combatant(
+        a.attacker_kind,
+        a.attacker_size,
+        a.attacker_morale,
+        a.attacker_formation,
+        a.attacker_state,
+        a.attacker_wrecked,
+    );
+    att.commanders = commanders("attacker", a.attacker_commander, a.attacker_fighter)?;
+    if let Some(s) = &a.attacker_skirmishers {
+        att.stack.skirmishers = true;
+        att.skirmisher_fv_halves = fv_halves("attacker-skirmishers", s)?;
+    }
+    let mut def = combatant(
+        a.defender_kind,
+        a.defender_size,
+        a.defender_morale,
+        a.defender_formation,
+        a.defender_state,
+        a.defender_wrecked,
+    );
+    def.commanders = commanders("defender", a.defender_commander, a.defender_fighter)?;
+    if let Some(s) = &a.defender_skirmishers {
+        def.stack.skirmishers = true;
+        def.skirmisher_fv_halves = fv_halves("defender-skirmishers", s)?;
+    }
+    def.attacked_in_rear = a.rear;
+    let input = CloseCombatInput {
+        attacker: att,
+        defender: def,
+        terrain: match a.terrain {
+            TerrainArg::Clear => Terrain::Clear,
+            TerrainArg::Village => Terrain::Village,
+            TerrainArg::Fortified => Terrain::Fortified,
+        },
+        elevation: match a.elevation {
+            ElevationArg::Level => Elevation::Level,
+            ElevationArg::Higher => Elevation::AttackerHigher,
+            ElevationArg::Lower => Elevation::AttackerLower,
+        },
+        night: a.night,
+        origin_hex_enemy_occupied: false,
+        skip_commander_loss: true,
+    };
+    let odds = close_combat_odds(&t, &input).map_err(judged)?;
+    let title = format!(
+        "Close combat: attacker {} size {} morale {} {:?} vs defender {} size {} morale {} {:?}; {:?}, {:?}{}",
+        kind_name(input.attacker.kind),
+        input.attacker.size,
+        crate::combat::morale_label(input.attacker.morale_rating),
+        input.attacker.formation,
+        kind_name(input.defender.kind),
+        input.defender.size,
+        crate::combat::morale_label(input.defender.morale_rating),
+        input.defender.formation,
+        input.terrain,
+        input.elevation,
+        if input.night { ", night" } else { "" }
+    );
+    report(&title, &odds, a.common.format, &["attacker", "defender"])
+}
+
+/// `odds charge`: 16.
+fn charge(a: ChargeArgs) -> CmdResult {
+    let t = load_tables(&a.common)?;
+    let mut att = combatant(
+        a.attacker_kind,
+        a.attacker_size,
+        a.attacker_morale,
+        FormationArg::Line,
+        a.attacker_state,
+        false,
+    );
+    att.formation = UnitFormation::Ready;
+    att.commanders = commanders("attacker", a.attacker_commander, a.attacker_fighter)?;
+    let mut def = combatant(
+        a.defender_kind,
+        a.defender_size,
+        a.defender_morale,
+        a.defender_formation,
+        a.defender_state,
+        a.defender_wrecked,
+    );
+    def.commanders = commanders("defender", a.defender_commander, a.defender_fighter)?;
+    def.stack.artillery = a.defender_artillery;
+    def.line_flanks_secure = a.flanks_secure;
+    def.stationary = a.defender_stationary;
+    def.attacked_in_rear = a.rear;
+    if def.kind.is_cavalry() {
+        def.formation = UnitFormation::Ready;
+    }
+    let input = ChargeInput {
+        attacker: att,
+        defender: def,
+        attacker_nation: if a.british {
+            CavalryNation::British
+        } else {
+            CavalryNation::Standard
+        },
+        defender_cossack: false,
+        night: a.night,
+        follow_on: false,
+        reaction: false,
+        square_forbidden: false,
+        defender_was_charging: false,
+        decisions: ChargeDecisions {
+            form_square: a.form_square,
+            follow_ons_same_target: a.follow_ons,
+            defender_checks_second: false,
+        },
+        skip_commander_loss: true,
+    };
+    let odds = charge_odds(&t, &input).map_err(judged)?;
+    let title = format!(
+        "Cavalry charge: {} size {} morale {} vs {} size {} morale {} {:?}{}{}",
+        kind_name(input.attacker.kind),
+        input.attacker.size,
+        crate::combat::morale_label(input.attacker.morale_rating),
+        kind_name(input.defender.kind),
+        input.defender.size,
+        crate::combat::morale_label(input.defender.morale_rating),
+        input.defender.formation,
+        if a.form_square { ", forms Square" } else { "" },
+        if a.follow_ons > 0 {
+            format!(", {} Follow-on(s)", a.follow_ons)
+        } else {
+            String::new()
+        }
+    );
+    report(&title, &odds, a.common.format, &["attacker", "defender"])
+}
+
+/// `odds fire`: 17.
+fn fire(a: FireArgs) -> CmdResult {
+    let t = load_tables(&a.common)?;
+    let mut target = combatant(
+        a.target_kind,
+        a.target_size,
+        a.target_morale,
+        a.target_formation,
+        a.target_state,
+        a.target_wrecked,
+    );
+    target.commanders = commanders("target", a.target_commander, a.target_fighter)?;
+    let mut batteries = vec![Battery {
+        gun_points: a.guns,
+        heavy: a.heavy,
+        range: a.range,
+    }];
+    for b in &a.battery {
+        batteries.push(parse_battery(b)?);
+    }
+    let input = ArtilleryFireInput {
+        batteries,
+        target,
+        target_in_cover: a.cover,
+        flanked_line: a.flanked_line,
+        cannister: a.cannister,
+        flank_entry: a.flank_entry,
+        case_shot_vs_artillery: a.case_shot,
+        stacked_with_high_morale: false,
+        night: a.night,
+        skip_commander_loss: true,
+    };
+    let odds = fire_odds(&t, &input).map_err(judged)?;
+    let title = format!(
+        "Artillery fire: {} {} GP at range {}{} vs {} size {} morale {} {:?}",
+        a.guns,
+        if a.heavy { "Heavy" } else { "Light" },
+        if a.cannister { 1 } else { a.range },
+        if a.cannister { " (Cannister)" } else { "" },
+        kind_name(input.target.kind),
+        input.target.size,
+        crate::combat::morale_label(input.target.morale_rating),
+        input.target.formation
+    );
+    report(&title, &odds, a.common.format, &["target"])
 }
 
 fn parse_battery(s: &str) -> Result<Battery, Failure> {

@@ -23,10 +23,16 @@ pub(crate) fn emit(text: &str) -> CmdResult {
 
 /// Write a value as pretty JSON on stdout, one document and a newline.
 pub(crate) fn emit_json<T: Serialize>(value: &T) -> CmdResult {
+    emit(&json(value)?)
+}
+
+/// A value as the JSON document every command prints: pretty, ending in a newline (the same
+/// text when it is also written to a file).
+pub(crate) fn json<T: Serialize>(value: &T) -> Result<String, Failure> {
     let mut s = serde_json::to_string_pretty(value)
         .map_err(|e| Failure::Usage(format!("cannot encode the JSON output: {e}")))?;
     s.push('\n');
-    emit(&s)
+    Ok(s)
 }
 
 /// `println!` panics on a closed pipe; like other command-line tools, stop quietly (exit 0)

@@ -425,22 +425,22 @@ fn write_file(dir: &Path, name: &str, contents: &str) -> Result<(), Failure> {
         .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", p.display())))
 }
 
-/// A serialised document with its closing newline, or the encoding failure as a usage error.
-fn to_json(r: &serde_json::Result<String>) -> Result<String, Failure> {
-    match r {
-        Ok(s) => Ok(format!("{s}\n")),
-        Err(e) => Err(Failure::Usage(format!("cannot encode JSON: {e}"))),
-    }
+/// A compact JSON document and its newline (`runs.json`: one document of many runs); the
+/// pretty documents go through `out::json`, like every JSON output.
+fn compact_json<T: serde::Serialize>(value: &T) -> Result<String, Failure> {
+    serde_json::to_string(value)
+        .map(|s| s + "\n")
+        .map_err(|e| Failure::Usage(format!("cannot encode JSON: {e}")))
 }
 
 fn write_out(dir: &Path, s: &Summary, runs: Option<(&Plan, &[RunRecord])>) -> Result<(), Failure> {
     std::fs::create_dir_all(dir)
         .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", dir.display())))?;
-    let json = to_json(&serde_json::to_string_pretty(s))?;
+    let json = super::out::json(s)?;
     write_file(dir, "summary.json", &json)?;
     if let Some((plan, runs)) = runs {
         write_file(dir, "runs.csv", &runs_csv(plan, runs))?;
-        write_file(dir, "runs.json", &to_json(&serde_json::to_string(runs))?)?;
+        write_file(dir, "runs.json", &compact_json(&runs)?)?;
     }
     for (name, contents) in study::chart::study_charts(s) {
         write_file(dir, &name, &contents)?;
@@ -511,7 +511,7 @@ fn compare(a: &StudyArgs, pa: &Path, pb: &Path) -> CmdResult {
         for (name, contents) in study::chart::compare_charts(&sa.summary, &sb.summary) {
             write_file(dir, &name, &contents)?;
         }
-        let json = to_json(&serde_json::to_string_pretty(&rows))?;
+        let json = super::out::json(&rows)?;
         write_file(dir, "compare.json", &json)?;
     }
     match a.format {

@@ -220,7 +220,11 @@ pub(super) fn on_implemented(ctx: &mut Ctx, number: u32) {
         && super::special_rules::spanish_corps(ctx)
             .is_some_and(|c| o.joins.as_deref() == Some(c.id.as_str()))
     {
-        let wrecked = ctx.state.commands[&o.recipient].wrecked;
+        let wrecked = ctx
+            .state
+            .commands
+            .get(&o.recipient)
+            .is_some_and(|c| c.wrecked);
         ctx.emit_side(
             &o.side,
             EventKind::DivisionReturned {

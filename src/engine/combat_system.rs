@@ -5,7 +5,7 @@
 //!
 //! Owns: building combatants from the game state, the events a combat produces and who may see
 //! them (4.0: a side never sees the other's losses or stragglers). Must not: move units (a
-//! retreat is a requirement the umpire carries out with `move`), decide combat rules (that is
+//! retreat is a requirement carried out with `move --retreat-from`), decide combat rules (that is
 //! `crate::combat`).
 
 use serde::{Deserialize, Serialize};
@@ -82,6 +82,10 @@ pub struct CombatReadback {
     pub skirmisher_modifiers: Vec<(String, i8)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skirmisher_roll: Option<u8>,
+    /// Which way the attack came (10.0): the arc of the defender (of the battery, for
+    /// Cannister) it came through, per attacking hex, read from facing or ruled by the umpire.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aspects: Vec<super::aspect::AspectReadback>,
     /// The side that takes losses (for fire, the target is the defender).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attacker: Option<SideReadback>,
@@ -224,7 +228,10 @@ fn unit_on_map(ctx: &Ctx, id: &str) -> Result<(String, Hex), Refusal> {
 }
 
 /// All units of a stack: one side, one hex.
-fn stack(ctx: &Ctx, ids: &[String], role: &str) -> Result<(String, Hex), Refusal> {
+fn stack(ctx: &Ctx, ids: &[String], role: &str, at: Option<Hex>) -> Result<(String, Hex), Refusal> {
+    if let Some(h) = at {
+        return super::extensions::fighting_at(&ctx.state, ctx.eng.scenario, ids, role, h);
+    }
     let first = ids.first().ok_or_else(|| {
         Refusal::new(
             "no-units",
@@ -263,7 +270,13 @@ fn combatant(ctx: &Ctx, ids: &[String], hex: Hex, quality: SkirmisherQuality) ->
         .iter()
         .map(|id| match s.unit(id) {
             Some(u) if u.kind.is_artillery() || u.kind == UnitKind::Skirmisher => Size::C,
-            _ => current_size(t, &state_of(id).track),
+            // 13.2: an extended unit's strength levels are split among its hexes.
+            _ => super::extensions::size_in(
+                &ctx.state,
+                id,
+                pos(ctx, id) != Some(hex),
+                current_size(t, &state_of(id).track),
+            ),
         })
         .collect();
     let lead_state = state_of(&lead.id);
@@ -277,9 +290,17 @@ fn combatant(ctx: &Ctx, ids: &[String], hex: Hex, quality: SkirmisherQuality) ->
         .map(|id| state_of(id).morale)
         .min()
         .unwrap_or_default();
-    c.formation = lead.formation;
+    // Its formation now: the last change recorded by movement (8), else its set-up.
+    c.formation = ctx
+        .state
+        .movement
+        .get(&lead.id)
+        .and_then(|m| m.formation)
+        .unwrap_or(lead.formation);
     c.blown = lead_state.blown;
     c.track = Some(lead_state.track);
+    // 15.4.5: the Lead Unit has or is a Line Extension.
+    c.line_extension = !super::extensions::of(&ctx.state, &lead.id).is_empty();
     c.wrecked = ctx.state.commands.get(&lead.id).is_some_and(|x| x.wrecked);
     let has = |f: fn(UnitKind) -> bool| ids.iter().any(|id| s.unit(id).is_some_and(|u| f(u.kind)));
     c.stack = crate::combat::StackMix {
@@ -573,6 +594,8 @@ struct Engagement<'u> {
     /// The attacking command is in No Orders Status (6.3.4).
     no_orders: bool,
     night: bool,
+    /// The umpire's ruling on the attack's arc (decision 0140).
+    aspect: Option<&'u super::aspect::AspectRuling>,
 }
 
 fn combat_error(e: crate::combat::CombatError) -> Refusal {
@@ -596,7 +619,7 @@ pub(super) fn resolve(
         kind,
         CombatKind::ArtilleryFire { .. } | CombatKind::SkirmisherFire { .. }
     );
-    let (a_side, a_hexes, d_side, d_hex) = sides(ctx, kind, attackers, defenders)?;
+    let (a_side, a_hexes, d_side, d_hex) = sides(ctx, kind, attackers, defenders, options)?;
     check_fit(ctx, attackers, defenders)?;
     let absorbing = absorbing_skirmishers(ctx, options, attackers, defenders)?;
     let s = ctx.eng.scenario;
@@ -628,6 +651,7 @@ pub(super) fn resolve(
         defender,
         no_orders,
         night: ctx.night(),
+        aspect: options.aspect.as_ref(),
     };
     let mut readback = CombatReadback::default();
     let r = match kind {
@@ -665,6 +689,7 @@ pub(super) fn resolve(
             outcome: r.label.clone(),
             attacker_retreat: r.attacker.retreat,
             defender_retreat: r.defender.retreat,
+            reface: free_reface(ctx, kind, attackers, defenders, d_hex),
         },
     );
     ctx.emit(
@@ -694,7 +719,37 @@ pub(super) fn resolve(
         absorbing[1].as_ref(),
         r.others_rout,
     );
+    for (side, ids) in [(&a_side, attackers), (&d_side, defenders)] {
+        for id in ids {
+            let size = current_size(
+                ctx.eng.combat,
+                &ctx.state.units.get(id).cloned().unwrap_or_default().track,
+            );
+            super::extensions::unsupported(ctx, side, id, size);
+        }
+    }
     Ok(())
+}
+
+/// 10.1.3: the units of both sides of a Close Combat or a Cavalry Charge may face freely at its
+/// end — not the attacker of a Close Combat into a Town/Village (19.5: "Unlike regular Close
+/// Combat, the attacker can not change facing after combat"). Fire turns nobody.
+fn free_reface(
+    ctx: &Ctx,
+    kind: &CombatKind,
+    attackers: &[String],
+    defenders: &[String],
+    d_hex: Hex,
+) -> Vec<String> {
+    let village = terrain_at(ctx.eng.scenario, d_hex) == Terrain::Village;
+    let who: Vec<&String> = match kind {
+        CombatKind::CloseCombat { .. } if village => defenders.iter().collect(),
+        CombatKind::CloseCombat { .. } | CombatKind::Charge { .. } => {
+            attackers.iter().chain(defenders).collect()
+        }
+        _ => Vec::new(),
+    };
+    who.into_iter().cloned().collect()
 }
 
 /// The two sides of a combat and their hexes: in the operations window, one side's stack (or
@@ -705,6 +760,7 @@ fn sides(
     kind: &CombatKind,
     attackers: &[String],
     defenders: &[String],
+    options: &CombatOptions,
 ) -> Result<(String, Vec<Hex>, String, Hex), Refusal> {
     let what = match kind {
         CombatKind::CloseCombat { .. } => "Close combat",
@@ -742,10 +798,10 @@ fn sides(
     let (a_side, a_hexes) = if fire {
         firers(ctx, attackers)?
     } else {
-        let (side, hex) = stack(ctx, attackers, "attacking")?;
+        let (side, hex) = stack(ctx, attackers, "attacking", options.attacker_at)?;
         (side, vec![hex; attackers.len()])
     };
-    let (d_side, d_hex) = stack(ctx, defenders, "defending")?;
+    let (d_side, d_hex) = stack(ctx, defenders, "defending", options.defender_at)?;
     // 17.4, 17.4.9: Cannister is Opportunity Fire at units entering the battery's hex; either
     // side's artillery fires it, in the other player's turn too. 16.5, 16.5.2: a Reaction Charge
     // answers enemy movement in the cavalry's Reaction Zone and "can occur in any phase".
@@ -830,9 +886,15 @@ fn close_combat(
             "",
         ));
     }
+    super::movement::close_combat_cost(ctx, e.attackers, a_hex, d_hex)?;
+    // 10.0, chart p4/p5: "Attacked in rear" −2, read from the defender's facing.
+    let mut defender = e.defender;
+    let (arc, _, aspect) = super::aspect::read(ctx, &e.defenders[0], d_hex, a_hex, false, e.aspect);
+    defender.attacked_in_rear = arc == crate::movement::facing::Arc::Rear;
+    readback.aspects.push(aspect);
     let input = CloseCombatInput {
         attacker: e.attacker,
-        defender: e.defender,
+        defender,
         terrain: if fortified {
             Terrain::Fortified
         } else {
@@ -923,6 +985,14 @@ fn charge(
     // Reaction Charge is its own command, with the roles reversed, 16.4.1.2); a charging
     // stack met by a Reaction Charge is not.
     defender.stationary = defender.kind.is_cavalry() && !reaction;
+    // 10.0, chart p4: "Attacked in rear" −2; a Line whose flanks are not secure −1 (note 1).
+    let line = defender.kind == UnitKind::Infantry
+        && defender.formation == crate::scenario::UnitFormation::Line;
+    let (arc, secure, aspect) =
+        super::aspect::read(ctx, &e.defenders[0], e.d_hex, e.a_hexes[0], line, e.aspect);
+    defender.attacked_in_rear = arc == crate::movement::facing::Arc::Rear;
+    defender.line_flanks_secure = secure.unwrap_or(false);
+    readback.aspects.push(aspect);
     let input = ChargeInput {
         attacker: e.attacker,
         defender,
@@ -1053,8 +1123,13 @@ fn artillery_fire(
     readback: &mut CombatReadback,
 ) -> Result<Resolved, Refusal> {
     let s = ctx.eng.scenario;
-    let (night, d_hex, defender, attackers, a_hexes) =
-        (e.night, e.d_hex, e.defender, e.attackers, e.a_hexes);
+    let (night, d_hex, defender, attackers, a_hexes) = (
+        e.night,
+        e.d_hex,
+        e.defender.clone(),
+        e.attackers,
+        e.a_hexes.clone(),
+    );
     let cannister = &cannister;
     let tables = ctx.eng.combat;
     if night && !cannister {
@@ -1066,6 +1141,9 @@ fn artillery_fire(
         ));
     }
     let mut batteries = Vec::new();
+    let target_line = defender.kind == UnitKind::Infantry
+        && defender.formation == crate::scenario::UnitFormation::Line;
+    let (mut all_flank, mut flank_entry) = (true, false);
     for (id, hex) in attackers.iter().zip(&a_hexes) {
         let u = s.unit(id).expect("checked by firers()");
         if !u.kind.is_artillery() {
@@ -1098,6 +1176,10 @@ fn artillery_fire(
                 "Cannister is fired at units entering the battery's hex",
             ));
         }
+        let (arc, aspect) = fire_aspect(ctx, &e, id, *hex, *cannister)?;
+        all_flank &= arc == crate::movement::facing::Arc::Flank;
+        flank_entry |= *cannister && arc == crate::movement::facing::Arc::Flank;
+        readback.aspects.push(aspect);
         batteries.push(Battery {
             gun_points: st.map_or(u.gun_points.unwrap_or(5), |x| x.track.remaining()),
             heavy: matches!(
@@ -1111,9 +1193,11 @@ fn artillery_fire(
         batteries,
         target: defender,
         target_in_cover: terrain_at(s, d_hex) != Terrain::Clear,
-        flanked_line: false,
+        // 17.1.6: fire entering a Line from its flank hex (all batteries of the fire).
+        flanked_line: !cannister && target_line && all_flank,
         cannister: *cannister,
-        flank_entry: false,
+        // 17.4.9.2: Cannister at a unit entering through the battery's flank hexside −1.
+        flank_entry,
         case_shot_vs_artillery: false,
         stacked_with_high_morale: false,
         night,
@@ -1128,6 +1212,36 @@ fn artillery_fire(
         r.trace,
         r.notes,
     ))
+}
+
+/// Which way one battery's fire meets its target (17.1.6), or, for Cannister, through which
+/// arc of the battery the target enters (17.4.9.2: from the rear, no fire at all).
+fn fire_aspect(
+    ctx: &Ctx,
+    e: &Engagement,
+    battery: &str,
+    at: Hex,
+    cannister: bool,
+) -> Result<(crate::movement::facing::Arc, super::aspect::AspectReadback), Refusal> {
+    use crate::movement::facing::Arc;
+    if !cannister {
+        let (arc, _, r) = super::aspect::read(ctx, &e.defenders[0], e.d_hex, at, false, e.aspect);
+        return Ok((arc, r));
+    }
+    let (arc, _, r) = super::aspect::read(ctx, battery, at, e.d_hex, false, e.aspect);
+    if arc == Arc::Rear {
+        return Err(Refusal::new(
+            "rear-entry",
+            "17.4.9.2",
+            format!(
+                "`{battery}` at {at} faces {}: a unit entering from {} comes through its rear, and \
+                 \"artillery can never fire against attackers entering the artillery's hex from the rear\"",
+                r.facing, e.d_hex
+            ),
+            "the umpire may rule the arc otherwise with --attack-arc and --ruling",
+        ));
+    }
+    Ok((arc, r))
 }
 
 /// Losses, wrecks and lost commanders of one side, seen by that side only (4.0). A Skirmisher

@@ -107,6 +107,10 @@ pub enum Command {
         /// Movement Allowance.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         backstep: bool,
+        /// A retreat (21.4) away from this hex, the cause: hexes, not MP, in either player's
+        /// turn, with the retreat's own checks and Morale Degradation (11.3.1, 21.4.4).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retreat_from: Option<Hex>,
     },
     /// The command has finished the stage it was executing (6.3.3); after the last stage the
     /// order is complete and the command enters No Orders (6.3.4.1 case 5).
@@ -247,6 +251,16 @@ pub struct CombatOptions {
     /// choice.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skirmisher_absorbs: Vec<SkirmisherAbsorbs>,
+    /// The umpire's ruling on the attack's arc and a Line's flanks, replacing what the game
+    /// reads from facing (10.0, decision 0140).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aspect: Option<super::aspect::AspectRuling>,
+    /// The attacking unit fights from the hex of its Line Extension (13.1.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attacker_at: Option<Hex>,
+    /// The defending unit is attacked in the hex of its Line Extension (13.1.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defender_at: Option<Hex>,
 }
 
 impl CombatOptions {

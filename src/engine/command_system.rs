@@ -82,8 +82,72 @@ pub(super) fn issue_order(
 ) -> Result<(), Refusal> {
     require_step(ctx, Step::Command, "Issuing orders")?;
     require_phasing(ctx, side, "Issuing orders")?;
-    let s = ctx.eng.scenario;
     let ss = ctx.state.sides.get(side).cloned().unwrap_or_default();
+    let remote = check_sender(ctx, side, from, to, method, via, &ss)?;
+    check_recipient(ctx, to, method, order)?;
+    let release = super::borrowing::release_for(ctx, from, to, method)?;
+    let arrival_turn = arrival_turn(ctx, from, to, method, via, remote, &ss)?;
+    super::random_events::check_order_due(ctx, to, arrival_turn)?;
+    let cost = ctx.eng.tables.order_cost(method, order.order_type);
+    if cost > ss.command_points {
+        return Err(Refusal::new(
+            "not-enough-command-points",
+            "6.4.1",
+            format!(
+                "the order costs {cost} command points; {side} has {} left this turn",
+                ss.command_points
+            ),
+            "send it orally, make it General, or wait for next turn (points are not saved)",
+        ));
+    }
+    // T4.3: a remote order rides 1d6 turns more.
+    let arrival_turn = if remote.is_some() {
+        arrival_turn + super::relay::remote_delay(ctx, side)?
+    } else {
+        arrival_turn
+    };
+    let mut record = OrderRecord::new(
+        ctx.state.next_order_number(),
+        order,
+        Routing {
+            side: side.to_string(),
+            sender: from.to_string(),
+            recipient: to.to_string(),
+            method: Some(method),
+            cost,
+            sent_turn: ctx.state.turn,
+            arrival_turn,
+            origin: OrderOrigin::Sent,
+            status: OrderStatus::InTransit,
+        },
+    );
+    record.release = release;
+    record.relay = via.map(|by| super::state::Relay {
+        by: by.to_string(),
+        delivered: false,
+    });
+    let number = record.number;
+    ctx.emit_side(side, EventKind::OrderIssued { order: record });
+    if via.is_some() {
+        // It reaches the relaying commander, not yet its recipient.
+        ctx.emit_side(side, EventKind::OrderArrived { order: number });
+    } else if arrival_turn <= ctx.state.turn {
+        arrive(ctx, number);
+    }
+    Ok(())
+}
+
+/// 5.1, 6.4, T4.2b, T4.3: may `from` issue an order to `to` this segment, and by this way?
+/// Returns the off-map origin of a remote order (T4.3), if it is one.
+fn check_sender(
+    ctx: &Ctx,
+    side: &str,
+    from: &str,
+    to: &str,
+    method: Method,
+    via: Option<&str>,
+    ss: &SideState,
+) -> Result<Option<Hex>, Refusal> {
     if ss.initiative_begun {
         return Err(Refusal::new(
             "order-issue-over",
@@ -131,7 +195,17 @@ pub(super) fn issue_order(
         }
         super::relay::check_relay(ctx, from, via)?;
     }
-    let rc = &ctx.state.commands[to];
+    Ok(remote)
+}
+
+/// 6.5.3, 6.10.1, 27.2.2, 6.5.2: may the recipient take this order now?
+fn check_recipient(ctx: &Ctx, to: &str, method: Method, order: &TypedOrder) -> Result<(), Refusal> {
+    let s = ctx.eng.scenario;
+    let rc = ctx
+        .state
+        .commands
+        .get(to)
+        .ok_or_else(|| unknown_command(s, to))?;
     // 6.5.3: no new order until the distortion is discovered.
     if rc.distortion_unnoticed {
         return Err(Refusal::new(
@@ -175,10 +249,24 @@ pub(super) fn issue_order(
             "re-sending an order to improve its acceptance is forbidden; send a different order or wait",
         ));
     }
-    let release = super::borrowing::release_for(ctx, from, to, method)?;
+    Ok(())
+}
+
+/// 6.4.3, 6.4.6, 6.4.7: the turn the order reaches its recipient (before a T4.3 remote delay):
+/// now in person, after the courier's time by aide.
+fn arrival_turn(
+    ctx: &Ctx,
+    from: &str,
+    to: &str,
+    method: Method,
+    via: Option<&str>,
+    remote: Option<Hex>,
+    ss: &SideState,
+) -> Result<u32, Refusal> {
+    let s = ctx.eng.scenario;
     let hub = oob::hub_piece(s, &ctx.state, to).ok_or_else(|| unknown_command(s, to))?;
     let commander_hex = pos(ctx, from);
-    let arrival_turn = match method {
+    Ok(match method {
         // T4.2b: handed to the relaying commander, stacked with the sender (checked above).
         Method::InPerson if via.is_some() => ctx.state.turn,
         Method::InPerson => {
@@ -228,55 +316,7 @@ pub(super) fn issue_order(
             })?;
             ctx.state.turn + cost.courier_turns()
         }
-    };
-    super::random_events::check_order_due(ctx, to, arrival_turn)?;
-    let cost = ctx.eng.tables.order_cost(method, order.order_type);
-    if cost > ss.command_points {
-        return Err(Refusal::new(
-            "not-enough-command-points",
-            "6.4.1",
-            format!(
-                "the order costs {cost} command points; {side} has {} left this turn",
-                ss.command_points
-            ),
-            "send it orally, make it General, or wait for next turn (points are not saved)",
-        ));
-    }
-    // T4.3: a remote order rides 1d6 turns more.
-    let arrival_turn = if remote.is_some() {
-        arrival_turn + super::relay::remote_delay(ctx, side)?
-    } else {
-        arrival_turn
-    };
-    let mut record = OrderRecord::new(
-        ctx.state.next_order_number(),
-        order,
-        Routing {
-            side: side.to_string(),
-            sender: from.to_string(),
-            recipient: to.to_string(),
-            method: Some(method),
-            cost,
-            sent_turn: ctx.state.turn,
-            arrival_turn,
-            origin: OrderOrigin::Sent,
-            status: OrderStatus::InTransit,
-        },
-    );
-    record.release = release;
-    record.relay = via.map(|by| super::state::Relay {
-        by: by.to_string(),
-        delivered: false,
-    });
-    let number = record.number;
-    ctx.emit_side(side, EventKind::OrderIssued { order: record });
-    if via.is_some() {
-        // It reaches the relaying commander, not yet its recipient.
-        ctx.emit_side(side, EventKind::OrderArrived { order: number });
-    } else if arrival_turn <= ctx.state.turn {
-        arrive(ctx, number);
-    }
-    Ok(())
+    })
 }
 
 /// 6.4.3: is the commander stacked with the recipient — its hub piece, or (6.4 box) its
@@ -643,7 +683,12 @@ pub(crate) fn delay_reduction_segment(ctx: &mut Ctx, side: &str) -> Result<(), R
             },
         );
         if accepted {
-            let o = ctx.state.orders[&order].clone();
+            let o = ctx
+                .state
+                .orders
+                .get(&order)
+                .cloned()
+                .ok_or_else(|| unknown_order(order))?;
             accept(ctx, &o);
         } else if one {
             // 5.7: Ney throws away his order on a delay reduction roll of 1.
@@ -984,7 +1029,7 @@ pub(super) fn loose_cannon_order(
     order: &TypedOrder,
 ) -> Result<(), Refusal> {
     let side = ctx.side_of(command)?;
-    let c = &ctx.state.commands[command];
+    let c = ctx.command(command)?;
     if c.status != CommandStatus::LooseCannon || c.current_order.is_some() {
         return Err(Refusal::new(
             "no-loose-cannon",
@@ -1035,7 +1080,7 @@ pub(super) fn default_defense(ctx: &mut Ctx, command: &str) -> Result<(), Refusa
     // orders — the corps' — so only a command with no order of its own nor its parent's is in
     // No Orders Status and refused.
     if ctx.state.current_posture(command).is_none() {
-        let c = &ctx.state.commands[command];
+        let c = ctx.command(command)?;
         let whose = if c.follows_parent {
             format!(
                 "has no order of its own and its parent `{}` has none either",
@@ -1217,6 +1262,18 @@ pub(crate) fn stoppage_segment(ctx: &mut Ctx, side: &str) -> Result<(), Refusal>
 
 /// Move a commander, HQ or unit, checking what the engine can: map bounds, HQs bolted to the
 /// ground (6.10.1), frozen hubs under Default Defense (6.6.2), a commander's allowance.
+/// A retreat (21.4), by the unit's owner in either player's operations window.
+pub(super) fn retreat_piece(
+    ctx: &mut Ctx,
+    piece: &str,
+    to: Hex,
+    path: &[Hex],
+    cause: Hex,
+) -> Result<(), Refusal> {
+    require_step(ctx, Step::Operations, "A retreat")?;
+    super::retreat::retreat(ctx, piece, to, path, cause)
+}
+
 pub(super) fn move_piece(
     ctx: &mut Ctx,
     piece: &str,
@@ -1238,7 +1295,7 @@ pub(super) fn move_piece(
         // umpire; the help says how (issue 17).
         require_phasing(ctx, &side, "Movement").map_err(|mut r| {
             r.help = format!(
-                "a piece moves in its own side's turn (12); to move it now (a retreat or rout, 17–21) the umpire places it: `staffwork override --place {piece}=HEX --reason WHY`"
+                "a piece moves in its own side's turn (12); a retreat or rout (21.4) is carried out now with `move --piece {piece} --retreat-from CAUSE --to HEX --path …`, anything else the umpire places: `staffwork override --place {piece}=HEX --reason WHY`"
             );
             r
         })?;
@@ -1529,7 +1586,7 @@ fn piece_owner(ctx: &Ctx, piece: &str) -> Result<(String, Option<String>), Refus
 pub(super) fn stage_complete(ctx: &mut Ctx, command: &str) -> Result<(), Refusal> {
     let side = ctx.side_of(command)?;
     require_phasing(ctx, &side, "Completing a stage")?;
-    let c = ctx.state.commands[command].clone();
+    let c = ctx.command(command)?.clone();
     let Some(order) = c
         .current_order
         .and_then(|n| ctx.state.orders.get(&n))
@@ -1664,7 +1721,40 @@ pub(super) fn umpire_override(
         ));
     }
     // Validate before recording anything.
-    let side = match action {
+    let side = override_side(ctx, action)?;
+    // The record must say what was done: an action that cannot be written down is refused, not
+    // recorded as an empty text.
+    let text = serde_json::to_string(action).map_err(|e| {
+        Refusal::new(
+            "override-not-recorded",
+            "",
+            format!("the override could not be written to the record: {e}"),
+            "this is a bug in staffwork; report it with the command given",
+        )
+    })?;
+    ctx.emit(
+        Visibility::Umpire,
+        EventKind::Override {
+            reason: reason.to_string(),
+            action: text,
+        },
+    );
+    override_effect(ctx, &side.unwrap_or_default(), action)
+}
+
+/// Refusal for an order number no order has (6.4.5).
+pub(super) fn unknown_order(number: u32) -> Refusal {
+    Refusal::new(
+        "unknown-order",
+        "6.4.5",
+        format!("there is no order {number}"),
+        "see `staffwork log`",
+    )
+}
+
+/// Check an override's target and name the side it concerns (`None`: the umpire's alone).
+fn override_side(ctx: &Ctx, action: &OverrideAction) -> Result<Option<String>, Refusal> {
+    Ok(match action {
         OverrideAction::SetWrecked { command, .. }
         | OverrideAction::SetCommanderLost { command, .. }
         | OverrideAction::SetStatus { command, .. } => Some(ctx.side_of(command)?),
@@ -1684,25 +1774,15 @@ pub(super) fn umpire_override(
                 .orders
                 .get(order)
                 .map(|o| o.side.clone())
-                .ok_or_else(|| {
-                    Refusal::new(
-                        "unknown-order",
-                        "6.4.5",
-                        format!("there is no order {order}"),
-                        "see `staffwork log`",
-                    )
-                })?,
+                .ok_or_else(|| unknown_order(*order))?,
         ),
         OverrideAction::ImposeOrder { command, .. } => Some(ctx.side_of(command)?),
         OverrideAction::Reroll { order } => {
-            let o = ctx.state.orders.get(order).ok_or_else(|| {
-                Refusal::new(
-                    "unknown-order",
-                    "6.4.5",
-                    format!("there is no order {order}"),
-                    "see `staffwork log`",
-                )
-            })?;
+            let o = ctx
+                .state
+                .orders
+                .get(order)
+                .ok_or_else(|| unknown_order(*order))?;
             if o.method.is_none()
                 || !matches!(
                     o.status,
@@ -1728,26 +1808,22 @@ pub(super) fn umpire_override(
             check_set_unit(ctx, unit, *losses, *morale, *blown)?;
             None
         }
-    };
-    let text = serde_json::to_string(action).unwrap_or_default();
-    ctx.emit(
-        Visibility::Umpire,
-        EventKind::Override {
-            reason: reason.to_string(),
-            action: text,
-        },
-    );
-    let side = side.unwrap_or_default();
+    })
+}
+
+/// An override's effect, as the events of the rules it stands in for. One flat match with an
+/// arm per override action.
+fn override_effect(ctx: &mut Ctx, side: &str, action: &OverrideAction) -> Result<(), Refusal> {
     match action {
         OverrideAction::SetWrecked { command, wrecked } => ctx.emit_side(
-            &side,
+            side,
             EventKind::WreckedChanged {
                 command: command.clone(),
                 wrecked: *wrecked,
             },
         ),
         OverrideAction::SetCommanderLost { command, lost } => ctx.emit_side(
-            &side,
+            side,
             EventKind::CommanderLost {
                 command: command.clone(),
                 lost: *lost,
@@ -1756,7 +1832,7 @@ pub(super) fn umpire_override(
         OverrideAction::Place { piece, to } => {
             let from = pos(ctx, piece);
             ctx.emit_side(
-                &side,
+                side,
                 EventKind::PieceMoved {
                     piece: piece.clone(),
                     from,
@@ -1765,17 +1841,17 @@ pub(super) fn umpire_override(
                     half_mp: None,
                 },
             );
-            implement_waiting_corps_orders(ctx, &side);
+            implement_waiting_corps_orders(ctx, side);
         }
         OverrideAction::DiscardOrder { order } => ctx.emit_side(
-            &side,
+            side,
             EventKind::OrderDiscarded {
                 order: *order,
                 reason: "umpire ruling".into(),
             },
         ),
         OverrideAction::SetStatus { command, status } => ctx.emit_side(
-            &side,
+            side,
             EventKind::StatusChanged {
                 command: command.clone(),
                 status: *status,
@@ -1800,7 +1876,7 @@ pub(super) fn umpire_override(
                 ctx.state.next_order_number(),
                 order,
                 Routing {
-                    side: side.clone(),
+                    side: side.to_string(),
                     sender: "umpire".into(),
                     recipient: command.clone(),
                     method: None,
@@ -1811,11 +1887,13 @@ pub(super) fn umpire_override(
                     status,
                 },
             );
-            ctx.emit_side(&side, EventKind::PresetOrder { order: record });
+            ctx.emit_side(side, EventKind::PresetOrder { order: record });
         }
         OverrideAction::Reroll { order } => {
-            ctx.emit_side(&side, EventKind::OrderArrived { order: *order });
-            let o = ctx.state.orders[order].clone();
+            ctx.emit_side(side, EventKind::OrderArrived { order: *order });
+            let Some(o) = ctx.state.orders.get(order).cloned() else {
+                return Err(unknown_order(*order));
+            };
             roll_acceptance(ctx, &o)?;
         }
         OverrideAction::Ruling { .. } => {}

@@ -346,8 +346,16 @@ pub fn describe(e: &Event) -> String {
                 }
             )
         }
-        EventKind::ReinforcementArrived { group, hex, pieces } => format!(
-            "reinforcement {group} enters at {hex}: {}",
+        EventKind::ReinforcementArrived {
+            group,
+            hex,
+            pieces,
+            blocked,
+        } => format!(
+            "reinforcement {group} enters at {hex}{}: {}",
+            blocked.map_or(String::new(), |b| format!(
+                " (its Entry Hex {b} is blocked by the enemy, 12.6.2)"
+            )),
             pieces.join(", ")
         ),
         EventKind::WreckedChanged { command, wrecked } => format!(
@@ -379,6 +387,7 @@ pub fn describe(e: &Event) -> String {
             outcome,
             attacker_retreat,
             defender_retreat,
+            ..
         } => format!(
             "{}: {} against {} → {outcome}; attacker retreat {attacker_retreat:?}, defender retreat {defender_retreat:?}",
             match combat {
@@ -642,7 +651,7 @@ pub fn combat_lines(r: &super::combat_system::CombatReadback) -> Vec<String> {
                 .join(", ")
         }
     };
-    let mut out = Vec::new();
+    let mut out: Vec<String> = r.aspects.iter().map(super::aspect::describe).collect();
     for c in &r.checks {
         let who = match c.side {
             crate::combat::Side::Attacker => "attacker",

@@ -316,6 +316,10 @@ pub enum EventKind {
         group: String,
         hex: Hex,
         pieces: Vec<String>,
+        /// The scheduled Entry Hex, when enemy units blocked it and the group entered at `hex`
+        /// instead (12.6.2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        blocked: Option<Hex>,
     },
     /// A command's wrecked flag changed (21.6).
     WreckedChanged { command: String, wrecked: bool },
@@ -335,6 +339,11 @@ pub enum EventKind {
         outcome: String,
         attacker_retreat: crate::combat::Retreat,
         defender_retreat: crate::combat::Retreat,
+        /// The units that may now face as they like, for nothing (10.1.3: "Units of both
+        /// players executing a Close Combat or a Cavalry Charge can change facing freely at the
+        /// end of that action"; 19.5: not the attacker of a Town/Village).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        reface: Vec<String>,
     },
     /// The dice of a combat and the non-seed table cells it used (umpire only).
     CombatDice {

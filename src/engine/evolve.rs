@@ -20,6 +20,9 @@ pub fn evolve(state: &mut GameState, event: &Event) {
     }
 }
 
+/// One event folded into the state. One flat match with an arm per event kind, so it runs past
+/// 150 lines by design; the compiler holds it exhaustive, and each arm is the one place its
+/// event changes the state.
 fn apply(state: &mut GameState, event: &Event) {
     state.events += 1;
     for d in event.dice() {
@@ -311,6 +314,7 @@ fn apply(state: &mut GameState, event: &Event) {
                 if let Some(hex) = entered {
                     u.left_column = Some((turn, player, hex));
                 }
+                u.last_path.clone_from(path);
                 let mut m = u.spent_in(turn, player);
                 m.halves += mp;
                 m.hexes += path.len().saturating_sub(1) as u32;
@@ -381,6 +385,7 @@ fn apply(state: &mut GameState, event: &Event) {
             let u = state.movement.entry(unit.clone()).or_default();
             let mut m = u.spent_in(turn, player);
             m.halves += half_mp;
+            m.dg_halved = true;
             u.moved = Some(m);
         }
         EventKind::MoraleDegraded { unit, morale, .. } => {
@@ -391,7 +396,9 @@ fn apply(state: &mut GameState, event: &Event) {
                 state.due.insert(group.clone());
             }
         }
-        EventKind::ReinforcementArrived { group, hex, pieces } => {
+        EventKind::ReinforcementArrived {
+            group, hex, pieces, ..
+        } => {
             state.due.remove(group);
             state.arrived.insert(group.clone());
             for p in pieces {
@@ -603,8 +610,32 @@ fn apply(state: &mut GameState, event: &Event) {
             *command_points,
         ),
         EventKind::RandomEventChecked { .. } => {}
-        EventKind::CombatResolved { .. }
-        | EventKind::CombatDice { .. }
+        EventKind::CombatResolved {
+            combat,
+            attackers,
+            defenders,
+            reface,
+            ..
+        } => {
+            // 10.1.3: free to face any corner until it next moves or turns.
+            for u in reface {
+                state.movement.entry(u.clone()).or_default().reface_free = true;
+            }
+            // 15.1.5: "Initiating Close Combat ends a stack's movement."
+            let into = defenders
+                .first()
+                .and_then(|d| state.positions.get(d).copied());
+            if let (super::command::CombatKind::CloseCombat { .. }, Some(into)) = (combat, into) {
+                let (turn, player) = (state.turn, state.player);
+                for u in attackers {
+                    let m = state.movement.entry(u.clone()).or_default();
+                    let mut p = m.spent_in(turn, player);
+                    p.attacked = Some(into);
+                    m.moved = Some(p);
+                }
+            }
+        }
+        EventKind::CombatDice { .. }
         | EventKind::CommandRangeChecked { .. }
         | EventKind::Override { .. }
         | EventKind::MessageSent { .. } => {}

@@ -32,6 +32,102 @@ pub(crate) fn all(ctx: &Ctx, side: Option<&str>) -> Vec<(String, Hex)> {
         .collect()
 }
 
+/// The size an extended unit fights with in one of its hexes (13.2: "Strength levels must be
+/// evenly divided between the parent and Line Extensions—with any excess in the parent's hex";
+/// an extension is at least C): `at_extension` for an extension's hex, else the parent's.
+pub(crate) fn size_in(
+    state: &GameState,
+    unit: &str,
+    at_extension: bool,
+    whole: crate::combat::Size,
+) -> crate::combat::Size {
+    let n = of(state, unit).len() as u32;
+    if n == 0 {
+        return whole;
+    }
+    let units = u32::from(whole.units());
+    let share = (units / (n + 1)).max(1);
+    let mine = if at_extension {
+        share
+    } else {
+        units.saturating_sub(n * share).max(1)
+    };
+    crate::combat::Size::from_units(mine)
+}
+
+/// 13.1.1: a Line Extension "has the same … combat and target characteristics as any other
+/// unit": a combat by or against one names its parent alone and the extension's hex
+/// (`--attacker-at`, `--defender-at`). Returns the side and that hex.
+pub(crate) fn fighting_at(
+    state: &GameState,
+    s: &crate::scenario::Scenario,
+    ids: &[String],
+    role: &str,
+    at: Hex,
+) -> Result<(String, Hex), Refusal> {
+    let [id] = ids else {
+        return Err(no(
+            "extension-alone",
+            "13.1.1",
+            format!(
+                "name the {role} extension's parent alone with the hex of the extension ({at}); {} units named",
+                ids.len()
+            ),
+            "a Line Extension fights as a unit of its own",
+        ));
+    };
+    let u = s.unit(id).ok_or_else(|| {
+        Refusal::new(
+            "unknown-unit",
+            "",
+            format!("`{id}` is not a unit of this scenario"),
+            "use a unit id from `staffwork scenario show`",
+        )
+    })?;
+    if !of(state, id).contains(&at) {
+        let have: Vec<String> = of(state, id).iter().map(|h| h.to_string()).collect();
+        return Err(no(
+            "not-an-extension",
+            "13.0",
+            format!(
+                "`{id}` has no Line Extension in {at} [hex {at}]; its extensions: {}",
+                if have.is_empty() {
+                    "none".to_string()
+                } else {
+                    have.join(", ")
+                }
+            ),
+            "name the hex of one of its extensions, or fight with the unit in its own hex",
+        ));
+    }
+    Ok((u.side.clone(), at))
+}
+
+/// 13.3.2: "If the unit no longer has enough strength to support its Line Extensions, eliminate
+/// one or more Line Extensions until the unit can support the remainder" — B supports one, A or
+/// more two (13.2). The last generated goes first; recorded as a retraction costing nothing.
+pub(crate) fn unsupported(ctx: &mut Ctx, side: &str, unit: &str, size: crate::combat::Size) {
+    use crate::combat::Size;
+    let have = of(&ctx.state, unit);
+    let may = match size {
+        Size::C => 0,
+        Size::B => 1,
+        _ => 2,
+    };
+    if have.len() <= may {
+        return;
+    }
+    let gone: Vec<Hex> = have[may..].to_vec();
+    ctx.emit_side(
+        side,
+        EventKind::LineRetracted {
+            unit: unit.to_string(),
+            hexes: gone,
+            half_mp: 0,
+        },
+    );
+}
+
 /// How many extensions a strength may support (13.2: B or more one, A or more two).
 fn may_have(s: Option<Strength>) -> usize {
     match s {

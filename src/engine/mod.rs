@@ -6,6 +6,7 @@
 //! clock, use ambient randomness, iterate hash containers, use floating point. Every die comes
 //! from the [`Dice`] passed in and is stored in the event that used it.
 
+pub mod aspect;
 mod borrowing;
 pub mod combat_system;
 pub mod command;
@@ -19,6 +20,7 @@ mod moving_brigades;
 pub mod oob;
 mod random_events;
 mod relay;
+mod retreat;
 mod sequence;
 mod special_rules;
 pub mod state;
@@ -264,6 +266,35 @@ impl<'a> Engine<'a> {
                 extend,
                 retract,
                 backstep,
+                retreat_from: Some(cause),
+            } => {
+                let plain = formation.is_none()
+                    && face.is_none()
+                    && *forced_march == 0
+                    && extend.is_empty()
+                    && retract.is_empty()
+                    && !backstep;
+                if !plain {
+                    return Err(Refusal::new(
+                        "retreat-only",
+                        "21.4",
+                        "a retreat is only a retreat: no formation change, facing, Forced March, extensions or backstep with --retreat-from",
+                        "retreat first; the unit may then face as it likes (10.1.3)",
+                    ));
+                }
+                command_system::retreat_piece(ctx, piece, *to, path, *cause)?
+            }
+            Command::Move {
+                piece,
+                to,
+                path,
+                formation,
+                face,
+                forced_march,
+                extend,
+                retract,
+                backstep,
+                retreat_from: None,
             } => command_system::move_piece(
                 ctx,
                 piece,
@@ -419,10 +450,15 @@ impl Ctx<'_, '_, '_> {
 
     /// The side a command belongs to.
     pub fn side_of(&self, command: &str) -> Result<String, Refusal> {
+        self.command(command).map(|c| c.side.clone())
+    }
+
+    /// A command's state, or the refusal naming the nearest ids when there is no such command
+    /// (a lookup that refuses, never an index that panics).
+    pub fn command(&self, command: &str) -> Result<&state::CommandState, Refusal> {
         self.state
             .commands
             .get(command)
-            .map(|c| c.side.clone())
             .ok_or_else(|| unknown_command(self.eng.scenario, command))
     }
 }

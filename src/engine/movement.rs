@@ -141,10 +141,15 @@ pub(crate) fn mover(ctx: &Ctx, u: &Unit, formation: UnitFormation) -> Result<Mov
         .get(&u.id)
         .is_some_and(|x| x.halved_in == Some(ctx.state.turn));
     let full = t.allowance_halves(allowance);
+    let full = if halved { full / 2 } else { full };
+    // 21.1: a Disorganized unit's Movement Allowance is halved, rounded down in half-points —
+    // unless it became DG while moving this phase and already lost half of what it had left
+    // (12.1.2).
+    let dg = st.morale == MoraleState::Disorganized && !spent.dg_halved;
     let mut m = Mover {
         class,
         // Ruffin's Attack: halved this turn by the scenario's roll.
-        allowance: if halved { full / 2 } else { full },
+        allowance: if dg { full / 2 } else { full },
         spent: spent.halves,
         // 12.5: infantry uses Road Movement only in Column.
         road_movement: !matches!(class, "line") && formation != UnitFormation::Square,
@@ -357,6 +362,7 @@ pub(super) fn move_unit(
         backstep,
         ..
     } = opts;
+    attack_ended_move(ctx, u, from, to, given)?;
     let before = formation_now(ctx.eng.scenario, &ctx.state, u);
     let change = planned_change(ctx, u, from, before, formation)?;
     let now = change.map_or(before, |(f, _, _)| f);
@@ -372,7 +378,35 @@ pub(super) fn move_unit(
     if let Some((_, cost, _)) = change {
         m.spent += cost;
     }
-    if forced_march > 0 {
+    // 24.2, 12.5.6.4: a Skirmisher tagging along a Column follows its path whatever its own
+    // allowance.
+    let tag_path = if u.kind == UnitKind::Skirmisher {
+        tag_along(ctx, side, from, to, given, m.spent)
+    } else {
+        None
+    };
+    let tagging = tag_path.is_some();
+    if forced_march > 0 && u.kind == UnitKind::Skirmisher && !tagging {
+        return Err(Refusal::new(
+            "forced-march",
+            "12.5.6.4",
+            format!(
+                "`{}` may go beyond its allowance only tagging along infantry in Column of its side that moved from {from} to {to} this phase, hex for hex, and only if it has not moved yet [hex {from}]",
+                u.id
+            ),
+            format!(
+                "move the Column first (with --forced-march if it Force Marches), then the Skirmisher to the same hex{OVERRIDE_HINT}"
+            ),
+        ));
+    }
+    let given = match &tag_path {
+        Some(p) => {
+            m.allowance = u32::MAX / 4; // no allowance limits it; the path is the Column's
+            &p[..]
+        }
+        None => given,
+    };
+    if forced_march > 0 && !tagging {
         forced_march_allowed(ctx, u, now, forced_march, from)?;
         // 12.5.6.2–3: three extra MP a set, on the road only.
         m.allowance += u32::from(forced_march) * ctx.eng.movement.cost("forced_march_step");
@@ -444,7 +478,8 @@ pub(super) fn move_unit(
     if ruling.square_move && !square_check(ctx, side, u, from)? {
         return Ok(());
     }
-    for _ in 0..forced_march {
+    // 12.5.6.4: "The Skirmisher does not suffer any penalties for tagging along".
+    for _ in 0..if tagging { 0 } else { forced_march } {
         straggler_check(ctx, side, u, from)?;
     }
     emit_move(ctx, side, u, &ruling, column);
@@ -639,6 +674,141 @@ fn judge_path(
         ));
     }
     path::check_path(map, t, m, &occ, &p).map_err(refusal)
+}
+
+/// 15.1.5: "Initiating Close Combat ends a stack's movement." A unit that attacked a hex this
+/// phase may still advance into it (the attacker entered it to fight; it is free once the
+/// defender has gone) and, once there, go on as 19.5.1's rush allows (the umpire judges it);
+/// nothing else (decision 0146).
+fn attack_ended_move(
+    ctx: &Ctx,
+    u: &Unit,
+    from: Hex,
+    to: Hex,
+    given: &[Hex],
+) -> Result<(), Refusal> {
+    let phase = ctx
+        .state
+        .movement
+        .get(&u.id)
+        .map(|m| m.spent_in(ctx.state.turn, ctx.state.player))
+        .unwrap_or_default();
+    let Some(into) = phase.attacked else {
+        return Ok(());
+    };
+    let first = given.iter().find(|h| **h != from).copied().unwrap_or(to);
+    if from == into || first == into {
+        return Ok(());
+    }
+    Err(Refusal::new(
+        "attacked",
+        "15.1.5",
+        format!(
+            "`{}` initiated a Close Combat into {into} this phase: \"Initiating Close Combat ends a stack's movement\" [hex {from}]",
+            u.id
+        ),
+        format!(
+            "it may only advance into {into}; a retreat the combat requires is `move --retreat-from`{OVERRIDE_HINT}"
+        ),
+    ))
+}
+
+/// 15.1.4: "The movement cost to initiate Close Combat is the cost of movement into the hex plus
+/// an additional 2 MP. The Road rate can not be used to enter Close Combat. A unit that has
+/// insufficient MPs to Close Combat a hex it starts adjacent to can still do so per 12.1.5, as
+/// long as it is not entering and/or crossing a Prohibited terrain feature." Checked for each
+/// attacking unit that moves (a battery that cannot is left out); 15.1.5's end of its movement
+/// is recorded by the combat (`combat-resolved`).
+pub(crate) fn close_combat_cost(
+    ctx: &Ctx,
+    attackers: &[String],
+    from: Hex,
+    into: Hex,
+) -> Result<(), Refusal> {
+    let s = ctx.eng.scenario;
+    for id in attackers {
+        let Some(u) = s.unit(id) else { continue };
+        let f = formation_now(s, &ctx.state, u);
+        let Ok(m) = mover(ctx, u, f) else { continue };
+        let step = path::step_cost(
+            &ctx.eng.move_map,
+            ctx.eng.movement,
+            m.class,
+            from,
+            into,
+            false,
+        )
+        .map_err(|e| {
+            Refusal::new(
+                "prohibited",
+                "15.1.4",
+                format!("`{id}` cannot enter {into} to attack: {}", e.message),
+                "Close Combat is movement into the defender's hex (15.1.4, 12.2.2)",
+            )
+        })?;
+        let need = step.cost + ctx.eng.movement.cost("close_combat");
+        let left = m.allowance.saturating_sub(m.spent);
+        let fresh = m.spent == m.column && m.hexes_moved == 0;
+        if need > left && !fresh {
+            return Err(Refusal::new(
+                "not-enough-mp",
+                "15.1.4",
+                format!(
+                    "`{id}` needs {} MP to Close Combat into {into} ({} for the hex + {} to initiate) and has {} left [hex {into}]",
+                    show_halves(need),
+                    show_halves(step.cost),
+                    show_halves(ctx.eng.movement.cost("close_combat")),
+                    show_halves(left)
+                ),
+                format!(
+                    "only a unit that has not moved this phase may attack with too few MP (12.1.5){OVERRIDE_HINT}"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// 24.2: Skirmishers "may exceed this MA if they move the entire phase stacked with an infantry
+/// unit in Column, 'tagging along'"; 12.5.6.4: also along a Forced March, "without penalties". A
+/// Skirmisher that has not moved this phase may follow, hex for hex, the path of an infantry unit
+/// of its side, now in Column, that moved from its hex to `to` this phase (moved first). Returns
+/// that path.
+fn tag_along(
+    ctx: &Ctx,
+    side: &str,
+    from: Hex,
+    to: Hex,
+    given: &[Hex],
+    spent: u32,
+) -> Option<Vec<Hex>> {
+    if spent > 0 {
+        return None;
+    }
+    let phase = (ctx.state.turn, ctx.state.player);
+    let s = ctx.eng.scenario;
+    let mut wanted: Vec<Hex> = given.to_vec();
+    if !wanted.is_empty() && wanted.first() != Some(&from) {
+        wanted.insert(0, from);
+    }
+    ctx.state
+        .movement
+        .iter()
+        .find(|(id, m)| {
+            s.unit(id).is_some_and(|x| {
+                x.side == side
+                    && x.kind == UnitKind::Infantry
+                    && matches!(
+                        formation_now(s, &ctx.state, x),
+                        UnitFormation::Column | UnitFormation::MarchColumn
+                    )
+            }) && m.moved.is_some_and(|p| (p.turn, p.player) == phase)
+                && m.last_path.len() > 1
+                && m.last_path.first() == Some(&from)
+                && m.last_path.last() == Some(&to)
+                && (wanted.is_empty() || wanted == m.last_path)
+        })
+        .map(|(_, m)| m.last_path.clone())
 }
 
 /// 12.5.6.1: only infantry in Column, not Disorganized, may Force March; at most two sets.

@@ -91,14 +91,12 @@ pub(super) fn check_relay(ctx: &Ctx, from: &str, via: &str) -> Result<(), Refusa
 
 /// T4.2b: the relaying commander, stacked with the recipient, re-issues the order he accepted.
 pub(super) fn deliver(ctx: &mut Ctx, number: u32) -> Result<(), Refusal> {
-    let o = ctx.state.orders.get(&number).cloned().ok_or_else(|| {
-        Refusal::new(
-            "unknown-order",
-            "6.4.5",
-            format!("there is no order {number}"),
-            "see `staffwork log`",
-        )
-    })?;
+    let o = ctx
+        .state
+        .orders
+        .get(&number)
+        .cloned()
+        .ok_or_else(|| super::command_system::unknown_order(number))?;
     let Some(relay) = o
         .relay
         .clone()

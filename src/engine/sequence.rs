@@ -215,7 +215,7 @@ fn begin_command_phase(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
         .unwrap_or_default();
     let rating = oob::rating(s, &ctx.state, &commander);
     let command_points = ctx.eng.tables.command_points(rating);
-    let ss = &ctx.state.sides[&side];
+    let ss = ctx.state.sides.get(&side).cloned().unwrap_or_default();
     let at = |p: &str| ctx.state.positions.get(p).copied();
     let commander_with_hq =
         at(&ss.army_commander).is_some() && at(&ss.army_commander) == at(&ss.army_hq);
@@ -356,7 +356,19 @@ fn reinforcements_enter(ctx: &mut Ctx, side: &str) {
             .place(&r.entry)
             .and_then(|p| p.hexes.first().copied())
             .or_else(|| r.entry.parse::<Hex>().ok());
-        let Some(hex) = hex else { continue };
+        let Some(scheduled) = hex else { continue };
+        // 12.6.2: "If enemy units block a specified Entry Hex, that unit is free to enter at any
+        // hex free of enemy units at or within 10 hexes of the scheduled Entry Hex along any map
+        // edge." The nearest such hex (decision 0142); none free: it waits.
+        let blocked = enemy_in(ctx, side, scheduled);
+        let hex = if blocked {
+            match free_edge_hex(ctx, side, scheduled) {
+                Some(h) => h,
+                None => continue,
+            }
+        } else {
+            scheduled
+        };
         let mut pieces = Vec::new();
         for id in &r.arrives {
             match s.formation(id) {
@@ -383,9 +395,44 @@ fn reinforcements_enter(ctx: &mut Ctx, side: &str) {
                 group: r.id.clone(),
                 hex,
                 pieces,
+                blocked: blocked.then_some(scheduled),
             },
         );
     }
+}
+
+/// Units (or Line Extensions, 13.1.1) of `side`'s enemies stand in `hex`.
+fn enemy_in(ctx: &Ctx, side: &str, hex: Hex) -> bool {
+    let s = ctx.eng.scenario;
+    ctx.state
+        .positions
+        .iter()
+        .any(|(p, h)| *h == hex && s.unit(p).is_some_and(|u| u.side != side))
+        || super::extensions::all(ctx, None)
+            .iter()
+            .any(|(p, h)| *h == hex && s.unit(p).is_some_and(|u| u.side != side))
+}
+
+/// 12.6.2: the map-edge hex free of enemy units nearest the blocked Entry Hex, within 10 hexes;
+/// on equal distance the lowest hex number (decision 0142).
+fn free_edge_hex(ctx: &Ctx, side: &str, entry: Hex) -> Option<Hex> {
+    let m = &ctx.eng.scenario.map;
+    let mut best: Option<(u32, Hex)> = None;
+    for col in m.first_col..=m.last_col {
+        for row in m.first_row..=m.last_row {
+            let edge =
+                col == m.first_col || col == m.last_col || row == m.first_row || row == m.last_row;
+            let h = Hex::new(col, row);
+            let d = h.distance(entry);
+            if !edge || d > 10 || h == entry || enemy_in(ctx, side, h) {
+                continue;
+            }
+            if best.is_none_or(|b| (d, h) < b) {
+                best = Some((d, h));
+            }
+        }
+    }
+    best.map(|(_, h)| h)
 }
 
 /// 27.2.3: in the Command Phase of the last dusk turn, every corps under Engage orders has them

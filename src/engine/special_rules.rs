@@ -454,8 +454,14 @@ fn burrard_may_land(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
 }
 
 fn burrard_takes_command(ctx: &mut Ctx, side: &str, burrard: &str) {
-    let old = ctx.state.sides[side].army_commander.clone();
-    let hq = ctx.state.sides[side].army_hq.clone();
+    let Some((old, hq)) = ctx
+        .state
+        .sides
+        .get(side)
+        .map(|s| (s.army_commander.clone(), s.army_hq.clone()))
+    else {
+        return;
+    };
     ctx.emit_side(
         side,
         EventKind::ArmyCommanderReplaced {

@@ -302,6 +302,14 @@ pub struct PhaseMove {
     pub halves: u32,
     /// Hexes entered.
     pub hexes: u32,
+    /// It became Disorganized while moving in this phase and lost half its remaining MP for it
+    /// (12.1.2), so its allowance is not halved again (21.1).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dg_halved: bool,
+    /// It initiated a Close Combat into this hex in this phase, which ends its movement (15.1.5)
+    /// but for advancing into that hex after winning (and on from it, 19.5.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attacked: Option<crate::hex::Hex>,
 }
 
 /// A unit's movement bookkeeping (8, 12), apart from its combat state so that a unit without a
@@ -336,6 +344,10 @@ pub struct UnitMovement {
     /// turned since.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reface_free: bool,
+    /// The hexes of its last move that spent MP, from where it started (12.0), so Skirmishers
+    /// may tag along a Column (24.2, 12.5.6.4).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_path: Vec<crate::hex::Hex>,
 }
 
 impl UnitMovement {

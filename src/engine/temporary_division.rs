@@ -46,7 +46,9 @@ pub(super) fn dissolve_if_temporary(ctx: &mut Ctx, command: &str, reason: &str) 
     if !temporary(ctx, command) {
         return false;
     }
-    let side = ctx.state.commands[command].side.clone();
+    let Some(side) = ctx.state.commands.get(command).map(|c| c.side.clone()) else {
+        return false;
+    };
     ctx.emit_side(
         &side,
         EventKind::TemporaryDivisionDissolved {

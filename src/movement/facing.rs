@@ -39,7 +39,7 @@ pub const CORNERS: [Corner; 6] = [
 ];
 
 /// Which side of a unit a hexside is on (10.0 box).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Arc {
     Front,

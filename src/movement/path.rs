@@ -1,14 +1,14 @@
 //! Paths over an NBS hex map for combat units (12): the cost of each step by the Movement
-//! Table, a given path checked hex by hex, and the cheapest legal path (Dijkstra, integer
-//! half-points, ties broken by the lowest hex so the answer never depends on iteration order).
+//! Table, a given path checked hex by hex, and the cheapest legal path (`space::dijkstra`,
+//! integer half-points, ties broken by the lowest predecessor so the answer never depends on
+//! iteration order).
 //!
 //! Owns the geometry of a move: terrain, hexsides, slopes, roads (12.5), prohibited terrain
 //! (12.2.2), enemy hexes (12.3.1), the map edge (12.3.4), the one-hex minimum move (12.1.5) and
 //! Square movement (8.3.2). Must not: know orders, roll dice, or read game state — the engine
 //! hands in the mover and who stands where.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -16,25 +16,16 @@ use super::facing::{self, Corner, Corners};
 use super::tables::{MovementTables, show_halves};
 use crate::hex::Hex;
 use crate::provenance::Provenance;
-use crate::scenario::{PlaceKind, Scenario};
+use crate::scenario::Scenario;
+use crate::space::{Features, Reached, Ties, dijkstra};
 
 /// The movement facts of a scenario's map.
 #[derive(Clone, Debug)]
 pub struct MoveMap {
-    first: (i32, i32),
-    last: (i32, i32),
+    /// Extent, roads and hexside features, shared with the commander's paths (`space`).
+    features: Features,
     terrain: BTreeMap<Hex, String>,
     elevation: BTreeMap<Hex, u8>,
-    /// Road steps, both directions.
-    road: BTreeSet<(Hex, Hex)>,
-    /// Hexside feature by normalised hexside: "stream", "river", "wall".
-    hexside: BTreeMap<(Hex, Hex), &'static str>,
-    /// Bridges, fords and gates: a hexside feature crossed there costs nothing extra.
-    crossings: BTreeSet<(Hex, Hex)>,
-}
-
-fn key(a: Hex, b: Hex) -> (Hex, Hex) {
-    if a <= b { (a, b) } else { (b, a) }
 }
 
 impl MoveMap {
@@ -50,53 +41,16 @@ impl MoveMap {
                 elevation.insert(h, m.elevation_at(h));
             }
         }
-        let mut road = BTreeSet::new();
-        let mut hexside = BTreeMap::new();
-        let mut crossings = BTreeSet::new();
-        for p in &s.places {
-            match p.kind {
-                PlaceKind::Road => {
-                    for w in p.hexes.windows(2) {
-                        if w[0].is_adjacent(w[1]) {
-                            road.insert((w[0], w[1]));
-                            road.insert((w[1], w[0]));
-                        }
-                    }
-                }
-                PlaceKind::Stream | PlaceKind::River | PlaceKind::Wall => {
-                    let kind = match p.kind {
-                        PlaceKind::Stream => "stream",
-                        PlaceKind::River => "river",
-                        _ => "wall",
-                    };
-                    for hs in &p.hexsides {
-                        hexside.insert(key(hs.0, hs.1), kind);
-                    }
-                }
-                PlaceKind::Bridge | PlaceKind::Ford | PlaceKind::Gate => {
-                    for hs in &p.hexsides {
-                        crossings.insert(key(hs.0, hs.1));
-                    }
-                }
-                _ => {}
-            }
-        }
         MoveMap {
-            first: (m.first_col, m.first_row),
-            last: (m.last_col, m.last_row),
+            features: Features::new(s),
             terrain,
             elevation,
-            road,
-            hexside,
-            crossings,
         }
     }
 
     /// True when the hex is on the playing area.
     pub fn contains(&self, h: Hex) -> bool {
-        h.map.is_none()
-            && (self.first.0..=self.last.0).contains(&h.col)
-            && (self.first.1..=self.last.1).contains(&h.row)
+        self.features.contains(h)
     }
 
     /// Terrain name of an on-map hex ("clear" off the grid's legend).
@@ -111,21 +65,17 @@ impl MoveMap {
 
     /// True when a road runs from `a` into the adjacent `b`.
     pub fn is_road(&self, a: Hex, b: Hex) -> bool {
-        self.road.contains(&(a, b))
+        self.features.is_road(a, b)
     }
 
     /// True when the hex lies on a road.
     pub fn on_road(&self, h: Hex) -> bool {
-        h.neighbours().iter().any(|n| self.road.contains(&(h, *n)))
+        h.neighbours().iter().any(|n| self.features.is_road(h, *n))
     }
 
     /// The hexside feature between two adjacent hexes, unless bridged.
     pub fn hexside(&self, a: Hex, b: Hex) -> Option<&'static str> {
-        let k = key(a, b);
-        if self.crossings.contains(&k) {
-            return None;
-        }
-        self.hexside.get(&k).copied()
+        self.features.hexside(a, b)
     }
 }
 
@@ -782,66 +732,49 @@ fn search(
     };
     // 11.3: a path that costs no Morale State beats a cheaper one that does, so the price is
     // (Morale Degradations, half-points).
-    let mut best: BTreeMap<Node, (u32, u32)> = BTreeMap::new();
-    let mut prev: BTreeMap<Node, Node> = BTreeMap::new();
-    let mut heap = BinaryHeap::new();
-    for c in starts {
-        best.insert((from, c, false), (0, 0));
-        heap.push(Reverse(((0u32, 0u32), (from, c, false))));
-    }
-    let mut reached = None;
-    while let Some(Reverse((d, node))) = heap.pop() {
-        let (h, c, on_road) = node;
-        if h == to {
-            reached = Some(node);
-            break;
-        }
-        if best.get(&node).is_some_and(|x| *x < d) {
-            continue;
-        }
-        for (dir, n) in h.neighbours().into_iter().enumerate() {
-            if check_entry(map, occ, h, n).is_err() {
-                continue;
-            }
-            let Ok(s) = best_step(map, t, m, occ, h, n) else {
-                continue;
-            };
-            let free = c == 6 || turns_free_at(map, t, m, h) || (on_road && s.road);
-            let options: Vec<(usize, u32)> = if c == 6 {
-                vec![(6, 0)]
-            } else {
-                Corner::fronting(dir)
-                    .iter()
-                    .map(|x| {
-                        let turn = if free {
-                            0
-                        } else {
-                            facing::turn_cost(t, Corner::from_index(c), *x)
-                        };
-                        (x.index(), turn)
-                    })
-                    .collect()
-            };
-            for (nc, turn) in options {
-                let next = (n, nc, s.road);
-                let degrades = u32::from(avoid_zoi && occ.zoi.contains(&h) && occ.zoi.contains(&n));
-                let nd = (
-                    d.0 + degrades,
-                    d.1.saturating_add(s.cost).saturating_add(turn),
-                );
-                let better = match best.get(&next) {
-                    None => true,
-                    Some(x) => nd < *x || (nd == *x && prev.get(&next).is_some_and(|p| node < *p)),
+    let reached = dijkstra(
+        starts.into_iter().map(|c| (from, c, false)),
+        (0u32, 0u32),
+        |node: Node| node.0 == to,
+        |node, d, offer| {
+            let (h, c, on_road) = node;
+            for (dir, n) in h.neighbours().into_iter().enumerate() {
+                if check_entry(map, occ, h, n).is_err() {
+                    continue;
+                }
+                let Ok(s) = best_step(map, t, m, occ, h, n) else {
+                    continue;
                 };
-                if better {
-                    best.insert(next, nd);
-                    prev.insert(next, node);
-                    heap.push(Reverse((nd, next)));
+                let free = c == 6 || turns_free_at(map, t, m, h) || (on_road && s.road);
+                let options: Vec<(usize, u32)> = if c == 6 {
+                    vec![(6, 0)]
+                } else {
+                    Corner::fronting(dir)
+                        .iter()
+                        .map(|x| {
+                            let turn = if free {
+                                0
+                            } else {
+                                facing::turn_cost(t, Corner::from_index(c), *x)
+                            };
+                            (x.index(), turn)
+                        })
+                        .collect()
+                };
+                for (nc, turn) in options {
+                    let degrades =
+                        u32::from(avoid_zoi && occ.zoi.contains(&h) && occ.zoi.contains(&n));
+                    let nd = (
+                        d.0 + degrades,
+                        d.1.saturating_add(s.cost).saturating_add(turn),
+                    );
+                    offer((n, nc, s.road), nd);
                 }
             }
-        }
-    }
-    let Some(mut node) = reached else {
+        },
+        Ties::LowestPredecessor,
+    );
+    let Some(Reached { mut node, prev, .. }) = reached else {
         return Err(illegal(
             "no-path",
             "12.2.2",

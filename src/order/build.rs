@@ -179,99 +179,8 @@ pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index
             d.too_long.push(abs);
             continue;
         }
-        let toks = lexicon::rewrite(text, abs, lower::sentence(stext, abs.0));
-        let keep = |t: &str| {
-            super::resolve::looks_like_troops(t) || index.is_some_and(|ix| ix.is_exact_name(t))
-        };
-        let mut fired = false;
-        let toks = match index {
-            Some(ix) => names::scenario(text, abs, toks, &ix.phrases, &keep, &mut fired),
-            None => toks,
-        };
-        if fired {
-            d.rules.push("name.scenario");
-        }
-        let mut fired = false;
-        let toks = names::edges(text, toks, &keep, &mut fired);
-        if fired {
-            d.rules.push("name.edges");
-        }
-        let mut fired = false;
-        let toks = match index {
-            Some(_) => toks,
-            None => names::features(text, toks, &mut fired),
-        };
-        if fired {
-            d.rules.push("name.feature");
-        }
-        let n = toks.len();
-        let toks = passive(text, toks);
-        let first = |t: &[Tok]| t.first().map(Tok::span);
-        if toks.len() != n
-            || toks
-                .iter()
-                .any(|t| matches!(t, Tok::Recipient { span, .. } if span.0 == span.1))
-        {
-            d.rules.push("lead.passive");
-        }
-        if toks
-            .iter()
-            .filter(|t| matches!(t, Tok::Recipient { span, .. } if span.0 == span.1))
-            .count()
-            > 1
-        {
-            d.rules.push("lead.passive-gap");
-        }
-        let before = first(&toks);
-        let toks = compliments(text, toks);
-        if first(&toks) != before {
-            d.rules.push("lead.compliments");
-        }
-        let n = toks.len();
-        let toks = third_person(text, toks);
-        if toks.len() != n {
-            d.rules.push("lead.third-person");
-        }
-        let toks = demonstrative(text, toks, &mut d.rules);
-        let toks = possessed_noun(text, toks, &mut d.rules);
-        let toks = bring_troops(text, toks, &mut d.rules);
-        let toks = take_position(text, toks, &mut d.rules);
-        let toks = follow_own(text, toks, &mut d.rules);
-        let had = d.attached.len();
-        let toks = division_members(text, toks, &mut d.attached);
-        if d.attached.len() != had {
-            d.rules.push("division.members");
-        }
-        let had = d.also.len();
-        let toks = several_recipients(text, toks, &mut d.also);
-        if d.also.len() != had {
-            d.rules.push("lead.several");
-            if d.also[had..]
-                .iter()
-                .any(|r| text.get(r.span.0..r.span.1) != Some(r.text.as_str()))
-            {
-                d.rules.push("lead.elided");
-            }
-        }
-        let toks = vocative(text, toks, &mut d.rules);
-        let n = toks.len();
-        let toks = colon_lead(text, toks);
-        if toks.len() != n {
-            d.rules.push("lead.colon");
-        }
-        for t in &toks {
-            let sp = t.span();
-            let shown = match t {
-                // A recipient moved by a rule (a passive's agent) shows its own words.
-                Tok::Recipient { who: Some(w), .. } if sp.0 == sp.1 => w.phrase.clone(),
-                _ => nfc(&text[sp.0..sp.1]),
-            };
-            d.tags.push(Tag {
-                tag: lower::tag(t),
-                text: shown,
-                span: sp,
-            });
-        }
+        let toks = token_rules(text, abs, stext, index, &mut d);
+        push_tags(text, &toks, &mut d);
         if !body_found
             && toks
                 .iter()
@@ -326,6 +235,117 @@ pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index
     }
     share_objectives(&mut d.steps);
     d
+}
+
+/// The rules over one sentence's tokens, in order: the lexicon, the scenario's names, the
+/// edges of names, the leads and the verb rules. Each rule that changed something is noted.
+fn token_rules(
+    text: &str,
+    abs: Span,
+    stext: &str,
+    index: Option<&super::resolve::Index<'_>>,
+    d: &mut Draft,
+) -> Vec<Tok> {
+    let toks = lexicon::rewrite(text, abs, lower::sentence(stext, abs.0));
+    let keep = |t: &str| {
+        super::resolve::looks_like_troops(t) || index.is_some_and(|ix| ix.is_exact_name(t))
+    };
+    let mut fired = false;
+    let toks = match index {
+        Some(ix) => names::scenario(text, abs, toks, &ix.phrases, &keep, &mut fired),
+        None => toks,
+    };
+    if fired {
+        d.rules.push("name.scenario");
+    }
+    let mut fired = false;
+    let toks = names::edges(text, toks, &keep, &mut fired);
+    if fired {
+        d.rules.push("name.edges");
+    }
+    let mut fired = false;
+    let toks = match index {
+        Some(_) => toks,
+        None => names::features(text, toks, &mut fired),
+    };
+    if fired {
+        d.rules.push("name.feature");
+    }
+    let n = toks.len();
+    let toks = passive(text, toks);
+    let first = |t: &[Tok]| t.first().map(Tok::span);
+    if toks.len() != n
+        || toks
+            .iter()
+            .any(|t| matches!(t, Tok::Recipient { span, .. } if span.0 == span.1))
+    {
+        d.rules.push("lead.passive");
+    }
+    if toks
+        .iter()
+        .filter(|t| matches!(t, Tok::Recipient { span, .. } if span.0 == span.1))
+        .count()
+        > 1
+    {
+        d.rules.push("lead.passive-gap");
+    }
+    let before = first(&toks);
+    let toks = sender_to(text, toks, &mut d.rules);
+    let toks = compliments(text, toks);
+    if first(&toks) != before {
+        d.rules.push("lead.compliments");
+    }
+    let n = toks.len();
+    let toks = third_person(text, toks);
+    if toks.len() != n {
+        d.rules.push("lead.third-person");
+    }
+    let toks = demonstrative(text, toks, &mut d.rules);
+    let toks = possessed_noun(text, toks, &mut d.rules);
+    let toks = bring_troops(text, toks, &mut d.rules);
+    let toks = take_position(text, toks, &mut d.rules);
+    let toks = follow_own(text, toks, &mut d.rules);
+    let toks = ready_to(text, toks, &mut d.rules);
+    let had = d.attached.len();
+    let toks = division_members(text, toks, &mut d.attached);
+    if d.attached.len() != had {
+        d.rules.push("division.members");
+    }
+    let had = d.also.len();
+    let toks = several_recipients(text, toks, &mut d.also);
+    if d.also.len() != had {
+        d.rules.push("lead.several");
+        if d.also[had..]
+            .iter()
+            .any(|r| text.get(r.span.0..r.span.1) != Some(r.text.as_str()))
+        {
+            d.rules.push("lead.elided");
+        }
+    }
+    let toks = vocative(text, toks, &mut d.rules);
+    let n = toks.len();
+    let toks = colon_lead(text, toks);
+    if toks.len() != n {
+        d.rules.push("lead.colon");
+    }
+    toks
+}
+
+/// The tags `check --explain` shows, one per token.
+fn push_tags(text: &str, toks: &[Tok], d: &mut Draft) {
+    for t in toks {
+        let sp = t.span();
+        let shown = match t {
+            // A recipient moved by a rule (a passive's agent) shows its own words.
+            Tok::Recipient { who: Some(w), .. } if sp.0 == sp.1 => w.phrase.clone(),
+            _ => nfc(&text[sp.0..sp.1]),
+        };
+        d.tags.push(Tag {
+            tag: lower::tag(t),
+            text: shown,
+            span: sp,
+        });
+    }
 }
 
 #[allow(clippy::too_many_lines)]
@@ -725,7 +745,15 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     action,
                     Action::Move | Action::Cross | Action::Withdraw | Action::Deploy
                 );
+                let mut prev_name = false;
                 for (r, p, route) in pending.objectives.drain(..) {
+                    // Names side by side before the verb ("The 3rd, 4th … will form") stay
+                    // apart when read back, as after it.
+                    let name = matches!(r.form, Form::Name | Form::Unit) && p == r.phrase;
+                    if name && prev_name {
+                        step.parts.push(",".into());
+                    }
+                    prev_name = name;
                     step.parts.push(p);
                     // The same rules as after the verb: route is route (except for defend),
                     // own troops of a movement are its forces.
@@ -1424,17 +1452,29 @@ fn follow_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
         if verb != "follow" {
             continue;
         }
+        let own_troops = |t: &Target| {
+            let words = crate::text::fold(&text[t.span.0..t.span.1]);
+            matches!(t.form, Form::Name | Form::Unit | Form::Own)
+                && super::resolve::looks_like_troops(&text[t.span.0..t.span.1])
+                && !words
+                    .split(' ')
+                    .all(|w| lex.is_nation(w) || w == "the" || w == "all")
+                && !words
+                    .split(' ')
+                    .any(|w| matches!(w, "enemy" | "enemys" | "enemies"))
+        };
         let own = match &toks[k + 1] {
-            Tok::Place(t) if matches!(t.form, Form::Name | Form::Unit | Form::Own) => {
-                let words = crate::text::fold(&text[t.span.0..t.span.1]);
-                super::resolve::looks_like_troops(&text[t.span.0..t.span.1])
-                    && !words
-                        .split(' ')
-                        .all(|w| lex.is_nation(w) || w == "the" || w == "all")
-                    && !words
-                        .split(' ')
-                        .any(|w| matches!(w, "enemy" | "enemys" | "enemies"))
-            }
+            // "move behind the 2-4-I and follow it": the pronoun's antecedent decides.
+            Tok::Place(t) if t.form == Form::Pronoun => toks[..k]
+                .iter()
+                .rev()
+                .find_map(|x| match x {
+                    Tok::Place(a) if a.form != Form::Pronoun => Some(a),
+                    Tok::Relation { target, .. } => Some(target),
+                    _ => None,
+                })
+                .is_some_and(own_troops),
+            Tok::Place(t) => own_troops(t),
             _ => false,
         };
         if own {
@@ -1445,6 +1485,60 @@ fn follow_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
             };
             rules.push("verb.follow-own");
         }
+    }
+    toks
+}
+
+/// Rule `lead.sender-to`: "Lorcet to Pellerin: hold Kümla." — of two leads, "X to" followed
+/// by "Y:", X is the writer (a courtesy) and Y the recipient.
+fn sender_to(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let ends = |t: &Tok, end: &str| {
+        let s = t.span();
+        text[s.0..s.1].trim_end().to_lowercase().ends_with(end)
+    };
+    if let [
+        first @ Tok::Recipient { .. },
+        second @ Tok::Recipient { .. },
+        ..,
+    ] = toks.as_slice()
+        && ends(first, " to")
+        && (ends(second, ":") || ends(second, "—") || ends(second, "-"))
+    {
+        let span = first.span();
+        toks[0] = Tok::Courtesy(span);
+        rules.push("lead.sender-to");
+    }
+    toks
+}
+
+/// Rule `verb.ready-to`: "hold yourself ready to march at two in the morning" — the verb
+/// after "ready to" is what the troops are to be ready for, not a stage of its own (nothing
+/// moves until ordered), and the time is when they must be ready: a deadline, not a start
+/// (30.0), so the order stays General.
+fn ready_to(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let mut k = 0;
+    while k + 2 < toks.len() {
+        let ready = matches!(&toks[k], Tok::Verb { action: Action::Reserve, verb, .. }
+            if verb.contains("ready") || verb.contains("readiness"));
+        let to_verb = matches!(&toks[k + 1], Tok::DestPrep(w, _) if w == "to")
+            && matches!(toks[k + 2], Tok::Verb { .. });
+        if !(ready && to_verb) {
+            k += 1;
+            continue;
+        }
+        let span = (toks[k + 1].span().0, toks[k + 2].span().1);
+        let words = nfc(&words(&text[span.0..span.1]));
+        toks.splice(k + 1..=k + 2, [Tok::Manner(words, span)]);
+        // Its time, up to the next action or clause, is a deadline.
+        for t in &mut toks[k + 2..] {
+            match t {
+                Tok::Timing { prep, .. } if prep == "at" => *prep = "by".into(),
+                Tok::Verb { .. } | Tok::Connector(..) | Tok::CondStart(..) => break,
+                _ => {}
+            }
+        }
+        rules.push("verb.ready-to");
+        k += 2;
     }
     toks
 }
@@ -1651,7 +1745,12 @@ fn colon_lead(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
     {
         return toks;
     }
-    let who = names::name_target(text, (from, from + raw.len()), from);
+    // The article is the phrase's, not the name's ("The reserve artillery:"), as in any lead.
+    let article = ["the ", "The ", "THE "]
+        .iter()
+        .find(|a| raw.starts_with(**a) && raw.len() > a.len())
+        .map_or(0, |a| a.len());
+    let who = names::name_target(text, (from + article, from + raw.len()), from);
     let mut out: Vec<Tok> = toks[..start].to_vec();
     out.push(Tok::Recipient {
         who: Some(who),

@@ -7,6 +7,7 @@
 use super::ast::*;
 use crate::rules::{OrderType, Posture};
 use crate::text::fold;
+use chrono::NaiveTime;
 
 pub(crate) fn diag(
     severity: Severity,
@@ -328,4 +329,139 @@ pub(crate) fn key(
         k.push_str(&fold(i));
     }
     k
+}
+
+/// Rule `posture.cheaper`: the note of an order Complex only by its wording.
+pub(crate) fn cheaper_note(t: OrderType, span: Span) -> Diagnostic {
+    let (msg, help) = match t {
+        OrderType::General => (
+            "Complex only by its wording: written as one stage this is a General order, 1 CP instead of 5 (6.4.2 chart)",
+            "join the stages with \"and\", not \"then\" or a new sentence: \"march to Kümla and hold it\"",
+        ),
+        _ => (
+            "Complex only by its wording: written as one stage this is an Engage order — the same cost (6.4.2), but one stage carried out at once rather than stage by stage (6.3.3)",
+            "join the approach and the attack with \"and\": \"march upon Hall and carry it\"",
+        ),
+    };
+    diag(Severity::Note, "cheaper-wording", msg, span, help)
+}
+
+/// What could not be read: no action (`no-action` at `body`), an unreadable order (`at`: where
+/// and what was expected), sentences too long to parse, and words kept only as remarks.
+pub(crate) fn reading(
+    no_action: bool,
+    body: Span,
+    at: Option<(Span, &[String])>,
+    too_long: &[Span],
+    remarks: &[Remark],
+    diags: &mut Vec<Diagnostic>,
+) {
+    if no_action {
+        diags.push(diag(
+            Severity::Warning,
+            "no-action",
+            "no action is given to anybody here; read as a report, an intention or an exhortation",
+            body,
+            "an order needs an action verb for its recipient: \"2nd Div: hold Kümla.\"",
+        ));
+    } else if let Some((at, expected)) = at {
+        diags.push(diag(
+            Severity::Error,
+            "unreadable",
+            format!(
+                "cannot read an order here; expected {}",
+                expected.join(", or ")
+            ),
+            at,
+            "an order needs an action: \"2nd Div: attack up the Säter road and capture Hall.\"",
+        ));
+    }
+    for s in too_long {
+        diags.push(diag(
+            Severity::Warning,
+            "too-long",
+            format!(
+                "a sentence of {} bytes was not read; it is kept as a remark",
+                s.1 - s.0
+            ),
+            *s,
+            format!(
+                "sentences longer than {} bytes are not parsed; break it up",
+                super::source::MAX_SENTENCE
+            ),
+        ));
+    }
+    for r in remarks {
+        if too_long.contains(&r.span) || at.is_some() {
+            continue;
+        }
+        diags.push(diag(
+            Severity::Warning,
+            "unstructured-text",
+            format!(
+                "\"{}\" was not understood and is kept only as a remark",
+                r.text
+            ),
+            r.span,
+            "the umpire will read it, but the order's structure ignores it; rephrase with an \
+             action, a place, a route, a time or a condition",
+        ));
+    }
+}
+
+/// `time-past`: a clock time of a step already past at `now` (30.0).
+pub(crate) fn times_past(stages: &[Stage], now: NaiveTime, diags: &mut Vec<Diagnostic>) {
+    for st in stages {
+        for step in &st.steps {
+            let Some(t) = &step.timing else { continue };
+            let Some(tm) = t
+                .time
+                .as_deref()
+                .and_then(|x| NaiveTime::parse_from_str(x, "%H:%M").ok())
+            else {
+                continue;
+            };
+            if tm < now {
+                diags.push(diag(
+                    Severity::Warning,
+                    "time-past",
+                    format!(
+                        "{} is already past (it is now {})",
+                        t.text,
+                        now.format("%H:%M")
+                    ),
+                    t.span,
+                    "30.0: if the time has already passed on acceptance the order executes \
+                     immediately; a deadline already past cannot be met",
+                ));
+            }
+        }
+    }
+}
+
+/// `independent-not-allowed` (6.8.1): `name` may not normally receive an Independent Order.
+pub(crate) fn independent_note(name: &str, why: &str, span: Span) -> Diagnostic {
+    diag(
+        Severity::Warning,
+        "independent-not-allowed",
+        format!("{name} may not normally receive an Independent Order: {why}"),
+        span,
+        "6.8.1: eligible are divisions of a corps, brigades that do not belong to a \
+                 division, and cavalry brigades; others only where the scenario allows",
+    )
+}
+
+/// `type-mismatch`: the writer's stated type is not the order's (6.3).
+pub(crate) fn type_mismatch(stated: OrderType, t: OrderType, s: Span) -> Diagnostic {
+    diag(
+        Severity::Warning,
+        "type-mismatch",
+        format!(
+            "the order calls itself {} but reads as {}",
+            super::type_word(stated),
+            super::type_word(t)
+        ),
+        s,
+        "6.3: the type follows from the order's stages, conditions and alternatives",
+    )
 }

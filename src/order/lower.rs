@@ -311,80 +311,11 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
                 .any(|c| c.as_rule() == Rule::independent);
             Tok::Preset { span, independent }
         }
-        Rule::named_lead => {
-            let mut whos = Vec::new();
-            let mut attached = Vec::new();
-            let mut authority = false;
-            let mut you = false;
-            let mut negated: Option<Span> = None;
-            for c in p.into_inner() {
-                match c.as_rule() {
-                    // "2nd Division is not to engage": the lead carries the negator.
-                    Rule::subject_link if c.as_str().to_ascii_lowercase().contains("not") => {
-                        negated = Some(span_of(&c, off));
-                    }
-                    Rule::who => whos.push(c),
-                    Rule::attached | Rule::lead_attached => attached = attached_items(c, off),
-                    Rule::k_desire => authority = true,
-                    Rule::k_you => you = true,
-                    _ => {}
-                }
-            }
-            // "X desires that Y …": Y is the recipient, and X only a courtesy.
-            let who = if authority {
-                if you { None } else { whos.into_iter().nth(1) }
-            } else {
-                whos.into_iter().next()
-            };
-            out.push(Tok::Recipient {
-                who: who.map(|w| who_target(w, off)),
-                attached,
-                span,
-            });
-            if let Some(s) = negated {
-                out.push(Tok::Negate(s));
-            }
-            return;
-        }
+        Rule::named_lead => return named_lead(p, off, span, out),
         Rule::independent => Tok::Independent(span),
-        Rule::nb_order => {
-            let w = p.as_str().to_ascii_lowercase();
-            let verb = w.split_whitespace().next().unwrap_or("").to_string();
-            let action = match verb.as_str() {
-                "attack" => Action::Attack,
-                "defence" | "defense" | "hold" => Action::Defend,
-                "reserve" => Action::Reserve,
-                "support" => Action::Support,
-                "halt" => Action::Halt,
-                _ => Action::Move,
-            };
-            Tok::Verb {
-                action,
-                verb: lower_case_words(p.as_str()),
-                span,
-            }
-        }
+        Rule::nb_order => nb_order(&p, span),
         Rule::manner => Tok::Manner(lower_case_words(p.as_str()), span),
-        Rule::timing => {
-            let mut prep = "immediate".to_string();
-            let mut value = None;
-            for c in p.into_inner() {
-                match c.as_rule() {
-                    Rule::timing_prep => prep = lower_case_words(c.as_str()),
-                    Rule::time_value => value = Some(normalise_time(c.as_str())),
-                    Rule::bare_clock => {
-                        prep = "at".into();
-                        value = Some(normalise_time(c.as_str()));
-                    }
-                    _ => {}
-                }
-            }
-            // A bare clock ("0600") is a time of starting, as "at 0600".
-            if prep == "immediate" && value.is_some() {
-                prep = "at".into();
-            }
-            Tok::Timing { prep, value, span }
-        }
+        Rule::timing => timing(p, span),
         Rule::if_possible => Tok::IfPossible(span),
         Rule::condition_start => Tok::CondStart(lower_case_words(p.as_str()), span),
         Rule::purpose => Tok::Purpose(span),
@@ -426,27 +357,7 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
         | Rule::v_cross
         | Rule::v_support
         | Rule::v_pursue
-        | Rule::v_reconnoitre => {
-            let verb = lower_case_words(p.as_str());
-            let action = match p.as_rule() {
-                Rule::v_reserve => Action::Reserve,
-                Rule::v_form_division => Action::FormDivision,
-                Rule::v_halt => Action::Halt,
-                Rule::v_leave | Rule::v_off_map => Action::LeaveMap,
-                Rule::v_continue => continue_action(&verb),
-                Rule::v_join => Action::Join,
-                Rule::v_deploy => Action::Deploy,
-                Rule::v_withdraw => Action::Withdraw,
-                Rule::v_attack => Action::Attack,
-                Rule::v_move => Action::Move,
-                Rule::v_defend => Action::Defend,
-                Rule::v_cross => Action::Cross,
-                Rule::v_support => Action::Support,
-                Rule::v_pursue => Action::Pursue,
-                _ => Action::Reconnoitre,
-            };
-            Tok::Verb { action, verb, span }
-        }
+        | Rule::v_reconnoitre => verb(&p, span),
         Rule::within | Rule::between | Rule::hex_list | Rule::hex => Tok::Place(target(p, off)),
         Rule::relation => {
             let mut rel = String::new();
@@ -497,6 +408,111 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
     out.push(tok);
 }
 
+/// A lead that starts with a name: the recipient (or, after an authority, the one bidden),
+/// its attachments, and a negator the lead carries ("is not to").
+fn named_lead(p: Pair<'_, Rule>, off: usize, span: Span, out: &mut Vec<Tok>) {
+    let mut whos = Vec::new();
+    let mut attached = Vec::new();
+    let mut authority = false;
+    let mut you = false;
+    let mut negated: Option<Span> = None;
+    for c in p.into_inner() {
+        match c.as_rule() {
+            // "2nd Division is not to engage": the lead carries the negator.
+            Rule::subject_link if c.as_str().to_ascii_lowercase().contains("not") => {
+                negated = Some(span_of(&c, off));
+            }
+            Rule::who | Rule::let_who => whos.push(c),
+            Rule::attached | Rule::lead_attached => attached = attached_items(c, off),
+            Rule::k_desire => authority = true,
+            Rule::k_you => you = true,
+            _ => {}
+        }
+    }
+    // "X desires that Y …": Y is the recipient, and X only a courtesy.
+    let who = if authority {
+        if you { None } else { whos.into_iter().nth(1) }
+    } else {
+        whos.into_iter().next()
+    };
+    out.push(Tok::Recipient {
+        who: who.map(|w| who_target(w, off)),
+        attached,
+        span,
+    });
+    if let Some(s) = negated {
+        out.push(Tok::Negate(s));
+    }
+}
+
+/// A time: its preposition (the kind of timing) and its value, normalised.
+fn timing(p: Pair<'_, Rule>, span: Span) -> Tok {
+    let mut prep = "immediate".to_string();
+    let mut value = None;
+    for c in p.into_inner() {
+        match c.as_rule() {
+            Rule::timing_prep => prep = lower_case_words(c.as_str()),
+            Rule::time_value => value = Some(normalise_time(c.as_str())),
+            Rule::day_time => {
+                prep = "at".into();
+                value = Some(lower_case_words(c.as_str()));
+            }
+            Rule::bare_clock => {
+                prep = "at".into();
+                value = Some(normalise_time(c.as_str()));
+            }
+            _ => {}
+        }
+    }
+    // A bare clock ("0600") is a time of starting, as "at 0600".
+    if prep == "immediate" && value.is_some() {
+        prep = "at".into();
+    }
+    Tok::Timing { prep, value, span }
+}
+
+/// A verb of the grammar and its action.
+fn verb(p: &Pair<'_, Rule>, span: Span) -> Tok {
+    let verb = lower_case_words(p.as_str());
+    let action = match p.as_rule() {
+        Rule::v_reserve => Action::Reserve,
+        Rule::v_form_division => Action::FormDivision,
+        Rule::v_halt => Action::Halt,
+        Rule::v_leave | Rule::v_off_map => Action::LeaveMap,
+        Rule::v_continue => continue_action(&verb),
+        Rule::v_join => Action::Join,
+        Rule::v_deploy => Action::Deploy,
+        Rule::v_withdraw => Action::Withdraw,
+        Rule::v_attack => Action::Attack,
+        Rule::v_move => Action::Move,
+        Rule::v_defend => Action::Defend,
+        Rule::v_cross => Action::Cross,
+        Rule::v_support => Action::Support,
+        Rule::v_pursue => Action::Pursue,
+        _ => Action::Reconnoitre,
+    };
+    Tok::Verb { action, verb, span }
+}
+
+/// A Napoleon's Battles order sheet ("Attack order"): its verb and action.
+fn nb_order(p: &Pair<'_, Rule>, span: Span) -> Tok {
+    let w = p.as_str().to_ascii_lowercase();
+    let verb = w.split_whitespace().next().unwrap_or("").to_string();
+    let action = match verb.as_str() {
+        "attack" => Action::Attack,
+        "defence" | "defense" | "hold" => Action::Defend,
+        "reserve" => Action::Reserve,
+        "support" => Action::Support,
+        "halt" => Action::Halt,
+        _ => Action::Move,
+    };
+    Tok::Verb {
+        action,
+        verb: lower_case_words(p.as_str()),
+        span,
+    }
+}
+
 fn continue_action(verb: &str) -> Action {
     let last = verb.rsplit(' ').next().unwrap_or("");
     match last {
@@ -507,9 +523,13 @@ fn continue_action(verb: &str) -> Action {
     }
 }
 
-/// "0900 hours" → "09:00", "10:30" → "10:30", "9 pm" → "21:00", "the dawn" → "dawn".
+/// "0900 hours" → "09:00", "10:30" → "10:30", "9 pm" → "21:00", "the dawn" → "dawn",
+/// "half past five in the evening" → "17:30", "ten at night" → "22:00".
 fn normalise_time(s: &str) -> String {
     let t = lower_case_words(s);
+    if let Some(x) = clock_in_words(&t) {
+        return x;
+    }
     let digits: String = t.chars().take_while(|c| c.is_ascii_digit()).collect();
     if digits.is_empty() {
         return t.trim_start_matches("the ").to_string();
@@ -531,6 +551,39 @@ fn normalise_time(s: &str) -> String {
         h += 12;
     }
     format!("{h:02}:{m:02}")
+}
+
+/// A clock written in words or with the half of the day ("a quarter to six", "ten o'clock at
+/// night", "5 in the evening"), as `HH:MM`; `None` for any other time.
+fn clock_in_words(t: &str) -> Option<String> {
+    const HOURS: [&str; 12] = [
+        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+        "twelve",
+    ];
+    let words: Vec<&str> = t.split_whitespace().collect();
+    let hour_at = |w: &str| -> Option<u32> {
+        HOURS
+            .iter()
+            .position(|h| *h == w)
+            .map(|i| i as u32 + 1)
+            .or_else(|| w.parse().ok().filter(|h| *h <= 24))
+    };
+    let (mut h, m) = match words.as_slice() {
+        ["half", "past", h, ..] => (hour_at(h)?, 30),
+        ["a", "quarter", "past", h, ..] => (hour_at(h)?, 15),
+        ["a", "quarter", "to" | "before", h, ..] => ((hour_at(h)? + 10) % 12 + 1, 45),
+        [h, ..] if HOURS.contains(h) || t.contains(" in the ") || t.ends_with(" at night") => {
+            (hour_at(h)?, 0)
+        }
+        _ => return None,
+    };
+    let late = t.ends_with("afternoon") || t.ends_with("evening");
+    if (late && h < 12) || (t.ends_with("at night") && (6..12).contains(&h)) {
+        h += 12;
+    } else if t.ends_with("at night") && h == 12 {
+        h = 0;
+    }
+    Some(format!("{h:02}:{m:02}"))
 }
 
 fn attached_items(p: Pair<'_, Rule>, off: usize) -> Vec<Target> {
@@ -561,7 +614,7 @@ fn who_target(p: Pair<'_, Rule>, off: usize) -> Target {
     let input = p.get_input();
     let mut first: Option<usize> = None;
     for c in p.into_inner() {
-        if matches!(c.as_rule(), Rule::name | Rule::majesty) {
+        if matches!(c.as_rule(), Rule::name | Rule::majesty | Rule::let_name) {
             let (s, e) = (c.as_span().start(), c.as_span().end());
             let s = *first.get_or_insert(s);
             name_span = (off + s, off + e);

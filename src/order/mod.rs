@@ -177,7 +177,6 @@ fn check_span(
         mut attached,
         lead_attached,
         intent,
-        intent_span,
         remarks,
         too_long,
         refs,
@@ -188,17 +187,10 @@ fn check_span(
         mut also,
         rules,
         tags,
-        topic: _,
-        topic_time: _,
+        ..
     } = draft;
     let mut rules: Vec<String> = rules.into_iter().map(str::to_string).collect();
-    if let Some(ix) = index {
-        for r in &mut also {
-            if let Match::Found { resolved, .. } = ix.unit_of(&r.text, true, side) {
-                r.resolved = Some(resolved);
-            }
-        }
-    }
+    resolve_also(&mut also, index, side);
     let mut stages = build::stages(steps);
     // Rule `lead.no-action`: no action, but written as English prose (a finite verb): a report,
     // the sender's intention or an exhortation, not gibberish.
@@ -206,10 +198,126 @@ fn check_span(
     if no_action {
         rules.push("lead.no-action".into());
     }
-
     // --- the recipient
+    let (recipient_side, recipient_ref) = check_recipient(
+        text,
+        index,
+        side,
+        &mut recipient,
+        &stages,
+        (preset, addressed_you, no_action, body_start),
+        &mut diags,
+    );
+    // --- places, hexes and troops
+    // The writer's side: given, or the recipient's (a sender orders his own commands).
+    let own_side: Option<String> = side.map(str::to_string).or(recipient_side.clone());
+    let own = own_side.as_deref();
+    let (places, table) = resolve_refs(refs, index, own, &stages, &mut diags);
+    fill_stages(&mut stages, &table, index, own);
+    let forms_division = forms_division(&stages);
+    resolve_members(
+        &mut attached,
+        &table,
+        index,
+        own,
+        forms_division,
+        &mut diags,
+    );
+
+    antecedents(&mut stages, &places, &mut rules);
+    // --- posture from the map (6.3.1)
+    let own = side.or(recipient_side.as_deref());
+    postures(&mut stages, index, own, prohibitions.is_empty(), &mut rules);
+    // --- classification (6.3, 6.4.2)
+    // Rule `neg.general`: an order that only forbids ("do not engage") orders no offensive
+    // movement; it is General (6.3.2).
+    let order_type = critique::order_type(&stages)
+        .or_else(|| (!prohibitions.is_empty()).then_some(OrderType::General));
+    let cost_type = critique::cost_type(&stages);
+    // --- critique
+    if let Some(t) = cheaper_wording(&stages) {
+        rules.push("posture.cheaper".into());
+        diags.push(critique::cheaper_note(t, span));
+    }
+    let at = unreadable
+        .as_ref()
+        .map(|u| (word_span(text, u.pos), u.expected.as_slice()));
+    critique::reading(
+        no_action,
+        word_span(text, body_start),
+        at,
+        &too_long,
+        &remarks,
+        &mut diags,
+    );
+    critique::content(&stages, span, &mut diags);
+    critique::contradictions(&stages, &prohibitions, &mut diags);
+    if let Some(now) = now {
+        critique::times_past(&stages, now, &mut diags);
+    }
+    if independent {
+        let at = independent_span.unwrap_or(span);
+        diags.extend(independent_check(recipient_ref.as_ref(), index, at));
+    }
+    if let (Some((stated, s)), Some(t)) = (stated_type, order_type)
+        && stated != t
+    {
+        diags.push(critique::type_mismatch(stated, t, s));
+    }
+    let intent_text = (!intent.is_empty()).then(|| intent.join("; "));
+    let anatomy = critique::anatomy(
+        recipient.is_some() || preset,
+        &stages,
+        intent_text.is_some(),
+        places.len(),
+    );
+    diags.sort_by_key(|d| (d.span.0, d.severity));
+    diags.push(critique::anatomy_note(anatomy, span));
+
+    let mut o = CheckedOrder {
+        text: crate::text::nfc(&text[span.0..span.1]),
+        span,
+        header,
+        courtesies,
+        recipient,
+        also,
+        preset,
+        order_type,
+        cost_type,
+        stated_type: stated_type.map(|(t, _)| t),
+        stages,
+        prohibitions,
+        places,
+        independent,
+        attached,
+        intent: intent_text,
+        remarks,
+        anatomy,
+        readback: String::new(),
+        key: String::new(),
+        diagnostics: diags,
+        rules,
+        tags,
+    };
+    read_back(&mut o, index, &lead_attached, forms_division);
+    o
+}
+
+/// The recipient (6.4): resolved against the scenario's order of battle, with its side and
+/// (id, kind) for 6.8.1, and the diagnostics of a missing, unknown or foreign recipient.
+/// `lead` is (pre-set, addressed to "you", no action, where the body starts).
+fn check_recipient(
+    text: &str,
+    index: Option<&Index<'_>>,
+    side: Option<&str>,
+    recipient: &mut Option<Reference>,
+    stages: &[Stage],
+    lead: (bool, bool, bool, usize),
+    diags: &mut Vec<Diagnostic>,
+) -> (Option<String>, Option<(String, String)>) {
     let mut recipient_side: Option<String> = None;
     let mut recipient_ref: Option<(String, String)> = None; // (id, kind) for 6.8.1
+    let (preset, addressed_you, no_action, body_start) = lead;
     if let (Some(r), Some(ix)) = (recipient.as_mut(), index) {
         match ix.unit_of(&r.text, true, side) {
             Match::Found {
@@ -261,7 +369,7 @@ fn check_span(
             )),
         }
     }
-    match (&recipient, preset || addressed_you) {
+    match (&*recipient, preset || addressed_you) {
         (None, true) if addressed_you && !preset => diags.push(diag(
             Severity::Warning,
             "implicit-recipient",
@@ -297,7 +405,7 @@ fn check_span(
         }
         _ => {}
     }
-    if let (Some(want), Some(got), Some(r)) = (side, &recipient_side, &recipient)
+    if let (Some(want), Some(got), Some(r)) = (side, &recipient_side, &*recipient)
         && want != got
     {
         diags.push(diag(
@@ -308,12 +416,19 @@ fn check_span(
             "6.4: the Army Commander orders only his own commands",
         ));
     }
+    (recipient_side, recipient_ref)
+}
 
-    // --- places, hexes and troops
-    // The writer's side: given, or the recipient's (a sender orders his own commands).
-    let own_side: Option<String> = side.map(str::to_string).or(recipient_side.clone());
-    let own = own_side.as_deref();
-    let slots = slot_spans(&stages);
+/// Every place, hex and troop reference resolved once (by span), with the diagnostics of
+/// resolution; the places of the order (`places`) and the table stages are filled from.
+fn resolve_refs(
+    refs: Vec<Reference>,
+    index: Option<&Index<'_>>,
+    own: Option<&str>,
+    stages: &[Stage],
+    diags: &mut Vec<Diagnostic>,
+) -> (Vec<Reference>, Table) {
+    let slots = slot_spans(stages);
     let mut places: Vec<Reference> = Vec::new();
     let mut table: Table = HashMap::new();
     for mut r in refs {
@@ -357,81 +472,11 @@ fn check_span(
                     }
                 }
             }
-            (Form::Name, Some(ix)) => match ix.place(&r.text) {
-                Match::Found {
-                    resolved,
-                    variant,
-                    near,
-                    others,
-                    partial,
-                    ..
-                } => {
-                    if partial {
-                        diags.push(diag(
-                            Severity::Warning,
-                            "near-miss",
-                            format!(
-                                "\"{}\" is not on the map; only part of it names {}, taken for it",
-                                r.text, resolved.name
-                            ),
-                            r.span,
-                            format!("write \"{}\" if that is meant", resolved.name),
-                        ));
-                    }
-                    if let Some(v) = variant {
-                        diags.push(diag(
-                            Severity::Warning,
-                            "spelling-variant",
-                            format!(
-                                "\"{}\" taken for {} (a variant spelling, \"{v}\")",
-                                r.text, resolved.name
-                            ),
-                            r.span,
-                            format!("write \"{}\" to be certain", resolved.name),
-                        ));
-                    }
-                    if let Some(d) = near {
-                        diags.push(diag(
-                            Severity::Warning,
-                            "near-miss",
-                            format!(
-                                "\"{}\" is not on the map; taken for {} (edit distance {d})",
-                                r.text, resolved.name
-                            ),
-                            r.span,
-                            format!("write \"{}\" if that is meant", resolved.name),
-                        ));
-                    }
-                    if !others.is_empty() {
-                        diags.push(diag(
-                            Severity::Warning,
-                            "ambiguous-name",
-                            format!(
-                                "\"{}\" could be {} or {}; taken for {}",
-                                r.text,
-                                resolved.name,
-                                others.join(" or "),
-                                resolved.name
-                            ),
-                            r.span,
-                            "use the full name of the place",
-                        ));
-                    }
-                    res = Some(resolved);
-                }
-                Match::Missing { suggestions } => match ix.unit_of(&r.text, false, own) {
-                    Match::Found { resolved, .. } => {
-                        r.form = Form::Unit;
-                        res = Some(resolved);
-                    }
-                    Match::Missing { .. } if stages.is_empty() => {}
-                    Match::Missing { .. } => {
-                        unresolved(&r, slots.contains(&r.span), &suggestions, &mut diags);
-                    }
-                },
-            },
+            (Form::Name, Some(ix)) => {
+                res = resolve_name(ix, &mut r, own, stages.is_empty(), &slots, diags);
+            }
             (Form::Name, None) if slots.contains(&r.span) && vague(&r.text) => {
-                unresolved(&r, true, &[], &mut diags);
+                unresolved(&r, true, &[], diags);
             }
             (Form::Unit, Some(ix)) => {
                 if let Match::Found { resolved, .. } = ix.unit_of(&r.text, false, own) {
@@ -453,16 +498,107 @@ fn check_span(
             places.push(r);
         }
     }
-    for st in &mut stages {
-        for r in st.objectives.iter_mut().chain(st.route.iter_mut()) {
-            fill(r, &table);
+    (places, table)
+}
+
+/// A name: a place of the gazetteer (with the warnings of a near or partial match), else
+/// troops of the order of battle, else unresolved (an error only in an objective or route).
+fn resolve_name(
+    ix: &Index<'_>,
+    r: &mut Reference,
+    own: Option<&str>,
+    no_stages: bool,
+    slots: &BTreeSet<Span>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Resolved> {
+    match ix.place(&r.text) {
+        Match::Found {
+            resolved,
+            variant,
+            near,
+            others,
+            partial,
+            ..
+        } => {
+            if partial {
+                diags.push(diag(
+                    Severity::Warning,
+                    "near-miss",
+                    format!(
+                        "\"{}\" is not on the map; only part of it names {}, taken for it",
+                        r.text, resolved.name
+                    ),
+                    r.span,
+                    format!("write \"{}\" if that is meant", resolved.name),
+                ));
+            }
+            if let Some(v) = variant {
+                diags.push(diag(
+                    Severity::Warning,
+                    "spelling-variant",
+                    format!(
+                        "\"{}\" taken for {} (a variant spelling, \"{v}\")",
+                        r.text, resolved.name
+                    ),
+                    r.span,
+                    format!("write \"{}\" to be certain", resolved.name),
+                ));
+            }
+            if let Some(d) = near {
+                diags.push(diag(
+                    Severity::Warning,
+                    "near-miss",
+                    format!(
+                        "\"{}\" is not on the map; taken for {} (edit distance {d})",
+                        r.text, resolved.name
+                    ),
+                    r.span,
+                    format!("write \"{}\" if that is meant", resolved.name),
+                ));
+            }
+            if !others.is_empty() {
+                diags.push(diag(
+                    Severity::Warning,
+                    "ambiguous-name",
+                    format!(
+                        "\"{}\" could be {} or {}; taken for {}",
+                        r.text,
+                        resolved.name,
+                        others.join(" or "),
+                        resolved.name
+                    ),
+                    r.span,
+                    "use the full name of the place",
+                ));
+            }
+            Some(resolved)
         }
-        fill_dir(&mut st.direction, &table);
-        fill_dir(&mut st.facing, &table);
-        fill_dir(&mut st.against, &table);
+        Match::Missing { suggestions } => match ix.unit_of(&r.text, false, own) {
+            Match::Found { resolved, .. } => {
+                r.form = Form::Unit;
+                Some(resolved)
+            }
+            Match::Missing { .. } if no_stages => None,
+            Match::Missing { .. } => {
+                unresolved(r, slots.contains(&r.span), &suggestions, diags);
+                None
+            }
+        },
+    }
+}
+
+/// The stages' references filled from the resolution table; a stage's own subject resolved.
+fn fill_stages(stages: &mut [Stage], table: &Table, index: Option<&Index<'_>>, own: Option<&str>) {
+    for st in stages.iter_mut() {
+        for r in st.objectives.iter_mut().chain(st.route.iter_mut()) {
+            fill(r, table);
+        }
+        fill_dir(&mut st.direction, table);
+        fill_dir(&mut st.facing, table);
+        fill_dir(&mut st.against, table);
         if let Some(c) = &mut st.condition {
             for r in &mut c.references {
-                fill(r, &table);
+                fill(r, table);
             }
         }
         if let Some(s) = &mut st.subject
@@ -478,18 +614,27 @@ fn check_span(
                 .chain(step.route.iter_mut())
                 .chain(step.forces.iter_mut())
             {
-                fill(r, &table);
+                fill(r, table);
             }
-            fill_dir(&mut step.direction, &table);
-            fill_dir(&mut step.facing, &table);
-            fill_dir(&mut step.against, &table);
+            fill_dir(&mut step.direction, table);
+            fill_dir(&mut step.facing, table);
+            fill_dir(&mut step.against, table);
         }
     }
-    let forms_division = stages
-        .iter()
-        .any(|s| s.steps.iter().any(|x| x.action == Action::FormDivision));
-    for a in &mut attached {
-        fill(a, &table);
+}
+
+/// Attached units and the members of a temporary division, resolved (rule
+/// `division.members`: a member that names nothing is an error, never dropped).
+fn resolve_members(
+    attached: &mut [Reference],
+    table: &Table,
+    index: Option<&Index<'_>>,
+    own: Option<&str>,
+    forms_division: bool,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for a in attached.iter_mut() {
+        fill(a, table);
         if let (None, Some(ix)) = (&a.resolved, index) {
             let found = match ix.unit_of(&a.text, true, own) {
                 Match::Found { resolved, .. } => Ok(resolved),
@@ -527,10 +672,12 @@ fn check_span(
             }
         }
     }
+}
 
-    // Rule `pronoun.antecedent`: "it", "there" and "them" as an objective stand for the last
-    // resolved place written before them ("march upon Hall and carry it").
-    for st in &mut stages {
+/// Rule `pronoun.antecedent`: "it", "there" and "them" as an objective stand for the last
+/// resolved place written before them ("march upon Hall and carry it").
+fn antecedents(stages: &mut [Stage], places: &[Reference], rules: &mut Vec<String>) {
+    for st in stages.iter_mut() {
         for step in &mut st.steps {
             for r in &mut step.objectives {
                 if r.form == Form::Pronoun && r.resolved.is_none() {
@@ -552,198 +699,42 @@ fn check_span(
             }
         }
     }
+}
 
-    // --- posture from the map (6.3.1)
-    if let (Some(ix), Some(own)) = (index, side.or(recipient_side.as_deref()))
-        && posture_from_map(ix.scenario, own, &mut stages)
-    {
-        rules.push("posture.map".into());
-    }
-    if merge_approach(&mut stages) {
-        rules.push("posture.approach".into());
-    }
-    if stages.is_empty() && !prohibitions.is_empty() {
-        rules.push("neg.general".into());
-    }
-
-    // --- classification (6.3, 6.4.2)
-    // Rule `neg.general`: an order that only forbids ("do not engage") orders no offensive
-    // movement; it is General (6.3.2).
-    let order_type = critique::order_type(&stages)
-        .or_else(|| (!prohibitions.is_empty()).then_some(OrderType::General));
-    let cost_type = critique::cost_type(&stages);
-
-    // --- critique
-    if let Some(t) = cheaper_wording(&stages) {
-        rules.push("posture.cheaper".into());
-        let (msg, help) = match t {
-            OrderType::General => (
-                "Complex only by its wording: written as one stage this is a General order, 1 CP instead of 5 (6.4.2 chart)",
-                "join the stages with \"and\", not \"then\" or a new sentence: \"march to Kümla and hold it\"",
-            ),
-            _ => (
-                "Complex only by its wording: written as one stage this is an Engage order — the same cost (6.4.2), but one stage carried out at once rather than stage by stage (6.3.3)",
-                "join the approach and the attack with \"and\": \"march upon Hall and carry it\"",
-            ),
-        };
-        diags.push(diag(Severity::Note, "cheaper-wording", msg, span, help));
-    }
-    if no_action {
-        diags.push(diag(
-            Severity::Warning,
-            "no-action",
-            "no action is given to anybody here; read as a report, an intention or an exhortation",
-            word_span(text, body_start),
-            "an order needs an action verb for its recipient: \"2nd Div: hold Kümla.\"",
-        ));
-    } else if let Some(u) = &unreadable {
-        let at = word_span(text, u.pos);
-        diags.push(diag(
-            Severity::Error,
-            "unreadable",
-            format!(
-                "cannot read an order here; expected {}",
-                u.expected.join(", or ")
-            ),
-            at,
-            "an order needs an action: \"2nd Div: attack up the Säter road and capture Hall.\"",
-        ));
-    }
-    for s in &too_long {
-        diags.push(diag(
-            Severity::Warning,
-            "too-long",
-            format!(
-                "a sentence of {} bytes was not read; it is kept as a remark",
-                s.1 - s.0
-            ),
-            *s,
-            format!(
-                "sentences longer than {} bytes are not parsed; break it up",
-                source::MAX_SENTENCE
-            ),
-        ));
-    }
-    for r in &remarks {
-        if too_long.contains(&r.span) || unreadable.is_some() {
-            continue;
+/// The recipient's name in the read-back: the order of battle's name when it reads back to the
+/// same command; otherwise the recipient as written ("Milhaud"), which does.
+fn display_name(r: &Reference, index: Option<&Index<'_>>, lead_attached: &[Reference]) -> String {
+    let name = match (&r.resolved, index) {
+        (Some(x), Some(ix))
+            if matches!(ix.unit(&x.name, false), Match::Found { ref resolved, .. } if resolved.id == x.id)
+                && !x.name.contains('(')
+                && !x
+                    .name
+                    .split_whitespace()
+                    .any(|w| !names::is_link(&w.to_lowercase()) && lower::is_keyword(w)) =>
+        {
+            x.name.clone()
         }
-        diags.push(diag(
-            Severity::Warning,
-            "unstructured-text",
-            format!(
-                "\"{}\" was not understood and is kept only as a remark",
-                r.text
-            ),
-            r.span,
-            "the umpire will read it, but the order's structure ignores it; rephrase with an \
-             action, a place, a route, a time or a condition",
-        ));
+        (Some(x), None) => x.name.clone(),
+        _ => r.phrase.clone(),
+    };
+    if lead_attached.is_empty() {
+        name
+    } else {
+        let a: Vec<&str> = lead_attached.iter().map(|a| a.phrase.as_str()).collect();
+        format!("{name} with {} attached", a.join(" and "))
     }
-    critique::content(&stages, span, &mut diags);
-    critique::contradictions(&stages, &prohibitions, &mut diags);
-    if let Some(now) = now {
-        for st in &stages {
-            for step in &st.steps {
-                let Some(t) = &step.timing else { continue };
-                let Some(tm) = t
-                    .time
-                    .as_deref()
-                    .and_then(|x| NaiveTime::parse_from_str(x, "%H:%M").ok())
-                else {
-                    continue;
-                };
-                if tm < now {
-                    diags.push(diag(
-                        Severity::Warning,
-                        "time-past",
-                        format!(
-                            "{} is already past (it is now {})",
-                            t.text,
-                            now.format("%H:%M")
-                        ),
-                        t.span,
-                        "30.0: if the time has already passed on acceptance the order executes \
-                         immediately; a deadline already past cannot be met",
-                    ));
-                }
-            }
-        }
-    }
-    if independent
-        && let (Some((id, kind)), Some(ix)) = (&recipient_ref, index)
-        && let Some(why) = independent_refusal(ix.scenario, id, kind)
-    {
-        diags.push(diag(
-            Severity::Warning,
-            "independent-not-allowed",
-            format!(
-                "{} may not normally receive an Independent Order: {why}",
-                ix.scenario.command(id).map_or(id.as_str(), |c| c.name())
-            ),
-            independent_span.unwrap_or(span),
-            "6.8.1: eligible are divisions of a corps, brigades that do not belong to a \
-                     division, and cavalry brigades; others only where the scenario allows",
-        ));
-    }
-    if let (Some((stated, s)), Some(t)) = (stated_type, order_type)
-        && stated != t
-    {
-        diags.push(diag(
-            Severity::Warning,
-            "type-mismatch",
-            format!(
-                "the order calls itself {} but reads as {}",
-                type_word(stated),
-                type_word(t)
-            ),
-            s,
-            "6.3: the type follows from the order's stages, conditions and alternatives",
-        ));
-    }
-    let intent_text = (!intent.is_empty()).then(|| intent.join("; "));
-    let anatomy = critique::anatomy(
-        recipient.is_some() || preset,
-        &stages,
-        intent_text.is_some(),
-        places.len(),
-    );
-    diags.sort_by_key(|d| (d.span.0, d.severity));
-    diags.push(critique::anatomy_note(anatomy, span));
-    let _ = intent_span;
+}
 
-    let who = recipient.as_ref().map(|r| {
-        // The order of battle's name when it reads back to the same command; otherwise the
-        // recipient as written ("Milhaud"), which does.
-        let name = match (&r.resolved, index) {
-            (Some(x), Some(ix))
-                if matches!(ix.unit(&x.name, false), Match::Found { ref resolved, .. } if resolved.id == x.id)
-                    && !x.name.contains('(')
-                    && !x
-                        .name
-                        .split_whitespace()
-                        .any(|w| !names::is_link(&w.to_lowercase()) && lower::is_keyword(w)) =>
-            {
-                x.name.clone()
-            }
-            (Some(x), None) => x.name.clone(),
-            _ => r.phrase.clone(),
-        };
-        if lead_attached.is_empty() {
-            name
-        } else {
-            let a: Vec<&str> = lead_attached.iter().map(|a| a.phrase.as_str()).collect();
-            format!("{name} with {} attached", a.join(" and "))
-        }
-    });
-    // Rule `division.members`: the read-back names the members of a temporary division.
-    if forms_division && !attached.is_empty() {
+/// Rule `division.members`: the read-back names the members of a temporary division.
+fn name_members(stages: &mut [Stage], attached: &[Reference]) {
+    if !attached.is_empty() {
         let names: Vec<&str> = attached.iter().map(|a| a.phrase.as_str()).collect();
         let list = match names.split_last() {
             Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
             _ => names.join(""),
         };
-        for st in &mut stages {
+        for st in stages.iter_mut() {
             for x in &mut st.steps {
                 if x.action == Action::FormDivision && x.parts.len() <= 1 {
                     x.parts.push(format!("with {list}"));
@@ -751,50 +742,107 @@ fn check_span(
             }
         }
     }
-    let readback = readback::render(
-        who.as_deref(),
-        preset,
-        independent,
-        &stages,
-        &prohibitions,
-        order_type,
-    );
-    let mut key = critique::key(
-        recipient.as_ref(),
-        &attached,
-        independent,
-        &stages,
-        intent_text.as_deref(),
-    );
-    for p in &prohibitions {
+}
+
+/// The posture rules: from the map (`posture.map`, 6.3.1), an approach and its attack as one
+/// stage (`posture.approach`), and an order that only forbids (`neg.general`).
+fn postures(
+    stages: &mut Vec<Stage>,
+    index: Option<&Index<'_>>,
+    own: Option<&str>,
+    no_prohibitions: bool,
+    rules: &mut Vec<String>,
+) {
+    if let (Some(ix), Some(own)) = (index, own)
+        && posture_from_map(ix.scenario, own, stages)
+    {
+        rules.push("posture.map".into());
+    }
+    if merge_approach(stages) {
+        rules.push("posture.approach".into());
+    }
+    if stages.is_empty() && !no_prohibitions {
+        rules.push("neg.general".into());
+    }
+}
+
+/// The same-order key (6.5.2, 6.6.1.5), with what the order forbids.
+fn order_key(
+    recipient: Option<&Reference>,
+    attached: &[Reference],
+    independent: bool,
+    stages: &[Stage],
+    intent: Option<&str>,
+    prohibitions: &[Prohibition],
+) -> String {
+    let mut key = critique::key(recipient, attached, independent, stages, intent);
+    for p in prohibitions {
         key.push_str("|not:");
         key.push_str(&crate::text::fold(&p.text));
     }
-    CheckedOrder {
-        text: crate::text::nfc(&text[span.0..span.1]),
-        span,
-        header,
-        courtesies,
-        recipient,
-        also,
-        preset,
-        order_type,
-        cost_type,
-        stated_type: stated_type.map(|(t, _)| t),
-        stages,
-        prohibitions,
-        places,
-        independent,
-        attached,
-        intent: intent_text,
-        remarks,
-        anatomy,
-        readback,
-        key,
-        diagnostics: diags,
-        rules,
-        tags,
+    key
+}
+
+/// Rule `lead.several`: the other recipients of the order, resolved like the first.
+fn resolve_also(also: &mut [Reference], index: Option<&Index<'_>>, side: Option<&str>) {
+    let Some(ix) = index else { return };
+    for r in also {
+        if let Match::Found { resolved, .. } = ix.unit_of(&r.text, true, side) {
+            r.resolved = Some(resolved);
+        }
     }
+}
+
+/// 6.8.1: an Independent Order to a command that may not normally receive one.
+fn independent_check(
+    recipient: Option<&(String, String)>,
+    index: Option<&Index<'_>>,
+    at: Span,
+) -> Option<Diagnostic> {
+    let ((id, kind), ix) = (recipient?, index?);
+    let why = independent_refusal(ix.scenario, id, kind)?;
+    let name = ix.scenario.command(id).map_or(id.as_str(), |c| c.name());
+    Some(critique::independent_note(name, why, at))
+}
+
+/// The read-back (with the recipient's display name and a temporary division's members) and
+/// the same-order key of a checked order.
+fn read_back(
+    o: &mut CheckedOrder,
+    index: Option<&Index<'_>>,
+    lead_attached: &[Reference],
+    forms_division: bool,
+) {
+    let who = o
+        .recipient
+        .as_ref()
+        .map(|r| display_name(r, index, lead_attached));
+    if forms_division {
+        name_members(&mut o.stages, &o.attached);
+    }
+    o.readback = readback::render(
+        who.as_deref(),
+        o.preset,
+        o.independent,
+        &o.stages,
+        &o.prohibitions,
+        o.order_type,
+    );
+    o.key = order_key(
+        o.recipient.as_ref(),
+        &o.attached,
+        o.independent,
+        &o.stages,
+        o.intent.as_deref(),
+        &o.prohibitions,
+    );
+}
+
+/// Some stage forms a temporary division (Vimeiro V2.3).
+fn forms_division(stages: &[Stage]) -> bool {
+    stages
+        .iter()
+        .any(|s| s.steps.iter().any(|x| x.action == Action::FormDivision))
 }
 
 /// Rule `posture.map` (6.3.1: Engage is "offensive movement"): a stage that moves to, into or
@@ -883,11 +931,12 @@ fn merge_approach(stages: &mut Vec<Stage>) -> bool {
             && b.condition.is_none()
             && (
                 // "march by the valley and fall upon Casa de Valdefuentes": a march along a
-                // route only is the attack's approach too.
-                (a.objectives.is_empty() && !a.route.is_empty())
+                // route only, or with no place at all ("move on, take those heights"), is
+                // the attack's approach too.
+                a.objectives.is_empty()
                     || !a.objectives.is_empty()
                         && b.objectives.iter().all(|o| {
-                            matches!(o.form, Form::Pronoun | Form::Unit)
+                            matches!(o.form, Form::Pronoun | Form::Unit | Form::Vague)
                                 || a.objectives.iter().any(|x| key(x) == key(o))
                         })
             );
@@ -1042,7 +1091,7 @@ fn unresolved(r: &Reference, slot: bool, suggestions: &[String], diags: &mut Vec
     }
 }
 
-fn type_word(t: OrderType) -> &'static str {
+pub(crate) fn type_word(t: OrderType) -> &'static str {
     match t {
         OrderType::Engage => "Engage",
         OrderType::General => "General",

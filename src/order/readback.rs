@@ -8,7 +8,7 @@
 //! gives the same typed order (same [`super::CheckedOrder::same_order_key`]). Must not: parse
 //! or judge.
 
-use super::ast::{Link, Prohibition, Stage, Step};
+use super::ast::{Form, Link, Prohibition, Stage, Step};
 use crate::rules::OrderType;
 
 fn join_parts(parts: &[String]) -> String {
@@ -43,19 +43,20 @@ pub(crate) fn stage_text(st: &Stage) -> String {
     if otherwise {
         out.push_str("otherwise ");
     }
+    let first = condition_first(st);
+    if let Some(c) = st.condition.as_ref().filter(|_| first) {
+        out.push_str(&lower_first(&c.text));
+        out.push_str(", ");
+    }
     for (i, s) in st.steps.iter().enumerate() {
         if i > 0 {
             out.push_str(" and ");
         }
         out.push_str(&step_text(s));
     }
-    if let Some(c) = st.condition.as_ref().filter(|_| !otherwise) {
+    if let Some(c) = st.condition.as_ref().filter(|_| !otherwise && !first) {
         out.push(' ');
-        let mut chars = c.text.chars();
-        if let Some(f) = chars.next() {
-            out.extend(f.to_lowercase());
-            out.push_str(chars.as_str());
-        }
+        out.push_str(&lower_first(&c.text));
     }
     for s in &st.steps {
         if let Some(p) = &s.purpose {
@@ -64,6 +65,30 @@ pub(crate) fn stage_text(st: &Stage) -> String {
         }
     }
     out
+}
+
+fn lower_first(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(f) => f.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// Rule `readback.condition-first`: a condition written before a stage that refers back to it
+/// ("should the enemy abandon Hall, occupy it") is read back first too, so "it" still follows
+/// the place it stands for.
+fn condition_first(st: &Stage) -> bool {
+    let Some(c) = &st.condition else { return false };
+    let before = st.steps.first().is_some_and(|x| c.span.0 < x.span.0);
+    // The stage names no place before its pronoun, so "it" can only mean the condition's.
+    let refers_back = st
+        .steps
+        .iter()
+        .flat_map(|x| &x.objectives)
+        .next()
+        .is_some_and(|o| o.form == Form::Pronoun);
+    before && refers_back && !c.text.trim().eq_ignore_ascii_case("otherwise")
 }
 
 fn capitalise(s: &str) -> String {
@@ -80,6 +105,24 @@ fn subject_link(name: &str) -> &'static str {
         "are to"
     } else {
         "is to"
+    }
+}
+
+/// Rule `readback.colon`: a recipient whose name holds a word the reader takes for a verb or
+/// keyword ("I Corps reserve battery", "the advanced guard") is read back behind a colon
+/// ("I Corps reserve battery: unlimber …"), where a name runs to the colon; before "is to"
+/// it would be cut at that word.
+fn lead(name: &str) -> String {
+    let lex = super::lexicon::get();
+    let split = name.split_whitespace().any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        let low = w.to_lowercase();
+        !super::names::is_link(&low) && (super::lower::is_keyword(w) || lex.is_verb_word(&low))
+    });
+    if split {
+        format!("{name}: ")
+    } else {
+        format!("{name} {} ", subject_link(name))
     }
 }
 
@@ -125,7 +168,12 @@ pub(crate) fn render(
                     "Has orders to ".to_string()
                 }
             } else if let Some(w) = who {
-                format!("{w} {} ", subject_link(w))
+                // After a condition read first, the recipient leads with a colon, as written.
+                if condition_first(st) {
+                    format!("{w}: ")
+                } else {
+                    lead(w)
+                }
             } else {
                 String::new()
             };

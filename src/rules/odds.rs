@@ -53,7 +53,7 @@ pub struct AcceptanceQuery {
     pub current: CurrentOrder,
 }
 
-/// How many of the 36 readings give one acceptance result.
+/// How many of the 36 readings give one result (of acceptance or initiative).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ResultCount<R> {
     pub result: R,
@@ -61,6 +61,11 @@ pub struct ResultCount<R> {
     /// The range of readings as printed ("14-23", "-").
     pub rolls: String,
     pub provenance: Provenance,
+}
+
+/// The count of one result in a table's counts (0 if it is not among them).
+fn count_of<R: PartialEq>(counts: &[ResultCount<R>], r: R) -> u32 {
+    counts.iter().find(|c| c.result == r).map_or(0, |c| c.count)
 }
 
 /// The chance that the order has been accepted by the end of a turn.
@@ -96,10 +101,7 @@ pub struct AcceptanceOdds {
 impl AcceptanceOdds {
     /// Count of one result.
     pub fn count(&self, r: AcceptanceResult) -> u32 {
-        self.counts
-            .iter()
-            .find(|c| c.result == r)
-            .map_or(0, |c| c.count)
+        count_of(&self.counts, r)
     }
 }
 
@@ -211,10 +213,7 @@ pub struct InitiativeOdds {
 impl InitiativeOdds {
     /// Count of one result.
     pub fn count(&self, r: InitiativeResult) -> u32 {
-        self.counts
-            .iter()
-            .find(|c| c.result == r)
-            .map_or(0, |c| c.count)
+        count_of(&self.counts, r)
     }
 }
 

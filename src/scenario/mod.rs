@@ -16,6 +16,7 @@ pub use losses::{LossCounts, LossEntry};
 pub use model::*;
 pub use validate::{Problem, ScenarioError};
 
+use serde::Deserialize;
 use std::path::Path;
 
 /// The scenarios shipped with staffwork, by file name, so the binary works without the files.
@@ -50,23 +51,26 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
 /// Parse and validate scenario text; `origin` names the file in messages.
 pub fn parse(origin: &str, text: &str) -> Result<Scenario, ScenarioError> {
     let text = crate::text::nfc(text);
+    // One parse of the text serves every check below and the typed scenario.
+    let parsed = validate::Parsed::new(&text);
     // Every syntax error first (the parser recovers), then the shape (serde stops at the first
     // wrong field) with every problem of the file's strings, then every cross-reference at once.
-    let syntax = validate::syntax_problems(origin, &text);
+    let syntax = validate::syntax_problems(origin, &parsed);
     if !syntax.is_empty() {
         return Err(ScenarioError::Invalid(syntax));
     }
     // Problems with the file's strings are found whatever its shape, so a type error does not
     // hide them (issue 12: report all that can be found).
-    let mut problems = text_checks::problems(origin, &text);
-    let scenario: Scenario = match toml::from_str(&text) {
+    let mut problems = text_checks::problems(origin, &parsed);
+    let typed = Scenario::deserialize(toml::de::Deserializer::from(parsed.root.clone()));
+    let scenario = match typed {
         Ok(s) => s,
         Err(e) => {
-            problems.insert(0, validate::Problem::from_toml(origin, &text, &e));
+            problems.insert(0, validate::Problem::from_toml(origin, &parsed, &e));
             return Err(ScenarioError::Invalid(problems));
         }
     };
-    problems.extend(validate::validate(origin, &text, &scenario));
+    problems.extend(validate::validate(origin, &parsed, &scenario));
     if problems.is_empty() {
         Ok(scenario)
     } else {

@@ -7,7 +7,7 @@
 
 use toml::de::{DeTable, DeValue};
 
-use super::validate::Problem;
+use super::validate::{Parsed, Problem};
 
 /// Keys whose values are names or ids: one line, short, nothing invisible.
 const NAME_KEYS: &[&str] = &[
@@ -44,12 +44,17 @@ fn unseen(c: char, in_name: bool) -> bool {
     }
 }
 
-/// Every problem with the strings of `text` (assumed to be valid TOML syntax).
-pub fn problems(file: &str, text: &str) -> Vec<Problem> {
-    let (root, _) = DeTable::parse_recoverable(text);
+/// Every problem with the strings of the parsed text (assumed to be valid TOML syntax).
+pub fn problems(file: &str, parsed: &Parsed) -> Vec<Problem> {
     let mut out = Vec::new();
     let mut path = String::new();
-    walk_table(root.get_ref(), &mut path, file, text, &mut out);
+    walk_table(
+        parsed.root.get_ref(),
+        &mut path,
+        file,
+        parsed.text,
+        &mut out,
+    );
     out
 }
 
@@ -147,7 +152,7 @@ mod tests {
         let text = format!(
             "[meta]\nid = \"a\\u0000b\"\ntitle = \"ok\"\n[[units]]\nname = \"evil\\u202Eeman\"\n[[units]]\nname = \"{long}\"\ndescription = \"two\\nlines are fine\"\n"
         );
-        let p = problems("f.toml", &text);
+        let p = problems("f.toml", &Parsed::new(&text));
         assert_eq!(p.len(), 3, "{p:#?}");
         assert_eq!((p[0].field.as_str(), p[0].line), ("meta.id", Some(2)));
         assert!(p[0].message.contains("U+0000"), "{}", p[0].message);
@@ -159,7 +164,10 @@ mod tests {
 
     #[test]
     fn a_line_break_is_refused_in_a_name_but_allowed_in_a_text() {
-        let p = problems("f.toml", "name = \"a\\nb\"\ntext = \"a\\nb\"\n");
+        let p = problems(
+            "f.toml",
+            &Parsed::new("name = \"a\\nb\"\ntext = \"a\\nb\"\n"),
+        );
         assert_eq!(p.len(), 1);
         assert_eq!(p[0].field, "name");
     }

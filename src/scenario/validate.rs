@@ -66,11 +66,11 @@ fn display_problems(ps: &[Problem]) -> String {
 impl Problem {
     /// A TOML shape error (unknown field, wrong type, missing field), placed by the
     /// deserialiser's byte span and, where the span falls inside a field, named by its path.
-    pub fn from_toml(file: &str, text: &str, e: &toml::de::Error) -> Problem {
-        let line = e.span().map(|s| line_of(text, s.start));
+    pub fn from_toml(file: &str, parsed: &Parsed, e: &toml::de::Error) -> Problem {
+        let line = e.span().map(|s| line_of(parsed.text, s.start));
         let field = e
             .span()
-            .and_then(|s| Locator::new(text).path_at(s.start))
+            .and_then(|s| Locator::new(parsed).path_at(s.start))
             .unwrap_or_else(|| String::from("(top level)"));
         let message = e.message().trim().to_string();
         Problem {
@@ -83,10 +83,28 @@ impl Problem {
     }
 }
 
-/// Every syntax error in `text` (the parser recovers and goes on), or an empty list.
-pub fn syntax_problems(file: &str, text: &str) -> Vec<Problem> {
-    let (_, errors) = DeTable::parse_recoverable(text);
-    errors
+/// A scenario's text parsed once, span-preserving and recovering after syntax errors: the
+/// syntax problems, the string checks (`text_checks`), the typed parse and every problem's line
+/// all read this one tree.
+pub struct Parsed<'a> {
+    pub text: &'a str,
+    pub root: Spanned<DeTable<'a>>,
+    /// The syntax errors the parser recovered from.
+    pub errors: Vec<toml::de::Error>,
+}
+
+impl<'a> Parsed<'a> {
+    pub fn new(text: &'a str) -> Self {
+        let (root, errors) = DeTable::parse_recoverable(text);
+        Parsed { text, root, errors }
+    }
+}
+
+/// Every syntax error of the text (the parser recovers and goes on), or an empty list.
+pub fn syntax_problems(file: &str, parsed: &Parsed) -> Vec<Problem> {
+    let text = parsed.text;
+    parsed
+        .errors
         .iter()
         .take(50)
         .map(|e| {
@@ -178,24 +196,22 @@ fn path_string(path: &[Seg]) -> String {
 /// Finds where a field is written, from a span-preserving parse of the text.
 struct Locator<'a> {
     text: &'a str,
-    root: Option<Spanned<DeTable<'a>>>,
+    root: &'a DeTable<'a>,
 }
 
 impl<'a> Locator<'a> {
-    fn new(text: &'a str) -> Self {
-        let (root, _) = DeTable::parse_recoverable(text);
+    fn new(parsed: &'a Parsed<'a>) -> Self {
         Locator {
-            text,
-            root: Some(root),
+            text: parsed.text,
+            root: parsed.root.get_ref(),
         }
     }
 
     /// Line of the deepest part of `path` that is written in the file: the value of the field,
     /// or the key or table that would hold it when the field itself is absent.
     fn line(&self, path: &[Seg]) -> Option<usize> {
-        let root = self.root.as_ref()?;
         let mut best: Option<usize> = None;
-        let mut table: Option<&DeTable> = Some(root.get_ref());
+        let mut table: Option<&DeTable> = Some(self.root);
         let mut value: Option<&DeValue> = None;
         for seg in path {
             let next: Option<&Spanned<DeValue>> = match (seg, table, value) {
@@ -262,9 +278,8 @@ impl<'a> Locator<'a> {
                 _ => false,
             }
         }
-        let root = self.root.as_ref()?;
         let mut out = Vec::new();
-        for (k, v) in root.get_ref().iter() {
+        for (k, v) in self.root.iter() {
             out.push(format!(".{}", k.get_ref()));
             let hit = k.span().contains(&at) || v.span().contains(&at);
             if search(v.get_ref(), at, &mut out) || hit {
@@ -342,10 +357,10 @@ fn field_names<T: Serialize>(x: &T) -> BTreeSet<String> {
 }
 
 /// Check every rule a scenario must satisfy; an empty list means it is valid.
-pub fn validate(file: &str, text: &str, s: &Scenario) -> Vec<Problem> {
+pub fn validate(file: &str, parsed: &Parsed, s: &Scenario) -> Vec<Problem> {
     let mut c = Checker {
         file,
-        loc: Locator::new(text),
+        loc: Locator::new(parsed),
         problems: Vec::new(),
     };
     let v = Refs {
@@ -1646,7 +1661,8 @@ mod tests {
     #[test]
     fn locates_fields_in_tables_inline_tables_and_arrays() {
         let text = "[a]\nx = 1\n\n[[units]]\nid = \"u\"\n\n[[units]]\nid = \"v\"\nhexes = [\n  \"1.01\",\n  \"1.02\",\n]\n\n[victory]\npoints = [\n  { side = \"a\", points = 1 },\n  { side = \"b\", points = 2 },\n]\n";
-        let loc = Locator::new(text);
+        let parsed = Parsed::new(text);
+        let loc = Locator::new(&parsed);
         assert_eq!(loc.line(&[Seg::Key("a"), Seg::Key("x")]), Some(2));
         assert_eq!(
             loc.line(&[Seg::Key("units"), Seg::Index(1), Seg::Key("id")]),
@@ -1683,7 +1699,7 @@ mod tests {
 
     fn problems_of(s: &Scenario) -> Vec<String> {
         let text = toml::to_string(s).expect("serialise");
-        validate("t.toml", &text, s)
+        validate("t.toml", &Parsed::new(&text), s)
             .iter()
             .map(|p| format!("{}: {}", p.field, p.message))
             .collect()

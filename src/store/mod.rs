@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::engine::{Command, Event};
+use crate::text::hex;
 
 /// Schema version written by this build. Older files are migrated; newer ones are refused.
 pub const SCHEMA_VERSION: i64 = 3;
@@ -187,16 +188,6 @@ pub fn chain_hash(prev: &str, payload: &str) -> String {
     h.update(b"\n");
     h.update(payload.as_bytes());
     hex(&h.finalize())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(char::from(HEX[usize::from(b >> 4)]));
-        out.push(char::from(HEX[usize::from(b & 0x0f)]));
-    }
-    out
 }
 
 /// HMAC-SHA-256 (RFC 2104) of `message` under `key`: the receipt digest. A keyed digest, so

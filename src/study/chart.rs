@@ -384,6 +384,8 @@ pub fn compare_charts(a: &Summary, b: &Summary) -> Vec<(String, String)> {
     ]
 }
 
+/// A chart spec as pretty JSON. A `Value` has string keys and finite numbers only, so encoding
+/// it cannot fail; the empty fallback is never taken.
 fn pretty(v: &Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default() + "\n"
 }

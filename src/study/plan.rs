@@ -288,42 +288,12 @@ impl Compiler<'_> {
         plan_text: &str,
         scenario_text: &str,
     ) -> Result<Plan, PlanError> {
-        let turns = scenario.clock.turns();
-        let turn_labels: Vec<String> = turns
+        let turn_labels: Vec<String> = scenario
+            .clock
+            .turns()
             .iter()
             .map(|t| t.time.format("%H:%M").to_string())
             .collect();
-        let last = turns.len() as u32;
-        let when = |at: String,
-                    turn: Option<u32>,
-                    time: &Option<String>|
-         -> Result<Option<u32>, PlanError> {
-            match (turn, time) {
-                (Some(_), Some(_)) => Err(self.bad(at, "both `turn` and `time` given", "give one")),
-                (Some(t), None) if t == 0 || t > last => Err(self.bad(
-                    format!("{at}.turn"),
-                    format!("turn {t} is not in the scenario"),
-                    format!("turns run from 1 to {last}"),
-                )),
-                (Some(t), None) => Ok(Some(t)),
-                (None, Some(hm)) => turn_labels
-                    .iter()
-                    .position(|l| l == hm.trim())
-                    .map(|i| Some(i as u32 + 1))
-                    .ok_or_else(|| {
-                        self.bad(
-                            format!("{at}.time"),
-                            format!("no turn starts at `{hm}`"),
-                            format!(
-                                "use a turn's time as HH:MM, from {} to {}",
-                                turn_labels.first().map_or("", String::as_str),
-                                turn_labels.last().map_or("", String::as_str)
-                            ),
-                        )
-                    }),
-                (None, None) => Ok(None),
-            }
-        };
         let presets = crate::game::type_presets(&scenario).map_err(|(id, why)| {
             self.bad(format!("scenario preset `{id}`"), why, "fix the scenario")
         })?;
@@ -337,13 +307,91 @@ impl Compiler<'_> {
                 ));
             }
         }
-        let last_turn = match when("plan".into(), file.plan.until_turn, &file.plan.until_time)? {
-            Some(t) => t,
-            None => last,
+        let last_turn = self
+            .when(
+                &turn_labels,
+                "plan".into(),
+                file.plan.until_turn,
+                &file.plan.until_time,
+            )?
+            .unwrap_or(turn_labels.len() as u32);
+        let orders = self.orders(&scenario, &turn_labels, &file.orders)?;
+        let initiative = self.initiative(&scenario, &turn_labels, &file.initiative)?;
+        let events = self.events(&scenario, &turn_labels, &file.events, &orders)?;
+        let (measured_orders, measured_commands) =
+            self.measures(&scenario, &file.measures, &orders, &initiative)?;
+        let hash = {
+            use sha2::{Digest, Sha256};
+            let mut h = Sha256::new();
+            h.update(plan_text.as_bytes());
+            h.update([0]);
+            h.update(scenario_text.as_bytes());
+            format!("{:x}", h.finalize())
         };
+        Ok(Plan {
+            name: file.plan.name,
+            description: file.plan.description,
+            sources: file.plan.sources,
+            presets,
+            variants: file.plan.variants,
+            orders,
+            initiative,
+            events,
+            measured_orders,
+            measured_commands,
+            last_turn,
+            turn_labels,
+            hash,
+            scenario,
+        })
+    }
 
+    /// The turn an entry names by `turn` (1-based) or by `time` (a turn's HH:MM), if any.
+    fn when(
+        &self,
+        turn_labels: &[String],
+        at: String,
+        turn: Option<u32>,
+        time: &Option<String>,
+    ) -> Result<Option<u32>, PlanError> {
+        let last = turn_labels.len() as u32;
+        match (turn, time) {
+            (Some(_), Some(_)) => Err(self.bad(at, "both `turn` and `time` given", "give one")),
+            (Some(t), None) if t == 0 || t > last => Err(self.bad(
+                format!("{at}.turn"),
+                format!("turn {t} is not in the scenario"),
+                format!("turns run from 1 to {last}"),
+            )),
+            (Some(t), None) => Ok(Some(t)),
+            (None, Some(hm)) => turn_labels
+                .iter()
+                .position(|l| l == hm.trim())
+                .map(|i| Some(i as u32 + 1))
+                .ok_or_else(|| {
+                    self.bad(
+                        format!("{at}.time"),
+                        format!("no turn starts at `{hm}`"),
+                        format!(
+                            "use a turn's time as HH:MM, from {} to {}",
+                            turn_labels.first().map_or("", String::as_str),
+                            turn_labels.last().map_or("", String::as_str)
+                        ),
+                    )
+                }),
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// The `[[orders]]` table: each order read against the scenario, sent at a turn or after an
+    /// earlier order.
+    fn orders(
+        &self,
+        scenario: &Scenario,
+        turn_labels: &[String],
+        entries: &[OrderEntry],
+    ) -> Result<Vec<PlanOrder>, PlanError> {
         let mut orders: Vec<PlanOrder> = Vec::new();
-        for (i, o) in file.orders.iter().enumerate() {
+        for (i, o) in entries.iter().enumerate() {
             let at = format!("orders[{i}] ({})", o.id);
             if orders.iter().any(|x| x.id == o.id) || o.id.trim().is_empty() {
                 return Err(self.bad(
@@ -352,9 +400,9 @@ impl Compiler<'_> {
                     "rename it",
                 ));
             }
-            let side = self.commander_side(&scenario, &o.from, format!("{at}.from"))?;
-            self.command(&scenario, &o.to, format!("{at}.to"))?;
-            let order = self.order(&scenario, &side, &o.text, format!("{at}.text"))?;
+            let side = self.commander_side(scenario, &o.from, format!("{at}.from"))?;
+            self.command(scenario, &o.to, format!("{at}.to"))?;
+            let order = self.order(scenario, &side, &o.text, format!("{at}.text"))?;
             let after = match &o.after {
                 None => None,
                 Some(a) => match orders.iter().position(|x| &x.id == a) {
@@ -368,7 +416,7 @@ impl Compiler<'_> {
                     }
                 },
             };
-            let turn = when(at.clone(), o.turn, &o.time)?;
+            let turn = self.when(turn_labels, at.clone(), o.turn, &o.time)?;
             if turn.is_none() && after.is_none() {
                 return Err(self.bad(
                     at,
@@ -387,19 +435,31 @@ impl Compiler<'_> {
                 after,
             });
         }
+        Ok(orders)
+    }
+
+    /// The `[[initiative]]` table: each roll's order read against the scenario, at its turn.
+    fn initiative(
+        &self,
+        scenario: &Scenario,
+        turn_labels: &[String],
+        entries: &[InitiativeEntry],
+    ) -> Result<Vec<PlanInitiative>, PlanError> {
         let mut initiative = Vec::new();
-        for (i, r) in file.initiative.iter().enumerate() {
+        for (i, r) in entries.iter().enumerate() {
             let at = format!("initiative[{i}] ({})", r.id);
-            let side = self.commander_side(&scenario, &r.commander, format!("{at}.commander"))?;
-            self.command(&scenario, &r.command, format!("{at}.command"))?;
-            let order = self.order(&scenario, &side, &r.text, format!("{at}.text"))?;
-            let turn = when(at.clone(), r.turn, &r.time)?.ok_or_else(|| {
-                self.bad(
-                    at.clone(),
-                    "no `turn` or `time`",
-                    "say when the roll is made",
-                )
-            })?;
+            let side = self.commander_side(scenario, &r.commander, format!("{at}.commander"))?;
+            self.command(scenario, &r.command, format!("{at}.command"))?;
+            let order = self.order(scenario, &side, &r.text, format!("{at}.text"))?;
+            let turn = self
+                .when(turn_labels, at.clone(), r.turn, &r.time)?
+                .ok_or_else(|| {
+                    self.bad(
+                        at.clone(),
+                        "no `turn` or `time`",
+                        "say when the roll is made",
+                    )
+                })?;
             initiative.push(PlanInitiative {
                 id: r.id.clone(),
                 side,
@@ -409,12 +469,26 @@ impl Compiler<'_> {
                 turn,
             });
         }
+        Ok(initiative)
+    }
+
+    /// The `[[events]]` table: each scripted event as the command it is (an umpire override,
+    /// a stage completed) or an order to discard.
+    fn events(
+        &self,
+        scenario: &Scenario,
+        turn_labels: &[String],
+        entries: &[EventEntry],
+        orders: &[PlanOrder],
+    ) -> Result<Vec<PlanEvent>, PlanError> {
         let mut events = Vec::new();
-        for (i, e) in file.events.iter().enumerate() {
+        for (i, e) in entries.iter().enumerate() {
             let at = format!("events[{i}]");
-            let turn = when(at.clone(), e.turn, &e.time)?.ok_or_else(|| {
-                self.bad(at.clone(), "no `turn` or `time`", "say when it happens")
-            })?;
+            let turn = self
+                .when(turn_labels, at.clone(), e.turn, &e.time)?
+                .ok_or_else(|| {
+                    self.bad(at.clone(), "no `turn` or `time`", "say when it happens")
+                })?;
             let need_command = |c: &Option<String>| -> Result<String, PlanError> {
                 let c = c.clone().ok_or_else(|| {
                     self.bad(
@@ -423,7 +497,7 @@ impl Compiler<'_> {
                         "a formation or brigade id",
                     )
                 })?;
-                self.command(&scenario, &c, format!("{at}.command"))?;
+                self.command(scenario, &c, format!("{at}.command"))?;
                 Ok(c)
             };
             let umpire = |action| {
@@ -472,11 +546,23 @@ impl Compiler<'_> {
                 reason: e.reason.clone(),
             });
         }
-        let measured_orders = if file.measures.orders.is_empty() {
+        Ok(events)
+    }
+
+    /// The `[measures]` table: the orders measured (by index; all when none are named) and the
+    /// commands measured (those the plan addresses, in order, when none are named).
+    fn measures(
+        &self,
+        scenario: &Scenario,
+        m: &MeasuresEntry,
+        orders: &[PlanOrder],
+        initiative: &[PlanInitiative],
+    ) -> Result<(Vec<usize>, Vec<String>), PlanError> {
+        let measured_orders = if m.orders.is_empty() {
             (0..orders.len()).collect()
         } else {
             let mut v = Vec::new();
-            for (i, id) in file.measures.orders.iter().enumerate() {
+            for (i, id) in m.orders.iter().enumerate() {
                 v.push(orders.iter().position(|o| &o.id == id).ok_or_else(|| {
                     self.bad(
                         format!("measures.orders[{i}]"),
@@ -487,7 +573,7 @@ impl Compiler<'_> {
             }
             v
         };
-        let measured_commands = if file.measures.commands.is_empty() {
+        let measured_commands = if m.commands.is_empty() {
             let mut v: Vec<String> = Vec::new();
             for c in orders
                 .iter()
@@ -500,35 +586,12 @@ impl Compiler<'_> {
             }
             v
         } else {
-            for (i, c) in file.measures.commands.iter().enumerate() {
-                self.command(&scenario, c, format!("measures.commands[{i}]"))?;
+            for (i, c) in m.commands.iter().enumerate() {
+                self.command(scenario, c, format!("measures.commands[{i}]"))?;
             }
-            file.measures.commands.clone()
+            m.commands.clone()
         };
-        let hash = {
-            use sha2::{Digest, Sha256};
-            let mut h = Sha256::new();
-            h.update(plan_text.as_bytes());
-            h.update([0]);
-            h.update(scenario_text.as_bytes());
-            format!("{:x}", h.finalize())
-        };
-        Ok(Plan {
-            name: file.plan.name,
-            description: file.plan.description,
-            sources: file.plan.sources,
-            presets,
-            variants: file.plan.variants,
-            orders,
-            initiative,
-            events,
-            measured_orders,
-            measured_commands,
-            last_turn,
-            turn_labels,
-            hash,
-            scenario,
-        })
+        Ok((measured_orders, measured_commands))
     }
 
     fn commander_side(&self, s: &Scenario, id: &str, at: String) -> Result<String, PlanError> {

@@ -677,6 +677,11 @@ impl Backend {
             defender_quality: app::QualityArg::Elite,
             skirmisher_absorbs: Vec::new(),
             cannister: false,
+            attack_arc: None,
+            flanks: None,
+            ruling: None,
+            attacker_at: None,
+            defender_at: None,
         });
         let events = applied(self.execute(seat, &req)?);
         Ok(events
@@ -838,6 +843,71 @@ fn build_view(
     };
     let owns = |piece: &str| piece_side(sc, piece).is_some_and(|s| crate::view::owns(&seat, &s));
     let hidden = undiscovered(status);
+    let pieces = map_pieces(sc, status);
+    let orders = status
+        .orders
+        .iter()
+        .map(|o| order_view(game, status, o, &hidden, objectives))
+        .collect();
+    let (events, messages) = event_lines(log, &hidden, umpire);
+    let command_points = status
+        .sides
+        .iter()
+        .map(|s| (s.side.clone(), s.command_points))
+        .collect();
+    let ranges = command_ranges(game, status, &owns);
+    let recipients = match &side {
+        Some(_) => recipients(game, status),
+        None => Vec::new(),
+    };
+    let movable = pieces
+        .iter()
+        .filter(|p| owns(&p.id))
+        .map(|p| (p.id.clone(), p.name.clone()))
+        .collect();
+    let commanders = match &side {
+        Some(x) => sc
+            .commanders
+            .iter()
+            .filter(|c| c.side == *x)
+            .map(|c| (c.id.clone(), c.name.clone()))
+            .collect(),
+        None => Vec::new(),
+    };
+    View {
+        title: sc.meta.title.clone(),
+        turn: status.turn,
+        time: turn_time(game, status.turn),
+        phasing: status.phasing.clone(),
+        step: match status.step {
+            Step::Command => "Command Phase (orders, initiative)".into(),
+            Step::Operations => "Operations (fire, movement, combat, rally)".into(),
+            Step::GameOver => "game over".into(),
+        },
+        game_over: status.step == Step::GameOver,
+        side,
+        command_points,
+        sides: sc
+            .sides
+            .iter()
+            .map(|x| (x.id.clone(), x.name.clone()))
+            .collect(),
+        pieces,
+        ghosts: ghosts(sc, status),
+        stacks: status.enemy_stacks.clone(),
+        orders,
+        events,
+        messages,
+        ranges,
+        recipients,
+        movable,
+        commanders,
+        deadline: None,
+    }
+}
+
+/// The map's pieces the seat sees, with the detail of the ones `app` described to it.
+fn map_pieces(sc: &crate::scenario::Scenario, status: &StatusView) -> Vec<PieceView> {
     let units: BTreeMap<&str, &app::view::UnitEntry> =
         status.units.iter().map(|u| (u.unit.as_str(), u)).collect();
     let formations: BTreeMap<&str, &app::view::FormationEntry> = status
@@ -888,7 +958,12 @@ fn build_view(
             detail,
         });
     }
-    let ghosts = status
+    pieces
+}
+
+/// Where the seat last saw the enemy pieces it no longer sees.
+fn ghosts(sc: &crate::scenario::Scenario, status: &StatusView) -> Vec<Ghost> {
+    status
         .last_seen
         .iter()
         .map(|(p, seen)| Ghost {
@@ -901,16 +976,19 @@ fn build_view(
             hex: seen.hex,
             last_seen: seen.time.clone(),
         })
-        .collect();
-    let orders = status
-        .orders
-        .iter()
-        .map(|o| order_view(game, status, o, &hidden, objectives))
-        .collect();
+        .collect()
+}
+
+/// The seat's log as lines (dice only for the umpire) and its messages apart.
+fn event_lines(
+    log: &LogView,
+    hidden: &std::collections::BTreeSet<u32>,
+    umpire: bool,
+) -> (Vec<EventLine>, Vec<MessageView>) {
     let mut lines = Vec::new();
     let mut messages = Vec::new();
     for e in &log.events {
-        if !shown(&e.event.kind, &hidden) {
+        if !shown(&e.event.kind, hidden) {
             continue;
         }
         if let EventKind::MessageSent { side, from, text } = &e.event.kind {
@@ -938,70 +1016,22 @@ fn build_view(
             dice,
         });
     }
-    let command_points = status
-        .sides
+    (lines, messages)
+}
+
+/// The commands a side may address an order to: its own, not dissolved.
+fn recipients(game: &Game, status: &StatusView) -> Vec<(String, String)> {
+    status
+        .commands
         .iter()
-        .map(|s| (s.side.clone(), s.command_points))
-        .collect();
-    let ranges = command_ranges(game, status, &owns);
-    let recipients = match &side {
-        Some(_) => status
-            .commands
-            .iter()
-            .filter(|c| {
-                game.state
-                    .commands
-                    .get(&c.command)
-                    .is_none_or(|x| !x.dissolved)
-            })
-            .map(|c| (c.command.clone(), command_name(sc, &c.command)))
-            .collect(),
-        None => Vec::new(),
-    };
-    let movable = pieces
-        .iter()
-        .filter(|p| owns(&p.id))
-        .map(|p| (p.id.clone(), p.name.clone()))
-        .collect();
-    let commanders = match &side {
-        Some(x) => sc
-            .commanders
-            .iter()
-            .filter(|c| c.side == *x)
-            .map(|c| (c.id.clone(), c.name.clone()))
-            .collect(),
-        None => Vec::new(),
-    };
-    View {
-        title: sc.meta.title.clone(),
-        turn: status.turn,
-        time: turn_time(game, status.turn),
-        phasing: status.phasing.clone(),
-        step: match status.step {
-            Step::Command => "Command Phase (orders, initiative)".into(),
-            Step::Operations => "Operations (fire, movement, combat, rally)".into(),
-            Step::GameOver => "game over".into(),
-        },
-        game_over: status.step == Step::GameOver,
-        side,
-        command_points,
-        sides: sc
-            .sides
-            .iter()
-            .map(|x| (x.id.clone(), x.name.clone()))
-            .collect(),
-        pieces,
-        ghosts,
-        stacks: status.enemy_stacks.clone(),
-        orders,
-        events: lines,
-        messages,
-        ranges,
-        recipients,
-        movable,
-        commanders,
-        deadline: None,
-    }
+        .filter(|c| {
+            game.state
+                .commands
+                .get(&c.command)
+                .is_none_or(|x| !x.dissolved)
+        })
+        .map(|c| (c.command.clone(), command_name(&game.scenario, &c.command)))
+        .collect()
 }
 
 fn command_name(sc: &crate::scenario::Scenario, id: &str) -> String {

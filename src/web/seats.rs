@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 
 use sha2::{Digest, Sha256};
 
+use crate::text::hex;
+
 /// A place at the table.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Seat {
@@ -52,16 +54,6 @@ impl Seat {
             Seat::Observer => "/observe",
         }
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(char::from(HEX[usize::from(b >> 4)]));
-        out.push(char::from(HEX[usize::from(b & 0x0f)]));
-    }
-    out
 }
 
 /// A new random 128-bit token, as 32 lowercase hex digits, from the OS RNG.

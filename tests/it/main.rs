@@ -4,6 +4,7 @@
 
 mod app_layer;
 mod architecture;
+mod attack_arcs;
 mod combat_charge_fire;
 mod combat_cli;
 mod combat_close;
@@ -21,6 +22,7 @@ mod order_cli;
 mod order_corpus;
 mod order_corpus_eval;
 mod order_docs;
+mod order_meaning_rules;
 mod order_props;
 mod order_reader;
 mod order_umpire;
@@ -32,6 +34,7 @@ mod scenario_show;
 mod scenario_talavera;
 mod scenario_vimeiro;
 mod study;
+mod tidy;
 mod umpire_time;
 mod view_props;
 mod web;

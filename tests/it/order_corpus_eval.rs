@@ -125,12 +125,16 @@ fn recipients(o: &CheckedOrder, scenario: bool) -> Vec<String> {
     out
 }
 
-fn evaluate(miss: &mut Vec<String>) -> Figures {
+/// Scores every corpus file whose name passes `keep`.
+fn evaluate(miss: &mut Vec<String>, keep: fn(&str) -> bool) -> Figures {
     let dir = format!("{}/tests/data/orders/corpus", env!("CARGO_MANIFEST_DIR"));
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
-    paths.retain(|p: &std::path::PathBuf| p.extension().is_some_and(|e| e == "toml"));
+    paths.retain(|p: &std::path::PathBuf| {
+        p.extension().is_some_and(|e| e == "toml")
+            && p.file_name().and_then(|n| n.to_str()).is_some_and(keep)
+    });
     paths.sort();
     let mut f = Figures::default();
     let mut scenarios = BTreeMap::new();
@@ -156,6 +160,9 @@ fn evaluate(miss: &mut Vec<String>) -> Figures {
             if !e.bad {
                 if e.kind == "none" {
                     f.none.add(o.stages.is_empty());
+                    if !o.stages.is_empty() {
+                        note(format!("type {got} (want none)"));
+                    }
                 } else {
                     f.kind.add(got == e.kind);
                     if got != e.kind {
@@ -267,24 +274,17 @@ fn evaluate(miss: &mut Vec<String>) -> Figures {
 #[test]
 fn the_reader_meets_its_figures_on_the_annotated_corpus() {
     let mut miss = Vec::new();
-    let f = evaluate(&mut miss);
+    let f = evaluate(&mut miss, |_| true);
     if std::env::var_os("CORPUS_MISSES").is_some() {
         for m in &miss {
             println!("{m}");
         }
     }
-    println!("corpus: {} orders", f.orders);
-    println!("  type             {}", f.kind.show());
-    println!("  none (no action) {}", f.none.show());
-    println!("  places recall    {}", f.recall.show());
-    println!("  places precision {}", f.precision.show());
-    println!("  resolution       {}", f.resolution.show());
-    println!("  bad flagged      {}", f.bad_flagged.show());
-    println!("  errors on good   {}", f.errors_on_good.show());
-    println!("  round trip       {}", f.round_trip.show());
-    println!("  prohibitions     {}", f.prohibitions.show());
-    println!("  purposes         {}", f.purpose.show());
-    println!("  conditions       {}", f.condition.show());
+    print_figures("corpus", &f);
+    // The fresh check set (reader3): orders written before that session's tuning, scored
+    // apart so a fix that only fits the development corpus shows here.
+    let fresh = evaluate(&mut Vec::new(), |n| n.starts_with("fresh-"));
+    print_figures("fresh (not tuned on)", &fresh);
     assert!(
         f.orders >= 300,
         "the corpus has {} orders (issue 11: ≥ 300)",
@@ -297,15 +297,30 @@ fn the_reader_meets_its_figures_on_the_annotated_corpus() {
             s.show()
         );
     };
-    floor("type", f.kind, 0.91); // TARGET 0.95, not yet met
-    floor("places recall", f.recall, 0.977); // TARGET 0.95 met; held at the measured value
-    floor("places precision", f.precision, 0.908); // TARGET 0.95, not yet met
-    floor("resolution", f.resolution, 0.941); // TARGET 0.95, not yet met
+    floor("type", f.kind, 0.95); // TARGET 0.95 met (measured 0.955)
+    floor("places recall", f.recall, 0.979); // TARGET 0.95 met; held at the measured value
+    floor("places precision", f.precision, 0.913); // TARGET 0.95, not yet met
+    floor("resolution", f.resolution, 0.95); // TARGET 0.95 met (measured 0.956)
     floor("bad flagged", f.bad_flagged, 1.0);
-    floor("round trip", f.round_trip, 0.946); // TARGET 1.0, not yet met
+    floor("round trip", f.round_trip, 0.966); // TARGET 1.0, not yet met
     assert!(
-        f.errors_on_good.ratio() <= 0.05, // TARGET 0.05 met (measured 0.026)
+        f.errors_on_good.ratio() <= 0.05, // TARGET 0.05 met (measured 0.021)
         "errors on good {} is above its ceiling",
         f.errors_on_good.show()
     );
+}
+
+fn print_figures(title: &str, f: &Figures) {
+    println!("{title}: {} orders", f.orders);
+    println!("  type             {}", f.kind.show());
+    println!("  none (no action) {}", f.none.show());
+    println!("  places recall    {}", f.recall.show());
+    println!("  places precision {}", f.precision.show());
+    println!("  resolution       {}", f.resolution.show());
+    println!("  bad flagged      {}", f.bad_flagged.show());
+    println!("  errors on good   {}", f.errors_on_good.show());
+    println!("  round trip       {}", f.round_trip.show());
+    println!("  prohibitions     {}", f.prohibitions.show());
+    println!("  purposes         {}", f.purpose.show());
+    println!("  conditions       {}", f.condition.show());
 }

@@ -315,10 +315,13 @@ fn times_in_the_forms_officers_write_them() {
     let o = read("2nd Div: march to Kümla at 10.30 a.m.");
     let t = o.stages[0].timing.as_ref().unwrap();
     assert_eq!(t.time.as_deref(), Some("10:30"));
-    // A year is no time.
+    // A year is no time: the date is one day of starting, never the clock 18:14.
     let o = read("2nd Div: on the 14th of May 1814 march to Kümla.");
+    let times: Vec<_> = o.stages.iter().filter_map(|s| s.timing.as_ref()).collect();
     assert!(
-        o.stages.iter().all(|s| s.timing.is_none()),
+        times
+            .iter()
+            .all(|t| t.time.as_deref() == Some("on the 14th of may 1814")),
         "{}",
         o.readback
     );

@@ -71,6 +71,7 @@ fn command(i: u8) -> Command {
             extend: Vec::new(),
             retract: Vec::new(),
             backstep: false,
+            retreat_from: None,
         },
         11 => Command::Combat {
             kind: CombatKind::CloseCombat { fortified: false },

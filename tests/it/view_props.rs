@@ -64,6 +64,7 @@ fn command(i: u8) -> Command {
             extend: Vec::new(),
             retract: Vec::new(),
             backstep: false,
+            retreat_from: None,
         },
         8 => Command::Move {
             piece: "hq:i-corps".into(),
@@ -75,6 +76,7 @@ fn command(i: u8) -> Command {
             extend: Vec::new(),
             retract: Vec::new(),
             backstep: false,
+            retreat_from: None,
         },
         9 => Command::Combat {
             kind: CombatKind::CloseCombat { fortified: false },

@@ -278,6 +278,27 @@ impl Builder<'_> {
         Entry { value, provenance }
     }
 
+    /// A row of single entries, in the order given; `read` is `entry_u8` or `entry_i32`.
+    fn entries<T, const N: usize>(
+        &mut self,
+        table: TableId,
+        row: &str,
+        cells: [(&str, &RawEntry); N],
+        read: fn(&mut Self, TableId, &str, &str, &RawEntry) -> Entry<T>,
+    ) -> [Entry<T>; N] {
+        cells.map(|(col, e)| read(self, table, row, col, e))
+    }
+
+    /// Rows of ranges, in the order given.
+    fn range_rows<const R: usize, const C: usize>(
+        &mut self,
+        table: TableId,
+        rows: [(&str, &RawRangeRow); R],
+        col_label: &dyn Fn(usize) -> String,
+    ) -> [[Ranged; C]; R] {
+        rows.map(|(label, raw)| self.range_row(table, label, raw, col_label))
+    }
+
     fn range_row<const C: usize>(
         &mut self,
         table: TableId,
@@ -343,106 +364,125 @@ pub(super) fn parse_range(text: &str) -> Result<Option<(u8, u8)>, String> {
     Ok(Some((lo, hi)))
 }
 
+impl RawMethods {
+    fn cells(&self) -> [(&'static str, &RawEntry); 3] {
+        [
+            ("in-person", &self.in_person),
+            ("oral", &self.oral),
+            ("written", &self.written),
+        ]
+    }
+}
+
+impl RawTypes {
+    fn cells(&self) -> [(&'static str, &RawEntry); 3] {
+        [
+            ("engage", &self.engage),
+            ("complex", &self.complex),
+            ("general", &self.general),
+        ]
+    }
+}
+
+/// The Command Points Table by the army commander's rating (6.4.1).
+fn read_command_points(b: &mut Builder, t: &mut CommandTables, cp: &RawCommandPoints) {
+    let cells = [
+        ("rating 0", &cp.r0),
+        ("rating 1", &cp.r1),
+        ("rating 2", &cp.r2),
+        ("rating 3", &cp.r3),
+        ("rating 4", &cp.r4),
+    ];
+    t.command_points = b.entries(
+        TableId::CommandPoints,
+        "command points",
+        cells,
+        Builder::entry_u8,
+    );
+}
+
 /// Order costs by method and type (6.4.1).
 fn read_order_cost(b: &mut Builder, t: &mut CommandTables, oc: &RawOrderCost) {
     let tid = TableId::OrderCost;
-    t.overridden.insert(tid);
-    let m = &oc.method;
-    for (i, (k, e)) in [
-        ("in-person", &m.in_person),
-        ("oral", &m.oral),
-        ("written", &m.written),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        t.method_cost[i] = b.entry_u8(tid, "method", k, e);
-    }
-    let ty = &oc.ty;
-    for (i, (k, e)) in [
-        ("engage", &ty.engage),
-        ("complex", &ty.complex),
-        ("general", &ty.general),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        t.type_cost[i] = b.entry_u8(tid, "type", k, e);
-    }
+    t.method_cost = b.entries(tid, "method", oc.method.cells(), Builder::entry_u8);
+    t.type_cost = b.entries(tid, "type", oc.ty.cells(), Builder::entry_u8);
 }
 
 /// Acceptance modifiers by method, type and current order (6.5).
 fn read_acceptance_modifiers(b: &mut Builder, t: &mut CommandTables, am: &RawAcceptanceModifiers) {
     let tid = TableId::AcceptanceModifiers;
-    t.overridden.insert(tid);
-    let m = &am.method;
-    for (i, (k, e)) in [
-        ("in-person", &m.in_person),
-        ("oral", &m.oral),
-        ("written", &m.written),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        t.method_mod[i] = b.entry_i32(tid, "method", k, e);
-    }
-    let ty = &am.ty;
-    for (i, (k, e)) in [
-        ("engage", &ty.engage),
-        ("complex", &ty.complex),
-        ("general", &ty.general),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        t.type_mod[i] = b.entry_i32(tid, "type", k, e);
-    }
+    t.method_mod = b.entries(tid, "method", am.method.cells(), Builder::entry_i32);
+    t.type_mod = b.entries(tid, "type", am.ty.cells(), Builder::entry_i32);
     let c = &am.current;
-    for (i, (k, e)) in [
+    let current = [
         ("engage", &c.engage),
         ("general", &c.general),
         ("none", &c.none),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        t.current_mod[i] = b.entry_i32(tid, "current", k, e);
-    }
+    ];
+    t.current_mod = b.entries(tid, "current", current, Builder::entry_i32);
 }
 
 /// The New Order Acceptance Table (6.5): a range of readings per result and column.
 fn read_acceptance(b: &mut Builder, t: &mut CommandTables, a: &RawAcceptance) {
-    let tid = TableId::Acceptance;
-    t.overridden.insert(tid);
     let cl = |c: usize| acceptance_column_label(c as i32 + ACCEPTANCE_MIN_COLUMN);
-    for (ri, (label, row)) in [
+    let rows = [
         ("Dt", &a.dt),
         ("D6", &a.d6),
         ("D5", &a.d5),
         ("D4", &a.d4),
         ("A", &a.a),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        t.acceptance[ri] = b.range_row(tid, label, row, &cl);
-    }
+    ];
+    t.acceptance = b.range_rows(TableId::Acceptance, rows, &cl);
+}
+
+/// Delay Reduction and Dt discovery (6.5.2, 6.5.3): the least roll of one die for each.
+fn read_delay(b: &mut Builder, t: &mut CommandTables, d: &RawDelay) {
+    let cells = [
+        ("D4", &d.d4),
+        ("D5", &d.d5),
+        ("D6", &d.d6),
+        ("discovery", &d.discovery),
+    ];
+    t.delay = b.entries(TableId::Delay, "least roll", cells, Builder::entry_u8);
 }
 
 /// The Initiative table (6.6.1.3): a range of readings per result and rating.
 fn read_initiative(b: &mut Builder, t: &mut CommandTables, ini: &RawInitiative) {
-    let tid = TableId::Initiative;
-    t.overridden.insert(tid);
     let cl = |c: usize| c.to_string();
-    for (ri, (label, row)) in [
+    let rows = [
         ("Loose Cannon", &ini.loose_cannon),
         ("No Effect", &ini.no_effect),
         ("Initiative", &ini.initiative),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        t.initiative[ri] = b.range_row(tid, label, row, &cl);
+    ];
+    t.initiative = b.range_rows(TableId::Initiative, rows, &cl);
+}
+
+/// The night modifier to the Attack Stoppage roll (chart p1).
+fn read_night(b: &mut Builder, t: &mut CommandTables, n: &RawNight) {
+    t.night = b.entry_i32(
+        TableId::Night,
+        "stoppage roll modifier",
+        "night",
+        &n.stoppage_modifier,
+    );
+}
+
+/// One table of the file: read it when present (an override replaces the whole table), or note
+/// it missing.
+fn section<R>(
+    b: &mut Builder,
+    t: &mut CommandTables,
+    missing: &mut Vec<TableId>,
+    tid: TableId,
+    raw: &Option<R>,
+    read: fn(&mut Builder, &mut CommandTables, &R),
+) {
+    match raw {
+        Some(r) => {
+            t.overridden.insert(tid);
+            read(b, t, r);
+        }
+        None => missing.push(tid),
     }
 }
 
@@ -450,7 +490,6 @@ fn read_initiative(b: &mut Builder, t: &mut CommandTables, ini: &RawInitiative) 
 /// cells printed from 10 sub-units down to 1; `-` is a blank ("cannot occur").
 fn read_step1(b: &mut Builder, t: &mut CommandTables, s1: &RawRows<RawStep1Row>) {
     let tid = TableId::StoppageStep1;
-    t.overridden.insert(tid);
     t.step1 = [[None; STEP1_COLUMNS]; STEP1_ROWS];
     let mut seen = [false; STEP1_ROWS];
     for row in &s1.rows {
@@ -533,7 +572,6 @@ fn read_step1(b: &mut Builder, t: &mut CommandTables, s1: &RawRows<RawStep1Row>)
 /// step's result and the commander's rating group.
 fn read_step2(b: &mut Builder, t: &mut CommandTables, s2: &RawRows<RawStep2Row>) {
     let tid = TableId::StoppageStep2;
-    t.overridden.insert(tid);
     let mut seen = [false; 4];
     for row in &s2.rows {
         let label = row.result.to_string();
@@ -626,72 +664,66 @@ pub(super) fn parse(
         problems: &mut problems,
     };
 
-    match &raw.command_points {
-        Some(cp) => {
-            let tid = TableId::CommandPoints;
-            t.overridden.insert(tid);
-            for (r, e) in [
-                (0, &cp.r0),
-                (1, &cp.r1),
-                (2, &cp.r2),
-                (3, &cp.r3),
-                (4, &cp.r4),
-            ] {
-                t.command_points[r] = b.entry_u8(tid, "command points", &format!("rating {r}"), e);
-            }
-        }
-        None => missing.push(TableId::CommandPoints),
-    }
-    match &raw.order_cost {
-        Some(oc) => read_order_cost(&mut b, &mut t, oc),
-        None => missing.push(TableId::OrderCost),
-    }
-    match &raw.acceptance_modifiers {
-        Some(am) => read_acceptance_modifiers(&mut b, &mut t, am),
-        None => missing.push(TableId::AcceptanceModifiers),
-    }
-    match &raw.acceptance {
-        Some(a) => read_acceptance(&mut b, &mut t, a),
-        None => missing.push(TableId::Acceptance),
-    }
-    match &raw.delay {
-        Some(d) => {
-            let tid = TableId::Delay;
-            t.overridden.insert(tid);
-            for (i, (k, e)) in [
-                ("D4", &d.d4),
-                ("D5", &d.d5),
-                ("D6", &d.d6),
-                ("discovery", &d.discovery),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                t.delay[i] = b.entry_u8(tid, "least roll", k, e);
-            }
-        }
-        None => missing.push(TableId::Delay),
-    }
-    match &raw.initiative {
-        Some(ini) => read_initiative(&mut b, &mut t, ini),
-        None => missing.push(TableId::Initiative),
-    }
-    match &raw.stoppage_step1 {
-        Some(s1) => read_step1(&mut b, &mut t, s1),
-        None => missing.push(TableId::StoppageStep1),
-    }
-    match &raw.stoppage_step2 {
-        Some(s2) => read_step2(&mut b, &mut t, s2),
-        None => missing.push(TableId::StoppageStep2),
-    }
-    match &raw.night {
-        Some(n) => {
-            let tid = TableId::Night;
-            t.overridden.insert(tid);
-            t.night = b.entry_i32(tid, "stoppage roll modifier", "night", &n.stoppage_modifier);
-        }
-        None => missing.push(TableId::Night),
-    }
+    let m = &mut missing;
+    section(
+        &mut b,
+        &mut t,
+        m,
+        TableId::CommandPoints,
+        &raw.command_points,
+        read_command_points,
+    );
+    section(
+        &mut b,
+        &mut t,
+        m,
+        TableId::OrderCost,
+        &raw.order_cost,
+        read_order_cost,
+    );
+    let am = &raw.acceptance_modifiers;
+    section(
+        &mut b,
+        &mut t,
+        m,
+        TableId::AcceptanceModifiers,
+        am,
+        read_acceptance_modifiers,
+    );
+    section(
+        &mut b,
+        &mut t,
+        m,
+        TableId::Acceptance,
+        &raw.acceptance,
+        read_acceptance,
+    );
+    section(&mut b, &mut t, m, TableId::Delay, &raw.delay, read_delay);
+    section(
+        &mut b,
+        &mut t,
+        m,
+        TableId::Initiative,
+        &raw.initiative,
+        read_initiative,
+    );
+    section(
+        &mut b,
+        &mut t,
+        m,
+        TableId::StoppageStep1,
+        &raw.stoppage_step1,
+        read_step1,
+    );
+    section(
+        &mut b,
+        &mut t,
+        m,
+        TableId::StoppageStep2,
+        &raw.stoppage_step2,
+        read_step2,
+    );
+    section(&mut b, &mut t, m, TableId::Night, &raw.night, read_night);
     if complete {
         for m in &missing {
             problems.push(problem(

@@ -1,0 +1,304 @@
+//! Retreats (21.4) carried out as moves: `move --piece P --retreat-from CAUSE --path …`. Owns the
+//! checks of a retreat's path — hexes, not MP (21.4); the first two hexes away from the cause
+//! (21.4.1); never closer to enemy combat units within 4 hexes (21.4.1 with its clarification);
+//! not into enemy units or Prohibited terrain (21.4.2); a Routed unit retreats 6 hexes (21.4) —
+//! and what a retreat does on the way: Morale Degradation from one enemy ZoI hex directly into
+//! another (11.3.1), a Routed unit lowering the friendly stacks it passes through (21.4.4),
+//! Unlimbered artillery limbering (21.4.6). The retreating unit may then face as it likes
+//! (10.1.3; the `piece-moved` carries no MP). Decision 0141.
+//!
+//! Must not: do IO, roll dice or decide which units must retreat (the combat result says so; the
+//! owner or the umpire carries it out, in either player's turn).
+
+use super::event::EventKind;
+use super::{Ctx, Refusal};
+use crate::combat::MoraleState;
+use crate::hex::Hex;
+use crate::scenario::{Unit, UnitFormation, UnitKind};
+
+/// The most hexes a retreat may take (22.1: cavalry withdraws up to 12).
+const MAX_HEXES: usize = 12;
+/// A Routed unit retreats this many hexes (21.4).
+const ROUT_HEXES: usize = 6;
+
+fn no(code: &'static str, rule: &'static str, msg: String, help: &str) -> Refusal {
+    Refusal::new(
+        code,
+        rule,
+        msg,
+        format!("{help}; the umpire may place it anyway with `override --place` and a reason"),
+    )
+}
+
+/// The Movement Table class a retreating unit crosses terrain as (chart p2): artillery limbers
+/// to retreat (21.4.6).
+fn class_of(u: &Unit, f: UnitFormation) -> &'static str {
+    match (u.kind, f) {
+        (UnitKind::Skirmisher, _) => "skirmish",
+        (k, _) if k.is_artillery() => "artillery",
+        (k, _) if k.is_cavalry() => "cavalry",
+        (UnitKind::Train, _) => "train",
+        (_, UnitFormation::Column | UnitFormation::MarchColumn) => "column",
+        _ => "line",
+    }
+}
+
+/// Hexes to the nearest enemy combat unit (not commanders, HQs or trains), if any.
+fn nearest_enemy(ctx: &Ctx, side: &str, at: Hex) -> Option<u32> {
+    let s = ctx.eng.scenario;
+    ctx.state
+        .positions
+        .iter()
+        .filter(|(p, _)| {
+            s.unit(p)
+                .is_some_and(|u| u.side != side && u.kind != UnitKind::Train)
+        })
+        .map(|(_, h)| h.distance(at))
+        .chain(
+            super::extensions::all(ctx, None)
+                .into_iter()
+                .filter(|(p, _)| s.unit(p).is_some_and(|u| u.side != side))
+                .map(|(_, h)| h.distance(at)),
+        )
+        .min()
+}
+
+/// Check a retreat's path against 21.4, 21.4.1 and 21.4.2; `path` runs from the first hex
+/// entered to the last.
+fn check_path(
+    ctx: &Ctx,
+    u: &Unit,
+    from: Hex,
+    path: &[Hex],
+    cause: Hex,
+    routed: bool,
+) -> Result<(), Refusal> {
+    let id = &u.id;
+    if path.is_empty() || path.len() > MAX_HEXES {
+        return Err(no(
+            "retreat-length",
+            "21.4",
+            format!(
+                "a retreat of {} hexes: give 1 to {MAX_HEXES} hexes",
+                path.len()
+            ),
+            "a beaten unit retreats one hex (15.3.8), a Routed one 6 (21.4), cavalry 6–12 (16.2)",
+        ));
+    }
+    if routed && path.len() != ROUT_HEXES {
+        return Err(no(
+            "rout-six-hexes",
+            "21.4",
+            format!(
+                "`{id}` is Routed and retreats {ROUT_HEXES} hexes (21.4: \"a unit that becomes Routed immediately retreats 6 hexes\"); the path has {}",
+                path.len()
+            ),
+            "give six hexes; a unit that cannot retreat them is removed (21.4.2)",
+        ));
+    }
+    let map = &ctx.eng.move_map;
+    let t = ctx.eng.movement;
+    let f = super::movement::formation_now(ctx.eng.scenario, &ctx.state, u);
+    let class = class_of(u, f);
+    let enemy_at = |h: Hex| {
+        ctx.state
+            .positions
+            .iter()
+            .any(|(p, x)| *x == h && ctx.eng.scenario.unit(p).is_some_and(|o| o.side != u.side))
+            || super::extensions::all(ctx, None)
+                .iter()
+                .any(|(p, x)| *x == h && ctx.eng.scenario.unit(p).is_some_and(|o| o.side != u.side))
+    };
+    // Far causes (artillery fire beyond 2 hexes) do not fix the first two hexes (21.4.1).
+    let near_cause = from.distance(cause) <= 2;
+    let mut prev = from;
+    for (i, &h) in path.iter().enumerate() {
+        if !prev.is_adjacent(h) {
+            return Err(no(
+                "retreat-not-adjacent",
+                "21.4",
+                format!("{h} is not next to {prev}: a retreat goes hex by hex [hex {h}]"),
+                "list every hex of the retreat with --path",
+            ));
+        }
+        if !crate::space::Space::contains(&ctx.eng.space, h) {
+            return Err(no(
+                "off-map",
+                "21.4.2",
+                format!("{h} is off the map [hex {h}]"),
+                "a unit that cannot retreat is removed (21.4.2)",
+            ));
+        }
+        if enemy_at(h) {
+            return Err(no(
+                "retreat-into-enemy",
+                "21.4.2",
+                format!("{h} holds enemy units: a retreat may not enter it [hex {h}]"),
+                "retreat round them; a unit that cannot retreat is removed (21.4.2)",
+            ));
+        }
+        crate::movement::path::step_cost(map, t, class, prev, h, false).map_err(|e| {
+            no(
+                "retreat-prohibited",
+                "21.4.2",
+                format!("{} [hex {h}]", e.message),
+                "a unit that can retreat only into Prohibited terrain is removed (21.4.2)",
+            )
+        })?;
+        if i < 2 && near_cause && h.distance(cause) <= prev.distance(cause) {
+            return Err(no(
+                "retreat-toward-cause",
+                "21.4.1",
+                format!(
+                    "{h} is not farther from {cause} than {prev}: \"the first two hexes of a retreat must be further away from the cause of the retreat\" [hex {h}]"
+                ),
+                "step away from the cause",
+            ));
+        }
+        if let (Some(before), Some(after)) = (
+            nearest_enemy(ctx, &u.side, prev),
+            nearest_enemy(ctx, &u.side, h),
+        ) && after <= 4
+            && after < before
+        {
+            return Err(no(
+                "retreat-toward-enemy",
+                "21.4.1",
+                format!(
+                    "{h} is {after} hexes from the nearest enemy combat unit, {prev} was {before}: \"no hex entered during the retreat may be closer to enemy combat units within 4 hexes than the previous hex\" [hex {h}]"
+                ),
+                "keep at least as far from the enemy as the hex before",
+            ));
+        }
+        prev = h;
+    }
+    Ok(())
+}
+
+/// Carry out a retreat of `unit` along `path` (ending at `to`) away from `cause` (21.4).
+pub(super) fn retreat(
+    ctx: &mut Ctx,
+    unit: &str,
+    to: Hex,
+    path: &[Hex],
+    cause: Hex,
+) -> Result<(), Refusal> {
+    let s = ctx.eng.scenario;
+    let u = s.unit(unit).ok_or_else(|| {
+        Refusal::new(
+            "not-a-unit",
+            "21.4",
+            format!("`{unit}` is not a combat unit: only units retreat"),
+            "commanders and HQs move with `move`",
+        )
+    })?;
+    let from = ctx.state.positions.get(unit).copied().ok_or_else(|| {
+        Refusal::new(
+            "not-on-map",
+            "21.4",
+            format!("`{unit}` is not on the map"),
+            "",
+        )
+    })?;
+    // A one-hex retreat may be given by its destination alone.
+    let path: Vec<Hex> = if path.is_empty() {
+        vec![to]
+    } else {
+        path.to_vec()
+    };
+    if path.last() != Some(&to) {
+        return Err(no(
+            "path-end",
+            "21.4",
+            format!("the retreat's --path must end at --to {to}"),
+            "end the path at the destination",
+        ));
+    }
+    let morale = |ctx: &Ctx| {
+        ctx.state
+            .units
+            .get(unit)
+            .map(|x| x.morale)
+            .unwrap_or_default()
+    };
+    let routed = morale(ctx) == MoraleState::Routed;
+    check_path(ctx, u, from, &path, cause, routed)?;
+    let side = u.side.clone();
+    // 21.4.6: artillery limbers to retreat.
+    let f = super::movement::formation_now(s, &ctx.state, u);
+    if u.kind.is_artillery() && f == UnitFormation::Unlimbered {
+        ctx.emit_side(
+            &side,
+            EventKind::FormationChanged {
+                unit: unit.to_string(),
+                from: f,
+                to: UnitFormation::Limbered,
+                half_mp: 0,
+                rule: "21.4.6".into(),
+            },
+        );
+    }
+    // 11.3.1: "A unit retreats from one ZoI hex directly into another."
+    let zoi = super::zones::enemy_zoi(ctx, &side);
+    let mut prev = from;
+    for &h in &path {
+        if zoi.contains(&prev) && zoi.contains(&h) && morale(ctx) != MoraleState::Routed {
+            super::zones::degrade(
+                ctx,
+                &side,
+                unit,
+                "11.3.1",
+                format!(
+                    "retreated from one enemy Zone of Influence hex ({prev}) directly into another ({h})"
+                ),
+                0,
+            );
+        }
+        prev = h;
+    }
+    // 21.4.4: a Routed stack retreating through a friendly stack lowers that stack by one.
+    if routed {
+        for &h in &path[..path.len() - 1] {
+            let through: Vec<String> = ctx
+                .state
+                .positions
+                .iter()
+                .filter(|(p, x)| {
+                    **x == h && p.as_str() != unit && s.unit(p).is_some_and(|o| o.side == side)
+                })
+                .map(|(p, _)| p.clone())
+                .collect();
+            for other in through {
+                if ctx
+                    .state
+                    .units
+                    .get(&other)
+                    .is_some_and(|x| x.morale == MoraleState::Routed)
+                {
+                    continue;
+                }
+                super::zones::degrade(
+                    ctx,
+                    &side,
+                    &other,
+                    "21.4.4",
+                    format!("`{unit}` routed through its hex {h}"),
+                    0,
+                );
+            }
+        }
+    }
+    let mut full = vec![from];
+    full.extend(&path);
+    ctx.emit_side(
+        &side,
+        EventKind::PieceMoved {
+            piece: unit.to_string(),
+            from: Some(from),
+            to,
+            path: full,
+            half_mp: None,
+        },
+    );
+    Ok(())
+}

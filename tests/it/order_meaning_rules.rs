@@ -1,0 +1,189 @@
+//! The reader's rules for classes of wording (issue 11, reader3): each test reads sentences
+//! that are NOT in the annotated corpus, so a rule is shown to be general, not fitted.
+
+use staffwork::order::{self, CheckedOrder};
+use staffwork::rules::OrderType;
+
+fn hall(text: &str) -> CheckedOrder {
+    let s = staffwork::scenario::bundled("tutorial-hall").unwrap();
+    order::check_one(text, Some(&s), Some("imperial"))
+}
+
+fn start_time(o: &CheckedOrder) -> Option<String> {
+    o.stages
+        .iter()
+        .filter_map(|s| s.timing.as_ref())
+        .find(|t| t.is_start())
+        .and_then(|t| t.time.clone())
+}
+
+#[test]
+fn clock_times_in_words_are_start_times() {
+    // 30.0: a start time delays execution, so the order is Complex (6.3.3).
+    for (text, want) in [
+        (
+            "4th Div: march to Kirseberg at half past six in the morning.",
+            "06:30",
+        ),
+        ("2nd Div: carry Hall at nine o'clock at night.", "21:00"),
+        (
+            "Sauret: move to Hinzeberg at a quarter to four in the afternoon.",
+            "15:45",
+        ),
+        ("Pellerin: fall back on Kümla at eleven o'clock.", "11:00"),
+    ] {
+        let o = hall(text);
+        assert_eq!(o.order_type, Some(OrderType::Complex), "{text}: {}", o.key);
+        assert_eq!(start_time(&o).as_deref(), Some(want), "{text}: {}", o.key);
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+    }
+}
+
+#[test]
+fn a_later_day_is_a_start_time_but_a_unit_after_on_the_is_not() {
+    for text in [
+        "Pellerin: on the 21st instant march to Kümla.",
+        "Cav-I: to-morrow morning scout the Kümla road.",
+        "3rd Div: on the evening of the 3d move to Kirseberg.",
+        "4th Div: the next day hold Hinzeberg.",
+    ] {
+        let o = hall(text);
+        assert_eq!(o.order_type, Some(OrderType::Complex), "{text}: {}", o.key);
+        assert!(start_time(&o).is_some(), "{text}: {}", o.key);
+    }
+    // "on the 2nd Division" names troops, not the 2nd of the month.
+    let o = hall("4th Div: fall back on the 2nd Division.");
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.key);
+    assert!(start_time(&o).is_none(), "{}", o.key);
+}
+
+#[test]
+fn a_bid_to_pass_an_order_on_names_its_recipient() {
+    // "Desire X to …", "Tell X to …", "I wish X to …", "Let X …": X is to act (6.2), not
+    // the staff officer the writer addresses.
+    for (text, who) in [
+        ("Desire Sauret to march to Kirseberg.", "div-3"),
+        ("Tell General Pellerin to hold Kümla.", "div-4"),
+        ("I wish the 2nd Division to move to Hinzeberg.", "div-2"),
+        ("Let Morvan cross the Viskan.", "div-2"),
+    ] {
+        let o = hall(text);
+        let got = o.recipient.as_ref().and_then(|r| r.resolved.as_ref());
+        assert_eq!(got.map(|r| r.id.as_str()), Some(who), "{text}: {}", o.key);
+        assert_eq!(o.order_type, Some(OrderType::General), "{text}: {}", o.key);
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+    }
+}
+
+#[test]
+fn a_verb_as_the_noun_of_a_state_is_no_stage() {
+    // "in retreat", "in motion", "in support" describe a state or manner: the report "the
+    // enemy is in retreat" orders nothing, so only the pursuit is a stage (6.3.1 Engage).
+    let o = order::check_one(
+        "General Junot: the Spaniards are in full retreat; harass them towards Lugo.",
+        None,
+        None,
+    );
+    assert_eq!(o.stages.len(), 1, "{}", o.key);
+    assert_eq!(o.order_type, Some(OrderType::Engage), "{}", o.key);
+    let o = hall("4th Div: the 2nd Division is in motion. Move in support to Hinzeberg.");
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.key);
+    assert_eq!(o.stages.len(), 1, "{}", o.key);
+}
+
+#[test]
+fn a_march_to_no_place_before_an_attack_is_its_approach() {
+    // posture.approach (6.3.3): "push on, and storm Hall" is one Engage stage, not a General
+    // stage followed by an Engage one (which would make it Complex).
+    for text in [
+        "2nd Div: push on, and storm Hall.",
+        "Morvan: advance westwards and carry the orchards.",
+    ] {
+        let o = hall(text);
+        assert_eq!(o.order_type, Some(OrderType::Engage), "{text}: {}", o.key);
+        assert_eq!(o.stages.len(), 1, "{text}: {}", o.key);
+    }
+    // A march to a place of its own, then an attack elsewhere, stays two stages.
+    let o = hall("3rd Div: march to Kirseberg, then attack Hall.");
+    assert_eq!(o.order_type, Some(OrderType::Complex), "{}", o.key);
+}
+
+#[test]
+fn read_backs_that_would_not_read_again_are_worded_so_they_do() {
+    let s = staffwork::scenario::bundled("tutorial-hall").unwrap();
+    for text in [
+        // readback.colon: a recipient name holding a verb ("reserve") leads with a colon.
+        "I Corps reserve battery: hold Hinzeberg hill.",
+        // readback.condition-first: "it" still follows the place it stands for.
+        "Morvan: if the enemy leaves the orchards, occupy them at once.",
+        "2nd Div: should Hall be abandoned, take it.",
+        // A title and the man's name, then his wish: the named general is the recipient.
+        "His Excellency the Marshal Davrange desires that General Sauret will hold Kirseberg.",
+    ] {
+        let o = order::check_one(text, Some(&s), Some("imperial"));
+        assert!(!o.readback.is_empty(), "{text}");
+        let again = order::check_one(&o.readback, Some(&s), Some("imperial"));
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+    }
+    // Without a scenario: "the advanced guard" is troops, "guard" no verb.
+    let o = order::check_one(
+        "The rear guard of the army is to hold Lugo until dusk.",
+        None,
+        None,
+    );
+    assert_eq!(o.stages.len(), 1, "{}", o.key);
+    let again = order::check_one(&o.readback, None, None);
+    assert_eq!(again.key, o.key, "{}", o.readback);
+}
+
+#[test]
+fn readiness_for_a_march_is_no_march_and_its_time_is_a_deadline() {
+    // verb.ready-to (30.0): nothing moves until ordered; the troops must be ready by then.
+    let o = hall("Sauret: halt at Kirseberg and hold yourself ready to move at ten o'clock.");
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.key);
+    assert!(start_time(&o).is_none(), "{}", o.key);
+    let again = hall(&o.readback);
+    assert_eq!(again.key, o.key, "{}", o.readback);
+}
+
+#[test]
+fn following_a_pronoun_for_own_troops_is_a_march_behind_them() {
+    // verb.follow-own through "it": "follow it" after own troops is General, after the enemy
+    // a pursuit (Engage).
+    let o = hall("4th Div: form behind the 2nd Division and follow it to Kümla.");
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.key);
+    let o = hall("Cav-I: find the enemy south of Kümla and follow them.");
+    assert_eq!(o.order_type, Some(OrderType::Engage), "{}", o.key);
+}
+
+#[test]
+fn let_names_only_its_capitalised_recipient() {
+    let o = hall("Let Pellerin watch the Kümla road.");
+    let got = o.recipient.as_ref().and_then(|r| r.resolved.as_ref());
+    assert_eq!(got.map(|r| r.id.as_str()), Some("div-4"), "{}", o.key);
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.key);
+}
+
+#[test]
+fn being_at_a_place_is_going_there_and_or_even_is_no_alternative() {
+    let o = hall("The 3rd Division will be at Kirseberg by noon.");
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.key);
+    assert_eq!(o.stages.len(), 1, "{}", o.key);
+    let o = order::check_one(
+        "General Hope: send me two battalions, or even one, without delay.",
+        None,
+        None,
+    );
+    assert!(o.stages.iter().all(|s| !s.alternatives), "{}", o.key);
+}
+
+#[test]
+fn the_writer_to_the_recipient_names_the_recipient_second() {
+    // lead.sender-to: "Davrange to Sauret:" — Davrange writes, Sauret (3rd Division) acts.
+    let o = hall("Davrange to Sauret: the division will hold Kirseberg until dusk.");
+    let got = o.recipient.as_ref().and_then(|r| r.resolved.as_ref());
+    assert_eq!(got.map(|r| r.id.as_str()), Some("div-3"), "{}", o.key);
+    let again = hall(&o.readback);
+    assert_eq!(again.key, o.key, "{}", o.readback);
+}
