@@ -88,7 +88,7 @@ pub(crate) fn mover(ctx: &Ctx, u: &Unit, formation: UnitFormation) -> Result<Mov
             "routed",
             "12.3.6",
             format!("`{}` is Routed: its Movement Allowance is zero", u.id),
-            "Routed units move only by retreating (21.4); rally it first (21.5)",
+            "Routed units move only by retreating (21.4: `move --retreat-from CAUSE`, six hexes); rally it first (21.5)",
         ));
     }
     let (class, allowance): (&'static str, &str) = match (u.kind, formation) {

@@ -224,6 +224,19 @@ pub(super) fn retreat(
     let routed = morale(ctx) == MoraleState::Routed;
     check_path(ctx, u, from, &path, cause, routed)?;
     let side = u.side.clone();
+    // 13.0: extensions end every phase next to their parent; a retreating unit takes them with
+    // it (as a Routed one collapses, 13.3.1), for nothing.
+    let extensions = super::extensions::of(&ctx.state, unit);
+    if !extensions.is_empty() {
+        ctx.emit_side(
+            &side,
+            EventKind::LineRetracted {
+                unit: unit.to_string(),
+                hexes: extensions,
+                half_mp: 0,
+            },
+        );
+    }
     // 21.4.6: artillery limbers to retreat.
     let f = super::movement::formation_now(s, &ctx.state, u);
     if u.kind.is_artillery() && f == UnitFormation::Unlimbered {

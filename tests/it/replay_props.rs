@@ -26,7 +26,7 @@ fn command(i: u8) -> Command {
         method,
         order: typed(text, "imperial"),
     };
-    match i % 14 {
+    match i % 15 {
         0..=2 => Command::Advance,
         3 => order(
             "div-2",
@@ -78,6 +78,19 @@ fn command(i: u8) -> Command {
             attackers: vec!["hall-1".into()],
             defenders: vec!["2-2-i".into()],
             options: Default::default(),
+        },
+        // A retreat (21.4, decision 0141), refused or not, replays like any move.
+        13 => Command::Move {
+            piece: "2-2-i".into(),
+            to: Hex::new(4, 8),
+            path: vec![Hex::new(4, 7), Hex::new(4, 8)],
+            formation: None,
+            face: None,
+            forced_march: 0,
+            extend: Vec::new(),
+            retract: Vec::new(),
+            backstep: false,
+            retreat_from: Some(Hex::new(4, 5)),
         },
         12 => Command::Override {
             reason: "ruling".into(),
