@@ -9,7 +9,7 @@ use clap::Args;
 use unicode_width::UnicodeWidthStr;
 
 use super::{CmdResult, Failure, Format};
-use crate::order::{self, CheckReport, CheckedOrder, Severity};
+use crate::order::{self, CheckReport, CheckedOrder, Severity, Summary};
 use crate::scenario;
 
 #[derive(Args, Debug)]
@@ -75,16 +75,83 @@ pub fn run(args: CheckArgs) -> CmdResult {
         )));
     }
     let text = read_input(&args)?;
-    let report = order::check(&text, scen.as_ref(), args.side.as_deref());
-    match args.format {
-        Format::Json => super::emit_json(&report)?,
-        Format::Text => super::emit(&render_text(&text, &report, args.explain))?,
-    }
-    if report.has_errors() {
+    let opts = order::Options {
+        scenario: scen.as_ref(),
+        side: args.side.as_deref(),
+        now: None,
+    };
+    // Each order is written as soon as it is checked (memory bounded by one order, not the
+    // input); the output is the same as rendering the whole report at once.
+    let summary = stream_report(
+        &text,
+        order::check_each(&text, opts),
+        args.format,
+        args.explain,
+    )?;
+    if summary.errors > 0 {
         Err(Failure::Judged)
     } else {
         Ok(())
     }
+}
+
+/// Write a report order by order: text as `render_text` would, JSON as the pretty-printed
+/// `CheckReport` would (`{"orders": [...], "summary": {...}}`). Returns the totals.
+fn stream_report(
+    text: &str,
+    orders: impl Iterator<Item = CheckedOrder>,
+    format: Format,
+    explain: bool,
+) -> Result<Summary, Failure> {
+    let lines = Lines::new(text);
+    let mut summary = Summary::default();
+    let mut first = true;
+    if format == Format::Json {
+        super::emit("{\n  \"orders\": [")?;
+    }
+    for (i, o) in orders.enumerate() {
+        summary.orders += 1;
+        summary.errors += o.count(Severity::Error);
+        summary.warnings += o.count(Severity::Warning);
+        summary.notes += o.count(Severity::Note);
+        let chunk = match format {
+            Format::Text => {
+                let mut out = String::new();
+                render_order(&mut out, &lines, i, &o, explain);
+                out
+            }
+            Format::Json => {
+                let json = serde_json::to_string_pretty(&o)
+                    .map_err(|e| Failure::Usage(format!("cannot encode the JSON output: {e}")))?;
+                let sep = if first { "\n" } else { ",\n" };
+                format!("{sep}{}", indent(&json, "    "))
+            }
+        };
+        first = false;
+        super::emit(&chunk)?;
+    }
+    let tail = match format {
+        Format::Text => summary_line(&summary),
+        Format::Json => {
+            let json = serde_json::to_string_pretty(&summary)
+                .map_err(|e| Failure::Usage(format!("cannot encode the JSON output: {e}")))?;
+            let open = if first { "]" } else { "\n  ]" };
+            format!(
+                "{open},\n  \"summary\": {}\n}}\n",
+                indent(&json, "  ").trim_start()
+            )
+        }
+    };
+    super::emit(&tail)?;
+    Ok(summary)
+}
+
+/// Every line of `s` indented by `by`.
+fn indent(s: &str, by: &str) -> String {
+    s.lines()
+        .map(|l| format!("{by}{l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The orders to check: FILE, standard input, or (with --db) --text.
@@ -156,10 +223,29 @@ impl<'t> Lines<'t> {
 }
 
 fn render_text(text: &str, report: &CheckReport, explain: bool) -> String {
-    use crate::text::visible;
     let lines = Lines::new(text);
     let mut out = String::new();
     for (i, o) in report.orders.iter().enumerate() {
+        render_order(&mut out, &lines, i, o, explain);
+    }
+    out.push_str(&summary_line(&report.summary));
+    out
+}
+
+/// The last line of a text report.
+fn summary_line(s: &Summary) -> String {
+    format!(
+        "{} order(s): {} error(s), {} warning(s)\n",
+        s.orders, s.errors, s.warnings
+    )
+}
+
+/// One order of a text report: its type, read-back, stage lines, tokens (with `explain`) and
+/// diagnostics underlined.
+fn render_order(out: &mut String, lines: &Lines<'_>, i: usize, o: &CheckedOrder, explain: bool) {
+    use crate::text::visible;
+    let text = lines.text;
+    {
         let (line, _, _) = lines.locate(o.span.0);
         let _ = writeln!(out, "order {} (line {line}): {}", i + 1, type_name(o));
         // User text is echoed through `text::visible`: control characters are shown, not
@@ -206,13 +292,6 @@ fn render_text(text: &str, report: &CheckReport, explain: bool) -> String {
         }
         let _ = writeln!(out);
     }
-    let s = &report.summary;
-    let _ = writeln!(
-        out,
-        "{} order(s): {} error(s), {} warning(s)",
-        s.orders, s.errors, s.warnings
-    );
-    out
 }
 
 /// Print one order's read-back and diagnostics, underlined, to stderr (used when `order`

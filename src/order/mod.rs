@@ -57,12 +57,7 @@ pub fn check(text: &str, scenario: Option<&Scenario>, side: Option<&str>) -> Che
 
 /// [`check`] with all options.
 pub fn check_with(text: &str, opts: Options<'_>) -> CheckReport {
-    let index = opts.scenario.map(Index::new);
-    let now = now_of(&opts);
-    let orders: Vec<CheckedOrder> = source::split_orders(text)
-        .into_iter()
-        .map(|span| check_span(text, span, index.as_ref(), opts.side, now))
-        .collect();
+    let orders: Vec<CheckedOrder> = check_each(text, opts).collect();
     let mut summary = Summary {
         orders: orders.len(),
         ..Summary::default()
@@ -73,6 +68,17 @@ pub fn check_with(text: &str, opts: Options<'_>) -> CheckReport {
         summary.notes += o.count(Severity::Note);
     }
     CheckReport { orders, summary }
+}
+
+/// The orders of `text` checked one at a time, in order: a report can be written as it goes,
+/// so memory stays bounded by the largest order, not the input (issue 11: 10 MB of orders).
+/// The scenario's name indexes are built once.
+pub fn check_each<'t>(text: &'t str, opts: Options<'t>) -> impl Iterator<Item = CheckedOrder> + 't {
+    let index = opts.scenario.map(Index::new);
+    let now = now_of(&opts);
+    source::split_orders(text)
+        .into_iter()
+        .map(move |span| check_span(text, span, index.as_ref(), opts.side, now))
 }
 
 /// A checker bound to a scenario and side, for checking many orders one at a time (the

@@ -187,3 +187,36 @@ fn the_writer_to_the_recipient_names_the_recipient_second() {
     let again = hall(&o.readback);
     assert_eq!(again.key, o.key, "{}", o.readback);
 }
+
+#[test]
+fn check_streams_the_same_report_it_would_build_whole() {
+    // `check` writes each order as it is checked (memory bounded by one order); the JSON
+    // document is exactly the pretty-printed report, and the text ends with the totals.
+    let dir = std::env::temp_dir().join(format!("sw-stream-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("orders.txt");
+    let text = "2nd Div: take Hall.\n\nPellerin: march to Gothenburg.\n\nblah blah\n";
+    std::fs::write(&file, text).unwrap();
+    let f = file.to_str().unwrap();
+    let args = ["check", "--scenario", "tutorial-hall", "--side", "imperial"];
+    let out = crate::common::staffwork(&[&args[..], &["--format", "json", f]].concat());
+    assert_eq!(out.status.code(), Some(1), "an unknown place is an error");
+    let s = staffwork::scenario::bundled("tutorial-hall").unwrap();
+    let whole = order::check(text, Some(&s), Some("imperial"));
+    let want = serde_json::to_string_pretty(&whole).unwrap() + "\n";
+    assert_eq!(crate::common::stdout(&out), want);
+    let out = crate::common::staffwork(&[&args[..], &[f]].concat());
+    let shown = crate::common::stdout(&out);
+    assert_eq!(shown.matches("\norder ").count() + 1, 3, "{shown}");
+    assert!(
+        shown.ends_with("3 order(s): 3 error(s), 1 warning(s)\n"),
+        "{shown}"
+    );
+    // No order at all: still one well-formed document.
+    std::fs::write(&file, "\n\n").unwrap();
+    let out = crate::common::staffwork(&[&args[..], &["--format", "json", f]].concat());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["orders"], serde_json::json!([]));
+    assert_eq!(v["summary"]["orders"], 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
