@@ -253,3 +253,26 @@ fn from_a_place_before_the_verb_is_a_direction_as_after_it() {
     let again = hall(&o.readback);
     assert_eq!(again.key, o.key, "{}", o.readback);
 }
+
+#[test]
+fn sentence_adverbs_and_abbreviated_titles_are_no_places() {
+    // "Meanwhile" opening a sentence is a word of the lexicon, never a name; "Br. Genl." is a
+    // title written short (no sentence ends after "Br.").
+    let o = order::check_one(
+        "General Hill: hold Merida. Meanwhile send your cavalry to Almendralejo.",
+        None,
+        None,
+    );
+    assert!(
+        o.places.iter().all(|p| p.text != "Meanwhile"),
+        "{:?}",
+        o.places
+    );
+    let o = order::check_one(
+        "Br. Genl. Pack's brigade will march to Coimbra.",
+        None,
+        None,
+    );
+    assert!(o.places.iter().all(|p| p.text != "Br"), "{:?}", o.places);
+    assert_eq!(o.stages.len(), 1, "{}", o.key);
+}
