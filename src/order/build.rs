@@ -356,6 +356,8 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
     let mut link_hint: Option<Link> = None;
     let mut conn: Option<String> = None;
     let mut filler: Option<Span> = None;
+    // An auxiliary ("is", "are") before any action: the clause may be a report.
+    let mut finite_seen = false;
     let mut first_step_here: Option<usize> = None;
     let mut prev_place: Option<(usize, bool)> = None; // (index into step objectives/forces, is_force)
     let mut word_conn = false; // a word connector ("and", "or", "then") since the last item
@@ -745,18 +747,29 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     action,
                     Action::Move | Action::Cross | Action::Withdraw | Action::Deploy
                 );
-                let mut prev_name = false;
+                let mut first = true;
                 for (r, p, route) in pending.objectives.drain(..) {
-                    // Names side by side before the verb ("The 3rd, 4th … will form") stay
-                    // apart when read back, as after it.
-                    let name = matches!(r.form, Form::Name | Form::Unit) && p == r.phrase;
-                    if name && prev_name {
+                    // Noun phrases side by side before the verb ("The 3rd, 4th … will form",
+                    // "upon the left flank and rear of the enemy") stay apart when read back,
+                    // as after it: the connector between them is not kept, so a comma is.
+                    if !first && p == r.phrase {
                         step.parts.push(",".into());
                     }
-                    prev_name = name;
+                    first = false;
+                    // The same rules as after the verb: "from X" is a direction, route is
+                    // route (except for defend), own troops of a movement are its forces.
+                    if p.starts_with("from ") && step.direction.is_none() {
+                        step.direction = Some(Direction {
+                            text: p.clone(),
+                            span: r.span,
+                            compass: None,
+                            place: Some(r),
+                            from: true,
+                        });
+                        step.parts.push(p);
+                        continue;
+                    }
                     step.parts.push(p);
-                    // The same rules as after the verb: route is route (except for defend),
-                    // own troops of a movement are its forces.
                     if route && !matches!(action, Action::Defend) {
                         step.route.push(r);
                     } else if moving && step.objectives.is_empty() && r.form == Form::Own {
@@ -916,6 +929,18 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 prev_place = None;
             }
             Tok::Connector(c, _) => {
+                // Rule `clause.report`: "the position on Hinzeberg is good enough; stay there"
+                // — a clause with an auxiliary and no action, ended by ";", reports; its noun
+                // phrases are no objectives of the action after it (its places stay places).
+                if c == ";"
+                    && finite_seen
+                    && first_step_here.is_none()
+                    && !pending.objectives.is_empty()
+                {
+                    pending.objectives.clear();
+                    d.rules.push("clause.report");
+                }
+                finite_seen = false;
                 word_conn |= c.chars().next().is_some_and(char::is_alphabetic);
                 match c.as_str() {
                     "then" | "and then" | "afterwards" | "after that" | "after which"
@@ -945,6 +970,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
             }
             Tok::Punct(_) | Tok::Negate(_) => {}
             Tok::Filler(s) | Tok::Participle { span: s, .. } => {
+                finite_seen |= lexicon::get().is_finite(&text[s.0..s.1].to_lowercase());
                 filler = Some(match filler {
                     Some((a, _)) => (a, s.1),
                     None => *s,

@@ -267,6 +267,11 @@ impl Lexicon {
         }) && !self.finite.contains(word)
     }
 
+    /// A single lower-case word is an auxiliary or modal (`[finite]`: "is", "will").
+    pub(crate) fn is_finite(&self, word: &str) -> bool {
+        self.finite.contains(word)
+    }
+
     /// The text holds a finite verb (an auxiliary, or a verb form of the lexicon): it is
     /// English prose, not gibberish.
     pub(crate) fn reads_as_prose(&self, text: &str) -> bool {

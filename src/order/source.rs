@@ -40,7 +40,7 @@ pub fn split_orders(text: &str) -> Vec<(usize, usize)> {
 
 /// Abbreviations before a name: a stop after them never ends a sentence ("To Gen. Hill").
 const TITLES: &[&str] = &[
-    "gen", "genl", "lt", "col", "maj", "capt", "brig", "st", "mr", "no", "a.m", "p.m",
+    "gen", "genl", "lt", "col", "maj", "capt", "brig", "br", "st", "mr", "no", "a.m", "p.m",
 ];
 
 /// Abbreviations that end a unit's name ("2nd Div."): a stop after them ends a sentence only

@@ -299,10 +299,10 @@ fn the_reader_meets_its_figures_on_the_annotated_corpus() {
     };
     floor("type", f.kind, 0.95); // TARGET 0.95 met (measured 0.955)
     floor("places recall", f.recall, 0.979); // TARGET 0.95 met; held at the measured value
-    floor("places precision", f.precision, 0.913); // TARGET 0.95, not yet met
+    floor("places precision", f.precision, 0.919); // TARGET 0.95, not yet met
     floor("resolution", f.resolution, 0.95); // TARGET 0.95 met (measured 0.956)
     floor("bad flagged", f.bad_flagged, 1.0);
-    floor("round trip", f.round_trip, 0.966); // TARGET 1.0, not yet met
+    floor("round trip", f.round_trip, 0.985); // TARGET 1.0, not yet met
     assert!(
         f.errors_on_good.ratio() <= 0.05, // TARGET 0.05 met (measured 0.021)
         "errors on good {} is above its ceiling",

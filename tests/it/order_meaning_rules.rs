@@ -220,3 +220,59 @@ fn check_streams_the_same_report_it_would_build_whole() {
     assert_eq!(v["summary"]["orders"], 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_reporting_clause_before_a_semicolon_gives_no_objectives() {
+    // clause.report: "X is weakly held; hold Y" — the report's noun phrases are not what the
+    // recipient is to hold; the place named stays a place, and "there" still points back.
+    let o = hall("4th Div: the road to Kümla is quite open; halt at Kirseberg and wait.");
+    let objectives: Vec<&str> = o
+        .stages
+        .iter()
+        .flat_map(|s| &s.objectives)
+        .map(|r| r.text.as_str())
+        .collect();
+    assert!(!objectives.is_empty(), "{}", o.key);
+    assert!(objectives.iter().all(|x| *x == "Kirseberg"), "{}", o.key);
+    let again = hall(&o.readback);
+    assert_eq!(again.key, o.key, "{}", o.readback);
+}
+
+#[test]
+fn from_a_place_before_the_verb_is_a_direction_as_after_it() {
+    // "from Kirseberg" written before the action is where the move starts, not an objective;
+    // so the read-back (which puts it after the verb) reads back to the same order.
+    let o = hall("4th Div: from Kirseberg march upon Kümla.");
+    let st = &o.stages[0];
+    assert!(
+        st.steps[0].direction.as_ref().is_some_and(|d| d.from),
+        "{}",
+        o.key
+    );
+    assert!(st.objectives.iter().all(|r| r.text == "Kümla"), "{}", o.key);
+    let again = hall(&o.readback);
+    assert_eq!(again.key, o.key, "{}", o.readback);
+}
+
+#[test]
+fn sentence_adverbs_and_abbreviated_titles_are_no_places() {
+    // "Meanwhile" opening a sentence is a word of the lexicon, never a name; "Br. Genl." is a
+    // title written short (no sentence ends after "Br.").
+    let o = order::check_one(
+        "General Hill: hold Merida. Meanwhile send your cavalry to Almendralejo.",
+        None,
+        None,
+    );
+    assert!(
+        o.places.iter().all(|p| p.text != "Meanwhile"),
+        "{:?}",
+        o.places
+    );
+    let o = order::check_one(
+        "Br. Genl. Pack's brigade will march to Coimbra.",
+        None,
+        None,
+    );
+    assert!(o.places.iter().all(|p| p.text != "Br"), "{:?}", o.places);
+    assert_eq!(o.stages.len(), 1, "{}", o.key);
+}
