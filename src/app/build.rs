@@ -172,6 +172,7 @@ pub(crate) fn combat(game: &Game, a: &CombatRequest) -> Result<Built, AppError> 
             follow_ons: a.follow_ons,
             reaction: a.reaction,
             follow_on: a.follow_on,
+            square_undecided: !a.form_square && !a.no_square,
         },
         ProcedureArg::SkirmisherFire => CombatKind::SkirmisherFire {
             quality: a.quality.into(),

@@ -242,10 +242,15 @@ pub struct CombatRequest {
     #[arg(long)]
     #[serde(default)]
     pub fortified: bool,
-    /// Charge: the target forms Square (16.2.1).
-    #[arg(long)]
+    /// Charge: the target forms Square (16.2.1). The defender's player decides: when the target
+    /// may form Square, one of --form-square or --no-square is required.
+    #[arg(long, conflicts_with = "no_square")]
     #[serde(default)]
     pub form_square: bool,
+    /// Charge: the target does not form Square (16.2.1; see --form-square).
+    #[arg(long)]
+    #[serde(default)]
+    pub no_square: bool,
     /// Charge: Follow-on Charges against the same target after a success (0–3, 16.2.7.2).
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=3))]
     #[serde(default)]

@@ -959,6 +959,7 @@ fn charge(
         follow_ons,
         reaction,
         follow_on,
+        square_undecided,
     } = *kind
     else {
         unreachable!("charge() is called for charges only");
@@ -1012,6 +1013,21 @@ fn charge(
         },
         skip_commander_loss: false,
     };
+    // 16.2.1: forming Square is the defender's decision; the game asks rather than assume.
+    if square_undecided
+        && crate::combat::charge::decisions_needed(&input)
+            .contains(&crate::combat::charge::Decision::FormSquare)
+    {
+        return Err(Refusal::new(
+            "square-undecided",
+            "16.2.1",
+            format!(
+                "{} may form Square against this charge, and nobody has said whether it does",
+                e.defenders[0]
+            ),
+            "ask the defending player, then repeat with --form-square or --no-square",
+        ));
+    }
     let r = resolve_charge(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
     readback.checks = r.checks.clone();
     readback.breakoff_check = r.breakoff_check.clone();

@@ -296,6 +296,9 @@ pub enum CombatKind {
         /// A Follow-on Charge against a new target (16.2.7.3).
         #[serde(default)]
         follow_on: bool,
+        /// Nobody said whether the target forms Square (16.2.1): refused while it may.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        square_undecided: bool,
     },
     /// Skirmisher fire (18) by the attacking skirmishers at the defending stack.
     SkirmisherFire {

@@ -663,13 +663,16 @@ impl Backend {
         procedure: app::ProcedureArg,
         attackers: Vec<String>,
         defenders: Vec<String>,
+        square: Option<bool>,
     ) -> Result<String, WebRefusal> {
         let req = Request::Combat(app::CombatRequest {
             procedure,
             attackers,
             defenders,
             fortified: false,
-            form_square: false,
+            // 16.2.1: the defender's player decides; unsaid, a charge that allows it is refused.
+            form_square: square == Some(true),
+            no_square: square == Some(false),
             follow_ons: 0,
             reaction: false,
             follow_on: false,

@@ -916,6 +916,9 @@ struct CombatForm {
     kind: String,
     attackers: String,
     defenders: String,
+    /// A charge's target forms Square: "yes", "no", or unsaid (16.2.1).
+    #[serde(default)]
+    square: String,
 }
 
 async fn combat(
@@ -951,9 +954,14 @@ async fn combat(
             "close-combat, charge, fire or skirmisher-fire; the other options: `staffwork combat`",
         )),
     };
+    let square = match f.square.as_str() {
+        "yes" => Some(true),
+        "no" => Some(false),
+        _ => None,
+    };
     let r = kind.and_then(|k| {
         st.backend
-            .combat(&s.seat, k, list(&f.attackers), list(&f.defenders))
+            .combat(&s.seat, k, list(&f.attackers), list(&f.defenders), square)
     });
     outcome(&st, r.map(|t| format!("Combat resolved: {t}")))
 }

@@ -421,6 +421,11 @@ pub fn umpire_page(view: &View, csrf: &str, links: &[(Seat, Option<String>)]) ->
                             }
                             input name="attackers" placeholder="attackers, comma-separated unit ids" required;
                             input name="defenders" placeholder="defenders" required;
+                            select name="square" title="16.2.1: ask the defending player" {
+                                option value="" { "charge: Square not asked" }
+                                option value="yes" { "target forms Square" }
+                                option value="no" { "target does not form Square" }
+                            }
                             button type="submit" { "Resolve" }
                         }
                         div #combat-result {}
