@@ -344,6 +344,10 @@ pub enum EventKind {
         /// end of that action"; 19.5: not the attacker of a Town/Village).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         reface: Vec<String>,
+        /// Each unit that must now retreat, from where and how far (21.4; decision 0147);
+        /// `move --retreat-from` is checked against it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        retreats: Vec<super::state::RetreatDue>,
     },
     /// The dice of a combat and the non-seed table cells it used (umpire only).
     CombatDice {

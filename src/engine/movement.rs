@@ -352,6 +352,7 @@ pub(super) fn move_unit(
     given: &[Hex],
     opts: MoveOpts<'_>,
 ) -> Result<(), Refusal> {
+    retreat_owed(ctx, u, from)?;
     if !opts.extend.is_empty() || !opts.retract.is_empty() {
         return extensions_in_place(ctx, side, u, from, to, given, opts);
     }
@@ -709,6 +710,36 @@ fn attack_ended_move(
         ),
         format!(
             "it may only advance into {into}; a retreat the combat requires is `move --retreat-from`{OVERRIDE_HINT}"
+        ),
+    ))
+}
+
+/// 21.4: a unit a combat required to retreat makes that retreat before anything else
+/// (decision 0147); the umpire may place it instead.
+fn retreat_owed(ctx: &Ctx, u: &Unit, from: Hex) -> Result<(), Refusal> {
+    let Some(d) = ctx
+        .state
+        .movement
+        .get(&u.id)
+        .and_then(|m| m.retreat_due.as_ref())
+    else {
+        return Ok(());
+    };
+    let hexes = if d.min == d.max {
+        format!("{}", d.min)
+    } else {
+        format!("{}-{}", d.min, d.max)
+    };
+    Err(Refusal::new(
+        "retreat-pending",
+        "21.4",
+        format!(
+            "`{}` must first retreat {hexes} hexes from {}, as its combat required (21.4) [hex {from}]",
+            u.id, d.cause
+        ),
+        format!(
+            "retreat with `move --piece {} --retreat-from {} --to HEX --path …`{OVERRIDE_HINT}",
+            u.id, d.cause
         ),
     ))
 }
