@@ -620,6 +620,7 @@ pub(super) fn resolve(
         CombatKind::ArtilleryFire { .. } | CombatKind::SkirmisherFire { .. }
     );
     let (a_side, a_hexes, d_side, d_hex) = sides(ctx, kind, attackers, defenders, options)?;
+    let a_first = a_hexes[0];
     check_fit(ctx, attackers, defenders)?;
     let absorbing = absorbing_skirmishers(ctx, options, attackers, defenders)?;
     let s = ctx.eng.scenario;
@@ -678,6 +679,16 @@ pub(super) fn resolve(
     }
     readback.defender = Some(SideReadback::of(&r.defender));
     let cells: Vec<String> = r.trace.cells.iter().map(|c| format!("{c:?}")).collect();
+    // 15.1.4: the MP to initiate Close Combat come off each attacker's allowance (decision 0148).
+    let close_combat_half_mp = match kind {
+        CombatKind::CloseCombat { .. } => {
+            super::movement::close_combat_cost(ctx, attackers, a_first, d_hex)?
+                .into_iter()
+                .filter(|(_, h)| *h > 0)
+                .collect()
+        }
+        _ => std::collections::BTreeMap::new(),
+    };
     // Everyone learns that the combat happened and how it ended; the dice and the tables'
     // cells are the umpire's (4.0).
     ctx.emit(
@@ -690,6 +701,7 @@ pub(super) fn resolve(
             attacker_retreat: r.attacker.retreat,
             defender_retreat: r.defender.retreat,
             reface: free_reface(ctx, kind, attackers, defenders, d_hex),
+            close_combat_half_mp,
             retreats: retreats_due(
                 ctx,
                 kind,

@@ -620,6 +620,7 @@ fn apply(state: &mut GameState, event: &Event) {
             defenders,
             reface,
             retreats,
+            close_combat_half_mp,
             ..
         } => {
             // 10.1.3: free to face any corner until it next moves or turns.
@@ -644,6 +645,8 @@ fn apply(state: &mut GameState, event: &Event) {
                     let m = state.movement.entry(u.clone()).or_default();
                     let mut p = m.spent_in(turn, player);
                     p.attacked = Some(into);
+                    // 15.1.4: the MP it spent to initiate it.
+                    p.halves += close_combat_half_mp.get(u).copied().unwrap_or(0);
                     m.moved = Some(p);
                 }
             }

@@ -749,14 +749,16 @@ fn retreat_owed(ctx: &Ctx, u: &Unit, from: Hex) -> Result<(), Refusal> {
 /// insufficient MPs to Close Combat a hex it starts adjacent to can still do so per 12.1.5, as
 /// long as it is not entering and/or crossing a Prohibited terrain feature." Checked for each
 /// attacking unit that moves (a battery that cannot is left out); 15.1.5's end of its movement
-/// is recorded by the combat (`combat-resolved`).
+/// is recorded by the combat (`combat-resolved`). Returns the half-MP each spends (decision
+/// 0148).
 pub(crate) fn close_combat_cost(
     ctx: &Ctx,
     attackers: &[String],
     from: Hex,
     into: Hex,
-) -> Result<(), Refusal> {
+) -> Result<Vec<(String, u32)>, Refusal> {
     let s = ctx.eng.scenario;
+    let mut spent = Vec::new();
     for id in attackers {
         let Some(u) = s.unit(id) else { continue };
         let f = formation_now(s, &ctx.state, u);
@@ -796,8 +798,10 @@ pub(crate) fn close_combat_cost(
                 ),
             ));
         }
+        // 12.1.5: a unit with too few MP that had not moved spends all it has.
+        spent.push((id.clone(), need.min(left)));
     }
-    Ok(())
+    Ok(spent)
 }
 
 /// 24.2: Skirmishers "may exceed this MA if they move the entire phase stacked with an infantry
