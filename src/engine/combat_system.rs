@@ -620,6 +620,7 @@ pub(super) fn resolve(
         CombatKind::ArtilleryFire { .. } | CombatKind::SkirmisherFire { .. }
     );
     let (a_side, a_hexes, d_side, d_hex) = sides(ctx, kind, attackers, defenders, options)?;
+    let a_first = a_hexes[0];
     check_fit(ctx, attackers, defenders)?;
     let absorbing = absorbing_skirmishers(ctx, options, attackers, defenders)?;
     let s = ctx.eng.scenario;
@@ -678,6 +679,16 @@ pub(super) fn resolve(
     }
     readback.defender = Some(SideReadback::of(&r.defender));
     let cells: Vec<String> = r.trace.cells.iter().map(|c| format!("{c:?}")).collect();
+    // 15.1.4: the MP to initiate Close Combat come off each attacker's allowance (decision 0148).
+    let close_combat_half_mp = match kind {
+        CombatKind::CloseCombat { .. } => {
+            super::movement::close_combat_cost(ctx, attackers, a_first, d_hex)?
+                .into_iter()
+                .filter(|(_, h)| *h > 0)
+                .collect()
+        }
+        _ => std::collections::BTreeMap::new(),
+    };
     // Everyone learns that the combat happened and how it ended; the dice and the tables'
     // cells are the umpire's (4.0).
     ctx.emit(
@@ -690,6 +701,14 @@ pub(super) fn resolve(
             attacker_retreat: r.attacker.retreat,
             defender_retreat: r.defender.retreat,
             reface: free_reface(ctx, kind, attackers, defenders, d_hex),
+            close_combat_half_mp,
+            retreats: retreats_due(
+                ctx,
+                kind,
+                attackers,
+                defenders,
+                [r.attacker.retreat, r.defender.retreat],
+            ),
         },
     );
     ctx.emit(
@@ -755,6 +774,61 @@ fn free_reface(
 /// The two sides of a combat and their hexes: in the operations window, one side's stack (or
 /// firers) against the other's, started by the phasing player unless it is Opportunity Fire
 /// with Cannister or a Reaction Charge.
+/// The retreats a combat requires (21.4, 15.3.8, 16.x; decision 0147): each unit of a side
+/// whose result says it retreats, away from the enemy's hex — the attackers from the defender's
+/// hex, the defenders from the (first) attacker's — for as many hexes as the result says (a
+/// Routed result 6, 21.4). The attacker of a Close Combat never leaves the hex it came from
+/// here, so that hex is its retreat's first (21.4.1): a one-hex retreat is made at once and
+/// nothing is owed; a longer one owes the hexes beyond it.
+fn retreats_due(
+    ctx: &Ctx,
+    kind: &CombatKind,
+    attackers: &[String],
+    defenders: &[String],
+    [a_retreat, d_retreat]: [crate::combat::Retreat; 2],
+) -> Vec<super::state::RetreatDue> {
+    use crate::combat::Retreat;
+    let close = matches!(kind, CombatKind::CloseCombat { .. });
+    let at = |id: &String| ctx.state.positions.get(id).copied();
+    let (Some(a_hex), Some(d_hex)) = (attackers.iter().find_map(at), defenders.iter().find_map(at))
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (units, retreat, cause, back) in [
+        (attackers, a_retreat, d_hex, close),
+        (defenders, d_retreat, a_hex, false),
+    ] {
+        let (min, max) = match retreat {
+            Retreat::None => continue,
+            Retreat::OneHex | Retreat::Displace => (1, 1),
+            Retreat::Rout => (6, 6),
+            Retreat::Cavalry { min, max } => (min, max),
+        };
+        for id in units {
+            let (Some(_), Some(hex)) = (ctx.eng.scenario.unit(id), at(id)) else {
+                continue;
+            };
+            let (min, max, came_from) = if back {
+                (min.saturating_sub(1), max.saturating_sub(1), Some(hex))
+            } else {
+                (min, max, None)
+            };
+            if max == 0 {
+                continue;
+            }
+            out.push(super::state::RetreatDue {
+                unit: id.clone(),
+                cause,
+                min,
+                max,
+                came_from,
+            });
+        }
+    }
+    out
+}
+
 fn sides(
     ctx: &Ctx,
     kind: &CombatKind,

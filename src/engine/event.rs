@@ -344,6 +344,14 @@ pub enum EventKind {
         /// end of that action"; 19.5: not the attacker of a Town/Village).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         reface: Vec<String>,
+        /// Each unit that must now retreat, from where and how far (21.4; decision 0147);
+        /// `move --retreat-from` is checked against it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        retreats: Vec<super::state::RetreatDue>,
+        /// Half-MP each attacker of a Close Combat spent to initiate it (15.1.4: the hex's cost
+        /// + 2; decision 0148).
+        #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+        close_combat_half_mp: std::collections::BTreeMap<String, u32>,
     },
     /// The dice of a combat and the non-seed table cells it used (umpire only).
     CombatDice {

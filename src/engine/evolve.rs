@@ -307,7 +307,11 @@ fn apply(state: &mut GameState, event: &Event) {
             // the umpire's placement) may face as it likes; a move of its own ends that.
             let free = half_mp.is_none();
             if free || state.movement.contains_key(piece) {
-                state.movement.entry(piece.clone()).or_default().reface_free = free;
+                let u = state.movement.entry(piece.clone()).or_default();
+                u.reface_free = free;
+                // 21.4: a required retreat is made by the unit's next move (the retreat itself,
+                // or the umpire's placement; decision 0147).
+                u.retreat_due = None;
             }
             if let Some(mp) = half_mp {
                 let u = state.movement.entry(piece.clone()).or_default();
@@ -615,11 +619,21 @@ fn apply(state: &mut GameState, event: &Event) {
             attackers,
             defenders,
             reface,
+            retreats,
+            close_combat_half_mp,
             ..
         } => {
             // 10.1.3: free to face any corner until it next moves or turns.
             for u in reface {
                 state.movement.entry(u.clone()).or_default().reface_free = true;
+            }
+            // 21.4: owed until the unit next moves (its retreat, or the umpire's placement).
+            for r in retreats {
+                state
+                    .movement
+                    .entry(r.unit.clone())
+                    .or_default()
+                    .retreat_due = Some(r.clone());
             }
             // 15.1.5: "Initiating Close Combat ends a stack's movement."
             let into = defenders
@@ -631,6 +645,8 @@ fn apply(state: &mut GameState, event: &Event) {
                     let m = state.movement.entry(u.clone()).or_default();
                     let mut p = m.spent_in(turn, player);
                     p.attacked = Some(into);
+                    // 15.1.4: the MP it spent to initiate it.
+                    p.halves += close_combat_half_mp.get(u).copied().unwrap_or(0);
                     m.moved = Some(p);
                 }
             }

@@ -352,6 +352,7 @@ pub(super) fn move_unit(
     given: &[Hex],
     opts: MoveOpts<'_>,
 ) -> Result<(), Refusal> {
+    retreat_owed(ctx, u, from)?;
     if !opts.extend.is_empty() || !opts.retract.is_empty() {
         return extensions_in_place(ctx, side, u, from, to, given, opts);
     }
@@ -713,19 +714,51 @@ fn attack_ended_move(
     ))
 }
 
+/// 21.4: a unit a combat required to retreat makes that retreat before anything else
+/// (decision 0147); the umpire may place it instead.
+fn retreat_owed(ctx: &Ctx, u: &Unit, from: Hex) -> Result<(), Refusal> {
+    let Some(d) = ctx
+        .state
+        .movement
+        .get(&u.id)
+        .and_then(|m| m.retreat_due.as_ref())
+    else {
+        return Ok(());
+    };
+    let hexes = if d.min == d.max {
+        format!("{}", d.min)
+    } else {
+        format!("{}-{}", d.min, d.max)
+    };
+    Err(Refusal::new(
+        "retreat-pending",
+        "21.4",
+        format!(
+            "`{}` must first retreat {hexes} hexes from {}, as its combat required (21.4) [hex {from}]",
+            u.id, d.cause
+        ),
+        format!(
+            "retreat with `move --piece {} --retreat-from {} --to HEX --path …`{OVERRIDE_HINT}",
+            u.id, d.cause
+        ),
+    ))
+}
+
 /// 15.1.4: "The movement cost to initiate Close Combat is the cost of movement into the hex plus
 /// an additional 2 MP. The Road rate can not be used to enter Close Combat. A unit that has
 /// insufficient MPs to Close Combat a hex it starts adjacent to can still do so per 12.1.5, as
 /// long as it is not entering and/or crossing a Prohibited terrain feature." Checked for each
 /// attacking unit that moves (a battery that cannot is left out); 15.1.5's end of its movement
-/// is recorded by the combat (`combat-resolved`).
+/// is recorded by the combat (`combat-resolved`). Returns the half-MP each spends (decision
+/// 0148).
 pub(crate) fn close_combat_cost(
     ctx: &Ctx,
     attackers: &[String],
     from: Hex,
     into: Hex,
-) -> Result<(), Refusal> {
+) -> Result<Vec<(String, u32)>, Refusal> {
     let s = ctx.eng.scenario;
+    let mut spent = Vec::new();
     for id in attackers {
         let Some(u) = s.unit(id) else { continue };
         let f = formation_now(s, &ctx.state, u);
@@ -765,8 +798,10 @@ pub(crate) fn close_combat_cost(
                 ),
             ));
         }
+        // 12.1.5: a unit with too few MP that had not moved spends all it has.
+        spent.push((id.clone(), need.min(left)));
     }
-    Ok(())
+    Ok(spent)
 }
 
 /// 24.2: Skirmishers "may exceed this MA if they move the entire phase stacked with an infantry

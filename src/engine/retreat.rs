@@ -11,6 +11,7 @@
 //! owner or the umpire carries it out, in either player's turn).
 
 use super::event::EventKind;
+use super::state::RetreatDue;
 use super::{Ctx, Refusal};
 use crate::combat::MoraleState;
 use crate::hex::Hex;
@@ -63,6 +64,45 @@ fn nearest_enemy(ctx: &Ctx, side: &str, at: Hex) -> Option<u32> {
         .min()
 }
 
+/// The retreat the combat required (decision 0147): from its cause, for as many hexes as its
+/// result said.
+fn check_due(d: &RetreatDue, hexes: usize, cause: Hex) -> Result<(), Refusal> {
+    if cause != d.cause {
+        return Err(no(
+            "retreat-cause",
+            "21.4.1",
+            format!(
+                "`{}` must retreat from {}, the cause the combat gave, not {cause} [hex {cause}]",
+                d.unit, d.cause
+            ),
+            &format!("give --retreat-from {}", d.cause),
+        ));
+    }
+    let (min, max) = (usize::from(d.min), usize::from(d.max));
+    if (min..=max).contains(&hexes) {
+        return Ok(());
+    }
+    let want = if min == max {
+        format!("{min}")
+    } else {
+        format!("{min} to {max}")
+    };
+    let back = d.came_from.map_or(String::new(), |h| {
+        format!(
+            " beyond {h}, the hex it came from, which is its retreat's first hex (21.4.1: \"the first hex has to be the hex it came from for the attacker\")"
+        )
+    });
+    Err(no(
+        "retreat-length",
+        "21.4",
+        format!(
+            "the combat requires `{}` to retreat {want} hexes{back}; the path has {hexes}",
+            d.unit
+        ),
+        "a unit that cannot retreat the required number of hexes is removed (21.4.2)",
+    ))
+}
+
 /// Check a retreat's path against 21.4, 21.4.1 and 21.4.2; `path` runs from the first hex
 /// entered to the last.
 fn check_path(
@@ -72,6 +112,7 @@ fn check_path(
     path: &[Hex],
     cause: Hex,
     routed: bool,
+    due: Option<&RetreatDue>,
 ) -> Result<(), Refusal> {
     let id = &u.id;
     if path.is_empty() || path.len() > MAX_HEXES {
@@ -85,7 +126,9 @@ fn check_path(
             "a beaten unit retreats one hex (15.3.8), a Routed one 6 (21.4), cavalry 6–12 (16.2)",
         ));
     }
-    if routed && path.len() != ROUT_HEXES {
+    if let Some(d) = due {
+        check_due(d, path.len(), cause)?;
+    } else if routed && path.len() != ROUT_HEXES {
         return Err(no(
             "rout-six-hexes",
             "21.4",
@@ -222,7 +265,12 @@ pub(super) fn retreat(
             .unwrap_or_default()
     };
     let routed = morale(ctx) == MoraleState::Routed;
-    check_path(ctx, u, from, &path, cause, routed)?;
+    let due = ctx
+        .state
+        .movement
+        .get(unit)
+        .and_then(|m| m.retreat_due.clone());
+    check_path(ctx, u, from, &path, cause, routed, due.as_ref())?;
     let side = u.side.clone();
     // 13.0: extensions end every phase next to their parent; a retreating unit takes them with
     // it (as a Routed one collapses, 13.3.1), for nothing.

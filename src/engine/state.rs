@@ -348,6 +348,26 @@ pub struct UnitMovement {
     /// may tag along a Column (24.2, 12.5.6.4).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_path: Vec<crate::hex::Hex>,
+    /// The retreat a combat required of it and it has not yet made (21.4, decision 0147).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retreat_due: Option<RetreatDue>,
+}
+
+/// A retreat a combat requires of one unit (21.4, 15.3.8, 16.x): from which hex and how many
+/// hexes. Decision 0147.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetreatDue {
+    pub unit: String,
+    /// The cause of the retreat (21.4.1): the enemy's hex in Close Combat or a charge, the
+    /// battery's or Skirmishers' for fire.
+    pub cause: Hex,
+    /// Fewest and most hexes the path given to `move --retreat-from` may take.
+    pub min: u8,
+    pub max: u8,
+    /// The attacker of a Close Combat: the hex it came from, where it still stands, counts as
+    /// the retreat's first hex (21.4.1, 15.3.8), so `min`/`max` are the hexes beyond it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub came_from: Option<Hex>,
 }
 
 impl UnitMovement {
