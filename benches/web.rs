@@ -60,9 +60,13 @@ async fn check(st: &Arc<AppState>, token: &str, text: &str) -> usize {
         "method=written&text={}",
         text.replace(' ', "+").replace('\'', "%27")
     );
+    post(st, token, "/check", body).await
+}
+
+async fn post(st: &Arc<AppState>, token: &str, uri: &str, body: String) -> usize {
     let req = Request::builder()
         .method("POST")
-        .uri("/check")
+        .uri(uri)
         .header(header::COOKIE, format!("staffwork_seat={token}"))
         .header("x-csrf-token", csrf_token(token))
         .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
@@ -100,6 +104,33 @@ fn web(c: &mut Criterion) {
             })
         })
     });
+    // The view is cached per record head (web::backend), so the rows above after the first
+    // iteration are a repeat visit; these two are the cold first load after any change.
+    g.bench_function(
+        "a message to the umpire (a write; empties the view cache)",
+        |b| {
+            b.iter(|| {
+                rt.block_on(post(
+                    &st,
+                    &british,
+                    "/message",
+                    "side=british&text=bench".into(),
+                ))
+            })
+        },
+    );
+    g.bench_function(
+        "first load after a change: message, /play, /map (Vimeiro)",
+        |b| {
+            b.iter(|| {
+                rt.block_on(async {
+                    post(&st, &british, "/message", "side=british&text=bench".into()).await
+                        + get(&st, "/play", &british).await
+                        + get(&st, "/map", &british).await
+                })
+            })
+        },
+    );
     g.bench_function("umpire console /umpire (Vimeiro)", |b| {
         b.iter(|| rt.block_on(get(&st, "/umpire", black_box(&umpire))))
     });

@@ -242,7 +242,14 @@ pub struct Backend {
     /// The objective hexes of an order text as its side's order reader resolves them, by (side,
     /// text): the map draws them on every view, and reading an order costs about a millisecond.
     objectives: Mutex<Objectives>,
+    /// Views built at the record's present head, by seat as it looks (`Viewer`): a first load
+    /// asks for `/play` and then `/map`, which are the same view, and the sighting and last-seen
+    /// replay in it are most of its cost. Any write moves the head and empties it.
+    views: Mutex<Views>,
 }
+
+/// The head (events, commands, last hash) the cached views were built at, and the views.
+type Views = Option<((i64, i64, String), BTreeMap<String, View>)>;
 
 type Objectives = BTreeMap<(String, String), Vec<Hex>>;
 
@@ -311,6 +318,7 @@ impl Backend {
             game: Mutex::new(game),
             db: db.to_path_buf(),
             objectives: Mutex::new(BTreeMap::new()),
+            views: Mutex::new(None),
         })
     }
 
@@ -399,10 +407,31 @@ impl Backend {
     pub fn view(&self, seat: &Seat, as_side: Option<&str>) -> Result<View, WebRefusal> {
         let mut g = self.lock();
         let v = viewer(seat, as_side);
+        // The file's head: the view the cache holds was built from exactly this record.
+        let head = g
+            .store
+            .full_head()
+            .map(|h| (h.events, h.commands, h.hash))
+            .map_err(GameError::from)?;
+        let who = format!("{v:?}");
+        let mut views = self.views.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((at, cached)) = views.as_ref()
+            && *at == head
+            && let Some(view) = cached.get(&who)
+        {
+            return Ok(view.clone());
+        }
         let status = status_of(&mut g, &v)?;
         let log = log_of(&mut g, &v)?;
         let mut objectives = self.objectives.lock().unwrap_or_else(|p| p.into_inner());
-        Ok(build_view(&g, &v, &status, &log, &mut objectives))
+        let view = build_view(&g, &v, &status, &log, &mut objectives);
+        match views.as_mut() {
+            Some((at, cached)) if *at == head => {
+                cached.insert(who, view.clone());
+            }
+            _ => *views = Some((head, BTreeMap::from([(who, view.clone())]))),
+        }
+        Ok(view)
     }
 
     /// Read an order as the side writes it (the order reader's `check`, as the CLI's), and ask

@@ -89,6 +89,30 @@ fn map_box(src: &str) -> Markup {
                 span .hint { "drag to pan, wheel to zoom; hover a hex for its number" }
             }
             div #mapwrap hx-get=(src) hx-trigger="load, sw-changed from:body" hx-swap="innerHTML" {}
+            (legend())
+        }
+    }
+}
+
+/// The key to the map's markers, drawn with the map's own classes so it cannot drift from them.
+/// A side reads from it that a grey ■ is an enemy stack it may not examine (4.0, decision 0161).
+fn legend() -> Markup {
+    let key = |class: &str, glyph: &str| {
+        html! {
+            svg .key width="18" height="14" viewBox="-9 -7 18 14" aria-hidden="true" {
+                g class=(class) {
+                    rect x="-8" y="-6" width="16" height="12" rx="2" {}
+                    text x="0" y="3" { (glyph) }
+                }
+            }
+        }
+    };
+    html! {
+        p .legend {
+            span { (key("stack", "■")) " an enemy stack: seen, not examined (no Commander within 12 hexes, 4.0)" }
+            span { (key("ghost", "?")) " last seen there" }
+            span { svg .key width="18" height="14" viewBox="-9 -7 18 14" aria-hidden="true" {
+                line .range x1="-8" y1="0" x2="8" y2="0" {} } " command range" }
         }
     }
 }

@@ -127,6 +127,31 @@ def vimeiro(browser):
         expect(br.locator("#check")).to_contain_text("command points")
         check("vimeiro: the British order is priced and timed", "Arrives" in br.inner_text("#check"))
         shot(br, "vimeiro-british")
+        # 4.0, decision 0161: no British Commander is within 12 hexes of the French arrivals at
+        # 40.06, so the British map shows "an enemy stack" there and names nobody in it.
+        stack = br.locator("#mapwrap g.stack")
+        check("vimeiro: the British map shows an enemy stack marker", stack.count() >= 1)
+        tip = stack.first.locator("title").text_content()
+        check("vimeiro: the marker's tooltip says 'an enemy stack' and where",
+              tip.startswith("an enemy stack at 40.06"))
+        svg = br.inner_html("#mapwrap")
+        check("vimeiro: the British map names no French piece in the stack",
+              not any(n in svg for n in ("junot", "Junot", "loison", "Loison", "26-chasseurs")))
+        check("vimeiro: the legend explains the enemy stack marker",
+              "enemy stack" in br.inner_text(".legend"))
+        box = stack.first.bounding_box()
+        br.screenshot(path=os.path.join(SHOTS, "vimeiro-british-stack.png"),
+                      clip={"x": max(0, box["x"] - 260), "y": max(0, box["y"] - 140),
+                            "width": 420, "height": 280})
+        # Decision 0160: the British book numbers British orders 1, 2 ... (seven pre-set, then
+        # this one as 8), whatever the French have written.
+        br.click("#order-form button[type=submit]")
+        expect(br.locator("#order-result")).to_contain_text("sent", timeout=TIMEOUT_MS)
+        expect(br.locator("table.orders tbody tr")).to_have_count(8, timeout=TIMEOUT_MS)
+        numbers = br.locator("table.orders tbody tr td:first-child").all_inner_texts()
+        check("vimeiro: the British book numbers its own orders 1 to 8",
+              numbers == [str(i) for i in range(1, 9)] or print(numbers))
+        shot(br, "vimeiro-british-sent")
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -199,17 +224,20 @@ def main():
             shot(um, "umpire-after-advance")
 
             # Live update: the side pages refresh their books by themselves (SSE "changed").
-            expect(imp.locator("#panel-books")).to_contain_text("order 4 arrived", timeout=TIMEOUT_MS)
+            # Decision 0160: a side numbers its own orders 1, 2 ... (the pre-set order is 1).
+            expect(imp.locator("#panel-books")).to_contain_text("order 2 arrived", timeout=TIMEOUT_MS)
             imp_books = imp.inner_text("#panel-books")
             al.reload()
             expect(al.locator("#mapwrap svg")).to_be_visible()
             al_books = al.inner_text("#panel-books")
-            check("imperial sees its own order arrive", "order 4 arrived" in imp_books)
+            check("imperial sees its own order arrive", "order 2 arrived" in imp_books)
+            check("imperial's order book numbers its own orders 1, 2",
+                  imp.locator("table.orders tbody tr td:first-child").all_inner_texts() == ["1", "2"])
             check("imperial does not see the allied order", ALLIED_ORDER not in imp_books
                   and "Hall Division is to attack" not in imp_books)
             check("allied sees its own order", "Hall Division is to attack" in al_books)
             check("allied does not see the imperial order or its arrival",
-                  "march over Hinzeberg" not in al_books and "order 4 arrived" not in al_books)
+                  "to Kümla" not in al_books and "3rd Division" not in al_books)
             shot(imp, "imperial-after-advance")
             shot(al, "allied-after-advance")
 
