@@ -299,28 +299,31 @@ impl Lexicon {
 /// The words of `text` (letters, digits, inner apostrophes and hyphens), lower-cased, with byte
 /// spans offset by `off`.
 pub(crate) fn split_words(text: &str, off: usize) -> Vec<(String, Span)> {
-    let mut out = Vec::new();
+    // Hot path (issue 11): one pass with a one-character look-ahead, no table of characters,
+    // and one allocation per ASCII word (ASCII has no '’' and lower-cases byte for byte).
+    let lower = |w: &str| {
+        if w.is_ascii() {
+            w.to_ascii_lowercase()
+        } else {
+            w.to_lowercase().replace('’', "'")
+        }
+    };
+    let mut out = Vec::with_capacity(text.len() / 5 + 1);
     let mut start: Option<usize> = None;
     let is_word = |c: char| c.is_alphanumeric();
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    for (k, &(i, c)) in chars.iter().enumerate() {
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
         let inner = (c == '\'' || c == '’' || c == '-')
             && start.is_some()
-            && chars.get(k + 1).is_some_and(|(_, n)| is_word(*n));
+            && chars.peek().is_some_and(|(_, n)| is_word(*n));
         if is_word(c) || inner || (c.is_alphabetic() && start.is_some()) {
             start.get_or_insert(i);
         } else if let Some(s) = start.take() {
-            out.push((
-                text[s..i].to_lowercase().replace('’', "'"),
-                (off + s, off + i),
-            ));
+            out.push((lower(&text[s..i]), (off + s, off + i)));
         }
     }
     if let Some(s) = start {
-        out.push((
-            text[s..].to_lowercase().replace('’', "'"),
-            (off + s, off + text.len()),
-        ));
+        out.push((lower(&text[s..]), (off + s, off + text.len())));
     }
     out
 }

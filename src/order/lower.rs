@@ -269,6 +269,17 @@ fn span_of(p: &Pair<'_, Rule>, offset: usize) -> Span {
 }
 
 fn lower_case_words(s: &str) -> String {
+    if s.is_ascii() {
+        // Hot path (issue 11): one allocation instead of three.
+        let mut out = String::with_capacity(s.len());
+        for w in s.split_whitespace() {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.extend(w.chars().map(|c| c.to_ascii_lowercase()));
+        }
+        return out;
+    }
     s.split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
