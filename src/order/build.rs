@@ -350,20 +350,7 @@ fn push_tags(text: &str, toks: &[Tok], d: &mut Draft) {
 
 #[allow(clippy::too_many_lines)]
 fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut Draft) {
-    let mut pending = Pending::default();
-    let mut mode = Mode::Normal;
-    let mut prep: Option<(Prep, String)> = None;
-    let mut link_hint: Option<Link> = None;
-    let mut conn: Option<String> = None;
-    let mut filler: Option<Span> = None;
-    // An auxiliary ("is", "are") before any action: the clause may be a report.
-    let mut finite_seen = false;
-    let mut first_step_here: Option<usize> = None;
-    let mut prev_place: Option<(usize, bool)> = None; // (index into step objectives/forces, is_force)
-    let mut word_conn = false; // a word connector ("and", "or", "then") since the last item
     let has_verb = toks.iter().any(|t| matches!(t, Tok::Verb { .. }));
-    let mut negate = false;
-
     // A sentence with no action, made only of names: a signature when it ends the order.
     if !has_verb && last && si > 0 {
         let names_only = toks.iter().all(|t| {
@@ -381,19 +368,69 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
             return;
         }
     }
+    let mut r = Reading {
+        text,
+        si,
+        pending: Pending::default(),
+        mode: Mode::Normal,
+        prep: None,
+        link_hint: None,
+        conn: None,
+        filler: None,
+        finite_seen: false,
+        first_step_here: None,
+        prev_place: None,
+        word_conn: false,
+        negate: false,
+    };
+    for tok in toks {
+        if r.in_mode(tok, d) || r.negation(tok, d) {
+            continue;
+        }
+        r.token(tok, d);
+    }
+    r.finish(abs, d);
+}
 
-    let flush = |filler: &mut Option<Span>, d: &mut Draft| {
-        if let Some(s) = filler.take() {
-            let (span, t) = trimmed(text, s, &[',', ';']);
+/// What reading one sentence carries from token to token: modifiers waiting for their action,
+/// the condition, purpose or prohibition being read, the last preposition, connector and place.
+/// `sentence` feeds it the tokens; each method below reads one family of them.
+struct Reading<'t> {
+    text: &'t str,
+    /// The sentence's index in the order.
+    si: usize,
+    pending: Pending,
+    mode: Mode,
+    prep: Option<(Prep, String)>,
+    link_hint: Option<Link>,
+    conn: Option<String>,
+    filler: Option<Span>,
+    /// An auxiliary ("is", "are") before any action: the clause may be a report.
+    finite_seen: bool,
+    first_step_here: Option<usize>,
+    /// The last place: (index into the step's objectives or forces, is a force).
+    prev_place: Option<(usize, bool)>,
+    /// A word connector ("and", "or", "then") since the last item.
+    word_conn: bool,
+    negate: bool,
+}
+
+impl Reading<'_> {
+    /// Words gathered as filler become one remark.
+    fn flush(&mut self, d: &mut Draft) {
+        if let Some(s) = self.filler.take() {
+            let (span, t) = trimmed(self.text, s, &[',', ';']);
             if !t.is_empty() {
                 d.remarks.push(Remark { text: nfc(t), span });
             }
         }
-    };
+    }
 
-    for tok in toks {
-        // --- condition and purpose modes absorb what follows them
-        match &mut mode {
+    /// Condition, purpose and prohibition modes absorb what follows them; true when the token
+    /// was absorbed.
+    fn in_mode(&mut self, tok: &Tok, d: &mut Draft) -> bool {
+        let text = self.text;
+        match &mut self.mode {
             Mode::Cond {
                 kind,
                 start,
@@ -426,17 +463,17 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     }
                     *after_subject = matches!(tok, Tok::Place(_));
                     collect_refs(tok, refs, &mut d.refs);
-                    continue;
+                    return true;
                 }
                 let cond = make_condition(text, kind, *start, *end, std::mem::take(refs));
-                let here = if *leading { None } else { first_step_here };
-                attach_condition(cond, d, here, &mut pending);
-                mode = Mode::Normal;
+                let here = if *leading { None } else { self.first_step_here };
+                attach_condition(cond, d, here, &mut self.pending);
+                self.mode = Mode::Normal;
                 if let Tok::Connector(c, _) = tok {
                     if c != ";" {
-                        link_hint = Some(Link::Then);
+                        self.link_hint = Some(Link::Then);
                     }
-                    continue;
+                    return true;
                 }
             }
             Mode::Purpose {
@@ -458,7 +495,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 }
                 let mut sink = Vec::new();
                 collect_refs(tok, &mut sink, &mut d.refs);
-                continue;
+                return true;
             }
             Mode::Prohibit { start, end, joined } => {
                 let ends = match tok {
@@ -478,45 +515,118 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     }
                     let mut sink = Vec::new();
                     collect_refs(tok, &mut sink, &mut d.refs);
-                    continue;
+                    return true;
                 }
                 prohibit(text, *start, *end, d);
-                mode = Mode::Normal;
+                self.mode = Mode::Normal;
             }
             Mode::Normal => {}
         }
+        false
+    }
+
+    /// A negator and the verb it forbids (rule `neg.prohibition`); true when the token was read.
+    fn negation(&mut self, tok: &Tok, d: &mut Draft) -> bool {
+        let text = self.text;
         if let Tok::Negate(_) = tok {
-            flush(&mut filler, d);
-            negate = true;
-            continue;
+            self.flush(d);
+            self.negate = true;
+            return true;
         }
         // "not allow the enemy to pass": a verb that is no stage is still what is forbidden.
         let verb_word = matches!(tok, Tok::Filler(s)
             if lexicon::get().is_verb_word(&text[s.0..s.1].to_lowercase()));
-        if let (true, Tok::Verb { span, .. } | Tok::Filler(span)) = (negate, tok)
+        if let (true, Tok::Verb { span, .. } | Tok::Filler(span)) = (self.negate, tok)
             && (verb_word || matches!(tok, Tok::Verb { .. }))
         {
-            negate = false;
+            self.negate = false;
             if verb_word {
                 d.rules.push("neg.verb-word");
             }
             d.rules.push("neg.prohibition");
-            mode = Mode::Prohibit {
+            self.mode = Mode::Prohibit {
                 start: span.0,
                 end: span.1,
                 joined: false,
             };
-            continue;
+            return true;
         }
+        false
+    }
 
-        let word_conn_before = word_conn;
+    /// Every other token: its own rule, then what the next token may join to.
+    fn token(&mut self, tok: &Tok, d: &mut Draft) {
+        let word_conn_before = self.word_conn;
         if !matches!(tok, Tok::Connector(..) | Tok::Punct(_) | Tok::CondStart(..)) {
-            word_conn = false;
+            self.word_conn = false;
         }
         if !matches!(tok, Tok::Filler(_)) && !matches!(tok, Tok::Punct(_)) {
-            flush(&mut filler, d);
+            self.flush(d);
         }
-        let cur = first_step_here.map(|_| d.steps.len() - 1);
+        let cur = self.first_step_here.map(|_| d.steps.len() - 1);
+        // Whether the connector and last-place bookkeeping below applies (not after a new step or
+        // a place still waiting for its action).
+        let settle = match tok {
+            Tok::Verb { .. } => self.verb(tok, cur, d),
+            Tok::Place(_) | Tok::Relation { .. } => self.place(tok, cur, d),
+            Tok::Connector(c, _) => {
+                self.connector(c, d);
+                true
+            }
+            Tok::Header(_)
+            | Tok::Courtesy(_)
+            | Tok::TypeLabel(..)
+            | Tok::Preset { .. }
+            | Tok::Addressee(_)
+            | Tok::Recipient { .. }
+            | Tok::Independent(_) => {
+                self.lead(tok, d);
+                true
+            }
+            Tok::Manner(..)
+            | Tok::Timing { .. }
+            | Tok::IfPossible(_)
+            | Tok::CondStart(..)
+            | Tok::Purpose(_)
+            | Tok::Facing(..)
+            | Tok::Threat(..)
+            | Tok::Direction { .. }
+            | Tok::Attached(..)
+            | Tok::With(..) => {
+                self.modifier(tok, cur, word_conn_before, d);
+                true
+            }
+            Tok::ToFront(_)
+            | Tok::RoutePrep(..)
+            | Tok::DestPrep(..)
+            | Tok::Compass(..)
+            | Tok::Punct(_)
+            | Tok::Negate(_)
+            | Tok::Filler(_)
+            | Tok::Participle { .. } => {
+                self.link_word(tok, cur, d);
+                true
+            }
+        };
+        if !settle {
+            return;
+        }
+        if !matches!(tok, Tok::Place(_) | Tok::Relation { .. }) {
+            if !matches!(tok, Tok::Connector(..) | Tok::Punct(_)) {
+                self.conn = None;
+            }
+            if !matches!(tok, Tok::Punct(_)) && !matches!(tok, Tok::Connector(..)) {
+                self.prev_place = None;
+            }
+            if matches!(tok, Tok::Connector(..)) {
+                self.prev_place = self.prev_place.filter(|(_, force)| *force);
+            }
+        }
+    }
+
+    /// Leads, headers, courtesies, type labels, recipients.
+    fn lead(&mut self, tok: &Tok, d: &mut Draft) {
+        let text = self.text;
         match tok {
             Tok::Header(s) => {
                 d.header = Some(nfc(text[s.0..s.1]
@@ -564,7 +674,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     if d.recipient.is_none() && d.steps.is_empty() {
                         d.recipient = Some(r);
                     } else {
-                        pending.subject = Some(r);
+                        self.pending.subject = Some(r);
                     }
                 }
                 for a in attached {
@@ -578,12 +688,21 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 d.independent = true;
                 d.independent_span.get_or_insert(*s);
             }
+            _ => {}
+        }
+    }
+
+    /// Manner, timing, conditions, purposes, directions and attachments: on the current step,
+    /// or waiting for the next action.
+    fn modifier(&mut self, tok: &Tok, cur: Option<usize>, word_conn_before: bool, d: &mut Draft) {
+        let text = self.text;
+        match tok {
             Tok::Manner(m, _) => match cur {
                 Some(i) => {
                     d.steps[i].step.manner.push(m.clone());
                     d.steps[i].step.parts.push(m.clone());
                 }
-                None => pending.manner.push(m.clone()),
+                None => self.pending.manner.push(m.clone()),
             },
             Tok::Timing {
                 prep: p,
@@ -606,25 +725,25 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                             st.timing = Some(t);
                         }
                     }
-                    None => pending.timing = Some(t),
+                    None => self.pending.timing = Some(t),
                 }
             }
-            Tok::IfPossible(_) => pending.if_possible = true,
+            Tok::IfPossible(_) => self.pending.if_possible = true,
             Tok::CondStart(kind, s) => {
                 d.rules.push("cond.condition");
-                mode = Mode::Cond {
+                self.mode = Mode::Cond {
                     kind: kind.clone(),
                     start: s.0,
                     end: s.1,
                     refs: Vec::new(),
                     predicate: false,
                     after_subject: false,
-                    leading: first_step_here.is_none() || word_conn_before,
+                    leading: self.first_step_here.is_none() || word_conn_before,
                 };
             }
             Tok::Purpose(s) => {
                 d.rules.push("purpose.why");
-                mode = Mode::Purpose {
+                self.mode = Mode::Purpose {
                     start: s.1,
                     end: s.1,
                     engage: false,
@@ -657,9 +776,9 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     }
                     None => {
                         *[
-                            &mut pending.facing,
-                            &mut pending.against,
-                            &mut pending.direction,
+                            &mut self.pending.facing,
+                            &mut self.pending.against,
+                            &mut self.pending.direction,
                         ][which] = Some(dir);
                     }
                 }
@@ -673,7 +792,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 let part = nfc(&words(&text[s.0..s.1]));
                 match cur {
                     Some(i) => d.steps[i].step.parts.push(part),
-                    None => pending.manner.push(part),
+                    None => self.pending.manner.push(part),
                 }
             }
             Tok::With(t, s) => {
@@ -684,193 +803,14 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                     d.steps[i].step.parts.push(nfc(&words(&text[s.0..s.1])));
                 }
             }
-            Tok::Verb { action, verb, span } => {
-                // A verb straight after a name is part of the name: "the British retreat",
-                // "the Imperial Guard".
-                if let (Some(i), Some((oi, is_force))) = (cur, prev_place) {
-                    let st = &mut d.steps[i].step;
-                    let list = if is_force {
-                        &mut st.forces
-                    } else {
-                        &mut st.objectives
-                    };
-                    if let Some(r) = list.get_mut(oi)
-                        && matches!(r.form, Form::Name | Form::Unit)
-                        && conn.is_none()
-                        && prep.is_none()
-                    {
-                        let new_end = span.1;
-                        let ext = nfc(&text[r.span.1..new_end]);
-                        r.text.push_str(&ext);
-                        r.phrase.push_str(&ext);
-                        r.span.1 = new_end;
-                        if let Some(last_part) = st.parts.last_mut() {
-                            last_part.push_str(&ext);
-                        }
-                        if let Some(p) = d.refs.iter_mut().rev().find(|p| p.span.0 == r.span.0) {
-                            *p = r.clone();
-                        }
-                        continue;
-                    }
-                }
-                let link = if d.steps.is_empty() {
-                    Link::First
-                } else if first_step_here.is_none() {
-                    match link_hint {
-                        Some(Link::Then) => Link::Then,
-                        Some(Link::Or) => Link::Or,
-                        _ => Link::Sentence,
-                    }
-                } else {
-                    link_hint.unwrap_or(Link::And)
-                };
-                let mut step = Step {
-                    action: *action,
-                    verb: verb.clone(),
-                    posture: action.posture(),
-                    span: *span,
-                    objectives: Vec::new(),
-                    route: Vec::new(),
-                    direction: pending.direction.take(),
-                    facing: pending.facing.take(),
-                    against: pending.against.take(),
-                    timing: pending.timing.take(),
-                    forces: Vec::new(),
-                    manner: std::mem::take(&mut pending.manner),
-                    if_possible: std::mem::take(&mut pending.if_possible),
-                    alternatives: false,
-                    parts: vec![verb.clone()],
-                    own_objectives: 0,
-                    purpose: None,
-                };
-                let moving = matches!(
-                    action,
-                    Action::Move | Action::Cross | Action::Withdraw | Action::Deploy
-                );
-                let mut first = true;
-                for (r, p, route) in pending.objectives.drain(..) {
-                    // Noun phrases side by side before the verb ("The 3rd, 4th … will form",
-                    // "upon the left flank and rear of the enemy") stay apart when read back,
-                    // as after it: the connector between them is not kept, so a comma is.
-                    if !first && p == r.phrase {
-                        step.parts.push(",".into());
-                    }
-                    first = false;
-                    // The same rules as after the verb: "from X" is a direction, route is
-                    // route (except for defend), own troops of a movement are its forces.
-                    if p.starts_with("from ") && step.direction.is_none() {
-                        step.direction = Some(Direction {
-                            text: p.clone(),
-                            span: r.span,
-                            compass: None,
-                            place: Some(r),
-                            from: true,
-                        });
-                        step.parts.push(p);
-                        continue;
-                    }
-                    step.parts.push(p);
-                    if route && !matches!(action, Action::Defend) {
-                        step.route.push(r);
-                    } else if moving && step.objectives.is_empty() && r.form == Form::Own {
-                        step.forces.push(r);
-                    } else {
-                        step.objectives.push(r);
-                    }
-                }
-                for m in &step.manner {
-                    step.parts.push(m.clone());
-                }
-                for x in [&step.direction, &step.facing, &step.against]
-                    .into_iter()
-                    .flatten()
-                {
-                    step.parts.push(x.text.clone());
-                }
-                if let Some(t) = &step.timing {
-                    step.parts.push(t.text.clone());
-                }
-                d.steps.push(DraftStep {
-                    step,
-                    link,
-                    sentence: si,
-                    condition: pending.condition.take(),
-                    subject: pending.subject.take(),
-                    purpose: None,
-                    purpose_engage: false,
-                });
-                first_step_here.get_or_insert(d.steps.len() - 1);
-                link_hint = None;
-                conn = None;
-                prep = None;
-                prev_place = None;
-                continue;
-            }
-            Tok::Place(t) | Tok::Relation { target: t, .. } => {
-                let mut r = to_reference(t);
-                let mut phrase = r.phrase.clone();
-                if let Tok::Relation { rel, span, .. } = tok {
-                    r.relation = Some(rel.clone());
-                    phrase = nfc(&words(&text[span.0..span.1]));
-                }
-                leaves(&r, &mut d.refs);
-                let (kind, word) = prep.take().unwrap_or((Prep::Dest, String::new()));
-                let rendered = match kind {
-                    Prep::Route => format!("{word} {phrase}"),
-                    _ if word.is_empty() => phrase.clone(),
-                    _ => format!("{word} {phrase}"),
-                };
-                let c = conn.take();
-                let Some(i) = cur else {
-                    pending.objectives.push((r, rendered, kind == Prep::Route));
-                    continue;
-                };
-                let st = &mut d.steps[i].step;
-                if let Some(c) = &c {
-                    st.parts.push(if c == "," { ",".into() } else { c.clone() });
-                    if c == "or" {
-                        st.alternatives = true;
-                    }
-                } else if word.is_empty()
-                    && matches!(r.form, Form::Name | Form::Unit)
-                    && st.parts.len() > 1
-                    && st
-                        .parts
-                        .last()
-                        .is_some_and(|p| p != "," && p != "and" && p != "or")
-                {
-                    // Two names side by side stay two names when read back.
-                    st.parts.push(",".into());
-                }
-                st.parts.push(rendered);
-                let moving = matches!(
-                    st.action,
-                    Action::Move | Action::Cross | Action::Withdraw | Action::Deploy
-                );
-                let after_force = matches!(prev_place, Some((_, true)));
-                if kind == Prep::From {
-                    st.direction = Some(Direction {
-                        text: format!("from {phrase}"),
-                        span: r.span,
-                        compass: None,
-                        place: Some(r),
-                        from: true,
-                    });
-                    prev_place = None;
-                } else if kind == Prep::Route && !matches!(st.action, Action::Defend) {
-                    st.route.push(r);
-                    prev_place = None;
-                } else if word.is_empty()
-                    && ((moving && st.objectives.is_empty() && r.form == Form::Own)
-                        || (after_force && c.is_some()))
-                {
-                    st.forces.push(r);
-                    prev_place = Some((st.forces.len() - 1, true));
-                } else {
-                    st.objectives.push(r);
-                    prev_place = Some((st.objectives.len() - 1, false));
-                }
-            }
+            _ => {}
+        }
+    }
+
+    /// Prepositions, compass words, punctuation and filler words.
+    fn link_word(&mut self, tok: &Tok, cur: Option<usize>, d: &mut Draft) {
+        let text = self.text;
+        match tok {
             Tok::ToFront(s) => {
                 let phrase = nfc(&words(&text[s.0..s.1]));
                 let r = Reference {
@@ -890,9 +830,9 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                         st.parts.push(phrase);
                         st.objectives.push(r);
                     }
-                    None => pending.objectives.push((r, phrase, false)),
+                    None => self.pending.objectives.push((r, phrase, false)),
                 }
-                prev_place = None;
+                self.prev_place = None;
             }
             Tok::RoutePrep(w, _) => {
                 let canon = if matches!(w.as_str(), "up" | "down" | "along") {
@@ -900,11 +840,11 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 } else {
                     "via"
                 };
-                prep = Some((Prep::Route, canon.to_string()));
+                self.prep = Some((Prep::Route, canon.to_string()));
             }
             Tok::DestPrep(w, _) => {
                 let kind = if w == "from" { Prep::From } else { Prep::Dest };
-                prep = Some((kind, w.clone()));
+                self.prep = Some((kind, w.clone()));
             }
             Tok::Compass(w, s) => {
                 let dir = Direction {
@@ -917,200 +857,409 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
                 match cur {
                     Some(i) => {
                         let st = &mut d.steps[i].step;
-                        if let Some(c) = conn.take() {
+                        if let Some(c) = self.conn.take() {
                             st.parts.push(c);
                         }
                         st.parts.push(dir.text.clone());
                         st.direction = Some(dir);
                     }
-                    None => pending.direction = Some(dir),
+                    None => self.pending.direction = Some(dir),
                 }
-                prep = None;
-                prev_place = None;
-            }
-            Tok::Connector(c, _) => {
-                // Rule `clause.report`: "the position on Hinzeberg is good enough; stay there"
-                // — a clause with an auxiliary and no action, ended by ";", reports; its noun
-                // phrases are no objectives of the action after it (its places stay places).
-                if c == ";"
-                    && finite_seen
-                    && first_step_here.is_none()
-                    && !pending.objectives.is_empty()
-                {
-                    pending.objectives.clear();
-                    d.rules.push("clause.report");
-                }
-                finite_seen = false;
-                word_conn |= c.chars().next().is_some_and(char::is_alphabetic);
-                match c.as_str() {
-                    "then" | "and then" | "afterwards" | "after that" | "after which"
-                    | "thereafter" => link_hint = Some(Link::Then),
-                    "or" | "either" => {
-                        if link_hint != Some(Link::Then) {
-                            link_hint = Some(Link::Or);
-                        }
-                    }
-                    _ => {
-                        if link_hint.is_none() {
-                            link_hint = Some(Link::And);
-                        }
-                    }
-                }
-                let shown = match c.as_str() {
-                    "," | ";" | "—" | "–" | "--" => ",",
-                    "either" => "either",
-                    "or" => "or",
-                    _ => "and",
-                };
-                // Keep the first meaningful connector word between two objectives.
-                if conn.as_deref().is_none_or(|x| x == ",") {
-                    conn = Some(shown.to_string());
-                }
-                prep = None;
+                self.prep = None;
+                self.prev_place = None;
             }
             Tok::Punct(_) | Tok::Negate(_) => {}
             Tok::Filler(s) | Tok::Participle { span: s, .. } => {
-                finite_seen |= lexicon::get().is_finite(&text[s.0..s.1].to_lowercase());
-                filler = Some(match filler {
+                self.finite_seen |= lexicon::get().is_finite(&text[s.0..s.1].to_lowercase());
+                self.filler = Some(match self.filler {
                     Some((a, _)) => (a, s.1),
                     None => *s,
                 });
             }
-        }
-        if !matches!(tok, Tok::Place(_) | Tok::Relation { .. }) {
-            if !matches!(tok, Tok::Connector(..) | Tok::Punct(_)) {
-                conn = None;
-            }
-            if !matches!(tok, Tok::Punct(_)) && !matches!(tok, Tok::Connector(..)) {
-                prev_place = None;
-            }
-            if matches!(tok, Tok::Connector(..)) {
-                prev_place = prev_place.filter(|(_, force)| *force);
-            }
+            _ => {}
         }
     }
-    flush(&mut filler, d);
-    match mode {
-        Mode::Prohibit { start, end, .. } => prohibit(text, start, end, d),
-        Mode::Cond {
-            kind,
-            start,
-            end,
-            refs,
-            ..
-        } => {
-            let cond = make_condition(text, &kind, start, end, refs);
-            attach_condition(cond, d, first_step_here, &mut pending);
-        }
-        Mode::Purpose {
-            start,
-            end,
-            engage,
-            alternatives,
-        } => {
-            let raw = text[start..end]
-                .trim()
-                .trim_end_matches(['.', '!', '?', ',', ';']);
-            let intent = nfc(&words(raw));
-            if !intent.is_empty() {
-                if d.intent_span.is_none() {
-                    d.intent_span = Some((start, end));
-                }
-                if let Some(i) = first_step_here.map(|_| d.steps.len() - 1) {
-                    let st = &mut d.steps[i];
-                    st.purpose = Some(intent.clone());
-                    st.purpose_engage = engage;
-                    st.step.alternatives |= alternatives;
-                }
-                d.intent.push(intent);
-            }
-        }
-        Mode::Normal => {}
-    }
-    if let (Some(c), Some(_)) = (pending.condition.take(), first_step_here) {
-        let last = d.steps.len() - 1;
-        if d.steps[last].condition.is_none() {
-            d.steps[last].condition = Some(c);
-        } else {
-            pending.condition = Some(c);
-        }
-    }
-    // Rule `verbless.objective`: a sentence of places and nothing else ("Kümla.", "Hinzeberg
-    // road, Mill bridge, Hall.") names the objective of the next bare action.
-    if first_step_here.is_none()
-        && pending.condition.is_none()
-        && pending.direction.is_none()
-        && !pending.objectives.is_empty()
-        && pending
-            .objectives
-            .iter()
-            .all(|(r, _, route)| !route && r.form != Form::Pronoun)
-    {
-        d.topic = pending
-            .objectives
-            .drain(..)
-            .map(|(r, p, _)| (r, p))
-            .collect();
-        d.topic_time = pending.timing.take();
-        return;
-    }
-    if let Some(f) = first_step_here
-        && !d.topic.is_empty()
-    {
-        let topic = std::mem::take(&mut d.topic);
-        let time = d.topic_time.take();
-        for ds in &mut d.steps[f..] {
-            let st = &mut ds.step;
-            if st.objectives.is_empty()
-                && st.route.is_empty()
-                && st.direction.is_none()
-                && !matches!(st.action, Action::Halt | Action::Join)
+
+    /// An action: a new step, with the modifiers and places written before it. Never followed by the
+    /// connector and last-place bookkeeping (false).
+    fn verb(&mut self, tok: &Tok, cur: Option<usize>, d: &mut Draft) -> bool {
+        let text = self.text;
+        let Tok::Verb { action, verb, span } = tok else {
+            return true;
+        };
+        // A verb straight after a name is part of the name: "the British retreat",
+        // "the Imperial Guard".
+        if let (Some(i), Some((oi, is_force))) = (cur, self.prev_place) {
+            let st = &mut d.steps[i].step;
+            let list = if is_force {
+                &mut st.forces
+            } else {
+                &mut st.objectives
+            };
+            if let Some(r) = list.get_mut(oi)
+                && matches!(r.form, Form::Name | Form::Unit)
+                && self.conn.is_none()
+                && self.prep.is_none()
             {
-                // Several places read back as a list ("Hinzeberg road, Mill bridge and Hall"),
-                // never run together into one name.
-                let n = topic.len();
-                for (i, (r, p)) in topic.iter().enumerate() {
-                    st.objectives.push(r.clone());
-                    let sep = if i + 1 == n || n == 1 {
-                        ""
-                    } else if i + 2 == n {
-                        " and"
-                    } else {
-                        ","
-                    };
-                    st.parts.push(format!("{p}{sep}"));
+                let new_end = span.1;
+                let ext = nfc(&text[r.span.1..new_end]);
+                r.text.push_str(&ext);
+                r.phrase.push_str(&ext);
+                r.span.1 = new_end;
+                if let Some(last_part) = st.parts.last_mut() {
+                    last_part.push_str(&ext);
                 }
-                if let (None, Some(t)) = (&st.timing, &time) {
-                    st.parts.push(t.text.clone());
-                    st.timing = Some(t.clone());
+                if let Some(p) = d.refs.iter_mut().rev().find(|p| p.span.0 == r.span.0) {
+                    *p = r.clone();
                 }
-                d.rules.push("verbless.objective");
+                return false;
             }
         }
-    }
-    // Modifiers that found no action in this sentence are kept, not dropped.
-    if first_step_here.is_none() || pending.condition.is_some() {
-        let mut left: Vec<String> = Vec::new();
-        if let Some(t) = pending.timing {
-            left.push(t.text);
+        let link = if d.steps.is_empty() {
+            Link::First
+        } else if self.first_step_here.is_none() {
+            match self.link_hint {
+                Some(Link::Then) => Link::Then,
+                Some(Link::Or) => Link::Or,
+                _ => Link::Sentence,
+            }
+        } else {
+            self.link_hint.unwrap_or(Link::And)
+        };
+        let mut step = Step {
+            action: *action,
+            verb: verb.clone(),
+            posture: action.posture(),
+            span: *span,
+            objectives: Vec::new(),
+            route: Vec::new(),
+            direction: self.pending.direction.take(),
+            facing: self.pending.facing.take(),
+            against: self.pending.against.take(),
+            timing: self.pending.timing.take(),
+            forces: Vec::new(),
+            manner: std::mem::take(&mut self.pending.manner),
+            if_possible: std::mem::take(&mut self.pending.if_possible),
+            alternatives: false,
+            parts: vec![verb.clone()],
+            own_objectives: 0,
+            purpose: None,
+        };
+        let moving = matches!(
+            action,
+            Action::Move | Action::Cross | Action::Withdraw | Action::Deploy
+        );
+        let mut first = true;
+        for (r, p, route) in self.pending.objectives.drain(..) {
+            // Noun phrases side by side before the verb ("The 3rd, 4th … will form",
+            // "upon the left flank and rear of the enemy") stay apart when read back,
+            // as after it: the connector between them is not kept, so a comma is.
+            if !first && p == r.phrase {
+                step.parts.push(",".into());
+            }
+            first = false;
+            // The same rules as after the verb: "from X" is a direction, route is
+            // route (except for defend), own troops of a movement are its forces.
+            if p.starts_with("from ") && step.direction.is_none() {
+                step.direction = Some(Direction {
+                    text: p.clone(),
+                    span: r.span,
+                    compass: None,
+                    place: Some(r),
+                    from: true,
+                });
+                step.parts.push(p);
+                continue;
+            }
+            step.parts.push(p);
+            if route && !matches!(action, Action::Defend) {
+                step.route.push(r);
+            } else if moving && step.objectives.is_empty() && r.form == Form::Own {
+                step.forces.push(r);
+            } else {
+                step.objectives.push(r);
+            }
         }
-        for x in [pending.direction, pending.facing, pending.against]
+        for m in &step.manner {
+            step.parts.push(m.clone());
+        }
+        for x in [&step.direction, &step.facing, &step.against]
             .into_iter()
             .flatten()
         {
-            left.push(x.text);
+            step.parts.push(x.text.clone());
         }
-        for (r, _, _) in pending.objectives {
-            left.push(r.phrase);
+        if let Some(t) = &step.timing {
+            step.parts.push(t.text.clone());
         }
-        if let Some(c) = pending.condition {
-            left.push(c.text);
+        d.steps.push(DraftStep {
+            step,
+            link,
+            sentence: self.si,
+            condition: self.pending.condition.take(),
+            subject: self.pending.subject.take(),
+            purpose: None,
+            purpose_engage: false,
+        });
+        self.first_step_here.get_or_insert(d.steps.len() - 1);
+        self.link_hint = None;
+        self.conn = None;
+        self.prep = None;
+        self.prev_place = None;
+        false
+    }
+
+    /// A place or a relation to one: an objective, route, direction or force of the current step.
+    /// False when it waits for its action.
+    fn place(&mut self, tok: &Tok, cur: Option<usize>, d: &mut Draft) -> bool {
+        let text = self.text;
+        let (Tok::Place(t) | Tok::Relation { target: t, .. }) = tok else {
+            return true;
+        };
+        let mut r = to_reference(t);
+        let mut phrase = r.phrase.clone();
+        if let Tok::Relation { rel, span, .. } = tok {
+            r.relation = Some(rel.clone());
+            phrase = nfc(&words(&text[span.0..span.1]));
         }
-        if !left.is_empty() {
-            d.remarks.push(Remark {
-                text: nfc(text[abs.0..abs.1].trim()),
-                span: abs,
+        leaves(&r, &mut d.refs);
+        let (kind, word) = self.prep.take().unwrap_or((Prep::Dest, String::new()));
+        let rendered = match kind {
+            Prep::Route => format!("{word} {phrase}"),
+            _ if word.is_empty() => phrase.clone(),
+            _ => format!("{word} {phrase}"),
+        };
+        let c = self.conn.take();
+        let Some(i) = cur else {
+            self.pending
+                .objectives
+                .push((r, rendered, kind == Prep::Route));
+            return false;
+        };
+        let st = &mut d.steps[i].step;
+        if let Some(c) = &c {
+            st.parts.push(if c == "," { ",".into() } else { c.clone() });
+            if c == "or" {
+                st.alternatives = true;
+            }
+        } else if word.is_empty()
+            && matches!(r.form, Form::Name | Form::Unit)
+            && st.parts.len() > 1
+            && st
+                .parts
+                .last()
+                .is_some_and(|p| p != "," && p != "and" && p != "or")
+        {
+            // Two names side by side stay two names when read back.
+            st.parts.push(",".into());
+        }
+        st.parts.push(rendered);
+        let moving = matches!(
+            st.action,
+            Action::Move | Action::Cross | Action::Withdraw | Action::Deploy
+        );
+        let after_force = matches!(self.prev_place, Some((_, true)));
+        if kind == Prep::From {
+            st.direction = Some(Direction {
+                text: format!("from {phrase}"),
+                span: r.span,
+                compass: None,
+                place: Some(r),
+                from: true,
             });
+            self.prev_place = None;
+        } else if kind == Prep::Route && !matches!(st.action, Action::Defend) {
+            st.route.push(r);
+            self.prev_place = None;
+        } else if word.is_empty()
+            && ((moving && st.objectives.is_empty() && r.form == Form::Own)
+                || (after_force && c.is_some()))
+        {
+            st.forces.push(r);
+            self.prev_place = Some((st.forces.len() - 1, true));
+        } else {
+            st.objectives.push(r);
+            self.prev_place = Some((st.objectives.len() - 1, false));
+        }
+        true
+    }
+
+    /// A connector: how the next action links to the last, and what joins two objectives.
+    fn connector(&mut self, c: &str, d: &mut Draft) {
+        // Rule `clause.report`: "the position on Hinzeberg is good enough; stay there"
+        // — a clause with an auxiliary and no action, ended by ";", reports; its noun
+        // phrases are no objectives of the action after it (its places stay places).
+        if c == ";"
+            && self.finite_seen
+            && self.first_step_here.is_none()
+            && !self.pending.objectives.is_empty()
+        {
+            self.pending.objectives.clear();
+            d.rules.push("clause.report");
+        }
+        self.finite_seen = false;
+        self.word_conn |= c.chars().next().is_some_and(char::is_alphabetic);
+        match c {
+            "then" | "and then" | "afterwards" | "after that" | "after which" | "thereafter" => {
+                self.link_hint = Some(Link::Then)
+            }
+            "or" | "either" => {
+                if self.link_hint != Some(Link::Then) {
+                    self.link_hint = Some(Link::Or);
+                }
+            }
+            _ => {
+                if self.link_hint.is_none() {
+                    self.link_hint = Some(Link::And);
+                }
+            }
+        }
+        let shown = match c {
+            "," | ";" | "—" | "–" | "--" => ",",
+            "either" => "either",
+            "or" => "or",
+            _ => "and",
+        };
+        // Keep the first meaningful connector word between two objectives.
+        if self.conn.as_deref().is_none_or(|x| x == ",") {
+            self.conn = Some(shown.to_string());
+        }
+        self.prep = None;
+    }
+
+    /// What the sentence leaves when its tokens are read: the open mode, the pending condition,
+    /// a verbless objective, modifiers with no action.
+    fn finish(mut self, abs: Span, d: &mut Draft) {
+        let text = self.text;
+        self.flush(d);
+        match self.mode {
+            Mode::Prohibit { start, end, .. } => prohibit(text, start, end, d),
+            Mode::Cond {
+                kind,
+                start,
+                end,
+                refs,
+                ..
+            } => {
+                let cond = make_condition(text, &kind, start, end, refs);
+                attach_condition(cond, d, self.first_step_here, &mut self.pending);
+            }
+            Mode::Purpose {
+                start,
+                end,
+                engage,
+                alternatives,
+            } => {
+                let raw = text[start..end]
+                    .trim()
+                    .trim_end_matches(['.', '!', '?', ',', ';']);
+                let intent = nfc(&words(raw));
+                if !intent.is_empty() {
+                    if d.intent_span.is_none() {
+                        d.intent_span = Some((start, end));
+                    }
+                    if let Some(i) = self.first_step_here.map(|_| d.steps.len() - 1) {
+                        let st = &mut d.steps[i];
+                        st.purpose = Some(intent.clone());
+                        st.purpose_engage = engage;
+                        st.step.alternatives |= alternatives;
+                    }
+                    d.intent.push(intent);
+                }
+            }
+            Mode::Normal => {}
+        }
+        if let (Some(c), Some(_)) = (self.pending.condition.take(), self.first_step_here) {
+            let last = d.steps.len() - 1;
+            if d.steps[last].condition.is_none() {
+                d.steps[last].condition = Some(c);
+            } else {
+                self.pending.condition = Some(c);
+            }
+        }
+        // Rule `verbless.objective`: a sentence of places and nothing else ("Kümla.", "Hinzeberg
+        // road, Mill bridge, Hall.") names the objective of the next bare action.
+        if self.first_step_here.is_none()
+            && self.pending.condition.is_none()
+            && self.pending.direction.is_none()
+            && !self.pending.objectives.is_empty()
+            && self
+                .pending
+                .objectives
+                .iter()
+                .all(|(r, _, route)| !route && r.form != Form::Pronoun)
+        {
+            d.topic = self
+                .pending
+                .objectives
+                .drain(..)
+                .map(|(r, p, _)| (r, p))
+                .collect();
+            d.topic_time = self.pending.timing.take();
+            return;
+        }
+        if let Some(f) = self.first_step_here
+            && !d.topic.is_empty()
+        {
+            let topic = std::mem::take(&mut d.topic);
+            let time = d.topic_time.take();
+            for ds in &mut d.steps[f..] {
+                let st = &mut ds.step;
+                if st.objectives.is_empty()
+                    && st.route.is_empty()
+                    && st.direction.is_none()
+                    && !matches!(st.action, Action::Halt | Action::Join)
+                {
+                    // Several places read back as a list ("Hinzeberg road, Mill bridge and Hall"),
+                    // never run together into one name.
+                    let n = topic.len();
+                    for (i, (r, p)) in topic.iter().enumerate() {
+                        st.objectives.push(r.clone());
+                        let sep = if i + 1 == n || n == 1 {
+                            ""
+                        } else if i + 2 == n {
+                            " and"
+                        } else {
+                            ","
+                        };
+                        st.parts.push(format!("{p}{sep}"));
+                    }
+                    if let (None, Some(t)) = (&st.timing, &time) {
+                        st.parts.push(t.text.clone());
+                        st.timing = Some(t.clone());
+                    }
+                    d.rules.push("verbless.objective");
+                }
+            }
+        }
+        // Modifiers that found no action in this sentence are kept, not dropped.
+        if self.first_step_here.is_none() || self.pending.condition.is_some() {
+            let mut left: Vec<String> = Vec::new();
+            if let Some(t) = self.pending.timing {
+                left.push(t.text);
+            }
+            for x in [
+                self.pending.direction,
+                self.pending.facing,
+                self.pending.against,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                left.push(x.text);
+            }
+            for (r, _, _) in self.pending.objectives {
+                left.push(r.phrase);
+            }
+            if let Some(c) = self.pending.condition {
+                left.push(c.text);
+            }
+            if !left.is_empty() {
+                d.remarks.push(Remark {
+                    text: nfc(text[abs.0..abs.1].trim()),
+                    span: abs,
+                });
+            }
         }
     }
 }

@@ -369,11 +369,6 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
         "one flat match: event kind → words",
     ),
     (
-        "order/build.rs",
-        "sentence",
-        "to split: issue 14 (the reader's sentence rules)",
-    ),
-    (
         "engine/random_events.rs",
         "apply",
         "one flat match: random event effect → events",
