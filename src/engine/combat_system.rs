@@ -212,16 +212,24 @@ fn pos(ctx: &Ctx, piece: &str) -> Option<Hex> {
     ctx.state.positions.get(piece).copied()
 }
 
+/// The side's commanders standing in a hex, as the Rally Phase rolls take them (20.3.2).
+fn commanders_at(ctx: &Ctx, side: &str, hex: Hex) -> Vec<CommanderIn> {
+    ctx.eng
+        .scenario
+        .commanders
+        .iter()
+        .filter(|k| k.side == side && pos(ctx, &k.id) == Some(hex))
+        .map(|k| CommanderIn::new(k.id.clone(), k.rating, k.fighter))
+        .collect()
+}
+
 /// The side of a unit and its hex, or a refusal naming the unit.
 fn unit_on_map(ctx: &Ctx, id: &str) -> Result<(String, Hex), Refusal> {
-    let u = ctx.eng.scenario.unit(id).ok_or_else(|| {
-        Refusal::new(
-            "unknown-unit",
-            "",
-            format!("`{id}` is not a unit of this scenario"),
-            "use a unit id from `staffwork scenario show`",
-        )
-    })?;
+    let u = ctx
+        .eng
+        .scenario
+        .unit(id)
+        .ok_or_else(|| super::command_system::unknown_unit(id))?;
     let h = pos(ctx, id)
         .ok_or_else(|| Refusal::new("not-on-map", "", format!("`{id}` is not on the map"), ""))?;
     Ok((u.side.clone(), h))
@@ -1635,12 +1643,7 @@ pub(super) fn eliminated_recovery(ctx: &mut Ctx, side: &str) -> Result<(), Refus
             continue;
         };
         let posture = ctx.state.current_posture(&id);
-        let commanders: Vec<CommanderIn> = s
-            .commanders
-            .iter()
-            .filter(|k| k.side == side && pos(ctx, &k.id) == Some(hex))
-            .map(|k| CommanderIn::new(k.id.clone(), k.rating, k.fighter))
-            .collect();
+        let commanders = commanders_at(ctx, side, hex);
         let input = StragglerRecoveryInput {
             morale_rating: u.morale.unwrap_or(crate::scenario::MoraleRating::C),
             // Five turns off the map: it tries in Normal morale (decision 0163).
@@ -1714,12 +1717,7 @@ pub(super) fn rally_phase(
             continue;
         }
         let hex = ctx.state.positions[&id];
-        let commanders: Vec<CommanderIn> = s
-            .commanders
-            .iter()
-            .filter(|k| k.side == side && pos(ctx, &k.id) == Some(hex))
-            .map(|k| CommanderIn::new(k.id.clone(), k.rating, k.fighter))
-            .collect();
+        let commanders = commanders_at(ctx, side, hex);
         let command = if oob::is_brigade(u.kind) {
             Some(u.id.clone())
         } else {

@@ -1742,6 +1742,16 @@ pub(super) fn umpire_override(
     override_effect(ctx, &side.unwrap_or_default(), action)
 }
 
+/// Refusal for a unit id the scenario does not have.
+pub(super) fn unknown_unit(id: &str) -> Refusal {
+    Refusal::new(
+        "unknown-unit",
+        "",
+        format!("`{id}` is not a unit of this scenario"),
+        "use a unit id from `staffwork scenario show`",
+    )
+}
+
 /// Refusal for an order number no order has (6.4.5).
 pub(super) fn unknown_order(number: u32) -> Refusal {
     Refusal::new(

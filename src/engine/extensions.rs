@@ -76,14 +76,9 @@ pub(crate) fn fighting_at(
             "a Line Extension fights as a unit of its own",
         ));
     };
-    let u = s.unit(id).ok_or_else(|| {
-        Refusal::new(
-            "unknown-unit",
-            "",
-            format!("`{id}` is not a unit of this scenario"),
-            "use a unit id from `staffwork scenario show`",
-        )
-    })?;
+    let u = s
+        .unit(id)
+        .ok_or_else(|| super::command_system::unknown_unit(id))?;
     if !of(state, id).contains(&at) {
         let have: Vec<String> = of(state, id).iter().map(|h| h.to_string()).collect();
         return Err(no(
