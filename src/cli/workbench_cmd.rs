@@ -91,22 +91,7 @@ pub fn formation_text(v: &FormationView) -> String {
         t.push_str(&format!("  commander  {}\n", shown(n)));
     }
     if let Some(c) = &v.command {
-        t.push_str(&format!(
-            "  command    {} ({}), {}{}\n",
-            shown(&c.name),
-            c.command,
-            word(&c.status),
-            if c.wrecked { ", WRECKED" } else { "" }
-        ));
-        match &c.order {
-            Some(o) => t.push_str(&format!(
-                "  order      order {}: {} ({})\n",
-                o.number,
-                shown(&o.readback),
-                o.status
-            )),
-            None => t.push_str("  order      none\n"),
-        }
+        t.push_str(&command_lines(c, false));
     }
     t.push_str("  members:\n");
     for m in &v.members {
@@ -127,6 +112,44 @@ fn word<T: serde::Serialize>(x: &T) -> String {
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default()
+}
+
+/// The command a piece belongs to and the order it acts on ("umpire's order" when the umpire
+/// imposed it), as `show` prints them for a unit and a formation alike.
+fn command_lines(c: &crate::app::workbench::ActingCommand, with_commander: bool) -> String {
+    let mut t = String::new();
+    t.push_str(&format!(
+        "  command    {} ({}), {}{}\n",
+        shown(&c.name),
+        c.command,
+        word(&c.status),
+        if c.wrecked { ", WRECKED" } else { "" }
+    ));
+    if let (true, Some(n)) = (with_commander, &c.commander) {
+        t.push_str(&format!("  commander  {}\n", shown(n)));
+    }
+    match &c.order {
+        Some(o) => {
+            let stage = if o.stage > 0 {
+                format!(", stage {} of {}", o.stage, o.stages)
+            } else {
+                String::new()
+            };
+            let by = if o.origin == "umpire" {
+                "umpire's order".to_string()
+            } else {
+                "order".to_string()
+            };
+            t.push_str(&format!(
+                "  order      {by} {}: {} ({}{stage})\n",
+                o.number,
+                shown(&o.readback),
+                o.status
+            ));
+        }
+        None => t.push_str("  order      none\n"),
+    }
+    t
 }
 
 /// A unit as text, one fact a line.
@@ -167,37 +190,7 @@ pub fn show_text(v: &UnitView) -> String {
         ));
     }
     if let Some(c) = &v.command {
-        t.push_str(&format!(
-            "  command    {} ({}), {}{}\n",
-            shown(&c.name),
-            c.command,
-            word(&c.status),
-            if c.wrecked { ", WRECKED" } else { "" }
-        ));
-        if let Some(n) = &c.commander {
-            t.push_str(&format!("  commander  {}\n", shown(n)));
-        }
-        match &c.order {
-            Some(o) => {
-                let stage = if o.stage > 0 {
-                    format!(", stage {} of {}", o.stage, o.stages)
-                } else {
-                    String::new()
-                };
-                let by = if o.origin == "umpire" {
-                    "umpire's order".to_string()
-                } else {
-                    "order".to_string()
-                };
-                t.push_str(&format!(
-                    "  order      {by} {}: {} ({}{stage})\n",
-                    o.number,
-                    shown(&o.readback),
-                    o.status
-                ));
-            }
-            None => t.push_str("  order      none\n"),
-        }
+        t.push_str(&command_lines(c, true));
     } else if v.enemy {
         t.push_str("  (an enemy unit: only what can be seen on the map is shown, 4.0)\n");
     }
