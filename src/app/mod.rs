@@ -485,6 +485,33 @@ pub(crate) fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), A
                 forbidden("acts only for its own commands")
             }
         }
+        // 21.4: a side retreats a unit a combat required to retreat, or one that is Routed; any
+        // other retreat is the umpire's to order (decision 0171).
+        Request::Move(a)
+            if a.retreat_from.is_some()
+                && a.piece
+                    .iter()
+                    .all(|p| own(build::side_of_piece(game, build::piece_name(p))))
+                && a.piece.iter().any(|p| {
+                    let id = build::piece_name(p);
+                    let due = game
+                        .state
+                        .movement
+                        .get(id)
+                        .is_some_and(|m| m.retreat_due.is_some());
+                    let routed = game
+                        .state
+                        .units
+                        .get(id)
+                        .is_some_and(|u| u.morale == crate::combat::MoraleState::Routed);
+                    !due && !routed
+                }) =>
+        {
+            forbidden(
+                "retreats only a unit a combat required to retreat, or a Routed one (21.4); \
+                 any other retreat is the umpire's to order",
+            )
+        }
         Request::Move(a)
             if a.piece
                 .iter()

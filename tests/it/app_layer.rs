@@ -164,3 +164,25 @@ fn requests_travel_as_json() {
     let turn: Request = serde_json::from_str(r#"{"action": "turn"}"#).unwrap();
     assert!(matches!(turn, Request::Turn(_)));
 }
+
+/// 21.4, decision 0171: a side retreats a unit a combat required to retreat, or a Routed one;
+/// a retreat nobody required is refused to the side and writes nothing — it is the umpire's.
+#[test]
+fn a_side_may_not_retreat_a_unit_no_combat_required_to_21_4() {
+    let mut game = tutorial();
+    let turn = app::parse_request("turn").unwrap();
+    app::execute(&mut game, &Viewer::Umpire, &turn).unwrap();
+    let retreat = app::parse_request("move --piece cav-i --to 20.10 --retreat-from 20.12").unwrap();
+    let before = game.state.events;
+    let e = app::execute(&mut game, &side("imperial"), &retreat).unwrap_err();
+    assert!(matches!(e, AppError::Forbidden(_)), "{e:?}");
+    assert!(e.to_string().contains("umpire's to order"), "{e}");
+    assert_eq!(game.state.events, before);
+    // The enemy asking about the same unit hears only that it moves its own pieces.
+    let e = app::execute(&mut game, &side("allied"), &retreat).unwrap_err();
+    assert!(e.to_string().contains("moves only its own pieces"), "{e}");
+    // The umpire is not stopped by the seat rule (the engine's own 21.4 checks still apply).
+    if let Err(e) = app::execute(&mut game, &Viewer::Umpire, &retreat) {
+        assert!(!e.to_string().contains("umpire's to order"), "{e}");
+    }
+}
