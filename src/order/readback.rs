@@ -34,6 +34,11 @@ fn step_text(s: &Step) -> String {
 }
 
 pub(crate) fn stage_text(st: &Stage) -> String {
+    stage_text_after(st, None)
+}
+
+/// A stage's text as it follows `prev` in the read-back (see [`would_join_back`]).
+fn stage_text_after(st: &Stage, prev: Option<&Stage>) -> String {
     let mut out = String::new();
     // "otherwise hold your ground": the other branch reads first, as it was written.
     let otherwise = st
@@ -43,7 +48,7 @@ pub(crate) fn stage_text(st: &Stage) -> String {
     if otherwise {
         out.push_str("otherwise ");
     }
-    let first = condition_first(st);
+    let first = condition_first(st) || would_join_back(st, prev);
     if let Some(c) = st.condition.as_ref().filter(|_| first) {
         out.push_str(&lower_first(&c.text));
         out.push_str(", ");
@@ -89,6 +94,21 @@ fn condition_first(st: &Stage) -> bool {
         .next()
         .is_some_and(|o| o.form == Form::Pronoun);
     before && refers_back && !c.text.trim().eq_ignore_ascii_case("otherwise")
+}
+
+/// Rule `readback.condition-first` (joined stages): "occupy Hall if C and support the bridge and
+/// occupy 16.10 if C" would read back with its second stage's first step joined to the first
+/// stage (a step without a condition of its own joins the stage before it). A conditioned stage
+/// of several steps after a conditioned stage of the same posture, linked by "and", reads its
+/// condition first — "…and if C, support the bridge and occupy 16.10" — which reads back the
+/// same.
+fn would_join_back(st: &Stage, prev: Option<&Stage>) -> bool {
+    let Some(prev) = prev else { return false };
+    st.condition.is_some()
+        && prev.condition.is_some()
+        && st.link == Link::And
+        && st.posture == prev.posture
+        && st.steps.len() > 1
 }
 
 fn capitalise(s: &str) -> String {
@@ -145,7 +165,7 @@ pub(crate) fn render(
 ) -> String {
     let mut sentences: Vec<String> = Vec::new();
     for (i, st) in stages.iter().enumerate() {
-        let body = stage_text(st);
+        let body = stage_text_after(st, i.checked_sub(1).map(|p| &stages[p]));
         // "You will attack …" restates the recipient: no subject of its own.
         let subject = st
             .subject

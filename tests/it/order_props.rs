@@ -305,3 +305,18 @@ fn deep_nesting_and_every_script_are_read() {
         spans_ok(text, &o);
     }
 }
+
+/// Found by `structured_orders_read_back_to_the_same_order`: a conditioned stage of several steps
+/// after a conditioned stage reads its condition first, or its first step would join the stage
+/// before it when read back (rule `readback.condition-first`, joined stages).
+#[test]
+fn two_conditioned_stages_read_back_to_the_same_order() {
+    for text in [
+        "2nd Div: occupy over Hinzeberg Hall if the enemy holds Kümla and  support over Hinzeberg the bridge if the enemy holds Kümla and  occupy w/i 2 of 16.10.",
+        "2nd Div: occupy Hall if the enemy holds Kümla and support the bridge if the enemy holds Kümla and occupy 16.10.",
+    ] {
+        let o = order::check_one(text, None, None);
+        assert_eq!(o.stages.len(), 2, "{text}");
+        round_trips(&o);
+    }
+}
