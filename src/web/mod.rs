@@ -185,6 +185,15 @@ fn need_seat(st: &AppState, headers: &HeaderMap) -> Result<Sat, Response> {
     }
 }
 
+/// A signed-in umpire, or the response that refuses anyone else (`why` says whose page it is).
+fn need_umpire(st: &AppState, headers: &HeaderMap, why: &str) -> Result<Sat, Response> {
+    let s = need_seat(st, headers)?;
+    if s.seat != Seat::Umpire {
+        return Err(forbidden(why));
+    }
+    Ok(s)
+}
+
 fn forbidden(message: &str) -> Response {
     (
         StatusCode::FORBIDDEN,
@@ -386,13 +395,10 @@ async fn observe(State(st): State<Shared>, headers: HeaderMap) -> Response {
 }
 
 async fn umpire(State(st): State<Shared>, headers: HeaderMap) -> Response {
-    let s = match need_seat(&st, &headers) {
+    let s = match need_umpire(&st, &headers, "the umpire's console is the umpire's") {
         Ok(s) => s,
         Err(r) => return r,
     };
-    if s.seat != Seat::Umpire {
-        return forbidden("the umpire's console is the umpire's");
-    }
     let links: Vec<(Seat, Option<String>)> = {
         let l = lock(&st.links);
         st.all_seats()
@@ -418,13 +424,10 @@ async fn umpire_as(
     headers: HeaderMap,
     UrlPath(side): UrlPath<String>,
 ) -> Response {
-    let s = match need_seat(&st, &headers) {
+    let s = match need_umpire(&st, &headers, "only the umpire views as a side") {
         Ok(s) => s,
         Err(r) => return r,
     };
-    if s.seat != Seat::Umpire {
-        return forbidden("only the umpire views as a side");
-    }
     if !known_side(&st, &side) {
         return (
             StatusCode::NOT_FOUND,
@@ -528,12 +531,8 @@ async fn panel_books(State(st): State<Shared>, headers: HeaderMap) -> Response {
 }
 
 async fn panel_ready(State(st): State<Shared>, headers: HeaderMap) -> Response {
-    let s = match need_seat(&st, &headers) {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
-    if s.seat != Seat::Umpire {
-        return forbidden("readiness of every side is the umpire's");
+    if let Err(r) = need_umpire(&st, &headers, "readiness of every side is the umpire's") {
+        return r;
     }
     pages::ready_panel(&st.readiness()).into_response()
 }
@@ -837,12 +836,8 @@ async fn set_deadline(
     headers: HeaderMap,
     Form(f): Form<DeadlineForm>,
 ) -> Response {
-    let s = match need_seat(&st, &headers) {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
-    if s.seat != Seat::Umpire {
-        return forbidden("deadlines are the umpire's");
+    if let Err(r) = need_umpire(&st, &headers, "deadlines are the umpire's") {
+        return r;
     }
     let phase = st.phase_key();
     let now = deadline::unix_now();
@@ -976,12 +971,8 @@ async fn reissue(
     headers: HeaderMap,
     Form(f): Form<ReissueForm>,
 ) -> Response {
-    let s = match need_seat(&st, &headers) {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
-    if s.seat != Seat::Umpire {
-        return forbidden("only the umpire reissues links");
+    if let Err(r) = need_umpire(&st, &headers, "only the umpire reissues links") {
+        return r;
     }
     let Some(seat) = Seat::from_key(&f.seat).filter(|x| st.all_seats().contains(x)) else {
         return refused(WebRefusal::new(
