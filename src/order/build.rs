@@ -68,6 +68,8 @@ pub(crate) struct Draft {
 pub(crate) fn to_reference(t: &Target) -> Reference {
     let form = if t.form == Form::Name && super::resolve::looks_like_troops(&t.text) {
         Form::Unit
+    } else if t.form == Form::Name && side_of_troops(&t.text) {
+        Form::Own
     } else {
         t.form
     };
@@ -82,6 +84,19 @@ pub(crate) fn to_reference(t: &Target) -> Reference {
         resolved: None,
         phrase: t.phrase.clone(),
     }
+}
+
+/// Rule `place.side`: a lower-case "left", "right", "flank", "front", "rear" or "centre" with
+/// no name ("cover the left", "either flank", "the left flank") is a part of a body of troops,
+/// not ground of the map: no place, and no vague place to warn about.
+fn side_of_troops(text: &str) -> bool {
+    !text.chars().any(char::is_uppercase)
+        && text.split_whitespace().last().is_some_and(|w| {
+            matches!(
+                w,
+                "left" | "right" | "flank" | "flanks" | "front" | "rear" | "centre" | "center"
+            )
+        })
 }
 
 /// Leaves of a reference, in order: the hexes and names a compound reference is made of.

@@ -39,6 +39,7 @@ struct WordList {
     titles: Option<Vec<String>>,
     nouns: Option<Vec<String>>,
     nations: Option<Vec<String>>,
+    names: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -51,6 +52,8 @@ struct File {
     finite: WordList,
     #[serde(default)]
     relations: WordList,
+    #[serde(default)]
+    persons: WordList,
 }
 
 /// What a lexicon phrase is.
@@ -82,6 +85,7 @@ pub(crate) struct Lexicon {
     relations: BTreeSet<String>,
     adjectives: BTreeSet<String>,
     titles: BTreeSet<String>,
+    persons: BTreeSet<String>,
 }
 
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
@@ -222,6 +226,13 @@ impl Lexicon {
             finite: f.finite.words.unwrap_or_default().into_iter().collect(),
             relations: f.relations.nouns.unwrap_or_default().into_iter().collect(),
             adjectives: f.relations.words.unwrap_or_default().into_iter().collect(),
+            persons: f
+                .persons
+                .names
+                .unwrap_or_default()
+                .iter()
+                .map(|n| crate::text::fold(n))
+                .collect(),
         }
     }
 
@@ -234,6 +245,17 @@ impl Lexicon {
     /// begins with one is a person, not a place.
     pub(crate) fn is_title(&self, folded: &str) -> bool {
         self.titles.contains(folded)
+    }
+
+    /// A whole name is one of the period's commanders (`[persons]`: "Soult", "Le Cor",
+    /// "Soult's"): a person, so the troops he leads, never a place (rule `name.person`).
+    pub(crate) fn is_person(&self, name: &str) -> bool {
+        let bare = name
+            .strip_suffix("'s")
+            .or_else(|| name.strip_suffix("’s"))
+            .unwrap_or(name);
+        // Written as a name: "the hill" is ground, "Hill" a general.
+        bare.chars().any(char::is_uppercase) && self.persons.contains(&crate::text::fold(bare))
     }
 
     /// A folded word says whose troops, not which ("enemy", "English"): see rule

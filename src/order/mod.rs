@@ -218,7 +218,7 @@ fn check_span(
     // The writer's side: given, or the recipient's (a sender orders his own commands).
     let own_side: Option<String> = side.map(str::to_string).or(recipient_side.clone());
     let own = own_side.as_deref();
-    let (places, table) = resolve_refs(refs, index, own, &stages, &mut diags);
+    let (places, table) = resolve_refs(text, refs, index, own, &stages, &mut diags);
     fill_stages(&mut stages, &table, index, own);
     let forms_division = forms_division(&stages);
     resolve_members(
@@ -428,6 +428,7 @@ fn check_recipient(
 /// Every place, hex and troop reference resolved once (by span), with the diagnostics of
 /// resolution; the places of the order (`places`) and the table stages are filled from.
 fn resolve_refs(
+    text: &str,
     refs: Vec<Reference>,
     index: Option<&Index<'_>>,
     own: Option<&str>,
@@ -437,8 +438,20 @@ fn resolve_refs(
     let slots = slot_spans(stages);
     let mut places: Vec<Reference> = Vec::new();
     let mut table: Table = HashMap::new();
-    for mut r in refs {
+    let next_spans: Vec<Option<Span>> = (0..refs.len())
+        .map(|i| refs.get(i + 1).map(|n| n.span))
+        .collect();
+    for (i, mut r) in refs.into_iter().enumerate() {
         if table.contains_key(&r.span) {
+            continue;
+        }
+        // Rules `place.anchored` and `place.definite`: a known feature described, not a
+        // vague place of its own (no place, no `vague-place` warning).
+        if r.form == Form::Name
+            && !index.is_some_and(|ix| ix.is_exact_name(&r.text))
+            && (anchored(text, &r, next_spans[i]) || definite(text, &r, &places, index))
+        {
+            table.insert(r.span, (r.form, None));
             continue;
         }
         let mut res: Option<Resolved> = None;
@@ -1047,6 +1060,92 @@ fn name_like(text: &str) -> bool {
             .next()
             .is_some_and(|c| c.is_uppercase() || (c.is_alphabetic() && !c.is_lowercase()))
     })
+}
+
+/// The noun of a definite lower-case terrain description ("the heights", "the village"),
+/// if `r` is one.
+fn definite_noun(r: &Reference) -> Option<&str> {
+    let rest = r.phrase.strip_prefix("the ")?;
+    (vague(&r.text) && rest == r.text).then(|| r.text.rsplit(' ').next().unwrap_or(&r.text))
+}
+
+/// Rule `place.anchored`: "the heights behind Hassenhausen", "the ground south of Kümla", "the
+/// stream between the Niza and the Tagus", "the ridge behind it" — a definite terrain
+/// description placed by a relation to the next reference names only that one (the corpus
+/// convention "the heights above Kümla" → Kümla). "a defensive position near the Mill bridge"
+/// stays a place: the indefinite article asks for a position still to be chosen.
+fn anchored(text: &str, r: &Reference, next: Option<Span>) -> bool {
+    let (Some(_), Some(n)) = (definite_noun(r), next) else {
+        return false;
+    };
+    let Some(gap) = text.get(r.span.1..n.0) else {
+        return false;
+    };
+    let ws: Vec<String> = gap
+        .split_whitespace()
+        .map(str::to_lowercase)
+        .filter(|w| w != "the")
+        .collect();
+    let ws: Vec<&str> = ws.iter().map(String::as_str).collect();
+    let compass = |w: &str| {
+        matches!(
+            w,
+            "north" | "south" | "east" | "west" | "north-east" | "north-west" | "south-east"
+                | "south-west"
+        )
+    };
+    match ws.as_slice() {
+        [w] => matches!(
+            *w,
+            "behind" | "above" | "below" | "beyond" | "near" | "beside" | "opposite"
+                | "overlooking" | "between" | "at" | "under" | "alongside" | "around"
+        ),
+        [c, "of"] => compass(c) || matches!(*c, "short"),
+        ["in", "front" | "rear", "of"] | ["next", "to"] => true,
+        _ => false,
+    }
+}
+
+/// Rule `place.definite`: "take post at Fuentes de Oñoro and hold the village", "march to
+/// Kirseberg and hold the hill", "do not attempt the village itself" — a definite terrain
+/// noun after a place is named points back to it (as "that village" does), so it is no vague
+/// place. With a scenario the named place must be of that kind (a hill for "the hill"); a
+/// scenario alias ("the bridge") has already resolved and never comes here.
+fn definite(text: &str, r: &Reference, before: &[Reference], index: Option<&Index<'_>>) -> bool {
+    let Some(noun) = definite_noun(r) else {
+        return false;
+    };
+    if r.text.contains(' ') {
+        return false;
+    }
+    let itself = text
+        .get(r.span.1..)
+        .is_some_and(|t| t.trim_start().to_lowercase().starts_with("itself"));
+    let named = before
+        .iter()
+        .filter(|p| p.form == Form::Name && (p.resolved.is_some() || name_like(&p.text)));
+    if itself {
+        return named.count() > 0;
+    }
+    match index {
+        None => named.count() > 0,
+        Some(_) => named.last().and_then(|p| p.resolved.as_ref()).is_some_and(|x| {
+            let kinds: &[&str] = match noun {
+                "village" | "town" | "hamlet" => &["village", "town"],
+                "hill" | "heights" | "height" | "ridge" => &["hill", "ridge"],
+                "wood" | "woods" | "forest" | "copse" => &["wood"],
+                "orchard" | "orchards" => &["orchard"],
+                "farm" | "farmhouse" => &["farm"],
+                "stream" | "brook" | "river" => &["stream", "river"],
+                "bridge" => &["bridge"],
+                "ford" => &["ford"],
+                "road" => &["road"],
+                "redoubt" => &["redoubt"],
+                _ => &[],
+            };
+            kinds.contains(&x.kind.as_str())
+        }),
+    }
 }
 
 /// A lower-case description ending in a terrain noun of the lexicon: "the heights", "a good

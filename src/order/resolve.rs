@@ -50,6 +50,11 @@ pub(crate) fn looks_like_troops(text: &str) -> bool {
     if words.first().is_some_and(|w| lex.is_title(w)) {
         return true;
     }
+    // Rule `name.person`: one of the period's commanders by name ("Soult", "Le Cor's").
+    let bare = text.strip_prefix("the ").unwrap_or(text);
+    if lex.is_person(bare) {
+        return true;
+    }
     if words.last().is_some_and(|w| {
         lex.is_terrain(w)
             && !matches!(
@@ -63,9 +68,21 @@ pub(crate) fn looks_like_troops(text: &str) -> bool {
                     | "center"
                     | "front"
                     | "rear"
+                    | "position"
+                    | "positions"
             )
     }) {
         return false;
+    }
+    // Rule `name.troops-position`: "Loison's position", "the English position" are where
+    // those troops stand, so the troops, not a place of the map.
+    let possessive = |w: &str| w.ends_with("'s") || w.ends_with("’s") || w.ends_with("s'");
+    if words
+        .last()
+        .is_some_and(|w| matches!(*w, "position" | "positions"))
+        && raw_words.iter().rev().skip(1).any(|w| possessive(w))
+    {
+        return true;
     }
     // "line" and "column" are troops only with a nationality ("the Allied line").
     words.iter().any(|w| {
