@@ -519,7 +519,9 @@ impl Reading<'_> {
                         *joined = c == "and" || c == "," || c == "then" || c == "and then";
                         false
                     }
-                    Tok::CondStart(..) | Tok::Purpose(_) => true,
+                    // "…, and are not to destroy the bridge": a new negator starts a
+                    // prohibition of its own.
+                    Tok::CondStart(..) | Tok::Purpose(_) | Tok::Negate(_) => true,
                     Tok::Verb { .. } => *joined,
                     _ => false,
                 };
@@ -1653,7 +1655,24 @@ fn follow_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
                     .split(' ')
                     .any(|w| matches!(w, "enemy" | "enemys" | "enemies"))
         };
-        let own = match &toks[k + 1] {
+        // "follow directly the movement of …": an ordinary lower-case word (no place, no
+        // troops) or a manner between the verb and its object is passed over.
+        let adverb = |t: &Tok| match t {
+            Tok::Manner(..) | Tok::Timing { .. } => true,
+            Tok::Place(x) => {
+                let w = &text[x.span.0..x.span.1];
+                x.form == Form::Name
+                    && !w.contains(' ')
+                    && !w.chars().any(char::is_uppercase)
+                    && !lex.is_terrain(w)
+                    && !super::resolve::looks_like_troops(w)
+            }
+            _ => false,
+        };
+        let Some(object) = toks[k + 1..].iter().find(|t| !adverb(t)) else {
+            continue;
+        };
+        let own = match object {
             // "move behind the 2-4-I and follow it": the pronoun's antecedent decides.
             Tok::Place(t) if t.form == Form::Pronoun => toks[..k]
                 .iter()

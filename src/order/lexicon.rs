@@ -391,7 +391,14 @@ fn piece(text: &str, t: &Target, keep: Span) -> Option<Tok> {
     }
     let raw = &text[a..b];
     let lead = raw.len() - raw.trim_start().len();
-    let s = raw.trim();
+    let mut s = raw.trim();
+    // A name never ends in a linking word: "a finer opportunity of" cut before "destroying"
+    // is "a finer opportunity".
+    while let Some((head, last)) = s.rsplit_once(char::is_whitespace)
+        && super::names::is_link(&last.to_lowercase())
+    {
+        s = head.trim_end();
+    }
     if s.is_empty() {
         return None;
     }

@@ -25,8 +25,19 @@ fn join_parts(parts: &[String]) -> String {
     out
 }
 
+/// A part that says how long the step lasts ("till formed on the beach", "until dusk").
+fn duration(p: &str) -> bool {
+    let w = p.trim_start_matches(',').trim_start().to_lowercase();
+    w.starts_with("till ") || w.starts_with("until ")
+}
+
 fn step_text(s: &Step) -> String {
-    let mut parts = s.parts.clone();
+    // Rule `readback.duration-last`: "till …" runs to the next action or condition when read
+    // again, so it is read back after the step's places and manner, never before them ("march
+    // upon Lobon till the last moment", not "march till the last moment upon Lobon").
+    let (mut parts, last): (Vec<String>, Vec<String>) =
+        s.parts.iter().cloned().partition(|p| !duration(p));
+    parts.extend(last);
     if s.if_possible {
         parts.insert(0, "if possible".into());
     }
@@ -164,6 +175,18 @@ pub(crate) fn render(
     order_type: Option<OrderType>,
 ) -> String {
     let mut sentences: Vec<String> = Vec::new();
+    // Rule `readback.or-after-condition`: a condition read back after its stage runs to the
+    // next action when read again, taking an "or" with it; "; or" ends it first.
+    let trailing_condition = |i: usize| {
+        i.checked_sub(1).is_some_and(|p| {
+            let prev = &stages[p];
+            prev.condition.as_ref().is_some_and(|c| {
+                !c.text.trim().eq_ignore_ascii_case("otherwise")
+                    && !condition_first(prev)
+                    && !would_join_back(prev, p.checked_sub(1).map(|q| &stages[q]))
+            })
+        })
+    };
     for (i, st) in stages.iter().enumerate() {
         let body = stage_text_after(st, i.checked_sub(1).map(|p| &stages[p]));
         // "You will attack …" restates the recipient: no subject of its own.
@@ -214,8 +237,9 @@ pub(crate) fn render(
                 }
             }
             (Link::Or, None) => {
+                let or = if trailing_condition(i) { "; or " } else { " or " };
                 if let Some(last) = sentences.last_mut() {
-                    last.push_str(" or ");
+                    last.push_str(or);
                     last.push_str(&body);
                 }
             }
