@@ -293,7 +293,13 @@ pub struct CombatRequest {
     #[arg(long, value_enum, requires = "ruling")]
     #[serde(default)]
     pub flanks: Option<FlanksArg>,
-    /// Why the umpire rules the arc or the flanks; recorded with the combat (umpire only).
+    /// Close Combat: the umpire lets the attackers enter the defender's hex across a hexside
+    /// that is not frontal (12.1.1, 15.1.4). With --ruling.
+    #[arg(long, requires = "ruling")]
+    #[serde(default)]
+    pub allow_entry: bool,
+    /// Why the umpire rules the arc, the flanks or the entry; recorded with the combat (umpire
+    /// only).
     #[arg(long, value_name = "REASON")]
     #[serde(default)]
     pub ruling: Option<String>,

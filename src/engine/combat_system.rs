@@ -604,6 +604,9 @@ struct Engagement<'u> {
     night: bool,
     /// The umpire's ruling on the attack's arc (decision 0140).
     aspect: Option<&'u super::aspect::AspectRuling>,
+    /// The umpire's reason for letting a Close Combat enter across a hexside that is not
+    /// frontal (12.1.1, decision 0151).
+    entry_ruling: Option<&'u str>,
 }
 
 fn combat_error(e: crate::combat::CombatError) -> Refusal {
@@ -661,6 +664,7 @@ pub(super) fn resolve(
         no_orders,
         night: ctx.night(),
         aspect: options.aspect.as_ref(),
+        entry_ruling: options.entry_ruling.as_deref(),
     };
     let mut readback = CombatReadback::default();
     let r = match kind {
@@ -969,6 +973,18 @@ fn close_combat(
         ));
     }
     super::movement::close_combat_cost(ctx, e.attackers, a_hex, d_hex)?;
+    // 12.1.1, 15.1.4: the attackers enter across a frontal hexside, unless the umpire rules.
+    let mut entry_note = None;
+    match e.entry_ruling {
+        None => super::movement::close_combat_entry(ctx, e.attackers, a_hex, d_hex)?,
+        Some(reason) => {
+            if super::movement::close_combat_entry(ctx, e.attackers, a_hex, d_hex).is_err() {
+                entry_note = Some(format!(
+                    "entered across a hexside that is not frontal (12.1.1), allowed by the umpire: {reason}"
+                ));
+            }
+        }
+    }
     // 10.0, chart p4/p5: "Attacked in rear" −2, read from the defender's facing.
     let mut defender = e.defender;
     let (arc, _, aspect) = super::aspect::read(ctx, &e.defenders[0], d_hex, a_hex, false, e.aspect);
@@ -990,12 +1006,14 @@ fn close_combat(
     let r = resolve_close_combat(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
     readback.checks = r.checks.clone();
     readback.may_rush = r.may_rush;
+    let mut notes = r.notes;
+    notes.extend(entry_note);
     Ok(Resolved::new(
         r.outcome.to_string(),
         r.attacker,
         r.defender,
         r.trace,
-        r.notes,
+        notes,
     ))
 }
 

@@ -711,6 +711,7 @@ impl Backend {
             cannister: false,
             attack_arc: None,
             flanks: None,
+            allow_entry: false,
             ruling: None,
             attacker_at: None,
             defender_at: None,
