@@ -223,6 +223,11 @@ pub(crate) fn combat(game: &Game, a: &CombatRequest) -> Result<Built, AppError> 
                 defender_quality: a.defender_quality.into(),
                 skirmisher_absorbs: absorbs,
                 aspect: aspect_ruling(a)?,
+                skirmisher_stands: match (a.skirmisher_stands, a.skirmisher_retreats) {
+                    (true, _) => Some(true),
+                    (_, true) => Some(false),
+                    _ => None,
+                },
                 entry_ruling: a
                     .allow_entry
                     .then(|| a.ruling.as_deref().unwrap_or_default().trim().to_string()),

@@ -711,6 +711,8 @@ impl Backend {
             cannister: false,
             attack_arc: None,
             flanks: None,
+            skirmisher_stands: false,
+            skirmisher_retreats: false,
             allow_entry: false,
             ruling: None,
             attacker_at: None,
