@@ -223,6 +223,14 @@ pub(crate) fn combat(game: &Game, a: &CombatRequest) -> Result<Built, AppError> 
                 defender_quality: a.defender_quality.into(),
                 skirmisher_absorbs: absorbs,
                 aspect: aspect_ruling(a)?,
+                skirmisher_stands: match (a.skirmisher_stands, a.skirmisher_retreats) {
+                    (true, _) => Some(true),
+                    (_, true) => Some(false),
+                    _ => None,
+                },
+                entry_ruling: a
+                    .allow_entry
+                    .then(|| a.ruling.as_deref().unwrap_or_default().trim().to_string()),
                 attacker_at: a.attacker_at,
                 defender_at: a.defender_at,
             },
@@ -237,15 +245,18 @@ fn aspect_ruling(
     let Some(reason) = &a.ruling else {
         return Ok(None);
     };
-    if a.attack_arc.is_none() && a.flanks.is_none() {
+    if a.attack_arc.is_none() && a.flanks.is_none() && !a.allow_entry {
         return Err(AppError::BadRequest(
-            "--ruling gives the reason for --attack-arc or --flanks; give one of them".into(),
+            "--ruling gives the reason for --attack-arc, --flanks or --allow-entry; give one of them".into(),
         ));
     }
     if reason.trim().is_empty() {
         return Err(AppError::BadRequest(
             "--ruling needs a reason: it is recorded with the combat".into(),
         ));
+    }
+    if a.attack_arc.is_none() && a.flanks.is_none() {
+        return Ok(None);
     }
     Ok(Some(crate::engine::aspect::AspectRuling {
         arc: a.attack_arc.map(Into::into),

@@ -520,9 +520,9 @@ pub(crate) fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), A
             Ok(())
         }
         Request::Move(_) => forbidden("moves only its own pieces"),
-        Request::Combat(a) if a.ruling.is_some() => {
-            forbidden("cannot rule the attack's arc or flanks (10.0); only the umpire can")
-        }
+        Request::Combat(a) if a.ruling.is_some() => forbidden(
+            "cannot rule the attack's arc, flanks or entry (10.0, 12.1.1); only the umpire can",
+        ),
         Request::Combat(a) => {
             let lead = a.attackers.first().map(String::as_str).unwrap_or_default();
             if own(game.scenario.unit(lead).map(|u| u.side.clone())) {

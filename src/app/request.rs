@@ -293,7 +293,23 @@ pub struct CombatRequest {
     #[arg(long, value_enum, requires = "ruling")]
     #[serde(default)]
     pub flanks: Option<FlanksArg>,
-    /// Why the umpire rules the arc or the flanks; recorded with the combat (umpire only).
+    /// Close Combat: a lone Skirmisher attacked in Hindering terrain stands and fights as C-size
+    /// infantry (15.1.7, the defender's player's choice; elsewhere it must retreat).
+    #[arg(long, conflicts_with = "skirmisher_retreats")]
+    #[serde(default)]
+    pub skirmisher_stands: bool,
+    /// Close Combat: a lone Skirmisher attacked in Hindering terrain retreats one hex before the
+    /// combat (15.1.7, the defender's player's choice).
+    #[arg(long)]
+    #[serde(default)]
+    pub skirmisher_retreats: bool,
+    /// Close Combat: the umpire lets the attackers enter the defender's hex across a hexside
+    /// that is not frontal (12.1.1, 15.1.4). With --ruling.
+    #[arg(long, requires = "ruling")]
+    #[serde(default)]
+    pub allow_entry: bool,
+    /// Why the umpire rules the arc, the flanks or the entry; recorded with the combat (umpire
+    /// only).
     #[arg(long, value_name = "REASON")]
     #[serde(default)]
     pub ruling: Option<String>,

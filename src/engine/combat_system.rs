@@ -569,6 +569,8 @@ struct Resolved {
     notes: Vec<String>,
     /// 16.4.2.1: beaten defending cavalry's non-cavalry stack-mates Rout.
     others_rout: bool,
+    /// 15.1.7, 15.1.8: the defenders left before the combat; nothing was fought.
+    moves_on: bool,
 }
 
 impl Resolved {
@@ -586,6 +588,7 @@ impl Resolved {
             trace,
             notes,
             others_rout: false,
+            moves_on: false,
         }
     }
 }
@@ -604,6 +607,11 @@ struct Engagement<'u> {
     night: bool,
     /// The umpire's ruling on the attack's arc (decision 0140).
     aspect: Option<&'u super::aspect::AspectRuling>,
+    /// The umpire's reason for letting a Close Combat enter across a hexside that is not
+    /// frontal (12.1.1, decision 0151).
+    entry_ruling: Option<&'u str>,
+    /// A lone Skirmisher's choice in Hindering terrain: stand or retreat (15.1.7).
+    skirmisher_stands: Option<bool>,
 }
 
 fn combat_error(e: crate::combat::CombatError) -> Refusal {
@@ -661,6 +669,8 @@ pub(super) fn resolve(
         no_orders,
         night: ctx.night(),
         aspect: options.aspect.as_ref(),
+        entry_ruling: options.entry_ruling.as_deref(),
+        skirmisher_stands: options.skirmisher_stands,
     };
     let mut readback = CombatReadback::default();
     let r = match kind {
@@ -682,6 +692,10 @@ pub(super) fn resolve(
             artillery_fire(ctx, e, *cannister, &mut readback)?
         }
     };
+    if r.moves_on {
+        left_before(ctx, kind, attackers, defenders, a_first, d_hex, &r)?;
+        return Ok(());
+    }
     if !fire {
         readback.attacker = Some(SideReadback::of(&r.attacker));
     }
@@ -717,6 +731,7 @@ pub(super) fn resolve(
                 defenders,
                 [r.attacker.retreat, r.defender.retreat],
             ),
+            moves_on: false,
         },
     );
     ctx.emit(
@@ -756,6 +771,205 @@ pub(super) fn resolve(
         }
     }
     Ok(())
+}
+
+/// 15.1.7, 15.1.8: the defenders left before the Close Combat. Everyone learns it; the
+/// attackers spend the +2 MP to initiate it ("still spent"), not the hex they did not enter, and
+/// are not stopped (15.1.5's exceptions); the defenders owe the retreat (decision 0147). Nothing
+/// is rolled and nobody refaces (10.1.3 is for units "executing" a Close Combat). Decision 0152.
+fn left_before(
+    ctx: &mut Ctx,
+    kind: &CombatKind,
+    attackers: &[String],
+    defenders: &[String],
+    from: Hex,
+    into: Hex,
+    r: &Resolved,
+) -> Result<(), Refusal> {
+    let initiate = ctx.eng.movement.cost("close_combat");
+    // What `close_combat_cost` charges is the hex + 2, or all that is left under 12.1.5: the
+    // +2 of it is the lesser of 2 MP and that.
+    let close_combat_half_mp = super::movement::close_combat_cost(ctx, attackers, from, into)?
+        .into_iter()
+        .map(|(id, h)| (id, h.min(initiate)))
+        .filter(|(_, h)| *h > 0)
+        .collect();
+    ctx.emit(
+        Visibility::Public,
+        EventKind::CombatResolved {
+            combat: kind.clone(),
+            attackers: attackers.to_vec(),
+            defenders: defenders.to_vec(),
+            outcome: r.label.clone(),
+            attacker_retreat: r.attacker.retreat,
+            defender_retreat: r.defender.retreat,
+            reface: Vec::new(),
+            close_combat_half_mp,
+            retreats: retreats_due(
+                ctx,
+                kind,
+                attackers,
+                defenders,
+                [r.attacker.retreat, r.defender.retreat],
+            ),
+            moves_on: true,
+        },
+    );
+    Ok(())
+}
+
+/// Whether a Close Combat is fought (with a note saying why a lone Skirmisher stands) or the
+/// defenders left before it (15.1.7, 15.1.8).
+enum Before {
+    Fight(Option<String>),
+    Left(Resolved),
+}
+
+/// What happens before a Close Combat is fought: a lone Skirmisher not attacked by Skirmishers
+/// only retreats one hex (15.1.7 and the v3.0 errata "Infantry vs. Skirmisher [15.1.7]": "there is
+/// no combat; the Skirmisher automatically retreats one hex") — it must, unless in Hindering
+/// terrain (3.7.1; a Town/Village is Hindering, 19.1), where its player chooses; never to or next
+/// to the attacker's hex, never into an enemy stack (21.4.1, 21.4.2 check the path). Cavalry
+/// withdraws 6–12 hexes (15.1.8, 22.1.2; Limbered Horse Artillery counts as cavalry, 22.1.3).
+fn before_close_combat(ctx: &Ctx, e: &Engagement) -> Result<Before, Refusal> {
+    use crate::combat::Retreat;
+    let s = ctx.eng.scenario;
+    let (a_hex, d_hex) = (e.a_hexes[0], e.d_hex);
+    let defenders: Vec<(&crate::scenario::Unit, crate::scenario::UnitFormation)> = e
+        .defenders
+        .iter()
+        .filter_map(|id| s.unit(id))
+        .map(|u| (u, super::movement::formation_now(s, &ctx.state, u)))
+        .collect();
+    let lone_skirmishers = !defenders.is_empty()
+        && defenders
+            .iter()
+            .all(|(u, _)| u.kind == UnitKind::Skirmisher);
+    let by_skirmishers_only = e
+        .attackers
+        .iter()
+        .filter_map(|id| s.unit(id))
+        .all(|u| u.kind == UnitKind::Skirmisher);
+    let cavalry = !defenders.is_empty()
+        && defenders.iter().all(|(u, f)| {
+            u.kind.is_cavalry()
+                || (matches!(
+                    u.kind,
+                    UnitKind::ArtilleryLightHorse | UnitKind::ArtilleryHeavyHorse
+                ) && *f == crate::scenario::UnitFormation::Limbered)
+        });
+    let skirmisher_may_leave = lone_skirmishers && !by_skirmishers_only;
+    if e.skirmisher_stands.is_some() && !skirmisher_may_leave {
+        return Err(Refusal::new(
+            "no-skirmisher-choice",
+            "15.1.7",
+            format!(
+                "the defenders at {d_hex} are not Skirmishers alone attacked by more than Skirmishers: there is no choice to stand or retreat [hex {d_hex}]"
+            ),
+            "drop --skirmisher-stands / --skirmisher-retreats",
+        ));
+    }
+    let left = |label: &str, retreat: Retreat, note: String| {
+        let mut r = Resolved::new(
+            label.to_string(),
+            SideResult::default(),
+            SideResult {
+                retreat,
+                ..SideResult::default()
+            },
+            crate::combat::Trace::default(),
+            vec![note],
+        );
+        r.moves_on = true;
+        Before::Left(r)
+    };
+    if cavalry {
+        return Ok(left(
+            "cavalry-withdraws",
+            Retreat::Cavalry { min: 6, max: 12 },
+            "cavalry attacked in Close Combat withdraws 6–12 hexes (15.1.8, 22.1.2)".into(),
+        ));
+    }
+    if !skirmisher_may_leave {
+        return Ok(Before::Fight(None));
+    }
+    let row = ctx
+        .eng
+        .movement
+        .terrain_row(ctx.eng.move_map.terrain(d_hex))
+        .0;
+    let hindering = row.hindering || row.town;
+    let who = &e.defenders[0];
+    match (hindering, e.skirmisher_stands) {
+        (false, Some(true)) => {
+            return Err(Refusal::new(
+                "skirmisher-must-retreat",
+                "15.1.7",
+                format!(
+                    "`{who}` is a lone Skirmisher outside Hindering terrain: it must retreat before the Close Combat, it may not stand (15.1.7) [hex {d_hex}]"
+                ),
+                "drop --skirmisher-stands: only in Hindering terrain may it stand",
+            ));
+        }
+        (true, None) => {
+            return Err(Refusal::new(
+                "skirmisher-undecided",
+                "15.1.7",
+                format!(
+                    "`{who}` is a lone Skirmisher in Hindering terrain: its player chooses whether it retreats before the Close Combat or stands and fights (15.1.7) [hex {d_hex}]"
+                ),
+                "give --skirmisher-retreats or --skirmisher-stands (the defending player's choice)",
+            ));
+        }
+        (true, Some(true)) => {
+            return Ok(Before::Fight(Some(
+                "the lone Skirmisher in Hindering terrain stands: C-size infantry (15.1.7, 15.4.4)"
+                    .into(),
+            )));
+        }
+        _ => {}
+    }
+    if skirmisher_room(ctx, &defenders[0].0.side, a_hex, d_hex).is_empty() {
+        return Ok(Before::Fight(Some(format!(
+            "the lone Skirmisher has no hex to retreat to, none next to {d_hex} being two hexes from {a_hex}, free of enemy units and enterable: it stands (15.1.7)"
+        ))));
+    }
+    Ok(left(
+        "skirmisher-retreats",
+        Retreat::OneHex,
+        format!(
+            "the lone Skirmisher retreats one hex before the Close Combat, not to or next to {a_hex} (15.1.7, errata)"
+        ),
+    ))
+}
+
+/// The hexes a lone Skirmisher at `at` may retreat into before a Close Combat from `attacker`
+/// (15.1.7): next to it, not to or next to the attacker's hex, on the map, enterable, free of
+/// enemy units and Line Extensions.
+fn skirmisher_room(ctx: &Ctx, side: &str, attacker: Hex, at: Hex) -> Vec<Hex> {
+    let s = ctx.eng.scenario;
+    let extensions = super::extensions::all(ctx, None);
+    at.neighbours()
+        .into_iter()
+        .filter(|h| h.distance(attacker) >= 2)
+        .filter(|h| crate::space::Space::contains(&ctx.eng.space, *h))
+        .filter(|h| {
+            crate::movement::path::step_cost(
+                &ctx.eng.move_map,
+                ctx.eng.movement,
+                "skirmish",
+                at,
+                *h,
+                false,
+            )
+            .is_ok()
+        })
+        .filter(|h| {
+            let enemy = |p: &String| s.unit(p).is_some_and(|u| u.side != side);
+            !ctx.state.positions.iter().any(|(p, x)| x == h && enemy(p))
+                && !extensions.iter().any(|(p, x)| x == h && enemy(p))
+        })
+        .collect()
 }
 
 /// 10.1.3: the units of both sides of a Close Combat or a Cavalry Charge may face freely at its
@@ -969,6 +1183,23 @@ fn close_combat(
         ));
     }
     super::movement::close_combat_cost(ctx, e.attackers, a_hex, d_hex)?;
+    // 12.1.1, 15.1.4: the attackers enter across a frontal hexside, unless the umpire rules.
+    let mut entry_note = None;
+    match e.entry_ruling {
+        None => super::movement::close_combat_entry(ctx, e.attackers, a_hex, d_hex)?,
+        Some(reason) => {
+            if super::movement::close_combat_entry(ctx, e.attackers, a_hex, d_hex).is_err() {
+                entry_note = Some(format!(
+                    "entered across a hexside that is not frontal (12.1.1), allowed by the umpire: {reason}"
+                ));
+            }
+        }
+    }
+    // 15.1.7, 15.1.8: a lone Skirmisher or cavalry may leave before the combat.
+    let before_note = match before_close_combat(ctx, &e)? {
+        Before::Left(r) => return Ok(r),
+        Before::Fight(note) => note,
+    };
     // 10.0, chart p4/p5: "Attacked in rear" −2, read from the defender's facing.
     let mut defender = e.defender;
     let (arc, _, aspect) = super::aspect::read(ctx, &e.defenders[0], d_hex, a_hex, false, e.aspect);
@@ -990,12 +1221,15 @@ fn close_combat(
     let r = resolve_close_combat(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
     readback.checks = r.checks.clone();
     readback.may_rush = r.may_rush;
+    let mut notes = r.notes;
+    notes.extend(entry_note);
+    notes.extend(before_note);
     Ok(Resolved::new(
         r.outcome.to_string(),
         r.attacker,
         r.defender,
         r.trace,
-        r.notes,
+        notes,
     ))
 }
 

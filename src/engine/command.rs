@@ -255,6 +255,14 @@ pub struct CombatOptions {
     /// reads from facing (10.0, decision 0140).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aspect: Option<super::aspect::AspectRuling>,
+    /// The umpire lets a Close Combat's attackers enter the defender's hex across a hexside
+    /// that is not frontal (12.1.1, 15.1.4), for this reason (decision 0151).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry_ruling: Option<String>,
+    /// A lone Skirmisher attacked in Close Combat in Hindering terrain: its player's choice to
+    /// stand (`Some(true)`) or retreat before the combat (`Some(false)`) (15.1.7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skirmisher_stands: Option<bool>,
     /// The attacking unit fights from the hex of its Line Extension (13.1.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attacker_at: Option<Hex>,

@@ -387,9 +387,10 @@ pub fn describe(e: &Event) -> String {
             outcome,
             attacker_retreat,
             defender_retreat,
+            moves_on,
             ..
         } => format!(
-            "{}: {} against {} → {outcome}; attacker retreat {attacker_retreat:?}, defender retreat {defender_retreat:?}",
+            "{}: {} against {} → {outcome}; attacker retreat {attacker_retreat:?}, defender retreat {defender_retreat:?}{}",
             match combat {
                 super::CombatKind::CloseCombat { .. } => "close combat (15)",
                 super::CombatKind::Charge { .. } => "cavalry charge (16)",
@@ -397,7 +398,12 @@ pub fn describe(e: &Event) -> String {
                 super::CombatKind::SkirmisherFire { .. } => "skirmisher fire (18)",
             },
             attackers.join("+"),
-            defenders.join("+")
+            defenders.join("+"),
+            if *moves_on {
+                " — the defenders left before it: nothing fought, the attackers spent 2 MP and may move on (15.1.7, 15.1.8)"
+            } else {
+                ""
+            }
         ),
         EventKind::CombatDice { dice: d, cells, .. } => format!(
             "combat dice {}{}",

@@ -352,6 +352,11 @@ pub enum EventKind {
         /// + 2; decision 0148).
         #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
         close_combat_half_mp: std::collections::BTreeMap<String, u32>,
+        /// The defenders left before the combat — a lone Skirmisher retreating (15.1.7) or
+        /// cavalry withdrawing (15.1.8, 22.1.2) — so nothing was fought and the attackers'
+        /// movement is not ended (decision 0152).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        moves_on: bool,
     },
     /// The dice of a combat and the non-seed table cells it used (umpire only).
     CombatDice {

@@ -621,6 +621,7 @@ fn apply(state: &mut GameState, event: &Event) {
             reface,
             retreats,
             close_combat_half_mp,
+            moves_on,
             ..
         } => {
             // 10.1.3: free to face any corner until it next moves or turns.
@@ -644,7 +645,10 @@ fn apply(state: &mut GameState, event: &Event) {
                 for u in attackers {
                     let m = state.movement.entry(u.clone()).or_default();
                     let mut p = m.spent_in(turn, player);
-                    p.attacked = Some(into);
+                    // 15.1.7, 15.1.8: when the defenders left first, the attackers move on.
+                    if !moves_on {
+                        p.attacked = Some(into);
+                    }
                     // 15.1.4: the MP it spent to initiate it.
                     p.halves += close_combat_half_mp.get(u).copied().unwrap_or(0);
                     m.moved = Some(p);

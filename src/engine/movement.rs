@@ -804,6 +804,73 @@ pub(crate) fn close_combat_cost(
     Ok(spent)
 }
 
+/// 12.1.1 with 15.1.4 and 10.0: Close Combat is movement into the defender's hex, so each
+/// attacker with standard facing must have the hexside it crosses in front. Skirmishers, Squares
+/// and a Line in a Town/Village face every way (10.0 sidebar, 10.1.4); commanders have no
+/// facing; an Unlimbered battery cannot move (its joining is the umpire's, decision 0146). A
+/// facing the set-up left open counts if any of its corners fronts the hexside (decision 0083).
+/// The attacker turns first with a move (10.1, 1 MP a corner); the umpire may allow the entry
+/// with a reason (`--allow-entry --ruling`). Decision 0151.
+pub(crate) fn close_combat_entry(
+    ctx: &Ctx,
+    attackers: &[String],
+    from: Hex,
+    into: Hex,
+) -> Result<(), Refusal> {
+    const SIDES: [&str; 6] = ["N", "NE", "SE", "S", "SW", "NW"];
+    let Some(d) = facing::direction(from, into) else {
+        return Ok(());
+    };
+    let s = ctx.eng.scenario;
+    let town = ctx
+        .eng
+        .movement
+        .terrain_row(ctx.eng.move_map.terrain(from))
+        .0
+        .town;
+    for id in attackers {
+        let Some(u) = s.unit(id) else { continue };
+        let f = formation_now(s, &ctx.state, u);
+        if f == UnitFormation::Unlimbered
+            || (town && u.kind == UnitKind::Infantry && f == UnitFormation::Line)
+        {
+            continue;
+        }
+        let Some(set) = facing_now(&ctx.state, u, f) else {
+            continue;
+        };
+        if facing::members(set).any(|c| c.arc(d) == facing::Arc::Front) {
+            continue;
+        }
+        // The cheapest corner that puts the hexside in front, for the help.
+        let turn = facing::members(set)
+            .flat_map(|c| {
+                Corner::fronting(d).map(|w| (facing::turn_cost(ctx.eng.movement, c, w), w))
+            })
+            .min()
+            .map(|(_, w)| w)
+            .unwrap_or(Corner::fronting(d)[0]);
+        let arc = if facing::members(set).any(|c| c.arc(d) == facing::Arc::Flank) {
+            "flank"
+        } else {
+            "rear"
+        };
+        return Err(Refusal::new(
+            "not-frontal",
+            "12.1.1",
+            format!(
+                "`{id}` faces {}: its {} hexside toward {into} is in its {arc}, and a Close Combat enters the defender's hex across a frontal hexside (12.1.1, 15.1.4, 10.0) [hex {into}]",
+                facing::show_set(set),
+                SIDES[d]
+            ),
+            format!(
+                "turn first: `move --piece {id} --to {from} --face {turn}` (10.1: 1 MP a corner); the umpire may allow it with `--allow-entry --ruling REASON`"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// 24.2: Skirmishers "may exceed this MA if they move the entire phase stacked with an infantry
 /// unit in Column, 'tagging along'"; 12.5.6.4: also along a Forced March, "without penalties". A
 /// Skirmisher that has not moved this phase may follow, hex for hex, the path of an infantry unit
