@@ -4,9 +4,10 @@
 //! not into enemy units or Prohibited terrain (21.4.2); a Routed unit retreats 6 hexes (21.4) —
 //! and what a retreat does on the way: Morale Degradation from one enemy ZoI hex directly into
 //! another (11.3.1), a Routed unit lowering the friendly stacks it passes through (21.4.4),
-//! Unlimbered artillery limbering (21.4.6). The retreating unit may then face as it likes
-//! (10.1.3; the `piece-moved` carries no MP). Decision 0141. Also which Routed stacks must
-//! retreat at the end of their Rally Phase, and how far (21.5 F; decision 0164).
+//! Unlimbered artillery limbering (21.4.6), terrain that Shakes or Disorganizes (21.4.7,
+//! decision 0165). The retreating unit may then face as it likes (10.1.3; the `piece-moved`
+//! carries no MP). Decision 0141. Also which Routed stacks must retreat at the end of their
+//! Rally Phase, and how far (21.5 F; decision 0164).
 //!
 //! Must not: do IO, roll dice or decide which units a combat makes retreat (the combat result
 //! says so; the owner or the umpire carries it out, in either player's turn).
@@ -415,6 +416,7 @@ pub(super) fn retreat(
     }
     // 11.3.1: "A unit retreats from one ZoI hex directly into another."
     let zoi = super::zones::enemy_zoi(ctx, &side);
+    let class = class_of(u, f);
     let mut prev = from;
     for &h in &path {
         if zoi.contains(&prev) && zoi.contains(&h) && morale(ctx) != MoraleState::Routed {
@@ -429,6 +431,10 @@ pub(super) fn retreat(
                 0,
             );
         }
+        // 21.4.7: "A retreating unit that enters terrain that would cause it to become Shaken or
+        // DG suffers the effect just as a voluntarily moving unit would" — after the step's
+        // Morale Degradation (12.2.5); a retreat never uses Road Movement (decision 0165).
+        super::zones::terrain_entry(ctx, &side, unit, class, prev, h, "21.4.7");
         prev = h;
     }
     // 21.4.4: a Routed stack retreating through a friendly stack lowers that stack by one.
