@@ -367,6 +367,7 @@ fn section(e: &EventKind) -> Option<&'static str> {
         K::CombatResolved { .. } | K::CombatDice { .. } | K::HqOverrun { .. } => "combat",
         K::UnitLossesTaken { .. }
         | K::MoraleDegraded { .. }
+        | K::RoutRetreatRequired { .. }
         | K::WreckedChanged { .. }
         | K::CommanderLost { .. }
         | K::StragglerCheck { .. } => "losses",

@@ -326,7 +326,18 @@ pub fn show_table(file: Option<&std::path::Path>, format: Format) -> CmdResult {
             if r.town {
                 flags.push("town");
             }
-            println!("  {:<14}{cells}  {}  ({})", r.name, flags.join(" "), r.rule);
+            // 12.2.5: the Sh/DG entry effects, e.g. `line DG*`.
+            let enters: Vec<String> = r
+                .enters
+                .iter()
+                .map(|(c, e)| format!("{c} {}{}", e.show(), mark(e.provenance)))
+                .collect();
+            let flags = if enters.is_empty() {
+                flags.join(" ")
+            } else {
+                format!("{} enters: {}", flags.join(" "), enters.join(", "))
+            };
+            println!("  {:<14}{cells}  {flags}  ({})", r.name, r.rule);
         }
     };
     rows(

@@ -1045,6 +1045,7 @@ fn retreats_due(
                 min,
                 max,
                 came_from,
+                clear_of: None,
             });
         }
     }
@@ -1915,7 +1916,8 @@ pub(super) fn eliminated_recovery(ctx: &mut Ctx, side: &str) -> Result<(), Refus
 
 /// The Rally Phase of the phasing player (5.1 step 6): Straggler Recovery (20.3.2; barred under
 /// Engage orders, easier in No Orders), Rally (21.5, a Routed stack always tries) and Cavalry
-/// Recovery (22.2.3), for every unit on the map. `out_of_command` comes from this turn's command
+/// Recovery (22.2.3), for every unit on the map; then the retreat owed by each Routed stack
+/// still within 6 hexes of the enemy (21.5 F). `out_of_command` comes from this turn's command
 /// range check.
 pub(super) fn rally_phase(
     ctx: &mut Ctx,
@@ -1996,7 +1998,8 @@ pub(super) fn rally_phase(
                 adjacent_to_enemy: distance <= 1,
                 // 11.4: in an enemy Zone of Influence (11: frontal hexes of enemy infantry).
                 in_enemy_zoi: zoi.contains(&hex),
-                enemy_within_6: distance <= 6,
+                // 21.5 F (decision 0164): the same reading as the retreat recorded below.
+                enemy_within_6: super::retreat::rally_rout_due(ctx, side, &id, hex).is_some(),
                 in_village_not_line: u.kind.is_infantry()
                     && terrain_at(s, hex) == Terrain::Village
                     && u.formation != crate::scenario::UnitFormation::Line,
@@ -2063,5 +2066,7 @@ pub(super) fn rally_phase(
             }
         }
     }
+    // 21.5 F: the Routed stacks still near the enemy retreat (decision 0164).
+    super::retreat::rally_rout_retreats(ctx, side);
     Ok(())
 }

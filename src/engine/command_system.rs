@@ -1270,7 +1270,16 @@ pub(super) fn retreat_piece(
     path: &[Hex],
     cause: Hex,
 ) -> Result<(), Refusal> {
-    require_step(ctx, Step::Operations, "A retreat")?;
+    // A retreat owed is made at once, in the Command Phase too: the Rally Phase's ends a player
+    // turn (21.5 F, "immediately retreated"; decision 0164).
+    let owed = ctx
+        .state
+        .movement
+        .get(piece)
+        .is_some_and(|m| m.retreat_due.is_some());
+    if !(owed && ctx.state.step == Step::Command) {
+        require_step(ctx, Step::Operations, "A retreat")?;
+    }
     super::retreat::retreat(ctx, piece, to, path, cause)
 }
 

@@ -391,6 +391,14 @@ pub enum EventKind {
         blown: bool,
         dice: Vec<Die>,
     },
+    /// A Routed stack fewer than 6 hexes from the enemy at the end of its Rally Phase must
+    /// retreat until it is 6 hexes from the closest enemy unit (21.5 F, decision 0164); it owes
+    /// the retreat until its next move, as a combat's (decision 0147).
+    RoutRetreatRequired {
+        retreat: super::state::RetreatDue,
+        /// Hexes to the closest enemy combat unit as the Rally Phase ended.
+        nearest: u32,
+    },
     /// An eliminated infantry unit's Straggler Recovery off the map (20.3.2, decision 0163):
     /// tried at `at`, its formation's hub; a pass returns it to play there with the Stragglers
     /// recovered.
@@ -566,6 +574,7 @@ impl Event {
             | EventKind::FormationChanged { .. }
             | EventKind::FacingChanged { .. }
             | EventKind::MoraleDegraded { .. }
+            | EventKind::RoutRetreatRequired { .. }
             | EventKind::MovementPointsLost { .. }
             | EventKind::LineExtended { .. }
             | EventKind::LineRetracted { .. }

@@ -468,6 +468,14 @@ fn apply(state: &mut GameState, event: &Event) {
             u.morale = *morale_after;
             u.blown = *blown;
         }
+        // 21.5 F: owed until the unit next moves, as a combat's retreat (0147, 0164).
+        EventKind::RoutRetreatRequired { retreat, .. } => {
+            state
+                .movement
+                .entry(retreat.unit.clone())
+                .or_default()
+                .retreat_due = Some(retreat.clone());
+        }
         // 20.3.2: a pass puts it back in play at the hex tried, in Normal morale (0163).
         EventKind::EliminatedUnitRecovery {
             unit,

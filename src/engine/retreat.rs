@@ -4,11 +4,13 @@
 //! not into enemy units or Prohibited terrain (21.4.2); a Routed unit retreats 6 hexes (21.4) —
 //! and what a retreat does on the way: Morale Degradation from one enemy ZoI hex directly into
 //! another (11.3.1), a Routed unit lowering the friendly stacks it passes through (21.4.4),
-//! Unlimbered artillery limbering (21.4.6). The retreating unit may then face as it likes
-//! (10.1.3; the `piece-moved` carries no MP). Decision 0141.
+//! Unlimbered artillery limbering (21.4.6), terrain that Shakes or Disorganizes (21.4.7,
+//! decision 0165). The retreating unit may then face as it likes (10.1.3; the `piece-moved`
+//! carries no MP). Decision 0141. Also which Routed stacks must retreat at the end of their
+//! Rally Phase, and how far (21.5 F; decision 0164).
 //!
-//! Must not: do IO, roll dice or decide which units must retreat (the combat result says so; the
-//! owner or the umpire carries it out, in either player's turn).
+//! Must not: do IO, roll dice or decide which units a combat makes retreat (the combat result
+//! says so; the owner or the umpire carries it out, in either player's turn).
 
 use super::event::EventKind;
 use super::state::RetreatDue;
@@ -21,6 +23,8 @@ use crate::scenario::{Unit, UnitFormation, UnitKind};
 const MAX_HEXES: usize = 12;
 /// A Routed unit retreats this many hexes (21.4).
 const ROUT_HEXES: usize = 6;
+/// A Routed stack ends the Rally Phase at least this many hexes from the enemy (21.5 F).
+const RALLY_CLEAR_OF: u32 = 6;
 
 fn no(code: &'static str, rule: &'static str, msg: String, help: &str) -> Refusal {
     Refusal::new(
@@ -44,8 +48,9 @@ fn class_of(u: &Unit, f: UnitFormation) -> &'static str {
     }
 }
 
-/// Hexes to the nearest enemy combat unit (not commanders, HQs or trains), if any.
-fn nearest_enemy(ctx: &Ctx, side: &str, at: Hex) -> Option<u32> {
+/// The closest enemy combat unit (not commanders, HQs or trains; Line Extensions count): its
+/// distance in hexes and its hex, the first by piece id among equals; `None` with no enemy.
+fn closest_enemy(ctx: &Ctx, side: &str, at: Hex) -> Option<(u32, Hex)> {
     let s = ctx.eng.scenario;
     ctx.state
         .positions
@@ -54,19 +59,84 @@ fn nearest_enemy(ctx: &Ctx, side: &str, at: Hex) -> Option<u32> {
             s.unit(p)
                 .is_some_and(|u| u.side != side && u.kind != UnitKind::Train)
         })
-        .map(|(_, h)| h.distance(at))
+        .map(|(_, h)| (h.distance(at), *h))
         .chain(
             super::extensions::all(ctx, None)
                 .into_iter()
                 .filter(|(p, _)| s.unit(p).is_some_and(|u| u.side != side))
-                .map(|(_, h)| h.distance(at)),
+                .map(|(_, h)| (h.distance(at), h)),
         )
-        .min()
+        .min_by_key(|(d, _)| *d)
+}
+
+/// Hexes to the nearest enemy combat unit, if any.
+fn nearest_enemy(ctx: &Ctx, side: &str, at: Hex) -> Option<u32> {
+    closest_enemy(ctx, side, at).map(|(d, _)| d)
+}
+
+/// 21.5 F: "Any remaining Routed stacks that are within 6 hexes of enemy units, retreat as
+/// described in 21.4"; the 21.4 sidebar says how far: "A Routed unit that is less than 6 hexes
+/// from any enemy units at the end of the friendly Rally Phase is immediately retreated until it
+/// is 6 hexes away from the closest enemy unit. Otherwise, it stays in place." The retreat a
+/// Routed unit of `side` at `at` owes, away from the closest enemy combat unit, and that unit's
+/// distance; `None` when it is 6 or more hexes away (decision 0164).
+pub(super) fn rally_rout_due(
+    ctx: &Ctx,
+    side: &str,
+    unit: &str,
+    at: Hex,
+) -> Option<(RetreatDue, u32)> {
+    let (d, cause) = closest_enemy(ctx, side, at)?;
+    if d >= RALLY_CLEAR_OF {
+        return None;
+    }
+    let retreat = RetreatDue {
+        unit: unit.to_string(),
+        cause,
+        // Each hex puts it at most one hex farther away.
+        min: (RALLY_CLEAR_OF - d) as u8,
+        max: MAX_HEXES as u8,
+        came_from: None,
+        clear_of: Some(RALLY_CLEAR_OF as u8),
+    };
+    Some((retreat, d))
+}
+
+/// 21.5 F (decision 0164): the side's Routed units on the map fewer than 6 hexes from the enemy
+/// as its Rally Phase ends each owe a retreat, recorded like a combat's (decision 0147).
+pub(super) fn rally_rout_retreats(ctx: &mut Ctx, side: &str) {
+    let s = ctx.eng.scenario;
+    let routed: Vec<(String, Hex)> = ctx
+        .state
+        .positions
+        .iter()
+        .filter(|(p, _)| s.unit(p).is_some_and(|u| u.side == side))
+        .filter(|(p, _)| {
+            ctx.state
+                .units
+                .get(*p)
+                .is_some_and(|x| x.morale == MoraleState::Routed)
+        })
+        .map(|(p, h)| (p.clone(), *h))
+        .collect();
+    for (unit, at) in routed {
+        if let Some((retreat, nearest)) = rally_rout_due(ctx, side, &unit, at) {
+            ctx.emit_side(side, EventKind::RoutRetreatRequired { retreat, nearest });
+        }
+    }
 }
 
 /// The retreat the combat required (decision 0147): from its cause, for as many hexes as its
-/// result said.
-fn check_due(d: &RetreatDue, hexes: usize, cause: Hex) -> Result<(), Refusal> {
+/// result said; or the Rally Phase's (21.5 F, decision 0164): until the unit is 6 hexes from
+/// the closest enemy unit, and no farther.
+fn check_due(
+    ctx: &Ctx,
+    side: &str,
+    d: &RetreatDue,
+    path: &[Hex],
+    cause: Hex,
+) -> Result<(), Refusal> {
+    let hexes = path.len();
     if cause != d.cause {
         return Err(no(
             "retreat-cause",
@@ -77,6 +147,9 @@ fn check_due(d: &RetreatDue, hexes: usize, cause: Hex) -> Result<(), Refusal> {
             ),
             &format!("give --retreat-from {}", d.cause),
         ));
+    }
+    if let Some(clear) = d.clear_of {
+        return check_clear_of(ctx, side, d, path, u32::from(clear));
     }
     let (min, max) = (usize::from(d.min), usize::from(d.max));
     if (min..=max).contains(&hexes) {
@@ -103,6 +176,48 @@ fn check_due(d: &RetreatDue, hexes: usize, cause: Hex) -> Result<(), Refusal> {
     ))
 }
 
+/// 21.5 F with the 21.4 sidebar: the Routed stack retreats "until it is 6 hexes away from the
+/// closest enemy unit": its last hex is that far from every enemy combat unit and no hex
+/// before it is (it stops there).
+fn check_clear_of(
+    ctx: &Ctx,
+    side: &str,
+    d: &RetreatDue,
+    path: &[Hex],
+    clear: u32,
+) -> Result<(), Refusal> {
+    let away = |h: Hex| nearest_enemy(ctx, side, h).unwrap_or(u32::MAX);
+    let last = path.len() - 1;
+    for (i, &h) in path.iter().enumerate() {
+        let far = away(h);
+        if i < last && far >= clear {
+            return Err(no(
+                "rout-past-clear",
+                "21.5",
+                format!(
+                    "`{}` is {far} hexes from the closest enemy unit at {h}, hex {} of the {}: a Routed stack \"is immediately retreated until it is 6 hexes away from the closest enemy unit\" and stops there (21.5 F) [hex {h}]",
+                    d.unit,
+                    i + 1,
+                    path.len()
+                ),
+                &format!("end the retreat at {h}"),
+            ));
+        }
+        if i == last && far < clear {
+            return Err(no(
+                "rout-not-clear",
+                "21.5",
+                format!(
+                    "`{}` would end at {h}, {far} hexes from the closest enemy unit: a Routed stack retreats until it is {clear} hexes away (21.5 F) [hex {h}]",
+                    d.unit
+                ),
+                "go on until it is 6 hexes from every enemy combat unit; a unit that cannot is removed (21.4.2)",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Check a retreat's path against 21.4, 21.4.1 and 21.4.2; `path` runs from the first hex
 /// entered to the last.
 fn check_path(
@@ -127,7 +242,7 @@ fn check_path(
         ));
     }
     if let Some(d) = due {
-        check_due(d, path.len(), cause)?;
+        check_due(ctx, &u.side, d, path, cause)?;
     } else if routed && path.len() != ROUT_HEXES {
         return Err(no(
             "rout-six-hexes",
@@ -301,6 +416,7 @@ pub(super) fn retreat(
     }
     // 11.3.1: "A unit retreats from one ZoI hex directly into another."
     let zoi = super::zones::enemy_zoi(ctx, &side);
+    let class = class_of(u, f);
     let mut prev = from;
     for &h in &path {
         if zoi.contains(&prev) && zoi.contains(&h) && morale(ctx) != MoraleState::Routed {
@@ -315,6 +431,10 @@ pub(super) fn retreat(
                 0,
             );
         }
+        // 21.4.7: "A retreating unit that enters terrain that would cause it to become Shaken or
+        // DG suffers the effect just as a voluntarily moving unit would" — after the step's
+        // Morale Degradation (12.2.5); a retreat never uses Road Movement (decision 0165).
+        super::zones::terrain_entry(ctx, &side, unit, class, prev, h, "21.4.7");
         prev = h;
     }
     // 21.4.4: a Routed stack retreating through a friendly stack lowers that stack by one.

@@ -353,8 +353,8 @@ pub struct UnitMovement {
     pub retreat_due: Option<RetreatDue>,
 }
 
-/// A retreat a combat requires of one unit (21.4, 15.3.8, 16.x): from which hex and how many
-/// hexes. Decision 0147.
+/// A retreat a combat (21.4, 15.3.8, 16.x; decision 0147) or the Rally Phase (21.5 F; decision
+/// 0164) requires of one unit: from which hex and how many hexes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RetreatDue {
     pub unit: String,
@@ -368,6 +368,11 @@ pub struct RetreatDue {
     /// the retreat's first hex (21.4.1, 15.3.8), so `min`/`max` are the hexes beyond it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub came_from: Option<Hex>,
+    /// A Routed stack at the end of its Rally Phase (21.5 F): it retreats "until it is 6 hexes
+    /// away from the closest enemy unit" — its last hex this far from every enemy combat unit,
+    /// no hex before it (decision 0164). Absent for a combat's retreat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clear_of: Option<u8>,
 }
 
 impl UnitMovement {

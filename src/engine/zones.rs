@@ -142,6 +142,61 @@ pub(crate) fn degrade(
     after != MoraleState::Routed
 }
 
+/// 12.2.5: "Some terrain types can cause a unit to become Shaken or Disorganized as indicated on
+/// the Movement Table. These results are only implemented if the unit is currently in a better
+/// Morale State." `unit`, moving as `class`, enters `to` from `from` (not by Road Movement): the
+/// table's `enters` cell, if any, lowers it to that state. Called after the step's Morale
+/// Degradation (12.2.5: "implement the Morale Degradation first"). Retreats call it (21.4.7);
+/// voluntary moves do not yet (decision 0165). True when it changed the unit.
+pub(crate) fn terrain_entry(
+    ctx: &mut Ctx,
+    side: &str,
+    unit: &str,
+    class: &str,
+    from: Hex,
+    to: Hex,
+    rule: &str,
+) -> bool {
+    let map = &ctx.eng.move_map;
+    let terrain = map.terrain(to);
+    let Some(e) = ctx
+        .eng
+        .movement
+        .entry_effect(class, terrain, map.hexside(from, to))
+    else {
+        return false;
+    };
+    let target = match e.effect {
+        crate::movement::tables::EntryEffect::Shaken => MoraleState::Shaken,
+        crate::movement::tables::EntryEffect::Disorganized => MoraleState::Disorganized,
+    };
+    let now = ctx
+        .state
+        .units
+        .get(unit)
+        .map(|x| x.morale)
+        .unwrap_or_default();
+    if now <= target {
+        return false;
+    }
+    let reason = format!(
+        "entered {terrain} at {to} as {class}: {} on the Movement Table ({}, {}; 12.2.5)",
+        e.show(),
+        e.rule,
+        e.provenance
+    );
+    ctx.emit_side(
+        side,
+        EventKind::MoraleDegraded {
+            unit: unit.to_string(),
+            morale: target,
+            rule: rule.to_string(),
+            reason,
+        },
+    );
+    true
+}
+
 /// 12.1.2: a unit that becomes Disorganized while moving halves its remaining MP.
 pub(crate) fn halve(ctx: &mut Ctx, side: &str, unit: &str, left: u32) {
     let lost = left / 2; // the unit keeps the larger half (decision 0084)

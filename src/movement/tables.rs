@@ -111,6 +111,35 @@ pub fn show_halves(h: u32) -> String {
     }
 }
 
+/// A Sh/DG entry effect of the Movement Table (chart p2 legend, 12.2.5): a unit entering the
+/// hex or crossing the hexside other than by Road Movement — a retreat included (21.4.7) —
+/// becomes at worst this.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EntryEffect {
+    Shaken,
+    Disorganized,
+}
+
+/// One class's entry effect with where it came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Entry {
+    pub effect: EntryEffect,
+    pub provenance: Provenance,
+    /// The rule the cell comes from (the row's when not given).
+    pub rule: String,
+}
+
+impl Entry {
+    /// As the chart writes it: `Sh`, `DG`.
+    pub fn show(&self) -> &'static str {
+        match self.effect {
+            EntryEffect::Shaken => "Sh",
+            EntryEffect::Disorganized => "DG",
+        }
+    }
+}
+
 /// A row of costs per movement class.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Row {
@@ -124,6 +153,10 @@ pub struct Row {
     pub town: bool,
     /// Slope rows only: the difference in levels this row is for.
     pub levels: u8,
+    /// The Sh/DG entry effect per class (`enters = { line = "dg" }`), for the classes that
+    /// have one (12.2.5, 21.4.7).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub enters: BTreeMap<String, Entry>,
 }
 
 impl Row {
@@ -280,7 +313,7 @@ fn parse_row(section: &str, name: &str, v: &toml::Value) -> Result<Row, Movement
     for (k, val) in t {
         match k.as_str() {
             "rule" | "provenance" | "cell_provenance" | "blocking" | "hindering" | "fortified"
-            | "town" | "levels" => {}
+            | "town" | "levels" | "enters" => {}
             c if CLASSES.contains(&c) => {
                 let halves = cell_halves(val, section, name, c)?;
                 let provenance = cell_prov.get(c).copied().unwrap_or(provenance);
@@ -319,20 +352,94 @@ fn parse_row(section: &str, name: &str, v: &toml::Value) -> Result<Row, Movement
     if section == "slope" && !(1..=9).contains(&levels) {
         return Err(row_err(section, name, "`levels` must be 1–9"));
     }
+    let rule: String = t
+        .get("rule")
+        .and_then(toml::Value::as_str)
+        .unwrap_or_default()
+        .into();
+    let enters = match t.get("enters") {
+        Some(v) => parse_enters(section, name, v, provenance, &rule)?,
+        None => BTreeMap::new(),
+    };
     Ok(Row {
         name: name.into(),
-        rule: t
-            .get("rule")
-            .and_then(toml::Value::as_str)
-            .unwrap_or_default()
-            .into(),
+        rule,
         cells,
         blocking: flag("blocking"),
         hindering: flag("hindering") || flag("fortified"),
         fortified: flag("fortified"),
         town: flag("town"),
         levels: levels as u8,
+        enters,
     })
+}
+
+/// `enters = { CLASS = "sh" | "dg", provenance = …, rule = … }`: the Sh/DG entry effects of a
+/// row (chart p2 legend, 12.2.5); provenance and rule default to the row's.
+fn parse_enters(
+    section: &str,
+    name: &str,
+    v: &toml::Value,
+    row_provenance: Provenance,
+    row_rule: &str,
+) -> Result<BTreeMap<String, Entry>, MovementTableError> {
+    let t = v.as_table().ok_or_else(|| {
+        row_err(
+            section,
+            name,
+            "enters: expected a table such as { line = \"dg\" }",
+        )
+    })?;
+    let provenance = match t.get("provenance") {
+        Some(p) => p
+            .clone()
+            .try_into()
+            .map_err(|e| row_err(section, name, format!("enters.provenance: {e}")))?,
+        None => row_provenance,
+    };
+    let rule = t
+        .get("rule")
+        .and_then(toml::Value::as_str)
+        .unwrap_or(row_rule)
+        .to_string();
+    let mut out = BTreeMap::new();
+    for (k, val) in t {
+        match k.as_str() {
+            "provenance" | "rule" => {}
+            c if CLASSES.contains(&c) => {
+                let effect = match val.as_str().map(str::to_ascii_lowercase).as_deref() {
+                    Some("sh" | "shaken") => EntryEffect::Shaken,
+                    Some("dg" | "disorganized") => EntryEffect::Disorganized,
+                    _ => {
+                        return Err(row_err(
+                            section,
+                            name,
+                            format!("enters.{c}: expected \"sh\" or \"dg\", found {val}"),
+                        ));
+                    }
+                };
+                out.insert(
+                    c.to_string(),
+                    Entry {
+                        effect,
+                        provenance,
+                        rule: rule.clone(),
+                    },
+                );
+            }
+            other => {
+                return Err(row_err(
+                    section,
+                    name,
+                    format!(
+                        "enters: unknown class `{other}`; the classes are {}",
+                        CLASSES.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn parse_scalars(
@@ -540,6 +647,28 @@ impl MovementTables {
         }
     }
 
+    /// The Sh/DG entry effect for `class` entering a hex of `terrain` across a `hexside` feature
+    /// (12.2.5): the worse of the two, with its cell.
+    pub fn entry_effect(
+        &self,
+        class: &str,
+        terrain: &str,
+        hexside: Option<&str>,
+    ) -> Option<&Entry> {
+        let hex = self.terrain_row(terrain).0.enters.get(class);
+        let side = hexside
+            .and_then(|k| self.hexside.get(k))
+            .and_then(|r| r.enters.get(class));
+        match (hex, side) {
+            (Some(a), Some(b)) => Some(if b.effect == EntryEffect::Disorganized {
+                b
+            } else {
+                a
+            }),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// The slope row for a difference of `levels` (the highest row at or below it).
     pub fn slope_row(&self, levels: u32) -> Option<&Row> {
         if levels == 0 {
@@ -587,6 +716,31 @@ mod tests {
         assert!(e.to_string().contains("no cost for class `column`"), "{e}");
         let e = MovementTables::with_override("[terrain.clear]\nline = 1.25\ncolumn = 1\nskirmish = 1\ncavalry = 1\nartillery = 1\ntrain = 1\n").unwrap_err();
         assert!(e.to_string().contains("half number"), "{e}");
+    }
+
+    #[test]
+    fn entry_effects_load_with_their_provenance_and_a_bad_one_names_its_place() {
+        // 19.3 with 21.4.7: a Line entering a Town/Village becomes DG (derived).
+        let t = builtin();
+        let e = &t.terrain["village"].enters["line"];
+        assert_eq!(e.effect, EntryEffect::Disorganized);
+        assert_eq!(e.provenance, Provenance::Derived);
+        assert!(!t.terrain["village"].enters.contains_key("column"));
+        assert!(t.terrain["clear"].enters.is_empty());
+        let e = MovementTables::with_override("[terrain.mud]\nline = 3\ncolumn = 2\nskirmish = 1\ncavalry = 3\nartillery = 3\ntrain = 3\nenters = { cavalry = \"x\" }\n").unwrap_err();
+        assert!(
+            e.to_string().contains("[terrain.mud]") && e.to_string().contains("enters.cavalry"),
+            "{e}"
+        );
+        let t = MovementTables::with_override("[hexside.stream]\nline = 2\ncolumn = 1\nskirmish = 1\ncavalry = 2\nartillery = 3\ntrain = 3\nenters = { line = \"sh\", cavalry = \"dg\" }\n").unwrap();
+        assert_eq!(
+            t.hexside["stream"].enters["line"].effect,
+            EntryEffect::Shaken
+        );
+        assert_eq!(
+            t.hexside["stream"].enters["cavalry"].provenance,
+            Provenance::Seed
+        );
     }
 
     #[test]
