@@ -40,6 +40,10 @@ pub struct UnitLosses {
     pub retreat: crate::combat::Retreat,
     pub blown: bool,
     pub track: LossTrack,
+    /// The unit fought as its Line Extension in this hex: the Morale Change is the
+    /// extension's alone (13.3.1) unless it Routs; the losses are the unit's (13.3.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension: Option<Hex>,
 }
 
 /// What the combat core decided, step by step, as the umpire reads it back (and conformance
@@ -293,9 +297,12 @@ fn combatant(ctx: &Ctx, ids: &[String], hex: Hex, quality: SkirmisherQuality) ->
         Size::stack(&sizes),
         lead.morale.unwrap_or(crate::scenario::MoraleRating::C),
     );
+    // 13.3.1: a Line Extension fighting in its own hex has its own Morale State.
     c.morale_state = ids
         .iter()
-        .map(|id| state_of(id).morale)
+        .map(|id| {
+            super::extensions::part(&ctx.state, id, hex).map_or(state_of(id).morale, |p| p.morale)
+        })
         .min()
         .unwrap_or_default();
     // Its formation now: the last change recorded by movement (8), else its set-up.
@@ -437,6 +444,7 @@ fn pass_on_losses(
                     retreat: r.retreat,
                     blown: false,
                     track,
+                    extension: None,
                 },
             },
         );
@@ -751,6 +759,7 @@ pub(super) fn resolve(
             &r.attacker,
             absorbing[0].as_ref(),
             false,
+            options.attacker_at,
         );
     }
     apply(
@@ -760,6 +769,7 @@ pub(super) fn resolve(
         &r.defender,
         absorbing[1].as_ref(),
         r.others_rout,
+        options.defender_at,
     );
     for (side, ids) in [(&a_side, attackers), (&d_side, defenders)] {
         for id in ids {
@@ -1587,6 +1597,7 @@ fn apply(
     r: &SideResult,
     skirmisher: Option<&(String, u8)>,
     others_rout: bool,
+    at_extension: Option<Hex>,
 ) {
     let lead = units[0].as_str();
     let s = ctx.eng.scenario;
@@ -1637,6 +1648,7 @@ fn apply(
         retreat: r.retreat,
         blown: r.blown,
         track,
+        extension: at_extension,
     };
     ctx.emit_side(
         side,
@@ -1657,6 +1669,7 @@ fn apply(
             retreat: r.retreat,
             blown: false,
             track: t,
+            extension: None,
         };
         emit_stack_mate(ctx, side, id, extra);
     }
@@ -1675,6 +1688,7 @@ fn apply(
             retreat: r.retreat,
             blown: false,
             track,
+            extension: None,
         };
         emit_stack_mate(ctx, side, sk, l);
     }
@@ -1699,6 +1713,7 @@ fn apply(
             },
             blown: false,
             track,
+            extension: None,
         };
         emit_stack_mate(ctx, side, id, l);
     }
@@ -1714,6 +1729,7 @@ fn apply(
                 retreat: crate::combat::Retreat::Rout,
                 blown: false,
                 track,
+                extension: None,
             };
             emit_stack_mate(ctx, side, id, l);
         }

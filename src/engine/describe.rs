@@ -305,15 +305,22 @@ pub fn describe(e: &Event) -> String {
             unit,
             hexes,
             half_mp,
-        } => format!(
-            "{unit} takes back its Line Extensions from {} ({} MP, 13.1.4)",
-            hexes
+            eliminated,
+        } => {
+            let list = hexes
                 .iter()
                 .map(|h| h.to_string())
                 .collect::<Vec<_>>()
-                .join(", "),
-            crate::movement::tables::show_halves(*half_mp)
-        ),
+                .join(", ");
+            if *eliminated {
+                format!("{unit} is too weak for its Line Extensions in {list}: eliminated (13.3.2)")
+            } else {
+                format!(
+                    "{unit} takes back its Line Extensions from {list} ({} MP, 13.1.4)",
+                    crate::movement::tables::show_halves(*half_mp)
+                )
+            }
+        }
         EventKind::MovementCheck {
             unit,
             rule,

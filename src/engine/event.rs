@@ -281,6 +281,10 @@ pub enum EventKind {
         unit: String,
         hexes: Vec<Hex>,
         half_mp: u32,
+        /// Eliminated for want of strength (13.3.2), not rejoining: the unit does not take
+        /// their Morale State or MP (13.3.1, 13.1.4).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        eliminated: bool,
     },
     /// A scenario rule's roll that may halve a unit's Movement Allowance for this turn
     /// (Talavera scenario 2, Ruffin's Attack: halved on 4–6).

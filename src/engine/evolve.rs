@@ -16,6 +16,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 .is_some_and(|u| u.morale == crate::combat::MoraleState::Routed)
         {
             m.extensions.clear();
+            m.extension_parts.clear();
         }
     }
 }
@@ -357,12 +358,27 @@ fn apply(state: &mut GameState, event: &Event) {
             }
         }
         EventKind::LineExtended {
-            unit, hex, half_mp, ..
+            unit,
+            hex,
+            half_mp,
+            extension_half_mp,
         } => {
             let (turn, player) = (state.turn, state.player);
+            let morale = state.units.get(unit).map(|u| u.morale).unwrap_or_default();
             let u = state.movement.entry(unit.clone()).or_default();
             u.extensions.push(*hex);
             let mut m = u.spent_in(turn, player);
+            // 13.1.2: the extension starts with its parent's Morale State, facing and remaining
+            // MP, and pays its own 1 MP + hex (13.1.3).
+            let mut own = m;
+            own.halves += extension_half_mp;
+            u.extension_parts.retain(|p| p.hex != *hex);
+            u.extension_parts.push(ExtensionPart {
+                hex: *hex,
+                morale,
+                facing: u.facing,
+                moved: Some(own),
+            });
             m.halves += half_mp;
             u.moved = Some(m);
         }
@@ -370,13 +386,34 @@ fn apply(state: &mut GameState, event: &Event) {
             unit,
             hexes,
             half_mp,
+            eliminated,
         } => {
             let (turn, player) = (state.turn, state.player);
             let u = state.movement.entry(unit.clone()).or_default();
             u.extensions.retain(|h| !hexes.contains(h));
             let mut m = u.spent_in(turn, player);
+            let (back, kept): (Vec<ExtensionPart>, Vec<ExtensionPart>) = u
+                .extension_parts
+                .drain(..)
+                .partition(|p| hexes.contains(&p.hex));
+            u.extension_parts = kept;
+            let mut worst = None;
+            if !eliminated {
+                // 13.3.1: rejoining, "the stack adopts the worst Morale State and fewest
+                // Movement Points remaining"; 13.1.4: the extension's MP if fewer.
+                for p in &back {
+                    m.halves = m.halves.max(p.spent_in(turn, player).halves);
+                    worst = Some(
+                        worst.map_or(p.morale, |w: crate::combat::MoraleState| w.min(p.morale)),
+                    );
+                }
+            }
             m.halves += half_mp;
             u.moved = Some(m);
+            if let Some(w) = worst {
+                let st = state.units.entry(unit.clone()).or_default();
+                st.morale = st.morale.min(w);
+            }
         }
         EventKind::AllowanceHalved { unit, halved, .. } => {
             if *halved {
@@ -437,9 +474,31 @@ fn apply(state: &mut GameState, event: &Event) {
             }
         }
         EventKind::UnitLossesTaken { unit, losses } => {
+            // 13.3.1: a Morale Change taken by a Line Extension is its own, unless it Routs
+            // (then the whole unit is Routed and collapses, below in `evolve`).
+            let part = losses
+                .extension
+                .filter(|_| losses.morale_after != crate::combat::MoraleState::Routed)
+                .and_then(|h| {
+                    state
+                        .movement
+                        .get_mut(unit)?
+                        .extension_parts
+                        .iter_mut()
+                        .find(|p| p.hex == h)
+                });
+            let own = match part {
+                Some(p) => {
+                    p.morale = losses.morale_after;
+                    false
+                }
+                None => true,
+            };
             let u = state.units.entry(unit.clone()).or_default();
             u.track = losses.track;
-            u.morale = losses.morale_after;
+            if own {
+                u.morale = losses.morale_after;
+            }
             u.blown = losses.blown;
             u.last_combat_turn = Some(turn);
             eliminate_if_spent(state, unit);
