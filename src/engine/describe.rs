@@ -301,6 +301,18 @@ pub fn describe(e: &Event) -> String {
             crate::movement::tables::show_halves(*half_mp),
             crate::movement::tables::show_halves(*extension_half_mp)
         ),
+        EventKind::ExtensionMoved {
+            unit,
+            from,
+            to,
+            half_mp,
+            facing,
+            ..
+        } => format!(
+            "{unit}'s Line Extension moves from {from} to {to} on its own ({} MP of its own{}, 13.1.2)",
+            crate::movement::tables::show_halves(*half_mp),
+            facing.map_or(String::new(), |f| format!("; faces {f}"))
+        ),
         EventKind::LineRetracted {
             unit,
             hexes,

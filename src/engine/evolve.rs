@@ -382,6 +382,31 @@ fn apply(state: &mut GameState, event: &Event) {
             m.halves += half_mp;
             u.moved = Some(m);
         }
+        EventKind::ExtensionMoved {
+            unit,
+            from,
+            to,
+            path,
+            half_mp,
+            facing,
+        } => {
+            let (turn, player) = (state.turn, state.player);
+            if let Some(m) = state.movement.get_mut(unit) {
+                for h in m.extensions.iter_mut().filter(|h| **h == *from) {
+                    *h = *to;
+                }
+                if let Some(p) = m.extension_parts.iter_mut().find(|p| p.hex == *from) {
+                    p.hex = *to;
+                    let mut spent = p.spent_in(turn, player);
+                    spent.halves += half_mp;
+                    spent.hexes += path.len().saturating_sub(1) as u32;
+                    p.moved = Some(spent);
+                    if facing.is_some() {
+                        p.facing = *facing;
+                    }
+                }
+            }
+        }
         EventKind::LineRetracted {
             unit,
             hexes,
@@ -685,7 +710,12 @@ fn apply(state: &mut GameState, event: &Event) {
         } => {
             // 10.1.3: free to face any corner until it next moves or turns.
             for u in reface {
-                state.movement.entry(u.clone()).or_default().reface_free = true;
+                let m = state.movement.entry(u.clone()).or_default();
+                m.reface_free = true;
+                // Its Line Extensions too (13.1.1): they face as it may, for nothing.
+                for p in &mut m.extension_parts {
+                    p.facing = None;
+                }
             }
             // 21.4: owed until the unit next moves (its retreat, or the umpire's placement).
             for r in retreats {
