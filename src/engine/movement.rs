@@ -635,6 +635,9 @@ fn move_extension(
         |c| 1 << c.index(),
     ));
     m.face = opts.face;
+    if to == at && given.len() <= 1 {
+        return turn_extension(ctx, side, u, at, &m, opts.face);
+    }
     let r = judge_path(ctx, side, u, &m, at, to, given)?;
     if r.minimum_move || r.routed || r.halved > 0 || !r.zoi_degradations.is_empty() {
         return Err(no(
@@ -655,6 +658,62 @@ fn move_extension(
             path: r.path.clone(),
             half_mp: r.charged,
             facing: r.facing,
+        },
+    );
+    Ok(())
+}
+
+/// A Line Extension turning in its hex (10.1.1, 10.1.2; 10.1.4: free in a Town/Village), with
+/// its own MP (13.1.2).
+fn turn_extension(
+    ctx: &mut Ctx,
+    side: &str,
+    u: &Unit,
+    at: Hex,
+    m: &Mover,
+    face: Option<Corner>,
+) -> Result<(), Refusal> {
+    let Some(want) = face else {
+        return Err(Refusal::new(
+            "empty-path",
+            "12.0",
+            format!("the Line Extension is already at {at} [hex {at}]"),
+            "give --to another hex next to its parent, or --face CORNER to turn it",
+        ));
+    };
+    let t = ctx.eng.movement;
+    let free = t.terrain_row(ctx.eng.move_map.terrain(at)).0.town;
+    let cost = facing::members(m.facing.unwrap_or(facing::ANY_CORNER))
+        .map(|c| {
+            if free {
+                0
+            } else {
+                facing::turn_cost(t, c, want)
+            }
+        })
+        .min()
+        .unwrap_or(0);
+    if cost > m.left() {
+        return Err(Refusal::new(
+            "not-enough-mp",
+            "10.1",
+            format!(
+                "turning the Line Extension at {at} to {want} costs {} MP; it has {} left [hex {at}]",
+                show_halves(cost),
+                show_halves(m.left())
+            ),
+            format!("turn next Movement Phase{OVERRIDE_HINT}"),
+        ));
+    }
+    ctx.emit_side(
+        side,
+        EventKind::ExtensionMoved {
+            unit: u.id.clone(),
+            from: at,
+            to: at,
+            path: vec![at],
+            half_mp: cost,
+            facing: Some(want),
         },
     );
     Ok(())
