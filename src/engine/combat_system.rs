@@ -832,7 +832,7 @@ fn left_before(
 /// defenders left before it (15.1.7, 15.1.8).
 enum Before {
     Fight(Option<String>),
-    Left(Resolved),
+    Left(Box<Resolved>),
 }
 
 /// What happens before a Close Combat is fought: a lone Skirmisher not attacked by Skirmishers
@@ -891,7 +891,7 @@ fn before_close_combat(ctx: &Ctx, e: &Engagement) -> Result<Before, Refusal> {
             vec![note],
         );
         r.moves_on = true;
-        Before::Left(r)
+        Before::Left(Box::new(r))
     };
     if cavalry {
         return Ok(left(
@@ -1207,7 +1207,7 @@ fn close_combat(
     }
     // 15.1.7, 15.1.8: a lone Skirmisher or cavalry may leave before the combat.
     let before_note = match before_close_combat(ctx, &e)? {
-        Before::Left(r) => return Ok(r),
+        Before::Left(r) => return Ok(*r),
         Before::Fight(note) => note,
     };
     // 10.0, chart p4/p5: "Attacked in rear" −2, read from the defender's facing.
