@@ -419,7 +419,7 @@ pub fn describe(e: &Event) -> String {
             attackers.join("+"),
             defenders.join("+"),
             if *moves_on {
-                " — the defenders left before it: nothing fought, the attackers spent 2 MP and may move on (15.1.7, 15.1.8)"
+                " — the defenders left before it: nothing fought; the attackers spent the +2 MP to initiate it and may move on (15.1.7, 15.1.8)"
             } else {
                 ""
             }
