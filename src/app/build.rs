@@ -552,6 +552,7 @@ pub(crate) fn moves(a: &super::request::MoveRequest) -> Result<Vec<Command>, App
                 forced_march: a.forced_march,
                 extend: a.extend.clone(),
                 retract: a.retract.clone(),
+                extension: a.extension,
                 backstep: a.backstep,
                 retreat_from: a.retreat_from,
             })

@@ -178,6 +178,11 @@ pub struct MoveRequest {
     #[arg(long, value_delimiter = ',')]
     #[serde(default)]
     pub retract: Vec<Hex>,
+    /// Move the unit's Line Extension in this hex on its own (13.1.1, 13.1.2), with its own MP
+    /// and facing, to --to: a hex next to the unit (13.0).
+    #[arg(long, value_name = "HEX")]
+    #[serde(default)]
+    pub extension: Option<Hex>,
     /// Line Backstep (12.4.1): a Line steps one hex in any direction keeping its facing, for
     /// its whole Movement Allowance.
     #[arg(long)]

@@ -79,6 +79,10 @@ fn facing_of(ctx: &Ctx, unit: &str, at: Hex) -> Facing {
         .terrain_row(ctx.eng.move_map.terrain(at))
         .0
         .town;
+    // 13.1.2: a Line Extension faces as it last turned, once it has (decision 0153).
+    if let Some(c) = super::extensions::part(&ctx.state, unit, at).and_then(|p| p.facing) {
+        return Facing::Corners(1 << c.index());
+    }
     match super::movement::facing_now(&ctx.state, u, f) {
         None if u.kind == UnitKind::Skirmisher => Facing::AllFront("Skirmisher"),
         None => Facing::AllFront("Square"),

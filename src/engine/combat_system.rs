@@ -40,6 +40,10 @@ pub struct UnitLosses {
     pub retreat: crate::combat::Retreat,
     pub blown: bool,
     pub track: LossTrack,
+    /// The unit fought as its Line Extension in this hex: the Morale Change is the
+    /// extension's alone (13.3.1) unless it Routs; the losses are the unit's (13.3.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension: Option<Hex>,
 }
 
 /// What the combat core decided, step by step, as the umpire reads it back (and conformance
@@ -293,9 +297,12 @@ fn combatant(ctx: &Ctx, ids: &[String], hex: Hex, quality: SkirmisherQuality) ->
         Size::stack(&sizes),
         lead.morale.unwrap_or(crate::scenario::MoraleRating::C),
     );
+    // 13.3.1: a Line Extension fighting in its own hex has its own Morale State.
     c.morale_state = ids
         .iter()
-        .map(|id| state_of(id).morale)
+        .map(|id| {
+            super::extensions::part(&ctx.state, id, hex).map_or(state_of(id).morale, |p| p.morale)
+        })
         .min()
         .unwrap_or_default();
     // Its formation now: the last change recorded by movement (8), else its set-up.
@@ -437,6 +444,7 @@ fn pass_on_losses(
                     retreat: r.retreat,
                     blown: false,
                     track,
+                    extension: None,
                 },
             },
         );
@@ -751,6 +759,7 @@ pub(super) fn resolve(
             &r.attacker,
             absorbing[0].as_ref(),
             false,
+            options.attacker_at,
         );
     }
     apply(
@@ -760,6 +769,7 @@ pub(super) fn resolve(
         &r.defender,
         absorbing[1].as_ref(),
         r.others_rout,
+        options.defender_at,
     );
     for (side, ids) in [(&a_side, attackers), (&d_side, defenders)] {
         for id in ids {
@@ -822,7 +832,7 @@ fn left_before(
 /// defenders left before it (15.1.7, 15.1.8).
 enum Before {
     Fight(Option<String>),
-    Left(Resolved),
+    Left(Box<Resolved>),
 }
 
 /// What happens before a Close Combat is fought: a lone Skirmisher not attacked by Skirmishers
@@ -881,7 +891,7 @@ fn before_close_combat(ctx: &Ctx, e: &Engagement) -> Result<Before, Refusal> {
             vec![note],
         );
         r.moves_on = true;
-        Before::Left(r)
+        Before::Left(Box::new(r))
     };
     if cavalry {
         return Ok(left(
@@ -1198,7 +1208,7 @@ fn close_combat(
     }
     // 15.1.7, 15.1.8: a lone Skirmisher or cavalry may leave before the combat.
     let before_note = match before_close_combat(ctx, &e)? {
-        Before::Left(r) => return Ok(r),
+        Before::Left(r) => return Ok(*r),
         Before::Fight(note) => note,
     };
     // 10.0, chart p4/p5: "Attacked in rear" −2, read from the defender's facing.
@@ -1588,6 +1598,7 @@ fn apply(
     r: &SideResult,
     skirmisher: Option<&(String, u8)>,
     others_rout: bool,
+    at_extension: Option<Hex>,
 ) {
     let lead = units[0].as_str();
     let s = ctx.eng.scenario;
@@ -1638,6 +1649,7 @@ fn apply(
         retreat: r.retreat,
         blown: r.blown,
         track,
+        extension: at_extension,
     };
     ctx.emit_side(
         side,
@@ -1658,6 +1670,7 @@ fn apply(
             retreat: r.retreat,
             blown: false,
             track: t,
+            extension: None,
         };
         emit_stack_mate(ctx, side, id, extra);
     }
@@ -1676,6 +1689,7 @@ fn apply(
             retreat: r.retreat,
             blown: false,
             track,
+            extension: None,
         };
         emit_stack_mate(ctx, side, sk, l);
     }
@@ -1700,6 +1714,7 @@ fn apply(
             },
             blown: false,
             track,
+            extension: None,
         };
         emit_stack_mate(ctx, side, id, l);
     }
@@ -1715,6 +1730,7 @@ fn apply(
                 retreat: crate::combat::Retreat::Rout,
                 blown: false,
                 track,
+                extension: None,
             };
             emit_stack_mate(ctx, side, id, l);
         }

@@ -103,6 +103,9 @@ pub enum Command {
         /// Line Extensions in these hexes to remove (13.1.4), in place.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         retract: Vec<Hex>,
+        /// Move the unit's Line Extension in this hex on its own, not the unit (13.1.1, 13.1.2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        extension: Option<Hex>,
         /// Line Backstep (12.4.1): one hex in any direction, keeping its facing, for its whole
         /// Movement Allowance.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]

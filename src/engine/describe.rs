@@ -301,19 +301,38 @@ pub fn describe(e: &Event) -> String {
             crate::movement::tables::show_halves(*half_mp),
             crate::movement::tables::show_halves(*extension_half_mp)
         ),
+        EventKind::ExtensionMoved {
+            unit,
+            from,
+            to,
+            half_mp,
+            facing,
+            ..
+        } => format!(
+            "{unit}'s Line Extension moves from {from} to {to} on its own ({} MP of its own{}, 13.1.2)",
+            crate::movement::tables::show_halves(*half_mp),
+            facing.map_or(String::new(), |f| format!("; faces {f}"))
+        ),
         EventKind::LineRetracted {
             unit,
             hexes,
             half_mp,
-        } => format!(
-            "{unit} takes back its Line Extensions from {} ({} MP, 13.1.4)",
-            hexes
+            eliminated,
+        } => {
+            let list = hexes
                 .iter()
                 .map(|h| h.to_string())
                 .collect::<Vec<_>>()
-                .join(", "),
-            crate::movement::tables::show_halves(*half_mp)
-        ),
+                .join(", ");
+            if *eliminated {
+                format!("{unit} is too weak for its Line Extensions in {list}: eliminated (13.3.2)")
+            } else {
+                format!(
+                    "{unit} takes back its Line Extensions from {list} ({} MP, 13.1.4)",
+                    crate::movement::tables::show_halves(*half_mp)
+                )
+            }
+        }
         EventKind::MovementCheck {
             unit,
             rule,
@@ -400,7 +419,7 @@ pub fn describe(e: &Event) -> String {
             attackers.join("+"),
             defenders.join("+"),
             if *moves_on {
-                " — the defenders left before it: nothing fought, the attackers spent 2 MP and may move on (15.1.7, 15.1.8)"
+                " — the defenders left before it: nothing fought; the attackers spent the +2 MP to initiate it and may move on (15.1.7, 15.1.8)"
             } else {
                 ""
             }

@@ -277,10 +277,25 @@ pub enum EventKind {
         extension_half_mp: u32,
     },
     /// Line Extensions rejoined their parent (13.1.4), for `half_mp` (the parent's hex + 1 MP).
+    /// A unit's Line Extension moved on its own (13.1.1, 13.1.2), from `from` along `path`,
+    /// spending its own MP and ending facing `facing` (decision 0153).
+    ExtensionMoved {
+        unit: String,
+        from: Hex,
+        to: Hex,
+        path: Vec<Hex>,
+        half_mp: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        facing: Option<crate::movement::facing::Corner>,
+    },
     LineRetracted {
         unit: String,
         hexes: Vec<Hex>,
         half_mp: u32,
+        /// Eliminated for want of strength (13.3.2), not rejoining: the unit does not take
+        /// their Morale State or MP (13.3.1, 13.1.4).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        eliminated: bool,
     },
     /// A scenario rule's roll that may halve a unit's Movement Allowance for this turn
     /// (Talavera scenario 2, Ruffin's Attack: halved on 4–6).
@@ -578,6 +593,7 @@ impl Event {
             | EventKind::MovementPointsLost { .. }
             | EventKind::LineExtended { .. }
             | EventKind::LineRetracted { .. }
+            | EventKind::ExtensionMoved { .. }
             | EventKind::ReinforcementArrived { .. }
             | EventKind::WreckedChanged { .. }
             | EventKind::CommanderReplaced { .. }

@@ -16,6 +16,7 @@ pub fn evolve(state: &mut GameState, event: &Event) {
                 .is_some_and(|u| u.morale == crate::combat::MoraleState::Routed)
         {
             m.extensions.clear();
+            m.extension_parts.clear();
         }
     }
 }
@@ -357,26 +358,87 @@ fn apply(state: &mut GameState, event: &Event) {
             }
         }
         EventKind::LineExtended {
-            unit, hex, half_mp, ..
+            unit,
+            hex,
+            half_mp,
+            extension_half_mp,
         } => {
             let (turn, player) = (state.turn, state.player);
+            let morale = state.units.get(unit).map(|u| u.morale).unwrap_or_default();
             let u = state.movement.entry(unit.clone()).or_default();
             u.extensions.push(*hex);
             let mut m = u.spent_in(turn, player);
+            // 13.1.2: the extension starts with its parent's Morale State, facing and remaining
+            // MP, and pays its own 1 MP + hex (13.1.3).
+            let mut own = m;
+            own.halves += extension_half_mp;
+            u.extension_parts.retain(|p| p.hex != *hex);
+            u.extension_parts.push(ExtensionPart {
+                hex: *hex,
+                morale,
+                facing: u.facing,
+                moved: Some(own),
+            });
             m.halves += half_mp;
             u.moved = Some(m);
+        }
+        EventKind::ExtensionMoved {
+            unit,
+            from,
+            to,
+            path,
+            half_mp,
+            facing,
+        } => {
+            let (turn, player) = (state.turn, state.player);
+            if let Some(m) = state.movement.get_mut(unit) {
+                for h in m.extensions.iter_mut().filter(|h| **h == *from) {
+                    *h = *to;
+                }
+                if let Some(p) = m.extension_parts.iter_mut().find(|p| p.hex == *from) {
+                    p.hex = *to;
+                    let mut spent = p.spent_in(turn, player);
+                    spent.halves += half_mp;
+                    spent.hexes += path.len().saturating_sub(1) as u32;
+                    p.moved = Some(spent);
+                    if facing.is_some() {
+                        p.facing = *facing;
+                    }
+                }
+            }
         }
         EventKind::LineRetracted {
             unit,
             hexes,
             half_mp,
+            eliminated,
         } => {
             let (turn, player) = (state.turn, state.player);
             let u = state.movement.entry(unit.clone()).or_default();
             u.extensions.retain(|h| !hexes.contains(h));
             let mut m = u.spent_in(turn, player);
+            let (back, kept): (Vec<ExtensionPart>, Vec<ExtensionPart>) = u
+                .extension_parts
+                .drain(..)
+                .partition(|p| hexes.contains(&p.hex));
+            u.extension_parts = kept;
+            let mut worst = None;
+            if !eliminated {
+                // 13.3.1: rejoining, "the stack adopts the worst Morale State and fewest
+                // Movement Points remaining"; 13.1.4: the extension's MP if fewer.
+                for p in &back {
+                    m.halves = m.halves.max(p.spent_in(turn, player).halves);
+                    worst = Some(
+                        worst.map_or(p.morale, |w: crate::combat::MoraleState| w.min(p.morale)),
+                    );
+                }
+            }
             m.halves += half_mp;
             u.moved = Some(m);
+            if let Some(w) = worst {
+                let st = state.units.entry(unit.clone()).or_default();
+                st.morale = st.morale.min(w);
+            }
         }
         EventKind::AllowanceHalved { unit, halved, .. } => {
             if *halved {
@@ -437,9 +499,31 @@ fn apply(state: &mut GameState, event: &Event) {
             }
         }
         EventKind::UnitLossesTaken { unit, losses } => {
+            // 13.3.1: a Morale Change taken by a Line Extension is its own, unless it Routs
+            // (then the whole unit is Routed and collapses, below in `evolve`).
+            let part = losses
+                .extension
+                .filter(|_| losses.morale_after != crate::combat::MoraleState::Routed)
+                .and_then(|h| {
+                    state
+                        .movement
+                        .get_mut(unit)?
+                        .extension_parts
+                        .iter_mut()
+                        .find(|p| p.hex == h)
+                });
+            let own = match part {
+                Some(p) => {
+                    p.morale = losses.morale_after;
+                    false
+                }
+                None => true,
+            };
             let u = state.units.entry(unit.clone()).or_default();
             u.track = losses.track;
-            u.morale = losses.morale_after;
+            if own {
+                u.morale = losses.morale_after;
+            }
             u.blown = losses.blown;
             u.last_combat_turn = Some(turn);
             eliminate_if_spent(state, unit);
@@ -634,7 +718,12 @@ fn apply(state: &mut GameState, event: &Event) {
         } => {
             // 10.1.3: free to face any corner until it next moves or turns.
             for u in reface {
-                state.movement.entry(u.clone()).or_default().reface_free = true;
+                let m = state.movement.entry(u.clone()).or_default();
+                m.reface_free = true;
+                // Its Line Extensions too (13.1.1): they face as it may, for nothing.
+                for p in &mut m.extension_parts {
+                    p.facing = None;
+                }
             }
             // 21.4: owed until the unit next moves (its retreat, or the umpire's placement).
             for r in retreats {

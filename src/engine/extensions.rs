@@ -21,6 +21,20 @@ pub(crate) fn of(state: &GameState, unit: &str) -> Vec<Hex> {
         .unwrap_or_default()
 }
 
+/// The own state of a unit's Line Extension in `hex` (13.1.2), if it has one there.
+pub(crate) fn part<'s>(
+    state: &'s GameState,
+    unit: &str,
+    hex: Hex,
+) -> Option<&'s super::state::ExtensionPart> {
+    state
+        .movement
+        .get(unit)?
+        .extension_parts
+        .iter()
+        .find(|p| p.hex == hex)
+}
+
 /// Every Line Extension of a side's units (all sides with `None`): (parent, hex).
 pub(crate) fn all(ctx: &Ctx, side: Option<&str>) -> Vec<(String, Hex)> {
     let s = ctx.eng.scenario;
@@ -119,6 +133,7 @@ pub(crate) fn unsupported(ctx: &mut Ctx, side: &str, unit: &str, size: crate::co
             unit: unit.to_string(),
             hexes: gone,
             half_mp: 0,
+            eliminated: true,
         },
     );
 }
@@ -281,7 +296,15 @@ pub(super) fn retract(
     }
     cost += t.cost("formation_change");
     let f = super::movement::formation_now(ctx.eng.scenario, &ctx.state, u);
-    let left = super::movement::mover(ctx, u, f)?.left();
+    let m = super::movement::mover(ctx, u, f)?;
+    // 13.1.4: "If the extension had fewer MPs left than the parent, use the Line Extension's
+    // remaining MPs for the parent" (13.3.1: the fewest of them).
+    let (turn, player) = (ctx.state.turn, ctx.state.player);
+    let left = hexes
+        .iter()
+        .filter_map(|h| part(&ctx.state, &u.id, *h))
+        .map(|p| m.allowance.saturating_sub(p.spent_in(turn, player).halves))
+        .fold(m.left(), u32::min);
     if cost > left {
         return Err(no(
             "not-enough-mp",
@@ -301,6 +324,7 @@ pub(super) fn retract(
             unit: u.id.clone(),
             hexes: hexes.to_vec(),
             half_mp: cost,
+            eliminated: false,
         },
     );
     Ok(())

@@ -265,6 +265,7 @@ impl<'a> Engine<'a> {
                 forced_march,
                 extend,
                 retract,
+                extension,
                 backstep,
                 retreat_from: Some(cause),
             } => {
@@ -273,6 +274,7 @@ impl<'a> Engine<'a> {
                     && *forced_march == 0
                     && extend.is_empty()
                     && retract.is_empty()
+                    && extension.is_none()
                     && !backstep;
                 if !plain {
                     return Err(Refusal::new(
@@ -293,6 +295,7 @@ impl<'a> Engine<'a> {
                 forced_march,
                 extend,
                 retract,
+                extension,
                 backstep,
                 retreat_from: None,
             } => command_system::move_piece(
@@ -306,6 +309,7 @@ impl<'a> Engine<'a> {
                     forced_march: *forced_march,
                     extend,
                     retract,
+                    extension: *extension,
                     backstep: *backstep,
                 },
             )?,

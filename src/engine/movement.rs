@@ -335,6 +335,8 @@ pub struct MoveOpts<'a> {
     pub extend: &'a [Hex],
     /// Remove the Line Extensions in these hexes (13.1.4).
     pub retract: &'a [Hex],
+    /// Move the Line Extension in this hex on its own, not the unit (13.1.1, 13.1.2).
+    pub extension: Option<Hex>,
     /// Line Backstep (12.4.1).
     pub backstep: bool,
 }
@@ -353,6 +355,9 @@ pub(super) fn move_unit(
     opts: MoveOpts<'_>,
 ) -> Result<(), Refusal> {
     retreat_owed(ctx, u, from)?;
+    if let Some(at) = opts.extension {
+        return move_extension(ctx, side, u, from, at, to, given, &opts);
+    }
     if !opts.extend.is_empty() || !opts.retract.is_empty() {
         return extensions_in_place(ctx, side, u, from, to, given, opts);
     }
@@ -520,6 +525,198 @@ fn backstep_allowed(
         )),
         None => Ok(()),
     }
+}
+
+/// 13.1.1, 13.1.2: a Line Extension moves on its own, as a Line with its own MP spent this
+/// phase, facing and Morale State (decision 0153), by the same path rules as any unit. It ends
+/// next to its parent (13.0: "at the end of every phase they must be adjacent to their parent";
+/// checked at the end of its move), never with another Line Extension (13.2), never in its
+/// parent's hex (that is rejoining, `--retract`, 13.1.4). A move that would change its Morale
+/// State on the way (12.1.5, 11.3.1, 12.1.2) is the umpire's.
+#[allow(clippy::too_many_arguments)]
+fn move_extension(
+    ctx: &mut Ctx,
+    side: &str,
+    u: &Unit,
+    parent_at: Hex,
+    at: Hex,
+    to: Hex,
+    given: &[Hex],
+    opts: &MoveOpts<'_>,
+) -> Result<(), Refusal> {
+    let no = |code: &'static str, rule: &'static str, msg: String, help: &str| {
+        Refusal::new(code, rule, msg, format!("{help}{OVERRIDE_HINT}"))
+    };
+    if opts.formation.is_some()
+        || opts.forced_march > 0
+        || opts.backstep
+        || !opts.extend.is_empty()
+        || !opts.retract.is_empty()
+    {
+        return Err(no(
+            "extension-alone",
+            "13.2.1",
+            format!(
+                "`{}`'s Line Extension at {at} moves as a Line: no formation change, Forced March, Backstep or other extensions with --extension [hex {at}]",
+                u.id
+            ),
+            "move the extension alone with --extension HEX --to HEX [--path …] [--face CORNER]",
+        ));
+    }
+    let Some(part) = super::extensions::part(&ctx.state, &u.id, at).cloned() else {
+        return Err(no(
+            "not-an-extension",
+            "13.0",
+            format!("`{}` has no Line Extension in {at} [hex {at}]", u.id),
+            "name the hex of one of its extensions",
+        ));
+    };
+    if to == parent_at {
+        return Err(no(
+            "extension-rejoin",
+            "13.1.4",
+            format!(
+                "moving the Line Extension at {at} into its parent's hex {to} is rejoining it [hex {to}]"
+            ),
+            &format!(
+                "take it back with `move --piece {} --to {parent_at} --retract {at}`",
+                u.id
+            ),
+        ));
+    }
+    if !to.is_adjacent(parent_at) {
+        return Err(no(
+            "extension-apart",
+            "13.0",
+            format!(
+                "a Line Extension ends next to its parent; {to} is not next to `{}` at {parent_at} [hex {to}]",
+                u.id
+            ),
+            "end the extension's move in a hex adjacent to its parent (13.0)",
+        ));
+    }
+    if super::extensions::all(ctx, Some(side))
+        .iter()
+        .any(|(p, h)| *h == to && !(p == &u.id && *h == at))
+    {
+        return Err(no(
+            "extension-stack",
+            "13.2",
+            format!("{to} already holds a Line Extension [hex {to}]"),
+            "Line Extensions never stack with other Line Extensions (13.2)",
+        ));
+    }
+    let (turn, player) = (ctx.state.turn, ctx.state.player);
+    let spent = part.spent_in(turn, player);
+    let mut m = mover(ctx, u, UnitFormation::Line)?;
+    // Its own allowance: a Line's, halved while it is Disorganized (21.1) unless halved on the
+    // way (12.1.2), and by a scenario's halving of its unit (Ruffin's Attack).
+    let t = ctx.eng.movement;
+    let mut full = t.allowance_halves("line");
+    if ctx
+        .state
+        .movement
+        .get(&u.id)
+        .is_some_and(|x| x.halved_in == Some(turn))
+    {
+        full /= 2;
+    }
+    m.allowance = if part.morale == MoraleState::Disorganized && !spent.dg_halved {
+        full / 2
+    } else {
+        full
+    };
+    m.spent = spent.halves;
+    m.hexes_moved = spent.hexes;
+    m.column = 0;
+    m.morale = part.morale as u8;
+    m.facing = Some(part.facing.map_or_else(
+        || facing_now(&ctx.state, u, UnitFormation::Line).unwrap_or(facing::ANY_CORNER),
+        |c| 1 << c.index(),
+    ));
+    m.face = opts.face;
+    if to == at && given.len() <= 1 {
+        return turn_extension(ctx, side, u, at, &m, opts.face);
+    }
+    let r = judge_path(ctx, side, u, &m, at, to, given)?;
+    if r.minimum_move || r.routed || r.halved > 0 || !r.zoi_degradations.is_empty() {
+        return Err(no(
+            "extension-morale",
+            "13.1.2",
+            format!(
+                "this move would change the Line Extension's own Morale State on the way (a minimum move 12.1.5, ZoI to ZoI 11.3.1, or becoming DG 12.1.2) [hex {to}]"
+            ),
+            "take another path, or the umpire places it",
+        ));
+    }
+    ctx.emit_side(
+        side,
+        EventKind::ExtensionMoved {
+            unit: u.id.clone(),
+            from: at,
+            to,
+            path: r.path.clone(),
+            half_mp: r.charged,
+            facing: r.facing,
+        },
+    );
+    Ok(())
+}
+
+/// A Line Extension turning in its hex (10.1.1, 10.1.2; 10.1.4: free in a Town/Village), with
+/// its own MP (13.1.2).
+fn turn_extension(
+    ctx: &mut Ctx,
+    side: &str,
+    u: &Unit,
+    at: Hex,
+    m: &Mover,
+    face: Option<Corner>,
+) -> Result<(), Refusal> {
+    let Some(want) = face else {
+        return Err(Refusal::new(
+            "empty-path",
+            "12.0",
+            format!("the Line Extension is already at {at} [hex {at}]"),
+            "give --to another hex next to its parent, or --face CORNER to turn it",
+        ));
+    };
+    let t = ctx.eng.movement;
+    let free = t.terrain_row(ctx.eng.move_map.terrain(at)).0.town;
+    let cost = facing::members(m.facing.unwrap_or(facing::ANY_CORNER))
+        .map(|c| {
+            if free {
+                0
+            } else {
+                facing::turn_cost(t, c, want)
+            }
+        })
+        .min()
+        .unwrap_or(0);
+    if cost > m.left() {
+        return Err(Refusal::new(
+            "not-enough-mp",
+            "10.1",
+            format!(
+                "turning the Line Extension at {at} to {want} costs {} MP; it has {} left [hex {at}]",
+                show_halves(cost),
+                show_halves(m.left())
+            ),
+            format!("turn next Movement Phase{OVERRIDE_HINT}"),
+        ));
+    }
+    ctx.emit_side(
+        side,
+        EventKind::ExtensionMoved {
+            unit: u.id.clone(),
+            from: at,
+            to: at,
+            path: vec![at],
+            half_mp: cost,
+            facing: Some(want),
+        },
+    );
+    Ok(())
 }
 
 /// 13.1.3, 13.1.4: Line Extensions generated or removed in place, then any turn asked for.
@@ -836,7 +1033,12 @@ pub(crate) fn close_combat_entry(
         {
             continue;
         }
-        let Some(set) = facing_now(&ctx.state, u, f) else {
+        // 13.1.2: an extension attacking from its hex faces as it does (decision 0153).
+        let own = super::extensions::part(&ctx.state, id, from).and_then(|p| p.facing);
+        let Some(set) = own
+            .map(|c| 1 << c.index())
+            .or_else(|| facing_now(&ctx.state, u, f))
+        else {
             continue;
         };
         if facing::members(set).any(|c| c.arc(d) == facing::Arc::Front) {

@@ -397,6 +397,7 @@ pub(super) fn retreat(
                 unit: unit.to_string(),
                 hexes: extensions,
                 half_mp: 0,
+                eliminated: false,
             },
         );
     }

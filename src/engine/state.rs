@@ -336,9 +336,14 @@ pub struct UnitMovement {
     /// The turn in which a scenario rule halved its Movement Allowance (Ruffin's Attack).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub halved_in: Option<u32>,
-    /// Hexes of its Line Extensions (13), at most two, facing as it does.
+    /// Hexes of its Line Extensions (13), at most two.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<crate::hex::Hex>,
+    /// What each Line Extension keeps for itself once created (13.1.2: "After their creation,
+    /// however, they keep track of these independently"): its Morale State, facing and MP spent
+    /// this phase. Decision 0153.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extension_parts: Vec<ExtensionPart>,
     /// It may face any corner for nothing: it was displaced (a retreat, a charge or Close
     /// Combat, the umpire's placement; 10.1.3) or left a Square (8.2.2), and has not moved or
     /// turned since.
@@ -351,6 +356,36 @@ pub struct UnitMovement {
     /// The retreat a combat required of it and it has not yet made (21.4, decision 0147).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retreat_due: Option<RetreatDue>,
+}
+
+/// One Line Extension's own state (13.1.2): created with its parent's Morale State, facing and
+/// remaining MP, then kept apart (decision 0153).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExtensionPart {
+    pub hex: Hex,
+    /// Its Morale State: a morale result it takes is its own (13.3.1).
+    pub morale: crate::combat::MoraleState,
+    /// The corner it faces; `None` while its parent's set-up facing is still open (decision 0083).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facing: Option<crate::movement::facing::Corner>,
+    /// What it has spent in the current Movement Phase (from its parent's spending when created,
+    /// 13.1.2, plus its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved: Option<PhaseMove>,
+}
+
+impl ExtensionPart {
+    /// What it has spent in the phase of `turn` and `player`.
+    pub fn spent_in(&self, turn: u32, player: usize) -> PhaseMove {
+        match self.moved {
+            Some(m) if m.turn == turn && m.player == player => m,
+            _ => PhaseMove {
+                turn,
+                player,
+                ..PhaseMove::default()
+            },
+        }
+    }
 }
 
 /// A retreat a combat (21.4, 15.3.8, 16.x; decision 0147) or the Rally Phase (21.5 F; decision

@@ -36,16 +36,25 @@ pub(crate) fn enemy_zoi(ctx: &Ctx, side: &str) -> BTreeSet<Hex> {
             .map(|x| x.morale)
             .unwrap_or_default();
         let f = super::movement::formation_now(s, &ctx.state, u);
-        if matches!(morale, MoraleState::Disorganized | MoraleState::Routed)
-            || matches!(f, UnitFormation::MarchColumn | UnitFormation::Routed)
-        {
+        if matches!(f, UnitFormation::MarchColumn | UnitFormation::Routed) {
             continue; // 11.2
         }
-        // 13.1.1: its Line Extensions exert a ZoI as it does, facing as it faces.
-        let mut sources = vec![*at];
-        sources.extend(super::extensions::of(&ctx.state, id));
-        let facing_set = super::movement::facing_now(&ctx.state, u, f);
-        for at in sources {
+        // 13.1.1: its Line Extensions exert a ZoI as any unit does, each by its own Morale
+        // State and facing (13.1.2, decision 0153).
+        let own = super::movement::facing_now(&ctx.state, u, f);
+        let mut sources = vec![(*at, morale, own)];
+        for h in super::extensions::of(&ctx.state, id) {
+            let part = super::extensions::part(&ctx.state, id, h);
+            sources.push((
+                h,
+                part.map_or(morale, |p| p.morale),
+                part.and_then(|p| p.facing).map(|c| 1 << c.index()).or(own),
+            ));
+        }
+        for (at, morale, facing_set) in sources {
+            if matches!(morale, MoraleState::Disorganized | MoraleState::Routed) {
+                continue; // 11.2
+            }
             // 10.1.4: a Line in a Town/Village faces every way.
             let in_town = t.terrain_row(map.terrain(at)).0.town;
             let sides: Vec<usize> = match facing_set {
