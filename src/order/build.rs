@@ -1659,6 +1659,8 @@ fn follow_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
         // troops) or a manner between the verb and its object is passed over.
         let adverb = |t: &Tok| match t {
             Tok::Manner(..) | Tok::Timing { .. } => true,
+            // The read-back's comma after the adverb ("follow closely, the 4th Division").
+            Tok::Connector(c, _) => c == ",",
             Tok::Place(x) => {
                 let w = &text[x.span.0..x.span.1];
                 x.form == Form::Name

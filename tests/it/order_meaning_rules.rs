@@ -276,3 +276,95 @@ fn sentence_adverbs_and_abbreviated_titles_are_no_places() {
     assert!(o.places.iter().all(|p| p.text != "Br"), "{:?}", o.places);
     assert_eq!(o.stages.len(), 1, "{}", o.key);
 }
+
+/// The places of an order as written (span text).
+fn place_texts(o: &CheckedOrder) -> Vec<&str> {
+    o.places
+        .iter()
+        .map(|p| &o.text[p.span.0..p.span.1])
+        .collect()
+}
+
+fn codes(o: &CheckedOrder) -> Vec<&'static str> {
+    o.diagnostics.iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn the_periods_commanders_are_persons_not_places() {
+    // Rule name.person (lexicon [persons], decision 0131): with no scenario to say who is who,
+    // a commander named in the order is the troops he leads, never a place.
+    let o = order::check_one(
+        "General Graham: attack Soult at Oporto if Victor has not crossed the Douro.",
+        None,
+        None,
+    );
+    assert_eq!(place_texts(&o), ["Oporto", "Douro"], "{}", o.readback);
+    let o = order::check_one(
+        "General Pack: watch Marmont's movements from Salamanca and report to Hill.",
+        None,
+        None,
+    );
+    assert_eq!(place_texts(&o), ["Salamanca"], "{}", o.readback);
+    // Written as a name only: "the hill" is ground.
+    let o = hall("4th Div: march to Hinzeberg and occupy the hill.");
+    assert_eq!(place_texts(&o), ["Hinzeberg"], "{}", o.readback);
+}
+
+#[test]
+fn a_definite_description_placed_by_a_name_names_only_that_place() {
+    // Rule place.anchored: "the heights behind Bayonne" is a feature found by Bayonne; only
+    // Bayonne is a place, and nothing is vague about it.
+    let o = order::check_one(
+        "General Hope: occupy the heights behind Bayonne.",
+        None,
+        None,
+    );
+    assert_eq!(place_texts(&o), ["Bayonne"]);
+    assert!(!codes(&o).contains(&"vague-place"), "{:?}", codes(&o));
+    let o = hall("3rd Div: take post on the ground south of Kümla.");
+    assert_eq!(place_texts(&o), ["Kümla"]);
+    assert!(!codes(&o).contains(&"vague-place"), "{:?}", codes(&o));
+    // An indefinite position is still to be chosen: a vague place of its own.
+    let o = order::check_one(
+        "General Hope: occupy a strong position near Bayonne.",
+        None,
+        None,
+    );
+    assert_eq!(place_texts(&o), ["strong position", "Bayonne"]);
+}
+
+#[test]
+fn a_definite_terrain_noun_after_a_named_place_points_back_to_it() {
+    // Rule place.definite: "the village" after San Cristobal is San Cristobal.
+    let o = order::check_one(
+        "General Hill: march to San Cristobal and hold the village.",
+        None,
+        None,
+    );
+    assert_eq!(place_texts(&o), ["San Cristobal"]);
+    // With a scenario the kinds must agree: Kümla is a village, not a ridge.
+    let o = hall("4th Div: march to Kümla and hold the village.");
+    assert_eq!(place_texts(&o), ["Kümla"]);
+    let o = hall("4th Div: march to Kümla and hold the ridge.");
+    assert_eq!(place_texts(&o), ["Kümla", "ridge"]);
+    assert!(codes(&o).contains(&"vague-place"), "{:?}", codes(&o));
+    // With nothing named before, "the heights" stays vague.
+    let o = hall("4th Div: occupy the heights.");
+    assert_eq!(place_texts(&o), ["heights"]);
+}
+
+#[test]
+fn a_side_or_a_position_of_troops_is_no_place() {
+    // Rule place.side: "the left" is a side of the recipient's own line.
+    let o = hall("Cav-I: cover the left of the 2nd Division and watch the right.");
+    assert!(place_texts(&o).is_empty(), "{:?}", place_texts(&o));
+    assert!(!codes(&o).contains(&"vague-place"), "{:?}", codes(&o));
+    // Rule name.troops-position: where those troops stand is the troops.
+    for text in [
+        "General Reynier: attack the English position.",
+        "General Reynier: attack Kellermann's position from the north.",
+    ] {
+        let o = order::check_one(text, None, None);
+        assert!(place_texts(&o).is_empty(), "{text}: {:?}", place_texts(&o));
+    }
+}
