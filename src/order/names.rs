@@ -454,7 +454,12 @@ fn cut(text: &str, x: &Target) -> Option<Span> {
             end -= 1;
         }
     }
-    Some((ws[start].1.0, ws[end - 1].1.1))
+    let span = (ws[start].1.0, ws[end - 1].1.1);
+    // Rule `name.date`: "the convention of the 19th of April" names a day, not a place.
+    if lex.is_date(&text[span.0..span.1]) {
+        return None;
+    }
+    Some(span)
 }
 
 /// The whitespace-separated words of `text[span]` with their spans.

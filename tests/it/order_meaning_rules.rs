@@ -368,3 +368,34 @@ fn a_side_or_a_position_of_troops_is_no_place() {
         assert!(place_texts(&o).is_empty(), "{text}: {:?}", place_texts(&o));
     }
 }
+
+#[test]
+fn days_regiments_offices_and_bids_are_no_places() {
+    // name.date, name.regiment, the lexicon's titles of offices and bodies ("the Minister at
+    // War", "the Government"), and "Tell him to …" (a verb that is no stage).
+    for (text, want) in [
+        (
+            "General Hill: march to Merida in consequence of the convention of the 19th of April.",
+            vec!["Merida"],
+        ),
+        (
+            "General Hill: attack Arroyo from the north, with the 34th Foot leading.",
+            vec!["Arroyo"],
+        ),
+        (
+            "General Hill: remain at Merida to receive the consent of the Minister at War.",
+            vec!["Merida"],
+        ),
+        (
+            "General Hill: remain at Merida and await the decision of the Government.",
+            vec!["Merida"],
+        ),
+        (
+            "Tell him to march upon Truxillo by the Almaraz road.",
+            vec!["Truxillo", "Almaraz road"],
+        ),
+    ] {
+        let o = order::check_one(text, None, None);
+        assert_eq!(place_texts(&o), want, "{text} → {}", o.readback);
+    }
+}
