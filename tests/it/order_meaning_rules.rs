@@ -399,3 +399,44 @@ fn days_regiments_offices_and_bids_are_no_places() {
         assert_eq!(place_texts(&o), want, "{text} → {}", o.readback);
     }
 }
+
+#[test]
+fn a_feature_keeps_its_name_and_a_relation_head_is_cut_off() {
+    // name.terrain-head: "pass" is a keyword of the grammar, but after a name it ends it.
+    let o = order::check_one(
+        "General Hill: march upon Pamplona by the Maya pass.",
+        None,
+        None,
+    );
+    assert_eq!(place_texts(&o), ["Pamplona", "Maya pass"], "{}", o.readback);
+    // name.edges on a lower-case description: "the north bank of the road to Burgos" is the
+    // road to Burgos (name.feature), not "north bank of the road" and Burgos.
+    let o = order::check_one(
+        "General Pack: deploy on the north bank of the road to Burgos.",
+        None,
+        None,
+    );
+    assert_eq!(place_texts(&o), ["road to Burgos"], "{}", o.readback);
+    // verb.object-noun: "take up the bridge at X" removes the bridge at X (decision 0132).
+    let o = order::check_one(
+        "General Hill: take up the bridge at Almaraz and fall back to Truxillo.",
+        None,
+        None,
+    );
+    assert_eq!(
+        place_texts(&o),
+        ["bridge at Almaraz", "Truxillo"],
+        "{}",
+        o.readback
+    );
+    let o = hall("4th Div: take up the bridge at Kirseberg and fall back to Kümla.");
+    let ids: Vec<&str> = o
+        .places
+        .iter()
+        .filter_map(|p| p.resolved.as_ref().map(|r| r.id.as_str()))
+        .collect();
+    assert_eq!(ids, ["kirseberg-bridge", "kumla"], "{}", o.readback);
+    assert_eq!(o.order_type, Some(OrderType::General));
+    let again = hall(&o.readback);
+    assert_eq!(again.key, o.key, "{}", o.readback);
+}
