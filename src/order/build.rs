@@ -1555,12 +1555,17 @@ fn object_noun(
         let Some((head, noun)) = vtext.rsplit_once(' ') else {
             continue;
         };
-        let Some(head) = head.strip_suffix(" the").or_else(|| head.strip_suffix(" The")) else {
+        let Some(head) = head
+            .strip_suffix(" the")
+            .or_else(|| head.strip_suffix(" The"))
+        else {
             continue;
         };
         let linked = matches!(&toks[k + 1], Tok::DestPrep(p, _) if p == "at")
             || matches!(&toks[k + 1], Tok::Filler(f) if text[f.0..f.1].eq_ignore_ascii_case("of"));
-        let Tok::Place(p) = &toks[k + 2] else { continue };
+        let Tok::Place(p) = &toks[k + 2] else {
+            continue;
+        };
         if !linked
             || !lex.is_terrain(&noun.to_lowercase())
             || p.form != Form::Name

@@ -1,6 +1,6 @@
 //! The reader's lexicon, as data (`grammar/lexicon.toml`; issue 11 §2, docs/order-language.md
 //! §1.9): verb lemmas with their inflections and actions, negators, idioms and courtesies,
-//! troop words and terrain nouns.
+//! troop words, terrain nouns, the period's commanders (`[persons]`) and the months (`[dates]`).
 //!
 //! Owns: loading the lexicon once, generating inflections, and the rewrite pass that lays the
 //! lexicon over the pest tokens of a sentence (longest match first, on word boundaries), so a

@@ -459,7 +459,8 @@ fn long_letters_read_back_to_the_same_order() {
     // Each sentence is one kind of failure found in the corpus's long real letters (issue 11:
     // round trip 100 %).
     // readback.duration-last: "till …" read back before a place would swallow it.
-    let o = round_trips_bare("General Hill: do not fire till the last moment, and march upon Lobon.");
+    let o =
+        round_trips_bare("General Hill: do not fire till the last moment, and march upon Lobon.");
     assert!(o.readback.contains("upon Lobon till"), "{}", o.readback);
     // readback.or-after-condition: a condition read back after its stage would take the "or"
     // of the alternative with it, and the two stages would become one.
