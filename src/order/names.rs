@@ -449,7 +449,12 @@ fn cut(text: &str, x: &Target) -> Option<Span> {
             }
             return Some((ws[from].1.0, x.span.1));
         }
-        return Some(x.span);
+        // "the beach ready for embarkation": ordinary words after the last terrain noun go.
+        let mut end = ws.len();
+        while end > 1 && (!name_word(ws[end - 1].0) || is_link(&ws[end - 1].0.to_lowercase())) {
+            end -= 1;
+        }
+        return Some((x.span.0, ws[end - 1].1.1));
     };
     // Leading words: drop lower-case non-name words before the first capital, and a relation
     // head before "of" ("foot of the", "west bank of the", "result of the examination of the").

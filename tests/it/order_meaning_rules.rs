@@ -440,3 +440,16 @@ fn a_feature_keeps_its_name_and_a_relation_head_is_cut_off() {
     let again = hall(&o.readback);
     assert_eq!(again.key, o.key, "{}", o.readback);
 }
+
+#[test]
+fn a_landing_beach_is_ground_and_ends_its_description() {
+    // Terrain nouns of a landing (lexicon [terrain]: beach, shore, coast), and name.edges on a
+    // lower-case description: "the shore ready for embarkation" is the shore.
+    let o = order::check_one(
+        "The dragoons will be on the shore ready for embarkation at dawn.",
+        None,
+        None,
+    );
+    assert_eq!(place_texts(&o), ["shore"], "{}", o.readback);
+    assert!(codes(&o).contains(&"vague-place"), "{:?}", codes(&o));
+}
