@@ -1,7 +1,8 @@
 //! The corpus evaluation (issue 11): every annotated order of `tests/data/orders/corpus/*.toml`
 //! (format: the corpus README) is read against its scenario and scored. The figures are
 //! printed (`cargo test --test it order_corpus_eval -- --nocapture`); the test fails below the
-//! floors. Set `CORPUS_MISSES=1` to print every miss.
+//! floors. Set `CORPUS_MISSES=1` to print every miss (a false-positive place prints as
+//! `extra place "…"`, a missed one as `place "…" not read`).
 //!
 //! Floors are the measured values where they pass the issue's targets (a ratchet, so any
 //! regression fails), each with its `// TARGET`; a figure not yet met would hold its measured
