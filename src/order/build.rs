@@ -279,6 +279,11 @@ fn token_rules(
         d.rules.push("name.edges");
     }
     let mut fired = false;
+    let toks = names::terrain_head(text, toks, &mut fired);
+    if fired {
+        d.rules.push("name.terrain-head");
+    }
+    let mut fired = false;
     let toks = match index {
         Some(_) => toks,
         None => names::features(text, toks, &mut fired),
@@ -315,6 +320,7 @@ fn token_rules(
     if toks.len() != n {
         d.rules.push("lead.third-person");
     }
+    let toks = object_noun(text, toks, index, &mut d.rules);
     let toks = demonstrative(text, toks, &mut d.rules);
     let toks = possessed_noun(text, toks, &mut d.rules);
     let toks = bring_troops(text, toks, &mut d.rules);
@@ -1530,6 +1536,64 @@ fn bring_troops(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -
     toks
 }
 
+/// Rule `verb.object-noun`: a lexicon verb phrase that ends in its terrain object ("take up
+/// the bridge") followed by "at" or "of" and a name gives that object its name: "take up the
+/// bridge at Kirseberg" removes the bridge at Kirseberg (a place of its own), not Kirseberg.
+fn object_noun(
+    text: &str,
+    mut toks: Vec<Tok>,
+    index: Option<&super::resolve::Index<'_>>,
+    rules: &mut Vec<&'static str>,
+) -> Vec<Tok> {
+    let lex = lexicon::get();
+    for k in 0..toks.len().saturating_sub(2) {
+        let Tok::Verb { action, span, .. } = &toks[k] else {
+            continue;
+        };
+        let (action, vspan) = (*action, *span);
+        let vtext = &text[vspan.0..vspan.1];
+        let Some((head, noun)) = vtext.rsplit_once(' ') else {
+            continue;
+        };
+        let Some(head) = head
+            .strip_suffix(" the")
+            .or_else(|| head.strip_suffix(" The"))
+        else {
+            continue;
+        };
+        let linked = matches!(&toks[k + 1], Tok::DestPrep(p, _) if p == "at")
+            || matches!(&toks[k + 1], Tok::Filler(f) if text[f.0..f.1].eq_ignore_ascii_case("of"));
+        let Tok::Place(p) = &toks[k + 2] else {
+            continue;
+        };
+        if !linked
+            || !lex.is_terrain(&noun.to_lowercase())
+            || p.form != Form::Name
+            || !p.text.chars().any(char::is_uppercase)
+        {
+            continue;
+        }
+        let noun_at = vspan.1 - noun.len();
+        let name = (noun_at, p.span.1);
+        // With a scenario the joined name must be one of its places.
+        if index.is_some_and(|ix| !ix.is_exact_name(&text[name.0..name.1])) {
+            continue;
+        }
+        let the = noun_at - "the ".len();
+        let verb_end = vspan.0 + head.len();
+        toks[k] = Tok::Verb {
+            action,
+            verb: text[vspan.0..verb_end].to_lowercase(),
+            span: (vspan.0, verb_end),
+        };
+        toks[k + 1] = Tok::Place(names::name_target(text, name, the));
+        toks.remove(k + 2);
+        rules.push("verb.object-noun");
+        return object_noun(text, toks, index, rules);
+    }
+    toks
+}
+
 /// Rule `pronoun.demonstrative`: "defend that village", "those heights in your front" — a
 /// demonstrative and a terrain noun point back like "it": not a place of its own, resolved to
 /// the last place named before it (rule `pronoun.antecedent`).
@@ -1659,6 +1723,8 @@ fn follow_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
         // troops) or a manner between the verb and its object is passed over.
         let adverb = |t: &Tok| match t {
             Tok::Manner(..) | Tok::Timing { .. } => true,
+            // The read-back's comma after the adverb ("follow closely, the 4th Division").
+            Tok::Connector(c, _) => c == ",",
             Tok::Place(x) => {
                 let w = &text[x.span.0..x.span.1];
                 x.form == Form::Name

@@ -1,6 +1,6 @@
 //! The reader's lexicon, as data (`grammar/lexicon.toml`; issue 11 §2, docs/order-language.md
 //! §1.9): verb lemmas with their inflections and actions, negators, idioms and courtesies,
-//! troop words and terrain nouns.
+//! troop words, terrain nouns, the period's commanders (`[persons]`) and the months (`[dates]`).
 //!
 //! Owns: loading the lexicon once, generating inflections, and the rewrite pass that lays the
 //! lexicon over the pest tokens of a sentence (longest match first, on word boundaries), so a
@@ -54,6 +54,8 @@ struct File {
     relations: WordList,
     #[serde(default)]
     persons: WordList,
+    #[serde(default)]
+    dates: WordList,
 }
 
 /// What a lexicon phrase is.
@@ -86,6 +88,7 @@ pub(crate) struct Lexicon {
     adjectives: BTreeSet<String>,
     titles: BTreeSet<String>,
     persons: BTreeSet<String>,
+    months: BTreeSet<String>,
 }
 
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
@@ -233,6 +236,7 @@ impl Lexicon {
                 .iter()
                 .map(|n| crate::text::fold(n))
                 .collect(),
+            months: f.dates.words.unwrap_or_default().into_iter().collect(),
         }
     }
 
@@ -256,6 +260,25 @@ impl Lexicon {
             .unwrap_or(name);
         // Written as a name: "the hill" is ground, "Hill" a general.
         bare.chars().any(char::is_uppercase) && self.persons.contains(&crate::text::fold(bare))
+    }
+
+    /// A name is a date ("the 19th of April", "April 19th", "May 1814"): a month and
+    /// ordinals or numbers only (rule `name.date`), never a place.
+    pub(crate) fn is_date(&self, name: &str) -> bool {
+        let ws: Vec<String> = name
+            .split_whitespace()
+            .map(|w| w.trim_matches(',').to_lowercase())
+            .collect();
+        let ordinal = |w: &str| {
+            let d = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+            !d.is_empty()
+                && d.chars().all(|c| c.is_ascii_digit())
+                && matches!(&w[d.len()..], "" | "st" | "nd" | "rd" | "th" | "d")
+        };
+        ws.iter().any(|w| self.months.contains(w))
+            && ws
+                .iter()
+                .all(|w| self.months.contains(w) || ordinal(w) || w == "of" || w == "the")
     }
 
     /// A folded word says whose troops, not which ("enemy", "English"): see rule
@@ -524,8 +547,10 @@ fn may_rewrite(text: &str, toks: &[Tok], hit: &[usize], m: Span, kind: &Kind) ->
         if verbish && t.phrase_span.0 < t.span.0 && m.0 == t.span.0 {
             return false;
         }
-        // A capitalised word inside a name stays a name unless it opens the sentence.
-        if capital && first > 0 && !opens_body(&toks[..first]) {
+        // A capitalised word inside a name stays a name unless it opens the sentence, or a
+        // known title of several words covers it whole ("the Minister at War").
+        let title = *kind == Kind::Word && text[m.0..m.1].contains(' ');
+        if capital && first > 0 && !opens_body(&toks[..first]) && !title {
             return false;
         }
     }

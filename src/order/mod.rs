@@ -1090,15 +1090,32 @@ fn anchored(text: &str, r: &Reference, next: Option<Span>) -> bool {
     let compass = |w: &str| {
         matches!(
             w,
-            "north" | "south" | "east" | "west" | "north-east" | "north-west" | "south-east"
+            "north"
+                | "south"
+                | "east"
+                | "west"
+                | "north-east"
+                | "north-west"
+                | "south-east"
                 | "south-west"
         )
     };
     match ws.as_slice() {
         [w] => matches!(
             *w,
-            "behind" | "above" | "below" | "beyond" | "near" | "beside" | "opposite"
-                | "overlooking" | "between" | "at" | "under" | "alongside" | "around"
+            "behind"
+                | "above"
+                | "below"
+                | "beyond"
+                | "near"
+                | "beside"
+                | "opposite"
+                | "overlooking"
+                | "between"
+                | "at"
+                | "under"
+                | "alongside"
+                | "around"
         ),
         [c, "of"] => compass(c) || matches!(*c, "short"),
         ["in", "front" | "rear", "of"] | ["next", "to"] => true,
@@ -1118,10 +1135,11 @@ fn definite(text: &str, r: &Reference, before: &[Reference], index: Option<&Inde
     if r.text.contains(' ') {
         return false;
     }
-    let itself = text
-        .get(r.span.1..)
-        .is_some_and(|t| t.trim_start().to_lowercase().starts_with("itself"));
-    let named = before
+    let after = text.get(r.span.1..).unwrap_or("").trim_start();
+    let itself = after
+        .get(..6)
+        .is_some_and(|w| w.eq_ignore_ascii_case("itself"));
+    let mut named = before
         .iter()
         .filter(|p| p.form == Form::Name && (p.resolved.is_some() || name_like(&p.text)));
     if itself {
@@ -1129,22 +1147,25 @@ fn definite(text: &str, r: &Reference, before: &[Reference], index: Option<&Inde
     }
     match index {
         None => named.count() > 0,
-        Some(_) => named.last().and_then(|p| p.resolved.as_ref()).is_some_and(|x| {
-            let kinds: &[&str] = match noun {
-                "village" | "town" | "hamlet" => &["village", "town"],
-                "hill" | "heights" | "height" | "ridge" => &["hill", "ridge"],
-                "wood" | "woods" | "forest" | "copse" => &["wood"],
-                "orchard" | "orchards" => &["orchard"],
-                "farm" | "farmhouse" => &["farm"],
-                "stream" | "brook" | "river" => &["stream", "river"],
-                "bridge" => &["bridge"],
-                "ford" => &["ford"],
-                "road" => &["road"],
-                "redoubt" => &["redoubt"],
-                _ => &[],
-            };
-            kinds.contains(&x.kind.as_str())
-        }),
+        Some(_) => named
+            .next_back()
+            .and_then(|p| p.resolved.as_ref())
+            .is_some_and(|x| {
+                let kinds: &[&str] = match noun {
+                    "village" | "town" | "hamlet" => &["village", "town"],
+                    "hill" | "heights" | "height" | "ridge" => &["hill", "ridge"],
+                    "wood" | "woods" | "forest" | "copse" => &["wood"],
+                    "orchard" | "orchards" => &["orchard"],
+                    "farm" | "farmhouse" => &["farm"],
+                    "stream" | "brook" | "river" => &["stream", "river"],
+                    "bridge" => &["bridge"],
+                    "ford" => &["ford"],
+                    "road" => &["road"],
+                    "redoubt" => &["redoubt"],
+                    _ => &[],
+                };
+                kinds.contains(&x.kind.as_str())
+            }),
     }
 }
 

@@ -282,6 +282,35 @@ pub(crate) fn features(text: &str, toks: Vec<Tok>, fired: &mut bool) -> Vec<Tok>
     out
 }
 
+/// Rule `name.terrain-head`: a terrain noun the grammar reads as a keyword ("pass") right after
+/// a proper name ends that name: "the Kösen pass", "the Maya pass" are one place.
+pub(crate) fn terrain_head(text: &str, toks: Vec<Tok>, fired: &mut bool) -> Vec<Tok> {
+    let lex = lexicon::get();
+    let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
+    for t in toks {
+        if let Tok::Filler(s) = &t
+            && let Some(x) = out.last().and_then(simple)
+            && capitalised_word(&x.text)
+            && text[x.span.1..s.0].chars().all(|c| c == ' ')
+        {
+            let w = text[s.0..s.1].to_lowercase();
+            if !w.contains(' ')
+                && lex.is_terrain(&w)
+                && !lex.is_relation(&w)
+                && super::lower::is_keyword(&w)
+            {
+                let merged = name_target(text, (x.span.0, s.1), x.phrase_span.0);
+                out.pop();
+                out.push(Tok::Place(merged));
+                *fired = true;
+                continue;
+            }
+        }
+        out.push(t);
+    }
+    out
+}
+
 /// Words that join the parts of a name ("Pajar de Vergara", "ford of Almaraz").
 pub(crate) fn is_link(w: &str) -> bool {
     matches!(
@@ -405,11 +434,27 @@ fn cut(text: &str, x: &Target) -> Option<Span> {
     let first_cap = (0..ws.len()).find(|&k| capital(k));
     let Some(fc) = first_cap else {
         // All lower case: a terrain description stays ("the heights"); "I wish" is no name.
-        return if (0..ws.len()).any(is_i) {
-            None
-        } else {
-            Some(x.span)
-        };
+        if (0..ws.len()).any(is_i) {
+            return None;
+        }
+        // "the east side of the road": a relation head before "of" is cut off here too.
+        if let Some(of) = (1..ws.len().saturating_sub(1))
+            .rev()
+            .find(|&k| ws[k].0.eq_ignore_ascii_case("of"))
+            && lex.is_relation(&ws[of - 1].0.to_lowercase())
+        {
+            let mut from = of + 1;
+            while from + 1 < ws.len() && is_link(&ws[from].0.to_lowercase()) {
+                from += 1;
+            }
+            return Some((ws[from].1.0, x.span.1));
+        }
+        // "the beach ready for embarkation": ordinary words after the last terrain noun go.
+        let mut end = ws.len();
+        while end > 1 && (!name_word(ws[end - 1].0) || is_link(&ws[end - 1].0.to_lowercase())) {
+            end -= 1;
+        }
+        return Some((x.span.0, ws[end - 1].1.1));
     };
     // Leading words: drop lower-case non-name words before the first capital, and a relation
     // head before "of" ("foot of the", "west bank of the", "result of the examination of the").
@@ -454,7 +499,12 @@ fn cut(text: &str, x: &Target) -> Option<Span> {
             end -= 1;
         }
     }
-    Some((ws[start].1.0, ws[end - 1].1.1))
+    let span = (ws[start].1.0, ws[end - 1].1.1);
+    // Rule `name.date`: "the convention of the 19th of April" names a day, not a place.
+    if lex.is_date(&text[span.0..span.1]) {
+        return None;
+    }
+    Some(span)
 }
 
 /// The whitespace-separated words of `text[span]` with their spans.

@@ -237,7 +237,11 @@ pub(crate) fn render(
                 }
             }
             (Link::Or, None) => {
-                let or = if trailing_condition(i) { "; or " } else { " or " };
+                let or = if trailing_condition(i) {
+                    "; or "
+                } else {
+                    " or "
+                };
                 if let Some(last) = sentences.last_mut() {
                     last.push_str(or);
                     last.push_str(&body);

@@ -55,6 +55,21 @@ pub(crate) fn looks_like_troops(text: &str) -> bool {
     if lex.is_person(bare) {
         return true;
     }
+    // Rule `name.regiment`: a number written as an ordinal and a name ("the 9th Light", "the
+    // 95th Rifles") is a regiment, unless it is a day ("the 19th of April") or ends in terrain.
+    let ordinal = |w: &str| {
+        let d = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        !d.is_empty()
+            && d.chars().all(|c| c.is_ascii_digit())
+            && matches!(&w[d.len()..], "st" | "nd" | "rd" | "th" | "d")
+    };
+    if words.len() >= 2
+        && ordinal(words[0])
+        && !lex.is_date(bare)
+        && !words.last().is_some_and(|w| lex.is_terrain(w))
+    {
+        return true;
+    }
     if words.last().is_some_and(|w| {
         lex.is_terrain(w)
             && !matches!(

@@ -276,3 +276,180 @@ fn sentence_adverbs_and_abbreviated_titles_are_no_places() {
     assert!(o.places.iter().all(|p| p.text != "Br"), "{:?}", o.places);
     assert_eq!(o.stages.len(), 1, "{}", o.key);
 }
+
+/// The places of an order as written (span text).
+fn place_texts(o: &CheckedOrder) -> Vec<&str> {
+    o.places
+        .iter()
+        .map(|p| &o.text[p.span.0..p.span.1])
+        .collect()
+}
+
+fn codes(o: &CheckedOrder) -> Vec<&'static str> {
+    o.diagnostics.iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn the_periods_commanders_are_persons_not_places() {
+    // Rule name.person (lexicon [persons], decision 0131): with no scenario to say who is who,
+    // a commander named in the order is the troops he leads, never a place.
+    let o = order::check_one(
+        "General Graham: attack Soult at Oporto if Victor has not crossed the Douro.",
+        None,
+        None,
+    );
+    assert_eq!(place_texts(&o), ["Oporto", "Douro"], "{}", o.readback);
+    let o = order::check_one(
+        "General Pack: watch Marmont's movements from Salamanca and report to Hill.",
+        None,
+        None,
+    );
+    assert_eq!(place_texts(&o), ["Salamanca"], "{}", o.readback);
+    // Written as a name only: "the hill" is ground.
+    let o = hall("4th Div: march to Hinzeberg and occupy the hill.");
+    assert_eq!(place_texts(&o), ["Hinzeberg"], "{}", o.readback);
+}
+
+#[test]
+fn a_definite_description_placed_by_a_name_names_only_that_place() {
+    // Rule place.anchored: "the heights behind Bayonne" is a feature found by Bayonne; only
+    // Bayonne is a place, and nothing is vague about it.
+    let o = order::check_one(
+        "General Hope: occupy the heights behind Bayonne.",
+        None,
+        None,
+    );
+    assert_eq!(place_texts(&o), ["Bayonne"]);
+    assert!(!codes(&o).contains(&"vague-place"), "{:?}", codes(&o));
+    let o = hall("3rd Div: take post on the ground south of Kümla.");
+    assert_eq!(place_texts(&o), ["Kümla"]);
+    assert!(!codes(&o).contains(&"vague-place"), "{:?}", codes(&o));
+    // An indefinite position is still to be chosen: a vague place of its own.
+    let o = order::check_one(
+        "General Hope: occupy a strong position near Bayonne.",
+        None,
+        None,
+    );
+    assert_eq!(place_texts(&o), ["strong position", "Bayonne"]);
+}
+
+#[test]
+fn a_definite_terrain_noun_after_a_named_place_points_back_to_it() {
+    // Rule place.definite: "the village" after San Cristobal is San Cristobal.
+    let o = order::check_one(
+        "General Hill: march to San Cristobal and hold the village.",
+        None,
+        None,
+    );
+    assert_eq!(place_texts(&o), ["San Cristobal"]);
+    // With a scenario the kinds must agree: Kümla is a village, not a ridge.
+    let o = hall("4th Div: march to Kümla and hold the village.");
+    assert_eq!(place_texts(&o), ["Kümla"]);
+    let o = hall("4th Div: march to Kümla and hold the ridge.");
+    assert_eq!(place_texts(&o), ["Kümla", "ridge"]);
+    assert!(codes(&o).contains(&"vague-place"), "{:?}", codes(&o));
+    // With nothing named before, "the heights" stays vague.
+    let o = hall("4th Div: occupy the heights.");
+    assert_eq!(place_texts(&o), ["heights"]);
+}
+
+#[test]
+fn a_side_or_a_position_of_troops_is_no_place() {
+    // Rule place.side: "the left" is a side of the recipient's own line.
+    let o = hall("Cav-I: cover the left of the 2nd Division and watch the right.");
+    assert!(place_texts(&o).is_empty(), "{:?}", place_texts(&o));
+    assert!(!codes(&o).contains(&"vague-place"), "{:?}", codes(&o));
+    // Rule name.troops-position: where those troops stand is the troops.
+    for text in [
+        "General Reynier: attack the English position.",
+        "General Reynier: attack Kellermann's position from the north.",
+    ] {
+        let o = order::check_one(text, None, None);
+        assert!(place_texts(&o).is_empty(), "{text}: {:?}", place_texts(&o));
+    }
+}
+
+#[test]
+fn days_regiments_offices_and_bids_are_no_places() {
+    // name.date, name.regiment, the lexicon's titles of offices and bodies ("the Minister at
+    // War", "the Government"), and "Tell him to …" (a verb that is no stage).
+    for (text, want) in [
+        (
+            "General Hill: march to Merida in consequence of the convention of the 19th of April.",
+            vec!["Merida"],
+        ),
+        (
+            "General Hill: attack Arroyo from the north, with the 34th Foot leading.",
+            vec!["Arroyo"],
+        ),
+        (
+            "General Hill: remain at Merida to receive the consent of the Minister at War.",
+            vec!["Merida"],
+        ),
+        (
+            "General Hill: remain at Merida and await the decision of the Government.",
+            vec!["Merida"],
+        ),
+        (
+            "Tell him to march upon Truxillo by the Almaraz road.",
+            vec!["Truxillo", "Almaraz road"],
+        ),
+    ] {
+        let o = order::check_one(text, None, None);
+        assert_eq!(place_texts(&o), want, "{text} → {}", o.readback);
+    }
+}
+
+#[test]
+fn a_feature_keeps_its_name_and_a_relation_head_is_cut_off() {
+    // name.terrain-head: "pass" is a keyword of the grammar, but after a name it ends it.
+    let o = order::check_one(
+        "General Hill: march upon Pamplona by the Maya pass.",
+        None,
+        None,
+    );
+    assert_eq!(place_texts(&o), ["Pamplona", "Maya pass"], "{}", o.readback);
+    // name.edges on a lower-case description: "the north bank of the road to Burgos" is the
+    // road to Burgos (name.feature), not "north bank of the road" and Burgos.
+    let o = order::check_one(
+        "General Pack: deploy on the north bank of the road to Burgos.",
+        None,
+        None,
+    );
+    assert_eq!(place_texts(&o), ["road to Burgos"], "{}", o.readback);
+    // verb.object-noun: "take up the bridge at X" removes the bridge at X (decision 0132).
+    let o = order::check_one(
+        "General Hill: take up the bridge at Almaraz and fall back to Truxillo.",
+        None,
+        None,
+    );
+    assert_eq!(
+        place_texts(&o),
+        ["bridge at Almaraz", "Truxillo"],
+        "{}",
+        o.readback
+    );
+    let o = hall("4th Div: take up the bridge at Kirseberg and fall back to Kümla.");
+    let ids: Vec<&str> = o
+        .places
+        .iter()
+        .filter_map(|p| p.resolved.as_ref().map(|r| r.id.as_str()))
+        .collect();
+    assert_eq!(ids, ["kirseberg-bridge", "kumla"], "{}", o.readback);
+    assert_eq!(o.order_type, Some(OrderType::General));
+    let again = hall(&o.readback);
+    assert_eq!(again.key, o.key, "{}", o.readback);
+}
+
+#[test]
+fn a_landing_beach_is_ground_and_ends_its_description() {
+    // Terrain nouns of a landing (lexicon [terrain]: beach, shore, coast), and name.edges on a
+    // lower-case description: "the shore ready for embarkation" is the shore.
+    let o = order::check_one(
+        "The dragoons will be on the shore ready for embarkation at dawn.",
+        None,
+        None,
+    );
+    assert_eq!(place_texts(&o), ["shore"], "{}", o.readback);
+    assert!(codes(&o).contains(&"vague-place"), "{:?}", codes(&o));
+}

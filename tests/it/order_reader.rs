@@ -445,3 +445,45 @@ fn a_march_along_a_route_and_an_attack_are_one_engage_stage() {
     assert_eq!(o.order_type, Some(OrderType::Engage), "{}", o.readback);
     assert_eq!(o.stages.len(), 1);
 }
+
+/// Reading the read-back of an order without a scenario gives the same order.
+fn round_trips_bare(text: &str) -> order::CheckedOrder {
+    let o = order::check_one(text, None, None);
+    let again = order::check_one(&o.readback, None, None);
+    assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    o
+}
+
+#[test]
+fn long_letters_read_back_to_the_same_order() {
+    // Each sentence is one kind of failure found in the corpus's long real letters (issue 11:
+    // round trip 100 %).
+    // readback.duration-last: "till …" read back before a place would swallow it.
+    let o =
+        round_trips_bare("General Hill: do not fire till the last moment, and march upon Lobon.");
+    assert!(o.readback.contains("upon Lobon till"), "{}", o.readback);
+    // readback.or-after-condition: a condition read back after its stage would take the "or"
+    // of the alternative with it, and the two stages would become one.
+    let o = round_trips_bare(
+        "General Pack: should the enemy be at Toro, remain on the Douro, or march to Zamora.",
+    );
+    assert_eq!(o.stages.len(), 2, "{}", o.readback);
+    // A second negator starts a prohibition of its own (neg.prohibition).
+    let o = round_trips_bare(
+        "General Hill: you are not to cross the Guadiana, and are not to destroy the bridge.",
+    );
+    let forbidden: Vec<&str> = o.prohibitions.iter().map(|p| p.text.as_str()).collect();
+    assert_eq!(forbidden, ["cross the Guadiana", "destroy the bridge"]);
+    // A name cut before a verb form keeps no dangling "of" ("a fair opportunity of").
+    round_trips_bare(
+        "General Hill: hasten up your division; there is a fair opportunity of destroying a French corps at Arroyo.",
+    );
+    // verb.follow-own: an adverb between "follow" and its object does not make it a pursuit.
+    let o = round_trips_bare("The cavalry will follow closely the 4th Division.");
+    assert_eq!(
+        o.order_type,
+        Some(staffwork::rules::OrderType::General),
+        "{}",
+        o.readback
+    );
+}
