@@ -613,22 +613,17 @@ fn combat_error(e: crate::combat::CombatError) -> Refusal {
     }
 }
 
-/// Resolve a combat (15, 16, 17, 18): started by the phasing player, or Opportunity Fire with
-/// Cannister (17.4, 17.4.9) and Reaction Charges (16.5.2: in any phase) by either side. Checks
-/// what every combat shares, then hands over to one function per kind.
-pub(super) fn resolve(
-    ctx: &mut Ctx,
+/// What every combat checks first and the two stacks as the combat core sees them: the sides,
+/// the Skirmishers absorbing losses (20.2), the combatants, No Orders Status (6.3.4), night.
+#[allow(clippy::type_complexity)]
+fn engage<'u>(
+    ctx: &Ctx,
     kind: &CombatKind,
-    attackers: &[String],
-    defenders: &[String],
-    options: &CombatOptions,
-) -> Result<(), Refusal> {
-    let fire = matches!(
-        kind,
-        CombatKind::ArtilleryFire { .. } | CombatKind::SkirmisherFire { .. }
-    );
+    attackers: &'u [String],
+    defenders: &'u [String],
+    options: &'u CombatOptions,
+) -> Result<(String, String, Engagement<'u>, [Option<(String, u8)>; 2]), Refusal> {
     let (a_side, a_hexes, d_side, d_hex) = sides(ctx, kind, attackers, defenders, options)?;
-    let a_first = a_hexes[0];
     check_fit(ctx, attackers, defenders)?;
     let absorbing = absorbing_skirmishers(ctx, options, attackers, defenders)?;
     let s = ctx.eng.scenario;
@@ -662,6 +657,90 @@ pub(super) fn resolve(
         night: ctx.night(),
         aspect: options.aspect.as_ref(),
     };
+    Ok((a_side, d_side, e, absorbing))
+}
+
+/// What a combat between these pieces puts to the combat core, built as [`resolve`] builds it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CombatInput {
+    CloseCombat(CloseCombatInput),
+    Charge(ChargeInput),
+    ArtilleryFire(ArtilleryFireInput),
+}
+
+/// A combat as the game would resolve it now, nothing rolled or recorded: its input to the
+/// combat core and the arcs read from facing (10.0, decision 0140). For exact odds from a game
+/// (`staffwork odds … --db`, decision 0166).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CombatPreview {
+    pub input: CombatInput,
+    pub aspects: Vec<super::aspect::AspectReadback>,
+}
+
+impl super::Engine<'_> {
+    /// The combat `resolve` would fight between these pieces in `state`, with the same checks
+    /// (a refusal is the combat's), combatants and arcs; no die is rolled (T2.2a's Morale Check
+    /// of Spanish cavalry before a charge is not asked).
+    pub fn combat_preview(
+        &self,
+        state: &super::GameState,
+        kind: &CombatKind,
+        attackers: &[String],
+        defenders: &[String],
+        options: &CombatOptions,
+    ) -> Result<CombatPreview, Refusal> {
+        let mut dice = crate::rules::dice::ScriptedDice::new();
+        let ctx = Ctx {
+            eng: self,
+            state: state.clone(),
+            events: Vec::new(),
+            dice: &mut dice,
+        };
+        let (_, _, e, _) = engage(&ctx, kind, attackers, defenders, options)?;
+        let mut readback = CombatReadback::default();
+        let input = match kind {
+            CombatKind::CloseCombat { fortified } => {
+                CombatInput::CloseCombat(close_combat_input(&ctx, e, *fortified, &mut readback)?)
+            }
+            CombatKind::Charge { .. } => {
+                CombatInput::Charge(charge_input(&ctx, e, kind, &mut readback)?)
+            }
+            CombatKind::ArtilleryFire { cannister } => CombatInput::ArtilleryFire(
+                artillery_fire_input(&ctx, &e, *cannister, &mut readback)?,
+            ),
+            CombatKind::SkirmisherFire { .. } => {
+                return Err(Refusal::new(
+                    "no-odds",
+                    "18",
+                    "exact odds are computed for Close Combat, charges and artillery fire, not Skirmisher fire",
+                    "",
+                ));
+            }
+        };
+        Ok(CombatPreview {
+            input,
+            aspects: readback.aspects,
+        })
+    }
+}
+
+/// Resolve a combat (15, 16, 17, 18): started by the phasing player, or Opportunity Fire with
+/// Cannister (17.4, 17.4.9) and Reaction Charges (16.5.2: in any phase) by either side. Checks
+/// what every combat shares, then hands over to one function per kind.
+pub(super) fn resolve(
+    ctx: &mut Ctx,
+    kind: &CombatKind,
+    attackers: &[String],
+    defenders: &[String],
+    options: &CombatOptions,
+) -> Result<(), Refusal> {
+    let fire = matches!(
+        kind,
+        CombatKind::ArtilleryFire { .. } | CombatKind::SkirmisherFire { .. }
+    );
+    let (a_side, d_side, e, absorbing) = engage(ctx, kind, attackers, defenders, options)?;
+    let (a_first, d_hex) = (e.a_hexes[0], e.d_hex);
     let mut readback = CombatReadback::default();
     let r = match kind {
         // T2.2a: Spanish cavalry must pass a Morale Check to charge cavalry; failing, it stays.
@@ -950,6 +1029,26 @@ fn close_combat(
     fortified: bool,
     readback: &mut CombatReadback,
 ) -> Result<Resolved, Refusal> {
+    let input = close_combat_input(ctx, e, fortified, readback)?;
+    let r = resolve_close_combat(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
+    readback.checks = r.checks.clone();
+    readback.may_rush = r.may_rush;
+    Ok(Resolved::new(
+        r.outcome.to_string(),
+        r.attacker,
+        r.defender,
+        r.trace,
+        r.notes,
+    ))
+}
+
+/// A Close Combat's checks and its input to the combat core, the arc read from facing (10.0).
+fn close_combat_input(
+    ctx: &Ctx,
+    e: Engagement,
+    fortified: bool,
+    readback: &mut CombatReadback,
+) -> Result<CloseCombatInput, Refusal> {
     let s = ctx.eng.scenario;
     let a_hex = e.a_hexes[0];
     let d_hex = e.d_hex;
@@ -988,16 +1087,7 @@ fn close_combat(
         origin_hex_enemy_occupied: false,
         skip_commander_loss: false,
     };
-    let r = resolve_close_combat(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
-    readback.checks = r.checks.clone();
-    readback.may_rush = r.may_rush;
-    Ok(Resolved::new(
-        r.outcome.to_string(),
-        r.attacker,
-        r.defender,
-        r.trace,
-        r.notes,
-    ))
+    Ok(input)
 }
 
 /// A unit's nation for the national rules (26): its own, else its formations', else its side's.
@@ -1037,6 +1127,42 @@ fn charge(
     kind: &CombatKind,
     readback: &mut CombatReadback,
 ) -> Result<Resolved, Refusal> {
+    let input = charge_input(ctx, e, kind, readback)?;
+    let r = resolve_charge(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
+    readback.checks = r.checks.clone();
+    readback.breakoff_check = r.breakoff_check.clone();
+    readback.defender_odd_roll = r.defender_odd_roll;
+    readback.formed_square = r.formed_square;
+    readback.opportunity_fire = r.opportunity_fire;
+    readback.may_follow_on = r.may_follow_on;
+    readback.follow_ons = r
+        .follow_ons
+        .iter()
+        .map(|f| FollowOnReadback {
+            roll: f.roll,
+            modifier: f.modifier,
+            loss: f.loss.to_string(),
+        })
+        .collect();
+    let mut out = Resolved::new(
+        format!("{:?}", r.outcome),
+        r.attacker,
+        r.defender,
+        r.trace,
+        r.notes,
+    );
+    out.others_rout = r.defender_hex_others_rout;
+    Ok(out)
+}
+
+/// A charge's checks and its input to the combat core, the arc and a Line's flanks read from
+/// facing and the map (10.0, chart p4 note 1).
+fn charge_input(
+    ctx: &Ctx,
+    e: Engagement,
+    kind: &CombatKind,
+    readback: &mut CombatReadback,
+) -> Result<ChargeInput, Refusal> {
     let CombatKind::Charge {
         form_square,
         follow_ons,
@@ -1111,31 +1237,7 @@ fn charge(
             "ask the defending player, then repeat with --form-square or --no-square",
         ));
     }
-    let r = resolve_charge(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
-    readback.checks = r.checks.clone();
-    readback.breakoff_check = r.breakoff_check.clone();
-    readback.defender_odd_roll = r.defender_odd_roll;
-    readback.formed_square = r.formed_square;
-    readback.opportunity_fire = r.opportunity_fire;
-    readback.may_follow_on = r.may_follow_on;
-    readback.follow_ons = r
-        .follow_ons
-        .iter()
-        .map(|f| FollowOnReadback {
-            roll: f.roll,
-            modifier: f.modifier,
-            loss: f.loss.to_string(),
-        })
-        .collect();
-    let mut out = Resolved::new(
-        format!("{:?}", r.outcome),
-        r.attacker,
-        r.defender,
-        r.trace,
-        r.notes,
-    );
-    out.others_rout = r.defender_hex_others_rout;
-    Ok(out)
+    Ok(input)
 }
 
 /// Skirmisher fire (18).
@@ -1221,6 +1323,26 @@ fn artillery_fire(
     cannister: bool,
     readback: &mut CombatReadback,
 ) -> Result<Resolved, Refusal> {
+    let input = artillery_fire_input(ctx, &e, cannister, readback)?;
+    let r = resolve_artillery_fire(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
+    readback.fire_groups = r.groups.clone();
+    Ok(Resolved::new(
+        String::from("fire"),
+        SideResult::default(),
+        r.target,
+        r.trace,
+        r.notes,
+    ))
+}
+
+/// Artillery fire's checks and its input to the combat core, each battery's arc read from
+/// facing (17.1.6, 17.4.9.2).
+fn artillery_fire_input(
+    ctx: &Ctx,
+    e: &Engagement,
+    cannister: bool,
+    readback: &mut CombatReadback,
+) -> Result<ArtilleryFireInput, Refusal> {
     let s = ctx.eng.scenario;
     let (night, d_hex, defender, attackers, a_hexes) = (
         e.night,
@@ -1230,7 +1352,6 @@ fn artillery_fire(
         e.a_hexes.clone(),
     );
     let cannister = &cannister;
-    let tables = ctx.eng.combat;
     if night && !cannister {
         return Err(Refusal::new(
             "night-no-fire",
@@ -1275,7 +1396,7 @@ fn artillery_fire(
                 "Cannister is fired at units entering the battery's hex",
             ));
         }
-        let (arc, aspect) = fire_aspect(ctx, &e, id, *hex, *cannister)?;
+        let (arc, aspect) = fire_aspect(ctx, e, id, *hex, *cannister)?;
         all_flank &= arc == crate::movement::facing::Arc::Flank;
         flank_entry |= *cannister && arc == crate::movement::facing::Arc::Flank;
         readback.aspects.push(aspect);
@@ -1302,15 +1423,7 @@ fn artillery_fire(
         night,
         skip_commander_loss: false,
     };
-    let r = resolve_artillery_fire(tables, &input, ctx.dice).map_err(combat_error)?;
-    readback.fire_groups = r.groups.clone();
-    Ok(Resolved::new(
-        String::from("fire"),
-        SideResult::default(),
-        r.target,
-        r.trace,
-        r.notes,
-    ))
+    Ok(input)
 }
 
 /// Which way one battery's fire meets its target (17.1.6), or, for Cannister, through which
