@@ -9,13 +9,13 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand, ValueEnum};
 
 use super::{CmdResult, Failure, Format};
+use crate::app::{ArcArg, CombatRequest, FlanksArg, ProcedureArg, Response};
 use crate::combat::charge::{CavalryNation, ChargeDecisions, ChargeInput};
 use crate::combat::close::{CloseCombatInput, Elevation, Terrain};
 use crate::combat::fire::{ArtilleryFireInput, Battery};
 use crate::combat::odds::{CombatOdds, charge_odds, close_combat_odds, fire_odds, percent};
 use crate::combat::tables::{self, CombatTables};
 use crate::combat::{CombatError, Combatant, CommanderIn, MoraleState, Size};
-use crate::app::{ArcArg, CombatRequest, FlanksArg, ProcedureArg, Response};
 use crate::scenario::model::{MoraleRating, UnitFormation, UnitKind};
 
 #[derive(Subcommand, Debug)]
@@ -193,15 +193,45 @@ pub struct FromGame {
 
 #[derive(Args, Debug, Clone)]
 pub struct CloseCombatArgs {
-    #[arg(long, conflicts_with = "db", ignore_case = true, value_enum, default_value = "infantry")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "infantry"
+    )]
     pub attacker_kind: KindArg,
-    #[arg(long, required_unless_present = "db", conflicts_with = "db", ignore_case = true, value_enum)]
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
     pub attacker_morale: Option<MoraleArg>,
-    #[arg(long, required_unless_present = "db", conflicts_with = "db", ignore_case = true, value_enum)]
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
     pub attacker_size: Option<SizeArg>,
-    #[arg(long, conflicts_with = "db", ignore_case = true, value_enum, default_value = "column")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "column"
+    )]
     pub attacker_formation: FormationArg,
-    #[arg(long, conflicts_with = "db", ignore_case = true, value_enum, default_value = "normal")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "normal"
+    )]
     pub attacker_state: StateArg,
     #[arg(long, conflicts_with = "db")]
     pub attacker_wrecked: bool,
@@ -214,15 +244,45 @@ pub struct CloseCombatArgs {
     /// Skirmisher Fire Value with the attacker (e.g. 2, 1.5, 0.5).
     #[arg(long, conflicts_with = "db")]
     pub attacker_skirmishers: Option<String>,
-    #[arg(long, conflicts_with = "db", ignore_case = true, value_enum, default_value = "infantry")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "infantry"
+    )]
     pub defender_kind: KindArg,
-    #[arg(long, required_unless_present = "db", conflicts_with = "db", ignore_case = true, value_enum)]
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
     pub defender_morale: Option<MoraleArg>,
-    #[arg(long, required_unless_present = "db", conflicts_with = "db", ignore_case = true, value_enum)]
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
     pub defender_size: Option<SizeArg>,
-    #[arg(long, conflicts_with = "db", ignore_case = true, value_enum, default_value = "line")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "line"
+    )]
     pub defender_formation: FormationArg,
-    #[arg(long, conflicts_with = "db", ignore_case = true, value_enum, default_value = "normal")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "normal"
+    )]
     pub defender_state: StateArg,
     #[arg(long, conflicts_with = "db")]
     pub defender_wrecked: bool,
@@ -236,9 +296,21 @@ pub struct CloseCombatArgs {
     /// facing, and the output says so.
     #[arg(long)]
     pub rear: bool,
-    #[arg(long, conflicts_with = "db", ignore_case = true, value_enum, default_value_t)]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value_t
+    )]
     pub terrain: TerrainArg,
-    #[arg(long, conflicts_with = "db", ignore_case = true, value_enum, default_value_t)]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value_t
+    )]
     pub elevation: ElevationArg,
     #[arg(long, conflicts_with = "db")]
     pub night: bool,
@@ -250,13 +322,37 @@ pub struct CloseCombatArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct ChargeArgs {
-    #[arg(long, conflicts_with = "db", ignore_case = true, value_enum, default_value = "light-cavalry")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "light-cavalry"
+    )]
     pub attacker_kind: KindArg,
-    #[arg(long, required_unless_present = "db", conflicts_with = "db", ignore_case = true, value_enum)]
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
     pub attacker_morale: Option<MoraleArg>,
-    #[arg(long, required_unless_present = "db", conflicts_with = "db", ignore_case = true, value_enum)]
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
     pub attacker_size: Option<SizeArg>,
-    #[arg(long, conflicts_with = "db", ignore_case = true, value_enum, default_value = "normal")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "normal"
+    )]
     pub attacker_state: StateArg,
     #[arg(long, conflicts_with = "db")]
     pub attacker_commander: Option<u8>,
@@ -265,15 +361,45 @@ pub struct ChargeArgs {
     /// British cavalry (26.4).
     #[arg(long, conflicts_with = "db")]
     pub british: bool,
-    #[arg(long, conflicts_with = "db", ignore_case = true, value_enum, default_value = "infantry")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "infantry"
+    )]
     pub defender_kind: KindArg,
-    #[arg(long, required_unless_present = "db", conflicts_with = "db", ignore_case = true, value_enum)]
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
     pub defender_morale: Option<MoraleArg>,
-    #[arg(long, required_unless_present = "db", conflicts_with = "db", ignore_case = true, value_enum)]
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
     pub defender_size: Option<SizeArg>,
-    #[arg(long, conflicts_with = "db", ignore_case = true, value_enum, default_value = "line")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "line"
+    )]
     pub defender_formation: FormationArg,
-    #[arg(long, conflicts_with = "db", ignore_case = true, value_enum, default_value = "normal")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "normal"
+    )]
     pub defender_state: StateArg,
     #[arg(long, conflicts_with = "db")]
     pub defender_wrecked: bool,
@@ -323,15 +449,45 @@ pub struct FireArgs {
     /// Further batteries of a Grand Battery, as GP:light|heavy:RANGE (17.3).
     #[arg(long, conflicts_with = "db")]
     pub battery: Vec<String>,
-    #[arg(long, conflicts_with = "db", ignore_case = true, value_enum, default_value = "infantry")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "infantry"
+    )]
     pub target_kind: KindArg,
-    #[arg(long, required_unless_present = "db", conflicts_with = "db", ignore_case = true, value_enum)]
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
     pub target_morale: Option<MoraleArg>,
-    #[arg(long, conflicts_with = "db", ignore_case = true, value_enum, default_value = "a")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "a"
+    )]
     pub target_size: SizeArg,
-    #[arg(long, conflicts_with = "db", ignore_case = true, value_enum, default_value = "line")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "line"
+    )]
     pub target_formation: FormationArg,
-    #[arg(long, conflicts_with = "db", ignore_case = true, value_enum, default_value = "normal")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "normal"
+    )]
     pub target_state: StateArg,
     #[arg(long, conflicts_with = "db")]
     pub target_wrecked: bool,
@@ -444,20 +600,42 @@ pub fn run(cmd: CombatOddsCmd) -> CmdResult {
     match cmd {
         CombatOddsCmd::CloseCombat(a) if a.game.db.is_some() => {
             let over = a.rear.then_some((ArcArg::Rear, None, "--rear"));
-            from_game(&a.game, ProcedureArg::CloseCombat, over, false, 0, a.common.format)
+            from_game(
+                &a.game,
+                ProcedureArg::CloseCombat,
+                over,
+                false,
+                0,
+                a.common.format,
+            )
         }
         CombatOddsCmd::Charge(a) if a.game.db.is_some() => {
             let over = match (a.rear, a.flanks_secure) {
-                (true, true) => Some((ArcArg::Rear, Some(FlanksArg::Secure), "--rear --flanks-secure")),
+                (true, true) => Some((
+                    ArcArg::Rear,
+                    Some(FlanksArg::Secure),
+                    "--rear --flanks-secure",
+                )),
                 (true, false) => Some((ArcArg::Rear, None, "--rear")),
                 (false, true) => Some((ArcArg::Front, Some(FlanksArg::Secure), "--flanks-secure")),
                 (false, false) => None,
             };
             let decisions = (a.form_square, a.follow_ons);
-            from_game(&a.game, ProcedureArg::Charge, over, decisions.0, decisions.1, a.common.format)
+            from_game(
+                &a.game,
+                ProcedureArg::Charge,
+                over,
+                decisions.0,
+                decisions.1,
+                a.common.format,
+            )
         }
         CombatOddsCmd::Fire(a) if a.game.db.is_some() => {
-            let flag = if a.cannister { "--flank-entry" } else { "--flanked-line" };
+            let flag = if a.cannister {
+                "--flank-entry"
+            } else {
+                "--flanked-line"
+            };
             let over = (a.flanked_line || a.flank_entry).then_some((ArcArg::Flank, None, flag));
             from_game_fire(&a.game, a.cannister, over, a.common.format)
         }
@@ -580,7 +758,11 @@ fn ask_game(g: &FromGame, req: CombatRequest, format: Format) -> CmdResult {
 
 /// A flag clap requires without --db.
 fn given<T: Copy>(v: Option<T>, flag: &str) -> Result<T, Failure> {
-    v.ok_or_else(|| Failure::Usage(format!("{flag} is required (or --db with --attacker and --defender)")))
+    v.ok_or_else(|| {
+        Failure::Usage(format!(
+            "{flag} is required (or --db with --attacker and --defender)"
+        ))
+    })
 }
 
 /// `odds close-combat`: 15, 19.

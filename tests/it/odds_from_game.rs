@@ -82,12 +82,15 @@ fn odds_from_a_game_read_the_rear_arc_from_facing_and_match_the_combat_it_then_f
     assert_eq!(a["through"][0], "S");
     assert_eq!(a["arc"], "rear", "{o}");
     assert_eq!(a["ruled_by"], "facing");
-    assert_eq!(o["input"]["close-combat"]["defender"]["attacked_in_rear"], true);
+    assert_eq!(
+        o["input"]["close-combat"]["defender"]["attacked_in_rear"],
+        true
+    );
     let predicted = stand(&o["odds"]["stand"]["checks"]);
     assert!(
-        predicted
-            .iter()
-            .any(|(s, _, m, mods)| s == "defender" && *m == -2 && mods.contains("attacked_in_rear")),
+        predicted.iter().any(|(s, _, m, mods)| s == "defender"
+            && *m == -2
+            && mods.contains("attacked_in_rear")),
         "{predicted:?}"
     );
     // The text says where the arc came from.
@@ -137,7 +140,13 @@ fn an_arc_flag_overrides_the_facing_with_a_note_and_changes_the_odds() {
     let db = game(dir.path());
     // fr-1 in front of aus-1 (its N hexside): front arc, no modifier.
     ok(&[
-        "override", "--db", &db, "--reason", "set-up", "--place", "fr-1=5.06",
+        "override",
+        "--db",
+        &db,
+        "--reason",
+        "set-up",
+        "--place",
+        "fr-1=5.06",
     ]);
     let front = odds(&db, &[]);
     assert_eq!(front["aspects"][0]["arc"], "front");
@@ -145,7 +154,10 @@ fn an_arc_flag_overrides_the_facing_with_a_note_and_changes_the_odds() {
     let a = &rear["aspects"][0];
     assert_eq!(a["arc"], "rear");
     assert!(
-        a["ruled_by"].as_str().unwrap().starts_with("umpire: --rear"),
+        a["ruled_by"]
+            .as_str()
+            .unwrap()
+            .starts_with("umpire: --rear"),
         "{a}"
     );
     assert_ne!(front["odds"]["outcomes"], rear["odds"]["outcomes"]);
@@ -212,7 +224,68 @@ fn with_a_game_the_combatant_flags_are_refused_and_a_side_may_not_ask() {
         Err(staffwork::app::AppError::Forbidden(m)) => assert!(m.contains("umpire"), "{m}"),
         other => panic!("a side asked a combat's odds: {other:?}"),
     }
-    assert!(
-        staffwork::app::execute(&mut game, &staffwork::view::Viewer::Umpire, &req).is_ok()
-    );
+    assert!(staffwork::app::execute(&mut game, &staffwork::view::Viewer::Umpire, &req).is_ok());
+}
+
+#[test]
+fn a_charges_odds_read_a_lines_secure_flanks_from_the_map_like_the_charge() {
+    // Chart p4 note 1: aus-1 (facing NNE or NNW) with Austrian Lines in its flank hexes 6.04 and
+    // 4.05 is charged from the N by the hussars: front arc, flanks secure (decision 0140).
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.db").to_str().unwrap().to_string();
+    ok(&["new", "--db", &db, "--scenario", SCENARIO, "--seed", "3"]);
+    for set in [
+        vec![
+            "--impose-order",
+            "fr-hus",
+            "--text",
+            "French hussars: attack the Austrian line.",
+        ],
+        vec!["--place", "fr-hus=5.06"],
+        vec!["--place", "aus-left=6.04"],
+        vec!["--place", "aus-right=4.05"],
+    ] {
+        let mut args = vec!["override", "--db", &db, "--reason", "set-up"];
+        args.extend(set);
+        ok(&args);
+    }
+    ok(&["turn", "--db", &db]);
+    let o: Value = serde_json::from_str(&ok(&[
+        "odds",
+        "charge",
+        "--db",
+        &db,
+        "--attacker",
+        "fr-hus",
+        "--defender",
+        "aus-1",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(o["aspects"][0]["arc"], "front", "{o}");
+    assert_eq!(o["aspects"][0]["flanks_secure"], true);
+    assert_eq!(o["input"]["charge"]["defender"]["line_flanks_secure"], true);
+    // The charge itself reads the same.
+    ok(&[
+        "combat",
+        "charge",
+        "--db",
+        &db,
+        "--attacker",
+        "fr-hus",
+        "--defender",
+        "aus-1",
+        "--no-square",
+    ]);
+    let log: Value =
+        serde_json::from_str(&ok(&["log", "--db", &db, "--umpire", "--format", "json"])).unwrap();
+    let dice = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["event"])
+        .find(|e| e["kind"] == "combat-dice")
+        .expect("the charge's dice");
+    assert_eq!(dice["readback"]["aspects"], o["aspects"]);
 }
