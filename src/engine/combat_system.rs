@@ -613,16 +613,18 @@ fn combat_error(e: crate::combat::CombatError) -> Refusal {
     }
 }
 
+/// The attacking and defending sides, the engagement and each side's absorbing Skirmisher.
+type Engaged<'u> = (String, String, Engagement<'u>, [Option<(String, u8)>; 2]);
+
 /// What every combat checks first and the two stacks as the combat core sees them: the sides,
 /// the Skirmishers absorbing losses (20.2), the combatants, No Orders Status (6.3.4), night.
-#[allow(clippy::type_complexity)]
 fn engage<'u>(
     ctx: &Ctx,
     kind: &CombatKind,
     attackers: &'u [String],
     defenders: &'u [String],
     options: &'u CombatOptions,
-) -> Result<(String, String, Engagement<'u>, [Option<(String, u8)>; 2]), Refusal> {
+) -> Result<Engaged<'u>, Refusal> {
     let (a_side, a_hexes, d_side, d_hex) = sides(ctx, kind, attackers, defenders, options)?;
     check_fit(ctx, attackers, defenders)?;
     let absorbing = absorbing_skirmishers(ctx, options, attackers, defenders)?;
