@@ -698,6 +698,7 @@ impl super::Engine<'_> {
             state: state.clone(),
             events: Vec::new(),
             dice: &mut dice,
+            retreating: None,
         };
         let (_, _, e, _) = engage(&ctx, kind, attackers, defenders, options)?;
         let mut readback = CombatReadback::default();
