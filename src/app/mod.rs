@@ -20,6 +20,7 @@ use std::path::Path;
 use clap::Subcommand;
 use serde::{Deserialize, Serialize};
 
+use crate::engine::combat_system::CombatInput;
 use crate::engine::{Command, Refusal};
 use crate::game::{Game, GameError, NewGame};
 use crate::rules::dice::Dice;
@@ -76,6 +77,10 @@ pub enum Request {
     Branch(BranchRequest),
     /// The exact acceptance odds of a pending order (6.5).
     Odds(OddsRequest),
+    /// The exact odds of a combat between pieces of the game, fought as its combat would fight
+    /// it now: the same combatants and the arcs read from facing (10.0; the umpire's, decision
+    /// 0166).
+    CombatOdds(CombatRequest),
     /// One unit at a glance, as the seat may see it.
     Show(ShowRequest),
     /// What the seat learned in one game turn.
@@ -96,6 +101,7 @@ pub enum Response {
     Receipt(Receipt),
     Branched(Branched),
     Odds(OrderOdds),
+    CombatOdds(Box<view::CombatOddsView>),
     Show(Box<workbench::UnitView>),
     /// `show` of a formation (decision 0162).
     ShowFormation(Box<workbench::FormationView>),
@@ -254,6 +260,7 @@ fn execute_engine_numbers(
         Request::Receipt(_) => receipt(game, seat).map(Response::Receipt),
         Request::Branch(b) => branch(game, b, seat).map(Response::Branched),
         Request::Odds(o) => order_odds(game, o.order).map(Response::Odds),
+        Request::CombatOdds(a) => combat_odds(game, a).map(|v| Response::CombatOdds(Box::new(v))),
         Request::Show(s) if game.scenario.unit(&s.unit).is_none() => {
             workbench::show_formation(game, seat, &s.unit)
                 .map(|v| Response::ShowFormation(Box::new(v)))
@@ -414,6 +421,7 @@ pub fn command(game: &Game, req: &Request) -> Result<(String, Command), AppError
         | Request::Receipt(_)
         | Request::Branch(_)
         | Request::Odds(_)
+        | Request::CombatOdds(_)
         | Request::Show(_)
         | Request::Report(_) => Err(AppError::BadRequest(
             "a view or report, not a game command".into(),
@@ -546,6 +554,9 @@ pub(crate) fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), A
                 )))
             }
         }
+        Request::CombatOdds(_) => forbidden(
+            "cannot ask a combat's odds from the game: they read the enemy's units (strength, losses, morale, facing), which are the umpire's (4.0); use `odds close-combat|charge|fire` with the flags you know",
+        ),
         Request::Turn(_) => forbidden("does not run the sequence of play; the umpire does (5.1)"),
         Request::Override(_) => forbidden("cannot override; only the umpire can"),
         Request::Undo(_) => forbidden("cannot take commands back; only the umpire can"),
@@ -669,6 +680,41 @@ fn order_odds(game: &Game, number: u32) -> Result<OrderOdds, AppError> {
         order: number,
         odds: crate::rules::odds::acceptance(&game.tables, situation),
         tables_hash: game.tables.hash(),
+    })
+}
+
+/// The exact odds of the combat `a` names, as the game would fight it now (decision 0166): the
+/// engine builds the combat core's input as `combat` does — the same refusals — and the odds
+/// enumerate every die over it with the game's combat tables.
+fn combat_odds(game: &Game, a: &CombatRequest) -> Result<view::CombatOddsView, AppError> {
+    let (_, command) = build::combat(game, a)?;
+    let Command::Combat {
+        kind,
+        attackers,
+        defenders,
+        options,
+    } = command
+    else {
+        unreachable!("build::combat builds a combat");
+    };
+    let preview = game
+        .engine()
+        .combat_preview(&game.state, &kind, &attackers, &defenders, &options)
+        .map_err(AppError::Refused)?;
+    let t = &game.combat;
+    let odds = match &preview.input {
+        CombatInput::CloseCombat(i) => crate::combat::odds::close_combat_odds(t, i),
+        CombatInput::Charge(i) => crate::combat::odds::charge_odds(t, i),
+        CombatInput::ArtilleryFire(i) => crate::combat::odds::fire_odds(t, i),
+    }
+    .map_err(|e| AppError::BadRequest(format!("no odds for this combat: {e}")))?;
+    Ok(view::CombatOddsView {
+        procedure: a.procedure,
+        attackers,
+        defenders,
+        aspects: preview.aspects,
+        input: preview.input,
+        odds,
     })
 }
 

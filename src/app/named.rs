@@ -79,7 +79,7 @@ pub(crate) fn resolve_names(
                 };
             }
         }
-        Request::Combat(a) => {
+        Request::Combat(a) | Request::CombatOdds(a) => {
             for u in &mut a.attackers {
                 *u = one(game, "--attacker", u, Want::Unit)?;
             }

@@ -235,6 +235,21 @@ pub struct OrderOdds {
     pub tables_hash: String,
 }
 
+/// `odds close-combat|charge|fire --db`: the exact odds of a combat between pieces of the game,
+/// with what the game read for it (decision 0166).
+#[derive(Clone, Debug, Serialize)]
+pub struct CombatOddsView {
+    pub procedure: super::request::ProcedureArg,
+    pub attackers: Vec<String>,
+    pub defenders: Vec<String>,
+    /// The arc each attack comes through, read from facing (`ruled_by: facing`) or given
+    /// (`ruled_by: umpire: REASON`; 10.0, decision 0140).
+    pub aspects: Vec<crate::engine::aspect::AspectReadback>,
+    /// What the combat core is given: the combatants as the game holds them.
+    pub input: crate::engine::combat_system::CombatInput,
+    pub odds: crate::combat::odds::CombatOdds,
+}
+
 /// `new`: the game that was created.
 #[derive(Clone, Debug, Serialize)]
 pub struct Created {

@@ -274,8 +274,9 @@ pub fn run(cmd: super::Command) -> CmdResult {
             Ok(())
         }
         Response::Odds(o) => super::odds_cmd::print_order_odds(o, &db, format),
-        // `show` and `report` are printed by workbench_cmd.
+        // `show` and `report` are printed by workbench_cmd, a combat's odds by odds_combat.
         Response::Receipt(_)
+        | Response::CombatOdds(_)
         | Response::Show(_)
         | Response::ShowFormation(_)
         | Response::Report(_) => Ok(()),
@@ -303,6 +304,7 @@ fn print_response(response: &Response) -> CmdResult {
         Response::Branched(b) => super::emit_json(&Ok { ok: true, body: b }),
         Response::Odds(o) => super::odds_cmd::print_order_odds(o, Path::new(""), Format::Json),
         Response::Receipt(r) => super::emit_json(r),
+        Response::CombatOdds(v) => super::emit_json(v),
         Response::Show(v) => super::emit_json(v),
         Response::ShowFormation(v) => super::emit_json(v),
         Response::Report(r) => super::emit_json(r),

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand, ValueEnum};
 
 use super::{CmdResult, Failure, Format};
+use crate::app::{ArcArg, CombatRequest, FlanksArg, ProcedureArg, Response};
 use crate::combat::charge::{CavalryNation, ChargeDecisions, ChargeInput};
 use crate::combat::close::{CloseCombatInput, Elevation, Terrain};
 use crate::combat::fire::{ArtilleryFireInput, Battery};
@@ -164,108 +165,257 @@ pub enum ElevationArg {
 /// Options shared by all odds commands.
 #[derive(Args, Debug, Clone)]
 pub struct Common {
-    /// Replace sections of the built-in combat tables with those in this TOML file.
-    #[arg(long)]
+    /// Replace sections of the built-in combat tables with those in this TOML file (with --db,
+    /// the game's tables are used).
+    #[arg(long, conflicts_with = "db")]
     pub tables: Option<PathBuf>,
     #[arg(long, ignore_case = true, value_enum, default_value_t)]
     pub format: Format,
 }
 
+/// A combat between pieces of a game (decision 0166): instead of the combatants' flags.
+#[derive(Args, Debug, Clone, Default)]
+pub struct FromGame {
+    /// A game file: the odds of a combat between its pieces named by --attacker and
+    /// --defender, as its combat would fight it now — strength, losses, morale, formation,
+    /// commanders, terrain, night and the arc read from facing (10.0, decision 0140). The
+    /// umpire's: it reads the enemy's units.
+    #[arg(long, requires = "attackers", requires = "defenders")]
+    pub db: Option<PathBuf>,
+    /// With --db: an attacking unit (repeat for a stack, the first leads, 14.2; batteries for
+    /// `fire`).
+    #[arg(long = "attacker", requires = "db")]
+    pub attackers: Vec<String>,
+    /// With --db: a defending unit (repeat for a stack, the first leads, 14.2).
+    #[arg(long = "defender", requires = "db")]
+    pub defenders: Vec<String>,
+}
+
 #[derive(Args, Debug, Clone)]
 pub struct CloseCombatArgs {
-    #[arg(long, ignore_case = true, value_enum, default_value = "infantry")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "infantry"
+    )]
     pub attacker_kind: KindArg,
-    #[arg(long, ignore_case = true, value_enum)]
-    pub attacker_morale: MoraleArg,
-    #[arg(long, ignore_case = true, value_enum)]
-    pub attacker_size: SizeArg,
-    #[arg(long, ignore_case = true, value_enum, default_value = "column")]
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
+    pub attacker_morale: Option<MoraleArg>,
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
+    pub attacker_size: Option<SizeArg>,
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "column"
+    )]
     pub attacker_formation: FormationArg,
-    #[arg(long, ignore_case = true, value_enum, default_value = "normal")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "normal"
+    )]
     pub attacker_state: StateArg,
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub attacker_wrecked: bool,
     /// Rating of the best Commander with the attacker.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub attacker_commander: Option<u8>,
     /// The attacker's Commander is a Fighter (+2, max 4).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub attacker_fighter: bool,
     /// Skirmisher Fire Value with the attacker (e.g. 2, 1.5, 0.5).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub attacker_skirmishers: Option<String>,
-    #[arg(long, ignore_case = true, value_enum, default_value = "infantry")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "infantry"
+    )]
     pub defender_kind: KindArg,
-    #[arg(long, ignore_case = true, value_enum)]
-    pub defender_morale: MoraleArg,
-    #[arg(long, ignore_case = true, value_enum)]
-    pub defender_size: SizeArg,
-    #[arg(long, ignore_case = true, value_enum, default_value = "line")]
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
+    pub defender_morale: Option<MoraleArg>,
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
+    pub defender_size: Option<SizeArg>,
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "line"
+    )]
     pub defender_formation: FormationArg,
-    #[arg(long, ignore_case = true, value_enum, default_value = "normal")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "normal"
+    )]
     pub defender_state: StateArg,
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub defender_wrecked: bool,
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub defender_commander: Option<u8>,
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub defender_fighter: bool,
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub defender_skirmishers: Option<String>,
-    /// The defender is attacked through its rear.
+    /// The defender is attacked through its rear. With --db it overrides the arc read from
+    /// facing, and the output says so.
     #[arg(long)]
     pub rear: bool,
-    #[arg(long, ignore_case = true, value_enum, default_value_t)]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value_t
+    )]
     pub terrain: TerrainArg,
-    #[arg(long, ignore_case = true, value_enum, default_value_t)]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value_t
+    )]
     pub elevation: ElevationArg,
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub night: bool,
+    #[command(flatten)]
+    pub game: FromGame,
     #[command(flatten)]
     pub common: Common,
 }
 
 #[derive(Args, Debug, Clone)]
 pub struct ChargeArgs {
-    #[arg(long, ignore_case = true, value_enum, default_value = "light-cavalry")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "light-cavalry"
+    )]
     pub attacker_kind: KindArg,
-    #[arg(long, ignore_case = true, value_enum)]
-    pub attacker_morale: MoraleArg,
-    #[arg(long, ignore_case = true, value_enum)]
-    pub attacker_size: SizeArg,
-    #[arg(long, ignore_case = true, value_enum, default_value = "normal")]
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
+    pub attacker_morale: Option<MoraleArg>,
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
+    pub attacker_size: Option<SizeArg>,
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "normal"
+    )]
     pub attacker_state: StateArg,
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub attacker_commander: Option<u8>,
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub attacker_fighter: bool,
     /// British cavalry (26.4).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub british: bool,
-    #[arg(long, ignore_case = true, value_enum, default_value = "infantry")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "infantry"
+    )]
     pub defender_kind: KindArg,
-    #[arg(long, ignore_case = true, value_enum)]
-    pub defender_morale: MoraleArg,
-    #[arg(long, ignore_case = true, value_enum)]
-    pub defender_size: SizeArg,
-    #[arg(long, ignore_case = true, value_enum, default_value = "line")]
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
+    pub defender_morale: Option<MoraleArg>,
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
+    pub defender_size: Option<SizeArg>,
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "line"
+    )]
     pub defender_formation: FormationArg,
-    #[arg(long, ignore_case = true, value_enum, default_value = "normal")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "normal"
+    )]
     pub defender_state: StateArg,
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub defender_wrecked: bool,
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub defender_commander: Option<u8>,
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub defender_fighter: bool,
     /// Artillery is stacked with the defender.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub defender_artillery: bool,
-    /// The defending Line's flanks are secure (chart p4 note 1).
+    /// The defending Line's flanks are secure (chart p4 note 1). With --db it overrides what
+    /// the map says, and the output says so.
     #[arg(long)]
     pub flanks_secure: bool,
     /// Defending cavalry is stationary (16.4 box).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub defender_stationary: bool,
     /// The target forms Square (16.2.1).
     #[arg(long)]
@@ -273,10 +423,14 @@ pub struct ChargeArgs {
     /// Follow-on Charges against the same target, 0..=3 (16.2.7.2).
     #[arg(long, default_value_t = 0)]
     pub follow_ons: u8,
+    /// The defender is charged through its rear. With --db it overrides the arc read from
+    /// facing, and the output says so.
     #[arg(long)]
     pub rear: bool,
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub night: bool,
+    #[command(flatten)]
+    pub game: FromGame,
     #[command(flatten)]
     pub common: Common,
 }
@@ -284,50 +438,84 @@ pub struct ChargeArgs {
 #[derive(Args, Debug, Clone)]
 pub struct FireArgs {
     /// Gun points firing, 1..=5.
-    #[arg(long)]
-    pub guns: u8,
+    #[arg(long, required_unless_present = "db", conflicts_with = "db")]
+    pub guns: Option<u8>,
     /// Range in hexes, 1..=9.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, conflicts_with = "db", default_value_t = 1)]
     pub range: u8,
     /// Heavy guns (12 lb or more).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub heavy: bool,
     /// Further batteries of a Grand Battery, as GP:light|heavy:RANGE (17.3).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub battery: Vec<String>,
-    #[arg(long, ignore_case = true, value_enum, default_value = "infantry")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "infantry"
+    )]
     pub target_kind: KindArg,
-    #[arg(long, ignore_case = true, value_enum)]
-    pub target_morale: MoraleArg,
-    #[arg(long, ignore_case = true, value_enum, default_value = "a")]
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
+    pub target_morale: Option<MoraleArg>,
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "a"
+    )]
     pub target_size: SizeArg,
-    #[arg(long, ignore_case = true, value_enum, default_value = "line")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "line"
+    )]
     pub target_formation: FormationArg,
-    #[arg(long, ignore_case = true, value_enum, default_value = "normal")]
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "normal"
+    )]
     pub target_state: StateArg,
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub target_wrecked: bool,
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub target_commander: Option<u8>,
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub target_fighter: bool,
     /// Target in a Town/Village or Fortified hex.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub cover: bool,
-    /// Fire enters a target Line from its flank (17.1.6).
+    /// Fire enters a target Line from its flank (17.1.6). With --db it overrides the arc read
+    /// from facing, and the output says so.
     #[arg(long)]
     pub flanked_line: bool,
     /// Cannister Opportunity Fire at units entering the guns' hex (17.4.9).
     #[arg(long)]
     pub cannister: bool,
-    /// Cannister at a unit entering through the firer's flank (−1).
+    /// Cannister at a unit entering through the firer's flank (−1). With --db it overrides the
+    /// arc read from the battery's facing, and the output says so.
     #[arg(long)]
     pub flank_entry: bool,
     /// Vimeiro British Case Shot (+1 vs artillery).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub case_shot: bool,
-    #[arg(long)]
+    #[arg(long, conflicts_with = "db")]
     pub night: bool,
+    #[command(flatten)]
+    pub game: FromGame,
     #[command(flatten)]
     pub common: Common,
 }
@@ -410,10 +598,174 @@ fn judged(e: CombatError) -> Failure {
 
 pub fn run(cmd: CombatOddsCmd) -> CmdResult {
     match cmd {
+        CombatOddsCmd::CloseCombat(a) if a.game.db.is_some() => {
+            let over = a.rear.then_some((ArcArg::Rear, None, "--rear"));
+            from_game(
+                &a.game,
+                ProcedureArg::CloseCombat,
+                over,
+                false,
+                0,
+                a.common.format,
+            )
+        }
+        CombatOddsCmd::Charge(a) if a.game.db.is_some() => {
+            let over = match (a.rear, a.flanks_secure) {
+                (true, true) => Some((
+                    ArcArg::Rear,
+                    Some(FlanksArg::Secure),
+                    "--rear --flanks-secure",
+                )),
+                (true, false) => Some((ArcArg::Rear, None, "--rear")),
+                (false, true) => Some((ArcArg::Front, Some(FlanksArg::Secure), "--flanks-secure")),
+                (false, false) => None,
+            };
+            let decisions = (a.form_square, a.follow_ons);
+            from_game(
+                &a.game,
+                ProcedureArg::Charge,
+                over,
+                decisions.0,
+                decisions.1,
+                a.common.format,
+            )
+        }
+        CombatOddsCmd::Fire(a) if a.game.db.is_some() => {
+            let flag = if a.cannister {
+                "--flank-entry"
+            } else {
+                "--flanked-line"
+            };
+            let over = (a.flanked_line || a.flank_entry).then_some((ArcArg::Flank, None, flag));
+            from_game_fire(&a.game, a.cannister, over, a.common.format)
+        }
         CombatOddsCmd::CloseCombat(a) => close_combat(a),
         CombatOddsCmd::Charge(a) => charge(a),
         CombatOddsCmd::Fire(a) => fire(a),
     }
+}
+
+/// An arc flag given with --db: the arc (and a Line's flanks) it rules, and the flag's words.
+type ArcOverride = Option<(ArcArg, Option<FlanksArg>, &'static str)>;
+
+fn from_game_fire(g: &FromGame, cannister: bool, over: ArcOverride, format: Format) -> CmdResult {
+    let mut req = request(g, ProcedureArg::Fire, over);
+    req.cannister = cannister;
+    ask_game(g, req, format)
+}
+
+fn from_game(
+    g: &FromGame,
+    procedure: ProcedureArg,
+    over: ArcOverride,
+    form_square: bool,
+    follow_ons: u8,
+    format: Format,
+) -> CmdResult {
+    let mut req = request(g, procedure, over);
+    if procedure == ProcedureArg::Charge {
+        // 16.2.1: the odds are for the defender's choice as given; without --form-square, for
+        // not forming Square.
+        req.form_square = form_square;
+        req.no_square = !form_square;
+        req.follow_ons = follow_ons;
+    }
+    ask_game(g, req, format)
+}
+
+/// The combat request for the game's pieces: an arc flag becomes a ruling on the arc, so the
+/// game's own readback says it was given, not read (`ruled_by: umpire: …`, decision 0140).
+fn request(g: &FromGame, procedure: ProcedureArg, over: ArcOverride) -> CombatRequest {
+    let (arc, flanks, ruling) = match over {
+        Some((arc, flanks, flag)) => {
+            // --flanks-secure alone rules only the flanks.
+            let arc = (flag != "--flanks-secure").then_some(arc);
+            (
+                arc,
+                flanks,
+                Some(format!(
+                    "{flag} given to `odds`: overrides the arc read from facing"
+                )),
+            )
+        }
+        None => (None, None, None),
+    };
+    CombatRequest {
+        procedure,
+        attackers: g.attackers.clone(),
+        defenders: g.defenders.clone(),
+        fortified: false,
+        form_square: false,
+        no_square: false,
+        follow_ons: 0,
+        reaction: false,
+        follow_on: false,
+        quality: crate::app::QualityArg::Elite,
+        defender_quality: crate::app::QualityArg::Elite,
+        skirmisher_absorbs: Vec::new(),
+        cannister: false,
+        attack_arc: arc,
+        flanks,
+        ruling,
+        attacker_at: None,
+        defender_at: None,
+        skirmisher_stands: false,
+        skirmisher_retreats: false,
+        allow_entry: false,
+    }
+}
+
+/// Ask the game, as the umpire (decision 0166), and print the odds with what it read.
+fn ask_game(g: &FromGame, req: CombatRequest, format: Format) -> CmdResult {
+    let db = g.db.as_deref().unwrap_or(std::path::Path::new(""));
+    let mut game = super::game_cmd::open(db)?;
+    let response = crate::app::execute(
+        &mut game,
+        &crate::view::Viewer::Umpire,
+        &crate::app::Request::CombatOdds(req),
+    )
+    .map_err(|e| super::game_cmd::report(e, format))?;
+    let Response::CombatOdds(v) = response else {
+        return Err(Failure::Usage("odds answered something else".into()));
+    };
+    if format == Format::Json {
+        return super::emit_json(&v);
+    }
+    let title = format!(
+        "{} in {} as the game would fight it now: {} against {}",
+        match v.procedure {
+            ProcedureArg::CloseCombat => "Close combat",
+            ProcedureArg::Charge => "Cavalry charge",
+            _ => "Artillery fire",
+        },
+        db.display(),
+        v.attackers.join(", "),
+        v.defenders.join(", ")
+    );
+    let mut lines = vec![title];
+    for a in &v.aspects {
+        lines.push(format!("arc: {}", crate::engine::aspect::describe(a)));
+        if a.ruled_by != "facing" {
+            lines.push(format!(
+                "note: the arc is the flag's, not the one read from facing ({})",
+                a.ruled_by
+            ));
+        }
+    }
+    let sides: &[&str] = match v.procedure {
+        ProcedureArg::CloseCombat | ProcedureArg::Charge => &["attacker", "defender"],
+        _ => &["target"],
+    };
+    report(&lines.join("\n"), &v.odds, format, sides)
+}
+
+/// A flag clap requires without --db.
+fn given<T: Copy>(v: Option<T>, flag: &str) -> Result<T, Failure> {
+    v.ok_or_else(|| {
+        Failure::Usage(format!(
+            "{flag} is required (or --db with --attacker and --defender)"
+        ))
+    })
 }
 
 /// `odds close-combat`: 15, 19.
@@ -421,8 +773,8 @@ fn close_combat(a: CloseCombatArgs) -> CmdResult {
     let t = load_tables(&a.common)?;
     let mut att = combatant(
         a.attacker_kind,
-        a.attacker_size,
-        a.attacker_morale,
+        given(a.attacker_size, "--attacker-size")?,
+        given(a.attacker_morale, "--attacker-morale")?,
         a.attacker_formation,
         a.attacker_state,
         a.attacker_wrecked,
@@ -434,8 +786,8 @@ fn close_combat(a: CloseCombatArgs) -> CmdResult {
     }
     let mut def = combatant(
         a.defender_kind,
-        a.defender_size,
-        a.defender_morale,
+        given(a.defender_size, "--defender-size")?,
+        given(a.defender_morale, "--defender-morale")?,
         a.defender_formation,
         a.defender_state,
         a.defender_wrecked,
@@ -486,8 +838,8 @@ fn charge(a: ChargeArgs) -> CmdResult {
     let t = load_tables(&a.common)?;
     let mut att = combatant(
         a.attacker_kind,
-        a.attacker_size,
-        a.attacker_morale,
+        given(a.attacker_size, "--attacker-size")?,
+        given(a.attacker_morale, "--attacker-morale")?,
         FormationArg::Line,
         a.attacker_state,
         false,
@@ -496,8 +848,8 @@ fn charge(a: ChargeArgs) -> CmdResult {
     att.commanders = commanders("attacker", a.attacker_commander, a.attacker_fighter)?;
     let mut def = combatant(
         a.defender_kind,
-        a.defender_size,
-        a.defender_morale,
+        given(a.defender_size, "--defender-size")?,
+        given(a.defender_morale, "--defender-morale")?,
         a.defender_formation,
         a.defender_state,
         a.defender_wrecked,
@@ -557,14 +909,15 @@ fn fire(a: FireArgs) -> CmdResult {
     let mut target = combatant(
         a.target_kind,
         a.target_size,
-        a.target_morale,
+        given(a.target_morale, "--target-morale")?,
         a.target_formation,
         a.target_state,
         a.target_wrecked,
     );
     target.commanders = commanders("target", a.target_commander, a.target_fighter)?;
+    let guns = given(a.guns, "--guns")?;
     let mut batteries = vec![Battery {
-        gun_points: a.guns,
+        gun_points: guns,
         heavy: a.heavy,
         range: a.range,
     }];
@@ -586,7 +939,7 @@ fn fire(a: FireArgs) -> CmdResult {
     let odds = fire_odds(&t, &input).map_err(judged)?;
     let title = format!(
         "Artillery fire: {} {} GP at range {}{} vs {} size {} morale {} {:?}",
-        a.guns,
+        guns,
         if a.heavy { "Heavy" } else { "Light" },
         if a.cannister { 1 } else { a.range },
         if a.cannister { " (Cannister)" } else { "" },

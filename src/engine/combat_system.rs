@@ -629,22 +629,19 @@ fn combat_error(e: crate::combat::CombatError) -> Refusal {
     }
 }
 
-/// Resolve a combat (15, 16, 17, 18): started by the phasing player, or Opportunity Fire with
-/// Cannister (17.4, 17.4.9) and Reaction Charges (16.5.2: in any phase) by either side. Checks
-/// what every combat shares, then hands over to one function per kind.
-pub(super) fn resolve(
-    ctx: &mut Ctx,
+/// The attacking and defending sides, the engagement and each side's absorbing Skirmisher.
+type Engaged<'u> = (String, String, Engagement<'u>, [Option<(String, u8)>; 2]);
+
+/// What every combat checks first and the two stacks as the combat core sees them: the sides,
+/// the Skirmishers absorbing losses (20.2), the combatants, No Orders Status (6.3.4), night.
+fn engage<'u>(
+    ctx: &Ctx,
     kind: &CombatKind,
-    attackers: &[String],
-    defenders: &[String],
-    options: &CombatOptions,
-) -> Result<(), Refusal> {
-    let fire = matches!(
-        kind,
-        CombatKind::ArtilleryFire { .. } | CombatKind::SkirmisherFire { .. }
-    );
+    attackers: &'u [String],
+    defenders: &'u [String],
+    options: &'u CombatOptions,
+) -> Result<Engaged<'u>, Refusal> {
     let (a_side, a_hexes, d_side, d_hex) = sides(ctx, kind, attackers, defenders, options)?;
-    let a_first = a_hexes[0];
     check_fit(ctx, attackers, defenders)?;
     let absorbing = absorbing_skirmishers(ctx, options, attackers, defenders)?;
     let s = ctx.eng.scenario;
@@ -680,6 +677,101 @@ pub(super) fn resolve(
         entry_ruling: options.entry_ruling.as_deref(),
         skirmisher_stands: options.skirmisher_stands,
     };
+    Ok((a_side, d_side, e, absorbing))
+}
+
+/// What a combat between these pieces puts to the combat core, built as [`resolve`] builds it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CombatInput {
+    CloseCombat(CloseCombatInput),
+    Charge(ChargeInput),
+    ArtilleryFire(ArtilleryFireInput),
+}
+
+/// A combat as the game would resolve it now, nothing rolled or recorded: its input to the
+/// combat core and the arcs read from facing (10.0, decision 0140). For exact odds from a game
+/// (`staffwork odds … --db`, decision 0166).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CombatPreview {
+    pub input: CombatInput,
+    pub aspects: Vec<super::aspect::AspectReadback>,
+}
+
+impl super::Engine<'_> {
+    /// The combat `resolve` would fight between these pieces in `state`, with the same checks
+    /// (a refusal is the combat's), combatants and arcs; no die is rolled (T2.2a's Morale Check
+    /// of Spanish cavalry before a charge is not asked).
+    pub fn combat_preview(
+        &self,
+        state: &super::GameState,
+        kind: &CombatKind,
+        attackers: &[String],
+        defenders: &[String],
+        options: &CombatOptions,
+    ) -> Result<CombatPreview, Refusal> {
+        let mut dice = crate::rules::dice::ScriptedDice::new();
+        let ctx = Ctx {
+            eng: self,
+            state: state.clone(),
+            events: Vec::new(),
+            dice: &mut dice,
+            retreating: None,
+        };
+        let (_, _, e, _) = engage(&ctx, kind, attackers, defenders, options)?;
+        let mut readback = CombatReadback::default();
+        let input = match kind {
+            CombatKind::CloseCombat { fortified } => {
+                match close_combat_input(&ctx, e, *fortified, &mut readback)? {
+                    CloseCombatSetup::Fight(input, _) => CombatInput::CloseCombat(input),
+                    CloseCombatSetup::Left(_) => {
+                        return Err(Refusal::new(
+                            "no-odds",
+                            "15.1.7",
+                            "the defender leaves before the Close Combat (15.1.7, 15.1.8): no die is rolled",
+                            "",
+                        ));
+                    }
+                }
+            }
+            CombatKind::Charge { .. } => {
+                CombatInput::Charge(charge_input(&ctx, e, kind, &mut readback)?)
+            }
+            CombatKind::ArtilleryFire { cannister } => CombatInput::ArtilleryFire(
+                artillery_fire_input(&ctx, &e, *cannister, &mut readback)?,
+            ),
+            CombatKind::SkirmisherFire { .. } => {
+                return Err(Refusal::new(
+                    "no-odds",
+                    "18",
+                    "exact odds are computed for Close Combat, charges and artillery fire, not Skirmisher fire",
+                    "",
+                ));
+            }
+        };
+        Ok(CombatPreview {
+            input,
+            aspects: readback.aspects,
+        })
+    }
+}
+
+/// Resolve a combat (15, 16, 17, 18): started by the phasing player, or Opportunity Fire with
+/// Cannister (17.4, 17.4.9) and Reaction Charges (16.5.2: in any phase) by either side. Checks
+/// what every combat shares, then hands over to one function per kind.
+pub(super) fn resolve(
+    ctx: &mut Ctx,
+    kind: &CombatKind,
+    attackers: &[String],
+    defenders: &[String],
+    options: &CombatOptions,
+) -> Result<(), Refusal> {
+    let fire = matches!(
+        kind,
+        CombatKind::ArtilleryFire { .. } | CombatKind::SkirmisherFire { .. }
+    );
+    let (a_side, d_side, e, absorbing) = engage(ctx, kind, attackers, defenders, options)?;
+    let (a_first, d_hex) = (e.a_hexes[0], e.d_hex);
     let mut readback = CombatReadback::default();
     let r = match kind {
         // T2.2a: Spanish cavalry must pass a Morale Check to charge cavalry; failing, it stays.
@@ -1174,6 +1266,38 @@ fn close_combat(
     fortified: bool,
     readback: &mut CombatReadback,
 ) -> Result<Resolved, Refusal> {
+    let (input, extra_notes) = match close_combat_input(ctx, e, fortified, readback)? {
+        CloseCombatSetup::Left(r) => return Ok(*r),
+        CloseCombatSetup::Fight(input, notes) => (input, notes),
+    };
+    let r = resolve_close_combat(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
+    readback.checks = r.checks.clone();
+    readback.may_rush = r.may_rush;
+    let mut notes = r.notes;
+    notes.extend(extra_notes);
+    Ok(Resolved::new(
+        r.outcome.to_string(),
+        r.attacker,
+        r.defender,
+        r.trace,
+        notes,
+    ))
+}
+
+/// A Close Combat before any die: the defender left first (15.1.7, 15.1.8), or the combat
+/// core's input with the notes (the umpire's entry ruling, a Skirmisher standing) to add.
+enum CloseCombatSetup {
+    Left(Box<Resolved>),
+    Fight(CloseCombatInput, Vec<String>),
+}
+
+/// A Close Combat's checks and its input to the combat core, the arc read from facing (10.0).
+fn close_combat_input(
+    ctx: &Ctx,
+    e: Engagement,
+    fortified: bool,
+    readback: &mut CombatReadback,
+) -> Result<CloseCombatSetup, Refusal> {
     let s = ctx.eng.scenario;
     let a_hex = e.a_hexes[0];
     let d_hex = e.d_hex;
@@ -1208,7 +1332,7 @@ fn close_combat(
     }
     // 15.1.7, 15.1.8: a lone Skirmisher or cavalry may leave before the combat.
     let before_note = match before_close_combat(ctx, &e)? {
-        Before::Left(r) => return Ok(*r),
+        Before::Left(r) => return Ok(CloseCombatSetup::Left(r)),
         Before::Fight(note) => note,
     };
     // 10.0, chart p4/p5: "Attacked in rear" −2, read from the defender's facing.
@@ -1229,18 +1353,9 @@ fn close_combat(
         origin_hex_enemy_occupied: false,
         skip_commander_loss: false,
     };
-    let r = resolve_close_combat(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
-    readback.checks = r.checks.clone();
-    readback.may_rush = r.may_rush;
-    let mut notes = r.notes;
-    notes.extend(entry_note);
-    notes.extend(before_note);
-    Ok(Resolved::new(
-        r.outcome.to_string(),
-        r.attacker,
-        r.defender,
-        r.trace,
-        notes,
+    Ok(CloseCombatSetup::Fight(
+        input,
+        entry_note.into_iter().chain(before_note).collect(),
     ))
 }
 
@@ -1281,6 +1396,42 @@ fn charge(
     kind: &CombatKind,
     readback: &mut CombatReadback,
 ) -> Result<Resolved, Refusal> {
+    let input = charge_input(ctx, e, kind, readback)?;
+    let r = resolve_charge(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
+    readback.checks = r.checks.clone();
+    readback.breakoff_check = r.breakoff_check.clone();
+    readback.defender_odd_roll = r.defender_odd_roll;
+    readback.formed_square = r.formed_square;
+    readback.opportunity_fire = r.opportunity_fire;
+    readback.may_follow_on = r.may_follow_on;
+    readback.follow_ons = r
+        .follow_ons
+        .iter()
+        .map(|f| FollowOnReadback {
+            roll: f.roll,
+            modifier: f.modifier,
+            loss: f.loss.to_string(),
+        })
+        .collect();
+    let mut out = Resolved::new(
+        format!("{:?}", r.outcome),
+        r.attacker,
+        r.defender,
+        r.trace,
+        r.notes,
+    );
+    out.others_rout = r.defender_hex_others_rout;
+    Ok(out)
+}
+
+/// A charge's checks and its input to the combat core, the arc and a Line's flanks read from
+/// facing and the map (10.0, chart p4 note 1).
+fn charge_input(
+    ctx: &Ctx,
+    e: Engagement,
+    kind: &CombatKind,
+    readback: &mut CombatReadback,
+) -> Result<ChargeInput, Refusal> {
     let CombatKind::Charge {
         form_square,
         follow_ons,
@@ -1355,31 +1506,7 @@ fn charge(
             "ask the defending player, then repeat with --form-square or --no-square",
         ));
     }
-    let r = resolve_charge(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
-    readback.checks = r.checks.clone();
-    readback.breakoff_check = r.breakoff_check.clone();
-    readback.defender_odd_roll = r.defender_odd_roll;
-    readback.formed_square = r.formed_square;
-    readback.opportunity_fire = r.opportunity_fire;
-    readback.may_follow_on = r.may_follow_on;
-    readback.follow_ons = r
-        .follow_ons
-        .iter()
-        .map(|f| FollowOnReadback {
-            roll: f.roll,
-            modifier: f.modifier,
-            loss: f.loss.to_string(),
-        })
-        .collect();
-    let mut out = Resolved::new(
-        format!("{:?}", r.outcome),
-        r.attacker,
-        r.defender,
-        r.trace,
-        r.notes,
-    );
-    out.others_rout = r.defender_hex_others_rout;
-    Ok(out)
+    Ok(input)
 }
 
 /// Skirmisher fire (18).
@@ -1465,6 +1592,26 @@ fn artillery_fire(
     cannister: bool,
     readback: &mut CombatReadback,
 ) -> Result<Resolved, Refusal> {
+    let input = artillery_fire_input(ctx, &e, cannister, readback)?;
+    let r = resolve_artillery_fire(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
+    readback.fire_groups = r.groups.clone();
+    Ok(Resolved::new(
+        String::from("fire"),
+        SideResult::default(),
+        r.target,
+        r.trace,
+        r.notes,
+    ))
+}
+
+/// Artillery fire's checks and its input to the combat core, each battery's arc read from
+/// facing (17.1.6, 17.4.9.2).
+fn artillery_fire_input(
+    ctx: &Ctx,
+    e: &Engagement,
+    cannister: bool,
+    readback: &mut CombatReadback,
+) -> Result<ArtilleryFireInput, Refusal> {
     let s = ctx.eng.scenario;
     let (night, d_hex, defender, attackers, a_hexes) = (
         e.night,
@@ -1474,7 +1621,6 @@ fn artillery_fire(
         e.a_hexes.clone(),
     );
     let cannister = &cannister;
-    let tables = ctx.eng.combat;
     if night && !cannister {
         return Err(Refusal::new(
             "night-no-fire",
@@ -1519,7 +1665,7 @@ fn artillery_fire(
                 "Cannister is fired at units entering the battery's hex",
             ));
         }
-        let (arc, aspect) = fire_aspect(ctx, &e, id, *hex, *cannister)?;
+        let (arc, aspect) = fire_aspect(ctx, e, id, *hex, *cannister)?;
         all_flank &= arc == crate::movement::facing::Arc::Flank;
         flank_entry |= *cannister && arc == crate::movement::facing::Arc::Flank;
         readback.aspects.push(aspect);
@@ -1546,15 +1692,7 @@ fn artillery_fire(
         night,
         skip_commander_loss: false,
     };
-    let r = resolve_artillery_fire(tables, &input, ctx.dice).map_err(combat_error)?;
-    readback.fire_groups = r.groups.clone();
-    Ok(Resolved::new(
-        String::from("fire"),
-        SideResult::default(),
-        r.target,
-        r.trace,
-        r.notes,
-    ))
+    Ok(input)
 }
 
 /// Which way one battery's fire meets its target (17.1.6), or, for Cannister, through which

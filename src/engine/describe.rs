@@ -481,14 +481,16 @@ pub fn describe(e: &Event) -> String {
             "rally phase: {unit} recovers {stragglers_recovered} straggler(s), now {morale_after:?}{}",
             if *blown { ", Blown" } else { "" }
         ),
-        EventKind::RoutRetreatRequired { retreat, nearest } => format!(
-            "rally phase: {} stays Routed {nearest} hexes from the enemy and must retreat from {} until it is {} hexes from the closest enemy unit ({}–{} hexes; 21.5 F)",
-            retreat.unit,
-            retreat.cause,
-            retreat.clear_of.unwrap_or_default(),
-            retreat.min,
-            retreat.max
-        ),
+        EventKind::RoutRetreatRequired { retreat, nearest } => match retreat.clear_of {
+            Some(clear) => format!(
+                "rally phase: {} stays Routed {nearest} hexes from the enemy and must retreat from {} until it is {clear} hexes from the closest enemy unit ({}–{} hexes; 21.5 F)",
+                retreat.unit, retreat.cause, retreat.min, retreat.max
+            ),
+            None => format!(
+                "{} is Routed {nearest} hexes from the enemy and must retreat {} hexes away from {} (21.4)",
+                retreat.unit, retreat.min, retreat.cause
+            ),
+        },
         EventKind::SubUnitTransferred { command, to, order } => {
             format!("{command} joins {to} (order {order}, 6.9)")
         }

@@ -406,9 +406,11 @@ pub enum EventKind {
         blown: bool,
         dice: Vec<Die>,
     },
-    /// A Routed stack fewer than 6 hexes from the enemy at the end of its Rally Phase must
-    /// retreat until it is 6 hexes from the closest enemy unit (21.5 F, decision 0164); it owes
-    /// the retreat until its next move, as a combat's (decision 0147).
+    /// A retreat a rout requires outside combat (decision 0164): a Routed stack fewer than 6
+    /// hexes from the enemy at the end of its Rally Phase retreats until it is 6 hexes from the
+    /// closest enemy unit (21.5 F, `clear_of`); a unit that has just Routed by a Morale
+    /// Degradation retreats 6 hexes from it (21.4). Owed until its next move, as a combat's
+    /// (decision 0147).
     RoutRetreatRequired {
         retreat: super::state::RetreatDue,
         /// Hexes to the closest enemy combat unit as the Rally Phase ended.

@@ -182,6 +182,7 @@ impl<'a> Engine<'a> {
             state: state.clone(),
             events: Vec::new(),
             dice,
+            retreating: None,
         };
         Self::dispatch(&mut ctx, cmd)?;
         Ok(ctx.events)
@@ -204,6 +205,7 @@ impl<'a> Engine<'a> {
             state,
             events: Vec::new(),
             dice,
+            retreating: None,
         };
         Self::dispatch(&mut ctx, cmd)?;
         Ok((ctx.state, ctx.events))
@@ -392,6 +394,9 @@ pub(crate) struct Ctx<'e, 'a, 'd> {
     pub state: GameState,
     pub events: Vec<Event>,
     pub dice: &'d mut dyn Dice,
+    /// The unit whose retreat is being carried out: a rout on the way is owed from where the
+    /// retreat ends (21.4), not from the hex it routed in.
+    pub retreating: Option<String>,
 }
 
 impl Ctx<'_, '_, '_> {

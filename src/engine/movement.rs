@@ -1530,6 +1530,7 @@ impl super::Engine<'_> {
             state: state.clone(),
             events: Vec::new(),
             dice: &mut dice,
+            retreating: None,
         };
         let s = self.scenario;
         let u = s.unit(piece).ok_or_else(|| {

@@ -102,6 +102,28 @@ pub(super) fn rally_rout_due(
     Some((retreat, d))
 }
 
+/// 21.4 (decision 0164): a unit that has just Routed outside combat (a Morale Degradation,
+/// 11.3.2, 9.2, 12.1.5, 21.4.4) owes a retreat of 6 hexes away from the closest enemy combat
+/// unit ("A unit that becomes Routed, from whatever cause, is immediately retreated 6 hexes away
+/// from the closest enemy unit", 21.4 sidebar). Nothing is owed off the map or with no enemy.
+pub(super) fn rout_retreat(ctx: &mut Ctx, side: &str, unit: &str) {
+    let Some(at) = ctx.state.positions.get(unit).copied() else {
+        return;
+    };
+    let Some((nearest, cause)) = closest_enemy(ctx, side, at) else {
+        return;
+    };
+    let retreat = RetreatDue {
+        unit: unit.to_string(),
+        cause,
+        min: ROUT_HEXES as u8,
+        max: ROUT_HEXES as u8,
+        came_from: None,
+        clear_of: None,
+    };
+    ctx.emit_side(side, EventKind::RoutRetreatRequired { retreat, nearest });
+}
+
 /// 21.5 F (decision 0164): the side's Routed units on the map fewer than 6 hexes from the enemy
 /// as its Rally Phase ends each owe a retreat, recorded like a combat's (decision 0147).
 pub(super) fn rally_rout_retreats(ctx: &mut Ctx, side: &str) {
@@ -417,6 +439,7 @@ pub(super) fn retreat(
     }
     // 11.3.1: "A unit retreats from one ZoI hex directly into another."
     let zoi = super::zones::enemy_zoi(ctx, &side);
+    ctx.retreating = Some(unit.to_string());
     let class = class_of(u, f);
     let mut prev = from;
     for &h in &path {
@@ -470,6 +493,7 @@ pub(super) fn retreat(
             }
         }
     }
+    ctx.retreating = None;
     let mut full = vec![from];
     full.extend(&path);
     ctx.emit_side(
@@ -482,5 +506,9 @@ pub(super) fn retreat(
             half_mp: None,
         },
     );
+    // 21.4: routed on the way, it owes 6 hexes more from where it stands now.
+    if !routed && morale(ctx) == MoraleState::Routed {
+        rout_retreat(ctx, &side, unit);
+    }
     Ok(())
 }

@@ -119,8 +119,9 @@ pub(crate) fn formation_change_in_zoi(
 
 /// Lower a unit's Morale State by one (11.3.2, 12.1.5, 9.2 — `rule` says which); if a moving
 /// unit becomes Disorganized, it loses half its remaining `left` half-points (rounded down,
-/// decision 0084; `left = 0` for a unit not moving or whose loss is already counted). Returns
-/// false if it Routed (its move stops; the umpire retreats it, 21.4).
+/// decision 0084; `left = 0` for a unit not moving or whose loss is already counted). A unit
+/// that Routs owes a retreat of 6 hexes from the closest enemy (21.4, decision 0164). Returns
+/// false if it Routed (its move stops).
 pub(crate) fn degrade(
     ctx: &mut Ctx,
     side: &str,
@@ -147,6 +148,13 @@ pub(crate) fn degrade(
     );
     if after == MoraleState::Disorganized && before != MoraleState::Disorganized && left > 0 {
         halve(ctx, side, unit, left);
+    }
+    // 21.4: "a unit that becomes Routed immediately retreats 6 hexes" — from whatever cause.
+    if after == MoraleState::Routed
+        && before != MoraleState::Routed
+        && ctx.retreating.as_deref() != Some(unit)
+    {
+        super::retreat::rout_retreat(ctx, side, unit);
     }
     after != MoraleState::Routed
 }
