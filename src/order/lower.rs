@@ -912,6 +912,10 @@ mod tests {
         }
         // Sixteen `within`s that do not nest are read too.
         let flat = "hold within 1 of 20.22 and ".repeat(MAX_NESTING) + "Hall";
-        assert!(sentence(&flat, 0).iter().any(|t| matches!(t, Tok::Verb { .. })));
+        assert!(
+            sentence(&flat, 0)
+                .iter()
+                .any(|t| matches!(t, Tok::Verb { .. }))
+        );
     }
 }
