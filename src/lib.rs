@@ -8,6 +8,9 @@
 //!
 //! See `docs/ARCHITECTURE.md` for the code map and the invariants.
 
+// pest's parser derive, built without `std` (Cargo.toml), names `::alloc`.
+extern crate alloc;
+
 pub mod app;
 pub mod cli;
 pub mod combat;

@@ -173,15 +173,61 @@ pub(crate) struct Unreadable {
 /// The word is a keyword of the grammar ("reserve", "guard"): a name holding one does not
 /// read back as one name.
 pub(crate) fn is_keyword(word: &str) -> bool {
-    OrderParser::parse(Rule::keyword, word)
+    // Asked for every word of every read-back (issue 11): a parser per call was 2–3 % of the
+    // checking time, so answers are remembered per thread (a bounded table; the answer depends
+    // on the word alone).
+    thread_local! {
+        static SEEN: std::cell::RefCell<std::collections::HashMap<String, bool>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    if let Some(k) = SEEN.with(|s| s.borrow().get(word).copied()) {
+        return k;
+    }
+    let k = OrderParser::parse(Rule::keyword, word)
         .ok()
         .and_then(|mut p| p.next())
-        .is_some_and(|p| p.as_str().len() == word.len())
+        .is_some_and(|p| p.as_str().len() == word.len());
+    SEEN.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.len() >= 4096 {
+            s.clear();
+        }
+        s.insert(word.to_string(), k);
+    });
+    k
+}
+
+/// Deepest nesting of places the grammar is asked to read: "w/i 1 of w/i 1 of …" recurses
+/// once per `w/i` or `within` (the grammar's only recursion), and pest is built without its
+/// stack probe (decision 0135), so a sentence with more of them is not parsed at all.
+pub const MAX_NESTING: usize = 16;
+
+/// More `w/i`/`within` in `text` than [`MAX_NESTING`] (a bound on the parse's depth).
+fn too_deep(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut n = 0;
+    for i in 0..b.len() {
+        let rest = &b[i..];
+        let hit = (rest.len() >= 3 && rest[..3].eq_ignore_ascii_case(b"w/i"))
+            || (rest.len() >= 6 && rest[..6].eq_ignore_ascii_case(b"within"));
+        if hit {
+            n += 1;
+            if n > MAX_NESTING {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Lower one sentence. `offset` is the sentence's byte offset in the whole input.
 pub(crate) fn sentence(text: &str, offset: usize) -> Vec<Tok> {
     let mut out = Vec::new();
+    if too_deep(text) {
+        // As an unreadable sentence: kept whole as a remark (decision 0135).
+        out.push(Tok::Filler((offset, offset + text.len())));
+        return out;
+    }
     match OrderParser::parse(Rule::sentence, text) {
         Ok(mut pairs) => {
             if let Some(top) = pairs.next() {
@@ -202,6 +248,14 @@ pub(crate) fn sentence(text: &str, offset: usize) -> Vec<Tok> {
 /// Explain why a sentence holds no action: the furthest position the strict rule reached and
 /// what it expected there.
 pub(crate) fn explain(text: &str, offset: usize) -> Unreadable {
+    if too_deep(text) {
+        return Unreadable {
+            pos: offset,
+            expected: vec![format!(
+                "at most {MAX_NESTING} places nested with \"w/i\" or \"within\""
+            )],
+        };
+    }
     match OrderParser::parse(Rule::strict, text) {
         Ok(_) => Unreadable {
             pos: offset,
@@ -756,5 +810,112 @@ fn target(p: Pair<'_, Rule>, off: usize) -> Target {
             }
             t
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (rule, start, end) of every pair under the top one.
+    fn tree(rule: Rule, s: &str) -> Vec<(Rule, usize, usize)> {
+        OrderParser::parse(rule, s)
+            .map(|mut p| {
+                p.next()
+                    .map(|top| {
+                        top.into_inner()
+                            .flatten()
+                            .map(|p| (p.as_rule(), p.as_span().start(), p.as_span().end()))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Every word the grammar spells out (`^"…"`), as written, capitalised and upper-cased.
+    fn grammar_words() -> Vec<String> {
+        let g = include_str!("../../grammar/orders.pest");
+        let mut out: Vec<String> = Vec::new();
+        for part in g.split("^\"").skip(1) {
+            let Some(w) = part.split('"').next() else {
+                continue;
+            };
+            let mut c = w.chars();
+            let cap: String = c
+                .next()
+                .map(|f| f.to_uppercase().chain(c).collect())
+                .unwrap_or_default();
+            for v in [w.to_string(), cap, w.to_uppercase()] {
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+        }
+        out
+    }
+
+    /// The first-letter dispatch of `keyword_item` and the guard of `timing_nk` choose exactly
+    /// as the plain ordered choice `keyword_item_spec` (grammar/orders.pest, issue 11): every
+    /// word of the grammar, alone, before and after other words, names, times and hexes.
+    #[test]
+    fn keyword_dispatch_is_the_plain_choice() {
+        let words = grammar_words();
+        assert!(words.len() > 900, "{} words", words.len());
+        let mut n = 0;
+        for (i, w) in words.iter().enumerate() {
+            let next = &words[(i * 7 + 3) % words.len()];
+            let after = &words[(i * 13 + 5) % words.len()];
+            for s in [
+                w.clone(),
+                format!("{w} Hall."),
+                format!("{w} the Säter road"),
+                format!("march {w} Kümla at 10:00"),
+                format!("Hall {w} 29.17"),
+                format!("2nd Div: {w} {next} {after} the enemy"),
+                format!("{next} {w}, {after} 0600"),
+                format!("to {w} of Hall"),
+            ] {
+                assert_eq!(
+                    tree(Rule::sentence, &s),
+                    tree(Rule::sentence_spec, &s),
+                    "`{s}` reads differently through the dispatch"
+                );
+                n += 1;
+            }
+        }
+        assert!(n > 7000);
+    }
+
+    /// Decision 0135: pest runs without its stack probe, so nesting is bounded before parsing.
+    /// Sixteen nested places are read (in a debug build, on a test thread's 2 MB stack); more
+    /// are kept whole as an unreadable sentence, up to the longest sentence read (4096 bytes,
+    /// 455 levels), which would overflow the stack if it were parsed.
+    #[test]
+    fn nesting_is_bounded_before_parsing() {
+        let nested = |d: usize| format!("hold {}20.22", "w/i 1 of ".repeat(d));
+        let toks = sentence(&nested(MAX_NESTING), 0);
+        assert!(
+            matches!(&toks[1], Tok::Place(t) if t.form == Form::Within),
+            "{toks:?}"
+        );
+        let deepest = nested((super::super::source::MAX_SENTENCE - 10) / 9);
+        for s in [nested(MAX_NESTING + 1), deepest] {
+            let toks = sentence(&s, 7);
+            assert_eq!(toks.len(), 1);
+            assert!(matches!(toks[0], Tok::Filler((7, e)) if e == 7 + s.len()));
+            assert!(explain(&s, 0).expected[0].contains("at most 16 places nested"));
+            let o = crate::order::check_one(&s, None, None);
+            // Nothing of it is read as an order: no stage, and a warning says so.
+            assert!(o.stages.is_empty(), "{s}: read as {}", o.readback);
+            assert!(o.diagnostics.iter().any(|d| d.code == "no-action"));
+        }
+        // Sixteen `within`s that do not nest are read too.
+        let flat = "hold within 1 of 20.22 and ".repeat(MAX_NESTING) + "Hall";
+        assert!(
+            sentence(&flat, 0)
+                .iter()
+                .any(|t| matches!(t, Tok::Verb { .. }))
+        );
     }
 }
