@@ -40,6 +40,7 @@ pub struct OrderRequest {
     /// Recipient command id, when the order text does not name it.
     #[arg(long)]
     pub to: Option<String>,
+    /// How the order travels: written (a courier rides), oral (an aide) or in person (6.4.2).
     #[arg(long, value_enum)]
     pub method: MethodArg,
     /// Hand the order in person to the commander who relays it (Talavera T4.2b: `--via
@@ -121,6 +122,7 @@ pub struct CommandRequest {
 /// `loose-cannon`: the opponent writes a Loose Cannon's order (6.6.1.6).
 #[derive(Args, Clone, Debug, Serialize, Deserialize)]
 pub struct LooseCannonRequest {
+    /// The command that became a Loose Cannon (formation or brigade id).
     #[arg(long)]
     pub command: String,
     /// The one-turn order the opponent writes.

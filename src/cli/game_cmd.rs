@@ -83,6 +83,7 @@ pub struct NewArgs {
 
 #[derive(Args, Debug)]
 pub struct LogArgs {
+    /// The game file (SQLite).
     #[arg(long)]
     pub db: PathBuf,
     #[command(flatten)]

@@ -23,6 +23,7 @@ blocked. This turn's visibility (14.1.5, night = 1 hex) caps the range.",
     after_help = "Example: staffwork los --db game.db 5.05 9.07 --format json\nExit codes: 0 visible or blocked (see the ruling), 2 usage or IO error."
 )]
 pub struct LosArgs {
+    /// The game file (SQLite).
     #[arg(long)]
     pub db: PathBuf,
     /// Sighting hex, e.g. 5.05.
@@ -43,6 +44,7 @@ path is found (ties go to the lowest hex). A refusal names the rule and the hex.
     after_help = "Example: staffwork path --db game.db --piece 2-2-i --to 9.07\nExit codes: 0 legal, 1 refused (the rule and hex are printed), 2 usage or IO error."
 )]
 pub struct PathArgs {
+    /// The game file (SQLite).
     #[arg(long)]
     pub db: PathBuf,
     /// Unit id.

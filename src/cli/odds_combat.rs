@@ -193,6 +193,7 @@ pub struct FromGame {
 
 #[derive(Args, Debug, Clone)]
 pub struct CloseCombatArgs {
+    /// The attacker's arm: infantry, Skirmishers, cavalry or artillery.
     #[arg(
         long,
         conflicts_with = "db",
@@ -201,6 +202,7 @@ pub struct CloseCombatArgs {
         default_value = "infantry"
     )]
     pub attacker_kind: KindArg,
+    /// The attacker's Morale Rating on its counter, A (best) to E.
     #[arg(
         long,
         required_unless_present = "db",
@@ -209,6 +211,7 @@ pub struct CloseCombatArgs {
         value_enum
     )]
     pub attacker_morale: Option<MoraleArg>,
+    /// The attacker's size class, C (smallest) to AAA (chart p4/p5 columns).
     #[arg(
         long,
         required_unless_present = "db",
@@ -217,6 +220,7 @@ pub struct CloseCombatArgs {
         value_enum
     )]
     pub attacker_size: Option<SizeArg>,
+    /// The attacker's formation (8.0).
     #[arg(
         long,
         conflicts_with = "db",
@@ -225,6 +229,7 @@ pub struct CloseCombatArgs {
         default_value = "column"
     )]
     pub attacker_formation: FormationArg,
+    /// The attacker's Morale State: Blood Lust, Normal, Shaken, Disorganized or Routed (21).
     #[arg(
         long,
         conflicts_with = "db",
@@ -233,6 +238,7 @@ pub struct CloseCombatArgs {
         default_value = "normal"
     )]
     pub attacker_state: StateArg,
+    /// The attacker is Wrecked (20.4).
     #[arg(long, conflicts_with = "db")]
     pub attacker_wrecked: bool,
     /// Rating of the best Commander with the attacker.
@@ -244,6 +250,7 @@ pub struct CloseCombatArgs {
     /// Skirmisher Fire Value with the attacker (e.g. 2, 1.5, 0.5).
     #[arg(long, conflicts_with = "db")]
     pub attacker_skirmishers: Option<String>,
+    /// The defender's arm: infantry, Skirmishers, cavalry or artillery.
     #[arg(
         long,
         conflicts_with = "db",
@@ -252,6 +259,7 @@ pub struct CloseCombatArgs {
         default_value = "infantry"
     )]
     pub defender_kind: KindArg,
+    /// The defender's Morale Rating on its counter, A (best) to E.
     #[arg(
         long,
         required_unless_present = "db",
@@ -260,6 +268,7 @@ pub struct CloseCombatArgs {
         value_enum
     )]
     pub defender_morale: Option<MoraleArg>,
+    /// The defender's size class, C (smallest) to AAA (chart p4/p5 columns).
     #[arg(
         long,
         required_unless_present = "db",
@@ -268,6 +277,7 @@ pub struct CloseCombatArgs {
         value_enum
     )]
     pub defender_size: Option<SizeArg>,
+    /// The defender's formation (8.0).
     #[arg(
         long,
         conflicts_with = "db",
@@ -276,6 +286,7 @@ pub struct CloseCombatArgs {
         default_value = "line"
     )]
     pub defender_formation: FormationArg,
+    /// The defender's Morale State: Blood Lust, Normal, Shaken, Disorganized or Routed (21).
     #[arg(
         long,
         conflicts_with = "db",
@@ -284,18 +295,23 @@ pub struct CloseCombatArgs {
         default_value = "normal"
     )]
     pub defender_state: StateArg,
+    /// The defender is Wrecked (20.4).
     #[arg(long, conflicts_with = "db")]
     pub defender_wrecked: bool,
+    /// Rating of the best Commander with the defender.
     #[arg(long, conflicts_with = "db")]
     pub defender_commander: Option<u8>,
+    /// The defender's Commander is a Fighter (+2, max 4).
     #[arg(long, conflicts_with = "db")]
     pub defender_fighter: bool,
+    /// Skirmisher Fire Value with the defender (e.g. 2, 1.5, 0.5).
     #[arg(long, conflicts_with = "db")]
     pub defender_skirmishers: Option<String>,
     /// The defender is attacked through its rear. With --db it overrides the arc read from
     /// facing, and the output says so.
     #[arg(long)]
     pub rear: bool,
+    /// The defender's hex: clear, a Town/Village (19) or fortified.
     #[arg(
         long,
         conflicts_with = "db",
@@ -312,6 +328,7 @@ pub struct CloseCombatArgs {
         default_value_t
     )]
     pub elevation: ElevationArg,
+    /// The combat is fought at night (14.1.5: the night modifiers apply).
     #[arg(long, conflicts_with = "db")]
     pub night: bool,
     #[command(flatten)]
@@ -322,6 +339,7 @@ pub struct CloseCombatArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct ChargeArgs {
+    /// The attacker's arm: infantry, Skirmishers, cavalry or artillery.
     #[arg(
         long,
         conflicts_with = "db",
@@ -330,6 +348,7 @@ pub struct ChargeArgs {
         default_value = "light-cavalry"
     )]
     pub attacker_kind: KindArg,
+    /// The attacker's Morale Rating on its counter, A (best) to E.
     #[arg(
         long,
         required_unless_present = "db",
@@ -338,6 +357,7 @@ pub struct ChargeArgs {
         value_enum
     )]
     pub attacker_morale: Option<MoraleArg>,
+    /// The attacker's size class, C (smallest) to AAA (chart p4/p5 columns).
     #[arg(
         long,
         required_unless_present = "db",
@@ -346,6 +366,7 @@ pub struct ChargeArgs {
         value_enum
     )]
     pub attacker_size: Option<SizeArg>,
+    /// The attacker's Morale State: Blood Lust, Normal, Shaken, Disorganized or Routed (21).
     #[arg(
         long,
         conflicts_with = "db",
@@ -354,13 +375,16 @@ pub struct ChargeArgs {
         default_value = "normal"
     )]
     pub attacker_state: StateArg,
+    /// Rating of the best Commander with the attacker.
     #[arg(long, conflicts_with = "db")]
     pub attacker_commander: Option<u8>,
+    /// The attacker's Commander is a Fighter (+2, max 4).
     #[arg(long, conflicts_with = "db")]
     pub attacker_fighter: bool,
     /// British cavalry (26.4).
     #[arg(long, conflicts_with = "db")]
     pub british: bool,
+    /// The defender's arm: infantry, Skirmishers, cavalry or artillery.
     #[arg(
         long,
         conflicts_with = "db",
@@ -369,6 +393,7 @@ pub struct ChargeArgs {
         default_value = "infantry"
     )]
     pub defender_kind: KindArg,
+    /// The defender's Morale Rating on its counter, A (best) to E.
     #[arg(
         long,
         required_unless_present = "db",
@@ -377,6 +402,7 @@ pub struct ChargeArgs {
         value_enum
     )]
     pub defender_morale: Option<MoraleArg>,
+    /// The defender's size class, C (smallest) to AAA (chart p4/p5 columns).
     #[arg(
         long,
         required_unless_present = "db",
@@ -385,6 +411,7 @@ pub struct ChargeArgs {
         value_enum
     )]
     pub defender_size: Option<SizeArg>,
+    /// The defender's formation (8.0).
     #[arg(
         long,
         conflicts_with = "db",
@@ -393,6 +420,7 @@ pub struct ChargeArgs {
         default_value = "line"
     )]
     pub defender_formation: FormationArg,
+    /// The defender's Morale State: Blood Lust, Normal, Shaken, Disorganized or Routed (21).
     #[arg(
         long,
         conflicts_with = "db",
@@ -401,10 +429,13 @@ pub struct ChargeArgs {
         default_value = "normal"
     )]
     pub defender_state: StateArg,
+    /// The defender is Wrecked (20.4).
     #[arg(long, conflicts_with = "db")]
     pub defender_wrecked: bool,
+    /// Rating of the best Commander with the defender.
     #[arg(long, conflicts_with = "db")]
     pub defender_commander: Option<u8>,
+    /// The defender's Commander is a Fighter (+2, max 4).
     #[arg(long, conflicts_with = "db")]
     pub defender_fighter: bool,
     /// Artillery is stacked with the defender.
@@ -427,6 +458,7 @@ pub struct ChargeArgs {
     /// facing, and the output says so.
     #[arg(long)]
     pub rear: bool,
+    /// The combat is fought at night (14.1.5: the night modifiers apply).
     #[arg(long, conflicts_with = "db")]
     pub night: bool,
     #[command(flatten)]
@@ -449,6 +481,7 @@ pub struct FireArgs {
     /// Further batteries of a Grand Battery, as GP:light|heavy:RANGE (17.3).
     #[arg(long, conflicts_with = "db")]
     pub battery: Vec<String>,
+    /// The target's arm: infantry, Skirmishers, cavalry or artillery.
     #[arg(
         long,
         conflicts_with = "db",
@@ -457,6 +490,7 @@ pub struct FireArgs {
         default_value = "infantry"
     )]
     pub target_kind: KindArg,
+    /// The target's Morale Rating on its counter, A (best) to E.
     #[arg(
         long,
         required_unless_present = "db",
@@ -465,6 +499,7 @@ pub struct FireArgs {
         value_enum
     )]
     pub target_morale: Option<MoraleArg>,
+    /// The target's size class, C (smallest) to AAA (chart p4/p5 columns).
     #[arg(
         long,
         conflicts_with = "db",
@@ -473,6 +508,7 @@ pub struct FireArgs {
         default_value = "a"
     )]
     pub target_size: SizeArg,
+    /// The target's formation (8.0).
     #[arg(
         long,
         conflicts_with = "db",
@@ -481,6 +517,7 @@ pub struct FireArgs {
         default_value = "line"
     )]
     pub target_formation: FormationArg,
+    /// The target's Morale State: Blood Lust, Normal, Shaken, Disorganized or Routed (21).
     #[arg(
         long,
         conflicts_with = "db",
@@ -489,10 +526,13 @@ pub struct FireArgs {
         default_value = "normal"
     )]
     pub target_state: StateArg,
+    /// The target is Wrecked (20.4).
     #[arg(long, conflicts_with = "db")]
     pub target_wrecked: bool,
+    /// Rating of the best Commander with the target.
     #[arg(long, conflicts_with = "db")]
     pub target_commander: Option<u8>,
+    /// The target's Commander is a Fighter (+2, max 4).
     #[arg(long, conflicts_with = "db")]
     pub target_fighter: bool,
     /// Target in a Town/Village or Fortified hex.
@@ -512,6 +552,7 @@ pub struct FireArgs {
     /// Vimeiro British Case Shot (+1 vs artillery).
     #[arg(long, conflicts_with = "db")]
     pub case_shot: bool,
+    /// The combat is fought at night (14.1.5: the night modifiers apply).
     #[arg(long, conflicts_with = "db")]
     pub night: bool,
     #[command(flatten)]

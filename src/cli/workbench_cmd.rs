@@ -48,6 +48,7 @@ pub struct ReportArgs {
     pub request: app::ReportRequest,
     #[command(flatten)]
     pub view: ViewArgs,
+    /// text for the terminal, json for programs, html for a page to send to the side.
     #[arg(long, value_enum, default_value_t)]
     pub format: ReportFormat,
 }

@@ -5,6 +5,7 @@
 mod app_layer;
 mod architecture;
 mod attack_arcs;
+mod cli_help;
 mod combat_charge_fire;
 mod combat_cli;
 mod combat_close;
