@@ -488,7 +488,7 @@ pub(super) fn move_unit(
     for _ in 0..if tagging { 0 } else { forced_march } {
         straggler_check(ctx, side, u, from)?;
     }
-    emit_move(ctx, side, u, &ruling, column);
+    emit_move(ctx, side, u, &ruling, column, m.class);
     Ok(())
 }
 
@@ -639,12 +639,17 @@ fn move_extension(
         return turn_extension(ctx, side, u, at, &m, opts.face);
     }
     let r = judge_path(ctx, side, u, &m, at, to, given)?;
-    if r.minimum_move || r.routed || r.halved > 0 || !r.zoi_degradations.is_empty() {
+    if r.minimum_move
+        || r.routed
+        || r.halved > 0
+        || !r.zoi_degradations.is_empty()
+        || !r.entry_effects.is_empty()
+    {
         return Err(no(
             "extension-morale",
             "13.1.2",
             format!(
-                "this move would change the Line Extension's own Morale State on the way (a minimum move 12.1.5, ZoI to ZoI 11.3.1, or becoming DG 12.1.2) [hex {to}]"
+                "this move would change the Line Extension's own Morale State on the way (a minimum move 12.1.5, ZoI to ZoI 11.3.1, terrain that shakes or disorganizes 12.2.5, or becoming DG 12.1.2) [hex {to}]"
             ),
             "take another path, or the umpire places it",
         ));
@@ -1424,7 +1429,7 @@ fn square_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<bool, Re
 
 /// `column`: half-points its place in an arriving column cost before it moved (12.6.1),
 /// charged with the move.
-fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, column: u32) {
+fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, column: u32, class: &str) {
     let (from, to) = (r.path[0], r.path[r.path.len() - 1]);
     ctx.emit_side(
         side,
@@ -1436,16 +1441,43 @@ fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, column: u32) {
             half_mp: Some(r.charged + column),
         },
     );
-    // 11.3.1; the MP the unit loses for it are in the ruling (`halved`), so none are halved here.
-    for at in &r.zoi_degradations {
-        super::zones::degrade(
-            ctx,
-            side,
-            &u.id,
-            "11.3.1",
-            format!("moved directly from one enemy Zone of Influence hex into another at {at}"),
-            0,
-        );
+    // Step by step: 11.3.1's Morale Degradation, then (12.1.5) the one-hex move's, then
+    // (12.2.5: "implement the Morale Degradation first") the terrain's Sh/DG. The MP the unit
+    // loses for them are in the ruling (`halved`), so none are halved here.
+    let mut zoi = r.zoi_degradations.iter().peekable();
+    let mut entered = r.entry_effects.iter().peekable();
+    for s in &r.steps {
+        if zoi.next_if(|h| **h == s.to).is_some() {
+            super::zones::degrade(
+                ctx,
+                side,
+                &u.id,
+                "11.3.1",
+                format!(
+                    "moved directly from one enemy Zone of Influence hex into another at {}",
+                    s.to
+                ),
+                0,
+            );
+        }
+        if r.minimum_move {
+            // 12.1.5: the one-hex move costs a Morale State.
+            super::zones::degrade(
+                ctx,
+                side,
+                &u.id,
+                "12.1.5",
+                format!(
+                    "moved one hex with {} MP left for a {} MP step",
+                    show_halves(r.remaining),
+                    show_halves(r.cost)
+                ),
+                0,
+            );
+        }
+        if entered.next_if(|h| **h == s.to).is_some() {
+            super::zones::terrain_entry(ctx, side, &u.id, class, s.from, s.to, "12.2.5");
+        }
     }
     if r.halved > 0 {
         ctx.emit_side(
@@ -1472,21 +1504,6 @@ fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, column: u32) {
                 half_mp: 0,
                 rule: "10.1".into(),
             },
-        );
-    }
-    if r.minimum_move {
-        // 12.1.5: the one-hex move costs a Morale State.
-        super::zones::degrade(
-            ctx,
-            side,
-            &u.id,
-            "12.1.5",
-            format!(
-                "moved one hex with {} MP left for a {} MP step",
-                show_halves(r.remaining),
-                show_halves(r.cost)
-            ),
-            0,
         );
     }
 }
