@@ -527,6 +527,43 @@ fn backstep_allowed(
     }
 }
 
+/// 13.1.2: a Line Extension moves as a Line with its own MP spent this phase, facing and Morale
+/// State (decision 0153): its allowance a Line's, halved while it is Disorganized (21.1) unless
+/// halved on the way (12.1.2), and by a scenario's halving of its unit (Ruffin's Attack).
+fn extension_mover(
+    ctx: &Ctx,
+    u: &Unit,
+    part: &super::state::ExtensionPart,
+) -> Result<Mover, Refusal> {
+    let (turn, player) = (ctx.state.turn, ctx.state.player);
+    let spent = part.spent_in(turn, player);
+    let mut m = mover(ctx, u, UnitFormation::Line)?;
+    let t = ctx.eng.movement;
+    let mut full = t.allowance_halves("line");
+    if ctx
+        .state
+        .movement
+        .get(&u.id)
+        .is_some_and(|x| x.halved_in == Some(turn))
+    {
+        full /= 2;
+    }
+    m.allowance = if part.morale == MoraleState::Disorganized && !spent.dg_halved {
+        full / 2
+    } else {
+        full
+    };
+    m.spent = spent.halves;
+    m.hexes_moved = spent.hexes;
+    m.column = 0;
+    m.morale = part.morale as u8;
+    m.facing = Some(part.facing.map_or_else(
+        || facing_now(&ctx.state, u, UnitFormation::Line).unwrap_or(facing::ANY_CORNER),
+        |c| 1 << c.index(),
+    ));
+    Ok(m)
+}
+
 /// 13.1.1, 13.1.2: a Line Extension moves on its own, as a Line with its own MP spent this
 /// phase, facing and Morale State (decision 0153), by the same path rules as any unit. It ends
 /// next to its parent (13.0: "at the end of every phase they must be adjacent to their parent";
@@ -606,35 +643,23 @@ fn move_extension(
             "Line Extensions never stack with other Line Extensions (13.2)",
         ));
     }
-    let (turn, player) = (ctx.state.turn, ctx.state.player);
-    let spent = part.spent_in(turn, player);
-    let mut m = mover(ctx, u, UnitFormation::Line)?;
-    // Its own allowance: a Line's, halved while it is Disorganized (21.1) unless halved on the
-    // way (12.1.2), and by a scenario's halving of its unit (Ruffin's Attack).
-    let t = ctx.eng.movement;
-    let mut full = t.allowance_halves("line");
-    if ctx
-        .state
-        .movement
-        .get(&u.id)
-        .is_some_and(|x| x.halved_in == Some(turn))
-    {
-        full /= 2;
-    }
-    m.allowance = if part.morale == MoraleState::Disorganized && !spent.dg_halved {
-        full / 2
-    } else {
-        full
-    };
-    m.spent = spent.halves;
-    m.hexes_moved = spent.hexes;
-    m.column = 0;
-    m.morale = part.morale as u8;
-    m.facing = Some(part.facing.map_or_else(
-        || facing_now(&ctx.state, u, UnitFormation::Line).unwrap_or(facing::ANY_CORNER),
-        |c| 1 << c.index(),
-    ));
+    let mut m = extension_mover(ctx, u, &part)?;
     m.face = opts.face;
+    // 15.1.5: its own Close Combat ended its movement, but for advancing into that hex.
+    if let Some(into) = part.spent_in(ctx.state.turn, ctx.state.player).attacked {
+        let first = given.iter().find(|h| **h != at).copied().unwrap_or(to);
+        if first != into && at != into {
+            return Err(no(
+                "attacked",
+                "15.1.5",
+                format!(
+                    "`{}`'s Line Extension at {at} initiated a Close Combat into {into} this phase: \"Initiating Close Combat ends a stack's movement\" [hex {at}]",
+                    u.id
+                ),
+                &format!("it may only advance into {into}"),
+            ));
+        }
+    }
     if to == at && given.len() <= 1 {
         return turn_extension(ctx, side, u, at, &m, opts.face);
     }
@@ -963,8 +988,13 @@ pub(crate) fn close_combat_cost(
     let mut spent = Vec::new();
     for id in attackers {
         let Some(u) = s.unit(id) else { continue };
-        let f = formation_now(s, &ctx.state, u);
-        let Ok(m) = mover(ctx, u, f) else { continue };
+        // 13.1.2: a Line Extension attacking from its own hex spends its own MP (decision
+        // 0153); otherwise the unit's.
+        let m = match super::extensions::part(&ctx.state, id, from) {
+            Some(part) => extension_mover(ctx, u, part),
+            None => mover(ctx, u, formation_now(s, &ctx.state, u)),
+        };
+        let Ok(m) = m else { continue };
         let step = path::step_cost(
             &ctx.eng.move_map,
             ctx.eng.movement,
