@@ -187,3 +187,51 @@ fn path_explains_forced_march_facing_and_zoi_without_moving() {
     ]));
     assert!(text.contains("11.3.1") && text.contains("12.1.2"), "{text}");
 }
+
+/// 13.1.2 (decision 0153): `status` shows each Line Extension's own Morale State, facing and MP
+/// spent, which differ from its parent's once it turns on its own.
+#[test]
+fn status_shows_each_line_extensions_own_morale_facing_and_mp_13_1_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = game(dir.path(), "mini-facing");
+    let run = |args: &[&str]| {
+        let mut a = args.to_vec();
+        a.extend(["--db", &db]);
+        let o = staffwork(&a);
+        assert!(o.status.success(), "{args:?}: {}", stdout(&o));
+    };
+    run(&[
+        "override",
+        "--reason",
+        "set-up",
+        "--set-unit",
+        "fa-n",
+        "--morale-state",
+        "shaken",
+    ]);
+    run(&[
+        "move", "--piece", "fa-n", "--to", "5.05", "--extend", "4.05",
+    ]);
+    run(&[
+        "move",
+        "--piece",
+        "fa-n",
+        "--extension",
+        "4.05",
+        "--to",
+        "4.05",
+        "--face",
+        "W",
+    ]);
+    let row = status_row(&db, "fa-n");
+    let part = &row["extension_parts"][0];
+    assert_eq!(part["hex"], "4.05", "{row}");
+    assert_eq!(part["morale"], "shaken", "{row}");
+    assert_eq!(part["facing"], "W", "{row}");
+    assert_ne!(part["mp_spent"], row["mp_spent"], "its own MP: {row}");
+    let text = stdout(&staffwork(&["status", "--db", &db]));
+    assert!(
+        text.contains("Line Extensions in 4.05 (shaken, faces W,"),
+        "{text}"
+    );
+}
