@@ -124,6 +124,9 @@ pub struct PieceDetail {
     pub facing: String,
     /// Morale state, Blown, losses as `P/S of boxes`.
     pub state: String,
+    /// Its Line Extensions, each with its own Morale State, facing and MP spent (13.1.2).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extensions: Vec<app::view::ExtensionEntry>,
 }
 
 /// An enemy piece seen before but not now.
@@ -980,6 +983,7 @@ fn map_pieces(sc: &crate::scenario::Scenario, status: &StatusView) -> Vec<PieceV
                         us.stragglers,
                         us.boxes
                     ),
+                    extensions: f.extension_parts.clone(),
                 }),
                 _ => None,
             };

@@ -1154,3 +1154,34 @@ async fn the_combat_form_lets_the_umpire_allow_a_non_frontal_entry_15_1_4() {
         "the reason is recorded"
     );
 }
+
+/// 13.1.2 (decision 0153): the owner's map shows each Line Extension as a counter of its own
+/// with its own Morale State, facing and MP; the enemy's map shows none of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_map_shows_a_line_extensions_own_morale_and_facing_to_its_side_only_13_1_2() {
+    let (_dir, st, tokens) = mini_table(
+        "mini-facing.toml",
+        1,
+        &[
+            "override --reason set-up --set-unit fa-n --morale-state shaken",
+            "turn",
+            "move --piece fa-n --to 5.05 --extend 4.05",
+            "move --piece fa-n --extension 4.05 --to 4.05 --face W",
+        ],
+    );
+    let own = call(&st, "GET", "/map", Some(&tokens["side:french"]), &[]).await;
+    assert_eq!(own.status, StatusCode::OK);
+    assert!(
+        own.body.contains("data-hex=\"4.05\"")
+            && own.body.contains("Line Extension of")
+            && own.body.contains("4.05 (shaken, faces W, "),
+        "the French map: {}",
+        own.body
+    );
+    let enemy = call(&st, "GET", "/map", Some(&tokens["side:austrian"]), &[]).await;
+    assert_eq!(enemy.status, StatusCode::OK);
+    assert!(
+        !enemy.body.contains("Line Extension of"),
+        "the Austrian map shows no French extension detail"
+    );
+}
