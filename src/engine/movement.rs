@@ -376,8 +376,8 @@ pub(super) fn move_unit(
         return change_in_place(ctx, side, u, from, before, change, face);
     }
     // 13.0: the extensions move on their own and must end each phase next to their parent;
-    // we keep them in place, so an extended unit takes them back before it moves (0087).
-    super::extensions::refuse_if_extended(&ctx.state, u, from, "move", "13.0")?;
+    // the parent may move too, ending next to each of them (decision 0153).
+    super::extensions::refuse_if_apart(&ctx.state, u, to)?;
     let mut m = mover(ctx, u, now)?;
     // 12.3.3: a unit joining a stack faces as the stack faces, and pays for it.
     m.face = face.or_else(|| stack_facing(ctx, side, u, to));
@@ -1597,7 +1597,7 @@ impl super::Engine<'_> {
         })?;
         let formation = formation_now(s, &ctx.state, u);
         let mut m = mover(&ctx, u, formation)?;
-        super::extensions::refuse_if_extended(&ctx.state, u, from, "move", "13.0")?;
+        super::extensions::refuse_if_apart(&ctx.state, u, to)?;
         m.face = face.or_else(|| stack_facing(&ctx, &u.side, u, to));
         if face.is_some() && m.facing.is_none() {
             return Err(all_around(u, from));
