@@ -119,6 +119,21 @@ pub struct FormationEntry {
     pub mp_spent: String,
     /// Hexes its Line Extensions hold (13).
     pub extensions: Vec<crate::hex::Hex>,
+    /// Each Line Extension's own Morale State, facing and MP spent this phase (13.1.2,
+    /// decision 0153).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extension_parts: Vec<ExtensionEntry>,
+}
+
+/// One Line Extension as `status` shows it (13.1.2: its own Morale State, facing and MP).
+#[derive(Clone, Debug, Serialize)]
+pub struct ExtensionEntry {
+    pub hex: crate::hex::Hex,
+    pub morale: crate::combat::MoraleState,
+    /// The corner it faces, or its parent's facing while that is still open (decision 0083).
+    pub facing: String,
+    /// MP spent this phase, e.g. `3`.
+    pub mp_spent: String,
 }
 
 /// `status`: the game as a seat may see it.
@@ -430,6 +445,27 @@ fn formations(game: &Game, seat: &Viewer) -> Vec<FormationEntry> {
                     .movement
                     .get(&u.id)
                     .map(|m| m.extensions.clone())
+                    .unwrap_or_default(),
+                extension_parts: game
+                    .state
+                    .movement
+                    .get(&u.id)
+                    .map(|m| {
+                        m.extension_parts
+                            .iter()
+                            .map(|p| ExtensionEntry {
+                                hex: p.hex,
+                                morale: p.morale,
+                                facing: p.facing.map_or_else(
+                                    || set.map_or("all-around".to_string(), facing::show_set),
+                                    |c| c.to_string(),
+                                ),
+                                mp_spent: crate::movement::tables::show_halves(
+                                    p.spent_in(game.state.turn, game.state.player).halves,
+                                ),
+                            })
+                            .collect()
+                    })
                     .unwrap_or_default(),
             }
         })

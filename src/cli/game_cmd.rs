@@ -461,7 +461,23 @@ pub(crate) fn print_status(s: &app::StatusView) {
     }
     for f in &s.formations {
         let formation = wire_name(&f.formation);
-        let ext: Vec<String> = f.extensions.iter().map(|h| h.to_string()).collect();
+        // 13.1.2: each extension's own Morale State, facing and MP (decision 0153).
+        let ext: Vec<String> = if f.extension_parts.is_empty() {
+            f.extensions.iter().map(|h| h.to_string()).collect()
+        } else {
+            f.extension_parts
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{} ({}, faces {}, {} MP spent)",
+                        p.hex,
+                        wire_name(&p.morale),
+                        p.facing,
+                        p.mp_spent
+                    )
+                })
+                .collect()
+        };
         let ext = if ext.is_empty() {
             String::new()
         } else {

@@ -207,6 +207,21 @@ pub fn path(a: PathArgs) -> CmdResult {
                     }
                 );
             }
+            if !r.entry_effects.is_empty() {
+                let at: Vec<String> = r.entry_effects.iter().map(|h| h.to_string()).collect();
+                println!(
+                    "  the terrain makes it Shaken or DG entering {} (12.2.5: the Movement Table's `enters` cells, `rules show movement`){}",
+                    at.join(", "),
+                    if r.halved > 0 && r.zoi_degradations.is_empty() {
+                        format!(
+                            "; becoming DG halves the MP left: {} MP lost (12.1.2)",
+                            show_halves(r.halved)
+                        )
+                    } else {
+                        String::new()
+                    }
+                );
+            }
             if r.minimum_move {
                 println!(
                     "LEGAL by 12.1.5: {} MP is more than the {} MP left, but a unit that has spent nothing may move one hex — it spends everything and loses a Morale State",

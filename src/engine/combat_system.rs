@@ -824,6 +824,7 @@ pub(super) fn resolve(
             defender_retreat: r.defender.retreat,
             reface: free_reface(ctx, kind, attackers, defenders, d_hex),
             close_combat_half_mp,
+            attacker_at: extension_attacking(ctx, attackers, a_first),
             retreats: retreats_due(
                 ctx,
                 kind,
@@ -875,6 +876,14 @@ pub(super) fn resolve(
     Ok(())
 }
 
+/// The hex of the Line Extension attacking on its own (13.1.1), if the one attacker is one.
+fn extension_attacking(ctx: &Ctx, attackers: &[String], from: Hex) -> Option<Hex> {
+    match attackers {
+        [one] => super::extensions::part(&ctx.state, one, from).map(|_| from),
+        _ => None,
+    }
+}
+
 /// 15.1.7, 15.1.8: the defenders left before the Close Combat. Everyone learns it; the
 /// attackers spend the +2 MP to initiate it ("still spent"), not the hex they did not enter, and
 /// are not stopped (15.1.5's exceptions); the defenders owe the retreat (decision 0147). Nothing
@@ -907,6 +916,7 @@ fn left_before(
             defender_retreat: r.defender.retreat,
             reface: Vec::new(),
             close_combat_half_mp,
+            attacker_at: extension_attacking(ctx, attackers, from),
             retreats: retreats_due(
                 ctx,
                 kind,

@@ -367,6 +367,10 @@ pub enum EventKind {
         /// + 2; decision 0148).
         #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
         close_combat_half_mp: std::collections::BTreeMap<String, u32>,
+        /// The attacker was its Line Extension in this hex (13.1.1): the MP it spent and the
+        /// end of its movement (15.1.4, 15.1.5) are the extension's, not its parent's (13.1.2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        attacker_at: Option<crate::hex::Hex>,
         /// The defenders left before the combat — a lone Skirmisher retreating (15.1.7) or
         /// cavalry withdrawing (15.1.8, 22.1.2) — so nothing was fought and the attackers'
         /// movement is not ended (decision 0152).

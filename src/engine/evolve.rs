@@ -714,6 +714,7 @@ fn apply(state: &mut GameState, event: &Event) {
             retreats,
             close_combat_half_mp,
             moves_on,
+            attacker_at,
             ..
         } => {
             // 10.1.3: free to face any corner until it next moves or turns.
@@ -741,6 +742,18 @@ fn apply(state: &mut GameState, event: &Event) {
                 let (turn, player) = (state.turn, state.player);
                 for u in attackers {
                     let m = state.movement.entry(u.clone()).or_default();
+                    // 13.1.2: a Line Extension attacking on its own spends its own MP.
+                    if let Some(p) =
+                        attacker_at.and_then(|h| m.extension_parts.iter_mut().find(|p| p.hex == h))
+                    {
+                        let mut spent = p.spent_in(turn, player);
+                        if !moves_on {
+                            spent.attacked = Some(into);
+                        }
+                        spent.halves += close_combat_half_mp.get(u).copied().unwrap_or(0);
+                        p.moved = Some(spent);
+                        continue;
+                    }
                     let mut p = m.spent_in(turn, player);
                     // 15.1.7, 15.1.8: when the defenders left first, the attackers move on.
                     if !moves_on {

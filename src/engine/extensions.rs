@@ -354,3 +354,42 @@ pub(super) fn refuse_if_extended(
         "take them back first: `move --to <its hex> --retract HEX,…` (13.1.4)",
     ))
 }
+
+/// 13.0: "at the end of every phase they must be adjacent to their parent". A parent with
+/// extensions out may move, but like an extension's own move (decision 0153) it must end next
+/// to each of them, and never in one's hex (that is rejoining, 13.1.4).
+pub(super) fn refuse_if_apart(state: &GameState, u: &Unit, to: Hex) -> Result<(), Refusal> {
+    let have = of(state, &u.id);
+    if have.contains(&to) {
+        return Err(no(
+            "extension-rejoin",
+            "13.1.4",
+            format!(
+                "`{}` has a Line Extension in {to}: moving into it is rejoining it [hex {to}]",
+                u.id
+            ),
+            &format!(
+                "take it back with `move --piece {} --to <its hex> --retract {to}`",
+                u.id
+            ),
+        ));
+    }
+    let apart: Vec<String> = have
+        .iter()
+        .filter(|h| !h.is_adjacent(to))
+        .map(|h| h.to_string())
+        .collect();
+    if apart.is_empty() {
+        return Ok(());
+    }
+    Err(no(
+        "extension-apart",
+        "13.0",
+        format!(
+            "`{}` would end at {to}, not next to its Line Extension(s) in {}: extensions end every phase next to their parent [hex {to}]",
+            u.id,
+            apart.join(", ")
+        ),
+        "move the extensions first (`move --extension HEX`), end the parent next to them, or take them back (13.1.4)",
+    ))
+}

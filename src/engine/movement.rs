@@ -376,8 +376,8 @@ pub(super) fn move_unit(
         return change_in_place(ctx, side, u, from, before, change, face);
     }
     // 13.0: the extensions move on their own and must end each phase next to their parent;
-    // we keep them in place, so an extended unit takes them back before it moves (0087).
-    super::extensions::refuse_if_extended(&ctx.state, u, from, "move", "13.0")?;
+    // the parent may move too, ending next to each of them (decision 0153).
+    super::extensions::refuse_if_apart(&ctx.state, u, to)?;
     let mut m = mover(ctx, u, now)?;
     // 12.3.3: a unit joining a stack faces as the stack faces, and pays for it.
     m.face = face.or_else(|| stack_facing(ctx, side, u, to));
@@ -488,7 +488,7 @@ pub(super) fn move_unit(
     for _ in 0..if tagging { 0 } else { forced_march } {
         straggler_check(ctx, side, u, from)?;
     }
-    emit_move(ctx, side, u, &ruling, column);
+    emit_move(ctx, side, u, &ruling, column, m.class);
     Ok(())
 }
 
@@ -525,6 +525,43 @@ fn backstep_allowed(
         )),
         None => Ok(()),
     }
+}
+
+/// 13.1.2: a Line Extension moves as a Line with its own MP spent this phase, facing and Morale
+/// State (decision 0153): its allowance a Line's, halved while it is Disorganized (21.1) unless
+/// halved on the way (12.1.2), and by a scenario's halving of its unit (Ruffin's Attack).
+fn extension_mover(
+    ctx: &Ctx,
+    u: &Unit,
+    part: &super::state::ExtensionPart,
+) -> Result<Mover, Refusal> {
+    let (turn, player) = (ctx.state.turn, ctx.state.player);
+    let spent = part.spent_in(turn, player);
+    let mut m = mover(ctx, u, UnitFormation::Line)?;
+    let t = ctx.eng.movement;
+    let mut full = t.allowance_halves("line");
+    if ctx
+        .state
+        .movement
+        .get(&u.id)
+        .is_some_and(|x| x.halved_in == Some(turn))
+    {
+        full /= 2;
+    }
+    m.allowance = if part.morale == MoraleState::Disorganized && !spent.dg_halved {
+        full / 2
+    } else {
+        full
+    };
+    m.spent = spent.halves;
+    m.hexes_moved = spent.hexes;
+    m.column = 0;
+    m.morale = part.morale as u8;
+    m.facing = Some(part.facing.map_or_else(
+        || facing_now(&ctx.state, u, UnitFormation::Line).unwrap_or(facing::ANY_CORNER),
+        |c| 1 << c.index(),
+    ));
+    Ok(m)
 }
 
 /// 13.1.1, 13.1.2: a Line Extension moves on its own, as a Line with its own MP spent this
@@ -606,45 +643,38 @@ fn move_extension(
             "Line Extensions never stack with other Line Extensions (13.2)",
         ));
     }
-    let (turn, player) = (ctx.state.turn, ctx.state.player);
-    let spent = part.spent_in(turn, player);
-    let mut m = mover(ctx, u, UnitFormation::Line)?;
-    // Its own allowance: a Line's, halved while it is Disorganized (21.1) unless halved on the
-    // way (12.1.2), and by a scenario's halving of its unit (Ruffin's Attack).
-    let t = ctx.eng.movement;
-    let mut full = t.allowance_halves("line");
-    if ctx
-        .state
-        .movement
-        .get(&u.id)
-        .is_some_and(|x| x.halved_in == Some(turn))
-    {
-        full /= 2;
-    }
-    m.allowance = if part.morale == MoraleState::Disorganized && !spent.dg_halved {
-        full / 2
-    } else {
-        full
-    };
-    m.spent = spent.halves;
-    m.hexes_moved = spent.hexes;
-    m.column = 0;
-    m.morale = part.morale as u8;
-    m.facing = Some(part.facing.map_or_else(
-        || facing_now(&ctx.state, u, UnitFormation::Line).unwrap_or(facing::ANY_CORNER),
-        |c| 1 << c.index(),
-    ));
+    let mut m = extension_mover(ctx, u, &part)?;
     m.face = opts.face;
+    // 15.1.5: its own Close Combat ended its movement, but for advancing into that hex.
+    if let Some(into) = part.spent_in(ctx.state.turn, ctx.state.player).attacked {
+        let first = given.iter().find(|h| **h != at).copied().unwrap_or(to);
+        if first != into && at != into {
+            return Err(no(
+                "attacked",
+                "15.1.5",
+                format!(
+                    "`{}`'s Line Extension at {at} initiated a Close Combat into {into} this phase: \"Initiating Close Combat ends a stack's movement\" [hex {at}]",
+                    u.id
+                ),
+                &format!("it may only advance into {into}"),
+            ));
+        }
+    }
     if to == at && given.len() <= 1 {
         return turn_extension(ctx, side, u, at, &m, opts.face);
     }
     let r = judge_path(ctx, side, u, &m, at, to, given)?;
-    if r.minimum_move || r.routed || r.halved > 0 || !r.zoi_degradations.is_empty() {
+    if r.minimum_move
+        || r.routed
+        || r.halved > 0
+        || !r.zoi_degradations.is_empty()
+        || !r.entry_effects.is_empty()
+    {
         return Err(no(
             "extension-morale",
             "13.1.2",
             format!(
-                "this move would change the Line Extension's own Morale State on the way (a minimum move 12.1.5, ZoI to ZoI 11.3.1, or becoming DG 12.1.2) [hex {to}]"
+                "this move would change the Line Extension's own Morale State on the way (a minimum move 12.1.5, ZoI to ZoI 11.3.1, terrain that shakes or disorganizes 12.2.5, or becoming DG 12.1.2) [hex {to}]"
             ),
             "take another path, or the umpire places it",
         ));
@@ -958,8 +988,13 @@ pub(crate) fn close_combat_cost(
     let mut spent = Vec::new();
     for id in attackers {
         let Some(u) = s.unit(id) else { continue };
-        let f = formation_now(s, &ctx.state, u);
-        let Ok(m) = mover(ctx, u, f) else { continue };
+        // 13.1.2: a Line Extension attacking from its own hex spends its own MP (decision
+        // 0153); otherwise the unit's.
+        let m = match super::extensions::part(&ctx.state, id, from) {
+            Some(part) => extension_mover(ctx, u, part),
+            None => mover(ctx, u, formation_now(s, &ctx.state, u)),
+        };
+        let Ok(m) = m else { continue };
         let step = path::step_cost(
             &ctx.eng.move_map,
             ctx.eng.movement,
@@ -1424,7 +1459,7 @@ fn square_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<bool, Re
 
 /// `column`: half-points its place in an arriving column cost before it moved (12.6.1),
 /// charged with the move.
-fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, column: u32) {
+fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, column: u32, class: &str) {
     let (from, to) = (r.path[0], r.path[r.path.len() - 1]);
     ctx.emit_side(
         side,
@@ -1436,16 +1471,43 @@ fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, column: u32) {
             half_mp: Some(r.charged + column),
         },
     );
-    // 11.3.1; the MP the unit loses for it are in the ruling (`halved`), so none are halved here.
-    for at in &r.zoi_degradations {
-        super::zones::degrade(
-            ctx,
-            side,
-            &u.id,
-            "11.3.1",
-            format!("moved directly from one enemy Zone of Influence hex into another at {at}"),
-            0,
-        );
+    // Step by step: 11.3.1's Morale Degradation, then (12.1.5) the one-hex move's, then
+    // (12.2.5: "implement the Morale Degradation first") the terrain's Sh/DG. The MP the unit
+    // loses for them are in the ruling (`halved`), so none are halved here.
+    let mut zoi = r.zoi_degradations.iter().peekable();
+    let mut entered = r.entry_effects.iter().peekable();
+    for s in &r.steps {
+        if zoi.next_if(|h| **h == s.to).is_some() {
+            super::zones::degrade(
+                ctx,
+                side,
+                &u.id,
+                "11.3.1",
+                format!(
+                    "moved directly from one enemy Zone of Influence hex into another at {}",
+                    s.to
+                ),
+                0,
+            );
+        }
+        if r.minimum_move {
+            // 12.1.5: the one-hex move costs a Morale State.
+            super::zones::degrade(
+                ctx,
+                side,
+                &u.id,
+                "12.1.5",
+                format!(
+                    "moved one hex with {} MP left for a {} MP step",
+                    show_halves(r.remaining),
+                    show_halves(r.cost)
+                ),
+                0,
+            );
+        }
+        if entered.next_if(|h| **h == s.to).is_some() {
+            super::zones::terrain_entry(ctx, side, &u.id, class, s.from, s.to, "12.2.5");
+        }
     }
     if r.halved > 0 {
         ctx.emit_side(
@@ -1472,21 +1534,6 @@ fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, column: u32) {
                 half_mp: 0,
                 rule: "10.1".into(),
             },
-        );
-    }
-    if r.minimum_move {
-        // 12.1.5: the one-hex move costs a Morale State.
-        super::zones::degrade(
-            ctx,
-            side,
-            &u.id,
-            "12.1.5",
-            format!(
-                "moved one hex with {} MP left for a {} MP step",
-                show_halves(r.remaining),
-                show_halves(r.cost)
-            ),
-            0,
         );
     }
 }
@@ -1551,7 +1598,7 @@ impl super::Engine<'_> {
         })?;
         let formation = formation_now(s, &ctx.state, u);
         let mut m = mover(&ctx, u, formation)?;
-        super::extensions::refuse_if_extended(&ctx.state, u, from, "move", "13.0")?;
+        super::extensions::refuse_if_apart(&ctx.state, u, to)?;
         m.face = face.or_else(|| stack_facing(&ctx, &u.side, u, to));
         if face.is_some() && m.facing.is_none() {
             return Err(all_around(u, from));

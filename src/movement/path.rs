@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::facing::{self, Corner, Corners};
-use super::tables::{MovementTables, show_halves};
+use super::tables::{EntryEffect, MovementTables, show_halves};
 use crate::hex::Hex;
 use crate::provenance::Provenance;
 use crate::scenario::Scenario;
@@ -179,6 +179,11 @@ pub struct Ruling {
     /// (11.3.1).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub zoi_degradations: Vec<Hex>,
+    /// Hexes whose terrain made it Shaken or Disorganized on entering them (12.2.5, the
+    /// Movement Table's `enters` cells; only from a better Morale State, never by Road
+    /// Movement).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub entry_effects: Vec<Hex>,
     /// Half-points lost by becoming Disorganized on the way (12.1.2, 11.3.2).
     pub halved: u32,
     /// It Routed on the way and stopped where `path` ends (11.3.2).
@@ -544,7 +549,13 @@ pub fn check_path(
             why,
         ));
     }
-    let walk = |budget: Option<u32>| walk_zoi(&steps, occ, m.morale, remaining, budget);
+    // 12.2.5: the Morale State each step's terrain would lower the mover to (Sh 2, DG 1).
+    let enters: Vec<Option<u8>> = steps
+        .iter()
+        .map(|s| entry_level(map, t, m.class, s))
+        .collect();
+    let walk =
+        |budget: Option<u32>, morale: u8| walk_zoi(&steps, &enters, occ, morale, remaining, budget);
     let ruling = |w: Walk, charged, minimum_move, square_move| {
         let taken = w.taken;
         Ruling {
@@ -557,6 +568,7 @@ pub fn check_path(
             square_move,
             facing,
             zoi_degradations: w.degraded,
+            entry_effects: w.entered,
             halved: w.lost,
             routed: w.routed,
             provenance,
@@ -587,9 +599,9 @@ pub fn check_path(
                 "change formation first (8.3.3)",
             ));
         }
-        return Ok(ruling(walk(None), remaining, false, true));
+        return Ok(ruling(walk(None, m.morale), remaining, false, true));
     }
-    let w = walk(Some(remaining));
+    let w = walk(Some(remaining), m.morale);
     let Some(at) = w.out_of_mp else {
         let charged = steps[..w.taken].iter().map(|s| s.cost).sum();
         return Ok(ruling(w, charged, false, false));
@@ -597,7 +609,13 @@ pub fn check_path(
     // 12.1.5: a unit that has spent nothing may always move one hex (not into Prohibited
     // terrain, which `best_step` refused already) — it spends everything and loses a state.
     if hexes == 1 && m.spent == 0 && m.allowance > 0 {
-        return Ok(ruling(walk(None), remaining, true, false));
+        // Its Morale State is lowered before the terrain's effect is judged (12.2.5).
+        return Ok(ruling(
+            walk(None, m.morale.saturating_sub(1)),
+            remaining,
+            true,
+            false,
+        ));
     }
     let halved = if w.lost > 0 {
         format!(
@@ -626,17 +644,35 @@ struct Walk {
     /// Steps taken (all, unless it Routed or ran out).
     taken: usize,
     degraded: Vec<Hex>,
+    entered: Vec<Hex>,
     lost: u32,
     routed: bool,
     /// The hex it could not pay to enter, if `budget` ran out.
     out_of_mp: Option<Hex>,
 }
 
+/// 12.2.5: the Morale State level (Sh 2, DG 1) a step's terrain or hexside lowers a mover of
+/// `class` to on entering, by the Movement Table's `enters` cells; none by Road Movement
+/// (chart p2: "when entering without Road Movement").
+pub fn entry_level(map: &MoveMap, t: &MovementTables, class: &str, s: &Step) -> Option<u8> {
+    if s.road {
+        return None;
+    }
+    t.entry_effect(class, &s.terrain, map.hexside(s.from, s.to))
+        .map(|e| match e.effect {
+            EntryEffect::Shaken => 2,
+            EntryEffect::Disorganized => 1,
+        })
+}
+
 /// 11.3.1: each step directly from an enemy ZoI hex into another lowers the Morale State by
-/// one; becoming Disorganized halves the MP left (12.1.2, rounded down, decision 0084);
-/// Routing stops the move (11.3.2). `budget` None: the MP are not checked (Square, 12.1.5).
+/// one; then (12.2.5: "implement the Morale Degradation first") terrain that makes it Shaken
+/// or DG does so if it is in a better state. Becoming Disorganized halves the MP left (12.1.2,
+/// rounded down, decision 0084); Routing stops the move (11.3.2). `budget` None: the MP are
+/// not checked (Square, 12.1.5).
 fn walk_zoi(
     steps: &[Step],
+    enters: &[Option<u8>],
     occ: &Occupancy,
     morale: u8,
     remaining: u32,
@@ -645,13 +681,14 @@ fn walk_zoi(
     let mut w = Walk {
         taken: 0,
         degraded: Vec::new(),
+        entered: Vec::new(),
         lost: 0,
         routed: false,
         out_of_mp: None,
     };
     let mut left = budget.unwrap_or(remaining);
     let mut morale = morale;
-    for s in steps {
+    for (i, s) in steps.iter().enumerate() {
         if budget.is_some() {
             if s.cost > left {
                 w.out_of_mp = Some(s.to);
@@ -662,18 +699,25 @@ fn walk_zoi(
             left = 0;
         }
         w.taken += 1;
+        let was = morale;
         if occ.zoi.contains(&s.from) && occ.zoi.contains(&s.to) {
             w.degraded.push(s.to);
             morale = morale.saturating_sub(1);
-            if morale == 1 {
-                let lost = left / 2; // the unit keeps the larger half (decision 0084)
-                w.lost += lost;
-                left -= lost;
-            }
             if morale == 0 {
                 w.routed = true;
                 return w;
             }
+        }
+        if let Some(level) = enters.get(i).copied().flatten()
+            && morale > level
+        {
+            w.entered.push(s.to);
+            morale = level;
+        }
+        if morale == 1 && was > 1 {
+            let lost = left / 2; // the unit keeps the larger half (decision 0084)
+            w.lost += lost;
+            left -= lost;
         }
     }
     w
@@ -703,11 +747,10 @@ pub fn cheapest(
     }
     check_entry_final(map, occ, to)?;
     let r = search(map, t, m, occ, from, to, true);
-    // A path round the Zones of Influence may be too dear; the cheapest one then stands.
+    // A path round the Zones of Influence or the terrain that shakes (12.2.5) may be too dear;
+    // the cheapest one then stands.
     match r {
-        Err(e) if e.code == "not-enough-mp" && !occ.zoi.is_empty() => {
-            search(map, t, m, occ, from, to, false)
-        }
+        Err(e) if e.code == "not-enough-mp" => search(map, t, m, occ, from, to, false),
         r => r,
     }
 }
@@ -762,8 +805,12 @@ fn search(
                         .collect()
                 };
                 for (nc, turn) in options {
-                    let degrades =
-                        u32::from(avoid_zoi && occ.zoi.contains(&h) && occ.zoi.contains(&n));
+                    // 11.3.1 and 12.2.5: a step that would cost a Morale State.
+                    let degrades = u32::from(
+                        avoid_zoi
+                            && ((occ.zoi.contains(&h) && occ.zoi.contains(&n))
+                                || entry_level(map, t, m.class, &s).is_some_and(|l| l < m.morale)),
+                    );
                     let nd = (
                         d.0 + degrades,
                         d.1.saturating_add(s.cost).saturating_add(turn),
@@ -903,5 +950,24 @@ mod tests {
         assert_eq!(r1.path.first(), Some(&Hex::new(5, 5)));
         assert_eq!(r1.path.last(), Some(&Hex::new(7, 7)));
         assert!(r1.cost <= 16);
+    }
+
+    #[test]
+    fn terrain_entry_effect_only_without_road_movement_12_2_5() {
+        let (_, m) = tutorial();
+        let step = |road| Step {
+            from: Hex::new(5, 5),
+            to: Hex::new(5, 6),
+            terrain: "village".into(),
+            cost: 6,
+            road,
+            parts: Vec::new(),
+            provenance: Provenance::Seed,
+        };
+        // 19.3: a Line entering a village becomes DG (level 1); by Road Movement it does not
+        // (chart p2: "when entering without Road Movement"), nor does a Column.
+        assert_eq!(entry_level(&m, builtin(), "line", &step(false)), Some(1));
+        assert_eq!(entry_level(&m, builtin(), "line", &step(true)), None);
+        assert_eq!(entry_level(&m, builtin(), "column", &step(false)), None);
     }
 }

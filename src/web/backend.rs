@@ -124,6 +124,9 @@ pub struct PieceDetail {
     pub facing: String,
     /// Morale state, Blown, losses as `P/S of boxes`.
     pub state: String,
+    /// Its Line Extensions, each with its own Morale State, facing and MP spent (13.1.2).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extensions: Vec<app::view::ExtensionEntry>,
 }
 
 /// An enemy piece seen before but not now.
@@ -685,15 +688,21 @@ impl Backend {
         self.execute(seat, &Request::Override(o)).map(|_| ())
     }
 
-    /// Resolve a combat (the CLI's `combat`, with its defaults for the options).
+    /// Resolve a combat (the CLI's `combat`, with its defaults for the options the form does
+    /// not offer).
     pub fn combat(
         &self,
         seat: &Seat,
         procedure: app::ProcedureArg,
         attackers: Vec<String>,
         defenders: Vec<String>,
-        square: Option<bool>,
+        choices: CombatChoices,
     ) -> Result<String, WebRefusal> {
+        let CombatChoices {
+            square,
+            skirmisher_stands,
+            entry_ruling,
+        } = choices;
         let req = Request::Combat(app::CombatRequest {
             procedure,
             attackers,
@@ -711,10 +720,12 @@ impl Backend {
             cannister: false,
             attack_arc: None,
             flanks: None,
-            skirmisher_stands: false,
-            skirmisher_retreats: false,
-            allow_entry: false,
-            ruling: None,
+            // 15.1.7: the lone Skirmisher's player's choice in Hindering terrain (decision 0152).
+            skirmisher_stands: skirmisher_stands == Some(true),
+            skirmisher_retreats: skirmisher_stands == Some(false),
+            // 12.1.1, 15.1.4: the umpire lets a non-frontal entry stand, with a reason (0151).
+            allow_entry: entry_ruling.is_some(),
+            ruling: entry_ruling,
             attacker_at: None,
             defender_at: None,
         });
@@ -972,6 +983,7 @@ fn map_pieces(sc: &crate::scenario::Scenario, status: &StatusView) -> Vec<PieceV
                         us.stragglers,
                         us.boxes
                     ),
+                    extensions: f.extension_parts.clone(),
                 }),
                 _ => None,
             };
@@ -1175,4 +1187,17 @@ impl std::fmt::Display for WebRefusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} [{}]", self.message, self.code)
     }
+}
+
+/// The defending player's and the umpire's choices the combat form offers.
+#[derive(Clone, Debug, Default)]
+pub struct CombatChoices {
+    /// A charge's target forms Square (16.2.1): yes, no, or unsaid.
+    pub square: Option<bool>,
+    /// A lone Skirmisher attacked in Hindering terrain stands (true) or retreats (false)
+    /// (15.1.7); unsaid, the engine asks.
+    pub skirmisher_stands: Option<bool>,
+    /// The umpire allows a Close Combat entry across a non-frontal hexside, for this reason
+    /// (12.1.1, 15.1.4).
+    pub entry_ruling: Option<String>,
 }

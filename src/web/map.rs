@@ -247,6 +247,7 @@ fn counters(view: &View, g: &Geo) -> Markup {
                 @let (x, y) = g.centre(p.hex);
                 @let colour = side_colour(view, &p.side);
                 @let tip = match &p.detail {
+                    Some(d) if !d.extensions.is_empty() => format!("{} ({}) at {}: {} {}, {}, facing {}; {}; Line Extensions in {} (13)", p.name, p.kind, p.hex, d.strength, p.kind, d.formation, d.facing, d.state, d.extensions.iter().map(extension_text).collect::<Vec<_>>().join(", ")),
                     Some(d) => format!("{} ({}) at {}: {} {}, {}, facing {}; {}", p.name, p.kind, p.hex, d.strength, p.kind, d.formation, d.facing, d.state),
                     None => format!("{} at {}", p.name, p.hex),
                 };
@@ -277,12 +278,42 @@ fn counters(view: &View, g: &Geo) -> Markup {
                             }
                             title { (tip) }
                         }
+                        // 13.1.2: each Line Extension as its own outlined counter, with its own
+                        // Morale State, facing and MP (decision 0153).
+                        @if let Some(d) = &p.detail {
+                            @for e in &d.extensions {
+                                @let (ex, ey) = g.centre(e.hex);
+                                g .extension data-piece=(p.id) data-hex=(e.hex.to_string()) {
+                                    rect x=(format!("{:.1}", ex - 7.0)) y=(format!("{:.1}", ey - 1.0)) width="14" height="9" rx="1.5" stroke=(colour) {}
+                                    text x=(format!("{ex:.1}")) y=(format!("{:.1}", ey + 6.2)) fill=(colour) { "x" }
+                                    @for (dx, dy) in facing_ticks(&e.facing) {
+                                        line .facing x1=(format!("{:.1}", ex + dx * 7.5)) y1=(format!("{:.1}", ey + 3.5 + dy * 5.0))
+                                            x2=(format!("{:.1}", ex + dx * 11.0)) y2=(format!("{:.1}", ey + 3.5 + dy * 8.5)) {}
+                                    }
+                                    title { "Line Extension of " (p.name) " at " (extension_text(e)) " (13)" }
+                                }
+                            }
+                        }
                     }
                 }
             }
         }
         (PreEscaped(""))
     }
+}
+
+/// `4.05 (shaken, faces W, 1 MP spent)`: a Line Extension's own state (13.1.2).
+fn extension_text(e: &crate::app::view::ExtensionEntry) -> String {
+    format!(
+        "{} ({}, faces {}, {} MP spent)",
+        e.hex,
+        serde_json::to_value(e.morale)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        e.facing,
+        e.mp_spent
+    )
 }
 
 /// Unit vectors on the screen (north up) towards the hex corners a unit faces (10.1): `NNE`,

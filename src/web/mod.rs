@@ -914,6 +914,15 @@ struct CombatForm {
     /// A charge's target forms Square: "yes", "no", or unsaid (16.2.1).
     #[serde(default)]
     square: String,
+    /// A lone Skirmisher in Hindering terrain: "stands", "retreats", or unsaid (15.1.7).
+    #[serde(default)]
+    skirmisher: String,
+    /// The umpire allows a non-frontal Close Combat entry (12.1.1, 15.1.4): a checkbox.
+    #[serde(default)]
+    allow_entry: String,
+    /// Why the entry is allowed; recorded with the combat.
+    #[serde(default)]
+    ruling: String,
 }
 
 async fn combat(
@@ -954,9 +963,33 @@ async fn combat(
         "no" => Some(false),
         _ => None,
     };
+    let skirmisher_stands = match f.skirmisher.as_str() {
+        "stands" => Ok(Some(true)),
+        "retreats" => Ok(Some(false)),
+        "" => Ok(None),
+        other => Err(WebRefusal::new(
+            "bad-skirmisher-choice",
+            format!("`{other}` is not a lone Skirmisher's choice (15.1.7)"),
+            "stands, retreats, or leave it unsaid",
+        )),
+    };
+    let entry_ruling = match (f.allow_entry.is_empty(), f.ruling.trim()) {
+        (true, _) => Ok(None),
+        (false, "") => Err(WebRefusal::new(
+            "no-reason",
+            "allowing a Close Combat entry across a non-frontal hexside (12.1.1, 15.1.4) needs a reason",
+            "write why the entry stands, for the record",
+        )),
+        (false, r) => Ok(Some(r.to_string())),
+    };
     let r = kind.and_then(|k| {
+        let choices = crate::web::backend::CombatChoices {
+            square,
+            skirmisher_stands: skirmisher_stands?,
+            entry_ruling: entry_ruling?,
+        };
         st.backend
-            .combat(&s.seat, k, list(&f.attackers), list(&f.defenders), square)
+            .combat(&s.seat, k, list(&f.attackers), list(&f.defenders), choices)
     });
     outcome(&st, r.map(|t| format!("Combat resolved: {t}")))
 }

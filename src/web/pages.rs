@@ -450,6 +450,16 @@ pub fn umpire_page(view: &View, csrf: &str, links: &[(Seat, Option<String>)]) ->
                                 option value="yes" { "target forms Square" }
                                 option value="no" { "target does not form Square" }
                             }
+                            select name="skirmisher" title="15.1.7: a lone Skirmisher in Hindering terrain; ask the defending player" {
+                                option value="" { "lone Skirmisher: choice not asked" }
+                                option value="stands" { "Skirmisher stands and fights" }
+                                option value="retreats" { "Skirmisher retreats one hex" }
+                            }
+                            label title="12.1.1, 15.1.4: the attackers enter across a hexside that is not frontal" {
+                                input type="checkbox" name="allow_entry" value="yes";
+                                " allow a non-frontal entry"
+                            }
+                            input name="ruling" placeholder="reason for allowing the entry";
                             button type="submit" { "Resolve" }
                         }
                         div #combat-result {}

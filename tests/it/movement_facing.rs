@@ -125,7 +125,8 @@ fn line_extensions_show_in_status_and_are_taken_back_13() {
         status_row(&db, "fa-n")["extensions"],
         serde_json::json!(["4.05", "6.05"])
     );
-    let o = staffwork(&["move", "--db", &db, "--piece", "fa-n", "--to", "5.06"]);
+    // 13.0: it may move only to end next to each extension; 5.04 is not next to 4.05.
+    let o = staffwork(&["move", "--db", &db, "--piece", "fa-n", "--to", "5.04"]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("13.0") && err.contains("4.05"), "{err}");
@@ -186,4 +187,52 @@ fn path_explains_forced_march_facing_and_zoi_without_moving() {
         "7.03,8.03",
     ]));
     assert!(text.contains("11.3.1") && text.contains("12.1.2"), "{text}");
+}
+
+/// 13.1.2 (decision 0153): `status` shows each Line Extension's own Morale State, facing and MP
+/// spent, which differ from its parent's once it turns on its own.
+#[test]
+fn status_shows_each_line_extensions_own_morale_facing_and_mp_13_1_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = game(dir.path(), "mini-facing");
+    let run = |args: &[&str]| {
+        let mut a = args.to_vec();
+        a.extend(["--db", &db]);
+        let o = staffwork(&a);
+        assert!(o.status.success(), "{args:?}: {}", stdout(&o));
+    };
+    run(&[
+        "override",
+        "--reason",
+        "set-up",
+        "--set-unit",
+        "fa-n",
+        "--morale-state",
+        "shaken",
+    ]);
+    run(&[
+        "move", "--piece", "fa-n", "--to", "5.05", "--extend", "4.05",
+    ]);
+    run(&[
+        "move",
+        "--piece",
+        "fa-n",
+        "--extension",
+        "4.05",
+        "--to",
+        "4.05",
+        "--face",
+        "W",
+    ]);
+    let row = status_row(&db, "fa-n");
+    let part = &row["extension_parts"][0];
+    assert_eq!(part["hex"], "4.05", "{row}");
+    assert_eq!(part["morale"], "shaken", "{row}");
+    assert_eq!(part["facing"], "W", "{row}");
+    assert_ne!(part["mp_spent"], row["mp_spent"], "its own MP: {row}");
+    let text = stdout(&staffwork(&["status", "--db", &db]));
+    assert!(
+        text.contains("Line Extensions in 4.05 (shaken, faces W,"),
+        "{text}"
+    );
 }

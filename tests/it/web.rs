@@ -987,3 +987,201 @@ fn a_message_on_the_command_line_is_seen_by_its_side_and_the_umpire_only() {
         "nothing written"
     );
 }
+
+/// A game on a conformance miniature, set up by the umpire's commands, opened for the web.
+fn mini_table(
+    scenario: &str,
+    seed: u64,
+    setup: &[&str],
+) -> (tempfile::TempDir, Arc<AppState>, BTreeMap<String, String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("mini.db");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/conformance/scenarios")
+        .join(scenario);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let sc = staffwork::scenario::parse(scenario, &text).unwrap();
+    Game::create(&db, NewGame::on(text, sc, seed).unwrap()).unwrap();
+    let mut game = Game::open(&db).unwrap();
+    for line in setup {
+        let req = staffwork::app::parse_request(line).unwrap();
+        staffwork::app::execute(&mut game, &staffwork::view::Viewer::Umpire, &req)
+            .unwrap_or_else(|e| panic!("{line}: {e}"));
+    }
+    drop(game);
+    let (state, issued) = AppState::open(&db, "http://127.0.0.1:1", false).unwrap();
+    let tokens = issued
+        .into_iter()
+        .map(|(s, link)| (s.key(), link.rsplit('/').next().unwrap().to_string()))
+        .collect();
+    (dir, state, tokens)
+}
+
+fn payloads(db: &Path) -> String {
+    Game::open(db)
+        .unwrap()
+        .events(None)
+        .unwrap()
+        .iter()
+        .map(|e| e.payload.clone())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// 15.1.7 (decision 0152): the combat form carries the lone Skirmisher's choice in Hindering
+/// terrain; unsaid, the engine asks for it; a choice that is not one is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_combat_form_carries_a_lone_skirmishers_choice_15_1_7() {
+    let (dir, st, tokens) = mini_table(
+        "mini-withdraw.toml",
+        1,
+        &[
+            r#"override --reason set-up --impose-order fr-1 --text "French 1st brigade: attack the Austrian line.""#,
+            "override --reason set-up --place fr-1=8.04",
+            "override --reason set-up --place aus-sk=8.05",
+            "turn",
+        ],
+    );
+    let db = dir.path().join("mini.db");
+    let umpire = tokens["umpire"].as_str();
+    let base = [
+        ("kind", "close-combat"),
+        ("attackers", "fr-1"),
+        ("defenders", "aus-sk"),
+    ];
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut f = base.to_vec();
+        f.extend_from_slice(extra);
+        f
+    };
+    let asked = call(&st, "POST", "/umpire/combat", Some(umpire), &base).await;
+    assert_eq!(asked.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        asked.body.contains("Refused (15.1.7)") && asked.body.contains("its player chooses"),
+        "{}",
+        asked.body
+    );
+    let bad = call(
+        &st,
+        "POST",
+        "/umpire/combat",
+        Some(umpire),
+        &with(&[("skirmisher", "hides")]),
+    )
+    .await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.body.contains("15.1.7"), "{}", bad.body);
+    assert!(
+        !payloads(&db).contains("combat-resolved"),
+        "nothing was fought yet"
+    );
+    let r = call(
+        &st,
+        "POST",
+        "/umpire/combat",
+        Some(umpire),
+        &with(&[("skirmisher", "retreats")]),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(r.body.contains("Combat resolved"), "{}", r.body);
+    assert!(
+        payloads(&db).contains("skirmisher-retreats"),
+        "the Jäger retreats one hex before the combat"
+    );
+}
+
+/// 12.1.1 with 15.1.4 (decision 0151): the umpire allows a Close Combat entry across a
+/// non-frontal hexside from the combat form, with a reason recorded with the combat.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_combat_form_lets_the_umpire_allow_a_non_frontal_entry_15_1_4() {
+    let (dir, st, tokens) = mini_table(
+        "mini-arcs.toml",
+        1,
+        &[
+            r#"override --reason set-up --impose-order fr-1 --text "French 1st brigade: attack the Austrian line.""#,
+            "turn",
+            // fr-1 turns about: the N hexside to aus-1 at 5.05 is now in its rear.
+            "move --piece fr-1 --to 5.04 --face SSW",
+        ],
+    );
+    let db = dir.path().join("mini.db");
+    let umpire = tokens["umpire"].as_str();
+    let base = [
+        ("kind", "close-combat"),
+        ("attackers", "fr-1"),
+        ("defenders", "aus-1"),
+    ];
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut f = base.to_vec();
+        f.extend_from_slice(extra);
+        f
+    };
+    let r = call(&st, "POST", "/umpire/combat", Some(umpire), &base).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        r.body.contains("Refused (12.1.1)") && r.body.contains("in its rear"),
+        "{}",
+        r.body
+    );
+    let r = call(
+        &st,
+        "POST",
+        "/umpire/combat",
+        Some(umpire),
+        &with(&[("allow_entry", "yes"), ("ruling", "  ")]),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains("needs a reason"), "{}", r.body);
+    assert!(!payloads(&db).contains("combat-resolved"));
+    let r = call(
+        &st,
+        "POST",
+        "/umpire/combat",
+        Some(umpire),
+        &with(&[
+            ("allow_entry", "yes"),
+            ("ruling", "the brigade wheeled in the smoke"),
+        ]),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let all = payloads(&db);
+    assert!(all.contains("combat-resolved"), "the attack is fought");
+    assert!(
+        all.contains("wheeled in the smoke"),
+        "the reason is recorded"
+    );
+}
+
+/// 13.1.2 (decision 0153): the owner's map shows each Line Extension as a counter of its own
+/// with its own Morale State, facing and MP; the enemy's map shows none of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_map_shows_a_line_extensions_own_morale_and_facing_to_its_side_only_13_1_2() {
+    let (_dir, st, tokens) = mini_table(
+        "mini-facing.toml",
+        1,
+        &[
+            "override --reason set-up --set-unit fa-n --morale-state shaken",
+            "turn",
+            "move --piece fa-n --to 5.05 --extend 4.05",
+            "move --piece fa-n --extension 4.05 --to 4.05 --face W",
+        ],
+    );
+    let own = call(&st, "GET", "/map", Some(&tokens["side:french"]), &[]).await;
+    assert_eq!(own.status, StatusCode::OK);
+    assert!(
+        own.body.contains("data-hex=\"4.05\"")
+            && own.body.contains("Line Extension of")
+            && own.body.contains("4.05 (shaken, faces W, "),
+        "the French map: {}",
+        own.body
+    );
+    let enemy = call(&st, "GET", "/map", Some(&tokens["side:austrian"]), &[]).await;
+    assert_eq!(enemy.status, StatusCode::OK);
+    assert!(
+        !enemy.body.contains("Line Extension of"),
+        "the Austrian map shows no French extension detail"
+    );
+}
