@@ -1121,7 +1121,9 @@ impl Reading<'_> {
             d.rules.push("clause.report");
         }
         self.finite_seen = false;
-        self.word_conn |= c.chars().next().is_some_and(char::is_alphabetic);
+        // A condition after "and", "but" or ";" opens the next clause and governs the action
+        // after it (rule `cond.condition`: "…; otherwise stay at Kümla"), not the one before.
+        self.word_conn |= c == ";" || c.chars().next().is_some_and(char::is_alphabetic);
         match c {
             "then" | "and then" | "afterwards" | "after that" | "after which" | "thereafter" => {
                 self.link_hint = Some(Link::Then)

@@ -453,3 +453,77 @@ fn a_landing_beach_is_ground_and_ends_its_description() {
     assert_eq!(place_texts(&o), ["shore"], "{}", o.readback);
     assert!(codes(&o).contains(&"vague-place"), "{:?}", codes(&o));
 }
+
+#[test]
+fn a_condition_after_a_semicolon_governs_the_action_after_it() {
+    // cond.condition (NBS 30.0, issue 11 §5): "if …; otherwise …" keeps both branches whole. The
+    // "otherwise" after ";" opens the second branch; it is not tacked onto the first branch's
+    // second verb ("retake it"), which used to read back as "otherwise retake it and stay".
+    for (text, first, second) in [
+        (
+            "4th Div: if Hall falls, counterattack and retake it; otherwise stay at Kümla.",
+            "if Hall falls, counterattack and retake it",
+            "otherwise stay at Kümla",
+        ),
+        (
+            "2nd Div: if Hall falls, attack Kümla and take it; otherwise stay at Kirseberg.",
+            "attack Kümla and take it if Hall falls",
+            "otherwise stay at Kirseberg",
+        ),
+        (
+            "3rd Div: should the enemy cross the Viskan, fall back and form behind Kirseberg; \
+             otherwise hold Hinzeberg.",
+            "fall back and form behind Kirseberg should the enemy cross the Viskan",
+            "otherwise hold Hinzeberg",
+        ),
+    ] {
+        let o = hall(text);
+        assert_eq!(o.order_type, Some(OrderType::Complex), "{text}: {}", o.key);
+        assert_eq!(o.stages.len(), 2, "{text}: {}", o.readback);
+        assert!(o.readback.contains(first), "{text} → {}", o.readback);
+        assert!(o.readback.contains(second), "{text} → {}", o.readback);
+        let otherwise = o.stages[1].condition.as_ref().map(|c| c.text.as_str());
+        assert_eq!(otherwise, Some("otherwise"), "{text}: {}", o.readback);
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+    }
+}
+
+#[test]
+fn a_hex_named_place_keeps_its_article_and_its_relation() {
+    // name.scenario: "the 33.17 crossroads" starts with a hex, so the grammar cannot join
+    // "near the" to it; the name still resolves to that place (issue 11 §7), the relation is
+    // kept (6.4.4 objectives are read as written) and no word is left over as a remark.
+    let s = staffwork::scenario::bundled("talavera-1809").unwrap();
+    for (text, rel) in [
+        ("Dessolles: halt near the 33.17 crossroads.", Some("near")),
+        (
+            "Dessolles: form behind the 33.17 crossroads.",
+            Some("behind"),
+        ),
+        (
+            "Dessolles: remain at the 33.17 crossroads in reserve.",
+            None,
+        ),
+        (
+            "Dessolles: halt near the 33.17 crossroads and wait there for the King.",
+            Some("near"),
+        ),
+    ] {
+        let o = order::check_one(text, Some(&s), Some("french"));
+        let p = &o.places[0];
+        assert_eq!(
+            p.resolved.as_ref().map(|r| r.id.as_str()),
+            Some("crossroads-33-17"),
+            "{text}"
+        );
+        assert_eq!(p.relation.as_deref(), rel, "{text}");
+        assert!(o.remarks.is_empty(), "{text}: {:?}", o.remarks);
+        assert!(
+            o.readback.contains("the 33.17 crossroads"),
+            "{}",
+            o.readback
+        );
+        let again = order::check_one(&o.readback, Some(&s), Some("french"));
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
+}
