@@ -766,8 +766,15 @@ impl Reading<'_> {
             }
             Tok::Purpose(s) => {
                 d.rules.push("purpose.why");
+                // A purpose phrase that holds its verb ("to draw", a lexicon entry) keeps the
+                // verb in the WHY; only the marker ("in order to", "to") is dropped.
+                let marker = &text[s.0..s.1];
+                let start = match marker.get(..3) {
+                    Some(to) if to.eq_ignore_ascii_case("to ") => s.0 + 3,
+                    _ => s.1,
+                };
                 self.mode = Mode::Purpose {
-                    start: s.1,
+                    start,
                     end: s.1,
                     engage: false,
                     alternatives: false,
@@ -1793,6 +1800,30 @@ fn sender_to(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> V
 /// moves until ordered), and the time is when they must be ready: a deadline, not a start
 /// (30.0), so the order stays General.
 fn ready_to(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    // "hold your division ready", "keep your men ready": the recipient's own troops held ready
+    // are the lexicon's "hold yourself ready" (reserve), not an objective to defend.
+    let mut k = 0;
+    while k + 1 < toks.len() {
+        let held = match &toks[k] {
+            Tok::Verb { verb, .. } => matches!(verb.as_str(), "hold" | "keep"),
+            // "have" is an auxiliary of the lexicon ([finite]), so a word, not a verb.
+            Tok::Filler(s) => text[s.0..s.1].eq_ignore_ascii_case("have"),
+            _ => false,
+        };
+        let own_ready = matches!(&toks[k + 1], Tok::Place(t)
+            if t.form == Form::Own && t.text.to_lowercase().ends_with(" ready"));
+        if held && own_ready {
+            let span = (toks[k].span().0, toks[k + 1].span().1);
+            let verb = text[span.0..span.1].to_lowercase();
+            let v = Tok::Verb {
+                action: Action::Reserve,
+                verb,
+                span,
+            };
+            toks.splice(k..=k + 1, [v]);
+        }
+        k += 1;
+    }
     let mut k = 0;
     while k + 2 < toks.len() {
         let ready = matches!(&toks[k], Tok::Verb { action: Action::Reserve, verb, .. }

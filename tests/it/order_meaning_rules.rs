@@ -527,3 +527,53 @@ fn a_hex_named_place_keeps_its_article_and_its_relation() {
         assert_eq!(again.key, o.key, "{text} → {}", o.readback);
     }
 }
+
+#[test]
+fn a_purpose_that_holds_its_verb_keeps_it() {
+    // purpose.why (issue 11 §5): "to draw the enemy" is WHY, not a stage, and the WHY keeps its
+    // verb — it used to read back as "in order to the enemy".
+    for (text, why) in [
+        (
+            "Sauret: move to Kirseberg to draw the enemy.",
+            "draw the enemy",
+        ),
+        (
+            "2nd Div: demonstrate against Hall to draw the enemy's reserves.",
+            "draw the enemy's reserves",
+        ),
+        ("Morvan: advance so as to draw the enemy.", "draw the enemy"),
+    ] {
+        let o = hall(text);
+        assert_eq!(o.intent.as_deref(), Some(why), "{text} → {}", o.readback);
+        assert_eq!(o.stages.len(), 1, "{text}: {}", o.readback);
+        assert!(
+            o.readback.contains(&format!("in order to {why}")),
+            "{text} → {}",
+            o.readback
+        );
+        let again = hall(&o.readback);
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
+}
+
+#[test]
+fn own_troops_held_ready_are_readiness_not_a_march() {
+    // verb.ready-to: "hold your division ready to move" is the lexicon's "hold yourself ready"
+    // — no march stage and no objective (nothing moves until ordered, 6.3.1 General) — it used
+    // to read back as "hold your division ready and move".
+    for text in [
+        "Sauret: hold your division ready to move.",
+        "Sauret: keep your men ready to march at ten o'clock.",
+        "Pellerin: have your brigades ready to advance.",
+    ] {
+        let o = hall(text);
+        assert_eq!(o.order_type, Some(OrderType::General), "{text}: {}", o.key);
+        assert_eq!(o.stages.len(), 1, "{text}: {}", o.readback);
+        let steps = &o.stages[0].steps;
+        assert_eq!(steps.len(), 1, "{text}: {}", o.readback);
+        assert_eq!(steps[0].action, order::Action::Reserve, "{text}");
+        assert!(steps[0].objectives.is_empty(), "{text}: {}", o.readback);
+        assert!(start_time(&o).is_none(), "{text}: {}", o.key);
+        assert!(!o.readback.contains(" and "), "{text} → {}", o.readback);
+    }
+}
