@@ -403,6 +403,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
         prev_place: None,
         word_conn: false,
         negate: false,
+        negate_verb: false,
     };
     for tok in toks {
         if r.in_mode(tok, d) || r.negation(tok, d) {
@@ -434,6 +435,8 @@ struct Reading<'t> {
     /// A word connector ("and", "or", "then") since the last item.
     word_conn: bool,
     negate: bool,
+    /// The negator must be followed by a verb ("do not", "never"; not a bare "not").
+    negate_verb: bool,
 }
 
 impl Reading<'_> {
@@ -551,14 +554,50 @@ impl Reading<'_> {
     /// A negator and the verb it forbids (rule `neg.prohibition`); true when the token was read.
     fn negation(&mut self, tok: &Tok, d: &mut Draft) -> bool {
         let text = self.text;
-        if let Tok::Negate(_) = tok {
+        // "the ground is not good; hold Kümla": a negator with no verb before the clause ends
+        // forbids nothing after it.
+        if self.negate && matches!(tok, Tok::Connector(c, _) if c == ";" || c == "but") {
+            self.negate = false;
+        }
+        if let Tok::Negate(s) = tok {
             self.flush(d);
             self.negate = true;
+            let w = text[s.0..s.1].to_lowercase();
+            self.negate_verb = !matches!(w.as_str(), "not" | "no");
             return true;
         }
         // "not allow the enemy to pass": a verb that is no stage is still what is forbidden.
         let verb_word = matches!(tok, Tok::Filler(s)
             if lexicon::get().is_verb_word(&text[s.0..s.1].to_lowercase()));
+        // "do not enter Hall", "do not attempt the village", "do not let the hussars across": a
+        // lower-case word right after a negator is the verb it forbids even when the lexicon
+        // does not know it (it is then neither a remark nor a place).
+        let bare = match tok {
+            Tok::Filler(s) => Some(*s).filter(|s| bare_verb(&text[s.0..s.1])),
+            Tok::Place(t)
+                if t.form == Form::Name
+                    && t.parts.is_empty()
+                    && t.phrase_span == t.span
+                    && bare_verb(&text[t.span.0..t.span.1]) =>
+            {
+                Some(t.span)
+            }
+            _ => None,
+        };
+        if self.negate
+            && self.negate_verb
+            && let Some(span) = bare.filter(|_| !verb_word)
+        {
+            self.negate = false;
+            d.rules.push("neg.verb-word");
+            d.rules.push("neg.prohibition");
+            self.mode = Mode::Prohibit {
+                start: span.0,
+                end: span.1,
+                joined: false,
+            };
+            return true;
+        }
         if let (true, Tok::Verb { span, .. } | Tok::Filler(span)) = (self.negate, tok)
             && (verb_word || matches!(tok, Tok::Verb { .. }))
         {
@@ -2142,6 +2181,39 @@ fn several_recipients(text: &str, toks: Vec<Tok>, also: &mut Vec<Reference>) -> 
 }
 
 /// Keep a negated verb phrase as a prohibition (rule `neg.prohibition`): never an action.
+/// One lower-case word that may be a verb: letters only, not an article or a pronoun.
+fn bare_verb(w: &str) -> bool {
+    !w.is_empty()
+        && w.chars().all(|c| c.is_alphabetic() && !c.is_uppercase())
+        && !matches!(
+            w,
+            "the"
+                | "a"
+                | "an"
+                | "this"
+                | "that"
+                | "these"
+                | "those"
+                | "it"
+                | "them"
+                | "you"
+                | "your"
+                | "his"
+                | "their"
+                | "any"
+                | "only"
+                | "so"
+                | "yet"
+                | "even"
+                | "at"
+                | "all"
+                | "later"
+                | "before"
+                | "till"
+                | "until"
+        )
+}
+
 fn prohibit(text: &str, start: usize, end: usize, d: &mut Draft) {
     let (span, raw) = trimmed(text, (start, end), &[',', '.', '!', '?', ';']);
     if !raw.is_empty() {

@@ -254,11 +254,19 @@ fn evaluate(miss: &mut Vec<String>, keep: fn(&str) -> bool) -> Figures {
                 }
                 // --- meaning (printed, not yet floors of their own)
                 for p in &e.prohibitions {
-                    f.prohibitions
-                        .add(o.prohibitions.iter().any(|x| x.text.contains(p.as_str())));
+                    let ok = o.prohibitions.iter().any(|x| x.text.contains(p.as_str()));
+                    f.prohibitions.add(ok);
+                    if !ok {
+                        let got: Vec<&str> =
+                            o.prohibitions.iter().map(|x| x.text.as_str()).collect();
+                        note(format!("prohibition {p:?} not read (read {got:?})"));
+                    }
                 }
                 if e.purpose.is_some() {
                     f.purpose.add(o.intent.is_some());
+                    if o.intent.is_none() {
+                        note("purpose not read".into());
+                    }
                 }
                 if e.condition {
                     let ok = o.stages.iter().any(|s| s.condition.is_some());

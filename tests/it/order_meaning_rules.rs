@@ -577,3 +577,39 @@ fn own_troops_held_ready_are_readiness_not_a_march() {
         assert!(!o.readback.contains(" and "), "{text} → {}", o.readback);
     }
 }
+
+#[test]
+fn a_word_after_do_not_is_the_verb_forbidden_even_if_unknown() {
+    // neg.prohibition (issue 11 §5): "do not enter Hall", "do not attempt the village", "do not
+    // let the hussars across" forbid; the verb is not in the lexicon, but after "do not" or
+    // "never" a lower-case word is a verb — it used to become a place, a remark or an action.
+    for (text, forbidden) in [
+        ("4th Div: hold Kümla but do not enter Hall.", "enter Hall"),
+        (
+            "2nd Div: take the Hall orchards; do not attempt the village itself.",
+            "attempt the village itself",
+        ),
+        (
+            "4th Div: watch the road to Säter from Kirseberg and do not let the enemy's \
+             hussars across the bridge.",
+            "let the enemy's hussars across the bridge",
+        ),
+        ("Sauret: hold Kirseberg and never quit it.", "quit it"),
+    ] {
+        let o = hall(text);
+        let got: Vec<&str> = o.prohibitions.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(got, [forbidden], "{text} → {}", o.readback);
+        assert_eq!(o.stages.len(), 1, "{text} → {}", o.readback);
+        assert!(o.remarks.is_empty(), "{text}: {:?}", o.remarks);
+        assert!(
+            o.readback.contains(&format!("is not to {forbidden}")),
+            "{text} → {}",
+            o.readback
+        );
+        let again = hall(&o.readback);
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
+    // A bare "not" after a verb of being is no prohibition of an unknown verb.
+    let o = hall("4th Div: the ground is not good; hold Kümla.");
+    assert!(o.prohibitions.is_empty(), "{:?}", o.prohibitions);
+}
