@@ -252,7 +252,7 @@ fn evaluate(miss: &mut Vec<String>, keep: fn(&str) -> bool) -> Figures {
                         note(format!("round trip: {} ≠ {}", o.key, again.key));
                     }
                 }
-                // --- meaning (printed, not yet floors of their own)
+                // --- meaning (printed; prohibitions also have a floor)
                 for p in &e.prohibitions {
                     let ok = o.prohibitions.iter().any(|x| x.text.contains(p.as_str()));
                     f.prohibitions.add(ok);
@@ -312,7 +312,9 @@ fn the_reader_meets_its_figures_on_the_annotated_corpus() {
     floor("places precision", f.precision, 0.989); // TARGET 0.95 met; held at the measured value (581/587)
     floor("resolution", f.resolution, 0.957); // TARGET 0.95 met; held at the measured value (765/799)
     floor("bad flagged", f.bad_flagged, 1.0); // TARGET 1.0 met
-    floor("round trip", f.round_trip, 1.0); // TARGET 1.0 met (359/359)
+    floor("round trip", f.round_trip, 1.0); // TARGET 1.0 met (362/362)
+    // Not an issue target: held at the measured value so negation is not lost again (42/49).
+    floor("prohibitions", f.prohibitions, 0.857);
     assert!(
         f.errors_on_good.ratio() <= 0.05, // TARGET 0.05 met (measured 0.021)
         "errors on good {} is above its ceiling",
