@@ -403,6 +403,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
         prev_place: None,
         word_conn: false,
         negate: false,
+        negate_verb: false,
     };
     for tok in toks {
         if r.in_mode(tok, d) || r.negation(tok, d) {
@@ -434,6 +435,8 @@ struct Reading<'t> {
     /// A word connector ("and", "or", "then") since the last item.
     word_conn: bool,
     negate: bool,
+    /// The negator must be followed by a verb ("do not", "never"; not a bare "not").
+    negate_verb: bool,
 }
 
 impl Reading<'_> {
@@ -551,14 +554,50 @@ impl Reading<'_> {
     /// A negator and the verb it forbids (rule `neg.prohibition`); true when the token was read.
     fn negation(&mut self, tok: &Tok, d: &mut Draft) -> bool {
         let text = self.text;
-        if let Tok::Negate(_) = tok {
+        // "the ground is not good; hold Kümla": a negator with no verb before the clause ends
+        // forbids nothing after it.
+        if self.negate && matches!(tok, Tok::Connector(c, _) if c == ";" || c == "but") {
+            self.negate = false;
+        }
+        if let Tok::Negate(s) = tok {
             self.flush(d);
             self.negate = true;
+            let w = text[s.0..s.1].to_lowercase();
+            self.negate_verb = !matches!(w.as_str(), "not" | "no");
             return true;
         }
         // "not allow the enemy to pass": a verb that is no stage is still what is forbidden.
         let verb_word = matches!(tok, Tok::Filler(s)
             if lexicon::get().is_verb_word(&text[s.0..s.1].to_lowercase()));
+        // "do not enter Hall", "do not attempt the village", "do not let the hussars across": a
+        // lower-case word right after a negator is the verb it forbids even when the lexicon
+        // does not know it (it is then neither a remark nor a place).
+        let bare = match tok {
+            Tok::Filler(s) => Some(*s).filter(|s| bare_verb(&text[s.0..s.1])),
+            Tok::Place(t)
+                if t.form == Form::Name
+                    && t.parts.is_empty()
+                    && t.phrase_span == t.span
+                    && bare_verb(&text[t.span.0..t.span.1]) =>
+            {
+                Some(t.span)
+            }
+            _ => None,
+        };
+        if self.negate
+            && self.negate_verb
+            && let Some(span) = bare.filter(|_| !verb_word)
+        {
+            self.negate = false;
+            d.rules.push("neg.verb-word");
+            d.rules.push("neg.prohibition");
+            self.mode = Mode::Prohibit {
+                start: span.0,
+                end: span.1,
+                joined: false,
+            };
+            return true;
+        }
         if let (true, Tok::Verb { span, .. } | Tok::Filler(span)) = (self.negate, tok)
             && (verb_word || matches!(tok, Tok::Verb { .. }))
         {
@@ -766,8 +805,15 @@ impl Reading<'_> {
             }
             Tok::Purpose(s) => {
                 d.rules.push("purpose.why");
+                // A purpose phrase that holds its verb ("to draw", a lexicon entry) keeps the
+                // verb in the WHY; only the marker ("in order to", "to") is dropped.
+                let marker = &text[s.0..s.1];
+                let start = match marker.get(..3) {
+                    Some(to) if to.eq_ignore_ascii_case("to ") => s.0 + 3,
+                    _ => s.1,
+                };
                 self.mode = Mode::Purpose {
-                    start: s.1,
+                    start,
                     end: s.1,
                     engage: false,
                     alternatives: false,
@@ -1121,7 +1167,9 @@ impl Reading<'_> {
             d.rules.push("clause.report");
         }
         self.finite_seen = false;
-        self.word_conn |= c.chars().next().is_some_and(char::is_alphabetic);
+        // A condition after "and", "but" or ";" opens the next clause and governs the action
+        // after it (rule `cond.condition`: "…; otherwise stay at Kümla"), not the one before.
+        self.word_conn |= c == ";" || c.chars().next().is_some_and(char::is_alphabetic);
         match c {
             "then" | "and then" | "afterwards" | "after that" | "after which" | "thereafter" => {
                 self.link_hint = Some(Link::Then)
@@ -1791,6 +1839,30 @@ fn sender_to(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> V
 /// moves until ordered), and the time is when they must be ready: a deadline, not a start
 /// (30.0), so the order stays General.
 fn ready_to(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    // "hold your division ready", "keep your men ready": the recipient's own troops held ready
+    // are the lexicon's "hold yourself ready" (reserve), not an objective to defend.
+    let mut k = 0;
+    while k + 1 < toks.len() {
+        let held = match &toks[k] {
+            Tok::Verb { verb, .. } => matches!(verb.as_str(), "hold" | "keep"),
+            // "have" is an auxiliary of the lexicon ([finite]), so a word, not a verb.
+            Tok::Filler(s) => text[s.0..s.1].eq_ignore_ascii_case("have"),
+            _ => false,
+        };
+        let own_ready = matches!(&toks[k + 1], Tok::Place(t)
+            if t.form == Form::Own && t.text.to_lowercase().ends_with(" ready"));
+        if held && own_ready {
+            let span = (toks[k].span().0, toks[k + 1].span().1);
+            let verb = text[span.0..span.1].to_lowercase();
+            let v = Tok::Verb {
+                action: Action::Reserve,
+                verb,
+                span,
+            };
+            toks.splice(k..=k + 1, [v]);
+        }
+        k += 1;
+    }
     let mut k = 0;
     while k + 2 < toks.len() {
         let ready = matches!(&toks[k], Tok::Verb { action: Action::Reserve, verb, .. }
@@ -2109,6 +2181,39 @@ fn several_recipients(text: &str, toks: Vec<Tok>, also: &mut Vec<Reference>) -> 
 }
 
 /// Keep a negated verb phrase as a prohibition (rule `neg.prohibition`): never an action.
+/// One lower-case word that may be a verb: letters only, not an article or a pronoun.
+fn bare_verb(w: &str) -> bool {
+    !w.is_empty()
+        && w.chars().all(|c| c.is_alphabetic() && !c.is_uppercase())
+        && !matches!(
+            w,
+            "the"
+                | "a"
+                | "an"
+                | "this"
+                | "that"
+                | "these"
+                | "those"
+                | "it"
+                | "them"
+                | "you"
+                | "your"
+                | "his"
+                | "their"
+                | "any"
+                | "only"
+                | "so"
+                | "yet"
+                | "even"
+                | "at"
+                | "all"
+                | "later"
+                | "before"
+                | "till"
+                | "until"
+        )
+}
+
 fn prohibit(text: &str, start: usize, end: usize, d: &mut Draft) {
     let (span, raw) = trimmed(text, (start, end), &[',', '.', '!', '?', ';']);
     if !raw.is_empty() {

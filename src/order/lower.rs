@@ -220,6 +220,16 @@ fn too_deep(text: &str) -> bool {
     false
 }
 
+/// The words are exactly a relation word of the grammar ("near", "in front of"): its lower-case
+/// form, as a `Relation` token carries it.
+pub(crate) fn relation_word(words: &str) -> Option<String> {
+    OrderParser::parse(Rule::rel_word, words)
+        .ok()
+        .and_then(|mut p| p.next())
+        .filter(|p| p.as_str().len() == words.len())
+        .map(|p| lower_case_words(p.as_str()))
+}
+
 /// Lower one sentence. `offset` is the sentence's byte offset in the whole input.
 pub(crate) fn sentence(text: &str, offset: usize) -> Vec<Tok> {
     let mut out = Vec::new();

@@ -220,6 +220,18 @@ fn merge(
             return None;
         }
     }
+    // "at the 33.17 crossroads", "near the 33.17 crossroads": the article, and a relation word
+    // the grammar could not join to a name it did not know (it starts with a hex), belong to
+    // the name, so neither is left over as a remark nor is the place read bare.
+    let mut first = first;
+    if relation.is_none() && head.is_empty() && phrase_from == m.0 {
+        let (k, rel, article) = article_and_relation(text, toks, first, m.0);
+        if let Some(rel) = rel {
+            relation = Some((rel, toks[k].span().0));
+        }
+        phrase_from = article;
+        first = k;
+    }
     let target = name_target(text, m, phrase_from);
     let mut repl = head;
     match relation {
@@ -232,6 +244,40 @@ fn merge(
     }
     repl.extend(tail);
     Some((first..=last, repl))
+}
+
+/// Ordinary words right before token `at` (a name starting at byte `name_from`): a "the" and
+/// a relation word before it. Gives the first token that belongs to the name's phrase, the
+/// relation if any, and where the phrase starts. Looks back at most five tokens (linear time).
+fn article_and_relation(
+    text: &str,
+    toks: &[Tok],
+    at: usize,
+    name_from: usize,
+) -> (usize, Option<String>, usize) {
+    let mut article = name_from;
+    let mut k = at;
+    if k > 0
+        && let Tok::Filler(s) = toks[k - 1]
+        && text[s.0..s.1].eq_ignore_ascii_case("the")
+        && text[s.1..name_from].trim().is_empty()
+    {
+        article = s.0;
+        k -= 1;
+    }
+    let Some(end) = k.checked_sub(1).map(|j| toks[j].span().1) else {
+        return (k, None, article);
+    };
+    if !text[end..article].trim().is_empty() {
+        return (k, None, article);
+    }
+    for j in (k.saturating_sub(4)..k).rev() {
+        let Tok::Filler(s) = toks[j] else { break };
+        if let Some(rel) = super::lower::relation_word(&text[s.0..end]) {
+            return (j, Some(rel), article);
+        }
+    }
+    (k, None, article)
 }
 
 /// The text holds a word that may be part of a name (not only links and ordinary words).

@@ -252,13 +252,21 @@ fn evaluate(miss: &mut Vec<String>, keep: fn(&str) -> bool) -> Figures {
                         note(format!("round trip: {} ≠ {}", o.key, again.key));
                     }
                 }
-                // --- meaning (printed, not yet floors of their own)
+                // --- meaning (printed; prohibitions also have a floor)
                 for p in &e.prohibitions {
-                    f.prohibitions
-                        .add(o.prohibitions.iter().any(|x| x.text.contains(p.as_str())));
+                    let ok = o.prohibitions.iter().any(|x| x.text.contains(p.as_str()));
+                    f.prohibitions.add(ok);
+                    if !ok {
+                        let got: Vec<&str> =
+                            o.prohibitions.iter().map(|x| x.text.as_str()).collect();
+                        note(format!("prohibition {p:?} not read (read {got:?})"));
+                    }
                 }
                 if e.purpose.is_some() {
                     f.purpose.add(o.intent.is_some());
+                    if o.intent.is_none() {
+                        note("purpose not read".into());
+                    }
                 }
                 if e.condition {
                     let ok = o.stages.iter().any(|s| s.condition.is_some());
@@ -304,7 +312,9 @@ fn the_reader_meets_its_figures_on_the_annotated_corpus() {
     floor("places precision", f.precision, 0.989); // TARGET 0.95 met; held at the measured value (581/587)
     floor("resolution", f.resolution, 0.957); // TARGET 0.95 met; held at the measured value (765/799)
     floor("bad flagged", f.bad_flagged, 1.0); // TARGET 1.0 met
-    floor("round trip", f.round_trip, 1.0); // TARGET 1.0 met (359/359)
+    floor("round trip", f.round_trip, 1.0); // TARGET 1.0 met (362/362)
+    // Not an issue target: held at the measured value so negation is not lost again (42/49).
+    floor("prohibitions", f.prohibitions, 0.857);
     assert!(
         f.errors_on_good.ratio() <= 0.05, // TARGET 0.05 met (measured 0.021)
         "errors on good {} is above its ceiling",

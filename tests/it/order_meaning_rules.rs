@@ -453,3 +453,163 @@ fn a_landing_beach_is_ground_and_ends_its_description() {
     assert_eq!(place_texts(&o), ["shore"], "{}", o.readback);
     assert!(codes(&o).contains(&"vague-place"), "{:?}", codes(&o));
 }
+
+#[test]
+fn a_condition_after_a_semicolon_governs_the_action_after_it() {
+    // cond.condition (NBS 30.0, issue 11 §5): "if …; otherwise …" keeps both branches whole. The
+    // "otherwise" after ";" opens the second branch; it is not tacked onto the first branch's
+    // second verb ("retake it"), which used to read back as "otherwise retake it and stay".
+    for (text, first, second) in [
+        (
+            "4th Div: if Hall falls, counterattack and retake it; otherwise stay at Kümla.",
+            "if Hall falls, counterattack and retake it",
+            "otherwise stay at Kümla",
+        ),
+        (
+            "2nd Div: if Hall falls, attack Kümla and take it; otherwise stay at Kirseberg.",
+            "attack Kümla and take it if Hall falls",
+            "otherwise stay at Kirseberg",
+        ),
+        (
+            "3rd Div: should the enemy cross the Viskan, fall back and form behind Kirseberg; \
+             otherwise hold Hinzeberg.",
+            "fall back and form behind Kirseberg should the enemy cross the Viskan",
+            "otherwise hold Hinzeberg",
+        ),
+    ] {
+        let o = hall(text);
+        assert_eq!(o.order_type, Some(OrderType::Complex), "{text}: {}", o.key);
+        assert_eq!(o.stages.len(), 2, "{text}: {}", o.readback);
+        assert!(o.readback.contains(first), "{text} → {}", o.readback);
+        assert!(o.readback.contains(second), "{text} → {}", o.readback);
+        let otherwise = o.stages[1].condition.as_ref().map(|c| c.text.as_str());
+        assert_eq!(otherwise, Some("otherwise"), "{text}: {}", o.readback);
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+    }
+}
+
+#[test]
+fn a_hex_named_place_keeps_its_article_and_its_relation() {
+    // name.scenario: "the 33.17 crossroads" starts with a hex, so the grammar cannot join
+    // "near the" to it; the name still resolves to that place (issue 11 §7), the relation is
+    // kept (6.4.4 objectives are read as written) and no word is left over as a remark.
+    let s = staffwork::scenario::bundled("talavera-1809").unwrap();
+    for (text, rel) in [
+        ("Dessolles: halt near the 33.17 crossroads.", Some("near")),
+        (
+            "Dessolles: form behind the 33.17 crossroads.",
+            Some("behind"),
+        ),
+        (
+            "Dessolles: remain at the 33.17 crossroads in reserve.",
+            None,
+        ),
+        (
+            "Dessolles: halt near the 33.17 crossroads and wait there for the King.",
+            Some("near"),
+        ),
+    ] {
+        let o = order::check_one(text, Some(&s), Some("french"));
+        let p = &o.places[0];
+        assert_eq!(
+            p.resolved.as_ref().map(|r| r.id.as_str()),
+            Some("crossroads-33-17"),
+            "{text}"
+        );
+        assert_eq!(p.relation.as_deref(), rel, "{text}");
+        assert!(o.remarks.is_empty(), "{text}: {:?}", o.remarks);
+        assert!(
+            o.readback.contains("the 33.17 crossroads"),
+            "{}",
+            o.readback
+        );
+        let again = order::check_one(&o.readback, Some(&s), Some("french"));
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
+}
+
+#[test]
+fn a_purpose_that_holds_its_verb_keeps_it() {
+    // purpose.why (issue 11 §5): "to draw the enemy" is WHY, not a stage, and the WHY keeps its
+    // verb — it used to read back as "in order to the enemy".
+    for (text, why) in [
+        (
+            "Sauret: move to Kirseberg to draw the enemy.",
+            "draw the enemy",
+        ),
+        (
+            "2nd Div: demonstrate against Hall to draw the enemy's reserves.",
+            "draw the enemy's reserves",
+        ),
+        ("Morvan: advance so as to draw the enemy.", "draw the enemy"),
+    ] {
+        let o = hall(text);
+        assert_eq!(o.intent.as_deref(), Some(why), "{text} → {}", o.readback);
+        assert_eq!(o.stages.len(), 1, "{text}: {}", o.readback);
+        assert!(
+            o.readback.contains(&format!("in order to {why}")),
+            "{text} → {}",
+            o.readback
+        );
+        let again = hall(&o.readback);
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
+}
+
+#[test]
+fn own_troops_held_ready_are_readiness_not_a_march() {
+    // verb.ready-to: "hold your division ready to move" is the lexicon's "hold yourself ready"
+    // — no march stage and no objective (nothing moves until ordered, 6.3.1 General) — it used
+    // to read back as "hold your division ready and move".
+    for text in [
+        "Sauret: hold your division ready to move.",
+        "Sauret: keep your men ready to march at ten o'clock.",
+        "Pellerin: have your brigades ready to advance.",
+    ] {
+        let o = hall(text);
+        assert_eq!(o.order_type, Some(OrderType::General), "{text}: {}", o.key);
+        assert_eq!(o.stages.len(), 1, "{text}: {}", o.readback);
+        let steps = &o.stages[0].steps;
+        assert_eq!(steps.len(), 1, "{text}: {}", o.readback);
+        assert_eq!(steps[0].action, order::Action::Reserve, "{text}");
+        assert!(steps[0].objectives.is_empty(), "{text}: {}", o.readback);
+        assert!(start_time(&o).is_none(), "{text}: {}", o.key);
+        assert!(!o.readback.contains(" and "), "{text} → {}", o.readback);
+    }
+}
+
+#[test]
+fn a_word_after_do_not_is_the_verb_forbidden_even_if_unknown() {
+    // neg.prohibition (issue 11 §5): "do not enter Hall", "do not attempt the village", "do not
+    // let the hussars across" forbid; the verb is not in the lexicon, but after "do not" or
+    // "never" a lower-case word is a verb — it used to become a place, a remark or an action.
+    for (text, forbidden) in [
+        ("4th Div: hold Kümla but do not enter Hall.", "enter Hall"),
+        (
+            "2nd Div: take the Hall orchards; do not attempt the village itself.",
+            "attempt the village itself",
+        ),
+        (
+            "4th Div: watch the road to Säter from Kirseberg and do not let the enemy's \
+             hussars across the bridge.",
+            "let the enemy's hussars across the bridge",
+        ),
+        ("Sauret: hold Kirseberg and never quit it.", "quit it"),
+    ] {
+        let o = hall(text);
+        let got: Vec<&str> = o.prohibitions.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(got, [forbidden], "{text} → {}", o.readback);
+        assert_eq!(o.stages.len(), 1, "{text} → {}", o.readback);
+        assert!(o.remarks.is_empty(), "{text}: {:?}", o.remarks);
+        assert!(
+            o.readback.contains(&format!("is not to {forbidden}")),
+            "{text} → {}",
+            o.readback
+        );
+        let again = hall(&o.readback);
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
+    // A bare "not" after a verb of being is no prohibition of an unknown verb.
+    let o = hall("4th Div: the ground is not good; hold Kümla.");
+    assert!(o.prohibitions.is_empty(), "{:?}", o.prohibitions);
+}
