@@ -1200,12 +1200,17 @@ fn sides(
         let (side, hex) = stack(ctx, attackers, "attacking", options.attacker_at)?;
         (side, vec![hex; attackers.len()])
     };
-    let (d_side, d_hex) = stack(ctx, defenders, "defending", options.defender_at)?;
+    let (d_side, mut d_hex) = stack(ctx, defenders, "defending", options.defender_at)?;
+    // 17.4: Opportunity Fire at the defender in a hex of the path it moved along this phase.
+    if let Some(h) = options.opportunity_at {
+        d_hex = opportunity_hex(ctx, kind, attackers, &a_hexes, defenders, h)?;
+    }
     // 17.4, 17.4.9: Cannister is Opportunity Fire at units entering the battery's hex; either
     // side's artillery fires it, in the other player's turn too. 16.5, 16.5.2: a Reaction Charge
     // answers enemy movement in the cavalry's Reaction Zone and "can occur in any phase".
     let opportunity = matches!(kind, CombatKind::ArtilleryFire { cannister: true })
-        || matches!(kind, CombatKind::Charge { reaction: true, .. });
+        || matches!(kind, CombatKind::Charge { reaction: true, .. })
+        || options.opportunity_at.is_some();
     if a_side != ctx.state.phasing() && !opportunity {
         return Err(Refusal::new(
             "not-phasing",
@@ -1214,7 +1219,7 @@ fn sides(
                 "{what} is started by the phasing player ({})",
                 ctx.state.phasing()
             ),
-            "the other side fires only Opportunity Fire with Cannister (--cannister, 17.4.9) and charges only Reaction Charges (--reaction, 16.5)",
+            "the other side fires only Opportunity Fire (--opportunity-at HEX, 17.4; --cannister, 17.4.9) and charges only Reaction Charges (--reaction, 16.5)",
         ));
     }
     if a_side == d_side {
@@ -1226,6 +1231,53 @@ fn sides(
         ));
     }
     Ok((a_side, a_hexes, d_side, d_hex))
+}
+
+/// 17.4: the hex of the defender's path this phase that the batteries Opportunity Fire at,
+/// checked to be in every battery's Opportunity Fire Zone (decision 0167).
+fn opportunity_hex(
+    ctx: &Ctx,
+    kind: &CombatKind,
+    attackers: &[String],
+    a_hexes: &[Hex],
+    defenders: &[String],
+    at: Hex,
+) -> Result<Hex, Refusal> {
+    if !matches!(kind, CombatKind::ArtilleryFire { cannister: false }) {
+        return Err(Refusal::new(
+            "not-opportunity-fire",
+            "17.4",
+            "--opportunity-at is artillery fire (`combat fire`), without --cannister",
+            "",
+        ));
+    }
+    let [target] = defenders else {
+        return Err(Refusal::new(
+            "one-target",
+            "17.4.1",
+            "Opportunity Fire is at the one unit that moved: name it alone with --defender",
+            "",
+        ));
+    };
+    let path = super::opportunity::path_this_phase(&ctx.state, target).unwrap_or_default();
+    if !path.contains(&at) {
+        let moved = if path.is_empty() {
+            "has not moved in this Movement Phase".to_string()
+        } else {
+            let hexes: Vec<String> = path.iter().map(ToString::to_string).collect();
+            format!("moved through {} in this Movement Phase", hexes.join(" "))
+        };
+        return Err(Refusal::new(
+            "not-on-path",
+            "17.4",
+            format!("`{target}` {moved}, not through {at}"),
+            "Opportunity Fire is at units moving in the zone: name a hex of the path",
+        ));
+    }
+    for (b, h) in attackers.iter().zip(a_hexes) {
+        super::opportunity::zone_range(ctx, b, *h, target, at)?;
+    }
+    Ok(at)
 }
 
 /// No eliminated unit fights (20.4) and no Routed unit attacks (21).
