@@ -2041,7 +2041,9 @@ fn enemy_distance(ctx: &Ctx, side: &str, hex: Hex) -> u32 {
 }
 
 /// The side's units on the map that may roll or change in the Rally Phase (20.3, 21.5, 22.2):
-/// not artillery, and with Stragglers, out of Normal morale or Blown.
+/// with Stragglers, out of Normal morale or Blown. Artillery rallies too: 21.5 rallies "friendly
+/// stacks ... in any Morale State other than Normal", and batteries are Shaken, Disorganized
+/// and Routed like any unit (16.4.2.1, 21.4.6; decision 0168).
 fn rally_candidates(ctx: &Ctx, side: &str) -> Vec<String> {
     let s = ctx.eng.scenario;
     ctx.state
@@ -2052,8 +2054,7 @@ fn rally_candidates(ctx: &Ctx, side: &str) -> Vec<String> {
         .filter(|(_, st)| st.track.stragglers > 0 || st.morale != MoraleState::Normal || st.blown)
         .map(|(id, _)| id)
         .filter(|id| {
-            s.unit(id)
-                .is_some_and(|u| u.side == side && !u.kind.is_artillery())
+            s.unit(id).is_some_and(|u| u.side == side)
         })
         .filter(|id| ctx.state.positions.contains_key(*id))
         .cloned()
@@ -2175,7 +2176,9 @@ pub(super) fn rally_phase(
         let mut recovered = 0;
         // 20.3: cavalry takes no Stragglers, and recovers none unless the Cavalry Recovery
         // random event lets it roll as if it were infantry this turn (29.1).
-        let may_recover = !u.kind.is_cavalry() || super::random_events::cavalry_recovers(ctx, side);
+        // Artillery has Gun Points, never Stragglers (20.3: "Only infantry units").
+        let may_recover = !u.kind.is_artillery()
+            && (!u.kind.is_cavalry() || super::random_events::cavalry_recovers(ctx, side));
         if st.track.stragglers > 0 && may_recover {
             let input = StragglerRecoveryInput {
                 morale_rating: rating,
