@@ -872,6 +872,10 @@ pub(super) fn resolve(
             super::extensions::unsupported(ctx, side, id, size);
         }
     }
+    // 21.4.2: a unit that owes a retreat it cannot make is removed (decision 0169).
+    for id in attackers.iter().chain(defenders) {
+        super::retreat::remove_if_trapped(ctx, id);
+    }
     Ok(())
 }
 
@@ -2053,9 +2057,7 @@ fn rally_candidates(ctx: &Ctx, side: &str) -> Vec<String> {
         // or change below; the others are left out before the scenario lookups. Same events.
         .filter(|(_, st)| st.track.stragglers > 0 || st.morale != MoraleState::Normal || st.blown)
         .map(|(id, _)| id)
-        .filter(|id| {
-            s.unit(id).is_some_and(|u| u.side == side)
-        })
+        .filter(|id| s.unit(id).is_some_and(|u| u.side == side))
         .filter(|id| ctx.state.positions.contains_key(*id))
         .cloned()
         .collect()

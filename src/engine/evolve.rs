@@ -560,6 +560,12 @@ fn apply(state: &mut GameState, event: &Event) {
                 .or_default()
                 .retreat_due = Some(retreat.clone());
         }
+        // 21.4.2: the retreat it could not make is no longer owed (0169).
+        EventKind::RetreatBlocked { unit, .. } => {
+            if let Some(m) = state.movement.get_mut(unit) {
+                m.retreat_due = None;
+            }
+        }
         // 20.3.2: a pass puts it back in play at the hex tried, in Normal morale (0163).
         EventKind::EliminatedUnitRecovery {
             unit,
