@@ -832,6 +832,7 @@ pub(super) fn resolve(
                 [r.attacker.retreat, r.defender.retreat],
             ),
             moves_on: false,
+            opportunity_at: options.opportunity_at,
         },
     );
     ctx.emit(
@@ -919,6 +920,7 @@ fn left_before(
                 [r.attacker.retreat, r.defender.retreat],
             ),
             moves_on: true,
+            opportunity_at: None,
         },
     );
     Ok(())
@@ -1263,6 +1265,20 @@ fn opportunity_hex(
             "",
         ));
     };
+    // 17.4.1: "Each artillery unit ... can only fire at a given unit once each Movement Phase."
+    if let Some(b) = attackers
+        .iter()
+        .find(|b| super::opportunity::fired_at(&ctx.state, b, target))
+    {
+        return Err(Refusal::new(
+            "already-fired",
+            "17.4.1",
+            format!(
+                "`{b}` has already fired Opportunity Fire at `{target}` in this Movement Phase"
+            ),
+            "a battery fires at a given unit once each Movement Phase",
+        ));
+    }
     let path = super::opportunity::path_this_phase(&ctx.state, target).unwrap_or_default();
     if !path.contains(&at) {
         let moved = if path.is_empty() {

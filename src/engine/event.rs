@@ -372,6 +372,9 @@ pub enum EventKind {
         /// movement is not ended (decision 0152).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         moves_on: bool,
+        /// Opportunity Fire at the defender in this hex of its path (17.4, decision 0167).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        opportunity_at: Option<Hex>,
     },
     /// The dice of a combat and the non-seed table cells it used (umpire only).
     CombatDice {

@@ -720,8 +720,19 @@ fn apply(state: &mut GameState, event: &Event) {
             retreats,
             close_combat_half_mp,
             moves_on,
+            opportunity_at,
             ..
         } => {
+            // 17.4.1: each battery fires at a given unit once each Movement Phase.
+            if let (Some(_), Some(target)) = (opportunity_at, defenders.first()) {
+                let (turn, player) = (state.turn, state.player);
+                for b in attackers {
+                    let m = state.movement.entry(b.clone()).or_default();
+                    m.opportunity_fired
+                        .retain(|(t, p, _)| (*t, *p) == (turn, player));
+                    m.opportunity_fired.push((turn, player, target.clone()));
+                }
+            }
             // 10.1.3: free to face any corner until it next moves or turns.
             for u in reface {
                 let m = state.movement.entry(u.clone()).or_default();

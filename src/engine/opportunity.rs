@@ -159,7 +159,8 @@ pub(crate) fn offers(ctx: &Ctx, mover: &str, path: &[Hex]) -> Vec<OpportunityOff
     let mut out = Vec::new();
     for (id, at) in &ctx.state.positions {
         let Some(b) = s.unit(id) else { continue };
-        if b.side == m.side || !b.kind.is_artillery() {
+        // 17.4.1: once each Movement Phase at a given unit.
+        if b.side == m.side || !b.kind.is_artillery() || fired_at(&ctx.state, id, mover) {
             continue;
         }
         let mut hexes: Vec<ZoneHex> = Vec::new();
@@ -182,6 +183,15 @@ pub(crate) fn offers(ctx: &Ctx, mover: &str, path: &[Hex]) -> Vec<OpportunityOff
         }
     }
     out
+}
+
+/// Has `battery` fired Opportunity Fire at `target` in the current Movement Phase (17.4.1)?
+pub(crate) fn fired_at(state: &GameState, battery: &str, target: &str) -> bool {
+    state.movement.get(battery).is_some_and(|m| {
+        m.opportunity_fired
+            .iter()
+            .any(|(t, p, u)| (*t, *p) == (state.turn, state.player) && u == target)
+    })
 }
 
 /// The path `unit` moved along in the current Movement Phase, if it spent MP in it (12.0):

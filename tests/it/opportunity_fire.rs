@@ -112,6 +112,22 @@ fn the_umpire_sees_the_pending_offer_and_the_moving_side_does_not_17_4() {
         "status", "--db", &db, "--side", "french", "--format", "json",
     ]);
     assert!(batteries(&french).is_empty(), "{french}");
+    // 17.4.1: once the battery has fired at the Column, the offer is gone.
+    let o = staffwork(&[
+        "combat",
+        "fire",
+        "--db",
+        &db,
+        "--attacker",
+        "aus-bty",
+        "--defender",
+        "fr-col",
+        "--opportunity-at",
+        "5.06",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let umpire = json(&["status", "--db", &db, "--format", "json"]);
+    assert!(batteries(&umpire).is_empty(), "{umpire}");
     // A move that stays out of every zone offers nothing.
     let v = json(&[
         "move", "--db", &db, "--piece", "fr-line", "--to", "9.08", "--format", "json",
