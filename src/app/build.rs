@@ -233,6 +233,7 @@ pub(crate) fn combat(game: &Game, a: &CombatRequest) -> Result<Built, AppError> 
                     .then(|| a.ruling.as_deref().unwrap_or_default().trim().to_string()),
                 attacker_at: a.attacker_at,
                 defender_at: a.defender_at,
+                opportunity_at: a.opportunity_at,
             },
         },
     ))

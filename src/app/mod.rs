@@ -284,7 +284,9 @@ fn execute_engine_numbers(
                     None => game.execute("player", m)?,
                 });
             }
-            Ok(applied(game, events))
+            let mut done = applied(game, events);
+            offer_opportunity(game, seat, &mut done);
+            Ok(done)
         }
         _ => {
             let (actor, cmd) = command(game, req)?;
@@ -309,6 +311,7 @@ fn execute_engine_numbers(
                     .filter(|d| d.severity == crate::order::Severity::Warning)
                     .collect();
             }
+            offer_opportunity(game, seat, &mut done);
             Ok(done)
         }
     }
@@ -377,7 +380,30 @@ fn applied(game: &Game, events: Vec<crate::engine::Event>) -> Response {
         turn: game.state.turn,
         step: game.state.step,
         diagnostics: Vec::new(),
+        opportunity_fire: Vec::new(),
     })
+}
+
+/// 17.4: the Opportunity Fire the moves among `done`'s events offer, as the seat may see it.
+fn offer_opportunity(game: &Game, seat: &Seat, done: &mut Response) {
+    let Response::Applied(a) = done else { return };
+    let engine = game.engine();
+    let offers = a
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            // A move that spent MP; a retreat (17.4.5) or a placement spends none.
+            crate::engine::EventKind::PieceMoved {
+                piece,
+                path,
+                half_mp: Some(_),
+                ..
+            } if !path.is_empty() => Some(engine.opportunity_offers(&game.state, piece, path)),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    a.opportunity_fire = crate::view::opportunity_for(seat, offers);
 }
 
 /// The engine command a request asks for, and the actor recorded with it. `turn` is one

@@ -328,6 +328,12 @@ pub struct CombatRequest {
     #[arg(long, value_name = "HEX")]
     #[serde(default)]
     pub defender_at: Option<Hex>,
+    /// Fire: Opportunity Fire (17.4) at the defender in this hex of the path it moved along in
+    /// this Movement Phase; the batteries' side fires it in the other player's turn. The hex
+    /// must be in each battery's Opportunity Fire Zone (3 hexes, fire arc, line of sight).
+    #[arg(long, value_name = "HEX", conflicts_with = "cannister")]
+    #[serde(default)]
+    pub opportunity_at: Option<Hex>,
 }
 
 /// An arc of a unit (10.0 box), as the umpire rules it.

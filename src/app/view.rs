@@ -23,6 +23,10 @@ pub struct Applied {
     /// The warnings the order language found in an accepted order (issue 17).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub diagnostics: Vec<crate::order::Diagnostic>,
+    /// The Opportunity Fire a move offers the enemy's batteries (17.4), for the umpire and the
+    /// batteries' side; nothing is rolled until one fires (`combat fire --opportunity-at`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub opportunity_fire: Vec<crate::engine::opportunity::OpportunityOffer>,
 }
 
 /// Where the game stands: turn, time, phasing side, window (5.1).
@@ -156,6 +160,9 @@ pub struct StatusView {
     pub last_seen: BTreeMap<String, crate::view::LastSeen>,
     /// Formation and facing of the seat's own units on the map (8, 10).
     pub formations: Vec<FormationEntry>,
+    /// Opportunity Fire open in this Movement Phase (17.4): the batteries that may fire at a
+    /// unit that moved, and where; the umpire's pending items, a side's own batteries' offers.
+    pub opportunity_fire: Vec<crate::engine::opportunity::OpportunityOffer>,
     /// Where the game stands, for the seat (shown as the heading of the text view).
     #[serde(skip)]
     pub at: Where,
@@ -414,6 +421,10 @@ pub fn status(game: &Game, seat: &Viewer) -> StatusView {
             _ => BTreeMap::new(),
         },
         formations: formations(game, seat),
+        opportunity_fire: crate::view::opportunity_for(
+            seat,
+            game.engine().opportunity_pending(state),
+        ),
         at: where_(game, seat),
     }
 }

@@ -368,6 +368,7 @@ fn section(e: &EventKind) -> Option<&'static str> {
         K::UnitLossesTaken { .. }
         | K::MoraleDegraded { .. }
         | K::RoutRetreatRequired { .. }
+        | K::RetreatBlocked { .. }
         | K::WreckedChanged { .. }
         | K::CommanderLost { .. }
         | K::StragglerCheck { .. } => "losses",

@@ -246,6 +246,7 @@ pub fn run(cmd: super::Command) -> CmdResult {
                 super::workbench_cmd::print_details(e);
             }
             super::workbench_cmd::print_warnings(&a.diagnostics);
+            print_opportunity(&a.opportunity_fire);
             if matches!(request, Request::Turn(_)) {
                 print_where(&app::where_(&game, &seat));
             }
@@ -281,6 +282,28 @@ pub fn run(cmd: super::Command) -> CmdResult {
         | Response::Show(_)
         | Response::ShowFormation(_)
         | Response::Report(_) => Ok(()),
+    }
+}
+
+/// The Opportunity Fire a move offers (17.4): each battery, the hexes of the path in its zone,
+/// and the command that fires it.
+fn print_opportunity(offers: &[crate::engine::opportunity::OpportunityOffer]) {
+    for o in offers {
+        let hexes: Vec<String> = o
+            .hexes
+            .iter()
+            .map(|z| format!("{} (range {})", z.hex, z.range))
+            .collect();
+        println!(
+            "Opportunity Fire (17.4): {} ({}) at {} may fire at {} in {}; fire with `combat fire --attacker {} --defender {} --opportunity-at HEX`",
+            o.battery,
+            o.side,
+            o.battery_hex,
+            o.target,
+            hexes.join(", "),
+            o.battery,
+            o.target
+        );
     }
 }
 
@@ -426,6 +449,7 @@ pub(crate) fn print_status(s: &app::StatusView) {
             l.time, l.turn, l.hex
         );
     }
+    print_opportunity(&s.opportunity_fire);
     println!("\ncommands:");
     for c in &s.commands {
         let order = c.order.map(|n| format!(" order {n}")).unwrap_or_default();

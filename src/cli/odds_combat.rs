@@ -750,6 +750,7 @@ fn request(g: &FromGame, procedure: ProcedureArg, over: ArcOverride) -> CombatRe
         ruling,
         attacker_at: None,
         defender_at: None,
+        opportunity_at: None,
         skirmisher_stands: false,
         skirmisher_retreats: false,
         allow_entry: false,

@@ -833,6 +833,7 @@ pub(super) fn resolve(
                 [r.attacker.retreat, r.defender.retreat],
             ),
             moves_on: false,
+            opportunity_at: options.opportunity_at,
         },
     );
     ctx.emit(
@@ -872,6 +873,10 @@ pub(super) fn resolve(
             );
             super::extensions::unsupported(ctx, side, id, size);
         }
+    }
+    // 21.4.2: a unit that owes a retreat it cannot make is removed (decision 0169).
+    for id in attackers.iter().chain(defenders) {
+        super::retreat::remove_if_trapped(ctx, id);
     }
     Ok(())
 }
@@ -925,6 +930,7 @@ fn left_before(
                 [r.attacker.retreat, r.defender.retreat],
             ),
             moves_on: true,
+            opportunity_at: None,
         },
     );
     Ok(())
@@ -1210,12 +1216,17 @@ fn sides(
         let (side, hex) = stack(ctx, attackers, "attacking", options.attacker_at)?;
         (side, vec![hex; attackers.len()])
     };
-    let (d_side, d_hex) = stack(ctx, defenders, "defending", options.defender_at)?;
+    let (d_side, mut d_hex) = stack(ctx, defenders, "defending", options.defender_at)?;
+    // 17.4: Opportunity Fire at the defender in a hex of the path it moved along this phase.
+    if let Some(h) = options.opportunity_at {
+        d_hex = opportunity_hex(ctx, kind, attackers, &a_hexes, defenders, h)?;
+    }
     // 17.4, 17.4.9: Cannister is Opportunity Fire at units entering the battery's hex; either
     // side's artillery fires it, in the other player's turn too. 16.5, 16.5.2: a Reaction Charge
     // answers enemy movement in the cavalry's Reaction Zone and "can occur in any phase".
     let opportunity = matches!(kind, CombatKind::ArtilleryFire { cannister: true })
-        || matches!(kind, CombatKind::Charge { reaction: true, .. });
+        || matches!(kind, CombatKind::Charge { reaction: true, .. })
+        || options.opportunity_at.is_some();
     if a_side != ctx.state.phasing() && !opportunity {
         return Err(Refusal::new(
             "not-phasing",
@@ -1224,7 +1235,7 @@ fn sides(
                 "{what} is started by the phasing player ({})",
                 ctx.state.phasing()
             ),
-            "the other side fires only Opportunity Fire with Cannister (--cannister, 17.4.9) and charges only Reaction Charges (--reaction, 16.5)",
+            "the other side fires only Opportunity Fire (--opportunity-at HEX, 17.4; --cannister, 17.4.9) and charges only Reaction Charges (--reaction, 16.5)",
         ));
     }
     if a_side == d_side {
@@ -1236,6 +1247,67 @@ fn sides(
         ));
     }
     Ok((a_side, a_hexes, d_side, d_hex))
+}
+
+/// 17.4: the hex of the defender's path this phase that the batteries Opportunity Fire at,
+/// checked to be in every battery's Opportunity Fire Zone (decision 0167).
+fn opportunity_hex(
+    ctx: &Ctx,
+    kind: &CombatKind,
+    attackers: &[String],
+    a_hexes: &[Hex],
+    defenders: &[String],
+    at: Hex,
+) -> Result<Hex, Refusal> {
+    if !matches!(kind, CombatKind::ArtilleryFire { cannister: false }) {
+        return Err(Refusal::new(
+            "not-opportunity-fire",
+            "17.4",
+            "--opportunity-at is artillery fire (`combat fire`), without --cannister",
+            "",
+        ));
+    }
+    let [target] = defenders else {
+        return Err(Refusal::new(
+            "one-target",
+            "17.4.1",
+            "Opportunity Fire is at the one unit that moved: name it alone with --defender",
+            "",
+        ));
+    };
+    // 17.4.1: "Each artillery unit ... can only fire at a given unit once each Movement Phase."
+    if let Some(b) = attackers
+        .iter()
+        .find(|b| super::opportunity::fired_at(&ctx.state, b, target))
+    {
+        return Err(Refusal::new(
+            "already-fired",
+            "17.4.1",
+            format!(
+                "`{b}` has already fired Opportunity Fire at `{target}` in this Movement Phase"
+            ),
+            "a battery fires at a given unit once each Movement Phase",
+        ));
+    }
+    let path = super::opportunity::path_this_phase(&ctx.state, target).unwrap_or_default();
+    if !path.contains(&at) {
+        let moved = if path.is_empty() {
+            "has not moved in this Movement Phase".to_string()
+        } else {
+            let hexes: Vec<String> = path.iter().map(ToString::to_string).collect();
+            format!("moved through {} in this Movement Phase", hexes.join(" "))
+        };
+        return Err(Refusal::new(
+            "not-on-path",
+            "17.4",
+            format!("`{target}` {moved}, not through {at}"),
+            "Opportunity Fire is at units moving in the zone: name a hex of the path",
+        ));
+    }
+    for (b, h) in attackers.iter().zip(a_hexes) {
+        super::opportunity::zone_range(ctx, b, *h, target, at)?;
+    }
+    Ok(at)
 }
 
 /// No eliminated unit fights (20.4) and no Routed unit attacks (21).
@@ -1999,7 +2071,9 @@ fn enemy_distance(ctx: &Ctx, side: &str, hex: Hex) -> u32 {
 }
 
 /// The side's units on the map that may roll or change in the Rally Phase (20.3, 21.5, 22.2):
-/// not artillery, and with Stragglers, out of Normal morale or Blown.
+/// with Stragglers, out of Normal morale or Blown. Artillery rallies too: 21.5 rallies "friendly
+/// stacks ... in any Morale State other than Normal", and batteries are Shaken, Disorganized
+/// and Routed like any unit (16.4.2.1, 21.4.6; decision 0168).
 fn rally_candidates(ctx: &Ctx, side: &str) -> Vec<String> {
     let s = ctx.eng.scenario;
     ctx.state
@@ -2009,10 +2083,7 @@ fn rally_candidates(ctx: &Ctx, side: &str) -> Vec<String> {
         // or change below; the others are left out before the scenario lookups. Same events.
         .filter(|(_, st)| st.track.stragglers > 0 || st.morale != MoraleState::Normal || st.blown)
         .map(|(id, _)| id)
-        .filter(|id| {
-            s.unit(id)
-                .is_some_and(|u| u.side == side && !u.kind.is_artillery())
-        })
+        .filter(|id| s.unit(id).is_some_and(|u| u.side == side))
         .filter(|id| ctx.state.positions.contains_key(*id))
         .cloned()
         .collect()
@@ -2133,7 +2204,9 @@ pub(super) fn rally_phase(
         let mut recovered = 0;
         // 20.3: cavalry takes no Stragglers, and recovers none unless the Cavalry Recovery
         // random event lets it roll as if it were infantry this turn (29.1).
-        let may_recover = !u.kind.is_cavalry() || super::random_events::cavalry_recovers(ctx, side);
+        // Artillery has Gun Points, never Stragglers (20.3: "Only infantry units").
+        let may_recover = !u.kind.is_artillery()
+            && (!u.kind.is_cavalry() || super::random_events::cavalry_recovers(ctx, side));
         if st.track.stragglers > 0 && may_recover {
             let input = StragglerRecoveryInput {
                 morale_rating: rating,

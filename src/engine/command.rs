@@ -272,6 +272,10 @@ pub struct CombatOptions {
     /// The defending unit is attacked in the hex of its Line Extension (13.1.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub defender_at: Option<Hex>,
+    /// Opportunity Fire (17.4) at the defender as it was in this hex of its path in the
+    /// current Movement Phase, by the batteries whose zone holds it (decision 0167).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opportunity_at: Option<Hex>,
 }
 
 impl CombatOptions {

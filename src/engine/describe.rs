@@ -491,6 +491,19 @@ pub fn describe(e: &Event) -> String {
                 retreat.unit, retreat.min, retreat.cause
             ),
         },
+        EventKind::RetreatBlocked {
+            unit,
+            cause,
+            hexes,
+            stragglers,
+        } => format!(
+            "{unit} cannot retreat {hexes} hexes from {cause} and is removed, its remaining strength marked off as {} (21.4.2)",
+            if *stragglers {
+                "Stragglers (it could go through Prohibited terrain)"
+            } else {
+                "Permanent Casualties"
+            }
+        ),
         EventKind::SubUnitTransferred { command, to, order } => {
             format!("{command} joins {to} (order {order}, 6.9)")
         }

@@ -376,6 +376,9 @@ pub enum EventKind {
         /// movement is not ended (decision 0152).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         moves_on: bool,
+        /// Opportunity Fire at the defender in this hex of its path (17.4, decision 0167).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        opportunity_at: Option<Hex>,
     },
     /// The dice of a combat and the non-seed table cells it used (umpire only).
     CombatDice {
@@ -419,6 +422,16 @@ pub enum EventKind {
         retreat: super::state::RetreatDue,
         /// Hexes to the closest enemy combat unit as the Rally Phase ended.
         nearest: u32,
+    },
+    /// A unit could not retreat as it had to (21.4.2, decision 0169): no legal path exists, so
+    /// it is removed; the `unit-losses-taken` after it marks its remaining strength off, as
+    /// Stragglers when `stragglers` (infantry that could trace a path through Prohibited
+    /// terrain), else as Permanent Casualties.
+    RetreatBlocked {
+        unit: String,
+        cause: Hex,
+        hexes: u8,
+        stragglers: bool,
     },
     /// An eliminated infantry unit's Straggler Recovery off the map (20.3.2, decision 0163):
     /// tried at `at`, its formation's hub; a pass returns it to play there with the Stragglers
@@ -596,6 +609,7 @@ impl Event {
             | EventKind::FacingChanged { .. }
             | EventKind::MoraleDegraded { .. }
             | EventKind::RoutRetreatRequired { .. }
+            | EventKind::RetreatBlocked { .. }
             | EventKind::MovementPointsLost { .. }
             | EventKind::LineExtended { .. }
             | EventKind::LineRetracted { .. }

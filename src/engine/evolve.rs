@@ -560,6 +560,12 @@ fn apply(state: &mut GameState, event: &Event) {
                 .or_default()
                 .retreat_due = Some(retreat.clone());
         }
+        // 21.4.2: the retreat it could not make is no longer owed (0169).
+        EventKind::RetreatBlocked { unit, .. } => {
+            if let Some(m) = state.movement.get_mut(unit) {
+                m.retreat_due = None;
+            }
+        }
         // 20.3.2: a pass puts it back in play at the hex tried, in Normal morale (0163).
         EventKind::EliminatedUnitRecovery {
             unit,
@@ -715,8 +721,19 @@ fn apply(state: &mut GameState, event: &Event) {
             close_combat_half_mp,
             moves_on,
             attacker_at,
+            opportunity_at,
             ..
         } => {
+            // 17.4.1: each battery fires at a given unit once each Movement Phase.
+            if let (Some(_), Some(target)) = (opportunity_at, defenders.first()) {
+                let (turn, player) = (state.turn, state.player);
+                for b in attackers {
+                    let m = state.movement.entry(b.clone()).or_default();
+                    m.opportunity_fired
+                        .retain(|(t, p, _)| (*t, *p) == (turn, player));
+                    m.opportunity_fired.push((turn, player, target.clone()));
+                }
+            }
             // 10.1.3: free to face any corner until it next moves or turns.
             for u in reface {
                 let m = state.movement.entry(u.clone()).or_default();

@@ -18,6 +18,7 @@ mod extensions;
 pub mod movement;
 mod moving_brigades;
 pub mod oob;
+pub mod opportunity;
 mod random_events;
 mod relay;
 mod retreat;

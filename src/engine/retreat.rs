@@ -7,7 +7,8 @@
 //! Unlimbered artillery limbering (21.4.6), terrain that Shakes or Disorganizes (21.4.7,
 //! decision 0165). The retreating unit may then face as it likes (10.1.3; the `piece-moved`
 //! carries no MP). Decision 0141. Also which Routed stacks must retreat at the end of their
-//! Rally Phase, and how far (21.5 F; decision 0164).
+//! Rally Phase, and how far (21.5 F; decision 0164), and the removal of a unit that cannot
+//! retreat as it must (21.4.2; decision 0169).
 //!
 //! Must not: do IO, roll dice or decide which units a combat makes retreat (the combat result
 //! says so; the owner or the umpire carries it out, in either player's turn).
@@ -122,6 +123,7 @@ pub(super) fn rout_retreat(ctx: &mut Ctx, side: &str, unit: &str) {
         clear_of: None,
     };
     ctx.emit_side(side, EventKind::RoutRetreatRequired { retreat, nearest });
+    remove_if_trapped(ctx, unit);
 }
 
 /// 21.5 F (decision 0164): the side's Routed units on the map fewer than 6 hexes from the enemy
@@ -144,6 +146,7 @@ pub(super) fn rally_rout_retreats(ctx: &mut Ctx, side: &str) {
     for (unit, at) in routed {
         if let Some((retreat, nearest)) = rally_rout_due(ctx, side, &unit, at) {
             ctx.emit_side(side, EventKind::RoutRetreatRequired { retreat, nearest });
+            remove_if_trapped(ctx, &unit);
         }
     }
 }
@@ -276,10 +279,31 @@ fn check_path(
             "give six hexes; a unit that cannot retreat them is removed (21.4.2)",
         ));
     }
-    let map = &ctx.eng.move_map;
-    let t = ctx.eng.movement;
     let f = super::movement::formation_now(ctx.eng.scenario, &ctx.state, u);
     let class = class_of(u, f);
+    // Far causes (artillery fire beyond 2 hexes) do not fix the first two hexes (21.4.1).
+    let near_cause = from.distance(cause) <= 2;
+    let mut prev = from;
+    for (i, &h) in path.iter().enumerate() {
+        check_step(ctx, u, class, (i, prev, h), cause, near_cause, false)?;
+        prev = h;
+    }
+    Ok(())
+}
+
+/// One step of a retreat, the `i`th hex entered, from `prev` into `h` (21.4, 21.4.1, 21.4.2);
+/// `through_prohibited` lets it cross Prohibited terrain (21.4.2's Stragglers exception).
+fn check_step(
+    ctx: &Ctx,
+    u: &Unit,
+    class: &str,
+    (i, prev, h): (usize, Hex, Hex),
+    cause: Hex,
+    near_cause: bool,
+    through_prohibited: bool,
+) -> Result<(), Refusal> {
+    let map = &ctx.eng.move_map;
+    let t = ctx.eng.movement;
     let enemy_at = |h: Hex| {
         ctx.state
             .positions
@@ -289,34 +313,31 @@ fn check_path(
                 .iter()
                 .any(|(p, x)| *x == h && ctx.eng.scenario.unit(p).is_some_and(|o| o.side != u.side))
     };
-    // Far causes (artillery fire beyond 2 hexes) do not fix the first two hexes (21.4.1).
-    let near_cause = from.distance(cause) <= 2;
-    let mut prev = from;
-    for (i, &h) in path.iter().enumerate() {
-        if !prev.is_adjacent(h) {
-            return Err(no(
-                "retreat-not-adjacent",
-                "21.4",
-                format!("{h} is not next to {prev}: a retreat goes hex by hex [hex {h}]"),
-                "list every hex of the retreat with --path",
-            ));
-        }
-        if !crate::space::Space::contains(&ctx.eng.space, h) {
-            return Err(no(
-                "off-map",
-                "21.4.2",
-                format!("{h} is off the map [hex {h}]"),
-                "a unit that cannot retreat is removed (21.4.2)",
-            ));
-        }
-        if enemy_at(h) {
-            return Err(no(
-                "retreat-into-enemy",
-                "21.4.2",
-                format!("{h} holds enemy units: a retreat may not enter it [hex {h}]"),
-                "retreat round them; a unit that cannot retreat is removed (21.4.2)",
-            ));
-        }
+    if !prev.is_adjacent(h) {
+        return Err(no(
+            "retreat-not-adjacent",
+            "21.4",
+            format!("{h} is not next to {prev}: a retreat goes hex by hex [hex {h}]"),
+            "list every hex of the retreat with --path",
+        ));
+    }
+    if !crate::space::Space::contains(&ctx.eng.space, h) {
+        return Err(no(
+            "off-map",
+            "21.4.2",
+            format!("{h} is off the map [hex {h}]"),
+            "a unit that cannot retreat is removed (21.4.2)",
+        ));
+    }
+    if enemy_at(h) {
+        return Err(no(
+            "retreat-into-enemy",
+            "21.4.2",
+            format!("{h} holds enemy units: a retreat may not enter it [hex {h}]"),
+            "retreat round them; a unit that cannot retreat is removed (21.4.2)",
+        ));
+    }
+    if !through_prohibited {
         crate::movement::path::step_cost(map, t, class, prev, h, false).map_err(|e| {
             no(
                 "retreat-prohibited",
@@ -325,32 +346,31 @@ fn check_path(
                 "a unit that can retreat only into Prohibited terrain is removed (21.4.2)",
             )
         })?;
-        if i < 2 && near_cause && h.distance(cause) <= prev.distance(cause) {
-            return Err(no(
-                "retreat-toward-cause",
-                "21.4.1",
-                format!(
-                    "{h} is not farther from {cause} than {prev}: \"the first two hexes of a retreat must be further away from the cause of the retreat\" [hex {h}]"
-                ),
-                "step away from the cause",
-            ));
-        }
-        if let (Some(before), Some(after)) = (
-            nearest_enemy(ctx, &u.side, prev),
-            nearest_enemy(ctx, &u.side, h),
-        ) && after <= 4
-            && after < before
-        {
-            return Err(no(
-                "retreat-toward-enemy",
-                "21.4.1",
-                format!(
-                    "{h} is {after} hexes from the nearest enemy combat unit, {prev} was {before}: \"no hex entered during the retreat may be closer to enemy combat units within 4 hexes than the previous hex\" [hex {h}]"
-                ),
-                "keep at least as far from the enemy as the hex before",
-            ));
-        }
-        prev = h;
+    }
+    if i < 2 && near_cause && h.distance(cause) <= prev.distance(cause) {
+        return Err(no(
+            "retreat-toward-cause",
+            "21.4.1",
+            format!(
+                "{h} is not farther from {cause} than {prev}: \"the first two hexes of a retreat must be further away from the cause of the retreat\" [hex {h}]"
+            ),
+            "step away from the cause",
+        ));
+    }
+    if let (Some(before), Some(after)) = (
+        nearest_enemy(ctx, &u.side, prev),
+        nearest_enemy(ctx, &u.side, h),
+    ) && after <= 4
+        && after < before
+    {
+        return Err(no(
+            "retreat-toward-enemy",
+            "21.4.1",
+            format!(
+                "{h} is {after} hexes from the nearest enemy combat unit, {prev} was {before}: \"no hex entered during the retreat may be closer to enemy combat units within 4 hexes than the previous hex\" [hex {h}]"
+            ),
+            "keep at least as far from the enemy as the hex before",
+        ));
     }
     Ok(())
 }
@@ -511,4 +531,120 @@ pub(super) fn retreat(
         rout_retreat(ctx, &side, unit);
     }
     Ok(())
+}
+
+/// Can `u`, owing `d`, make its retreat from `from` (21.4, 21.4.1)? A search over the hexes it
+/// could stand in after each step (each step's legality depends only on the step and whether
+/// it is one of the first two, so a layer of hexes is enough): a retreat of `min` hexes, or
+/// for 21.5 F one that reaches a hex 6 hexes from the enemy. `through_prohibited` for 21.4.2's
+/// Stragglers exception.
+fn can_retreat(ctx: &Ctx, u: &Unit, from: Hex, d: &RetreatDue, through_prohibited: bool) -> bool {
+    let f = super::movement::formation_now(ctx.eng.scenario, &ctx.state, u);
+    let class = class_of(u, f);
+    let near_cause = from.distance(d.cause) <= 2;
+    let clear = d.clear_of.map(u32::from);
+    let is_clear =
+        |h: Hex| clear.is_some_and(|c| nearest_enemy(ctx, &u.side, h).unwrap_or(u32::MAX) >= c);
+    let steps = if clear.is_some() {
+        MAX_HEXES
+    } else {
+        usize::from(d.min)
+    };
+    if steps == 0 {
+        return true;
+    }
+    let mut layer = std::collections::BTreeSet::from([from]);
+    for i in 0..steps {
+        let mut next = std::collections::BTreeSet::new();
+        for &prev in &layer {
+            for h in prev.neighbours() {
+                if check_step(
+                    ctx,
+                    u,
+                    class,
+                    (i, prev, h),
+                    d.cause,
+                    near_cause,
+                    through_prohibited,
+                )
+                .is_ok()
+                {
+                    next.insert(h);
+                }
+            }
+        }
+        if clear.is_some() {
+            if next.iter().any(|h| is_clear(*h)) {
+                return true;
+            }
+        } else if i + 1 == steps {
+            return !next.is_empty();
+        }
+        if next.is_empty() {
+            return false;
+        }
+        layer = next;
+    }
+    false
+}
+
+/// 21.4.2: "If a unit cannot retreat the required number of hexes, due to the enemy or
+/// Prohibited terrain, it is removed. For infantry and cavalry units, the remainder of its
+/// strength is marked off as Permanent Casualties (exception: Infantry units that can trace a
+/// path through Prohibited terrain mark off the remainder as Stragglers instead)." Called once a
+/// retreat is owed: when no legal retreat exists the unit is removed at once (decision 0169).
+/// A unit without a Loss Chart is left to the umpire.
+pub(super) fn remove_if_trapped(ctx: &mut Ctx, unit: &str) {
+    let s = ctx.eng.scenario;
+    let (Some(u), Some(from)) = (s.unit(unit), ctx.state.positions.get(unit).copied()) else {
+        return;
+    };
+    let Some(d) = ctx
+        .state
+        .movement
+        .get(unit)
+        .and_then(|m| m.retreat_due.clone())
+    else {
+        return;
+    };
+    let Some(st) = ctx.state.units.get(unit).cloned() else {
+        return;
+    };
+    if st.track.boxes == 0 || can_retreat(ctx, u, from, &d, false) {
+        return;
+    }
+    let stragglers = u.kind == UnitKind::Infantry && can_retreat(ctx, u, from, &d, true);
+    let side = u.side.clone();
+    let left = st.track.remaining();
+    let mut track = st.track;
+    if stragglers {
+        track.stragglers = track.stragglers.saturating_add(left);
+    } else {
+        track.permanent = track.permanent.saturating_add(left);
+    }
+    ctx.emit_side(
+        &side,
+        EventKind::RetreatBlocked {
+            unit: unit.to_string(),
+            cause: d.cause,
+            hexes: d.min,
+            stragglers,
+        },
+    );
+    ctx.emit_side(
+        &side,
+        EventKind::UnitLossesTaken {
+            unit: unit.to_string(),
+            losses: super::combat_system::UnitLosses {
+                permanent: if stragglers { 0 } else { left },
+                stragglers: if stragglers { left } else { 0 },
+                morale_change: 0,
+                morale_after: st.morale,
+                retreat: crate::combat::Retreat::None,
+                blown: st.blown,
+                track,
+                extension: None,
+            },
+        },
+    );
 }

@@ -353,6 +353,10 @@ pub struct UnitMovement {
     /// may tag along a Column (24.2, 12.5.6.4).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_path: Vec<crate::hex::Hex>,
+    /// The units it fired Opportunity Fire at, each with the phase (turn, player), this phase
+    /// only (17.4.1: once each Movement Phase).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opportunity_fired: Vec<(u32, usize, String)>,
     /// The retreat a combat required of it and it has not yet made (21.4, decision 0147).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retreat_due: Option<RetreatDue>,

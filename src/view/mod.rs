@@ -156,6 +156,19 @@ pub fn owns(viewer: &Viewer, side: &str) -> bool {
     }
 }
 
+/// The Opportunity Fire offers (17.4) a seat may see: the umpire all, a side those of its own
+/// batteries (each names only hexes its battery sees, 14.1), an observer none. The moving side
+/// is not told which enemy batteries could fire (4.0).
+pub fn opportunity_for(
+    viewer: &Viewer,
+    offers: Vec<crate::engine::opportunity::OpportunityOffer>,
+) -> Vec<crate::engine::opportunity::OpportunityOffer> {
+    offers
+        .into_iter()
+        .filter(|o| owns(viewer, &o.side))
+        .collect()
+}
+
 /// The phasing side's command points, shown only to the umpire and that side.
 pub fn phasing_points(state: &GameState, viewer: &Viewer) -> Option<u32> {
     let side = state.phasing();

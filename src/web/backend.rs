@@ -210,6 +210,9 @@ pub struct View {
     pub commanders: Vec<(String, String)>,
     /// The umpire's deadline for this phase, in words (set by the web table, not the game).
     pub deadline: Option<String>,
+    /// Opportunity Fire open in this Movement Phase (17.4), as `app`'s status gives it to the
+    /// seat: the umpire's pending items.
+    pub opportunity_fire: Vec<crate::engine::opportunity::OpportunityOffer>,
 }
 
 /// The order check as you type.
@@ -728,6 +731,7 @@ impl Backend {
             ruling: entry_ruling,
             attacker_at: None,
             defender_at: None,
+            opportunity_at: None,
         });
         let events = applied(self.execute(seat, &req)?);
         Ok(events
@@ -949,6 +953,7 @@ fn build_view(
         movable,
         commanders,
         deadline: None,
+        opportunity_fire: status.opportunity_fire.clone(),
     }
 }
 

@@ -20,6 +20,7 @@ mod integrity_record;
 mod movement_cli;
 mod movement_facing;
 mod odds_from_game;
+mod opportunity_fire;
 mod order_cli;
 mod order_corpus;
 mod order_corpus_eval;

@@ -218,6 +218,7 @@ fn with_a_game_the_combatant_flags_are_refused_and_a_side_may_not_ask() {
         ruling: None,
         attacker_at: None,
         defender_at: None,
+        opportunity_at: None,
         skirmisher_stands: false,
         skirmisher_retreats: false,
         allow_entry: false,
