@@ -288,6 +288,46 @@ fn kind_name(k: PlaceKind) -> String {
         .unwrap_or_default()
 }
 
+/// Folded surnames of the scenario's people: commanders, names in brackets ("6th Brigade
+/// (Fane)"), possessives ("Fane's brigade").
+fn persons_of(scenario: &Scenario) -> std::collections::BTreeSet<String> {
+    let mut persons = std::collections::BTreeSet::new();
+    for c in &scenario.commanders {
+        for n in std::iter::once(&c.name).chain(&c.aliases) {
+            if let Some(w) = fold(n).rsplit(' ').next() {
+                persons.insert(w.to_string());
+            }
+        }
+    }
+    let names = scenario
+        .formations
+        .iter()
+        .flat_map(|f| std::iter::once(&f.name).chain(&f.aliases).chain(&f.short))
+        .chain(
+            scenario
+                .units
+                .iter()
+                .flat_map(|u| std::iter::once(&u.name).chain(&u.aliases).chain(&u.short)),
+        );
+    for n in names {
+        if let (Some(a), Some(b)) = (n.find('('), n.find(')'))
+            && a < b
+        {
+            persons.extend(fold(&n[a + 1..b]).split(' ').map(str::to_string));
+        }
+        for w in n.split_whitespace() {
+            if let Some(p) = w
+                .strip_suffix("'s")
+                .or_else(|| w.strip_suffix("’s"))
+                .or_else(|| w.strip_suffix('\''))
+            {
+                persons.insert(fold(p));
+            }
+        }
+    }
+    persons
+}
+
 impl<'a> Index<'a> {
     pub fn new(scenario: &'a Scenario) -> Self {
         let mut places = Vec::new();
@@ -377,40 +417,7 @@ impl<'a> Index<'a> {
                 .flat_map(|p| std::iter::once(&p.name).chain(&p.aliases))
                 .map(String::as_str),
         );
-        let mut persons = std::collections::BTreeSet::new();
-        for c in &scenario.commanders {
-            for n in std::iter::once(&c.name).chain(&c.aliases) {
-                if let Some(w) = fold(n).rsplit(' ').next() {
-                    persons.insert(w.to_string());
-                }
-            }
-        }
-        let names = scenario
-            .formations
-            .iter()
-            .flat_map(|f| std::iter::once(&f.name).chain(&f.aliases).chain(&f.short))
-            .chain(
-                scenario
-                    .units
-                    .iter()
-                    .flat_map(|u| std::iter::once(&u.name).chain(&u.aliases).chain(&u.short)),
-            );
-        for n in names {
-            if let (Some(a), Some(b)) = (n.find('('), n.find(')'))
-                && a < b
-            {
-                persons.extend(fold(&n[a + 1..b]).split(' ').map(str::to_string));
-            }
-            for w in n.split_whitespace() {
-                if let Some(p) = w
-                    .strip_suffix("'s")
-                    .or_else(|| w.strip_suffix("’s"))
-                    .or_else(|| w.strip_suffix('\''))
-                {
-                    persons.insert(fold(p));
-                }
-            }
-        }
+        let persons = persons_of(scenario);
         let mut place_keys: std::collections::BTreeMap<String, Vec<usize>> =
             std::collections::BTreeMap::new();
         for (i, k) in places.iter().enumerate() {
