@@ -71,6 +71,7 @@ fn bench(c: &mut Criterion) {
                 scenario: scen.as_ref(),
                 side: side.as_deref(),
                 now: None,
+                explain: false,
             });
             (c, texts)
         })
@@ -113,6 +114,7 @@ fn bench(c: &mut Criterion) {
         scenario: Some(&scenario),
         side: Some("imperial"),
         now: None,
+        explain: false,
     });
     g.bench_function("Checker::check_one example 8 against tutorial-hall", |b| {
         b.iter(|| checker.check_one(black_box(example)))

@@ -79,6 +79,7 @@ pub fn run(args: CheckArgs) -> CmdResult {
         scenario: scen.as_ref(),
         side: args.side.as_deref(),
         now: None,
+        explain: args.explain,
     };
     // Each order is written as soon as it is checked (memory bounded by one order, not the
     // input); the output is the same as rendering the whole report at once.

@@ -374,7 +374,8 @@ pub struct CheckedOrder {
     pub diagnostics: Vec<Diagnostic>,
     /// The meaning rules that fired, by id (docs/order-language.md §2.1).
     pub rules: Vec<String>,
-    /// The tokens and their tags; shown by `check --explain`, not part of the JSON.
+    /// The tokens and their tags, kept only when `Options::explain` asks for them (`check
+    /// --explain`); not part of the JSON.
     #[serde(skip)]
     pub tags: Vec<Tag>,
 }

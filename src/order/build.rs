@@ -61,7 +61,7 @@ pub(crate) struct Draft {
     pub topic_time: Option<Timing>,
     /// The meaning rules that fired, by id, in order (for `check --explain`).
     pub rules: Vec<&'static str>,
-    /// Every token of every sentence with its tag (for `check --explain`).
+    /// Every token of every sentence with its tag, only when `explain` is asked for.
     pub tags: Vec<Tag>,
 }
 
@@ -175,7 +175,12 @@ fn words(s: &str) -> String {
 }
 
 /// Read one order (`text` is the whole input, `span` the order's byte range in it).
-pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index<'_>>) -> Draft {
+pub(crate) fn build(
+    text: &str,
+    span: Span,
+    index: Option<&super::resolve::Index<'_>>,
+    explain: bool,
+) -> Draft {
     let mut d = Draft {
         body_start: span.0,
         ..Draft::default()
@@ -195,7 +200,9 @@ pub(crate) fn build(text: &str, span: Span, index: Option<&super::resolve::Index
             continue;
         }
         let toks = token_rules(text, abs, stext, index, &mut d);
-        push_tags(text, &toks, &mut d);
+        if explain {
+            push_tags(text, &toks, &mut d);
+        }
         if !body_found
             && toks
                 .iter()

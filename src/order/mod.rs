@@ -41,6 +41,9 @@ pub struct Options<'a> {
     /// The present game time, for "a time already past". Defaults to the scenario's first
     /// turn when a scenario is given.
     pub now: Option<NaiveTime>,
+    /// Keep every token with its tag in [`CheckedOrder::tags`] (`check --explain`); left
+    /// empty otherwise, since only the explanation shows them.
+    pub explain: bool,
 }
 
 /// Check every order in `text` (orders are separated by blank lines).
@@ -51,6 +54,7 @@ pub fn check(text: &str, scenario: Option<&Scenario>, side: Option<&str>) -> Che
             scenario,
             side,
             now: None,
+            explain: false,
         },
     )
 }
@@ -78,7 +82,7 @@ pub fn check_each<'t>(text: &'t str, opts: Options<'t>) -> impl Iterator<Item = 
     let now = now_of(&opts);
     source::split_orders(text)
         .into_iter()
-        .map(move |span| check_span(text, span, index.as_ref(), opts.side, now))
+        .map(move |span| check_span(text, span, index.as_ref(), opts.side, now, opts.explain))
 }
 
 /// A checker bound to a scenario and side, for checking many orders one at a time (the
@@ -87,6 +91,7 @@ pub struct Checker<'a> {
     index: Option<Index<'a>>,
     side: Option<&'a str>,
     now: Option<NaiveTime>,
+    explain: bool,
 }
 
 impl<'a> Checker<'a> {
@@ -95,6 +100,7 @@ impl<'a> Checker<'a> {
             index: opts.scenario.map(Index::new),
             side: opts.side,
             now: now_of(&opts),
+            explain: opts.explain,
         }
     }
 
@@ -102,7 +108,14 @@ impl<'a> Checker<'a> {
     pub fn check_one(&self, text: &str) -> CheckedOrder {
         let lead = text.len() - text.trim_start().len();
         let span = (lead, lead + text.trim().len());
-        check_span(text, span, self.index.as_ref(), self.side, self.now)
+        check_span(
+            text,
+            span,
+            self.index.as_ref(),
+            self.side,
+            self.now,
+            self.explain,
+        )
     }
 }
 
@@ -112,11 +125,12 @@ pub fn check_one(text: &str, scenario: Option<&Scenario>, side: Option<&str>) ->
         scenario,
         side,
         now: None,
+        explain: false,
     };
     let index = scenario.map(Index::new);
     let lead = text.len() - text.trim_start().len();
     let span = (lead, lead + text.trim().len());
-    check_span(text, span, index.as_ref(), side, now_of(&opts))
+    check_span(text, span, index.as_ref(), side, now_of(&opts), false)
 }
 
 fn now_of(opts: &Options<'_>) -> Option<NaiveTime> {
@@ -168,8 +182,9 @@ fn check_span(
     index: Option<&Index<'_>>,
     side: Option<&str>,
     now: Option<NaiveTime>,
+    explain: bool,
 ) -> CheckedOrder {
-    let draft = build::build(text, span, index);
+    let draft = build::build(text, span, index, explain);
     let mut diags: Vec<Diagnostic> = Vec::new();
     let build::Draft {
         header,

@@ -253,7 +253,11 @@ pub(crate) struct Index<'a> {
     places: Vec<PlaceKey>,
     /// Folded place key → indexes into `places`, for exact lookups.
     place_keys: std::collections::BTreeMap<String, Vec<usize>>,
+    /// The most words in one place key: no longer run of words can name a place.
+    place_words: usize,
     units: Vec<UnitKey>,
+    /// Unit key → indexes into `units`, in order, for exact lookups.
+    unit_keys: std::collections::BTreeMap<String, Vec<usize>>,
     /// Per command (index of its first key in `units`): every word of its names.
     unit_words: Vec<(usize, std::collections::BTreeSet<String>)>,
     /// Folded surnames of the scenario's people: commanders, names in brackets, possessives.
@@ -282,6 +286,46 @@ fn kind_name(k: PlaceKind) -> String {
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default()
+}
+
+/// Folded surnames of the scenario's people: commanders, names in brackets ("6th Brigade
+/// (Fane)"), possessives ("Fane's brigade").
+fn persons_of(scenario: &Scenario) -> std::collections::BTreeSet<String> {
+    let mut persons = std::collections::BTreeSet::new();
+    for c in &scenario.commanders {
+        for n in std::iter::once(&c.name).chain(&c.aliases) {
+            if let Some(w) = fold(n).rsplit(' ').next() {
+                persons.insert(w.to_string());
+            }
+        }
+    }
+    let names = scenario
+        .formations
+        .iter()
+        .flat_map(|f| std::iter::once(&f.name).chain(&f.aliases).chain(&f.short))
+        .chain(
+            scenario
+                .units
+                .iter()
+                .flat_map(|u| std::iter::once(&u.name).chain(&u.aliases).chain(&u.short)),
+        );
+    for n in names {
+        if let (Some(a), Some(b)) = (n.find('('), n.find(')'))
+            && a < b
+        {
+            persons.extend(fold(&n[a + 1..b]).split(' ').map(str::to_string));
+        }
+        for w in n.split_whitespace() {
+            if let Some(p) = w
+                .strip_suffix("'s")
+                .or_else(|| w.strip_suffix("’s"))
+                .or_else(|| w.strip_suffix('\''))
+            {
+                persons.insert(fold(p));
+            }
+        }
+    }
+    persons
 }
 
 impl<'a> Index<'a> {
@@ -373,44 +417,21 @@ impl<'a> Index<'a> {
                 .flat_map(|p| std::iter::once(&p.name).chain(&p.aliases))
                 .map(String::as_str),
         );
-        let mut persons = std::collections::BTreeSet::new();
-        for c in &scenario.commanders {
-            for n in std::iter::once(&c.name).chain(&c.aliases) {
-                if let Some(w) = fold(n).rsplit(' ').next() {
-                    persons.insert(w.to_string());
-                }
-            }
-        }
-        let names = scenario
-            .formations
-            .iter()
-            .flat_map(|f| std::iter::once(&f.name).chain(&f.aliases).chain(&f.short))
-            .chain(
-                scenario
-                    .units
-                    .iter()
-                    .flat_map(|u| std::iter::once(&u.name).chain(&u.aliases).chain(&u.short)),
-            );
-        for n in names {
-            if let (Some(a), Some(b)) = (n.find('('), n.find(')'))
-                && a < b
-            {
-                persons.extend(fold(&n[a + 1..b]).split(' ').map(str::to_string));
-            }
-            for w in n.split_whitespace() {
-                if let Some(p) = w
-                    .strip_suffix("'s")
-                    .or_else(|| w.strip_suffix("’s"))
-                    .or_else(|| w.strip_suffix('\''))
-                {
-                    persons.insert(fold(p));
-                }
-            }
-        }
+        let persons = persons_of(scenario);
         let mut place_keys: std::collections::BTreeMap<String, Vec<usize>> =
             std::collections::BTreeMap::new();
         for (i, k) in places.iter().enumerate() {
             place_keys.entry(k.key.clone()).or_default().push(i);
+        }
+        let place_words = places
+            .iter()
+            .map(|k| k.key.split(' ').count())
+            .max()
+            .unwrap_or(0);
+        let mut unit_keys: std::collections::BTreeMap<String, Vec<usize>> =
+            std::collections::BTreeMap::new();
+        for (i, k) in units.iter().enumerate() {
+            unit_keys.entry(k.key.clone()).or_default().push(i);
         }
         let mut unit_words: Vec<(usize, std::collections::BTreeSet<String>)> = Vec::new();
         for (i, k) in units.iter().enumerate() {
@@ -428,10 +449,12 @@ impl<'a> Index<'a> {
             scenario,
             unit_words,
             place_keys,
+            place_words,
             persons,
             phrases,
             places,
             units,
+            unit_keys,
         }
     }
 
@@ -485,7 +508,7 @@ impl<'a> Index<'a> {
         // 2. The longest run of words that is a name ("the south slope of Cerro de
         // Medellin"); two different places found in runs of that length are ambiguous.
         let words: Vec<&str> = key.split(' ').collect();
-        for len in (1..words.len()).rev() {
+        for len in (1..words.len().min(self.place_words + 1)).rev() {
             let mut hits: Vec<&PlaceKey> = Vec::new();
             for start in 0..=words.len() - len {
                 let w = words[start..start + len].join(" ");
@@ -577,6 +600,11 @@ impl<'a> Index<'a> {
         if surname.chars().count() < 3 || lex.is_troop_word(surname) {
             return None;
         }
+        // Only a person's name: a commander's surname, a name in brackets ("6th Brigade
+        // (Fane)") or a possessive alias ("Fane's brigade") — "Lisbon Vols" names no person.
+        if !self.persons.contains(surname) {
+            return None;
+        }
         let hits: Vec<&UnitKey> = self
             .units
             .iter()
@@ -586,11 +614,6 @@ impl<'a> Index<'a> {
                     .any(|w| w == surname || w.strip_suffix('s') == Some(surname))
             })
             .collect();
-        // Only a person's name: a commander's surname, a name in brackets ("6th Brigade
-        // (Fane)") or a possessive alias ("Fane's brigade") — "Lisbon Vols" names no person.
-        if !self.persons.contains(surname) {
-            return None;
-        }
         // Several commands mention him: the one whose own name holds it ("6th Brigade (Fane)"
         // over "Fane's battery").
         let mut hits = hits;
@@ -624,11 +647,17 @@ impl<'a> Index<'a> {
     pub fn unit_of(&self, text: &str, fuzzy: bool, own: Option<&str>) -> Match {
         let key = unit_key(text);
         let bare = without_titles(&key);
-        let mut found: Vec<&UnitKey> = self
-            .units
-            .iter()
-            .filter(|k| k.key == key || (!bare.is_empty() && k.key == bare))
-            .collect();
+        // The units whose key is the text's, with or without titles, in the scenario's order.
+        let mut ids: Vec<usize> = self.unit_keys.get(&key).cloned().unwrap_or_default();
+        if !bare.is_empty()
+            && bare != key
+            && let Some(more) = self.unit_keys.get(&bare)
+        {
+            ids.extend(more);
+            ids.sort_unstable();
+            ids.dedup();
+        }
+        let mut found: Vec<&UnitKey> = ids.iter().map(|&i| &self.units[i]).collect();
         // A name written exactly as one formation spells it beats names that only read the same
         // ("IV Div" is the Spanish IV Div, not the British "4 Div").
         let written = fold(text);

@@ -487,3 +487,29 @@ fn long_letters_read_back_to_the_same_order() {
         o.readback
     );
 }
+
+/// The token tags cost time on every order, so a check keeps them only when the explanation
+/// is asked for (`Options::explain`, `check --explain`; issue 11, reader speed).
+#[test]
+fn token_tags_are_kept_only_when_explain_is_asked() {
+    let s = staffwork::scenario::bundled("tutorial-hall").unwrap();
+    let text = "2nd Div: march upon Hall and carry it; do not pursue.";
+    let tags = |explain: bool| {
+        let opts = staffwork::order::Options {
+            scenario: Some(&s),
+            side: Some("imperial"),
+            now: None,
+            explain,
+        };
+        let o = staffwork::order::check_each(text, opts).next().unwrap();
+        (o.tags.len(), o.readback)
+    };
+    let (with, readback_with) = tags(true);
+    let (without, readback_without) = tags(false);
+    assert!(with > 5, "{with} tags with explain");
+    assert_eq!(without, 0, "no tags without explain");
+    assert_eq!(
+        readback_with, readback_without,
+        "the reading is the same either way"
+    );
+}
