@@ -711,13 +711,7 @@ impl super::Engine<'_> {
         options: &CombatOptions,
     ) -> Result<CombatPreview, Refusal> {
         let mut dice = crate::rules::dice::ScriptedDice::new();
-        let ctx = Ctx {
-            eng: self,
-            state: state.clone(),
-            events: Vec::new(),
-            dice: &mut dice,
-            retreating: None,
-        };
+        let ctx = Ctx::preview(self, state, &mut dice);
         let (_, _, e, _) = engage(&ctx, kind, attackers, defenders, options)?;
         let mut readback = CombatReadback::default();
         let input = match kind {

@@ -400,7 +400,23 @@ pub(crate) struct Ctx<'e, 'a, 'd> {
     pub retreating: Option<String>,
 }
 
-impl Ctx<'_, '_, '_> {
+impl<'e, 'a, 'd> Ctx<'e, 'a, 'd> {
+    /// A scratch context of `state` for a preview that explains or prices without deciding
+    /// anything: its dice are an empty script, so a die asked for is refused, not rolled.
+    pub fn preview(
+        eng: &'e Engine<'a>,
+        state: &GameState,
+        dice: &'d mut crate::rules::dice::ScriptedDice,
+    ) -> Self {
+        Ctx {
+            eng,
+            state: state.clone(),
+            events: Vec::new(),
+            dice,
+            retreating: None,
+        }
+    }
+
     /// Record an event and apply it to the scratch state.
     pub fn emit(&mut self, visibility: Visibility, kind: EventKind) {
         let ev = Event {

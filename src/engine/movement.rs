@@ -1572,13 +1572,7 @@ impl super::Engine<'_> {
         forced_march: u8,
     ) -> Result<Explained, Refusal> {
         let mut dice = crate::rules::dice::ScriptedDice::new();
-        let ctx = Ctx {
-            eng: self,
-            state: state.clone(),
-            events: Vec::new(),
-            dice: &mut dice,
-            retreating: None,
-        };
+        let ctx = Ctx::preview(self, state, &mut dice);
         let s = self.scenario;
         let u = s.unit(piece).ok_or_else(|| {
             Refusal::new(

@@ -213,13 +213,7 @@ impl super::Engine<'_> {
         path: &[Hex],
     ) -> Vec<OpportunityOffer> {
         let mut dice = crate::rules::dice::ScriptedDice::new();
-        let ctx = Ctx {
-            eng: self,
-            state: state.clone(),
-            events: Vec::new(),
-            dice: &mut dice,
-            retreating: None,
-        };
+        let ctx = Ctx::preview(self, state, &mut dice);
         offers(&ctx, mover, path)
     }
 

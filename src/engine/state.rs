@@ -312,6 +312,21 @@ pub struct PhaseMove {
     pub attacked: Option<crate::hex::Hex>,
 }
 
+impl PhaseMove {
+    /// The spending `last` records if it is of the phase of `turn` and `player`, else nothing
+    /// spent yet (12.1.4: a new phase starts from nothing).
+    pub fn in_phase(last: Option<PhaseMove>, turn: u32, player: usize) -> PhaseMove {
+        match last {
+            Some(m) if m.turn == turn && m.player == player => m,
+            _ => PhaseMove {
+                turn,
+                player,
+                ..PhaseMove::default()
+            },
+        }
+    }
+}
+
 /// A unit's movement bookkeeping (8, 12), apart from its combat state so that a unit without a
 /// loss chart (a train, a Skirmisher) gains no combat state by moving.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -381,14 +396,7 @@ pub struct ExtensionPart {
 impl ExtensionPart {
     /// What it has spent in the phase of `turn` and `player`.
     pub fn spent_in(&self, turn: u32, player: usize) -> PhaseMove {
-        match self.moved {
-            Some(m) if m.turn == turn && m.player == player => m,
-            _ => PhaseMove {
-                turn,
-                player,
-                ..PhaseMove::default()
-            },
-        }
+        PhaseMove::in_phase(self.moved, turn, player)
     }
 }
 
@@ -418,14 +426,7 @@ impl UnitMovement {
     /// What it has spent in the phase of `turn` and `player` (nothing if it last moved in
     /// another phase).
     pub fn spent_in(&self, turn: u32, player: usize) -> PhaseMove {
-        match self.moved {
-            Some(m) if m.turn == turn && m.player == player => m,
-            _ => PhaseMove {
-                turn,
-                player,
-                ..Default::default()
-            },
-        }
+        PhaseMove::in_phase(self.moved, turn, player)
     }
 }
 
