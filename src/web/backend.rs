@@ -705,6 +705,7 @@ impl Backend {
             square,
             skirmisher_stands,
             entry_ruling,
+            opportunity_at,
         } = choices;
         let req = Request::Combat(app::CombatRequest {
             procedure,
@@ -731,7 +732,7 @@ impl Backend {
             ruling: entry_ruling,
             attacker_at: None,
             defender_at: None,
-            opportunity_at: None,
+            opportunity_at,
         });
         let events = applied(self.execute(seat, &req)?);
         Ok(events
@@ -1205,4 +1206,6 @@ pub struct CombatChoices {
     /// The umpire allows a Close Combat entry across a non-frontal hexside, for this reason
     /// (12.1.1, 15.1.4).
     pub entry_ruling: Option<String>,
+    /// Opportunity Fire at this hex of the move just made (17.4; `combat fire --opportunity-at`).
+    pub opportunity_at: Option<crate::hex::Hex>,
 }

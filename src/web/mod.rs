@@ -923,6 +923,9 @@ struct CombatForm {
     /// Why the entry is allowed; recorded with the combat.
     #[serde(default)]
     ruling: String,
+    /// Opportunity Fire: the hex of the move just made that the battery fires at (17.4).
+    #[serde(default)]
+    opportunity_at: String,
 }
 
 async fn combat(
@@ -982,11 +985,22 @@ async fn combat(
         )),
         (false, r) => Ok(Some(r.to_string())),
     };
+    let opportunity_at = match f.opportunity_at.trim() {
+        "" => Ok(None),
+        h => h.parse::<crate::hex::Hex>().map(Some).map_err(|e| {
+            WebRefusal::new(
+                "bad-hex",
+                format!("`{h}` is not a hex for Opportunity Fire (17.4): {e}"),
+                "a hex of the move just made, as the offer lists it (e.g. 36.08)",
+            )
+        }),
+    };
     let r = kind.and_then(|k| {
         let choices = crate::web::backend::CombatChoices {
             square,
             skirmisher_stands: skirmisher_stands?,
             entry_ruling: entry_ruling?,
+            opportunity_at: opportunity_at?,
         };
         st.backend
             .combat(&s.seat, k, list(&f.attackers), list(&f.defenders), choices)

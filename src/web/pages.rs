@@ -379,6 +379,27 @@ fn underline(c: &CheckView) -> Markup {
 }
 
 /// The umpire's console.
+/// The Opportunity Fire open in this Movement Phase (17.4): which battery may fire at which
+/// mover, and at which hexes of its path; nothing is rolled until the umpire resolves a fire.
+fn opportunity_offers(view: &View) -> Markup {
+    html! {
+        @if !view.opportunity_fire.is_empty() {
+            div #opportunity-fire {
+                p { strong { "Opportunity Fire open (17.4)" } }
+                ul {
+                    @for o in &view.opportunity_fire {
+                        li {
+                            (o.battery) " (" (o.side) ", " (o.battery_hex.to_string()) ") may fire at "
+                            (o.target) " at "
+                            (o.hexes.iter().map(|z| format!("{} (range {})", z.hex, z.range)).collect::<Vec<_>>().join(", "))
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 pub fn umpire_page(view: &View, csrf: &str, links: &[(Seat, Option<String>)]) -> Markup {
     layout(
         "Umpire",
@@ -436,6 +457,7 @@ pub fn umpire_page(view: &View, csrf: &str, links: &[(Seat, Option<String>)]) ->
                     }
                     section {
                         h2 { "Combat" }
+                        (opportunity_offers(view))
                         form hx-post="/umpire/combat" hx-target="#combat-result" hx-swap="innerHTML" {
                             select name="kind" {
                                 option value="close-combat" { "close combat (15)" }
@@ -460,6 +482,8 @@ pub fn umpire_page(view: &View, csrf: &str, links: &[(Seat, Option<String>)]) ->
                                 " allow a non-frontal entry"
                             }
                             input name="ruling" placeholder="reason for allowing the entry";
+                            input name="opportunity_at" size="8" placeholder="fire: at hex"
+                                title="17.4: Opportunity Fire at this hex of the move just made";
                             button type="submit" { "Resolve" }
                         }
                         div #combat-result {}

@@ -1185,3 +1185,53 @@ async fn the_map_shows_a_line_extensions_own_morale_and_facing_to_its_side_only_
         "the Austrian map shows no French extension detail"
     );
 }
+
+/// 17.4 (decision 0167): the umpire's console lists the Opportunity Fire a move opened, and its
+/// combat form fires at a hex of that path; once fired, the offer is gone; a bad hex is refused
+/// and changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_umpire_console_offers_opportunity_fire_and_fires_at_a_hex_of_the_path_17_4() {
+    let (dir, st, tokens) = mini_table(
+        "mini-opportunity.toml",
+        1,
+        &["turn", "move --piece fr-col --to 5.05"],
+    );
+    let db = dir.path().join("mini.db");
+    let umpire = tokens["umpire"].as_str();
+    let page = call(&st, "GET", "/umpire", Some(umpire), &[]).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        page.body.contains("Opportunity Fire open (17.4)")
+            && page.body.contains(
+                "aus-bty (austrian, 5.03) may fire at fr-col at 5.06 (range 3), 5.05 (range 2)"
+            ),
+        "{}",
+        page.body
+    );
+    let fire = |at: &'static str| {
+        [
+            ("kind", "fire"),
+            ("attackers", "aus-bty"),
+            ("defenders", "fr-col"),
+            ("opportunity_at", at),
+        ]
+    };
+    let bad = call(&st, "POST", "/umpire/combat", Some(umpire), &fire("5.x6")).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.body.contains("17.4"), "{}", bad.body);
+    assert!(
+        !payloads(&db).contains("combat-resolved"),
+        "nothing fired yet"
+    );
+    let r = call(&st, "POST", "/umpire/combat", Some(umpire), &fire("5.06")).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(
+        payloads(&db).contains("opportunity_at"),
+        "the fire is recorded as Opportunity Fire"
+    );
+    let page = call(&st, "GET", "/umpire", Some(umpire), &[]).await;
+    assert!(
+        !page.body.contains("Opportunity Fire open"),
+        "17.4.1: once fired at the Column, the battery is not offered again"
+    );
+}
