@@ -336,6 +336,41 @@ pub struct CombatRequest {
     pub opportunity_at: Option<Hex>,
 }
 
+impl CombatRequest {
+    /// A combat between these pieces with every option at the command line's default (Elite
+    /// Skirmishers, nothing ruled, no Follow-ons): callers set only what they ask for.
+    pub fn between(
+        procedure: ProcedureArg,
+        attackers: Vec<String>,
+        defenders: Vec<String>,
+    ) -> Self {
+        CombatRequest {
+            procedure,
+            attackers,
+            defenders,
+            fortified: false,
+            form_square: false,
+            no_square: false,
+            follow_ons: 0,
+            reaction: false,
+            follow_on: false,
+            quality: QualityArg::Elite,
+            defender_quality: QualityArg::Elite,
+            skirmisher_absorbs: Vec::new(),
+            cannister: false,
+            attack_arc: None,
+            flanks: None,
+            skirmisher_stands: false,
+            skirmisher_retreats: false,
+            allow_entry: false,
+            ruling: None,
+            attacker_at: None,
+            defender_at: None,
+            opportunity_at: None,
+        }
+    }
+}
+
 /// An arc of a unit (10.0 box), as the umpire rules it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

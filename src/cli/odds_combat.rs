@@ -732,28 +732,10 @@ fn request(g: &FromGame, procedure: ProcedureArg, over: ArcOverride) -> CombatRe
         None => (None, None, None),
     };
     CombatRequest {
-        procedure,
-        attackers: g.attackers.clone(),
-        defenders: g.defenders.clone(),
-        fortified: false,
-        form_square: false,
-        no_square: false,
-        follow_ons: 0,
-        reaction: false,
-        follow_on: false,
-        quality: crate::app::QualityArg::Elite,
-        defender_quality: crate::app::QualityArg::Elite,
-        skirmisher_absorbs: Vec::new(),
-        cannister: false,
         attack_arc: arc,
         flanks,
         ruling,
-        attacker_at: None,
-        defender_at: None,
-        opportunity_at: None,
-        skirmisher_stands: false,
-        skirmisher_retreats: false,
-        allow_entry: false,
+        ..CombatRequest::between(procedure, g.attackers.clone(), g.defenders.clone())
     }
 }
 

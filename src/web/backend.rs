@@ -708,31 +708,17 @@ impl Backend {
             opportunity_at,
         } = choices;
         let req = Request::Combat(app::CombatRequest {
-            procedure,
-            attackers,
-            defenders,
-            fortified: false,
             // 16.2.1: the defender's player decides; unsaid, a charge that allows it is refused.
             form_square: square == Some(true),
             no_square: square == Some(false),
-            follow_ons: 0,
-            reaction: false,
-            follow_on: false,
-            quality: app::QualityArg::Elite,
-            defender_quality: app::QualityArg::Elite,
-            skirmisher_absorbs: Vec::new(),
-            cannister: false,
-            attack_arc: None,
-            flanks: None,
             // 15.1.7: the lone Skirmisher's player's choice in Hindering terrain (decision 0152).
             skirmisher_stands: skirmisher_stands == Some(true),
             skirmisher_retreats: skirmisher_stands == Some(false),
             // 12.1.1, 15.1.4: the umpire lets a non-frontal entry stand, with a reason (0151).
             allow_entry: entry_ruling.is_some(),
             ruling: entry_ruling,
-            attacker_at: None,
-            defender_at: None,
             opportunity_at,
+            ..app::CombatRequest::between(procedure, attackers, defenders)
         });
         let events = applied(self.execute(seat, &req)?);
         Ok(events

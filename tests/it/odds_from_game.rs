@@ -199,30 +199,11 @@ fn with_a_game_the_combatant_flags_are_refused_and_a_side_may_not_ask() {
     );
     // The odds read the enemy's hidden state: the umpire's only (4.0).
     let mut game = staffwork::game::Game::open(std::path::Path::new(&db)).unwrap();
-    let req = staffwork::app::Request::CombatOdds(staffwork::app::CombatRequest {
-        procedure: staffwork::app::ProcedureArg::CloseCombat,
-        attackers: vec!["fr-1".into()],
-        defenders: vec!["aus-1".into()],
-        fortified: false,
-        form_square: false,
-        no_square: false,
-        follow_ons: 0,
-        reaction: false,
-        follow_on: false,
-        quality: staffwork::app::QualityArg::Elite,
-        defender_quality: staffwork::app::QualityArg::Elite,
-        skirmisher_absorbs: Vec::new(),
-        cannister: false,
-        attack_arc: None,
-        flanks: None,
-        ruling: None,
-        attacker_at: None,
-        defender_at: None,
-        opportunity_at: None,
-        skirmisher_stands: false,
-        skirmisher_retreats: false,
-        allow_entry: false,
-    });
+    let req = staffwork::app::Request::CombatOdds(staffwork::app::CombatRequest::between(
+        staffwork::app::ProcedureArg::CloseCombat,
+        vec!["fr-1".into()],
+        vec!["aus-1".into()],
+    ));
     let side = staffwork::view::Viewer::Side("french".into());
     match staffwork::app::execute(&mut game, &side, &req) {
         Err(staffwork::app::AppError::Forbidden(m)) => assert!(m.contains("umpire"), "{m}"),
