@@ -191,6 +191,81 @@ pub struct FromGame {
     pub defenders: Vec<String>,
 }
 
+/// The defender's counter, shared by `odds close-combat` and `odds charge`.
+#[derive(Args, Debug, Clone)]
+pub struct DefenderArgs {
+    /// The defender's arm: infantry, Skirmishers, cavalry or artillery.
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "infantry"
+    )]
+    pub defender_kind: KindArg,
+    /// The defender's Morale Rating on its counter, A (best) to E.
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
+    pub defender_morale: Option<MoraleArg>,
+    /// The defender's size class, C (smallest) to AAA (chart p4/p5 columns).
+    #[arg(
+        long,
+        required_unless_present = "db",
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum
+    )]
+    pub defender_size: Option<SizeArg>,
+    /// The defender's formation (8.0).
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "line"
+    )]
+    pub defender_formation: FormationArg,
+    /// The defender's Morale State: Blood Lust, Normal, Shaken, Disorganized or Routed (21).
+    #[arg(
+        long,
+        conflicts_with = "db",
+        ignore_case = true,
+        value_enum,
+        default_value = "normal"
+    )]
+    pub defender_state: StateArg,
+    /// The defender is Wrecked (20.4).
+    #[arg(long, conflicts_with = "db")]
+    pub defender_wrecked: bool,
+    /// Rating of the best Commander with the defender.
+    #[arg(long, conflicts_with = "db")]
+    pub defender_commander: Option<u8>,
+    /// The defender's Commander is a Fighter (+2, max 4).
+    #[arg(long, conflicts_with = "db")]
+    pub defender_fighter: bool,
+}
+
+impl DefenderArgs {
+    /// The defender as the combat core takes it, with its commanders.
+    fn combatant(&self) -> Result<Combatant, Failure> {
+        let mut def = combatant(
+            self.defender_kind,
+            given(self.defender_size, "--defender-size")?,
+            given(self.defender_morale, "--defender-morale")?,
+            self.defender_formation,
+            self.defender_state,
+            self.defender_wrecked,
+        );
+        def.commanders = commanders("defender", self.defender_commander, self.defender_fighter)?;
+        Ok(def)
+    }
+}
+
 #[derive(Args, Debug, Clone)]
 pub struct CloseCombatArgs {
     /// The attacker's arm: infantry, Skirmishers, cavalry or artillery.
@@ -250,60 +325,8 @@ pub struct CloseCombatArgs {
     /// Skirmisher Fire Value with the attacker (e.g. 2, 1.5, 0.5).
     #[arg(long, conflicts_with = "db")]
     pub attacker_skirmishers: Option<String>,
-    /// The defender's arm: infantry, Skirmishers, cavalry or artillery.
-    #[arg(
-        long,
-        conflicts_with = "db",
-        ignore_case = true,
-        value_enum,
-        default_value = "infantry"
-    )]
-    pub defender_kind: KindArg,
-    /// The defender's Morale Rating on its counter, A (best) to E.
-    #[arg(
-        long,
-        required_unless_present = "db",
-        conflicts_with = "db",
-        ignore_case = true,
-        value_enum
-    )]
-    pub defender_morale: Option<MoraleArg>,
-    /// The defender's size class, C (smallest) to AAA (chart p4/p5 columns).
-    #[arg(
-        long,
-        required_unless_present = "db",
-        conflicts_with = "db",
-        ignore_case = true,
-        value_enum
-    )]
-    pub defender_size: Option<SizeArg>,
-    /// The defender's formation (8.0).
-    #[arg(
-        long,
-        conflicts_with = "db",
-        ignore_case = true,
-        value_enum,
-        default_value = "line"
-    )]
-    pub defender_formation: FormationArg,
-    /// The defender's Morale State: Blood Lust, Normal, Shaken, Disorganized or Routed (21).
-    #[arg(
-        long,
-        conflicts_with = "db",
-        ignore_case = true,
-        value_enum,
-        default_value = "normal"
-    )]
-    pub defender_state: StateArg,
-    /// The defender is Wrecked (20.4).
-    #[arg(long, conflicts_with = "db")]
-    pub defender_wrecked: bool,
-    /// Rating of the best Commander with the defender.
-    #[arg(long, conflicts_with = "db")]
-    pub defender_commander: Option<u8>,
-    /// The defender's Commander is a Fighter (+2, max 4).
-    #[arg(long, conflicts_with = "db")]
-    pub defender_fighter: bool,
+    #[command(flatten)]
+    pub defender: DefenderArgs,
     /// Skirmisher Fire Value with the defender (e.g. 2, 1.5, 0.5).
     #[arg(long, conflicts_with = "db")]
     pub defender_skirmishers: Option<String>,
@@ -384,60 +407,8 @@ pub struct ChargeArgs {
     /// British cavalry (26.4).
     #[arg(long, conflicts_with = "db")]
     pub british: bool,
-    /// The defender's arm: infantry, Skirmishers, cavalry or artillery.
-    #[arg(
-        long,
-        conflicts_with = "db",
-        ignore_case = true,
-        value_enum,
-        default_value = "infantry"
-    )]
-    pub defender_kind: KindArg,
-    /// The defender's Morale Rating on its counter, A (best) to E.
-    #[arg(
-        long,
-        required_unless_present = "db",
-        conflicts_with = "db",
-        ignore_case = true,
-        value_enum
-    )]
-    pub defender_morale: Option<MoraleArg>,
-    /// The defender's size class, C (smallest) to AAA (chart p4/p5 columns).
-    #[arg(
-        long,
-        required_unless_present = "db",
-        conflicts_with = "db",
-        ignore_case = true,
-        value_enum
-    )]
-    pub defender_size: Option<SizeArg>,
-    /// The defender's formation (8.0).
-    #[arg(
-        long,
-        conflicts_with = "db",
-        ignore_case = true,
-        value_enum,
-        default_value = "line"
-    )]
-    pub defender_formation: FormationArg,
-    /// The defender's Morale State: Blood Lust, Normal, Shaken, Disorganized or Routed (21).
-    #[arg(
-        long,
-        conflicts_with = "db",
-        ignore_case = true,
-        value_enum,
-        default_value = "normal"
-    )]
-    pub defender_state: StateArg,
-    /// The defender is Wrecked (20.4).
-    #[arg(long, conflicts_with = "db")]
-    pub defender_wrecked: bool,
-    /// Rating of the best Commander with the defender.
-    #[arg(long, conflicts_with = "db")]
-    pub defender_commander: Option<u8>,
-    /// The defender's Commander is a Fighter (+2, max 4).
-    #[arg(long, conflicts_with = "db")]
-    pub defender_fighter: bool,
+    #[command(flatten)]
+    pub defender: DefenderArgs,
     /// Artillery is stacked with the defender.
     #[arg(long, conflicts_with = "db")]
     pub defender_artillery: bool,
@@ -808,15 +779,7 @@ fn close_combat(a: CloseCombatArgs) -> CmdResult {
         att.stack.skirmishers = true;
         att.skirmisher_fv_halves = fv_halves("attacker-skirmishers", s)?;
     }
-    let mut def = combatant(
-        a.defender_kind,
-        given(a.defender_size, "--defender-size")?,
-        given(a.defender_morale, "--defender-morale")?,
-        a.defender_formation,
-        a.defender_state,
-        a.defender_wrecked,
-    );
-    def.commanders = commanders("defender", a.defender_commander, a.defender_fighter)?;
+    let mut def = a.defender.combatant()?;
     if let Some(s) = &a.defender_skirmishers {
         def.stack.skirmishers = true;
         def.skirmisher_fv_halves = fv_halves("defender-skirmishers", s)?;
@@ -870,15 +833,7 @@ fn charge(a: ChargeArgs) -> CmdResult {
     );
     att.formation = UnitFormation::Ready;
     att.commanders = commanders("attacker", a.attacker_commander, a.attacker_fighter)?;
-    let mut def = combatant(
-        a.defender_kind,
-        given(a.defender_size, "--defender-size")?,
-        given(a.defender_morale, "--defender-morale")?,
-        a.defender_formation,
-        a.defender_state,
-        a.defender_wrecked,
-    );
-    def.commanders = commanders("defender", a.defender_commander, a.defender_fighter)?;
+    let mut def = a.defender.combatant()?;
     def.stack.artillery = a.defender_artillery;
     def.line_flanks_secure = a.flanks_secure;
     def.stationary = a.defender_stationary;
