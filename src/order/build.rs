@@ -7,7 +7,7 @@
 
 use super::ast::*;
 use super::lower::{self, Target, Tok, Unreadable};
-use super::{lexicon, names, source};
+use super::{lexicon, names, source, subjects};
 use crate::rules::{OrderType, Posture};
 use crate::text::nfc;
 
@@ -356,7 +356,9 @@ fn token_rules(
     if toks.len() != n {
         d.rules.push("lead.colon");
     }
-    toks
+    let toks = subjects::bare_lead(toks, index, &mut d.rules);
+    let toks = subjects::clause_subjects(text, toks, index, &mut d.rules);
+    subjects::in_reserve(text, toks, &mut d.rules)
 }
 
 /// The tags `check --explain` shows, one per token.

@@ -149,6 +149,7 @@ pub(crate) fn content(stages: &[Stage], order_span: Span, out: &mut Vec<Diagnost
     // An earlier stage that moves along a route, in a direction, or across an obstacle gives
     // the axis of a later attack ("march over Hinzeberg … cross the stream and capture Hall").
     let mut axis_given = false;
+    let mut limit_given = false;
     for st in stages {
         let this_axis = !st.route.is_empty() || st.direction.is_some();
         let earlier_axis = axis_given;
@@ -169,6 +170,22 @@ pub(crate) fn content(stages: &[Stage], order_span: Span, out: &mut Vec<Diagnost
                 .is_some_and(Reference::is_place)
             || st.steps.iter().any(|s| s.purpose.is_some());
         let has_axis = this_axis || earlier_axis;
+        // "Loison: carry Vimeiro Hill. Kellerman's grenadiers will follow in support." — a
+        // stage that supports an earlier limited one (its own subject, "in support", or a
+        // support verb) is limited by it (6.4.4; rule `limit.in-support`).
+        let supports = st.subject.is_some()
+            && st.steps.iter().all(|s| {
+                matches!(s.action, Action::Support | Action::Pursue)
+                    || s.manner
+                        .iter()
+                        .any(|m| m.eq_ignore_ascii_case("in support"))
+            })
+            && st.objectives.is_empty();
+        let earlier_limit = limit_given;
+        limit_given |= has_limit;
+        if !has_limit && supports && earlier_limit {
+            continue;
+        }
         if !has_limit {
             out.push(diag(
                 Severity::Error,

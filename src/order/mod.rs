@@ -19,6 +19,7 @@ mod names;
 mod readback;
 pub(crate) mod resolve;
 mod source;
+mod subjects;
 
 pub use ast::*;
 

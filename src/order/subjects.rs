@@ -1,0 +1,234 @@
+//! Who is to act when the order does not say it with a colon: the recipient written bare at
+//! the start ("2nd Div attack Hall at 1000.", "Pellerin, bring your division forward"), the
+//! subject of a later clause ("I Corps: 2nd Div will attack Hall; 3rd Div will hold Kümla"),
+//! and the verbless "4th Div: in reserve behind Hinzeberg."
+//!
+//! Owns: rules `lead.bare`, `lead.clause-subject` and `verb.in-reserve`, over one sentence's
+//! tokens. Must not: resolve names (that is [`super::resolve`]); it only asks whether a name
+//! is one of the scenario's commands or reads as friendly troops.
+
+use super::ast::{Action, Form};
+use super::lower::{Target, Tok};
+use super::resolve::{Index, Match, looks_like_troops};
+
+/// A name that can be given orders: one of the scenario's commands, or, without one (or for
+/// a name it does not know), troops by their words ("2nd Div", "Kellerman's grenadiers") that
+/// are not the enemy or a nation ("the English", "the enemy's cavalry").
+fn commands(t: &Target, index: Option<&Index<'_>>) -> bool {
+    if !matches!(t.form, Form::Name | Form::Unit) {
+        return false;
+    }
+    if let Some(ix) = index {
+        if matches!(ix.unit(&t.text, false), Match::Found { near: None, .. }) {
+            return true;
+        }
+        if matches!(ix.place(&t.text), Match::Found { near: None, .. }) {
+            return false;
+        }
+    }
+    let lex = super::lexicon::get();
+    let folded = crate::text::fold(&t.text);
+    looks_like_troops(&t.text)
+        && t.text
+            .chars()
+            .any(|c| c.is_uppercase() || c.is_ascii_digit())
+        && !folded
+            .split(' ')
+            .any(|w| lex.is_nation(w) || lex.is_nation(w.trim_end_matches('s')))
+}
+
+fn word(text: &str, t: &Tok) -> String {
+    let s = t.span();
+    text[s.0..s.1].to_ascii_lowercase()
+}
+
+fn has_lead(toks: &[Tok]) -> bool {
+    toks.iter().any(|t| {
+        matches!(
+            t,
+            Tok::Recipient { .. } | Tok::Preset { .. } | Tok::Addressee(_)
+        )
+    })
+}
+
+/// Rule `lead.bare`: "2nd Div attack Hall at 1000.", "Pellerin, bring your division forward to
+/// Hinzeberg." — an order that opens with one of the scenario's commands (or friendly troops
+/// by name), then at once a verb, is addressed to it, though no colon says so. Only at the
+/// start of a sentence with no other lead, and only for a name that commands: "Hall, attack"
+/// stays unaddressed.
+pub(crate) fn bare_lead(
+    toks: Vec<Tok>,
+    index: Option<&Index<'_>>,
+    rules: &mut Vec<&'static str>,
+) -> Vec<Tok> {
+    if has_lead(&toks) {
+        return toks;
+    }
+    let start = toks
+        .iter()
+        .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
+        .unwrap_or(toks.len());
+    let Some(Tok::Place(who)) = toks.get(start) else {
+        return toks;
+    };
+    let comma = matches!(toks.get(start + 1), Some(Tok::Connector(c, _)) if c == ",");
+    let verb_at = start + 1 + usize::from(comma);
+    // A verb token is an action form already: "2nd Div attacked Hall" (a report) has none.
+    if !matches!(toks.get(verb_at), Some(Tok::Verb { .. })) || !commands(who, index) {
+        return toks;
+    }
+    let who = who.clone();
+    let span = (who.phrase_span.0, toks[verb_at - 1].span().1);
+    let mut out: Vec<Tok> = toks[..start].to_vec();
+    out.push(Tok::Recipient {
+        who: Some(who),
+        attached: Vec::new(),
+        span,
+    });
+    out.extend(toks.into_iter().skip(verb_at));
+    rules.push("lead.bare");
+    out
+}
+
+/// Rule `lead.clause-subject`: "I Corps: 2nd Div will attack Hall; 3rd Div will hold Kümla;
+/// 4th Div will remain in reserve." — after a clause break (";", ",", "and"), one of the
+/// scenario's commands followed by "will", "shall", "must", "is to" or "are to" and a verb is
+/// the subject of what follows, not an objective of what went before. The first such subject
+/// at the start of the order is the grammar's (`who` with its link); these are the later ones.
+pub(crate) fn clause_subjects(
+    text: &str,
+    toks: Vec<Tok>,
+    index: Option<&Index<'_>>,
+    rules: &mut Vec<&'static str>,
+) -> Vec<Tok> {
+    let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
+    let mut k = 0;
+    let mut fired = false;
+    let mut you = false;
+    while k < toks.len() {
+        // "You will attack Hall." read by `lead.third-person` names nobody: it addresses the
+        // recipient.
+        if let Tok::Recipient {
+            who: Some(w),
+            attached,
+            span,
+        } = &toks[k]
+            && w.text.eq_ignore_ascii_case("you")
+        {
+            out.push(Tok::Recipient {
+                who: None,
+                attached: attached.clone(),
+                span: *span,
+            });
+            k += 1;
+            you = true;
+            continue;
+        }
+        let at_break = match out.last() {
+            Some(Tok::Connector(c, _)) => matches!(c.as_str(), ";" | "," | "and"),
+            Some(Tok::Punct(s)) => &text[s.0..s.1] == ";",
+            _ => false,
+        };
+        // Rule `lead.you`: "2nd Div: you will attack Hall", "You are to hold Kümla" — the
+        // recipient addressed, not a name.
+        let clause_start = at_break
+            || out
+                .iter()
+                .all(|t| matches!(t, Tok::Header(_) | Tok::Courtesy(_) | Tok::Recipient { .. }));
+        if clause_start
+            && word(text, &toks[k]) == "you"
+            && let Some(link) = link_len(text, &toks[k + 1..])
+            && matches!(toks.get(k + 1 + link), Some(Tok::Verb { .. }))
+        {
+            out.push(Tok::Recipient {
+                who: None,
+                attached: Vec::new(),
+                span: (toks[k].span().0, toks[k + link].span().1),
+            });
+            k += 1 + link;
+            you = true;
+            continue;
+        }
+        if at_break
+            && let Tok::Place(who) = &toks[k]
+            && let Some(link) = link_len(text, &toks[k + 1..])
+            && matches!(toks.get(k + 1 + link), Some(Tok::Verb { .. }))
+            && commands(who, index)
+        {
+            let span = (who.phrase_span.0, toks[k + link].span().1);
+            out.push(Tok::Recipient {
+                who: Some(who.clone()),
+                attached: Vec::new(),
+                span,
+            });
+            k += 1 + link;
+            fired = true;
+            continue;
+        }
+        out.push(toks[k].clone());
+        k += 1;
+    }
+    if fired {
+        rules.push("lead.clause-subject");
+    }
+    if you {
+        rules.push("lead.you");
+    }
+    out
+}
+
+/// How many tokens make the link between a subject and its verb: "will", "shall", "must" (1);
+/// "is to", "are to" (2); none (`None`).
+fn link_len(text: &str, rest: &[Tok]) -> Option<usize> {
+    let w = |k: usize| rest.get(k).map(|t| word(text, t));
+    match w(0)?.as_str() {
+        "will" | "shall" | "must" => Some(1),
+        "is" | "are" if w(1).as_deref() == Some("to") => Some(2),
+        _ => None,
+    }
+}
+
+/// Rule `verb.in-reserve`: "4th Div: in reserve behind Hinzeberg.", "K Div: in reserve at
+/// 38.12 until I send for you." — a sentence with no verb whose body opens with "in reserve"
+/// (or "in support", "in second line") is an order to stand in reserve there.
+pub(crate) fn in_reserve(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let start = toks
+        .iter()
+        .position(|t| {
+            !matches!(
+                t,
+                Tok::Header(_) | Tok::Courtesy(_) | Tok::Recipient { .. } | Tok::Addressee(_)
+            )
+        })
+        .unwrap_or(toks.len());
+    let Some(Tok::Manner(m, span)) = toks.get(start) else {
+        return toks;
+    };
+    let (m, span) = (m.to_ascii_lowercase(), *span);
+    if !matches!(m.as_str(), "in reserve" | "in second line" | "in support") || start == 0 {
+        return toks;
+    }
+    // A verb of its own before any condition or purpose makes it a manner: "4th Div: in
+    // reserve, follow the 2nd" is read as written.
+    let own_verb = toks[start + 1..]
+        .iter()
+        .take_while(|t| !matches!(t, Tok::CondStart(..) | Tok::Purpose(_)))
+        .any(|t| matches!(t, Tok::Verb { .. } | Tok::Negate(_)));
+    if own_verb {
+        return toks;
+    }
+    let action = if m == "in support" {
+        Action::Support
+    } else {
+        Action::Reserve
+    };
+    let mut out = toks;
+    // Read back with the verb the lexicon knows ("stand in reserve"), so it reads the same again.
+    out[start] = Tok::Verb {
+        action,
+        verb: format!("stand {}", &text[span.0..span.1]),
+        span,
+    };
+    rules.push("verb.in-reserve");
+    out
+}

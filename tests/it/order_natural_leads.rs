@@ -1,0 +1,170 @@
+//! Orders as players and staff write them when they do not use the reader's own idiom: the
+//! recipient written bare or with a comma, "you will …", several formations given tasks in one
+//! order, the verbless "in reserve", a military clock after "at" (issue 11). None of these
+//! sentences is in the annotated corpus.
+
+use staffwork::order::{self, CheckedOrder};
+use staffwork::rules::OrderType;
+
+fn hall(text: &str) -> CheckedOrder {
+    let s = staffwork::scenario::bundled("tutorial-hall").unwrap();
+    order::check_one(text, Some(&s), Some("imperial"))
+}
+
+fn vimeiro(text: &str) -> CheckedOrder {
+    let s = staffwork::scenario::bundled("vimeiro-1808").unwrap();
+    order::check_one(text, Some(&s), Some("french"))
+}
+
+fn recipient_id(o: &CheckedOrder) -> Option<String> {
+    o.recipient
+        .as_ref()
+        .and_then(|r| r.resolved.as_ref())
+        .map(|r| r.id.clone())
+}
+
+#[test]
+fn a_command_named_bare_before_its_verb_is_the_recipient() {
+    // Rule `lead.bare`: no colon, but a command of the scenario and at once a verb.
+    for (text, want) in [
+        ("2nd Div attack Hall at 1000.", "div-2"),
+        (
+            "Pellerin, bring your division forward to Hinzeberg.",
+            "div-4",
+        ),
+        ("Sauret, hold Kümla at all costs.", "div-3"),
+        (
+            "3rd Division occupy Kirseberg and hold the bridge.",
+            "div-3",
+        ),
+    ] {
+        let o = hall(text);
+        assert_eq!(recipient_id(&o).as_deref(), Some(want), "{text}: {}", o.key);
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+    }
+    // A place is never taken for a command: "Hall attack at once" has no recipient.
+    let o = hall("Hall attack at once.");
+    assert!(o.recipient.is_none(), "{}", o.key);
+}
+
+#[test]
+fn you_will_addresses_the_recipient_and_is_not_a_remark() {
+    // Rule `lead.you`.
+    for text in [
+        "2nd Div: you will attack Hall from the direction of Hinzeberg.",
+        "Morvan: you are to march upon Hall by the Säter road.",
+        "3rd Div: you must hold Kümla until relieved.",
+    ] {
+        let o = hall(text);
+        assert!(o.remarks.is_empty(), "{text}: {:?}", o.remarks);
+        assert!(
+            !o.diagnostics.iter().any(|d| d.code == "unstructured-text"),
+            "{text}: {:?}",
+            o.diagnostics
+        );
+        assert!(o.readback.contains(" is to "), "{text}: {}", o.readback);
+    }
+    // Alone, "you" names nobody: the recipient is whoever gets the letter, not a command
+    // called "You".
+    let o = hall("You will attack Hall from the direction of Hinzeberg.");
+    assert!(
+        !o.diagnostics.iter().any(|d| d.code == "unknown-recipient"),
+        "{:?}",
+        o.diagnostics
+    );
+}
+
+#[test]
+fn several_formations_tasked_in_one_order_keep_their_own_tasks() {
+    // Rule `lead.clause-subject`: each clause's formation is its subject, not an objective
+    // of the clause before.
+    let o = hall(
+        "I Corps: 2nd Div will attack Hall; 3rd Div will hold Kümla; 4th Div will remain in reserve at Hinzeberg.",
+    );
+    assert_eq!(o.stages.len(), 3, "{}", o.key);
+    let subjects: Vec<String> = o
+        .stages
+        .iter()
+        .map(|s| s.subject.as_ref().map_or(String::new(), |r| r.text.clone()))
+        .collect();
+    assert_eq!(
+        subjects,
+        ["2nd Div", "3rd Div", "4th Div"],
+        "{}",
+        o.readback
+    );
+    for st in &o.stages {
+        assert!(
+            st.objectives.iter().all(|r| !r.text.contains("Div")),
+            "{}",
+            o.readback
+        );
+    }
+    assert!(
+        o.readback.contains("3rd Div is to hold Kümla"),
+        "{}",
+        o.readback
+    );
+    // "General Kellerman will support him" after a semicolon is Kellerman's task.
+    let o = vimeiro(
+        "General Loison will carry Vimeiro with the bayonet; General Kellerman will support him with the grenadiers.",
+    );
+    assert_eq!(o.stages.len(), 2, "{}", o.key);
+    assert!(o.stages[1].subject.is_some(), "{}", o.readback);
+    assert!(
+        !o.stages[0]
+            .objectives
+            .iter()
+            .any(|r| r.text.contains("Kellerman")),
+        "{}",
+        o.readback
+    );
+    // The enemy is no subject: "the enemy will retreat" stays a report, not a task.
+    let o = hall("2nd Div: attack Hall; the enemy will retreat on Säter.");
+    assert!(
+        o.stages.iter().all(|s| s.subject.is_none()),
+        "{}",
+        o.readback
+    );
+}
+
+#[test]
+fn a_second_formation_following_in_support_is_limited_by_the_first() {
+    // 6.4.4: "follow in support" takes its limit from the attack it supports.
+    let o = vimeiro(
+        "Loison: push on along the Torres Vedras road and drive the English off Vimeiro Hill. Kellerman's grenadiers will follow in support.",
+    );
+    assert!(!o.has_errors(), "{:?}", o.diagnostics);
+    // Alone, the same support has no limit.
+    let o = vimeiro("Loison: follow in support.");
+    assert!(
+        o.diagnostics.iter().any(|d| d.code == "open-ended"),
+        "{:?}",
+        o.diagnostics
+    );
+}
+
+#[test]
+fn in_reserve_without_a_verb_is_an_order_to_stand_in_reserve() {
+    // Rule `verb.in-reserve`.
+    for text in [
+        "4th Div: in reserve behind Hinzeberg.",
+        "Pellerin: in reserve at 5.10 until I send for you.",
+    ] {
+        let o = hall(text);
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+        assert_eq!(o.order_type, Some(OrderType::General), "{text}: {}", o.key);
+        assert!(
+            o.readback.contains("stand in reserve"),
+            "{text}: {}",
+            o.readback
+        );
+    }
+}
+
+#[test]
+fn a_military_clock_after_at_is_read_back_with_its_at() {
+    let o = hall("2nd Div: attack Hall from the direction of Hinzeberg at 1000.");
+    assert!(o.readback.contains("at 1000"), "{}", o.readback);
+    assert_eq!(o.order_type, Some(OrderType::Complex), "{}", o.key);
+}
