@@ -190,7 +190,13 @@ fn merge(
                     return None;
                 }
                 if k == first && x.span.0 < m.0 {
-                    leftover(text, x.span.0, m.0, &mut head);
+                    // Rule `name.relation-head` here too: "outskirts of Hall".
+                    let from = x.phrase_span.0.min(x.span.0);
+                    if relation.is_none() && relation_head(&text[from..m.0]) {
+                        relation = Some((text[from..m.0].trim().to_lowercase(), from));
+                    } else {
+                        leftover(text, x.span.0, m.0, &mut head);
+                    }
                     phrase_from = m.0;
                 } else if k == first && x.phrase_span.0 < m.0 {
                     phrase_from = x.phrase_span.0;
@@ -423,8 +429,26 @@ pub(crate) fn edges(
             Some((a, b)) if (a, b) != x.span => {
                 *fired = true;
                 let article = x.phrase_span.0 < x.span.0;
+                let from = if article { x.phrase_span.0 } else { x.span.0 };
+                // Rule `name.relation-head`: "the foot of Kümla", "the line of the Portina" —
+                // a relation head cut off before the name is the name's relation, read back
+                // with it, not an unread remark.
+                if a > x.span.0
+                    && a < b
+                    && text[a..b].starts_with(|c: char| c.is_uppercase())
+                    && relation_head(&text[from..a])
+                {
+                    out.push(Tok::Relation {
+                        rel: text[from..a].trim().to_lowercase(),
+                        target: name_target(text, (a, b), a),
+                        span: (from, b),
+                    });
+                    if b < x.span.1 {
+                        leftover_filler(text, b, x.span.1, &mut out);
+                    }
+                    continue;
+                }
                 if a > x.span.0 {
-                    let from = if article { x.phrase_span.0 } else { x.span.0 };
                     leftover_filler(text, from, a, &mut out);
                 }
                 if a < b {
@@ -447,6 +471,24 @@ pub(crate) fn edges(
         }
     }
     out
+}
+
+/// "the foot of", "the west bank of the", "the line of the": words that end in "of" (and an
+/// article) after a relation noun of the lexicon, with nothing but articles and the lexicon's
+/// name words ("west", "upper") before it.
+fn relation_head(raw: &str) -> bool {
+    let lex = lexicon::get();
+    let words: Vec<String> = raw.split_whitespace().map(str::to_lowercase).collect();
+    let mut end = words.len();
+    if end > 0 && matches!(words[end - 1].as_str(), "the" | "a") {
+        end -= 1;
+    }
+    if end < 2 || words[end - 1] != "of" || !lex.is_relation(&words[end - 2]) {
+        return false;
+    }
+    words[..end - 2].iter().all(|w| {
+        matches!(w.as_str(), "the" | "a" | "its" | "his" | "their") || lex.is_name_adjective(w)
+    })
 }
 
 fn leftover_filler(text: &str, a: usize, b: usize, out: &mut Vec<Tok>) {

@@ -168,3 +168,77 @@ fn a_military_clock_after_at_is_read_back_with_its_at() {
     assert!(o.readback.contains("at 1000"), "{}", o.readback);
     assert_eq!(o.order_type, Some(OrderType::Complex), "{}", o.key);
 }
+
+#[test]
+fn a_relation_head_before_a_name_is_its_relation_not_a_remark() {
+    // Rule `name.relation-head`: "the foot of", "the line of the", "the outskirts of".
+    for (text, rel, id) in [
+        ("3rd Div: hold the foot of Kümla.", "the foot of", "kumla"),
+        (
+            "2nd Div: march to the outskirts of Hall and halt.",
+            "the outskirts of",
+            "hall",
+        ),
+        (
+            "3rd Div: hold the west bank of the Viskan.",
+            "the west bank of the",
+            "viskan",
+        ),
+    ] {
+        let o = hall(text);
+        assert!(
+            o.diagnostics.iter().all(|d| d.code == "anatomy"),
+            "{text}: {:?}",
+            o.diagnostics
+        );
+        let r = o.stages[0]
+            .objectives
+            .iter()
+            .find(|r| r.relation.is_some())
+            .unwrap_or_else(|| panic!("{text}: {}", o.key));
+        assert_eq!(r.relation.as_deref(), Some(rel), "{text}");
+        assert_eq!(
+            r.resolved.as_ref().map(|x| x.id.as_str()),
+            Some(id),
+            "{text}"
+        );
+        assert!(
+            o.readback.contains(
+                &text[text.find("the ").unwrap()
+                    ..text
+                        .find('.')
+                        .unwrap()
+                        .min(text.find(" and").unwrap_or(usize::MAX))]
+            ),
+            "{text}: {}",
+            o.readback
+        );
+    }
+}
+
+#[test]
+fn retaking_ground_and_courtesies_without_that_are_read() {
+    let s = staffwork::scenario::bundled("talavera-1809").unwrap();
+    let o = order::check_one(
+        "Tilson to reoccupy the Cerro de Medellín at daylight with both brigades.",
+        Some(&s),
+        Some("allied"),
+    );
+    assert!(!o.has_errors(), "{:?}", o.diagnostics);
+    assert!(
+        o.readback.contains("reoccupy the Cerro de Medellín"),
+        "{}",
+        o.readback
+    );
+    let o = order::check_one(
+        "4 Div will hold the Pajar de Vergara as long as possible.",
+        Some(&s),
+        Some("allied"),
+    );
+    assert!(
+        o.diagnostics.iter().all(|d| d.code == "anatomy"),
+        "{:?}",
+        o.diagnostics
+    );
+    assert!(o.readback.contains("as long as possible"), "{}", o.readback);
+}
