@@ -326,11 +326,18 @@ fn token_rules(
     if first(&toks) != before {
         d.rules.push("lead.compliments");
     }
+    let toks = by_clock(text, toks, &mut d.rules);
+    let toks = passive_own(text, toks, &mut d.rules);
     let n = toks.len();
     let toks = third_person(text, toks);
     if toks.len() != n {
         d.rules.push("lead.third-person");
     }
+    let toks = if d.recipient.is_none() && d.steps.is_empty() {
+        bare_lead(text, toks, &mut d.rules)
+    } else {
+        toks
+    };
     let toks = object_noun(text, toks, index, &mut d.rules);
     let toks = demonstrative(text, toks, &mut d.rules);
     let toks = possessed_noun(text, toks, &mut d.rules);
@@ -360,6 +367,11 @@ fn token_rules(
     let toks = colon_lead(text, toks);
     if toks.len() != n {
         d.rules.push("lead.colon");
+    }
+    let had = d.also.len();
+    let toks = split_recipient(text, toks, index, &mut d.also);
+    if d.also.len() != had {
+        d.rules.push("lead.several");
     }
     toks
 }
@@ -822,6 +834,23 @@ impl Reading<'_> {
                 joined: false,
                 prefix: None,
                 avoid: false,
+            };
+            return true;
+        }
+        // Rule `neg.avoid`: "no crossing", "no firing": "no" and an -ing form forbid it.
+        if let (true, Tok::Participle { span, .. }) = (self.negate, tok)
+            && !self.negate_verb
+            && text[span.0..span.1].to_lowercase().ends_with("ing")
+        {
+            self.negate = false;
+            d.rules.push("neg.avoid");
+            d.rules.push("neg.prohibition");
+            self.mode = Mode::Prohibit {
+                start: span.0,
+                end: span.1,
+                joined: false,
+                prefix: None,
+                avoid: true,
             };
             return true;
         }
@@ -1792,6 +1821,226 @@ fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
     out
 }
 
+/// Rule `time.by-clock`: "march to Kümla by 0800" — "by" and a bare military clock time is a
+/// deadline (30.0), like "by noon"; it used to leave "by" as a route word and read "0800" as a
+/// start time (a conditional, Complex order).
+fn by_clock(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
+    for tok in toks {
+        if let Tok::Timing { prep, value, span } = &tok
+            && let Some(Tok::RoutePrep(w, by)) = out.last()
+            && w.eq_ignore_ascii_case("by")
+            && !matches!(prep.as_str(), "by" | "before" | "until" | "immediate")
+            && text[span.0..span.1]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit())
+        {
+            let joined = (by.0, span.1);
+            out.pop();
+            rules.push("time.by-clock");
+            out.push(Tok::Timing {
+                prep: "by".into(),
+                value: value.clone(),
+                span: joined,
+            });
+            continue;
+        }
+        out.push(tok);
+    }
+    out
+}
+
+/// Rule `lead.passive-own`: "The 2nd Division will be formed in column behind Hinzeberg",
+/// "the guns are to be posted on the hill" — troops that "will be" or "are to be" done to are
+/// the recipient, and the participle is the action (there is no agent to carry it out).
+fn passive_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let word = |t: &Tok| {
+        let s = t.span();
+        text[s.0..s.1].to_lowercase()
+    };
+    let troops = |t: &Tok| match t {
+        Tok::Place(p) => super::resolve::looks_like_troops(&p.text),
+        Tok::Recipient { who: Some(w), .. } => super::resolve::looks_like_troops(&w.text),
+        _ => false,
+    };
+    let mut k = 1;
+    while k + 1 < toks.len() {
+        let Tok::Participle { action, span } = toks[k + 1] else {
+            k += 1;
+            continue;
+        };
+        let be = word(&toks[k]) == "be";
+        // "… will be formed": the grammar's recipient ("The 2nd Division will") or a troop
+        // phrase before "will", "shall", "must", "is to", "are to".
+        let subject = match toks[k - 1] {
+            Tok::Recipient { .. } => troops(&toks[k - 1]),
+            _ => {
+                let w = word(&toks[k - 1]);
+                let modal = matches!(w.as_str(), "will" | "shall" | "must");
+                let is_to =
+                    w == "to" && k >= 2 && matches!(word(&toks[k - 2]).as_str(), "is" | "are");
+                let at = if is_to {
+                    k.wrapping_sub(3)
+                } else {
+                    k.wrapping_sub(2)
+                };
+                (modal || is_to) && toks.get(at).is_some_and(troops)
+            }
+        };
+        if be && subject {
+            let sp = (toks[k].span().0, span.1);
+            toks[k] = Tok::Verb {
+                action,
+                verb: nfc(&words(&text[sp.0..sp.1].to_lowercase())),
+                span: sp,
+            };
+            toks.remove(k + 1);
+            rules.push("lead.passive-own");
+        }
+        k += 1;
+    }
+    toks
+}
+
+/// Rule `lead.bare`: "2 Div attack Hall from the west", "Cav-I screen the Viskan" — player
+/// shorthand: a troop name that opens the order with no article and is followed by an action
+/// is its recipient, as if a colon followed it.
+fn bare_lead(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    if toks.iter().any(|t| matches!(t, Tok::Recipient { .. })) {
+        return toks;
+    }
+    let Some(k) = toks
+        .iter()
+        .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
+    else {
+        return toks;
+    };
+    let lex = lexicon::get();
+    let Some(Tok::Place(t)) = toks.get(k) else {
+        return toks;
+    };
+    let first = t.text.split_whitespace().next().unwrap_or("");
+    if t.form != Form::Name
+        || t.phrase_span != t.span
+        || !t.parts.is_empty()
+        || !super::resolve::looks_like_troops(&t.text)
+        || lex.is_nation(&crate::text::fold(first))
+        || !t.text.chars().any(|c| c.is_uppercase() || c.is_ascii_digit())
+        // "Loison's attack has failed": a verb after a possessive is a noun.
+        || t.text.ends_with("'s")
+        || t.text.ends_with("’s")
+        || !matches!(toks.get(k + 1), Some(Tok::Verb { span, .. })
+            if text[span.0..span.1].chars().next().is_some_and(char::is_lowercase))
+        // A colon lead ("I Corps reserve battery: …") is read by the lead rules.
+        || toks.iter().any(|t| matches!(t, Tok::Punct(s) if &text[s.0..s.1] == ":"))
+    {
+        return toks;
+    }
+    let who = t.clone();
+    let span = who.span;
+    toks[k] = Tok::Recipient {
+        who: Some(who),
+        attached: Vec::new(),
+        span,
+    };
+    rules.push("lead.bare");
+    toks
+}
+
+/// Rule `lead.several` (lists in one lead): "2 Div + 3 Div:", "2nd Div, 3rd Div:", "2-I & 3-I:"
+/// name several recipients; "1st Brigade, 2nd Division" (a brigade of a division: the words
+/// after the comma are another echelon) and any exact name of the scenario stay one.
+fn split_recipient(
+    text: &str,
+    mut toks: Vec<Tok>,
+    index: Option<&super::resolve::Index<'_>>,
+    also: &mut Vec<Reference>,
+) -> Vec<Tok> {
+    let Some(k) = toks.iter().position(|t| matches!(t, Tok::Recipient { .. })) else {
+        return toks;
+    };
+    let Tok::Recipient {
+        who: Some(w),
+        attached,
+        span,
+    } = &toks[k]
+    else {
+        return toks;
+    };
+    let Some(raw) = text.get(w.span.0..w.span.1) else {
+        return toks;
+    };
+    let head = |p: &str| {
+        p.split_whitespace()
+            .last()
+            .map(|x| crate::text::fold(x).trim_end_matches('s').to_string())
+    };
+    // The parts and their byte offsets in `raw`.
+    let mut parts: Vec<(usize, &str)> = Vec::new();
+    let mut at = 0;
+    let mut plus = false;
+    for (i, c) in raw.char_indices() {
+        if matches!(c, '+' | '&' | ',') {
+            plus |= c != ',';
+            parts.push((at, &raw[at..i]));
+            at = i + c.len_utf8();
+        }
+    }
+    parts.push((at, &raw[at..]));
+    let parts: Vec<(usize, &str)> = parts
+        .into_iter()
+        .map(|(o, p)| (o + (p.len() - p.trim_start().len()), p.trim()))
+        .collect();
+    if parts.len() < 2
+        || parts
+            .iter()
+            .any(|(_, p)| p.is_empty() || !super::resolve::looks_like_troops(p))
+    {
+        return toks;
+    }
+    // Commas alone split only names of one echelon ("2nd Div, 3rd Div").
+    let h0 = head(parts[0].1);
+    if !plus && parts.iter().any(|(_, p)| head(p) != h0) {
+        return toks;
+    }
+    // With a scenario every part must name a command of its own, each a different one.
+    if let Some(ix) = index {
+        let mut ids: Vec<String> = Vec::new();
+        for (_, p) in &parts {
+            match ix.unit(p, false) {
+                super::resolve::Match::Found {
+                    resolved,
+                    near: None,
+                    ..
+                } if !ids.contains(&resolved.id) => ids.push(resolved.id),
+                _ => return toks,
+            }
+        }
+    }
+    let target = |(o, p): (usize, &str)| {
+        let sp = (w.span.0 + o, w.span.0 + o + p.len());
+        Target {
+            form: Form::Unit,
+            text: nfc(p),
+            span: sp,
+            phrase: nfc(p),
+            phrase_span: sp,
+            hexes: Vec::new(),
+            within: None,
+            parts: Vec::new(),
+        }
+    };
+    let first = target(parts[0]);
+    also.extend(parts[1..].iter().map(|x| to_reference(&target(*x))));
+    toks[k] = Tok::Recipient {
+        who: Some(first),
+        attached: attached.clone(),
+        span: *span,
+    };
+    toks
+}
+
 /// Rule `verb.bring`: "take your grenadiers forward to 34.10", "carry the division to Kümla" —
 /// a verb of taking whose object is the recipient's own troops and which goes on to a
 /// direction or a destination moves them; it captures nothing (issue 17).
@@ -1903,6 +2152,36 @@ fn action_noun(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec
     };
     let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
     for tok in toks {
+        // "the 2nd Division's attack on Hall": an action noun after a possessive (rule
+        // `verb.possessed` made it a word) is the possessor's.
+        if let Tok::Filler(f) = &tok
+            && lex.is_action_noun(&text[f.0..f.1].to_lowercase())
+            && out.len() >= 2
+            && matches!(
+                out[out.len() - 2],
+                Tok::Verb { .. } | Tok::DestPrep(..) | Tok::RoutePrep(..)
+            )
+            && let Some(Tok::Place(p)) = out.last()
+            && p.form == Form::Name
+            && p.parts.is_empty()
+            && let Some(bare) = p
+                .text
+                .strip_suffix("'s")
+                .or_else(|| p.text.strip_suffix("’s"))
+        {
+            let mut target = p.clone();
+            let cut = p.text.len() - bare.len();
+            target.text = bare.to_string();
+            target.span.1 -= cut;
+            target.phrase_span.1 -= cut;
+            target.phrase = nfc(&text[target.phrase_span.0..target.phrase_span.1]);
+            let rel = text[f.0..f.1].to_lowercase();
+            let span = (p.phrase_span.0, f.1);
+            out.pop();
+            rules.push("name.action-noun");
+            out.push(Tok::Relation { rel, target, span });
+            continue;
+        }
         let Tok::Place(t) = &tok else {
             out.push(tok);
             continue;

@@ -292,7 +292,19 @@ pub(crate) fn render(
     }
     let mut out = sentences
         .into_iter()
-        .map(|s| if s.ends_with('.') { s } else { format!("{s}.") })
+        .map(|s| {
+            // "by 10.30 a.m." would not end the sentence when read again ("a.m." is an
+            // abbreviation): "10.30 am." reads as the same time and ends it.
+            let lower = s.to_lowercase();
+            if lower.ends_with(" a.m.") || lower.ends_with(" p.m.") {
+                let cut = s.len() - 4;
+                format!("{}{}m.", &s[..cut], &s[cut..cut + 1])
+            } else if s.ends_with('.') {
+                s
+            } else {
+                format!("{s}.")
+            }
+        })
         .collect::<Vec<_>>()
         .join(" ");
     if independent && !preset {

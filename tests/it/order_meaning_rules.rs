@@ -824,3 +824,110 @@ fn avoid_refrain_and_without_forbid_what_follows() {
         assert_eq!(again.key, o.key, "{text} → {}", o.readback);
     }
 }
+
+#[test]
+fn player_shorthand_names_its_recipients() {
+    // lead.bare, lead.several (issue 11 §6, player shorthand): "4 Div fall back on Kümla" has
+    // no colon, "3 Div + 4 Div:" and "3rd Div, 4th Div:" are two recipients. They used to read
+    // as "fall back 4 Div, Kümla" (no recipient) and as the 2nd Brigade of the 3rd Division.
+    for (text, who, also) in [
+        ("4 Div fall back on Kümla.", "div-4", None),
+        ("Cav-I watch the Säter road.", "cav-i", None),
+        ("3 Div + 4 Div: hold Kirseberg.", "div-3", Some("div-4")),
+        (
+            "3rd Div, 4th Div: fall back on Kümla.",
+            "div-3",
+            Some("div-4"),
+        ),
+        ("1st Brigade, 3rd Division: hold Hinzeberg.", "1-3-i", None),
+    ] {
+        let o = hall(text);
+        let got = o.recipient.as_ref().and_then(|r| r.resolved.as_ref());
+        assert_eq!(
+            got.map(|r| r.id.as_str()),
+            Some(who),
+            "{text} → {}",
+            o.readback
+        );
+        let others: Vec<&str> = o
+            .also
+            .iter()
+            .filter_map(|r| r.resolved.as_ref().map(|x| x.id.as_str()))
+            .collect();
+        assert_eq!(others, also.into_iter().collect::<Vec<_>>(), "{text}");
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+        let again = hall(&o.readback);
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
+    // A possessive before a verb form is no recipient: "Morvan's attack has failed" reports.
+    let o = hall("Morvan's attack has failed.");
+    assert!(o.stages.is_empty(), "{}", o.readback);
+}
+
+#[test]
+fn staff_passives_and_clock_deadlines_read_as_written() {
+    // lead.passive-own, time.by-clock (30.0): "The 4th Division will be posted behind
+    // Kirseberg" orders the 4th Division (it used to be no action); "by 0900" is a deadline
+    // like "by noon" (it used to be a start time, so Complex); "11.15 a.m." at the end of a
+    // read-back still ends its sentence.
+    for (text, action) in [
+        (
+            "The 4th Division will be posted behind Kirseberg by 0900.",
+            order::Action::Deploy,
+        ),
+        (
+            "The 3rd Division is to be formed in column on Hinzeberg.",
+            order::Action::Deploy,
+        ),
+        (
+            "3rd Div: move to the Mill bridge by 0900.",
+            order::Action::Move,
+        ),
+        (
+            "Pellerin: fall back on Kümla by 11.15 a.m.",
+            order::Action::Withdraw,
+        ),
+    ] {
+        let o = hall(text);
+        assert_eq!(
+            o.order_type,
+            Some(OrderType::General),
+            "{text}: {}",
+            o.readback
+        );
+        assert_eq!(o.stages.len(), 1, "{text}: {}", o.readback);
+        assert_eq!(o.stages[0].steps[0].action, action, "{text}");
+        assert!(start_time(&o).is_none(), "{text}: {}", o.key);
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+        let again = hall(&o.readback);
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
+}
+
+#[test]
+fn no_firing_and_a_possessed_action_noun() {
+    // neg.avoid: "no firing" forbids firing (it used to be a remark); name.action-noun: "the
+    // 4th Division's retreat" covers the 4th Division (it used to leave "retreat" a remark).
+    let o = hall("I Corps Arty: hold Hinzeberg; no firing.");
+    let got: Vec<(&str, bool)> = o
+        .prohibitions
+        .iter()
+        .map(|p| (p.text.as_str(), p.avoid))
+        .collect();
+    assert_eq!(got, [("firing", true)], "{}", o.readback);
+    assert!(o.remarks.is_empty(), "{:?}", o.remarks);
+    let again = hall(&o.readback);
+    assert_eq!(again.key, o.key, "{}", o.readback);
+
+    let o = hall("Cav-I: cover the 4th Division's retreat to Kümla.");
+    let first = &o.stages[0].objectives[0];
+    assert_eq!(
+        first.resolved.as_ref().map(|r| r.id.as_str()),
+        Some("div-4"),
+        "{}",
+        o.readback
+    );
+    assert!(o.remarks.is_empty(), "{:?}", o.remarks);
+    let again = hall(&o.readback);
+    assert_eq!(again.key, o.key, "{}", o.readback);
+}
