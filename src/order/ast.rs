@@ -111,6 +111,11 @@ pub struct Prohibition {
     /// The verb phrase as written, without the negator ("pursue beyond the stream").
     pub text: String,
     pub span: Span,
+    /// What is forbidden is an -ing form or a noun phrase after "avoid", "refrain from",
+    /// "without" ("engaging the enemy", "a general action"): read back as "avoid …" (rule
+    /// `neg.avoid`). Absent from the JSON when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub avoid: bool,
 }
 
 /// One token of an order with its tag, for `check --explain`.

@@ -157,6 +157,10 @@ enum Mode {
         start: usize,
         end: usize,
         joined: bool,
+        /// The verb a negated alternative leaves out ("march to Kümla, not to Hall": "march").
+        prefix: Option<String>,
+        /// Rule `neg.avoid`: what follows "avoid", "refrain from" is forbidden as written.
+        avoid: bool,
     },
 }
 
@@ -322,6 +326,8 @@ fn token_rules(
     if first(&toks) != before {
         d.rules.push("lead.compliments");
     }
+    let toks = by_clock(text, toks, &mut d.rules);
+    let toks = passive_own(text, toks, &mut d.rules);
     let n = toks.len();
     let toks = third_person(text, toks);
     if toks.len() != n {
@@ -334,6 +340,7 @@ fn token_rules(
     let toks = take_position(text, toks, &mut d.rules);
     let toks = follow_own(text, toks, &mut d.rules);
     let toks = ready_to(text, toks, &mut d.rules);
+    let toks = action_noun(text, toks, &mut d.rules);
     let had = d.attached.len();
     let toks = division_members(text, toks, &mut d.attached);
     if d.attached.len() != had {
@@ -355,6 +362,11 @@ fn token_rules(
     let toks = colon_lead(text, toks);
     if toks.len() != n {
         d.rules.push("lead.colon");
+    }
+    let had = d.also.len();
+    let toks = split_recipient(text, toks, index, &mut d.also);
+    if d.also.len() != had {
+        d.rules.push("lead.several");
     }
     let toks = subjects::bare_lead(toks, index, &mut d.rules);
     let toks = subjects::clause_subjects(text, toks, index, &mut d.rules);
@@ -413,14 +425,121 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
         word_conn: false,
         negate: false,
         negate_verb: false,
+        negate_alt: false,
+        negate_to: false,
+        negate_avoid: false,
+        after_conn: false,
+        after_and: false,
+        verb_next: false,
     };
-    for tok in toks {
+    let reports = report_clauses(text, toks, !d.steps.is_empty());
+    let mut prev: Option<&Tok> = None;
+    for (i, tok) in toks.iter().enumerate() {
+        let conn = |c: &str| matches!(c, "," | "and" | "but" | "—" | "–");
+        r.after_conn = matches!(prev, Some(Tok::Connector(c, _)) if conn(c));
+        r.after_and = matches!(prev, Some(Tok::Connector(c, _)) if c == "and" || c == "but");
+        prev = Some(tok);
+        r.verb_next = match toks.get(i + 1) {
+            Some(Tok::Verb { .. }) => true,
+            Some(Tok::Filler(s)) => lexicon::get().is_verb_word(&text[s.0..s.1].to_lowercase()),
+            _ => false,
+        };
+        // Rule `clause.report`: a report after the action ("take Hall; it is good enough",
+        // "the bridge is broken") gives the recipient nothing to do: kept with the courtesies
+        // (no command), its places still places of the order.
+        if let Some(&(a, b)) = reports.iter().find(|(a, b)| (*a..*b).contains(&i)) {
+            if i == a && matches!(r.mode, Mode::Normal) {
+                r.flush(d);
+                let sp = (toks[a].span().0, toks[b - 1].span().1);
+                let (span, t) = trimmed(text, sp, &[',', ';', '.', '!', '?']);
+                d.courtesies.push(Remark { text: nfc(t), span });
+                d.rules.push("clause.report");
+            }
+            if matches!(r.mode, Mode::Normal) {
+                let mut sink = Vec::new();
+                collect_refs(tok, &mut sink, &mut d.refs);
+                continue;
+            }
+        }
         if r.in_mode(tok, d) || r.negation(tok, d) {
             continue;
         }
         r.token(tok, d);
     }
     r.finish(abs, d);
+}
+
+/// Rule `clause.report`: the token ranges of report clauses after an action — after `;`, `,` or
+/// "but" following a verb of this sentence (or a whole sentence after an order's first step):
+/// one noun phrase, then "is", "are", "was", "were" not followed by "to" ("it is good enough",
+/// "the bridge is broken", "the enemy is weak there"). A report runs to the next `;`, action,
+/// condition, purpose or negator.
+fn report_clauses(text: &str, toks: &[Tok], after_step: bool) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut verb_seen = false;
+    let be = |t: &Tok| {
+        matches!(t, Tok::Filler(s)
+            if matches!(text[s.0..s.1].to_lowercase().as_str(), "is" | "are" | "was" | "were"))
+    };
+    let mut k = 0;
+    while k < toks.len() {
+        let opens = match &toks[k] {
+            Tok::Connector(c, _) => verb_seen && matches!(c.as_str(), ";" | "," | "but"),
+            _ => false,
+        };
+        let sentence_start = k == 0 && after_step;
+        if matches!(toks[k], Tok::Verb { .. }) {
+            verb_seen = true;
+        }
+        let from = if sentence_start { k } else { k + 1 };
+        // "it is", "they are": a pronoun and its verb read as one word.
+        let pronoun_be = |t: &Tok| {
+            matches!(t, Tok::Filler(s) if {
+                let w = text[s.0..s.1].to_lowercase();
+                let ws: Vec<&str> = w.split_whitespace().collect();
+                matches!(ws.as_slice(), [p, b]
+                    if matches!(*p, "it" | "they" | "this" | "that" | "there")
+                        && matches!(*b, "is" | "are" | "was" | "were"))
+            })
+        };
+        let subject = if toks.get(from).is_some_and(pronoun_be) {
+            Some(from + 1)
+        } else if matches!(toks.get(from), Some(Tok::Place(_)))
+            && toks.get(from + 1).is_some_and(be)
+        {
+            Some(from + 2)
+        } else {
+            None
+        };
+        if (opens || sentence_start)
+            && let Some(after) = subject
+            && !matches!(toks.get(after), Some(Tok::DestPrep(p, _)) if p == "to")
+        {
+            let mut end = after;
+            // A verb inside the report is a noun ("it is a strong post"); an action follows
+            // a connector ("…, and push on to Hall").
+            let action_at = |e: usize| {
+                matches!(toks[e], Tok::Verb { .. })
+                    && matches!(toks.get(e.wrapping_sub(1)), Some(Tok::Connector(..)))
+            };
+            while end < toks.len()
+                && !action_at(end)
+                && !matches!(
+                    &toks[end],
+                    Tok::CondStart(..) | Tok::Purpose(_) | Tok::Negate(_) | Tok::Recipient { .. }
+                )
+                && !matches!(&toks[end], Tok::Connector(c, _) if c == ";")
+            {
+                end += 1;
+            }
+            // A sentence that is only the report: its closing punctuation belongs to it.
+            out.push((from, end));
+            k = end;
+            continue;
+        }
+        k += 1;
+    }
+    out
 }
 
 /// What reading one sentence carries from token to token: modifiers waiting for their action,
@@ -446,6 +565,17 @@ struct Reading<'t> {
     negate: bool,
     /// The negator must be followed by a verb ("do not", "never"; not a bare "not").
     negate_verb: bool,
+    /// A bare "not" / "not to" right after a connector: it may exclude an alternative place
+    /// (rule `neg.alternative`); `negate_to` when it was "not to".
+    negate_alt: bool,
+    negate_to: bool,
+    /// After "avoid", "refrain from": the next item is what is forbidden (rule `neg.avoid`).
+    negate_avoid: bool,
+    /// The token before this one was a connector ",", "and", "but" (`after_and`: a word one).
+    after_conn: bool,
+    after_and: bool,
+    /// The token after this one is a verb ("do not wait"; not "I do not think").
+    verb_next: bool,
 }
 
 impl Reading<'_> {
@@ -480,9 +610,19 @@ impl Reading<'_> {
                     Tok::Purpose(_) | Tok::CondStart(..) | Tok::IfPossible(_) => true,
                     // "…, and are not to pursue", "on no account": a prohibition to the
                     // recipient ends the condition ("if the enemy does not come" does not).
+                    // "as soon as it has crossed, and not wait", "if I cannot, do not wait": once
+                    // the condition has its verb, "do not" or "and not" turns to the recipient.
                     Tok::Negate(s) => {
                         let w = text[s.0..s.1].to_lowercase();
-                        w.ends_with(" to") || w.starts_with("on no") || w == "never"
+                        w.ends_with(" to")
+                            || w.starts_with("on no")
+                            || w == "never"
+                            || lexicon::get().is_avoid_negator(&w)
+                            || (*predicate
+                                && self.verb_next
+                                && (w.starts_with("do not")
+                                    || w.starts_with("don't")
+                                    || (w == "not" && self.after_and)))
                     }
                     Tok::Connector(c, _) => c == "then" || c == "and then" || c == ";",
                     _ => false,
@@ -530,11 +670,23 @@ impl Reading<'_> {
                 collect_refs(tok, &mut sink, &mut d.refs);
                 return true;
             }
-            Mode::Prohibit { start, end, joined } => {
+            Mode::Prohibit {
+                start,
+                end,
+                joined,
+                prefix,
+                avoid,
+            } => {
                 let ends = match tok {
                     Tok::Connector(c, _) if c == ";" || c == "but" => true,
                     Tok::Connector(c, _) => {
                         *joined = c == "and" || c == "," || c == "then" || c == "and then";
+                        false
+                    }
+                    // "you are not to engage until the infantry has crossed": how long the
+                    // prohibition lasts is part of it (rule `neg.prohibition`).
+                    Tok::CondStart(k, _) if k == "until" || k == "till" => {
+                        d.rules.push("neg.until");
                         false
                     }
                     // "…, and are not to destroy the bridge": a new negator starts a
@@ -552,7 +704,7 @@ impl Reading<'_> {
                     collect_refs(tok, &mut sink, &mut d.refs);
                     return true;
                 }
-                prohibit(text, *start, *end, d);
+                prohibit(text, (*start, *end), prefix.take(), *avoid, d);
                 self.mode = Mode::Normal;
             }
             Mode::Normal => {}
@@ -567,13 +719,6 @@ impl Reading<'_> {
         // forbids nothing after it.
         if self.negate && matches!(tok, Tok::Connector(c, _) if c == ";" || c == "but") {
             self.negate = false;
-        }
-        if let Tok::Negate(s) = tok {
-            self.flush(d);
-            self.negate = true;
-            let w = text[s.0..s.1].to_lowercase();
-            self.negate_verb = !matches!(w.as_str(), "not" | "no");
-            return true;
         }
         // "not allow the enemy to pass": a verb that is no stage is still what is forbidden.
         let verb_word = matches!(tok, Tok::Filler(s)
@@ -593,6 +738,86 @@ impl Reading<'_> {
             }
             _ => None,
         };
+        if let Tok::Negate(s) = tok {
+            self.flush(d);
+            let w = words(&text[s.0..s.1].to_lowercase());
+            // Rule `neg.avoid`: "without engaging the enemy" holds its verb; "avoid a general
+            // action", "refrain from attacking" forbid what follows, whatever it is.
+            if lexicon::get().is_avoid_negator(&w) {
+                d.rules.push("neg.avoid");
+                d.rules.push("neg.prohibition");
+                let last = w.rsplit(' ').next().unwrap_or("");
+                if w.contains(' ') && last.ends_with("ing") {
+                    self.mode = Mode::Prohibit {
+                        start: s.1 - last.len(),
+                        end: s.1,
+                        joined: false,
+                        prefix: None,
+                        avoid: true,
+                    };
+                } else {
+                    self.negate_avoid = true;
+                }
+                return true;
+            }
+            self.negate = true;
+            self.negate_verb = !matches!(w.as_str(), "not" | "no");
+            self.negate_alt = self.after_conn && matches!(w.as_str(), "not" | "not to");
+            self.negate_to = w == "not to";
+            return true;
+        }
+        if self.negate_avoid && !matches!(tok, Tok::Punct(_) | Tok::Connector(..)) {
+            self.negate_avoid = false;
+            let mut sink = Vec::new();
+            collect_refs(tok, &mut sink, &mut d.refs);
+            let sp = tok.span();
+            self.mode = Mode::Prohibit {
+                start: sp.0,
+                end: sp.1,
+                joined: false,
+                prefix: None,
+                avoid: true,
+            };
+            return true;
+        }
+        // Rule `neg.alternative`: "march to Kümla, not to Hall", "attack Hall and not Kümla" —
+        // a negated place after the step excludes it (what the step is not to do there); it is
+        // never a second objective.
+        let place_like = matches!(
+            tok,
+            Tok::Place(_)
+                | Tok::Relation { .. }
+                | Tok::DestPrep(..)
+                | Tok::RoutePrep(..)
+                | Tok::Direction { .. }
+        );
+        if self.negate
+            && self.negate_alt
+            && place_like
+            && !bare.is_some_and(|_| self.negate_verb)
+            && self.first_step_here.is_some()
+        {
+            self.negate = false;
+            self.negate_alt = false;
+            let st = &d.steps[d.steps.len() - 1].step;
+            let mut prefix = st.verb.clone();
+            if self.negate_to {
+                prefix.push_str(" to");
+            }
+            let mut sink = Vec::new();
+            collect_refs(tok, &mut sink, &mut d.refs);
+            let sp = tok.span();
+            d.rules.push("neg.alternative");
+            d.rules.push("neg.prohibition");
+            self.mode = Mode::Prohibit {
+                start: sp.0,
+                end: sp.1,
+                joined: false,
+                prefix: Some(prefix),
+                avoid: false,
+            };
+            return true;
+        }
         if self.negate
             && self.negate_verb
             && let Some(span) = bare.filter(|_| !verb_word)
@@ -604,6 +829,25 @@ impl Reading<'_> {
                 start: span.0,
                 end: span.1,
                 joined: false,
+                prefix: None,
+                avoid: false,
+            };
+            return true;
+        }
+        // Rule `neg.avoid`: "no crossing", "no firing": "no" and an -ing form forbid it.
+        if let (true, Tok::Participle { span, .. }) = (self.negate, tok)
+            && !self.negate_verb
+            && text[span.0..span.1].to_lowercase().ends_with("ing")
+        {
+            self.negate = false;
+            d.rules.push("neg.avoid");
+            d.rules.push("neg.prohibition");
+            self.mode = Mode::Prohibit {
+                start: span.0,
+                end: span.1,
+                joined: false,
+                prefix: None,
+                avoid: true,
             };
             return true;
         }
@@ -619,6 +863,8 @@ impl Reading<'_> {
                 start: span.0,
                 end: span.1,
                 joined: false,
+                prefix: None,
+                avoid: false,
             };
             return true;
         }
@@ -1070,11 +1316,15 @@ impl Reading<'_> {
         if let Some(t) = &step.timing {
             step.parts.push(t.text.clone());
         }
+        let condition = self.pending.condition.take();
+        if condition.is_some() && self.first_step_here.is_some() && link == Link::And {
+            d.rules.push("cond.own-clause");
+        }
         d.steps.push(DraftStep {
             step,
             link,
             sentence: self.si,
-            condition: self.pending.condition.take(),
+            condition,
             subject: self.pending.subject.take(),
             purpose: None,
             purpose_engage: false,
@@ -1213,7 +1463,13 @@ impl Reading<'_> {
         let text = self.text;
         self.flush(d);
         match self.mode {
-            Mode::Prohibit { start, end, .. } => prohibit(text, start, end, d),
+            Mode::Prohibit {
+                start,
+                end,
+                prefix,
+                avoid,
+                ..
+            } => prohibit(text, (start, end), prefix, avoid, d),
             Mode::Cond {
                 kind,
                 start,
@@ -1562,6 +1818,181 @@ fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
     out
 }
 
+/// Rule `time.by-clock`: "march to Kümla by 0800" — "by" and a bare military clock time is a
+/// deadline (30.0), like "by noon"; it used to leave "by" as a route word and read "0800" as a
+/// start time (a conditional, Complex order).
+fn by_clock(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
+    for tok in toks {
+        if let Tok::Timing { prep, value, span } = &tok
+            && let Some(Tok::RoutePrep(w, by)) = out.last()
+            && w.eq_ignore_ascii_case("by")
+            && !matches!(prep.as_str(), "by" | "before" | "until" | "immediate")
+            && text[span.0..span.1]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit())
+        {
+            let joined = (by.0, span.1);
+            out.pop();
+            rules.push("time.by-clock");
+            out.push(Tok::Timing {
+                prep: "by".into(),
+                value: value.clone(),
+                span: joined,
+            });
+            continue;
+        }
+        out.push(tok);
+    }
+    out
+}
+
+/// Rule `lead.passive-own`: "The 2nd Division will be formed in column behind Hinzeberg",
+/// "the guns are to be posted on the hill" — troops that "will be" or "are to be" done to are
+/// the recipient, and the participle is the action (there is no agent to carry it out).
+fn passive_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let word = |t: &Tok| {
+        let s = t.span();
+        text[s.0..s.1].to_lowercase()
+    };
+    let troops = |t: &Tok| match t {
+        Tok::Place(p) => super::resolve::looks_like_troops(&p.text),
+        Tok::Recipient { who: Some(w), .. } => super::resolve::looks_like_troops(&w.text),
+        _ => false,
+    };
+    let mut k = 1;
+    while k + 1 < toks.len() {
+        let Tok::Participle { action, span } = toks[k + 1] else {
+            k += 1;
+            continue;
+        };
+        let be = word(&toks[k]) == "be";
+        // "… will be formed": the grammar's recipient ("The 2nd Division will") or a troop
+        // phrase before "will", "shall", "must", "is to", "are to".
+        let subject = match toks[k - 1] {
+            Tok::Recipient { .. } => troops(&toks[k - 1]),
+            _ => {
+                let w = word(&toks[k - 1]);
+                let modal = matches!(w.as_str(), "will" | "shall" | "must");
+                let is_to =
+                    w == "to" && k >= 2 && matches!(word(&toks[k - 2]).as_str(), "is" | "are");
+                let at = if is_to {
+                    k.wrapping_sub(3)
+                } else {
+                    k.wrapping_sub(2)
+                };
+                (modal || is_to) && toks.get(at).is_some_and(troops)
+            }
+        };
+        if be && subject {
+            let sp = (toks[k].span().0, span.1);
+            toks[k] = Tok::Verb {
+                action,
+                verb: nfc(&words(&text[sp.0..sp.1].to_lowercase())),
+                span: sp,
+            };
+            toks.remove(k + 1);
+            rules.push("lead.passive-own");
+        }
+        k += 1;
+    }
+    toks
+}
+
+/// Rule `lead.several` (lists in one lead): "2 Div + 3 Div:", "2nd Div, 3rd Div:", "2-I & 3-I:"
+/// name several recipients; "1st Brigade, 2nd Division" (a brigade of a division: the words
+/// after the comma are another echelon) and any exact name of the scenario stay one.
+fn split_recipient(
+    text: &str,
+    mut toks: Vec<Tok>,
+    index: Option<&super::resolve::Index<'_>>,
+    also: &mut Vec<Reference>,
+) -> Vec<Tok> {
+    let Some(k) = toks.iter().position(|t| matches!(t, Tok::Recipient { .. })) else {
+        return toks;
+    };
+    let Tok::Recipient {
+        who: Some(w),
+        attached,
+        span,
+    } = &toks[k]
+    else {
+        return toks;
+    };
+    let Some(raw) = text.get(w.span.0..w.span.1) else {
+        return toks;
+    };
+    let head = |p: &str| {
+        p.split_whitespace()
+            .last()
+            .map(|x| crate::text::fold(x).trim_end_matches('s').to_string())
+    };
+    // The parts and their byte offsets in `raw`.
+    let mut parts: Vec<(usize, &str)> = Vec::new();
+    let mut at = 0;
+    let mut plus = false;
+    for (i, c) in raw.char_indices() {
+        if matches!(c, '+' | '&' | ',') {
+            plus |= c != ',';
+            parts.push((at, &raw[at..i]));
+            at = i + c.len_utf8();
+        }
+    }
+    parts.push((at, &raw[at..]));
+    let parts: Vec<(usize, &str)> = parts
+        .into_iter()
+        .map(|(o, p)| (o + (p.len() - p.trim_start().len()), p.trim()))
+        .collect();
+    if parts.len() < 2
+        || parts
+            .iter()
+            .any(|(_, p)| p.is_empty() || !super::resolve::looks_like_troops(p))
+    {
+        return toks;
+    }
+    // Commas alone split only names of one echelon ("2nd Div, 3rd Div").
+    let h0 = head(parts[0].1);
+    if !plus && parts.iter().any(|(_, p)| head(p) != h0) {
+        return toks;
+    }
+    // With a scenario every part must name a command of its own, each a different one.
+    if let Some(ix) = index {
+        let mut ids: Vec<String> = Vec::new();
+        for (_, p) in &parts {
+            match ix.unit(p, false) {
+                super::resolve::Match::Found {
+                    resolved,
+                    near: None,
+                    ..
+                } if !ids.contains(&resolved.id) => ids.push(resolved.id),
+                _ => return toks,
+            }
+        }
+    }
+    let target = |(o, p): (usize, &str)| {
+        let sp = (w.span.0 + o, w.span.0 + o + p.len());
+        Target {
+            form: Form::Unit,
+            text: nfc(p),
+            span: sp,
+            phrase: nfc(p),
+            phrase_span: sp,
+            hexes: Vec::new(),
+            within: None,
+            parts: Vec::new(),
+        }
+    };
+    let first = target(parts[0]);
+    also.extend(parts[1..].iter().map(|x| to_reference(&target(*x))));
+    toks[k] = Tok::Recipient {
+        who: Some(first),
+        attached: attached.clone(),
+        span: *span,
+    };
+    toks
+}
+
 /// Rule `verb.bring`: "take your grenadiers forward to 34.10", "carry the division to Kümla" —
 /// a verb of taking whose object is the recipient's own troops and which goes on to a
 /// direction or a destination moves them; it captures nothing (issue 17).
@@ -1649,6 +2080,142 @@ fn object_noun(
         return object_noun(text, toks, index, rules);
     }
     toks
+}
+
+/// Rule `name.action-noun`: "cover the retreat of the 2nd Division", "protect the passage of
+/// the guns", "secure the crossing of the stream" — an action noun (lexicon `[actions]`) joined
+/// by "of" to what follows is no place: the object is the troops or place after "of", with
+/// "retreat of" as its relation, read back as written. One pass, linear in the tokens.
+fn action_noun(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let lex = lexicon::get();
+    // "[the|his|their …] NOUN of [the]" and nothing else: the words between the verb and the
+    // object.
+    let lead = |ws: &[&str]| -> Option<String> {
+        let ws: Vec<&str> = match ws.first() {
+            Some(&("the" | "his" | "their" | "its" | "our" | "your" | "this" | "that")) => {
+                ws[1..].to_vec()
+            }
+            _ => ws.to_vec(),
+        };
+        match ws.as_slice() {
+            [n, "of"] | [n, "of", "the"] if lex.is_action_noun(n) => Some(format!("{n} of")),
+            _ => None,
+        }
+    };
+    let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
+    for tok in toks {
+        // "the 2nd Division's attack on Hall": an action noun after a possessive (rule
+        // `verb.possessed` made it a word) is the possessor's.
+        if let Tok::Filler(f) = &tok
+            && lex.is_action_noun(&text[f.0..f.1].to_lowercase())
+            && out.len() >= 2
+            && matches!(
+                out[out.len() - 2],
+                Tok::Verb { .. } | Tok::DestPrep(..) | Tok::RoutePrep(..)
+            )
+            && let Some(Tok::Place(p)) = out.last()
+            && p.form == Form::Name
+            && p.parts.is_empty()
+            && let Some(bare) = p
+                .text
+                .strip_suffix("'s")
+                .or_else(|| p.text.strip_suffix("’s"))
+        {
+            let mut target = p.clone();
+            let cut = p.text.len() - bare.len();
+            target.text = bare.to_string();
+            target.span.1 -= cut;
+            target.phrase_span.1 -= cut;
+            target.phrase = nfc(&text[target.phrase_span.0..target.phrase_span.1]);
+            let rel = text[f.0..f.1].to_lowercase();
+            let span = (p.phrase_span.0, f.1);
+            out.pop();
+            rules.push("name.action-noun");
+            out.push(Tok::Relation { rel, target, span });
+            continue;
+        }
+        let Tok::Place(t) = &tok else {
+            out.push(tok);
+            continue;
+        };
+        // One captured name: "the passage of the guns".
+        let whole = &text[t.phrase_span.0..t.phrase_span.1];
+        let ws: Vec<String> = whole.split_whitespace().map(str::to_lowercase).collect();
+        if t.form == Form::Name
+            && t.parts.is_empty()
+            && let Some(of) = ws.iter().position(|w| w == "of")
+            && of + 1 < ws.len()
+            && let Some(rel) = lead(&ws[..=of].iter().map(String::as_str).collect::<Vec<_>>())
+        {
+            // The object starts after "of" (with its article).
+            let mut at = t.phrase_span.0;
+            for _ in 0..=of {
+                let rest = &text[at..t.phrase_span.1];
+                let skip = rest.len() - rest.trim_start().len();
+                let w = rest.split_whitespace().next().unwrap_or("");
+                at += skip + w.len();
+            }
+            let rest = &text[at..t.phrase_span.1];
+            let from = at + (rest.len() - rest.trim_start().len());
+            let article = text[from..t.phrase_span.1]
+                .get(..4)
+                .is_some_and(|a| a.eq_ignore_ascii_case("the "));
+            let name_from = if article { from + 4 } else { from };
+            let target = names::name_target(text, (name_from, t.phrase_span.1), from);
+            rules.push("name.action-noun");
+            out.push(Tok::Relation {
+                rel,
+                target,
+                span: t.phrase_span,
+            });
+            continue;
+        }
+        // Tokens before it: "the retreat" "of", "crossing of the", "the march" "of".
+        let mut done = false;
+        for back in 1..=3usize.min(out.len()) {
+            let k = out.len() - back;
+            let ok = out[k..].iter().all(|x| match x {
+                Tok::Filler(_) | Tok::Verb { .. } | Tok::Participle { .. } => true,
+                Tok::Place(p) => p.form == Form::Name && p.parts.is_empty(),
+                _ => false,
+            });
+            if !ok {
+                break;
+            }
+            let mut from = out[k].span().0;
+            // An article no token kept ("the" cut from "the passage of the Viskan") is the
+            // relation's.
+            let prev_end = k.checked_sub(1).map_or(0, |j| out[j].span().1);
+            if let Some(gap) = text.get(prev_end..from)
+                && let Some(w) = gap.split_whitespace().last()
+                && matches!(w.to_lowercase().as_str(), "the" | "his" | "their" | "its")
+                && gap.split_whitespace().count() == 1
+            {
+                from = prev_end + gap.find(w).unwrap_or(0);
+            }
+            let Some(gap) = text.get(from..t.phrase_span.0) else {
+                break;
+            };
+            let gap: Vec<String> = gap.split_whitespace().map(str::to_lowercase).collect();
+            if let Some(rel) = lead(&gap.iter().map(String::as_str).collect::<Vec<_>>()) {
+                // A verb before the noun is the step's own verb, not part of the relation:
+                // "secure the crossing" keeps "secure".
+                out.truncate(k);
+                rules.push("name.action-noun");
+                out.push(Tok::Relation {
+                    rel,
+                    target: t.clone(),
+                    span: (from, t.phrase_span.1),
+                });
+                done = true;
+                break;
+            }
+        }
+        if !done {
+            out.push(tok);
+        }
+    }
+    out
 }
 
 /// Rule `pronoun.demonstrative`: "defend that village", "those heights in your front" — a
@@ -2223,12 +2790,14 @@ fn bare_verb(w: &str) -> bool {
         )
 }
 
-fn prohibit(text: &str, start: usize, end: usize, d: &mut Draft) {
-    let (span, raw) = trimmed(text, (start, end), &[',', '.', '!', '?', ';']);
+fn prohibit(text: &str, at: Span, prefix: Option<String>, avoid: bool, d: &mut Draft) {
+    let (span, raw) = trimmed(text, at, &[',', '.', '!', '?', ';']);
     if !raw.is_empty() {
+        let raw = nfc(&words(raw));
         d.prohibitions.push(Prohibition {
-            text: nfc(&words(raw)),
+            text: prefix.map_or_else(|| raw.clone(), |p| format!("{p} {raw}")),
             span,
+            avoid,
         });
     }
 }
@@ -2392,6 +2961,13 @@ pub(crate) fn stages(steps: Vec<DraftStep>) -> Vec<Stage> {
                     || last.posture != ds.step.posture
                     || (ds.condition.is_some() && last.condition.is_some())
                     || ds.subject.is_some()
+                    // Rule `cond.own-clause`: "march to Kümla; if the enemy appears, halt" —
+                    // a condition written before its step governs that step's clause, not
+                    // the stage before it (30.0).
+                    || ds
+                        .condition
+                        .as_ref()
+                        .is_some_and(|c| c.span.0 < ds.step.span.0)
             }
         };
         if new_stage {

@@ -56,6 +56,8 @@ struct File {
     persons: WordList,
     #[serde(default)]
     dates: WordList,
+    #[serde(default)]
+    actions: WordList,
 }
 
 /// What a lexicon phrase is.
@@ -89,6 +91,12 @@ pub(crate) struct Lexicon {
     titles: BTreeSet<String>,
     persons: BTreeSet<String>,
     months: BTreeSet<String>,
+    /// Negators whose object is what is forbidden, a noun phrase or an -ing form ("avoid",
+    /// "refrain from"), as lower-case words joined by one space.
+    avoid: BTreeSet<String>,
+    /// Nouns of an action ("retreat", "passage"): "the retreat of X" is X's (rule
+    /// `name.action-noun`).
+    action_nouns: BTreeSet<String>,
 }
 
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
@@ -194,8 +202,12 @@ impl Lexicon {
                 all.push((words(&p), part.clone()));
             }
         }
-        for k in f.negators.keys() {
+        let mut avoid = BTreeSet::new();
+        for (k, v) in &f.negators {
             all.push((words(k), Kind::Negator));
+            if v == "avoid" {
+                avoid.insert(words(k).join(" "));
+            }
         }
         for (k, v) in &f.idioms {
             let kind = match v.as_str() {
@@ -237,7 +249,21 @@ impl Lexicon {
                 .map(|n| crate::text::fold(n))
                 .collect(),
             months: f.dates.words.unwrap_or_default().into_iter().collect(),
+            avoid,
+            action_nouns: f.actions.nouns.unwrap_or_default().into_iter().collect(),
         }
+    }
+
+    /// A negator (lower-case, any spacing) whose object is what is forbidden ("avoid",
+    /// "refrain from", "without engaging"): lexicon value `avoid` (rule `neg.avoid`).
+    pub(crate) fn is_avoid_negator(&self, phrase: &str) -> bool {
+        self.avoid
+            .contains(&phrase.split_whitespace().collect::<Vec<_>>().join(" "))
+    }
+
+    /// A lower-case noun of an action ("retreat", "passage", "crossing"): `[actions]`.
+    pub(crate) fn is_action_noun(&self, word: &str) -> bool {
+        self.action_nouns.contains(word)
     }
 
     /// A folded word names troops ("enemy", "lancers", "Division").

@@ -812,7 +812,7 @@ fn order_key(
 ) -> String {
     let mut key = critique::key(recipient, attached, independent, stages, intent);
     for p in prohibitions {
-        key.push_str("|not:");
+        key.push_str(if p.avoid { "|avoid:" } else { "|not:" });
         key.push_str(&crate::text::fold(&p.text));
     }
     key

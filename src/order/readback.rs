@@ -59,7 +59,7 @@ fn stage_text_after(st: &Stage, prev: Option<&Stage>) -> String {
     if otherwise {
         out.push_str("otherwise ");
     }
-    let first = condition_first(st) || would_join_back(st, prev);
+    let first = condition_first(st) || would_join_back(st, prev) || own_clause(st, prev);
     if let Some(c) = st.condition.as_ref().filter(|_| first) {
         out.push_str(&lower_first(&c.text));
         out.push_str(", ");
@@ -120,6 +120,18 @@ fn would_join_back(st: &Stage, prev: Option<&Stage>) -> bool {
         && st.link == Link::And
         && st.posture == prev.posture
         && st.steps.len() > 1
+}
+
+/// Rule `cond.own-clause`: "march to Kümla; if the enemy appears, halt" — a condition written
+/// before a stage joined to the one before governs only that stage; it is read back before it
+/// ("… and if the enemy appears, halt"), or it would be read again as governing the first.
+fn own_clause(st: &Stage, prev: Option<&Stage>) -> bool {
+    let (Some(c), Some(_)) = (&st.condition, prev) else {
+        return false;
+    };
+    st.link == Link::And
+        && st.steps.first().is_some_and(|x| c.span.0 < x.span.0)
+        && !c.text.trim().eq_ignore_ascii_case("otherwise")
 }
 
 fn capitalise(s: &str) -> String {
@@ -184,6 +196,7 @@ pub(crate) fn render(
                 !c.text.trim().eq_ignore_ascii_case("otherwise")
                     && !condition_first(prev)
                     && !would_join_back(prev, p.checked_sub(1).map(|q| &stages[q]))
+                    && !own_clause(prev, p.checked_sub(1).map(|q| &stages[q]))
             })
         })
     };
@@ -262,8 +275,14 @@ pub(crate) fn render(
     for p in prohibitions {
         let link = who.map_or("are not to", |w| not_link(subject_link(w)));
         match sentences.last_mut() {
+            // Rule `neg.avoid`: "avoid a general action", "avoid engaging the enemy".
+            Some(last) if p.avoid => last.push_str(&format!(", and avoid {}", p.text)),
             Some(last) => {
                 last.push_str(&format!(", and {link} {}", p.text));
+            }
+            None if p.avoid => {
+                let intro = who.map_or(String::new(), |w| format!("{w}: "));
+                sentences.push(capitalise(&format!("{intro}avoid {}", p.text)));
             }
             None => {
                 let intro = who.map_or(String::new(), |w| format!("{w} "));
@@ -273,7 +292,19 @@ pub(crate) fn render(
     }
     let mut out = sentences
         .into_iter()
-        .map(|s| if s.ends_with('.') { s } else { format!("{s}.") })
+        .map(|s| {
+            // "by 10.30 a.m." would not end the sentence when read again ("a.m." is an
+            // abbreviation): "10.30 am." reads as the same time and ends it.
+            let lower = s.to_lowercase();
+            if lower.ends_with(" a.m.") || lower.ends_with(" p.m.") {
+                let cut = s.len() - 4;
+                format!("{}{}m.", &s[..cut], &s[cut..cut + 1])
+            } else if s.ends_with('.') {
+                s
+            } else {
+                format!("{s}.")
+            }
+        })
         .collect::<Vec<_>>()
         .join(" ");
     if independent && !preset {

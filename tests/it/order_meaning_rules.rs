@@ -613,3 +613,321 @@ fn a_word_after_do_not_is_the_verb_forbidden_even_if_unknown() {
     let o = hall("4th Div: the ground is not good; hold Kümla.");
     assert!(o.prohibitions.is_empty(), "{:?}", o.prohibitions);
 }
+
+#[test]
+fn a_condition_written_before_its_clause_governs_only_that_clause() {
+    // cond.own-clause (NBS 30.0, issue 11 §5): "march to X; if C, halt" — the condition governs
+    // the halt, not the march: two stages, the first unconditional. It used to put the condition
+    // on one stage holding both steps (the march itself waiting for C).
+    for (text, second) in [
+        (
+            "3rd Div: advance to Hinzeberg; if the enemy crosses the Viskan, halt there.",
+            "if the enemy crosses the Viskan, halt there",
+        ),
+        (
+            "Sauret: hold Kirseberg, and should the enemy come on in force, fall back to Kümla.",
+            "should the enemy come on in force, fall back to Kümla",
+        ),
+        (
+            "4th Div: move to Kirseberg and, if Hall is lost, retake it.",
+            "if Hall is lost, retake it",
+        ),
+    ] {
+        let o = hall(text);
+        assert_eq!(o.order_type, Some(OrderType::Complex), "{text}: {}", o.key);
+        assert_eq!(o.stages.len(), 2, "{text} → {}", o.readback);
+        assert!(o.stages[0].condition.is_none(), "{text} → {}", o.readback);
+        assert!(o.stages[1].condition.is_some(), "{text} → {}", o.readback);
+        assert!(o.readback.contains(second), "{text} → {}", o.readback);
+        assert!(o.rules.iter().any(|r| r == "cond.own-clause"), "{text}");
+        let again = hall(&o.readback);
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
+    // A condition written after its clause still governs the stage before it.
+    let o = hall("3rd Div: advance to Hinzeberg and halt there if the enemy crosses the Viskan.");
+    assert_eq!(o.stages.len(), 1, "{}", o.readback);
+}
+
+#[test]
+fn a_negated_alternative_is_excluded_never_an_objective() {
+    // neg.alternative (issue 11 §5): "attack Hall by the Säter road, not by the Kümla road" —
+    // the place after "not" is what the step must not use; it used to be a second objective or
+    // route ("march to Kümla, Hall").
+    for (text, kept, forbidden) in [
+        (
+            "2nd Div: attack Hall by the Säter road, not by the Kümla road.",
+            "hall",
+            "attack by the Kümla road",
+        ),
+        (
+            "Pellerin: fall back on Kümla and not on Kirseberg.",
+            "kumla",
+            "fall back on Kirseberg",
+        ),
+        (
+            "4th Div: march to Hinzeberg, not to Kirseberg.",
+            "hinzeberg",
+            "march to Kirseberg",
+        ),
+    ] {
+        let o = hall(text);
+        let objectives: Vec<&str> = o
+            .stages
+            .iter()
+            .flat_map(|s| &s.objectives)
+            .filter_map(|r| r.resolved.as_ref().map(|x| x.id.as_str()))
+            .collect();
+        assert_eq!(objectives, [kept], "{text} → {}", o.readback);
+        let got: Vec<&str> = o.prohibitions.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(got, [forbidden], "{text} → {}", o.readback);
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+        let again = hall(&o.readback);
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
+}
+
+#[test]
+fn a_report_after_the_action_is_no_task() {
+    // clause.report (issue 11 §5): "capture Hall, but the stream is deep there", "hold
+    // Hinzeberg; the ground is strong" report; they used to add "deep there" or "strong" as a
+    // second objective with an unknown-word warning.
+    for (text, report) in [
+        (
+            "3rd Div: hold Hinzeberg; the ground is strong.",
+            "the ground is strong",
+        ),
+        (
+            "2nd Div: capture Hall, but the stream is deep there.",
+            "the stream is deep there",
+        ),
+        (
+            "4th Div: march to Kümla. The road is good.",
+            "The road is good",
+        ),
+        (
+            "Sauret: occupy Kirseberg; it is a strong post.",
+            "it is a strong post",
+        ),
+    ] {
+        let o = hall(text);
+        assert_eq!(o.stages.len(), 1, "{text} → {}", o.readback);
+        assert_eq!(o.stages[0].objectives.len(), 1, "{text} → {}", o.readback);
+        assert!(o.remarks.is_empty(), "{text}: {:?}", o.remarks);
+        assert!(
+            o.diagnostics
+                .iter()
+                .all(|d| d.code != "unknown-word" && d.code != "unstructured-text"),
+            "{text}: {:?}",
+            o.diagnostics
+        );
+        assert!(
+            o.courtesies.iter().any(|c| c.text == report),
+            "{text}: {:?}",
+            o.courtesies
+        );
+        let again = hall(&o.readback);
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
+    // An action after the report is still read.
+    let o = hall("Sauret: occupy Kirseberg; they are weak there, and push on to Hall.");
+    assert_eq!(o.stages[0].steps.len(), 2, "{}", o.readback);
+}
+
+#[test]
+fn an_action_noun_takes_its_object_after_of() {
+    // name.action-noun (issue 11 §5): "cover the withdrawal of the 3rd Division" covers the
+    // 3rd Division; "secure the passage of the Viskan" the Viskan. The action noun used to be
+    // read as a place ("retreat" → unknown-word) or left over as a remark.
+    for (text, id, rel) in [
+        (
+            "Cav-I: cover the withdrawal of the 3rd Division to Kümla.",
+            "div-3",
+            "withdrawal of",
+        ),
+        (
+            "2nd Div: secure the passage of the Viskan at Kirseberg.",
+            "viskan",
+            "passage of",
+        ),
+        (
+            "4th Div: protect the march of the 2nd Division along the Kümla road.",
+            "div-2",
+            "march of",
+        ),
+    ] {
+        let o = hall(text);
+        let first = &o.stages[0].objectives[0];
+        assert_eq!(
+            first.resolved.as_ref().map(|r| r.id.as_str()),
+            Some(id),
+            "{text} → {}",
+            o.readback
+        );
+        assert_eq!(first.relation.as_deref(), Some(rel), "{text}");
+        assert!(o.remarks.is_empty(), "{text}: {:?}", o.remarks);
+        assert!(
+            o.diagnostics.iter().all(|d| d.code != "unknown-word"),
+            "{text}: {:?}",
+            o.diagnostics
+        );
+        let again = hall(&o.readback);
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
+}
+
+#[test]
+fn avoid_refrain_and_without_forbid_what_follows() {
+    // neg.avoid, neg.until (issue 11 §5): "refrain from attacking Hall", "avoid a general
+    // action", "without engaging the enemy's cavalry" forbid; "not to advance until …" keeps
+    // its duration. They used to read as no action, an objective, or a cut prohibition.
+    for (text, forbidden, avoid) in [
+        (
+            "2nd Div: hold Kirseberg and refrain from attacking Hall.",
+            "attacking Hall",
+            true,
+        ),
+        (
+            "3rd Div: avoid a general action and fall back on Kümla.",
+            "a general action",
+            true,
+        ),
+        (
+            "Cav-I: scout towards Säter without engaging the enemy's cavalry.",
+            "engaging the enemy's cavalry",
+            true,
+        ),
+        (
+            "4th Div: you are not to advance until the 2nd Division has taken Hall.",
+            "advance until the 2nd Division has taken Hall",
+            false,
+        ),
+        (
+            "Pellerin: hold Kümla; under no circumstances abandon it.",
+            "abandon it",
+            false,
+        ),
+        (
+            "Sauret: hold Hinzeberg and take care not to expose your flank.",
+            "expose your flank",
+            false,
+        ),
+    ] {
+        let o = hall(text);
+        let got: Vec<(&str, bool)> = o
+            .prohibitions
+            .iter()
+            .map(|p| (p.text.as_str(), p.avoid))
+            .collect();
+        assert_eq!(got, [(forbidden, avoid)], "{text} → {}", o.readback);
+        assert!(o.remarks.is_empty(), "{text}: {:?}", o.remarks);
+        let again = hall(&o.readback);
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
+}
+
+#[test]
+fn player_shorthand_names_its_recipients() {
+    // lead.bare, lead.several (issue 11 §6, player shorthand): "4 Div fall back on Kümla" has
+    // no colon, "3 Div + 4 Div:" and "3rd Div, 4th Div:" are two recipients. They used to read
+    // as "fall back 4 Div, Kümla" (no recipient) and as the 2nd Brigade of the 3rd Division.
+    for (text, who, also) in [
+        ("4 Div fall back on Kümla.", "div-4", None),
+        ("Cav-I watch the Säter road.", "cav-i", None),
+        ("3 Div + 4 Div: hold Kirseberg.", "div-3", Some("div-4")),
+        (
+            "3rd Div, 4th Div: fall back on Kümla.",
+            "div-3",
+            Some("div-4"),
+        ),
+        ("1st Brigade, 3rd Division: hold Hinzeberg.", "1-3-i", None),
+    ] {
+        let o = hall(text);
+        let got = o.recipient.as_ref().and_then(|r| r.resolved.as_ref());
+        assert_eq!(
+            got.map(|r| r.id.as_str()),
+            Some(who),
+            "{text} → {}",
+            o.readback
+        );
+        let others: Vec<&str> = o
+            .also
+            .iter()
+            .filter_map(|r| r.resolved.as_ref().map(|x| x.id.as_str()))
+            .collect();
+        assert_eq!(others, also.into_iter().collect::<Vec<_>>(), "{text}");
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+        let again = hall(&o.readback);
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
+    // A possessive before a verb form is no recipient: "Morvan's attack has failed" reports.
+    let o = hall("Morvan's attack has failed.");
+    assert!(o.stages.is_empty(), "{}", o.readback);
+}
+
+#[test]
+fn staff_passives_and_clock_deadlines_read_as_written() {
+    // lead.passive-own, time.by-clock (30.0): "The 4th Division will be posted behind
+    // Kirseberg" orders the 4th Division (it used to be no action); "by 0900" is a deadline
+    // like "by noon" (it used to be a start time, so Complex); "11.15 a.m." at the end of a
+    // read-back still ends its sentence.
+    for (text, action) in [
+        (
+            "The 4th Division will be posted behind Kirseberg by 0900.",
+            order::Action::Deploy,
+        ),
+        (
+            "The 3rd Division is to be formed in column on Hinzeberg.",
+            order::Action::Deploy,
+        ),
+        (
+            "3rd Div: move to the Mill bridge by 0900.",
+            order::Action::Move,
+        ),
+        (
+            "Pellerin: fall back on Kümla by 11.15 a.m.",
+            order::Action::Withdraw,
+        ),
+    ] {
+        let o = hall(text);
+        assert_eq!(
+            o.order_type,
+            Some(OrderType::General),
+            "{text}: {}",
+            o.readback
+        );
+        assert_eq!(o.stages.len(), 1, "{text}: {}", o.readback);
+        assert_eq!(o.stages[0].steps[0].action, action, "{text}");
+        assert!(start_time(&o).is_none(), "{text}: {}", o.key);
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+        let again = hall(&o.readback);
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
+}
+
+#[test]
+fn no_firing_and_a_possessed_action_noun() {
+    // neg.avoid: "no firing" forbids firing (it used to be a remark); name.action-noun: "the
+    // 4th Division's retreat" covers the 4th Division (it used to leave "retreat" a remark).
+    let o = hall("I Corps Arty: hold Hinzeberg; no firing.");
+    let got: Vec<(&str, bool)> = o
+        .prohibitions
+        .iter()
+        .map(|p| (p.text.as_str(), p.avoid))
+        .collect();
+    assert_eq!(got, [("firing", true)], "{}", o.readback);
+    assert!(o.remarks.is_empty(), "{:?}", o.remarks);
+    let again = hall(&o.readback);
+    assert_eq!(again.key, o.key, "{}", o.readback);
+
+    let o = hall("Cav-I: cover the 4th Division's retreat to Kümla.");
+    let first = &o.stages[0].objectives[0];
+    assert_eq!(
+        first.resolved.as_ref().map(|r| r.id.as_str()),
+        Some("div-4"),
+        "{}",
+        o.readback
+    );
+    assert!(o.remarks.is_empty(), "{:?}", o.remarks);
+    let again = hall(&o.readback);
+    assert_eq!(again.key, o.key, "{}", o.readback);
+}
