@@ -478,7 +478,7 @@ pub(super) fn retreat(
         // 21.4.7: "A retreating unit that enters terrain that would cause it to become Shaken or
         // DG suffers the effect just as a voluntarily moving unit would" — after the step's
         // Morale Degradation (12.2.5); a retreat never uses Road Movement (decision 0165).
-        super::zones::terrain_entry(ctx, &side, unit, class, prev, h, "21.4.7");
+        super::zones::terrain_entry(ctx, &side, unit, None, class, prev, h, "21.4.7");
         prev = h;
     }
     // 21.4.4: a Routed stack retreating through a friendly stack lowers that stack by one.
