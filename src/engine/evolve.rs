@@ -470,6 +470,7 @@ fn apply(state: &mut GameState, event: &Event) {
             unit,
             morale,
             extension,
+            rule,
             ..
         } => {
             // 13.3.1: an extension's Morale State is its own unless it Routs; then the whole
@@ -487,6 +488,20 @@ fn apply(state: &mut GameState, event: &Event) {
             match part {
                 Some(p) => p.morale = *morale,
                 None => state.units.entry(unit.clone()).or_default().morale = *morale,
+            }
+            // 9.2: an over-stacked hex is discovered; its side breaks it up in its next
+            // Movement Phase. Checks older than the last turn no longer bind anyone.
+            if rule == "9.2"
+                && let Some(hex) = state.positions.get(unit).copied()
+            {
+                let (turn, player) = (state.turn, state.player);
+                state.over_stacked.retain(|o| o.turn + 1 >= turn);
+                state.over_stacked.push(OverStack {
+                    unit: unit.clone(),
+                    hex,
+                    turn,
+                    player,
+                });
             }
         }
         EventKind::ReinforcementRolled { group, arrives, .. } => {

@@ -304,6 +304,47 @@ pub(crate) fn stacking_check(ctx: &mut Ctx) {
     }
 }
 
+/// 9.2: "Over-stacked hexes must be broken up in the next available friendly Movement Phase."
+/// Ending `side`'s Operations window (its Movement Phase) is refused while a hex of its found
+/// over-stacked at a check since its last one (the end of its previous phase, or the
+/// opponent's since) is still over the limits (decision 0084). Stacks over-stacked in this
+/// phase are only discovered as it ends, and bind the next one.
+pub(crate) fn must_break_up(ctx: &Ctx, side: &str) -> Result<(), super::Refusal> {
+    let s = ctx.eng.scenario;
+    let since = (ctx.state.turn.saturating_sub(1), ctx.state.player);
+    let mut hexes: BTreeMap<Hex, Vec<String>> = BTreeMap::new();
+    for o in &ctx.state.over_stacked {
+        let found_since = (o.turn, o.player) >= since;
+        let still_there = ctx.state.positions.get(&o.unit) == Some(&o.hex);
+        if found_since && still_there && s.unit(&o.unit).is_some_and(|u| u.side == side) {
+            hexes.entry(o.hex).or_default().push(o.unit.clone());
+        }
+    }
+    let stacks = stacks(ctx);
+    for (hex, mut units) in hexes {
+        let Some(st) = stacks.get(&(side.to_string(), hex)) else {
+            continue;
+        };
+        let over = over_limits(ctx.eng.movement, st);
+        if over.is_empty() {
+            continue;
+        }
+        units.sort();
+        units.dedup();
+        return Err(super::Refusal::new(
+            "over-stacked",
+            "9.2",
+            format!(
+                "{side}'s stack at {hex} ({}) was found over-stacked and still is: {}; \"over-stacked hexes must be broken up in the next available friendly Movement Phase\" [hex {hex}]",
+                units.join(", "),
+                over.join(", ")
+            ),
+            "move units out of the hex before the phase ends (a Routed unit may move one hex to do it, 9.2); the umpire may place one elsewhere with `override --place PIECE=HEX` and a reason",
+        ));
+    }
+    Ok(())
+}
+
 /// True when `side`'s stack at `at` is over a stacking limit (9.1).
 pub(crate) fn over_stacked(ctx: &Ctx, side: &str, at: Hex) -> bool {
     stacks(ctx)
