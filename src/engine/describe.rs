@@ -502,7 +502,17 @@ pub fn describe(e: &Event) -> String {
             unit,
             cause,
             hexes,
+            no_chart: true,
+            ..
+        } => format!(
+            "{unit} cannot retreat {hexes} hexes from {cause} and is removed: it has no Loss Chart, a wagon is destroyed (21.4.2, 26.2.3)"
+        ),
+        EventKind::RetreatBlocked {
+            unit,
+            cause,
+            hexes,
             stragglers,
+            ..
         } => format!(
             "{unit} cannot retreat {hexes} hexes from {cause} and is removed, its remaining strength marked off as {} (21.4.2)",
             if *stragglers {

@@ -439,6 +439,10 @@ pub enum EventKind {
         cause: Hex,
         hexes: u8,
         stragglers: bool,
+        /// A unit without a Loss Chart (a train): nothing to mark off; it leaves the map with
+        /// this event (21.4.2 "it is removed", decision 0169).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        no_chart: bool,
     },
     /// An eliminated infantry unit's Straggler Recovery off the map (20.3.2, decision 0163):
     /// tried at `at`, its formation's hub; a pass returns it to play there with the Stragglers

@@ -608,9 +608,13 @@ fn apply(state: &mut GameState, event: &Event) {
                 .retreat_due = Some(retreat.clone());
         }
         // 21.4.2: the retreat it could not make is no longer owed (0169).
-        EventKind::RetreatBlocked { unit, .. } => {
+        EventKind::RetreatBlocked { unit, no_chart, .. } => {
             if let Some(m) = state.movement.get_mut(unit) {
                 m.retreat_due = None;
+            }
+            // 21.4.2: a unit with no Loss Chart to mark off is removed here (0169).
+            if *no_chart {
+                state.positions.remove(unit);
             }
         }
         // 20.3.2: a pass puts it back in play at the hex tried, in Normal morale (0163).
