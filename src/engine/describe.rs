@@ -273,8 +273,10 @@ pub fn describe(e: &Event) -> String {
             half_mp,
             rule,
             reason,
+            extension,
         } => format!(
-            "{unit} loses {} MP ({rule}: {reason})",
+            "{}{unit} loses {} MP ({rule}: {reason})",
+            extension_of(*extension),
             crate::movement::tables::show_halves(*half_mp)
         ),
         EventKind::AllowanceHalved {
@@ -349,7 +351,12 @@ pub fn describe(e: &Event) -> String {
             morale,
             rule,
             reason,
-        } => format!("{unit} falls to {} ({rule}: {reason})", morale.short()),
+            extension,
+        } => format!(
+            "{}{unit} falls to {} ({rule}: {reason})",
+            extension_of(*extension),
+            morale.short()
+        ),
         EventKind::ReinforcementRolled {
             group,
             dice: d,
@@ -495,7 +502,17 @@ pub fn describe(e: &Event) -> String {
             unit,
             cause,
             hexes,
+            no_chart: true,
+            ..
+        } => format!(
+            "{unit} cannot retreat {hexes} hexes from {cause} and is removed: it has no Loss Chart, a wagon is destroyed (21.4.2, 26.2.3)"
+        ),
+        EventKind::RetreatBlocked {
+            unit,
+            cause,
+            hexes,
             stragglers,
+            ..
         } => format!(
             "{unit} cannot retreat {hexes} hexes from {cause} and is removed, its remaining strength marked off as {} (21.4.2)",
             if *stragglers {
@@ -777,6 +794,11 @@ pub fn combat_lines(r: &super::combat_system::CombatReadback) -> Vec<String> {
         }
     }
     out
+}
+
+/// "the Line Extension at HEX of " before a unit's name, when an event is an extension's.
+fn extension_of(extension: Option<crate::hex::Hex>) -> String {
+    extension.map_or(String::new(), |h| format!("the Line Extension at {h} of "))
 }
 
 #[cfg(test)]

@@ -267,6 +267,9 @@ pub enum EventKind {
         half_mp: u32,
         rule: String,
         reason: String,
+        /// The unit's Line Extension in this hex lost them, not the unit (13.1.2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        extension: Option<Hex>,
     },
     /// A Line generated a Line Extension into an adjacent hex (13.1.3): `half_mp` for the
     /// parent (1 MP), `extension_half_mp` what the extension spent (1 MP + the hex).
@@ -319,6 +322,10 @@ pub enum EventKind {
         morale: crate::combat::MoraleState,
         rule: String,
         reason: String,
+        /// The unit's Line Extension in this hex fell, not the unit (13.1.2, 13.3.1); a Routed
+        /// extension Routs the whole unit.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        extension: Option<Hex>,
     },
     /// A reinforcement arrival roll (12.6 and scenario rules).
     ReinforcementRolled {
@@ -432,6 +439,10 @@ pub enum EventKind {
         cause: Hex,
         hexes: u8,
         stragglers: bool,
+        /// A unit without a Loss Chart (a train): nothing to mark off; it leaves the map with
+        /// this event (21.4.2 "it is removed", decision 0169).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        no_chart: bool,
     },
     /// An eliminated infantry unit's Straggler Recovery off the map (20.3.2, decision 0163):
     /// tried at `at`, its formation's hub; a pass returns it to play there with the Stragglers

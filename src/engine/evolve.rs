@@ -446,16 +446,63 @@ fn apply(state: &mut GameState, event: &Event) {
                 state.movement.entry(unit.clone()).or_default().halved_in = Some(turn);
             }
         }
-        EventKind::MovementPointsLost { unit, half_mp, .. } => {
+        EventKind::MovementPointsLost {
+            unit,
+            half_mp,
+            extension,
+            ..
+        } => {
             let (turn, player) = (state.turn, state.player);
             let u = state.movement.entry(unit.clone()).or_default();
-            let mut m = u.spent_in(turn, player);
-            m.halves += half_mp;
-            m.dg_halved = true;
-            u.moved = Some(m);
+            // 13.1.2: an extension keeps its own MP.
+            let spend = |m: &mut Option<PhaseMove>| {
+                let mut now = PhaseMove::in_phase(*m, turn, player);
+                now.halves += half_mp;
+                now.dg_halved = true;
+                *m = Some(now);
+            };
+            match extension.and_then(|h| u.extension_parts.iter_mut().find(|p| p.hex == h)) {
+                Some(p) => spend(&mut p.moved),
+                None => spend(&mut u.moved),
+            }
         }
-        EventKind::MoraleDegraded { unit, morale, .. } => {
-            state.units.entry(unit.clone()).or_default().morale = *morale;
+        EventKind::MoraleDegraded {
+            unit,
+            morale,
+            extension,
+            rule,
+            ..
+        } => {
+            // 13.3.1: an extension's Morale State is its own unless it Routs; then the whole
+            // unit is Routed and its extensions collapse (in `evolve`).
+            let part = extension
+                .filter(|_| *morale != crate::combat::MoraleState::Routed)
+                .and_then(|h| {
+                    state
+                        .movement
+                        .get_mut(unit)?
+                        .extension_parts
+                        .iter_mut()
+                        .find(|p| p.hex == h)
+                });
+            match part {
+                Some(p) => p.morale = *morale,
+                None => state.units.entry(unit.clone()).or_default().morale = *morale,
+            }
+            // 9.2: an over-stacked hex is discovered; its side breaks it up in its next
+            // Movement Phase. Checks older than the last turn no longer bind anyone.
+            if rule == "9.2"
+                && let Some(hex) = state.positions.get(unit).copied()
+            {
+                let (turn, player) = (state.turn, state.player);
+                state.over_stacked.retain(|o| o.turn + 1 >= turn);
+                state.over_stacked.push(OverStack {
+                    unit: unit.clone(),
+                    hex,
+                    turn,
+                    player,
+                });
+            }
         }
         EventKind::ReinforcementRolled { group, arrives, .. } => {
             if *arrives {
@@ -561,9 +608,13 @@ fn apply(state: &mut GameState, event: &Event) {
                 .retreat_due = Some(retreat.clone());
         }
         // 21.4.2: the retreat it could not make is no longer owed (0169).
-        EventKind::RetreatBlocked { unit, .. } => {
+        EventKind::RetreatBlocked { unit, no_chart, .. } => {
             if let Some(m) = state.movement.get_mut(unit) {
                 m.retreat_due = None;
+            }
+            // 21.4.2: a unit with no Loss Chart to mark off is removed here (0169).
+            if *no_chart {
+                state.positions.remove(unit);
             }
         }
         // 20.3.2: a pass puts it back in play at the hex tried, in Normal morale (0163).

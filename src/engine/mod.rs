@@ -166,6 +166,7 @@ impl<'a> Engine<'a> {
             dice: Default::default(),
             random_events: Default::default(),
             eliminated: Default::default(),
+            over_stacked: Default::default(),
             events: 0,
         }
     }

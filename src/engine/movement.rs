@@ -568,8 +568,8 @@ fn extension_mover(
 /// phase, facing and Morale State (decision 0153), by the same path rules as any unit. It ends
 /// next to its parent (13.0: "at the end of every phase they must be adjacent to their parent";
 /// checked at the end of its move), never with another Line Extension (13.2), never in its
-/// parent's hex (that is rejoining, `--retract`, 13.1.4). A move that would change its Morale
-/// State on the way (12.1.5, 11.3.1, 12.1.2) is the umpire's.
+/// parent's hex (that is rejoining, `--retract`, 13.1.4). What the path does to its Morale State
+/// and MP on the way (12.1.5, 11.3.1, 12.2.5, 12.1.2) is its own (13.1.2).
 #[allow(clippy::too_many_arguments)]
 fn move_extension(
     ctx: &mut Ctx,
@@ -664,32 +664,24 @@ fn move_extension(
         return turn_extension(ctx, side, u, at, &m, opts.face);
     }
     let r = judge_path(ctx, side, u, &m, at, to, given)?;
-    if r.minimum_move
-        || r.routed
-        || r.halved > 0
-        || !r.zoi_degradations.is_empty()
-        || !r.entry_effects.is_empty()
-    {
-        return Err(no(
-            "extension-morale",
-            "13.1.2",
-            format!(
-                "this move would change the Line Extension's own Morale State on the way (a minimum move 12.1.5, ZoI to ZoI 11.3.1, terrain that shakes or disorganizes 12.2.5, or becoming DG 12.1.2) [hex {to}]"
-            ),
-            "take another path, or the umpire places it",
-        ));
-    }
+    // 11.3.2: a Rout on the way stops it where the ruling's path ends; the whole unit then
+    // Routs and its extensions collapse into the parent's hex (13.3.1).
+    let end = r.path.last().copied().unwrap_or(to);
     ctx.emit_side(
         side,
         EventKind::ExtensionMoved {
             unit: u.id.clone(),
             from: at,
-            to,
+            to: end,
             path: r.path.clone(),
             half_mp: r.charged,
             facing: r.facing,
         },
     );
+    // 13.1.1, 13.1.2: the path's Morale Degradation (11.3.1), minimum move (12.1.5), terrain
+    // (12.2.5) and DG halving (12.1.2) are the extension's own, by the same function as any
+    // unit's; a Rout is the whole unit's (13.3.1).
+    emit_move_effects(ctx, side, u, Some(end), &r, m.class);
     Ok(())
 }
 
@@ -1451,6 +1443,7 @@ fn square_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<bool, Re
                 morale: MoraleState::Disorganized,
                 rule: "8.3.2".into(),
                 reason: "failed the Square's Morale Check to move".into(),
+                extension: None,
             },
         );
     }
@@ -1471,55 +1464,7 @@ fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, column: u32, class
             half_mp: Some(r.charged + column),
         },
     );
-    // Step by step: 11.3.1's Morale Degradation, then (12.1.5) the one-hex move's, then
-    // (12.2.5: "implement the Morale Degradation first") the terrain's Sh/DG. The MP the unit
-    // loses for them are in the ruling (`halved`), so none are halved here.
-    let mut zoi = r.zoi_degradations.iter().peekable();
-    let mut entered = r.entry_effects.iter().peekable();
-    for s in &r.steps {
-        if zoi.next_if(|h| **h == s.to).is_some() {
-            super::zones::degrade(
-                ctx,
-                side,
-                &u.id,
-                "11.3.1",
-                format!(
-                    "moved directly from one enemy Zone of Influence hex into another at {}",
-                    s.to
-                ),
-                0,
-            );
-        }
-        if r.minimum_move {
-            // 12.1.5: the one-hex move costs a Morale State.
-            super::zones::degrade(
-                ctx,
-                side,
-                &u.id,
-                "12.1.5",
-                format!(
-                    "moved one hex with {} MP left for a {} MP step",
-                    show_halves(r.remaining),
-                    show_halves(r.cost)
-                ),
-                0,
-            );
-        }
-        if entered.next_if(|h| **h == s.to).is_some() {
-            super::zones::terrain_entry(ctx, side, &u.id, class, s.from, s.to, "12.2.5");
-        }
-    }
-    if r.halved > 0 {
-        ctx.emit_side(
-            side,
-            EventKind::MovementPointsLost {
-                unit: u.id.clone(),
-                half_mp: r.halved,
-                rule: "12.1.2".into(),
-                reason: "became Disorganized while moving: remaining MP halved".into(),
-            },
-        );
-    }
+    emit_move_effects(ctx, side, u, None, r, class);
     let known = ctx.state.movement.get(&u.id).and_then(|x| x.facing);
     if let Some(f) = r.facing
         && known != Some(f)
@@ -1533,6 +1478,70 @@ fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, column: u32, class
                 to: f,
                 half_mp: 0,
                 rule: "10.1".into(),
+            },
+        );
+    }
+}
+
+/// What a move's path did to the mover's Morale State and MP, for a unit or (with `extension`,
+/// its hex at the end of the move) its Line Extension, which takes them as any unit does
+/// (13.1.1, 13.1.2). Step by step: 11.3.1's Morale Degradation, then (12.1.5) the one-hex move's, then
+// (12.2.5: "implement the Morale Degradation first") the terrain's Sh/DG. The MP the unit
+// loses for them are in the ruling (`halved`), so none are halved here.
+fn emit_move_effects(
+    ctx: &mut Ctx,
+    side: &str,
+    u: &Unit,
+    extension: Option<Hex>,
+    r: &Ruling,
+    class: &str,
+) {
+    let mut zoi = r.zoi_degradations.iter().peekable();
+    let mut entered = r.entry_effects.iter().peekable();
+    for s in &r.steps {
+        if zoi.next_if(|h| **h == s.to).is_some() {
+            super::zones::degrade_part(
+                ctx,
+                side,
+                &u.id,
+                extension,
+                "11.3.1",
+                format!(
+                    "moved directly from one enemy Zone of Influence hex into another at {}",
+                    s.to
+                ),
+                0,
+            );
+        }
+        if r.minimum_move {
+            // 12.1.5: the one-hex move costs a Morale State.
+            super::zones::degrade_part(
+                ctx,
+                side,
+                &u.id,
+                extension,
+                "12.1.5",
+                format!(
+                    "moved one hex with {} MP left for a {} MP step",
+                    show_halves(r.remaining),
+                    show_halves(r.cost)
+                ),
+                0,
+            );
+        }
+        if entered.next_if(|h| **h == s.to).is_some() {
+            super::zones::terrain_entry(ctx, side, &u.id, extension, class, s.from, s.to, "12.2.5");
+        }
+    }
+    if r.halved > 0 {
+        ctx.emit_side(
+            side,
+            EventKind::MovementPointsLost {
+                unit: u.id.clone(),
+                half_mp: r.halved,
+                rule: "12.1.2".into(),
+                reason: "became Disorganized while moving: remaining MP halved".into(),
+                extension,
             },
         );
     }

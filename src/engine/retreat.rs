@@ -478,7 +478,7 @@ pub(super) fn retreat(
         // 21.4.7: "A retreating unit that enters terrain that would cause it to become Shaken or
         // DG suffers the effect just as a voluntarily moving unit would" — after the step's
         // Morale Degradation (12.2.5); a retreat never uses Road Movement (decision 0165).
-        super::zones::terrain_entry(ctx, &side, unit, class, prev, h, "21.4.7");
+        super::zones::terrain_entry(ctx, &side, unit, None, class, prev, h, "21.4.7");
         prev = h;
     }
     // 21.4.4: a Routed stack retreating through a friendly stack lowers that stack by one.
@@ -593,7 +593,8 @@ fn can_retreat(ctx: &Ctx, u: &Unit, from: Hex, d: &RetreatDue, through_prohibite
 /// strength is marked off as Permanent Casualties (exception: Infantry units that can trace a
 /// path through Prohibited terrain mark off the remainder as Stragglers instead)." Called once a
 /// retreat is owed: when no legal retreat exists the unit is removed at once (decision 0169).
-/// A unit without a Loss Chart is left to the umpire.
+/// A unit without a Loss Chart (a train) is removed too, with nothing to mark off: the rule
+/// removes "a unit", and only the marking is for infantry and cavalry.
 pub(super) fn remove_if_trapped(ctx: &mut Ctx, unit: &str) {
     let s = ctx.eng.scenario;
     let (Some(u), Some(from)) = (s.unit(unit), ctx.state.positions.get(unit).copied()) else {
@@ -607,10 +608,28 @@ pub(super) fn remove_if_trapped(ctx: &mut Ctx, unit: &str) {
     else {
         return;
     };
+    if can_retreat(ctx, u, from, &d, false) {
+        return;
+    }
+    if u.kind == UnitKind::Train {
+        // 21.4.2 "it is removed": a train has no strength to mark off (26.2.3: wagons are
+        // destroyed by the enemy ending in their hex; trapped, they are lost the same way).
+        ctx.emit_side(
+            &u.side,
+            EventKind::RetreatBlocked {
+                unit: unit.to_string(),
+                cause: d.cause,
+                hexes: d.min,
+                stragglers: false,
+                no_chart: true,
+            },
+        );
+        return;
+    }
     let Some(st) = ctx.state.units.get(unit).cloned() else {
         return;
     };
-    if st.track.boxes == 0 || can_retreat(ctx, u, from, &d, false) {
+    if st.track.boxes == 0 {
         return;
     }
     let stragglers = u.kind == UnitKind::Infantry && can_retreat(ctx, u, from, &d, true);
@@ -629,6 +648,7 @@ pub(super) fn remove_if_trapped(ctx: &mut Ctx, unit: &str) {
             cause: d.cause,
             hexes: d.min,
             stragglers,
+            no_chart: false,
         },
     );
     ctx.emit_side(

@@ -160,6 +160,8 @@ pub(super) fn advance(ctx: &mut Ctx) -> Result<(), Refusal> {
             super::movement::ruffin_night_attack(ctx, &side)
         }
         Step::Operations => {
+            // 9.2: the phase cannot end with a stack found over-stacked not broken up.
+            super::zones::must_break_up(ctx, &side)?;
             end_player_turn(ctx, &side)?;
             let next = ctx.state.player + 1;
             if next < ctx.state.side_order.len() {

@@ -400,6 +400,15 @@ impl ExtensionPart {
     }
 }
 
+/// One unit of a stack found over the stacking limits (9.1) at an end-of-phase check (9.2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OverStack {
+    pub unit: String,
+    pub hex: Hex,
+    pub turn: u32,
+    pub player: usize,
+}
+
 /// A retreat a combat (21.4, 15.3.8, 16.x; decision 0147) or the Rally Phase (21.5 F; decision
 /// 0164) requires of one unit: from which hex and how many hexes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -516,6 +525,11 @@ pub struct GameState {
     /// from which it may try Straggler Recovery to return to play (decision 0163).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub eliminated: BTreeMap<String, u32>,
+    /// Over-stacked hexes found at the end-of-phase checks of this turn and the last (9.2): each
+    /// unit that lost a Morale State for it, where, and the phase (turn, player) of the check.
+    /// Its side must break the stack up in its next Movement Phase (decision 0084).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub over_stacked: Vec<OverStack>,
     /// Number of events folded so far.
     pub events: u64,
 }

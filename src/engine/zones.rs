@@ -130,12 +130,37 @@ pub(crate) fn degrade(
     reason: String,
     left: u32,
 ) -> bool {
-    let before = ctx
-        .state
-        .units
-        .get(unit)
-        .map(|x| x.morale)
-        .unwrap_or_default();
+    degrade_part(ctx, side, unit, None, rule, reason, left)
+}
+
+/// The Morale State of `unit`, or of its Line Extension in `extension` (13.1.2).
+pub(crate) fn morale_of(ctx: &Ctx, unit: &str, extension: Option<Hex>) -> MoraleState {
+    extension
+        .and_then(|h| super::extensions::part(&ctx.state, unit, h))
+        .map(|p| p.morale)
+        .unwrap_or_else(|| {
+            ctx.state
+                .units
+                .get(unit)
+                .map(|x| x.morale)
+                .unwrap_or_default()
+        })
+}
+
+/// `degrade` for a unit or, with `extension`, its Line Extension in that hex, which keeps its
+/// own Morale State and MP (13.1.1: "the same … morale … characteristics as any other unit";
+/// 13.1.2). An extension that Routs Routs its whole unit, which collapses into the parent's hex
+/// and retreats (13.3.1).
+pub(crate) fn degrade_part(
+    ctx: &mut Ctx,
+    side: &str,
+    unit: &str,
+    extension: Option<Hex>,
+    rule: &str,
+    reason: String,
+    left: u32,
+) -> bool {
+    let before = morale_of(ctx, unit, extension);
     let after = before.shift(-1);
     ctx.emit_side(
         side,
@@ -144,10 +169,11 @@ pub(crate) fn degrade(
             morale: after,
             rule: rule.to_string(),
             reason,
+            extension,
         },
     );
     if after == MoraleState::Disorganized && before != MoraleState::Disorganized && left > 0 {
-        halve(ctx, side, unit, left);
+        halve(ctx, side, unit, extension, left);
     }
     // 21.4: "a unit that becomes Routed immediately retreats 6 hexes" — from whatever cause.
     if after == MoraleState::Routed
@@ -165,10 +191,12 @@ pub(crate) fn degrade(
 /// table's `enters` cell, if any, lowers it to that state. Called after the step's Morale
 /// Degradation (12.2.5: "implement the Morale Degradation first"). Retreats call it (21.4.7);
 /// voluntary moves do not yet (decision 0165). True when it changed the unit.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn terrain_entry(
     ctx: &mut Ctx,
     side: &str,
     unit: &str,
+    extension: Option<Hex>,
     class: &str,
     from: Hex,
     to: Hex,
@@ -187,12 +215,7 @@ pub(crate) fn terrain_entry(
         crate::movement::tables::EntryEffect::Shaken => MoraleState::Shaken,
         crate::movement::tables::EntryEffect::Disorganized => MoraleState::Disorganized,
     };
-    let now = ctx
-        .state
-        .units
-        .get(unit)
-        .map(|x| x.morale)
-        .unwrap_or_default();
+    let now = morale_of(ctx, unit, extension);
     if now <= target {
         return false;
     }
@@ -209,13 +232,15 @@ pub(crate) fn terrain_entry(
             morale: target,
             rule: rule.to_string(),
             reason,
+            extension,
         },
     );
     true
 }
 
-/// 12.1.2: a unit that becomes Disorganized while moving halves its remaining MP.
-pub(crate) fn halve(ctx: &mut Ctx, side: &str, unit: &str, left: u32) {
+/// 12.1.2: a unit (or its Line Extension in `extension`) that becomes Disorganized while
+/// moving halves its remaining MP.
+pub(crate) fn halve(ctx: &mut Ctx, side: &str, unit: &str, extension: Option<Hex>, left: u32) {
     let lost = left / 2; // the unit keeps the larger half (decision 0084)
     if lost > 0 {
         ctx.emit_side(
@@ -225,6 +250,7 @@ pub(crate) fn halve(ctx: &mut Ctx, side: &str, unit: &str, left: u32) {
                 half_mp: lost,
                 rule: "12.1.2".into(),
                 reason: "became Disorganized while moving: remaining MP halved".into(),
+                extension,
             },
         );
     }
@@ -276,6 +302,47 @@ pub(crate) fn stacking_check(ctx: &mut Ctx) {
             degrade(ctx, &side, unit, "9.2", reason, 0);
         }
     }
+}
+
+/// 9.2: "Over-stacked hexes must be broken up in the next available friendly Movement Phase."
+/// Ending `side`'s Operations window (its Movement Phase) is refused while a hex of its found
+/// over-stacked at a check since its last one (the end of its previous phase, or the
+/// opponent's since) is still over the limits (decision 0084). Stacks over-stacked in this
+/// phase are only discovered as it ends, and bind the next one.
+pub(crate) fn must_break_up(ctx: &Ctx, side: &str) -> Result<(), super::Refusal> {
+    let s = ctx.eng.scenario;
+    let since = (ctx.state.turn.saturating_sub(1), ctx.state.player);
+    let mut hexes: BTreeMap<Hex, Vec<String>> = BTreeMap::new();
+    for o in &ctx.state.over_stacked {
+        let found_since = (o.turn, o.player) >= since;
+        let still_there = ctx.state.positions.get(&o.unit) == Some(&o.hex);
+        if found_since && still_there && s.unit(&o.unit).is_some_and(|u| u.side == side) {
+            hexes.entry(o.hex).or_default().push(o.unit.clone());
+        }
+    }
+    let stacks = stacks(ctx);
+    for (hex, mut units) in hexes {
+        let Some(st) = stacks.get(&(side.to_string(), hex)) else {
+            continue;
+        };
+        let over = over_limits(ctx.eng.movement, st);
+        if over.is_empty() {
+            continue;
+        }
+        units.sort();
+        units.dedup();
+        return Err(super::Refusal::new(
+            "over-stacked",
+            "9.2",
+            format!(
+                "{side}'s stack at {hex} ({}) was found over-stacked and still is: {}; \"over-stacked hexes must be broken up in the next available friendly Movement Phase\" [hex {hex}]",
+                units.join(", "),
+                over.join(", ")
+            ),
+            "move units out of the hex before the phase ends (a Routed unit may move one hex to do it, 9.2); the umpire may place one elsewhere with `override --place PIECE=HEX` and a reason",
+        ));
+    }
+    Ok(())
 }
 
 /// True when `side`'s stack at `at` is over a stacking limit (9.1).
@@ -372,6 +439,7 @@ fn worst_morale(ctx: &mut Ctx, side: &str, at: Hex, units: &[String]) {
                     morale: worst,
                     rule: "9.4".into(),
                     reason: format!("stacked at {at} with a unit in a worse Morale State"),
+                    extension: None,
                 },
             );
         }

@@ -704,8 +704,21 @@ impl Backend {
         let CombatChoices {
             square,
             skirmisher_stands,
-            entry_ruling,
+            allow_entry,
+            ruling,
             opportunity_at,
+            attacker_at,
+            defender_at,
+            attack_arc,
+            flanks,
+            fortified,
+            cannister,
+            reaction,
+            follow_on,
+            follow_ons,
+            quality,
+            defender_quality,
+            skirmisher_absorbs,
         } = choices;
         let req = Request::Combat(app::CombatRequest {
             // 16.2.1: the defender's player decides; unsaid, a charge that allows it is refused.
@@ -714,13 +727,30 @@ impl Backend {
             // 15.1.7: the lone Skirmisher's player's choice in Hindering terrain (decision 0152).
             skirmisher_stands: skirmisher_stands == Some(true),
             skirmisher_retreats: skirmisher_stands == Some(false),
-            // 12.1.1, 15.1.4: the umpire lets a non-frontal entry stand, with a reason (0151).
-            allow_entry: entry_ruling.is_some(),
-            ruling: entry_ruling,
+            // 12.1.1, 15.1.4: the umpire lets a non-frontal entry stand, with a reason (0151);
+            // the same reason rules an arc or a Line's flanks (10.0, 0140).
+            allow_entry,
+            ruling,
             opportunity_at,
+            // 13.1.1: a Line Extension fights as a unit of its own (decision 0144).
+            attacker_at,
+            defender_at,
+            attack_arc,
+            flanks,
+            fortified,
+            cannister,
+            reaction,
+            follow_on,
+            follow_ons,
+            quality: quality.unwrap_or(app::QualityArg::Elite),
+            defender_quality: defender_quality.unwrap_or(app::QualityArg::Elite),
+            skirmisher_absorbs,
             ..app::CombatRequest::between(procedure, attackers, defenders)
         });
-        let events = applied(self.execute(seat, &req)?);
+        let events = applied(
+            self.execute(seat, &req)
+                .map_err(|r| r.in_words_of(COMBAT_FIELDS))?,
+        );
         Ok(events
             .iter()
             .map(crate::engine::describe::describe)
@@ -1181,7 +1211,8 @@ impl std::fmt::Display for WebRefusal {
     }
 }
 
-/// The defending player's and the umpire's choices the combat form offers.
+/// The defending player's and the umpire's choices the combat form offers: every option of
+/// `staffwork combat` (`app::CombatRequest`), in the form's terms.
 #[derive(Clone, Debug, Default)]
 pub struct CombatChoices {
     /// A charge's target forms Square (16.2.1): yes, no, or unsaid.
@@ -1189,9 +1220,159 @@ pub struct CombatChoices {
     /// A lone Skirmisher attacked in Hindering terrain stands (true) or retreats (false)
     /// (15.1.7); unsaid, the engine asks.
     pub skirmisher_stands: Option<bool>,
-    /// The umpire allows a Close Combat entry across a non-frontal hexside, for this reason
-    /// (12.1.1, 15.1.4).
-    pub entry_ruling: Option<String>,
+    /// The umpire allows a Close Combat entry across a non-frontal hexside (12.1.1, 15.1.4).
+    pub allow_entry: bool,
+    /// The umpire's reason for the entry, the arc or the flanks; recorded with the combat.
+    pub ruling: Option<String>,
     /// Opportunity Fire at this hex of the move just made (17.4; `combat fire --opportunity-at`).
     pub opportunity_at: Option<crate::hex::Hex>,
+    /// The attacker is the Line Extension of the one unit named, in this hex (13.1.1).
+    pub attacker_at: Option<crate::hex::Hex>,
+    /// The defender is the Line Extension of the one unit named, in this hex (13.1.1).
+    pub defender_at: Option<crate::hex::Hex>,
+    /// The umpire rules the arc the attack comes through (10.0), with a reason.
+    pub attack_arc: Option<app::ArcArg>,
+    /// The umpire rules a charged Line's flanks (chart p4 note 1), with a reason.
+    pub flanks: Option<app::FlanksArg>,
+    /// The defender is behind fortified terrain (15.2.1).
+    pub fortified: bool,
+    /// Fire: Cannister at units entering the battery's hex (17.4.9).
+    pub cannister: bool,
+    /// Charge: a Reaction Charge (16.5).
+    pub reaction: bool,
+    /// Charge: a Follow-on Charge against a new target (16.2.7.3).
+    pub follow_on: bool,
+    /// Charge: Follow-on Charges against the same target after a success (0–3, 16.2.7.2).
+    pub follow_ons: u8,
+    /// The attacking and defending Skirmishers' quality (18, 26.3); unsaid, Elite.
+    pub quality: Option<app::QualityArg>,
+    pub defender_quality: Option<app::QualityArg>,
+    /// Skirmishers taking a stack's even losses (20.2): `UNIT` or `UNIT=N` each.
+    pub skirmisher_absorbs: Vec<String>,
+}
+
+/// The combat form's fields and the command-line flags they stand for (`staffwork combat`): a
+/// refusal worded for the command line names the field the web user fills in instead. The
+/// console's labels are read from here too, so the two never drift apart.
+pub const COMBAT_FIELDS: &[(&str, &str)] = &[
+    ("--attacker", "attackers"),
+    ("--defender", "defenders"),
+    ("--attacker-at", "attacker's Line Extension at hex"),
+    ("--defender-at", "defender's Line Extension at hex"),
+    ("--opportunity-at", "Opportunity Fire at hex"),
+    ("--allow-entry", "allow a non-frontal entry"),
+    ("--ruling", "umpire's reason"),
+    ("--attack-arc", "arc ruled"),
+    ("--flanks", "Line's flanks ruled"),
+    ("--form-square", "target forms Square"),
+    ("--no-square", "target does not form Square"),
+    ("--skirmisher-stands", "Skirmisher stands and fights"),
+    ("--skirmisher-retreats", "Skirmisher retreats one hex"),
+    ("--skirmisher-absorbs", "Skirmisher absorbs losses"),
+    ("--cannister", "Cannister"),
+    ("--fortified", "defender fortified"),
+    ("--reaction", "Reaction Charge"),
+    ("--follow-on", "a Follow-on Charge at a new target"),
+    ("--follow-ons", "Follow-on Charges"),
+    ("--quality", "attacking Skirmishers' quality"),
+    ("--defender-quality", "defending Skirmishers' quality"),
+];
+
+/// The form label a flag stands for, if the form has it.
+pub fn field_label(fields: &[(&str, &'static str)], flag: &str) -> Option<&'static str> {
+    fields.iter().find(|(f, _)| *f == flag).map(|(_, l)| *l)
+}
+
+/// `text` with each command-line flag the form has (`fields`) named as its field: a quoted
+/// command (`` `… --allow-entry --ruling REASON` ``) that names one becomes "the “…” and “…”
+/// fields"; a bare flag becomes "the “…” field". Other text is kept.
+pub fn in_form_words(text: &str, fields: &[(&str, &'static str)]) -> String {
+    let labels = |span: &str| -> Vec<&'static str> {
+        flags(span).filter_map(|f| field_label(fields, f)).collect()
+    };
+    let named = |ls: &[&str]| {
+        let quoted: Vec<String> = ls.iter().map(|l| format!("“{l}”")).collect();
+        let plural = if ls.len() > 1 { "fields" } else { "field" };
+        format!("the {} {plural}", quoted.join(" and "))
+    };
+    // Quoted commands first: odd pieces between backticks.
+    let mut out = String::new();
+    for (i, piece) in text.split('`').enumerate() {
+        let ls = labels(piece);
+        if i % 2 == 1 {
+            if ls.is_empty() {
+                out.push('`');
+                out.push_str(piece);
+                out.push('`');
+            } else {
+                out.push_str(&named(&ls));
+            }
+            continue;
+        }
+        // Bare flags, each replaced where it stands.
+        let mut rest = piece;
+        while let Some(at) = rest.find("--") {
+            out.push_str(&rest[..at]);
+            let len = 2 + rest[at + 2..]
+                .find(|c: char| !(c.is_ascii_lowercase() || c == '-'))
+                .unwrap_or(rest.len() - at - 2);
+            let flag = &rest[at..at + len];
+            match field_label(fields, flag) {
+                Some(l) => out.push_str(&named(&[l])),
+                None => out.push_str(flag),
+            }
+            rest = &rest[at + len..];
+        }
+        out.push_str(rest);
+    }
+    out
+}
+
+/// The `--flag` words in a text, whole (`--defender-quality`, never its `--defender`).
+fn flags(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_lowercase() || c == '-'))
+        .filter(|w| w.starts_with("--") && w.len() > 2)
+}
+
+impl WebRefusal {
+    /// The refusal told in a form's words (`in_form_words`).
+    pub fn in_words_of(self, fields: &[(&str, &'static str)]) -> Self {
+        WebRefusal {
+            message: in_form_words(&self.message, fields),
+            help: in_form_words(&self.help, fields),
+            ..self
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_for_the_command_line_names_the_forms_fields() {
+        let t = in_form_words(
+            "the umpire may allow it with `--allow-entry --ruling REASON`",
+            COMBAT_FIELDS,
+        );
+        assert_eq!(
+            t,
+            "the umpire may allow it with the “allow a non-frontal entry” and “umpire's reason” fields"
+        );
+        // A whole flag, never a prefix of a longer one; unknown flags and quotes are kept.
+        assert_eq!(
+            in_form_words(
+                "drop --defender-quality, not `move --face N`",
+                COMBAT_FIELDS
+            ),
+            "drop the “defending Skirmishers' quality” field, not `move --face N`"
+        );
+        assert_eq!(
+            in_form_words(
+                "--skirmisher-absorbs: `x` is not a Skirmisher",
+                COMBAT_FIELDS
+            ),
+            "the “Skirmisher absorbs losses” field: `x` is not a Skirmisher"
+        );
+    }
 }

@@ -926,6 +926,77 @@ struct CombatForm {
     /// Opportunity Fire: the hex of the move just made that the battery fires at (17.4).
     #[serde(default)]
     opportunity_at: String,
+    /// The attacker or defender is a Line Extension of the one unit named, in this hex (13.1.1).
+    #[serde(default)]
+    attacker_at: String,
+    #[serde(default)]
+    defender_at: String,
+    /// The umpire rules the arc (front, flank, rear; 10.0) or a Line's flanks (secure, open).
+    #[serde(default)]
+    attack_arc: String,
+    #[serde(default)]
+    flanks: String,
+    /// Checkboxes: fortified (15.2.1), Cannister (17.4.9), Reaction Charge (16.5), a Follow-on
+    /// Charge at a new target (16.2.7.3).
+    #[serde(default)]
+    fortified: String,
+    #[serde(default)]
+    cannister: String,
+    #[serde(default)]
+    reaction: String,
+    #[serde(default)]
+    follow_on: String,
+    /// Follow-on Charges against the same target (0–3, 16.2.7.2).
+    #[serde(default)]
+    follow_ons: String,
+    /// Skirmishers' quality (18, 26.3): elite, regular, rifles.
+    #[serde(default)]
+    quality: String,
+    #[serde(default)]
+    defender_quality: String,
+    /// Skirmishers taking a stack's even losses (20.2): `UNIT` or `UNIT=N`, comma-separated.
+    #[serde(default)]
+    skirmisher_absorbs: String,
+}
+
+/// The label of a combat form field, for its refusals (`backend::COMBAT_FIELDS`).
+fn combat_label(flag: &str) -> &'static str {
+    crate::web::backend::field_label(crate::web::backend::COMBAT_FIELDS, flag).unwrap_or("combat")
+}
+
+/// A combat form's hex field: empty is none; otherwise a hex, or a refusal naming the field.
+fn form_hex(text: &str, flag: &str, rule: &str) -> Result<Option<crate::hex::Hex>, WebRefusal> {
+    match text.trim() {
+        "" => Ok(None),
+        h => h.parse::<crate::hex::Hex>().map(Some).map_err(|e| {
+            WebRefusal::new(
+                "bad-hex",
+                format!(
+                    "`{h}` in “{}” is not a hex ({rule}): {e}",
+                    combat_label(flag)
+                ),
+                "a hex number as the map shows it (e.g. 36.08), or leave it empty",
+            )
+        }),
+    }
+}
+
+/// A combat form's choice field: empty is none; otherwise one of `values` (CLI value words).
+fn form_choice<T: clap::ValueEnum>(text: &str, flag: &str) -> Result<Option<T>, WebRefusal> {
+    match text.trim() {
+        "" => Ok(None),
+        v => T::from_str(v, true).map(Some).map_err(|_| {
+            let known: Vec<String> = T::value_variants()
+                .iter()
+                .filter_map(|x| x.to_possible_value().map(|p| p.get_name().to_string()))
+                .collect();
+            WebRefusal::new(
+                "bad-choice",
+                format!("`{v}` is not a choice of “{}”", combat_label(flag)),
+                format!("one of {}, or leave it empty", known.join(", ")),
+            )
+        }),
+    }
 }
 
 async fn combat(
@@ -958,7 +1029,7 @@ async fn combat(
         other => Err(WebRefusal::new(
             "bad-combat",
             format!("`{other}` is not a combat this form resolves"),
-            "close-combat, charge, fire or skirmisher-fire; the other options: `staffwork combat`",
+            "close-combat, charge, fire or skirmisher-fire",
         )),
     };
     let square = match f.square.as_str() {
@@ -976,22 +1047,34 @@ async fn combat(
             "stands, retreats, or leave it unsaid",
         )),
     };
-    let entry_ruling = match (f.allow_entry.is_empty(), f.ruling.trim()) {
-        (true, _) => Ok(None),
-        (false, "") => Err(WebRefusal::new(
+    let checked = |v: &str| !v.trim().is_empty();
+    let allow_entry = checked(&f.allow_entry);
+    let attack_arc = form_choice::<crate::app::ArcArg>(&f.attack_arc, "--attack-arc");
+    let flanks = form_choice::<crate::app::FlanksArg>(&f.flanks, "--flanks");
+    // The umpire's rulings (12.1.1 entry, 10.0 arc, chart p4 flanks) are recorded with a reason.
+    let ruled = allow_entry || !f.attack_arc.trim().is_empty() || !f.flanks.trim().is_empty();
+    let ruling = match (ruled, f.ruling.trim()) {
+        (true, "") => Err(WebRefusal::new(
             "no-reason",
-            "allowing a Close Combat entry across a non-frontal hexside (12.1.1, 15.1.4) needs a reason",
-            "write why the entry stands, for the record",
+            format!(
+                "allowing a non-frontal Close Combat entry (12.1.1, 15.1.4) or ruling the arc or a Line's flanks (10.0) needs a reason in “{}”",
+                combat_label("--ruling")
+            ),
+            "write why the ruling stands, for the record",
         )),
-        (false, r) => Ok(Some(r.to_string())),
+        (_, "") => Ok(None),
+        (_, r) => Ok(Some(r.to_string())),
     };
-    let opportunity_at = match f.opportunity_at.trim() {
-        "" => Ok(None),
-        h => h.parse::<crate::hex::Hex>().map(Some).map_err(|e| {
+    let follow_ons = match f.follow_ons.trim() {
+        "" => Ok(0),
+        n => n.parse::<u8>().ok().filter(|n| *n <= 3).ok_or_else(|| {
             WebRefusal::new(
-                "bad-hex",
-                format!("`{h}` is not a hex for Opportunity Fire (17.4): {e}"),
-                "a hex of the move just made, as the offer lists it (e.g. 36.08)",
+                "bad-number",
+                format!(
+                    "`{n}` in “{}” is not 0–3 (16.2.7.2)",
+                    combat_label("--follow-ons")
+                ),
+                "at most three Follow-on Charges against the same target",
             )
         }),
     };
@@ -999,8 +1082,21 @@ async fn combat(
         let choices = crate::web::backend::CombatChoices {
             square,
             skirmisher_stands: skirmisher_stands?,
-            entry_ruling: entry_ruling?,
-            opportunity_at: opportunity_at?,
+            allow_entry,
+            ruling: ruling?,
+            opportunity_at: form_hex(&f.opportunity_at, "--opportunity-at", "17.4")?,
+            attacker_at: form_hex(&f.attacker_at, "--attacker-at", "13.1.1")?,
+            defender_at: form_hex(&f.defender_at, "--defender-at", "13.1.1")?,
+            attack_arc: attack_arc?,
+            flanks: flanks?,
+            fortified: checked(&f.fortified),
+            cannister: checked(&f.cannister),
+            reaction: checked(&f.reaction),
+            follow_on: checked(&f.follow_on),
+            follow_ons: follow_ons?,
+            quality: form_choice(&f.quality, "--quality")?,
+            defender_quality: form_choice(&f.defender_quality, "--defender-quality")?,
+            skirmisher_absorbs: list(&f.skirmisher_absorbs),
         };
         st.backend
             .combat(&s.seat, k, list(&f.attackers), list(&f.defenders), choices)

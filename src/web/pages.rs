@@ -19,8 +19,10 @@ pub fn layout(title: &str, csrf: &str, body: Markup) -> Markup {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
-                // htmx must not inject its own <style> (the CSP forbids inline styles).
-                meta name="htmx-config" content=r#"{"includeIndicatorStyles":false,"allowEval":false}"#;
+                // htmx must not inject its own <style> (the CSP forbids inline styles). A refusal
+                // comes back 4xx with its reason and help: htmx 2 swaps no 4xx/5xx by default,
+                // which left every form's refusal unseen, so those are swapped in too.
+                meta name="htmx-config" content=r#"{"includeIndicatorStyles":false,"allowEval":false,"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},{"code":"4..","swap":true,"error":false},{"code":"5..","swap":true,"error":true},{"code":"...","swap":false}]}"#;
                 title { (title) " — staffwork" }
                 link rel="stylesheet" href="/static/style.css";
                 script src="/static/htmx.min.js" defer {}
@@ -458,34 +460,7 @@ pub fn umpire_page(view: &View, csrf: &str, links: &[(Seat, Option<String>)]) ->
                     section {
                         h2 { "Combat" }
                         (opportunity_offers(view))
-                        form hx-post="/umpire/combat" hx-target="#combat-result" hx-swap="innerHTML" {
-                            select name="kind" {
-                                option value="close-combat" { "close combat (15)" }
-                                option value="charge" { "cavalry charge (16)" }
-                                option value="fire" { "artillery fire (17)" }
-                                option value="skirmisher-fire" { "skirmisher fire (18)" }
-                            }
-                            input name="attackers" placeholder="attackers, comma-separated unit ids" required;
-                            input name="defenders" placeholder="defenders" required;
-                            select name="square" title="16.2.1: ask the defending player" {
-                                option value="" { "charge: Square not asked" }
-                                option value="yes" { "target forms Square" }
-                                option value="no" { "target does not form Square" }
-                            }
-                            select name="skirmisher" title="15.1.7: a lone Skirmisher in Hindering terrain; ask the defending player" {
-                                option value="" { "lone Skirmisher: choice not asked" }
-                                option value="stands" { "Skirmisher stands and fights" }
-                                option value="retreats" { "Skirmisher retreats one hex" }
-                            }
-                            label title="12.1.1, 15.1.4: the attackers enter across a hexside that is not frontal" {
-                                input type="checkbox" name="allow_entry" value="yes";
-                                " allow a non-frontal entry"
-                            }
-                            input name="ruling" placeholder="reason for allowing the entry";
-                            input name="opportunity_at" size="8" placeholder="fire: at hex"
-                                title="17.4: Opportunity Fire at this hex of the move just made";
-                            button type="submit" { "Resolve" }
-                        }
+                        (combat_form())
                         div #combat-result {}
                     }
                     (move_form(view, true))
@@ -569,6 +544,113 @@ pub fn ready_panel(ready: &[(String, bool)]) -> Markup {
             @for (side, r) in ready {
                 li { (side) ": " @if *r { strong { "ready" } } @else { "not ready" } }
             }
+        }
+    }
+}
+
+/// The label of a combat form field, as `backend::COMBAT_FIELDS` names it for refusals too.
+fn combat_label(flag: &str) -> &'static str {
+    crate::web::backend::field_label(crate::web::backend::COMBAT_FIELDS, flag).unwrap_or("option")
+}
+
+/// The umpire's combat form: every option of `staffwork combat`, as fields (the choices a
+/// defending player makes, the umpire's rulings with their reason, and the rest).
+fn combat_form() -> Markup {
+    let l = combat_label;
+    let quality = |name: &'static str, flag: &str| {
+        html! {
+            label {
+                (l(flag)) " "
+                select name=(name) {
+                    option value="" { "elite (default)" }
+                    option value="regular" { "regular" }
+                    option value="rifles" { "rifles (26.3)" }
+                }
+            }
+        }
+    };
+    html! {
+        form #combat-form hx-post="/umpire/combat" hx-target="#combat-result" hx-swap="innerHTML" {
+            div .row {
+                select name="kind" aria-label="combat" {
+                    option value="close-combat" { "close combat (15)" }
+                    option value="charge" { "cavalry charge (16)" }
+                    option value="fire" { "artillery fire (17)" }
+                    option value="skirmisher-fire" { "skirmisher fire (18)" }
+                }
+                input name="attackers" aria-label=(l("--attacker")) placeholder="attackers, comma-separated unit ids" required;
+                input name="defenders" aria-label=(l("--defender")) placeholder="defenders" required;
+            }
+            div .row {
+                label title="13.1.1: a Line Extension fights as a unit of its own; name its parent alone" {
+                    (l("--attacker-at")) " "
+                    input name="attacker_at" size="6" placeholder="hex";
+                }
+                label title="13.1.1: the defender is the Line Extension of the one unit named" {
+                    (l("--defender-at")) " "
+                    input name="defender_at" size="6" placeholder="hex";
+                }
+                label title="17.4: Opportunity Fire at this hex of the move just made" {
+                    (l("--opportunity-at")) " "
+                    input name="opportunity_at" size="6" placeholder="hex";
+                }
+            }
+            fieldset {
+                legend { "The defending player's choices" }
+                select name="square" title="16.2.1: ask the defending player" {
+                    option value="" { "charge: Square not asked" }
+                    option value="yes" { (l("--form-square")) }
+                    option value="no" { (l("--no-square")) }
+                }
+                select name="skirmisher" title="15.1.7: a lone Skirmisher in Hindering terrain; ask the defending player" {
+                    option value="" { "lone Skirmisher: choice not asked" }
+                    option value="stands" { (l("--skirmisher-stands")) }
+                    option value="retreats" { (l("--skirmisher-retreats")) }
+                }
+                label title="20.2: a Skirmisher in a stack takes its even losses; UNIT or UNIT=N, comma-separated" {
+                    (l("--skirmisher-absorbs")) " "
+                    input name="skirmisher_absorbs" size="12" placeholder="UNIT or UNIT=N";
+                }
+            }
+            fieldset {
+                legend { "The umpire's rulings (with a reason, recorded)" }
+                label title="12.1.1, 15.1.4: the attackers enter across a hexside that is not frontal" {
+                    input type="checkbox" name="allow_entry" value="yes";
+                    " " (l("--allow-entry"))
+                }
+                label title="10.0: the arc the attack comes through, instead of the one read from facing" {
+                    (l("--attack-arc")) " "
+                    select name="attack_arc" {
+                        option value="" { "from facing" }
+                        option value="front" { "front" }
+                        option value="flank" { "flank" }
+                        option value="rear" { "rear" }
+                    }
+                }
+                label title="chart p4 note 1: a charged Line's flanks" {
+                    (l("--flanks")) " "
+                    select name="flanks" {
+                        option value="" { "from the map" }
+                        option value="secure" { "secure" }
+                        option value="open" { "open" }
+                    }
+                }
+                input name="ruling" aria-label=(l("--ruling")) placeholder=(l("--ruling"));
+            }
+            fieldset {
+                legend { "Options" }
+                label title="15.2.1" { input type="checkbox" name="fortified" value="yes"; " " (l("--fortified")) }
+                label title="17.4.9: Opportunity Fire at units entering the battery's hex" { input type="checkbox" name="cannister" value="yes"; " " (l("--cannister")) }
+                label title="16.5: by the non-phasing side's cavalry too, without orders" { input type="checkbox" name="reaction" value="yes"; " " (l("--reaction")) }
+                label title="16.2.7.3" { input type="checkbox" name="follow_on" value="yes"; " " (l("--follow-on")) }
+                label title="16.2.7.2: against the same target after a success" {
+                    (l("--follow-ons")) " "
+                    input name="follow_ons" type="number" min="0" max="3" value="0";
+                }
+                (quality("quality", "--quality"))
+                (quality("defender_quality", "--defender-quality"))
+            }
+            button type="submit" .primary { "Resolve" }
         }
     }
 }

@@ -157,6 +157,44 @@ def vimeiro(browser):
         proc.wait(timeout=10)
 
 
+def combat_form(browser):
+    """The umpire's combat form (tutorial-hall): every option of `staffwork combat` as a field,
+    and a refusal told in the form's words — a bad hex in the Line Extension field names that
+    field, not `--attacker-at`."""
+    tmp = tempfile.mkdtemp(prefix="staffwork-combat-")
+    proc, _port, links = start_server(tmp)
+    try:
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+        um = ctx.new_page()
+        um.set_default_timeout(TIMEOUT_MS)
+        um.goto(links["umpire"])
+        form = um.locator("#combat-form")
+        expect(form).to_be_visible()
+        for name in ("attacker_at", "defender_at", "attack_arc", "flanks", "fortified",
+                     "cannister", "reaction", "follow_ons", "quality", "skirmisher_absorbs"):
+            check(f"combat form: a `{name}` field", form.locator(f"[name={name}]").count() == 1)
+        form.locator("[name=attackers]").fill("1-i")
+        form.locator("[name=defenders]").fill("1-div")
+        form.locator("[name=attacker_at]").fill("7.x3")
+        with um.expect_response(lambda r: r.url.endswith("/umpire/combat")):
+            form.locator("button[type=submit]").click()
+        result = um.locator("#combat-result")
+        expect(result).to_contain_text("Line Extension at hex", timeout=TIMEOUT_MS)
+        check("combat form: the refusal names the field, not a flag",
+              "--attacker-at" not in result.inner_text())
+        shot(um, "umpire-combat-form")
+        # The combat section alone, form and refusal, for a look at the fields.
+        um.locator("#combat-form").locator("xpath=..").screenshot(
+            path=os.path.join(SHOTS, "umpire-combat-section.png"))
+        ctx.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="staffwork-journey-")
     proc, port, links = start_server(tmp)
@@ -247,6 +285,7 @@ def main():
             r = imp.goto(f"http://127.0.0.1:{port}/umpire")
             check("a side gets 403 on the umpire's console", r.status == 403)
             vimeiro(browser)
+            combat_form(browser)
             browser.close()
     finally:
         proc.terminate()

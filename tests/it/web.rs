@@ -1155,6 +1155,153 @@ async fn the_combat_form_lets_the_umpire_allow_a_non_frontal_entry_15_1_4() {
     );
 }
 
+/// The combat form's refusals speak of its fields, not of the command line's flags: the entry
+/// the umpire may allow names the “allow a non-frontal entry” and “umpire's reason” fields.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_combat_forms_refusals_name_its_fields_not_command_line_flags() {
+    let (_dir, st, tokens) = mini_table(
+        "mini-arcs.toml",
+        1,
+        &[
+            r#"override --reason set-up --impose-order fr-1 --text "French 1st brigade: attack the Austrian line.""#,
+            "turn",
+            "move --piece fr-1 --to 5.04 --face SSW",
+        ],
+    );
+    let umpire = tokens["umpire"].as_str();
+    let form = [
+        ("kind", "close-combat"),
+        ("attackers", "fr-1"),
+        ("defenders", "aus-1"),
+    ];
+    let r = call(&st, "POST", "/umpire/combat", Some(umpire), &form).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        r.body
+            .contains("the “allow a non-frontal entry” and “umpire&#39;s reason” fields")
+            || r.body
+                .contains("the “allow a non-frontal entry” and “umpire's reason” fields"),
+        "{}",
+        r.body
+    );
+    assert!(
+        !r.body.contains("--allow-entry") && !r.body.contains("--ruling"),
+        "no flag the web user cannot type: {}",
+        r.body
+    );
+    // An arc ruled without a reason is refused in the form's words too.
+    let mut arc = form.to_vec();
+    arc.push(("attack_arc", "front"));
+    let r = call(&st, "POST", "/umpire/combat", Some(umpire), &arc).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains("needs a reason in “umpire"), "{}", r.body);
+}
+
+/// 13.1.1 (decision 0144): the combat form attacks from a Line Extension's hex, as `combat
+/// --attacker-at` does; a hex that holds none of the unit's extensions, or is no hex, is refused
+/// naming the field, and changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_combat_form_attacks_from_a_line_extension_13_1_1() {
+    let (dir, st, tokens) = mini_table(
+        "mini-facing.toml",
+        1,
+        &[
+            r#"override --reason set-up --impose-order fa-z --text "French line in the Austrian ZoI: attack 7.04.""#,
+            "turn",
+            "move --piece fa-z --to 6.03 --extend 7.03 --face NNE",
+        ],
+    );
+    let db = dir.path().join("mini.db");
+    let umpire = tokens["umpire"].as_str();
+    let at = |hex: &'static str| {
+        vec![
+            ("kind", "close-combat"),
+            ("attackers", "fa-z"),
+            ("defenders", "au-z"),
+            ("attacker_at", hex),
+        ]
+    };
+    let r = call(&st, "POST", "/umpire/combat", Some(umpire), &at("7.x3")).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        r.body.contains("attacker&#39;s Line Extension at hex")
+            || r.body.contains("attacker's Line Extension at hex"),
+        "{}",
+        r.body
+    );
+    let r = call(&st, "POST", "/umpire/combat", Some(umpire), &at("6.02")).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        r.body.contains("has no Line Extension in 6.02"),
+        "{}",
+        r.body
+    );
+    assert!(!payloads(&db).contains("combat-resolved"));
+    let r = call(&st, "POST", "/umpire/combat", Some(umpire), &at("7.03")).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let all = payloads(&db);
+    assert!(
+        all.contains("\"attacker_at\":\"7.03\""),
+        "the extension attacked from its own hex: {all}"
+    );
+}
+
+/// Every option of `staffwork combat` has a field in the console's combat form.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_combat_form_offers_every_option_of_the_command_line() {
+    let (_dir, st, tokens) = mini_table("mini-facing.toml", 1, &["turn"]);
+    let page = call(&st, "GET", "/umpire", Some(&tokens["umpire"]), &[]).await;
+    assert_eq!(page.status, StatusCode::OK);
+    for name in [
+        "attackers",
+        "defenders",
+        "attacker_at",
+        "defender_at",
+        "opportunity_at",
+        "square",
+        "skirmisher",
+        "skirmisher_absorbs",
+        "allow_entry",
+        "attack_arc",
+        "flanks",
+        "ruling",
+        "fortified",
+        "cannister",
+        "reaction",
+        "follow_on",
+        "follow_ons",
+        "quality",
+        "defender_quality",
+    ] {
+        assert!(
+            page.body.contains(&format!("name=\"{name}\"")),
+            "the combat form has no `{name}` field"
+        );
+    }
+    // The command line's options, read from its help, each stand for one of those fields.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_staffwork"))
+        .args(["combat", "close-combat", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    // Option lines start with the flag (`      --attacker-at <HEX>`).
+    for flag in help
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with("--"))
+        .filter_map(|l| l.split_whitespace().next())
+    {
+        if matches!(flag, "--db" | "--format" | "--help") {
+            continue;
+        }
+        assert!(
+            staffwork::web::backend::field_label(staffwork::web::backend::COMBAT_FIELDS, flag)
+                .is_some(),
+            "`{flag}` of `staffwork combat` has no field in the web form"
+        );
+    }
+}
+
 /// 13.1.2 (decision 0153): the owner's map shows each Line Extension as a counter of its own
 /// with its own Morale State, facing and MP; the enemy's map shows none of it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
