@@ -1770,6 +1770,12 @@ fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
         0 => return toks,
         _ if matches!(word(v - 1).as_str(), "will" | "shall" | "must") => v - 1,
         _ if v >= 2 && word(v - 1) == "to" && matches!(word(v - 2).as_str(), "is" | "are") => v - 2,
+        // "Sir Thomas Picton will be so good as to occupy …": a courtesy that holds the link.
+        _ if matches!(toks[v - 1], Tok::Courtesy(_))
+            && (word(v - 1).starts_with("will ") || word(v - 1).starts_with("is requested")) =>
+        {
+            v - 1
+        }
         _ => return toks,
     };
     let mut first = link;

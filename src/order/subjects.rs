@@ -105,6 +105,7 @@ pub(crate) fn clause_subjects(
     let mut k = 0;
     let mut fired = false;
     let mut you = false;
+    let mut same = false;
     while k < toks.len() {
         // "You will attack Hall." read by `lead.third-person` names nobody: it addresses the
         // recipient.
@@ -149,6 +150,16 @@ pub(crate) fn clause_subjects(
             you = true;
             continue;
         }
+        // Rule `lead.same-subject`: "… will move to Fuentes, and will take up a position",
+        // "… to Guarda, where it will halt": the subject goes on; the link is no remark.
+        if at_break
+            && let Some(link) = continuation(text, &toks[k..])
+            && matches!(toks.get(k + link), Some(Tok::Verb { .. }))
+        {
+            k += link;
+            same = true;
+            continue;
+        }
         if at_break
             && let Tok::Place(who) = &toks[k]
             && let Some(link) = link_len(text, &toks[k + 1..])
@@ -174,7 +185,29 @@ pub(crate) fn clause_subjects(
     if you {
         rules.push("lead.you");
     }
+    if same {
+        rules.push("lead.same-subject");
+    }
     out
+}
+
+/// How many tokens of `rest` carry on the same subject before a verb: "will", "shall", "is
+/// to", "are to" (the link alone), "where it will", "where they are to" (a place named just
+/// before: the action happens there). `None` when `rest` does not open so.
+fn continuation(text: &str, rest: &[Tok]) -> Option<usize> {
+    let w = |k: usize| rest.get(k).map(|t| word(text, t));
+    if let Some(n) = link_len(text, rest) {
+        return Some(n);
+    }
+    if w(0).as_deref() != Some("where") {
+        return None;
+    }
+    // The lexicon reads "it will", "they will" as one word.
+    match w(1).as_deref() {
+        Some("it will" | "they will" | "he will") => Some(2),
+        Some("it" | "he" | "they") => link_len(text, &rest[2..]).map(|n| 2 + n),
+        _ => None,
+    }
 }
 
 /// How many tokens make the link between a subject and its verb: "will", "shall", "must" (1);

@@ -242,3 +242,46 @@ fn retaking_ground_and_courtesies_without_that_are_read() {
     );
     assert!(o.readback.contains("as long as possible"), "{}", o.readback);
 }
+
+#[test]
+fn the_same_subject_going_on_is_no_remark() {
+    // Rule `lead.same-subject`, without a scenario: the staff style of general orders.
+    for (text, stages) in [
+        (
+            "Major General Crawfurd will move with the Light Division by the road to Fuentes, and will halt at the bridge.",
+            2,
+        ),
+        (
+            "The 3rd division will march to Guarda, where it will halt until further orders.",
+            2,
+        ),
+    ] {
+        let o = order::check_one(text, None, None);
+        assert!(o.remarks.is_empty(), "{text}: {:?}", o.remarks);
+        assert_eq!(
+            o.stages.iter().map(|s| s.steps.len()).sum::<usize>(),
+            stages,
+            "{text}: {}",
+            o.key
+        );
+    }
+    // "will be so good as to" is a courtesy holding the link, not a report.
+    let o = order::check_one(
+        "General Leith will be so good as to occupy Badajoz with his division.",
+        None,
+        None,
+    );
+    assert!(!o.stages.is_empty(), "{:?}", o.diagnostics);
+    assert!(
+        o.readback.starts_with("General Leith is to occupy Badajoz"),
+        "{}",
+        o.readback
+    );
+    // "wait there for further instructions" is how long, not an unread word.
+    let o = order::check_one(
+        "General Cole will halt his division at Albuera and wait there for further instructions.",
+        None,
+        None,
+    );
+    assert!(o.remarks.is_empty(), "{:?}", o.remarks);
+}
