@@ -388,20 +388,27 @@ fn applied(game: &Game, events: Vec<crate::engine::Event>) -> Response {
 fn offer_opportunity(game: &Game, seat: &Seat, done: &mut Response) {
     let Response::Applied(a) = done else { return };
     let engine = game.engine();
-    let offers = a
-        .events
-        .iter()
-        .filter_map(|e| match &e.kind {
+    let mut units: Vec<&str> = Vec::new();
+    for e in &a.events {
+        let unit = match &e.kind {
             // A move that spent MP; a retreat (17.4.5) or a placement spends none.
             crate::engine::EventKind::PieceMoved {
                 piece,
                 path,
                 half_mp: Some(_),
                 ..
-            } if !path.is_empty() => Some(engine.opportunity_offers(&game.state, piece, path)),
-            _ => None,
-        })
-        .flatten()
+            } if !path.is_empty() => piece,
+            // 17.4 trigger 3: a formation change in the zone.
+            crate::engine::EventKind::FormationChanged { unit, .. } => unit,
+            _ => continue,
+        };
+        if !units.contains(&unit.as_str()) {
+            units.push(unit);
+        }
+    }
+    let offers = units
+        .into_iter()
+        .flat_map(|u| engine.opportunity_offers_for(&game.state, u))
         .collect();
     a.opportunity_fire = crate::view::opportunity_for(seat, offers);
 }
@@ -555,7 +562,7 @@ pub(crate) fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), A
         }
         Request::Move(_) => forbidden("moves only its own pieces"),
         Request::Combat(a) if a.ruling.is_some() => forbidden(
-            "cannot rule the attack's arc, flanks or entry (10.0, 12.1.1); only the umpire can",
+            "cannot rule the attack's arc, flanks or entry, nor allow a fire 17.4.1 refuses (10.0, 12.1.1, 17.4.1); only the umpire can",
         ),
         Request::Combat(a) => {
             let lead = a.attackers.first().map(String::as_str).unwrap_or_default();

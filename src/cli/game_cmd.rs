@@ -288,12 +288,29 @@ pub fn run(cmd: super::Command) -> CmdResult {
 /// The Opportunity Fire a move offers (17.4): each battery, the hexes of the path in its zone,
 /// and the command that fires it.
 fn print_opportunity(offers: &[crate::engine::opportunity::OpportunityOffer]) {
-    for o in offers {
-        let hexes: Vec<String> = o
-            .hexes
-            .iter()
+    let show = |z: &[crate::engine::opportunity::ZoneHex]| -> Vec<String> {
+        z.iter()
             .map(|z| format!("{} (range {})", z.hex, z.range))
-            .collect();
+            .collect()
+    };
+    for o in offers {
+        let changes = show(&o.formation_changes);
+        if !changes.is_empty() {
+            println!(
+                "Opportunity Fire (17.4 trigger 3): {} ({}) at {} may fire at {}'s formation change at {}; fire with `combat fire --attacker {} --defender {} --opportunity-at HEX --formation-change`",
+                o.battery,
+                o.side,
+                o.battery_hex,
+                o.target,
+                changes.join(", "),
+                o.battery,
+                o.target
+            );
+        }
+        let hexes = show(&o.hexes);
+        if hexes.is_empty() {
+            continue;
+        }
         println!(
             "Opportunity Fire (17.4): {} ({}) at {} may fire at {} in {}; fire with `combat fire --attacker {} --defender {} --opportunity-at HEX`",
             o.battery,

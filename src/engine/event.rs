@@ -239,6 +239,15 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         half_mp: Option<u32>,
     },
+    /// A unit's move stopped short of where it went: Routed by Opportunity Fire at `at`, a hex
+    /// of its path, it stands there and the rest of the path was not travelled (17.4 with
+    /// 11.3.2, decision 0154). The move's own event is not rewritten.
+    MoveStopped {
+        unit: String,
+        at: Hex,
+        rule: String,
+        reason: String,
+    },
     /// A unit changed formation (8.2) and paid for it.
     FormationChanged {
         unit: String,
@@ -379,6 +388,9 @@ pub enum EventKind {
         /// Opportunity Fire at the defender in this hex of its path (17.4, decision 0167).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         opportunity_at: Option<Hex>,
+        /// The Opportunity Fire was at its formation change in that hex (17.4 trigger 3).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        opportunity_formation: bool,
     },
     /// The dice of a combat and the non-seed table cells it used (umpire only).
     CombatDice {
@@ -606,6 +618,7 @@ impl Event {
             | EventKind::StageAdvanced { .. }
             | EventKind::PieceMoved { .. }
             | EventKind::FormationChanged { .. }
+            | EventKind::MoveStopped { .. }
             | EventKind::FacingChanged { .. }
             | EventKind::MoraleDegraded { .. }
             | EventKind::RoutRetreatRequired { .. }

@@ -32,6 +32,90 @@ pub struct OpportunityOffer {
     /// The hexes of the path in the battery's zone, in path order, with their range: the
     /// firer picks one (17.4.1: one fire at a unit per Movement Phase).
     pub hexes: Vec<ZoneHex>,
+    /// The hexes of the zone where the unit changed formation in this phase (17.4 trigger 3):
+    /// fire with `--opportunity-at HEX --formation-change`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub formation_changes: Vec<ZoneHex>,
+}
+
+/// What made a unit a target (17.4's triggers). 17.4.1: "A single unit may only be fired at
+/// by one unit (or stack …) per trigger" (decision 0154).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trigger {
+    /// Where the unit was: the hex of its path, of its formation change, or the battery's hex
+    /// it entered.
+    pub hex: Hex,
+    pub kind: TriggerKind,
+}
+
+/// Which of 17.4's triggers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TriggerKind {
+    /// Triggers 1, 4 and 5: entering a hex of the zone, leaving it, ending the move in it —
+    /// one trigger per hex of the path (decision 0154).
+    Move,
+    /// Trigger 3: a formation change in the zone.
+    FormationChange,
+    /// Trigger 2: entering the battery's hex, fired on with Cannister (17.4.9).
+    Cannister,
+}
+
+impl std::fmt::Display for Trigger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.kind {
+            TriggerKind::Move => write!(f, "its move through {}", self.hex),
+            TriggerKind::FormationChange => write!(f, "its formation change at {}", self.hex),
+            TriggerKind::Cannister => write!(f, "its entering the battery's hex {}", self.hex),
+        }
+    }
+}
+
+/// 17.4.1 with 17.4.9 for one Opportunity Fire by `batteries` at `targets` on `trigger`: each
+/// battery fires at a given unit once each Movement Phase, Cannister included ("the artillery
+/// gets to Opportunity Fire (if it hasn't done so already) using Cannister", 15.4.3; "it must
+/// hold its fire", 16.2), and one firer (unit or stack) per trigger. The refusal names the rule
+/// and the hex.
+pub(crate) fn once_per_trigger(
+    state: &GameState,
+    batteries: &[String],
+    targets: &[String],
+    trigger: Trigger,
+) -> Result<(), Refusal> {
+    for target in targets {
+        if let Some(b) = batteries.iter().find(|b| fired_at(state, b, target)) {
+            return Err(Refusal::new(
+                "already-fired",
+                "17.4.1",
+                format!(
+                    "`{b}` has already fired Opportunity Fire at `{target}` in this Movement Phase{}",
+                    if trigger.kind == TriggerKind::Cannister {
+                        " (Cannister is its Opportunity Fire, 17.4.9)"
+                    } else {
+                        ""
+                    }
+                ),
+                "a battery fires at a given unit once each Movement Phase; the umpire may allow it with --allow-fire --ruling REASON",
+            ));
+        }
+        let earlier = state.movement.get(target).and_then(|m| {
+            m.fired_on
+                .iter()
+                .find(|f| (f.turn, f.player) == (state.turn, state.player) && f.trigger == trigger)
+        });
+        if let Some(f) = earlier {
+            return Err(Refusal::new(
+                "one-firer-per-trigger",
+                "17.4.1",
+                format!(
+                    "`{target}` was already fired on for {trigger} by {}: a unit is fired at by one unit (or stack) per trigger",
+                    f.by.join(", ")
+                ),
+                "batteries that may fire together (17.3) fire in one command; the umpire may allow it with --allow-fire --ruling REASON",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A hex of a path in a battery's Opportunity Fire Zone.
@@ -149,9 +233,11 @@ fn sight_from(ctx: &Ctx, from: Hex, target: &str, to: Hex) -> crate::movement::s
 }
 
 /// The batteries that may Opportunity Fire at `mover` along `path` (17.4 triggers 1, 4 and 5:
-/// entering a hex of the zone, leaving it, ending the move in it). A Commander moving alone
-/// triggers none (17.4.8); only the enemy's batteries fire.
+/// entering a hex of the zone, leaving it, ending the move in it) and where it changed
+/// formation in this phase (trigger 3). A Commander moving alone triggers none (17.4.8); only
+/// the enemy's batteries fire, each on a trigger no battery has fired on yet (17.4.1).
 pub(crate) fn offers(ctx: &Ctx, mover: &str, path: &[Hex]) -> Vec<OpportunityOffer> {
+    let changes = formation_changes_this_phase(&ctx.state, mover);
     let s = ctx.eng.scenario;
     let Some(m) = s.unit(mover) else {
         return Vec::new();
@@ -163,22 +249,27 @@ pub(crate) fn offers(ctx: &Ctx, mover: &str, path: &[Hex]) -> Vec<OpportunityOff
         if b.side == m.side || !b.kind.is_artillery() || fired_at(&ctx.state, id, mover) {
             continue;
         }
-        let mut hexes: Vec<ZoneHex> = Vec::new();
-        for hex in path {
-            if hexes.iter().any(|z| z.hex == *hex) {
-                continue;
+        let in_zone = |hexes: &[Hex], kind: TriggerKind| {
+            let mut out: Vec<ZoneHex> = Vec::new();
+            for hex in hexes {
+                let open = out.iter().all(|z| z.hex != *hex)
+                    && !fired_on(&ctx.state, mover, Trigger { hex: *hex, kind });
+                if let (true, Ok(range)) = (open, zone_range(ctx, id, *at, mover, *hex)) {
+                    out.push(ZoneHex { hex: *hex, range });
+                }
             }
-            if let Ok(range) = zone_range(ctx, id, *at, mover, *hex) {
-                hexes.push(ZoneHex { hex: *hex, range });
-            }
-        }
-        if !hexes.is_empty() {
+            out
+        };
+        let hexes = in_zone(path, TriggerKind::Move);
+        let formation_changes = in_zone(&changes, TriggerKind::FormationChange);
+        if !hexes.is_empty() || !formation_changes.is_empty() {
             out.push(OpportunityOffer {
                 target: mover.to_string(),
                 battery: id.clone(),
                 side: b.side.clone(),
                 battery_hex: *at,
                 hexes,
+                formation_changes,
             });
         }
     }
@@ -191,6 +282,53 @@ pub(crate) fn fired_at(state: &GameState, battery: &str, target: &str) -> bool {
         m.opportunity_fired
             .iter()
             .any(|(t, p, u)| (*t, *p) == (state.turn, state.player) && u == target)
+    })
+}
+
+/// 17.4 with 11.3.2: a unit Routed by Opportunity Fire fired at it in hex `at` of its path
+/// stops there ("If the moving unit Routs, its movement stops"): the rest of the path was not
+/// travelled, so it stands at `at` and its retreat is owed from there (decision 0154). The
+/// move's events stand; this one follows them.
+pub(crate) fn stop_move(ctx: &mut Ctx, side: &str, target: &str, at: Hex) {
+    let routed = ctx
+        .state
+        .units
+        .get(target)
+        .is_some_and(|u| u.morale == MoraleState::Routed);
+    let now = ctx.state.positions.get(target).copied();
+    if !routed || now.is_none_or(|h| h == at) {
+        return;
+    }
+    ctx.emit_side(
+        side,
+        super::EventKind::MoveStopped {
+            unit: target.to_string(),
+            at,
+            rule: "17.4".into(),
+            reason: format!(
+                "Routed by Opportunity Fire at {at}: its movement stops there (11.3.2)"
+            ),
+        },
+    );
+}
+
+/// Has a battery fired Opportunity Fire at `target` on `trigger` in the current phase (17.4.1)?
+fn fired_on(state: &GameState, target: &str, trigger: Trigger) -> bool {
+    state.movement.get(target).is_some_and(|m| {
+        m.fired_on
+            .iter()
+            .any(|f| (f.turn, f.player) == (state.turn, state.player) && f.trigger == trigger)
+    })
+}
+
+/// The hexes where `unit` changed formation in the current phase (17.4 trigger 3).
+pub(crate) fn formation_changes_this_phase(state: &GameState, unit: &str) -> Vec<Hex> {
+    state.movement.get(unit).map_or_else(Vec::new, |m| {
+        m.formation_changed_at
+            .iter()
+            .filter(|(t, p, _)| (*t, *p) == (state.turn, state.player))
+            .map(|(_, _, h)| *h)
+            .collect()
     })
 }
 
@@ -217,14 +355,23 @@ impl super::Engine<'_> {
         offers(&ctx, mover, path)
     }
 
-    /// Every unit that moved in the current Movement Phase and the Opportunity Fire its path
-    /// offers (17.4): the umpire's pending items.
+    /// The Opportunity Fire `unit`'s activity in the current Movement Phase offers (17.4): its
+    /// path and its formation changes; no die is rolled.
+    pub fn opportunity_offers_for(&self, state: &GameState, unit: &str) -> Vec<OpportunityOffer> {
+        let path = path_this_phase(state, unit).unwrap_or_default();
+        if path.is_empty() && formation_changes_this_phase(state, unit).is_empty() {
+            return Vec::new();
+        }
+        self.opportunity_offers(state, unit, &path)
+    }
+
+    /// Every unit that moved or changed formation in the current Movement Phase and the
+    /// Opportunity Fire it offers (17.4): the umpire's pending items.
     pub fn opportunity_pending(&self, state: &GameState) -> Vec<OpportunityOffer> {
         state
             .movement
             .keys()
-            .filter_map(|u| path_this_phase(state, u).map(|p| (u, p)))
-            .flat_map(|(u, p)| self.opportunity_offers(state, u, &p))
+            .flat_map(|u| self.opportunity_offers_for(state, u))
             .collect()
     }
 }

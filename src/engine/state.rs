@@ -372,9 +372,26 @@ pub struct UnitMovement {
     /// only (17.4.1: once each Movement Phase).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub opportunity_fired: Vec<(u32, usize, String)>,
+    /// The Opportunity Fire triggers it was fired on at in the current phase, and by whom
+    /// (17.4.1: "A single unit may only be fired at by one unit (or stack …) per trigger").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fired_on: Vec<FiredOn>,
+    /// The hexes where it changed formation in the current phase (17.4 trigger 3), with the
+    /// phase (turn, player).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub formation_changed_at: Vec<(u32, usize, crate::hex::Hex)>,
     /// The retreat a combat required of it and it has not yet made (21.4, decision 0147).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retreat_due: Option<RetreatDue>,
+}
+
+/// One Opportunity Fire at a unit (17.4.1): the phase, the trigger and the batteries that fired.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FiredOn {
+    pub turn: u32,
+    pub player: usize,
+    pub trigger: super::opportunity::Trigger,
+    pub by: Vec<String>,
 }
 
 /// One Line Extension's own state (13.1.2): created with its parent's Morale State, facing and

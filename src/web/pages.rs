@@ -390,8 +390,18 @@ fn opportunity_offers(view: &View) -> Markup {
                     @for o in &view.opportunity_fire {
                         li {
                             (o.battery) " (" (o.side) ", " (o.battery_hex.to_string()) ") may fire at "
-                            (o.target) " at "
-                            (o.hexes.iter().map(|z| format!("{} (range {})", z.hex, z.range)).collect::<Vec<_>>().join(", "))
+                            (o.target)
+                            @if !o.hexes.is_empty() {
+                                " at "
+                                (o.hexes.iter().map(|z| format!("{} (range {})", z.hex, z.range)).collect::<Vec<_>>().join(", "))
+                            }
+                            // 17.4 trigger 3: a formation change in the zone.
+                            @if !o.formation_changes.is_empty() {
+                                @if !o.hexes.is_empty() { ";" }
+                                " changing formation at "
+                                (o.formation_changes.iter().map(|z| format!("{} (range {})", z.hex, z.range)).collect::<Vec<_>>().join(", "))
+                                " (--formation-change)"
+                            }
                         }
                     }
                 }
