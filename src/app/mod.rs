@@ -398,8 +398,11 @@ fn offer_opportunity(game: &Game, seat: &Seat, done: &mut Response) {
                 half_mp: Some(_),
                 ..
             } if !path.is_empty() => piece,
-            // 17.4 trigger 3: a formation change in the zone.
-            crate::engine::EventKind::FormationChanged { unit, .. } => unit,
+            // 17.4 trigger 3: a formation change in the zone; 17.4.2: a Line Extension's own
+            // move (or its appearing in its hex, 13.1.3).
+            crate::engine::EventKind::FormationChanged { unit, .. }
+            | crate::engine::EventKind::ExtensionMoved { unit, .. }
+            | crate::engine::EventKind::LineExtended { unit, .. } => unit,
             _ => continue,
         };
         if !units.contains(&unit.as_str()) {

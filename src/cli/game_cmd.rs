@@ -294,6 +294,14 @@ fn print_opportunity(offers: &[crate::engine::opportunity::OpportunityOffer]) {
             .collect()
     };
     for o in offers {
+        // 17.4.2: a Line Extension that moved on its own is a target of its own.
+        let (target, at) = match o.extension {
+            Some(h) => (
+                format!("{}'s Line Extension (now {h})", o.target),
+                format!(" --defender-at {h}"),
+            ),
+            None => (o.target.clone(), String::new()),
+        };
         let changes = show(&o.formation_changes);
         if !changes.is_empty() {
             println!(
@@ -312,11 +320,11 @@ fn print_opportunity(offers: &[crate::engine::opportunity::OpportunityOffer]) {
             continue;
         }
         println!(
-            "Opportunity Fire (17.4): {} ({}) at {} may fire at {} in {}; fire with `combat fire --attacker {} --defender {} --opportunity-at HEX`",
+            "Opportunity Fire (17.4): {} ({}) at {} may fire at {} in {}; fire with `combat fire --attacker {} --defender {}{at} --opportunity-at HEX`",
             o.battery,
             o.side,
             o.battery_hex,
-            o.target,
+            target,
             hexes.join(", "),
             o.battery,
             o.target

@@ -830,6 +830,7 @@ pub(super) fn resolve(
             moves_on: false,
             opportunity_at: options.opportunity_at,
             opportunity_formation: options.opportunity_formation,
+            opportunity_extension: options.opportunity_at.and(options.defender_at),
         },
     );
     ctx.emit(
@@ -932,6 +933,7 @@ fn left_before(
             moves_on: true,
             opportunity_at: None,
             opportunity_formation: false,
+            opportunity_extension: None,
         },
     );
     Ok(())
@@ -1227,7 +1229,13 @@ fn sides(
     if let Some(trigger) = opportunity_trigger(kind, &a_hexes, options)
         && options.fire_ruling.is_none()
     {
-        super::opportunity::once_per_trigger(&ctx.state, attackers, defenders, trigger)?;
+        super::opportunity::once_per_trigger(
+            &ctx.state,
+            attackers,
+            defenders,
+            options.defender_at,
+            trigger,
+        )?;
     }
     // 17.4, 17.4.9: Cannister is Opportunity Fire at units entering the battery's hex; either
     // side's artillery fires it, in the other player's turn too. 16.5, 16.5.2: a Reaction Charge
@@ -1297,8 +1305,14 @@ fn fire_ruling_note(
         .filter_map(|a| ctx.state.positions.get(a).copied())
         .collect();
     let trigger = opportunity_trigger(kind, &a_hexes, options)?;
-    let r =
-        super::opportunity::once_per_trigger(&ctx.state, attackers, defenders, trigger).err()?;
+    let r = super::opportunity::once_per_trigger(
+        &ctx.state,
+        attackers,
+        defenders,
+        options.defender_at,
+        trigger,
+    )
+    .err()?;
     Some(format!(
         "{} ({}): allowed by the umpire: {reason}",
         r.message, r.rule
@@ -1333,9 +1347,12 @@ fn opportunity_hex(
             "",
         ));
     };
-    // 17.4 trigger 3: a formation change in the zone.
+    // 17.4 trigger 3: a formation change in the zone (a Line Extension has no formation).
     if options.opportunity_formation {
-        let changes = super::opportunity::formation_changes_this_phase(&ctx.state, target);
+        let changes = match options.defender_at {
+            Some(_) => Vec::new(),
+            None => super::opportunity::formation_changes_this_phase(&ctx.state, target),
+        };
         if !changes.contains(&at) {
             let hexes: Vec<String> = changes.iter().map(ToString::to_string).collect();
             return Err(Refusal::new(
@@ -1357,7 +1374,12 @@ fn opportunity_hex(
         }
         return Ok(at);
     }
-    let path = super::opportunity::path_this_phase(&ctx.state, target).unwrap_or_default();
+    // 17.4.2: a Line Extension fired on in its own hex is fired on along its own path.
+    let path = match options.defender_at {
+        Some(ext) => super::opportunity::extension_path_this_phase(&ctx.state, target, ext),
+        None => super::opportunity::path_this_phase(&ctx.state, target).unwrap_or_default(),
+    };
+    let target = &super::opportunity::target_key(target, options.defender_at);
     if !path.contains(&at) {
         let moved = if path.is_empty() {
             "has not moved in this Movement Phase".to_string()

@@ -391,6 +391,10 @@ pub enum EventKind {
         /// The Opportunity Fire was at its formation change in that hex (17.4 trigger 3).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         opportunity_formation: bool,
+        /// Opportunity Fire at the defender's Line Extension in this hex (13.1.1), a target of
+        /// its own (17.4.2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        opportunity_extension: Option<crate::hex::Hex>,
     },
     /// The dice of a combat and the non-seed table cells it used (umpire only).
     CombatDice {

@@ -385,6 +385,8 @@ fn apply(state: &mut GameState, event: &Event) {
                 morale,
                 facing: u.facing,
                 moved: Some(own),
+                // 17.4.2: it appears in its hex (13.1.3), a target there of its own.
+                last_path: vec![*hex],
             });
             m.halves += half_mp;
             u.moved = Some(m);
@@ -408,6 +410,7 @@ fn apply(state: &mut GameState, event: &Event) {
                     spent.halves += half_mp;
                     spent.hexes += path.len().saturating_sub(1) as u32;
                     p.moved = Some(spent);
+                    p.last_path.clone_from(path);
                     if facing.is_some() {
                         p.facing = *facing;
                     }
@@ -740,6 +743,7 @@ fn apply(state: &mut GameState, event: &Event) {
             attacker_at,
             opportunity_at,
             opportunity_formation,
+            opportunity_extension,
             ..
         } => {
             // 17.4.1: each battery fires at a given unit once each Movement Phase, Cannister
@@ -763,11 +767,12 @@ fn apply(state: &mut GameState, event: &Event) {
                     &defenders[..]
                 };
                 for target in targets {
+                    let key = super::opportunity::target_key(target, *opportunity_extension);
                     for b in attackers {
                         let m = state.movement.entry(b.clone()).or_default();
                         m.opportunity_fired
                             .retain(|(t, p, _)| (*t, *p) == (turn, player));
-                        m.opportunity_fired.push((turn, player, target.clone()));
+                        m.opportunity_fired.push((turn, player, key.clone()));
                     }
                     let m = state.movement.entry(target.clone()).or_default();
                     m.fired_on.retain(|f| (f.turn, f.player) == (turn, player));
@@ -776,6 +781,7 @@ fn apply(state: &mut GameState, event: &Event) {
                         player,
                         trigger,
                         by: attackers.clone(),
+                        extension: *opportunity_extension,
                     });
                 }
             }

@@ -29,6 +29,10 @@ pub struct OpportunityOffer {
     /// The side the battery belongs to (the one that decides whether to fire).
     pub side: String,
     pub battery_hex: Hex,
+    /// The target is the unit's Line Extension now in this hex, which moved on its own
+    /// (17.4.2): fire with `--defender-at HEX`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension: Option<Hex>,
     /// The hexes of the path in the battery's zone, in path order, with their range: the
     /// firer picks one (17.4.1: one fire at a unit per Movement Phase).
     pub hexes: Vec<ZoneHex>,
@@ -80,15 +84,17 @@ pub(crate) fn once_per_trigger(
     state: &GameState,
     batteries: &[String],
     targets: &[String],
+    extension: Option<Hex>,
     trigger: Trigger,
 ) -> Result<(), Refusal> {
     for target in targets {
-        if let Some(b) = batteries.iter().find(|b| fired_at(state, b, target)) {
+        let key = target_key(target, extension);
+        if let Some(b) = batteries.iter().find(|b| fired_at(state, b, &key)) {
             return Err(Refusal::new(
                 "already-fired",
                 "17.4.1",
                 format!(
-                    "`{b}` has already fired Opportunity Fire at `{target}` in this Movement Phase{}",
+                    "`{b}` has already fired Opportunity Fire at `{key}` in this Movement Phase{}",
                     if trigger.kind == TriggerKind::Cannister {
                         " (Cannister is its Opportunity Fire, 17.4.9)"
                     } else {
@@ -99,16 +105,18 @@ pub(crate) fn once_per_trigger(
             ));
         }
         let earlier = state.movement.get(target).and_then(|m| {
-            m.fired_on
-                .iter()
-                .find(|f| (f.turn, f.player) == (state.turn, state.player) && f.trigger == trigger)
+            m.fired_on.iter().find(|f| {
+                (f.turn, f.player) == (state.turn, state.player)
+                    && f.trigger == trigger
+                    && f.extension == extension
+            })
         });
         if let Some(f) = earlier {
             return Err(Refusal::new(
                 "one-firer-per-trigger",
                 "17.4.1",
                 format!(
-                    "`{target}` was already fired on for {trigger} by {}: a unit is fired at by one unit (or stack) per trigger",
+                    "`{key}` was already fired on for {trigger} by {}: a unit is fired at by one unit (or stack) per trigger",
                     f.by.join(", ")
                 ),
                 "batteries that may fire together (17.3) fire in one command; the umpire may allow it with --allow-fire --ruling REASON",
@@ -238,6 +246,30 @@ fn sight_from(ctx: &Ctx, from: Hex, target: &str, to: Hex) -> crate::movement::s
 /// the enemy's batteries fire, each on a trigger no battery has fired on yet (17.4.1).
 pub(crate) fn offers(ctx: &Ctx, mover: &str, path: &[Hex]) -> Vec<OpportunityOffer> {
     let changes = formation_changes_this_phase(&ctx.state, mover);
+    let mut out = offers_at(ctx, mover, None, path, &changes);
+    // 17.4.2: each Line Extension that moved on its own this phase is a target of its own.
+    let parts: Vec<Hex> = ctx.state.movement.get(mover).map_or_else(Vec::new, |m| {
+        m.extension_parts.iter().map(|p| p.hex).collect()
+    });
+    for hex in parts {
+        let own = extension_path_this_phase(&ctx.state, mover, hex);
+        if !own.is_empty() {
+            out.extend(offers_at(ctx, mover, Some(hex), &own, &[]));
+        }
+    }
+    out
+}
+
+/// The offers at `mover` (its Line Extension in `extension`) for `path` and formation
+/// `changes`.
+fn offers_at(
+    ctx: &Ctx,
+    mover: &str,
+    extension: Option<Hex>,
+    path: &[Hex],
+    changes: &[Hex],
+) -> Vec<OpportunityOffer> {
+    let key = target_key(mover, extension);
     let s = ctx.eng.scenario;
     let Some(m) = s.unit(mover) else {
         return Vec::new();
@@ -246,14 +278,14 @@ pub(crate) fn offers(ctx: &Ctx, mover: &str, path: &[Hex]) -> Vec<OpportunityOff
     for (id, at) in &ctx.state.positions {
         let Some(b) = s.unit(id) else { continue };
         // 17.4.1: once each Movement Phase at a given unit.
-        if b.side == m.side || !b.kind.is_artillery() || fired_at(&ctx.state, id, mover) {
+        if b.side == m.side || !b.kind.is_artillery() || fired_at(&ctx.state, id, &key) {
             continue;
         }
         let in_zone = |hexes: &[Hex], kind: TriggerKind| {
             let mut out: Vec<ZoneHex> = Vec::new();
             for hex in hexes {
                 let open = out.iter().all(|z| z.hex != *hex)
-                    && !fired_on(&ctx.state, mover, Trigger { hex: *hex, kind });
+                    && !fired_on(&ctx.state, mover, extension, Trigger { hex: *hex, kind });
                 if let (true, Ok(range)) = (open, zone_range(ctx, id, *at, mover, *hex)) {
                     out.push(ZoneHex { hex: *hex, range });
                 }
@@ -261,13 +293,14 @@ pub(crate) fn offers(ctx: &Ctx, mover: &str, path: &[Hex]) -> Vec<OpportunityOff
             out
         };
         let hexes = in_zone(path, TriggerKind::Move);
-        let formation_changes = in_zone(&changes, TriggerKind::FormationChange);
+        let formation_changes = in_zone(changes, TriggerKind::FormationChange);
         if !hexes.is_empty() || !formation_changes.is_empty() {
             out.push(OpportunityOffer {
                 target: mover.to_string(),
                 battery: id.clone(),
                 side: b.side.clone(),
                 battery_hex: *at,
+                extension,
                 hexes,
                 formation_changes,
             });
@@ -312,13 +345,37 @@ pub(crate) fn stop_move(ctx: &mut Ctx, side: &str, target: &str, at: Hex) {
     );
 }
 
-/// Has a battery fired Opportunity Fire at `target` on `trigger` in the current phase (17.4.1)?
-fn fired_on(state: &GameState, target: &str, trigger: Trigger) -> bool {
+/// Has a battery fired Opportunity Fire at `target` (its Line Extension in `extension`) on
+/// `trigger` in the current phase (17.4.1)?
+fn fired_on(state: &GameState, target: &str, extension: Option<Hex>, trigger: Trigger) -> bool {
     state.movement.get(target).is_some_and(|m| {
-        m.fired_on
-            .iter()
-            .any(|f| (f.turn, f.player) == (state.turn, state.player) && f.trigger == trigger)
+        m.fired_on.iter().any(|f| {
+            (f.turn, f.player) == (state.turn, state.player)
+                && f.trigger == trigger
+                && f.extension == extension
+        })
     })
+}
+
+/// The name 17.4.1's records give a target: the unit, or its Line Extension in `extension`,
+/// a target of its own (17.4.2: "Movement or Formation Change activities of a unit and its
+/// Line Extensions generate Opportunity Fire separately").
+pub(crate) fn target_key(unit: &str, extension: Option<Hex>) -> String {
+    match extension {
+        Some(h) => format!("{unit}@{h}"),
+        None => unit.to_string(),
+    }
+}
+
+/// The path `unit`'s Line Extension now in `hex` moved along on its own in the current
+/// Movement Phase (its generation, 13.1.3, or its own move, 13.1.1): 17.4.2.
+pub(crate) fn extension_path_this_phase(state: &GameState, unit: &str, hex: Hex) -> Vec<Hex> {
+    super::extensions::part(state, unit, hex)
+        .filter(|p| {
+            p.moved
+                .is_some_and(|m| (m.turn, m.player) == (state.turn, state.player))
+        })
+        .map_or_else(Vec::new, |p| p.last_path.clone())
 }
 
 /// The hexes where `unit` changed formation in the current phase (17.4 trigger 3).
@@ -359,7 +416,15 @@ impl super::Engine<'_> {
     /// path and its formation changes; no die is rolled.
     pub fn opportunity_offers_for(&self, state: &GameState, unit: &str) -> Vec<OpportunityOffer> {
         let path = path_this_phase(state, unit).unwrap_or_default();
-        if path.is_empty() && formation_changes_this_phase(state, unit).is_empty() {
+        let extension_moved = state.movement.get(unit).is_some_and(|m| {
+            m.extension_parts
+                .iter()
+                .any(|p| !extension_path_this_phase(state, unit, p.hex).is_empty())
+        });
+        if path.is_empty()
+            && !extension_moved
+            && formation_changes_this_phase(state, unit).is_empty()
+        {
             return Vec::new();
         }
         self.opportunity_offers(state, unit, &path)

@@ -392,6 +392,9 @@ pub struct FiredOn {
     pub player: usize,
     pub trigger: super::opportunity::Trigger,
     pub by: Vec<String>,
+    /// The fire was at the unit's Line Extension in this hex, a target of its own (17.4.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension: Option<Hex>,
 }
 
 /// One Line Extension's own state (13.1.2): created with its parent's Morale State, facing and
@@ -408,6 +411,10 @@ pub struct ExtensionPart {
     /// 13.1.2, plus its own).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moved: Option<PhaseMove>,
+    /// The hexes of its last move of its own (its generation, 13.1.3, or moving on its own,
+    /// 13.1.1), from where it started, so Opportunity Fire is offered along it (17.4.2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_path: Vec<Hex>,
 }
 
 impl ExtensionPart {

@@ -391,6 +391,10 @@ fn opportunity_offers(view: &View) -> Markup {
                         li {
                             (o.battery) " (" (o.side) ", " (o.battery_hex.to_string()) ") may fire at "
                             (o.target)
+                            // 17.4.2: a Line Extension that moved on its own, a target of its own.
+                            @if let Some(h) = o.extension {
+                                "'s Line Extension (now " (h.to_string()) ")"
+                            }
                             @if !o.hexes.is_empty() {
                                 " at "
                                 (o.hexes.iter().map(|z| format!("{} (range {})", z.hex, z.range)).collect::<Vec<_>>().join(", "))

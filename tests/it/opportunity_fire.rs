@@ -278,3 +278,53 @@ fn a_second_firer_on_a_trigger_is_refused_and_only_the_umpire_overrules_17_4_1()
     let o = fire(&db, "aus-bty2", "5.06", &ruled);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// 17.4.2 (decision 0154): a Line Extension moving on its own is offered as a target of its
+/// own, with the `--defender-at` that names it.
+#[test]
+fn a_line_extension_moving_on_its_own_is_offered_17_4_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("ext.db");
+    let db = db.to_str().unwrap().to_string();
+    let scenario = "tests/conformance/scenarios/mini-opportunity-pair.toml";
+    for args in [
+        &["new", "--scenario", scenario, "--db", &db][..],
+        &[
+            "override",
+            "--db",
+            &db,
+            "--reason",
+            "set-up",
+            "--place",
+            "fr-line=6.06",
+        ],
+        &["turn", "--db", &db],
+        &[
+            "move", "--db", &db, "--piece", "fr-line", "--to", "6.06", "--extend", "5.07",
+        ],
+    ] {
+        let o = staffwork(args);
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let o = staffwork(&[
+        "move",
+        "--db",
+        &db,
+        "--piece",
+        "fr-line",
+        "--extension",
+        "5.07",
+        "--to",
+        "5.06",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = stdout(&o);
+    assert!(
+        text.contains("aus-bty (austrian) at 5.03 may fire at fr-line's Line Extension (now 5.06) in 5.06 (range 3); fire with `combat fire --attacker aus-bty --defender fr-line --defender-at 5.06 --opportunity-at HEX`"),
+        "{text}"
+    );
+}
