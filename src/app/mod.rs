@@ -381,6 +381,7 @@ fn applied(game: &Game, events: Vec<crate::engine::Event>) -> Response {
         step: game.state.step,
         diagnostics: Vec::new(),
         opportunity_fire: Vec::new(),
+        reaction_charges: Vec::new(),
     })
 }
 
@@ -410,10 +411,31 @@ fn offer_opportunity(game: &Game, seat: &Seat, done: &mut Response) {
         }
     }
     let offers = units
-        .into_iter()
+        .iter()
         .flat_map(|u| engine.opportunity_offers_for(&game.state, u))
         .collect();
     a.opportunity_fire = crate::view::opportunity_for(seat, offers);
+    // 16.5: the Reaction Charges the same activity offers, a retreat's too (16.5.2).
+    let retreated = a.events.iter().filter_map(|e| match &e.kind {
+        crate::engine::EventKind::PieceMoved {
+            piece,
+            path,
+            half_mp: None,
+            ..
+        } if !path.is_empty() => Some(piece.as_str()),
+        _ => None,
+    });
+    let mut all: Vec<&str> = units.clone();
+    for u in retreated {
+        if !all.contains(&u) {
+            all.push(u);
+        }
+    }
+    let reactions = all
+        .into_iter()
+        .flat_map(|u| engine.reaction_offers_for(&game.state, u))
+        .collect();
+    a.reaction_charges = crate::view::reactions_for(seat, reactions);
 }
 
 /// The engine command a request asks for, and the actor recorded with it. `turn` is one

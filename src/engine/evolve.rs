@@ -314,6 +314,11 @@ fn apply(state: &mut GameState, event: &Event) {
                 // or the umpire's placement; decision 0147).
                 u.retreat_due = None;
             }
+            // 16.5: a retreat (no MP spent along a path) may still be Reaction Charged.
+            if half_mp.is_none() && !path.is_empty() && state.movement.contains_key(piece) {
+                let u = state.movement.entry(piece.clone()).or_default();
+                u.last_retreat = Some((turn, player, path.clone()));
+            }
             if let Some(mp) = half_mp {
                 let u = state.movement.entry(piece.clone()).or_default();
                 if let Some(hex) = entered {

@@ -4,6 +4,9 @@
 //! Nothing is rolled here: the battery's side (or the umpire) fires with
 //! `combat fire --opportunity-at HEX`, which checks the same zone (`zone_range`). Decision 0167.
 //!
+//! The same for Reaction Charges (16.5): which enemy cavalry may charge a unit that moved,
+//! changed formation or retreated in its Reaction Zone, and where (decision 0155).
+//!
 //! Must not: roll dice or resolve fire (that is `combat_system`), or decide who may see an
 //! offer (that is `app`/`view`).
 
@@ -398,6 +401,123 @@ pub(crate) fn path_this_phase(state: &GameState, unit: &str) -> Option<Vec<Hex>>
         .then(|| m.last_path.clone())
 }
 
+/// 16.5.1: the Reaction Zone reaches "1 to 3 hexes from the unit".
+pub const REACTION_RANGE: u32 = 3;
+
+/// One cavalry unit that may Reaction Charge a unit that moved, and where (16.5).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReactionOffer {
+    /// The unit that moved.
+    pub target: String,
+    pub cavalry: String,
+    /// The cavalry's side (the one that decides whether to charge).
+    pub side: String,
+    pub cavalry_hex: Hex,
+    /// The hexes of the path in its Reaction Zone (triggers a, c and d), in path order.
+    pub hexes: Vec<ReactionHex>,
+    /// The hexes of the zone where the unit changed formation in this phase (trigger b).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub formation_changes: Vec<ReactionHex>,
+    /// The path was a retreat (21.4): 17.4.5 spares it Opportunity Fire, 16.5 does not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub retreat: bool,
+}
+
+/// A hex of a path in a cavalry unit's Reaction Zone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReactionHex {
+    pub hex: Hex,
+    pub range: u32,
+    /// Outside the cavalry's frontal arc: it must pass a Morale Check to charge (16.5.5).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub morale_check: bool,
+}
+
+/// Is `hex` in the Reaction Zone of `cavalry` at `at` (16.5.1: 1 to 3 hexes, any direction, in
+/// line of sight, not terrain hindering Cavalry Charges)? With whether it lies outside the
+/// cavalry's frontal arc (16.5.5).
+fn reaction_range(
+    ctx: &Ctx,
+    cavalry: &str,
+    at: Hex,
+    target: &str,
+    hex: Hex,
+) -> Option<ReactionHex> {
+    let range = at.distance(hex);
+    if range == 0 || range > REACTION_RANGE {
+        return None;
+    }
+    let t = ctx.eng.movement;
+    let map = &ctx.eng.move_map;
+    if !map.contains(hex) || t.terrain_row(map.terrain(hex)).0.hindering {
+        return None;
+    }
+    if !sight_from(ctx, at, target, hex).visible {
+        return None;
+    }
+    let (arc, _, _) = super::aspect::read(ctx, cavalry, at, hex, false, None);
+    Some(ReactionHex {
+        hex,
+        range,
+        morale_check: arc != Arc::Front,
+    })
+}
+
+/// May `cavalry` Reaction Charge now? Not at night (27.1.3), nor Blown, Shaken or worse (16.1.1,
+/// 22.1.1).
+fn may_react(ctx: &Ctx, cavalry: &str) -> bool {
+    let st = ctx.state.units.get(cavalry).cloned().unwrap_or_default();
+    !ctx.night() && !st.blown && st.morale > MoraleState::Shaken
+}
+
+/// The enemy cavalry that may Reaction Charge `mover` (16.5): the hexes of its path (a move or
+/// a retreat, `retreat`) and of its formation changes in each one's Reaction Zone. Facing
+/// changes never trigger one (16.5.9): they have no path.
+pub(crate) fn reaction_offers(
+    ctx: &Ctx,
+    mover: &str,
+    path: &[Hex],
+    changes: &[Hex],
+    retreat: bool,
+) -> Vec<ReactionOffer> {
+    let s = ctx.eng.scenario;
+    let Some(m) = s.unit(mover) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (id, at) in &ctx.state.positions {
+        let Some(c) = s.unit(id) else { continue };
+        if c.side == m.side || !c.kind.is_cavalry() || !may_react(ctx, id) {
+            continue;
+        }
+        let in_zone = |hexes: &[Hex]| {
+            let mut out: Vec<ReactionHex> = Vec::new();
+            for hex in hexes {
+                if out.iter().all(|z| z.hex != *hex)
+                    && let Some(z) = reaction_range(ctx, id, *at, mover, *hex)
+                {
+                    out.push(z);
+                }
+            }
+            out
+        };
+        let hexes = in_zone(path);
+        let formation_changes = in_zone(changes);
+        if !hexes.is_empty() || !formation_changes.is_empty() {
+            out.push(ReactionOffer {
+                target: mover.to_string(),
+                cavalry: id.clone(),
+                side: c.side.clone(),
+                cavalry_hex: *at,
+                hexes,
+                formation_changes,
+                retreat,
+            });
+        }
+    }
+    out
+}
+
 impl super::Engine<'_> {
     /// The Opportunity Fire `mover`'s move along `path` offers the enemy's batteries in `state`
     /// (17.4); no die is rolled.
@@ -428,6 +548,40 @@ impl super::Engine<'_> {
             return Vec::new();
         }
         self.opportunity_offers(state, unit, &path)
+    }
+
+    /// The Reaction Charges `unit`'s activity in the current phase offers (16.5): its move, its
+    /// formation changes and its retreat (16.5.2: "in any phase"); no die is rolled.
+    pub fn reaction_offers_for(&self, state: &GameState, unit: &str) -> Vec<ReactionOffer> {
+        let path = path_this_phase(state, unit).unwrap_or_default();
+        let changes = formation_changes_this_phase(state, unit);
+        let retreat = state
+            .movement
+            .get(unit)
+            .and_then(|m| m.last_retreat.as_ref())
+            .filter(|(t, p, _)| (*t, *p) == (state.turn, state.player))
+            .map(|(_, _, path)| path.clone())
+            .unwrap_or_default();
+        if path.is_empty() && changes.is_empty() && retreat.is_empty() {
+            return Vec::new();
+        }
+        let mut dice = crate::rules::dice::ScriptedDice::new();
+        let ctx = Ctx::preview(self, state, &mut dice);
+        let mut out = reaction_offers(&ctx, unit, &path, &changes, false);
+        if !retreat.is_empty() {
+            out.extend(reaction_offers(&ctx, unit, &retreat, &[], true));
+        }
+        out
+    }
+
+    /// Every unit's Reaction Charges open in the current phase (16.5): the umpire's pending
+    /// items beside the Opportunity Fire.
+    pub fn reaction_pending(&self, state: &GameState) -> Vec<ReactionOffer> {
+        state
+            .movement
+            .keys()
+            .flat_map(|u| self.reaction_offers_for(state, u))
+            .collect()
     }
 
     /// Every unit that moved or changed formation in the current Movement Phase and the

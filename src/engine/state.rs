@@ -376,6 +376,10 @@ pub struct UnitMovement {
     /// (17.4.1: "A single unit may only be fired at by one unit (or stack …) per trigger").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fired_on: Vec<FiredOn>,
+    /// Its last retreat (a move that spent no MP along a path, 21.4) with its phase (turn,
+    /// player): it triggers no Opportunity Fire (17.4.5) but may be Reaction Charged (16.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_retreat: Option<(u32, usize, Vec<crate::hex::Hex>)>,
     /// The hexes where it changed formation in the current phase (17.4 trigger 3), with the
     /// phase (turn, player).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -213,6 +213,8 @@ pub struct View {
     /// Opportunity Fire open in this Movement Phase (17.4), as `app`'s status gives it to the
     /// seat: the umpire's pending items.
     pub opportunity_fire: Vec<crate::engine::opportunity::OpportunityOffer>,
+    /// Reaction Charges open in this phase (16.5), as `app`'s status gives them to the seat.
+    pub reaction_charges: Vec<crate::engine::opportunity::ReactionOffer>,
 }
 
 /// The order check as you type.
@@ -941,6 +943,7 @@ fn build_view(
         commanders,
         deadline: None,
         opportunity_fire: status.opportunity_fire.clone(),
+        reaction_charges: status.reaction_charges.clone(),
     }
 }
 

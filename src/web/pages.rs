@@ -414,6 +414,46 @@ fn opportunity_offers(view: &View) -> Markup {
     }
 }
 
+/// The Reaction Charges open in this phase (16.5), beside the Opportunity Fire: which cavalry
+/// may charge which mover, and at which hexes of its Reaction Zone.
+fn reaction_offers(view: &View) -> Markup {
+    let show = |z: &[crate::engine::opportunity::ReactionHex]| {
+        z.iter()
+            .map(|z| {
+                let check = if z.morale_check {
+                    ", Morale Check 16.5.5"
+                } else {
+                    ""
+                };
+                format!("{} (range {}{check})", z.hex, z.range)
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    html! {
+        @if !view.reaction_charges.is_empty() {
+            div #reaction-charges {
+                p { strong { "Reaction Charges open (16.5)" } }
+                ul {
+                    @for o in &view.reaction_charges {
+                        li {
+                            (o.cavalry) " (" (o.side) ", " (o.cavalry_hex.to_string()) ") may charge "
+                            (o.target)
+                            @if !o.hexes.is_empty() {
+                                @if o.retreat { " retreating" }
+                                " at " (show(&o.hexes))
+                            }
+                            @if !o.formation_changes.is_empty() {
+                                " changing formation at " (show(&o.formation_changes))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 pub fn umpire_page(view: &View, csrf: &str, links: &[(Seat, Option<String>)]) -> Markup {
     layout(
         "Umpire",
@@ -472,6 +512,7 @@ pub fn umpire_page(view: &View, csrf: &str, links: &[(Seat, Option<String>)]) ->
                     section {
                         h2 { "Combat" }
                         (opportunity_offers(view))
+                        (reaction_offers(view))
                         form hx-post="/umpire/combat" hx-target="#combat-result" hx-swap="innerHTML" {
                             select name="kind" {
                                 option value="close-combat" { "close combat (15)" }

@@ -1295,3 +1295,25 @@ async fn the_umpire_console_offers_a_formation_change_and_refuses_a_second_firer
     );
     assert_eq!(payloads(&db), before, "a refused fire writes nothing");
 }
+
+/// 16.5 (decision 0155): the umpire's console lists the Reaction Charges a move opened beside
+/// the Opportunity Fire: the cavalry, the hexes of its Reaction Zone, and which need its Morale
+/// Check (16.5.5).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_umpire_console_offers_reaction_charges_along_a_move_16_5() {
+    let (_dir, st, tokens) = mini_table(
+        "mini-reaction.toml",
+        1,
+        &["turn", "move --piece fr-col --to 5.05"],
+    );
+    let page = call(&st, "GET", "/umpire", Some(tokens["umpire"].as_str()), &[]).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        page.body.contains("Reaction Charges open (16.5)")
+            && page.body.contains(
+                "aus-cav (austrian, 3.06) may charge fr-col at 5.08 (range 3), 5.07 (range 2), 5.06 (range 2), 5.05 (range 2, Morale Check 16.5.5)"
+            ),
+        "{}",
+        page.body
+    );
+}
