@@ -647,6 +647,15 @@ fn engage<'u>(
     let s = ctx.eng.scenario;
     let mut attacker = combatant(ctx, attackers, a_hexes[0], options.attacker_quality);
     let mut defender = combatant(ctx, defenders, d_hex, options.defender_quality);
+    // 17.4 trigger 3: fired on at its formation change, in the formation the firer chooses.
+    if let (true, Some(at), [target]) = (
+        options.opportunity_formation,
+        options.opportunity_at,
+        defenders,
+    ) && let Some(f) = super::opportunity::fired_on_as(&ctx.state, target, at)
+    {
+        defender.formation = f;
+    }
     if let Some((_, n)) = &absorbing[0] {
         attacker.skirmisher_absorbs = *n;
     }

@@ -345,8 +345,14 @@ fn apply(state: &mut GameState, event: &Event) {
             // 17.4 trigger 3; a required retreat's limbering (21.4.6) never triggers (17.4.5).
             if let (Some(at), false) = (at, rule == "21.4.6") {
                 u.formation_changed_at
-                    .retain(|(t, p, _)| (*t, *p) == (turn, player));
-                u.formation_changed_at.push((turn, player, at));
+                    .retain(|c| (c.turn, c.player) == (turn, player));
+                u.formation_changed_at.push(FormationChangeAt {
+                    turn,
+                    player,
+                    hex: at,
+                    from: *from,
+                    to: *to,
+                });
             }
             // 8.2.2: leaving all-around facing (a Square), it chooses any facing.
             if *from == crate::scenario::UnitFormation::Square {

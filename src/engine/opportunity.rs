@@ -383,12 +383,39 @@ pub(crate) fn extension_path_this_phase(state: &GameState, unit: &str, hex: Hex)
 
 /// The hexes where `unit` changed formation in the current phase (17.4 trigger 3).
 pub(crate) fn formation_changes_this_phase(state: &GameState, unit: &str) -> Vec<Hex> {
-    state.movement.get(unit).map_or_else(Vec::new, |m| {
-        m.formation_changed_at
-            .iter()
-            .filter(|(t, p, _)| (*t, *p) == (state.turn, state.player))
-            .map(|(_, _, h)| *h)
-            .collect()
+    changes_this_phase(state, unit).map(|c| c.hex).collect()
+}
+
+fn changes_this_phase<'s>(
+    state: &'s GameState,
+    unit: &str,
+) -> impl Iterator<Item = &'s super::state::FormationChangeAt> {
+    let phase = (state.turn, state.player);
+    state
+        .movement
+        .get(unit)
+        .into_iter()
+        .flat_map(|m| &m.formation_changed_at)
+        .filter(move |c| (c.turn, c.player) == phase)
+}
+
+/// 17.4 trigger 3: "the firer gets to choose which of the two formations the unit is considered
+/// in (usually choosing the one with the best fire modifiers)". The engine chooses for it the
+/// one artillery fire counts as vulnerable (17.0: Column, Square, Limbered …), else the
+/// formation it changed to (decision 0154). `None` if the unit changed no formation at `hex`.
+pub(crate) fn fired_on_as(
+    state: &GameState,
+    unit: &str,
+    hex: Hex,
+) -> Option<crate::scenario::UnitFormation> {
+    let c = changes_this_phase(state, unit)
+        .filter(|c| c.hex == hex)
+        .last()?;
+    let vulnerable = crate::combat::fire::vulnerable_formation;
+    Some(if vulnerable(c.to) || !vulnerable(c.from) {
+        c.to
+    } else {
+        c.from
     })
 }
 

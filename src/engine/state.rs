@@ -383,10 +383,21 @@ pub struct UnitMovement {
     /// The hexes where it changed formation in the current phase (17.4 trigger 3), with the
     /// phase (turn, player).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub formation_changed_at: Vec<(u32, usize, crate::hex::Hex)>,
+    pub formation_changed_at: Vec<FormationChangeAt>,
     /// The retreat a combat required of it and it has not yet made (21.4, decision 0147).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retreat_due: Option<RetreatDue>,
+}
+
+/// A formation change in a phase and where (17.4 trigger 3: "the firer gets to choose which of
+/// the two formations the unit is considered in").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FormationChangeAt {
+    pub turn: u32,
+    pub player: usize,
+    pub hex: Hex,
+    pub from: crate::scenario::UnitFormation,
+    pub to: crate::scenario::UnitFormation,
 }
 
 /// One Opportunity Fire at a unit (17.4.1): the phase, the trigger and the batteries that fired.
