@@ -4,8 +4,11 @@
 //! Nothing is rolled here: the battery's side (or the umpire) fires with
 //! `combat fire --opportunity-at HEX`, which checks the same zone (`zone_range`). Decision 0167.
 //!
-//! The same for Reaction Charges (16.5): which enemy cavalry may charge a unit that moved,
-//! changed formation or retreated in its Reaction Zone, and where (decision 0155).
+//! Its triggers and 17.4.1's limits (once at a unit each phase, Cannister included; one firer
+//! per trigger), formation changes and Line Extensions as targets, and a Rout by it stopping
+//! the move (decision 0154). The same offers for Reaction Charges (16.5): which enemy cavalry
+//! may charge a unit that moved, changed formation or retreated in its Reaction Zone, and where
+//! (decision 0155).
 //!
 //! Must not: roll dice or resolve fire (that is `combat_system`), or decide who may see an
 //! offer (that is `app`/`view`).
