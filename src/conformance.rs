@@ -500,6 +500,8 @@ fn split_when(l: &Line) -> Result<(When, &str), String> {
 
 /// What an expectation is checked against: the game at one point and the events up to it.
 struct View<'a> {
+    /// The game's engine, for what it offers (17.4, 16.5) in `state`.
+    engine: crate::engine::Engine<'a>,
     scenario: &'a crate::scenario::Scenario,
     tables: &'a crate::rules::tables::CommandTables,
     state: &'a GameState,
@@ -537,6 +539,7 @@ fn run_case_inner(case: &Case) -> Result<(), String> {
         run_line(&mut game, l, &mut dice, &mut events)?;
         let k = i + 1;
         let view = View {
+            engine: game.engine(),
             scenario: &game.scenario,
             tables: &game.tables,
             state: &game.state,
@@ -571,6 +574,7 @@ fn run_case_inner(case: &Case) -> Result<(), String> {
         match when {
             When::End => check_expectation(
                 &View {
+                    engine: game.engine(),
                     scenario: &game.scenario,
                     tables: &game.tables,
                     state: &game.state,
@@ -589,6 +593,7 @@ fn run_case_inner(case: &Case) -> Result<(), String> {
                     )
                 })?;
                 let view = View {
+                    engine: game.engine(),
                     scenario: &game.scenario,
                     tables: &game.tables,
                     state,
@@ -630,6 +635,60 @@ fn check_sight(view: &View, l: &Line, text: &str) -> Option<Result<(), String>> 
     } else {
         Err(format!(
             "line {}: {side} {verb} {piece}: expected {want}, got {got}",
+            l.line
+        ))
+    })
+}
+
+/// `opportunity-offered BATTERY TARGET HEX yes|no`: is Opportunity Fire open now from the
+/// battery at the unit in that hex, of its path or of a formation change (17.4)?
+/// `reaction-offered CAVALRY TARGET HEX yes|no|check`: is a Reaction Charge open from the cavalry
+/// at the unit in that hex (16.5), `check` when it needs the cavalry's Morale Check (16.5.5)?
+/// The umpire's pending items, as `status` shows them. `None` for any other expectation.
+fn check_offers(view: &View, l: &Line, text: &str) -> Option<Result<(), String>> {
+    let w: Vec<&str> = text.split_whitespace().collect();
+    let [
+        verb @ ("opportunity-offered" | "reaction-offered"),
+        by,
+        target,
+        hex,
+        want,
+    ] = w.as_slice()
+    else {
+        return None;
+    };
+    let got = if *verb == "opportunity-offered" {
+        let open = view
+            .engine
+            .opportunity_pending(view.state)
+            .into_iter()
+            .filter(|o| o.battery == *by && o.target == *target)
+            .any(|o| {
+                o.hexes
+                    .iter()
+                    .chain(&o.formation_changes)
+                    .any(|z| z.hex.to_string() == *hex)
+            });
+        yes_no(open)
+    } else {
+        let found = view
+            .engine
+            .reaction_pending(view.state)
+            .into_iter()
+            .filter(|o| o.cavalry == *by && o.target == *target)
+            .flat_map(|o| o.hexes.into_iter().chain(o.formation_changes))
+            .find(|z| z.hex.to_string() == *hex);
+        match found {
+            Some(z) if z.morale_check => "check",
+            Some(_) => "yes",
+            None => "no",
+        }
+    };
+    Some(if got == *want {
+        Ok(())
+    } else {
+        Err(format!(
+            "line {}: {verb} {by} {target} {hex}: expected {want}, got {got}",
             l.line
         ))
     })
@@ -761,6 +820,9 @@ fn compare(l: &Line, what: &str, want: &[&str], got: &str) -> Result<(), String>
 /// Compare one `expect:` line (its text without the `after`/`at turn` prefix) with the game.
 fn check_expectation(view: &View, l: &Line, text: &str) -> Result<(), String> {
     if let Some(r) = check_sight(view, l, text) {
+        return r;
+    }
+    if let Some(r) = check_offers(view, l, text) {
         return r;
     }
     // `distance(a, b) >= 6` is written as `distance a b >= 6`.

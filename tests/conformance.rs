@@ -143,7 +143,34 @@ fn runner_trials() -> Vec<Trial> {
             "a_failing_case_fails_its_trial",
             a_failing_case_fails_its_trial,
         ),
+        t(
+            "offer_expectations_read_the_pending_offers",
+            offer_expectations_read_the_pending_offers,
+        ),
     ]
+}
+
+/// `opportunity-offered` and `reaction-offered` (decisions 0154, 0155) compare with what the
+/// umpire's status offers, and a wrong one fails naming the line, the offer and what was found.
+fn offer_expectations_read_the_pending_offers() {
+    let moved = "case: offers\nrules: 16.5, 17.4\nscenario: scenarios/mini-reaction.toml\ncommands:\n  turn\n  move --piece fr-col --to 5.05\n";
+    let ok = run_text(&format!(
+        "{moved}expect:\n  opportunity-offered aus-bty fr-col 5.06 yes\n  opportunity-offered aus-bty fr-col 5.07 no\n  reaction-offered aus-cav fr-col 5.07 yes\n  reaction-offered aus-cav fr-col 5.05 check\n"
+    ));
+    assert!(ok.passed, "{ok:?}");
+    let bad = run_text(&format!(
+        "{moved}expect:\n  opportunity-offered aus-bty fr-col 5.07 yes\n"
+    ));
+    let f = bad.failure.unwrap();
+    assert!(
+        f.contains("opportunity-offered aus-bty fr-col 5.07: expected yes, got no"),
+        "{f}"
+    );
+    let bad = run_text(&format!(
+        "{moved}expect:\n  reaction-offered aus-cav fr-col 5.05 yes\n"
+    ));
+    let f = bad.failure.unwrap();
+    assert!(f.contains("expected yes, got check"), "{f}");
 }
 
 fn run_text(text: &str) -> CaseResult {

@@ -234,6 +234,10 @@ pub(crate) fn combat(game: &Game, a: &CombatRequest) -> Result<Built, AppError> 
                 attacker_at: a.attacker_at,
                 defender_at: a.defender_at,
                 opportunity_at: a.opportunity_at,
+                opportunity_formation: a.formation_change,
+                fire_ruling: a
+                    .allow_fire
+                    .then(|| a.ruling.as_deref().unwrap_or_default().trim().to_string()),
             },
         },
     ))
@@ -246,9 +250,9 @@ fn aspect_ruling(
     let Some(reason) = &a.ruling else {
         return Ok(None);
     };
-    if a.attack_arc.is_none() && a.flanks.is_none() && !a.allow_entry {
+    if a.attack_arc.is_none() && a.flanks.is_none() && !a.allow_entry && !a.allow_fire {
         return Err(AppError::BadRequest(
-            "--ruling gives the reason for --attack-arc, --flanks or --allow-entry; give one of them".into(),
+            "--ruling gives the reason for --attack-arc, --flanks, --allow-entry or --allow-fire; give one of them".into(),
         ));
     }
     if reason.trim().is_empty() {

@@ -381,6 +381,7 @@ fn applied(game: &Game, events: Vec<crate::engine::Event>) -> Response {
         step: game.state.step,
         diagnostics: Vec::new(),
         opportunity_fire: Vec::new(),
+        reaction_charges: Vec::new(),
     })
 }
 
@@ -388,22 +389,53 @@ fn applied(game: &Game, events: Vec<crate::engine::Event>) -> Response {
 fn offer_opportunity(game: &Game, seat: &Seat, done: &mut Response) {
     let Response::Applied(a) = done else { return };
     let engine = game.engine();
-    let offers = a
-        .events
-        .iter()
-        .filter_map(|e| match &e.kind {
+    let mut units: Vec<&str> = Vec::new();
+    for e in &a.events {
+        let unit = match &e.kind {
             // A move that spent MP; a retreat (17.4.5) or a placement spends none.
             crate::engine::EventKind::PieceMoved {
                 piece,
                 path,
                 half_mp: Some(_),
                 ..
-            } if !path.is_empty() => Some(engine.opportunity_offers(&game.state, piece, path)),
-            _ => None,
-        })
-        .flatten()
+            } if !path.is_empty() => piece,
+            // 17.4 trigger 3: a formation change in the zone; 17.4.2: a Line Extension's own
+            // move (or its appearing in its hex, 13.1.3).
+            crate::engine::EventKind::FormationChanged { unit, .. }
+            | crate::engine::EventKind::ExtensionMoved { unit, .. }
+            | crate::engine::EventKind::LineExtended { unit, .. } => unit,
+            _ => continue,
+        };
+        if !units.contains(&unit.as_str()) {
+            units.push(unit);
+        }
+    }
+    let offers = units
+        .iter()
+        .flat_map(|u| engine.opportunity_offers_for(&game.state, u))
         .collect();
     a.opportunity_fire = crate::view::opportunity_for(seat, offers);
+    // 16.5: the Reaction Charges the same activity offers, a retreat's too (16.5.2).
+    let retreated = a.events.iter().filter_map(|e| match &e.kind {
+        crate::engine::EventKind::PieceMoved {
+            piece,
+            path,
+            half_mp: None,
+            ..
+        } if !path.is_empty() => Some(piece.as_str()),
+        _ => None,
+    });
+    let mut all: Vec<&str> = units.clone();
+    for u in retreated {
+        if !all.contains(&u) {
+            all.push(u);
+        }
+    }
+    let reactions = all
+        .into_iter()
+        .flat_map(|u| engine.reaction_offers_for(&game.state, u))
+        .collect();
+    a.reaction_charges = crate::view::reactions_for(seat, reactions);
 }
 
 /// The engine command a request asks for, and the actor recorded with it. `turn` is one
@@ -555,7 +587,7 @@ pub(crate) fn authorize(game: &Game, seat: &Seat, req: &Request) -> Result<(), A
         }
         Request::Move(_) => forbidden("moves only its own pieces"),
         Request::Combat(a) if a.ruling.is_some() => forbidden(
-            "cannot rule the attack's arc, flanks or entry (10.0, 12.1.1); only the umpire can",
+            "cannot rule the attack's arc, flanks or entry, nor allow a fire 17.4.1 refuses (10.0, 12.1.1, 17.4.1); only the umpire can",
         ),
         Request::Combat(a) => {
             let lead = a.attackers.first().map(String::as_str).unwrap_or_default();

@@ -334,6 +334,17 @@ pub struct CombatRequest {
     #[arg(long, value_name = "HEX", conflicts_with = "cannister")]
     #[serde(default)]
     pub opportunity_at: Option<Hex>,
+    /// Fire: the Opportunity Fire at --opportunity-at answers the defender's formation change
+    /// in that hex (17.4 trigger 3), not its move.
+    #[arg(long, requires = "opportunity_at")]
+    #[serde(default)]
+    pub formation_change: bool,
+    /// Fire: the umpire lets the batteries fire though 17.4.1 refuses it (a battery fires at a
+    /// given unit once each Movement Phase, Cannister included; one firer per trigger). With
+    /// --ruling.
+    #[arg(long, requires = "ruling")]
+    #[serde(default)]
+    pub allow_fire: bool,
 }
 
 impl CombatRequest {
@@ -367,6 +378,8 @@ impl CombatRequest {
             attacker_at: None,
             defender_at: None,
             opportunity_at: None,
+            formation_change: false,
+            allow_fire: false,
         }
     }
 }

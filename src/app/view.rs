@@ -27,6 +27,10 @@ pub struct Applied {
     /// batteries' side; nothing is rolled until one fires (`combat fire --opportunity-at`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub opportunity_fire: Vec<crate::engine::opportunity::OpportunityOffer>,
+    /// The Reaction Charges a move offers the enemy's cavalry (16.5), seen as the Opportunity
+    /// Fire is; nothing is rolled until one charges (`combat charge --reaction`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reaction_charges: Vec<crate::engine::opportunity::ReactionOffer>,
 }
 
 /// Where the game stands: turn, time, phasing side, window (5.1).
@@ -163,6 +167,9 @@ pub struct StatusView {
     /// Opportunity Fire open in this Movement Phase (17.4): the batteries that may fire at a
     /// unit that moved, and where; the umpire's pending items, a side's own batteries' offers.
     pub opportunity_fire: Vec<crate::engine::opportunity::OpportunityOffer>,
+    /// Reaction Charges open in this phase (16.5): the cavalry that may charge a unit that
+    /// moved, changed formation or retreated in its Reaction Zone, and where.
+    pub reaction_charges: Vec<crate::engine::opportunity::ReactionOffer>,
     /// Where the game stands, for the seat (shown as the heading of the text view).
     #[serde(skip)]
     pub at: Where,
@@ -425,6 +432,7 @@ pub fn status(game: &Game, seat: &Viewer) -> StatusView {
             seat,
             game.engine().opportunity_pending(state),
         ),
+        reaction_charges: crate::view::reactions_for(seat, game.engine().reaction_pending(state)),
         at: where_(game, seat),
     }
 }

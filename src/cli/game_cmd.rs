@@ -247,6 +247,7 @@ pub fn run(cmd: super::Command) -> CmdResult {
             }
             super::workbench_cmd::print_warnings(&a.diagnostics);
             print_opportunity(&a.opportunity_fire);
+            print_reactions(&a.reaction_charges);
             if matches!(request, Request::Turn(_)) {
                 print_where(&app::where_(&game, &seat));
             }
@@ -288,20 +289,86 @@ pub fn run(cmd: super::Command) -> CmdResult {
 /// The Opportunity Fire a move offers (17.4): each battery, the hexes of the path in its zone,
 /// and the command that fires it.
 fn print_opportunity(offers: &[crate::engine::opportunity::OpportunityOffer]) {
-    for o in offers {
-        let hexes: Vec<String> = o
-            .hexes
-            .iter()
+    let show = |z: &[crate::engine::opportunity::ZoneHex]| -> Vec<String> {
+        z.iter()
             .map(|z| format!("{} (range {})", z.hex, z.range))
-            .collect();
+            .collect()
+    };
+    for o in offers {
+        // 17.4.2: a Line Extension that moved on its own is a target of its own.
+        let (target, at) = match o.extension {
+            Some(h) => (
+                format!("{}'s Line Extension (now {h})", o.target),
+                format!(" --defender-at {h}"),
+            ),
+            None => (o.target.clone(), String::new()),
+        };
+        let changes = show(&o.formation_changes);
+        if !changes.is_empty() {
+            println!(
+                "Opportunity Fire (17.4 trigger 3): {} ({}) at {} may fire at {}'s formation change at {}; fire with `combat fire --attacker {} --defender {} --opportunity-at HEX --formation-change`",
+                o.battery,
+                o.side,
+                o.battery_hex,
+                o.target,
+                changes.join(", "),
+                o.battery,
+                o.target
+            );
+        }
+        let hexes = show(&o.hexes);
+        if hexes.is_empty() {
+            continue;
+        }
         println!(
-            "Opportunity Fire (17.4): {} ({}) at {} may fire at {} in {}; fire with `combat fire --attacker {} --defender {} --opportunity-at HEX`",
+            "Opportunity Fire (17.4): {} ({}) at {} may fire at {} in {}; fire with `combat fire --attacker {} --defender {}{at} --opportunity-at HEX`",
             o.battery,
             o.side,
             o.battery_hex,
-            o.target,
+            target,
             hexes.join(", "),
             o.battery,
+            o.target
+        );
+    }
+}
+
+/// The Reaction Charges a move offers (16.5): each cavalry unit, the hexes in its Reaction
+/// Zone (those needing its Morale Check marked, 16.5.5), and the command that charges.
+fn print_reactions(offers: &[crate::engine::opportunity::ReactionOffer]) {
+    let show = |z: &[crate::engine::opportunity::ReactionHex]| -> String {
+        z.iter()
+            .map(|z| {
+                let check = if z.morale_check {
+                    ", Morale Check 16.5.5"
+                } else {
+                    ""
+                };
+                format!("{} (range {}{check})", z.hex, z.range)
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for o in offers {
+        let what = if o.retreat { "retreat" } else { "move" };
+        let mut at = Vec::new();
+        if !o.hexes.is_empty() {
+            at.push(format!("its {what} in {}", show(&o.hexes)));
+        }
+        if !o.formation_changes.is_empty() {
+            at.push(format!(
+                "its formation change at {}",
+                show(&o.formation_changes)
+            ));
+        }
+        println!(
+            "Reaction Charge (16.5): {} ({}) at {} may charge {} on {}; charge with `combat charge --attacker {} --defender {} --reaction`",
+            o.cavalry,
+            o.side,
+            o.cavalry_hex,
+            o.target,
+            at.join("; "),
+            o.cavalry,
             o.target
         );
     }
@@ -450,6 +517,7 @@ pub(crate) fn print_status(s: &app::StatusView) {
         );
     }
     print_opportunity(&s.opportunity_fire);
+    print_reactions(&s.reaction_charges);
     println!("\ncommands:");
     for c in &s.commands {
         let order = c.order.map(|n| format!(" order {n}")).unwrap_or_default();

@@ -322,6 +322,19 @@ fn check_artillery_input(i: &ArtilleryFireInput) -> Result<(), CombatError> {
 }
 
 /// The Fire Value modifiers against the target (17.1.x, chart p3), named.
+/// A formation artillery fire counts as vulnerable whatever the range (+1, chart p5): a
+/// Column or March Column, a Square, Limbered artillery. (Cannister ignores the Column's,
+/// 17.4.9.1; a Line only when flanked, 17.1.6.)
+pub fn vulnerable_formation(f: UnitFormation) -> bool {
+    matches!(
+        f,
+        UnitFormation::Column
+            | UnitFormation::MarchColumn
+            | UnitFormation::Square
+            | UnitFormation::Limbered
+    )
+}
+
 fn fire_modifiers(t: &CombatTables, i: &ArtilleryFireInput) -> Vec<(String, i8)> {
     let tg = &i.target;
     let fr = &t.fire_results;
@@ -331,10 +344,9 @@ fn fire_modifiers(t: &CombatTables, i: &ArtilleryFireInput) -> Vec<(String, i8)>
         UnitFormation::Column | UnitFormation::MarchColumn
     );
     let vulnerable = tg.kind.is_cavalry()
-        || tg.formation == UnitFormation::Limbered
-        || tg.formation == UnitFormation::Square
+        || (vulnerable_formation(tg.formation) && !(i.cannister && column_like))
         || i.flanked_line && tg.formation == UnitFormation::Line
-        || (!i.cannister && (column_like || tg.effective_size().is_aa_plus()));
+        || (!i.cannister && tg.effective_size().is_aa_plus());
     if vulnerable {
         mods.push(("target_vulnerable".into(), fr.modifier("target_vulnerable")));
     }

@@ -647,6 +647,15 @@ fn engage<'u>(
     let s = ctx.eng.scenario;
     let mut attacker = combatant(ctx, attackers, a_hexes[0], options.attacker_quality);
     let mut defender = combatant(ctx, defenders, d_hex, options.defender_quality);
+    // 17.4 trigger 3: fired on at its formation change, in the formation the firer chooses.
+    if let (true, Some(at), [target]) = (
+        options.opportunity_formation,
+        options.opportunity_at,
+        defenders,
+    ) && let Some(f) = super::opportunity::fired_on_as(&ctx.state, target, at)
+    {
+        defender.formation = f;
+    }
     if let Some((_, n)) = &absorbing[0] {
         attacker.skirmisher_absorbs = *n;
     }
@@ -764,6 +773,7 @@ pub(super) fn resolve(
         kind,
         CombatKind::ArtilleryFire { .. } | CombatKind::SkirmisherFire { .. }
     );
+    let fire_ruling = fire_ruling_note(ctx, kind, attackers, defenders, options);
     let (a_side, d_side, e, absorbing) = engage(ctx, kind, attackers, defenders, options)?;
     let (a_first, d_hex) = (e.a_hexes[0], e.d_hex);
     let mut readback = CombatReadback::default();
@@ -828,6 +838,8 @@ pub(super) fn resolve(
             ),
             moves_on: false,
             opportunity_at: options.opportunity_at,
+            opportunity_formation: options.opportunity_formation,
+            opportunity_extension: options.opportunity_at.and(options.defender_at),
         },
     );
     ctx.emit(
@@ -835,7 +847,7 @@ pub(super) fn resolve(
         EventKind::CombatDice {
             dice: r.trace.dice.clone(),
             cells,
-            notes: r.notes.clone(),
+            notes: r.notes.iter().cloned().chain(fire_ruling).collect(),
             readback: Some(Box::new(readback)),
         },
     );
@@ -859,6 +871,10 @@ pub(super) fn resolve(
         r.others_rout,
         options.defender_at,
     );
+    // 17.4 with 11.3.2: Opportunity Fire that Routs the mover stops its move where it was hit.
+    if let (Some(at), [target], None) = (options.opportunity_at, defenders, options.defender_at) {
+        super::opportunity::stop_move(ctx, &d_side, target, at);
+    }
     for (side, ids) in [(&a_side, attackers), (&d_side, defenders)] {
         for id in ids {
             let size = current_size(
@@ -925,6 +941,8 @@ fn left_before(
             ),
             moves_on: true,
             opportunity_at: None,
+            opportunity_formation: false,
+            opportunity_extension: None,
         },
     );
     Ok(())
@@ -1213,7 +1231,20 @@ fn sides(
     let (d_side, mut d_hex) = stack(ctx, defenders, "defending", options.defender_at)?;
     // 17.4: Opportunity Fire at the defender in a hex of the path it moved along this phase.
     if let Some(h) = options.opportunity_at {
-        d_hex = opportunity_hex(ctx, kind, attackers, &a_hexes, defenders, h)?;
+        d_hex = opportunity_hex(ctx, kind, attackers, &a_hexes, defenders, h, options)?;
+    }
+    // 17.4.1, 17.4.9: once at a unit each Movement Phase, one firer per trigger, unless the
+    // umpire allows it (the ruling is noted with the combat, `fire_ruling_note`).
+    if let Some(trigger) = opportunity_trigger(kind, &a_hexes, options)
+        && options.fire_ruling.is_none()
+    {
+        super::opportunity::once_per_trigger(
+            &ctx.state,
+            attackers,
+            defenders,
+            options.defender_at,
+            trigger,
+        )?;
     }
     // 17.4, 17.4.9: Cannister is Opportunity Fire at units entering the battery's hex; either
     // side's artillery fires it, in the other player's turn too. 16.5, 16.5.2: a Reaction Charge
@@ -1243,8 +1274,63 @@ fn sides(
     Ok((a_side, a_hexes, d_side, d_hex))
 }
 
-/// 17.4: the hex of the defender's path this phase that the batteries Opportunity Fire at,
-/// checked to be in every battery's Opportunity Fire Zone (decision 0167).
+/// The trigger an Opportunity Fire answers (17.4): the hex of the path or of the formation
+/// change it names, or, for Cannister (17.4.9), the battery's hex the target enters.
+pub(super) fn opportunity_trigger(
+    kind: &CombatKind,
+    a_hexes: &[Hex],
+    options: &CombatOptions,
+) -> Option<super::opportunity::Trigger> {
+    use super::opportunity::{Trigger, TriggerKind};
+    match (kind, options.opportunity_at) {
+        (_, Some(hex)) => Some(Trigger {
+            hex,
+            kind: if options.opportunity_formation {
+                TriggerKind::FormationChange
+            } else {
+                TriggerKind::Move
+            },
+        }),
+        (CombatKind::ArtilleryFire { cannister: true }, None) => a_hexes.first().map(|h| Trigger {
+            hex: *h,
+            kind: TriggerKind::Cannister,
+        }),
+        _ => None,
+    }
+}
+
+/// The umpire's ruling letting a fire through 17.4.1 (`--allow-fire --ruling`), noted with the
+/// combat when the rule would have refused it; `None` when nothing was overruled.
+fn fire_ruling_note(
+    ctx: &Ctx,
+    kind: &CombatKind,
+    attackers: &[String],
+    defenders: &[String],
+    options: &CombatOptions,
+) -> Option<String> {
+    let reason = options.fire_ruling.as_deref()?;
+    let a_hexes: Vec<Hex> = attackers
+        .iter()
+        .filter_map(|a| ctx.state.positions.get(a).copied())
+        .collect();
+    let trigger = opportunity_trigger(kind, &a_hexes, options)?;
+    let r = super::opportunity::once_per_trigger(
+        &ctx.state,
+        attackers,
+        defenders,
+        options.defender_at,
+        trigger,
+    )
+    .err()?;
+    Some(format!(
+        "{} ({}): allowed by the umpire: {reason}",
+        r.message, r.rule
+    ))
+}
+
+/// 17.4: the hex of the defender's path this phase (or of its formation change, trigger 3)
+/// that the batteries Opportunity Fire at, checked to be in every battery's Opportunity Fire
+/// Zone (decision 0167).
 fn opportunity_hex(
     ctx: &Ctx,
     kind: &CombatKind,
@@ -1252,6 +1338,7 @@ fn opportunity_hex(
     a_hexes: &[Hex],
     defenders: &[String],
     at: Hex,
+    options: &CombatOptions,
 ) -> Result<Hex, Refusal> {
     if !matches!(kind, CombatKind::ArtilleryFire { cannister: false }) {
         return Err(Refusal::new(
@@ -1269,21 +1356,39 @@ fn opportunity_hex(
             "",
         ));
     };
-    // 17.4.1: "Each artillery unit ... can only fire at a given unit once each Movement Phase."
-    if let Some(b) = attackers
-        .iter()
-        .find(|b| super::opportunity::fired_at(&ctx.state, b, target))
-    {
-        return Err(Refusal::new(
-            "already-fired",
-            "17.4.1",
-            format!(
-                "`{b}` has already fired Opportunity Fire at `{target}` in this Movement Phase"
-            ),
-            "a battery fires at a given unit once each Movement Phase",
-        ));
+    // 17.4 trigger 3: a formation change in the zone (a Line Extension has no formation).
+    if options.opportunity_formation {
+        let changes = match options.defender_at {
+            Some(_) => Vec::new(),
+            None => super::opportunity::formation_changes_this_phase(&ctx.state, target),
+        };
+        if !changes.contains(&at) {
+            let hexes: Vec<String> = changes.iter().map(ToString::to_string).collect();
+            return Err(Refusal::new(
+                "no-formation-change",
+                "17.4",
+                if hexes.is_empty() {
+                    format!("`{target}` has not changed formation in this Movement Phase")
+                } else {
+                    format!(
+                        "`{target}` changed formation at {} in this Movement Phase, not at {at}",
+                        hexes.join(" ")
+                    )
+                },
+                "Opportunity Fire at a formation change names the hex where it changed formation",
+            ));
+        }
+        for (b, h) in attackers.iter().zip(a_hexes) {
+            super::opportunity::zone_range(ctx, b, *h, target, at)?;
+        }
+        return Ok(at);
     }
-    let path = super::opportunity::path_this_phase(&ctx.state, target).unwrap_or_default();
+    // 17.4.2: a Line Extension fired on in its own hex is fired on along its own path.
+    let path = match options.defender_at {
+        Some(ext) => super::opportunity::extension_path_this_phase(&ctx.state, target, ext),
+        None => super::opportunity::path_this_phase(&ctx.state, target).unwrap_or_default(),
+    };
+    let target = &super::opportunity::target_key(target, options.defender_at);
     if !path.contains(&at) {
         let moved = if path.is_empty() {
             "has not moved in this Movement Phase".to_string()

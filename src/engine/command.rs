@@ -276,6 +276,14 @@ pub struct CombatOptions {
     /// current Movement Phase, by the batteries whose zone holds it (decision 0167).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opportunity_at: Option<Hex>,
+    /// The Opportunity Fire at `opportunity_at` answers the defender's formation change there
+    /// (17.4 trigger 3), not its move.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub opportunity_formation: bool,
+    /// The umpire lets this fire through 17.4.1 (once at a unit each phase, one firer per
+    /// trigger), for this reason (decision 0154).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fire_ruling: Option<String>,
 }
 
 impl CombatOptions {

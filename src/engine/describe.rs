@@ -268,6 +268,12 @@ pub fn describe(e: &Event) -> String {
             };
             format!("{unit} faces {from}{to}{cost}, {rule})")
         }
+        EventKind::MoveStopped {
+            unit,
+            at,
+            rule,
+            reason,
+        } => format!("{unit} stands at {at} ({rule}: {reason})"),
         EventKind::MovementPointsLost {
             unit,
             half_mp,

@@ -239,6 +239,15 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         half_mp: Option<u32>,
     },
+    /// A unit's move stopped short of where it went: Routed by Opportunity Fire at `at`, a hex
+    /// of its path, it stands there and the rest of the path was not travelled (17.4 with
+    /// 11.3.2, decision 0154). The move's own event is not rewritten.
+    MoveStopped {
+        unit: String,
+        at: Hex,
+        rule: String,
+        reason: String,
+    },
     /// A unit changed formation (8.2) and paid for it.
     FormationChanged {
         unit: String,
@@ -386,6 +395,13 @@ pub enum EventKind {
         /// Opportunity Fire at the defender in this hex of its path (17.4, decision 0167).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         opportunity_at: Option<Hex>,
+        /// The Opportunity Fire was at its formation change in that hex (17.4 trigger 3).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        opportunity_formation: bool,
+        /// Opportunity Fire at the defender's Line Extension in this hex (13.1.1), a target of
+        /// its own (17.4.2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        opportunity_extension: Option<crate::hex::Hex>,
     },
     /// The dice of a combat and the non-seed table cells it used (umpire only).
     CombatDice {
@@ -617,6 +633,7 @@ impl Event {
             | EventKind::StageAdvanced { .. }
             | EventKind::PieceMoved { .. }
             | EventKind::FormationChanged { .. }
+            | EventKind::MoveStopped { .. }
             | EventKind::FacingChanged { .. }
             | EventKind::MoraleDegraded { .. }
             | EventKind::RoutRetreatRequired { .. }

@@ -314,6 +314,11 @@ fn apply(state: &mut GameState, event: &Event) {
                 // or the umpire's placement; decision 0147).
                 u.retreat_due = None;
             }
+            // 16.5: a retreat (no MP spent along a path) may still be Reaction Charged.
+            if half_mp.is_none() && !path.is_empty() && state.movement.contains_key(piece) {
+                let u = state.movement.entry(piece.clone()).or_default();
+                u.last_retreat = Some((turn, player, path.clone()));
+            }
             if let Some(mp) = half_mp {
                 let u = state.movement.entry(piece.clone()).or_default();
                 if let Some(hex) = entered {
@@ -331,11 +336,24 @@ fn apply(state: &mut GameState, event: &Event) {
             from,
             to,
             half_mp,
-            ..
+            rule,
         } => {
             let (turn, player) = (state.turn, state.player);
+            let at = state.positions.get(unit).copied();
             let u = state.movement.entry(unit.clone()).or_default();
             u.formation = Some(*to);
+            // 17.4 trigger 3; a required retreat's limbering (21.4.6) never triggers (17.4.5).
+            if let (Some(at), false) = (at, rule == "21.4.6") {
+                u.formation_changed_at
+                    .retain(|c| (c.turn, c.player) == (turn, player));
+                u.formation_changed_at.push(FormationChangeAt {
+                    turn,
+                    player,
+                    hex: at,
+                    from: *from,
+                    to: *to,
+                });
+            }
             // 8.2.2: leaving all-around facing (a Square), it chooses any facing.
             if *from == crate::scenario::UnitFormation::Square {
                 u.reface_free = true;
@@ -378,6 +396,8 @@ fn apply(state: &mut GameState, event: &Event) {
                 morale,
                 facing: u.facing,
                 moved: Some(own),
+                // 17.4.2: it appears in its hex (13.1.3), a target there of its own.
+                last_path: vec![*hex],
             });
             m.halves += half_mp;
             u.moved = Some(m);
@@ -401,6 +421,7 @@ fn apply(state: &mut GameState, event: &Event) {
                     spent.halves += half_mp;
                     spent.hexes += path.len().saturating_sub(1) as u32;
                     p.moved = Some(spent);
+                    p.last_path.clone_from(path);
                     if facing.is_some() {
                         p.facing = *facing;
                     }
@@ -444,6 +465,16 @@ fn apply(state: &mut GameState, event: &Event) {
             if *halved {
                 let turn = state.turn;
                 state.movement.entry(unit.clone()).or_default().halved_in = Some(turn);
+            }
+        }
+        EventKind::MoveStopped { unit, at, .. } => {
+            // 17.4 with 11.3.2: it stands where it was Routed; the path beyond was not
+            // travelled, so no Opportunity Fire is offered there.
+            state.positions.insert(unit.clone(), *at);
+            if let Some(u) = state.movement.get_mut(unit)
+                && let Some(i) = u.last_path.iter().position(|h| h == at)
+            {
+                u.last_path.truncate(i + 1);
             }
         }
         EventKind::MovementPointsLost {
@@ -773,16 +804,47 @@ fn apply(state: &mut GameState, event: &Event) {
             moves_on,
             attacker_at,
             opportunity_at,
+            opportunity_formation,
+            opportunity_extension,
             ..
         } => {
-            // 17.4.1: each battery fires at a given unit once each Movement Phase.
-            if let (Some(_), Some(target)) = (opportunity_at, defenders.first()) {
+            // 17.4.1: each battery fires at a given unit once each Movement Phase, Cannister
+            // included (17.4.9), and a unit is fired at by one firer per trigger.
+            let a_hexes: Vec<crate::hex::Hex> = attackers
+                .iter()
+                .filter_map(|a| state.positions.get(a).copied())
+                .collect();
+            let options = super::command::CombatOptions {
+                opportunity_at: *opportunity_at,
+                opportunity_formation: *opportunity_formation,
+                ..Default::default()
+            };
+            if let Some(trigger) =
+                super::combat_system::opportunity_trigger(combat, &a_hexes, &options)
+            {
                 let (turn, player) = (state.turn, state.player);
-                for b in attackers {
-                    let m = state.movement.entry(b.clone()).or_default();
-                    m.opportunity_fired
-                        .retain(|(t, p, _)| (*t, *p) == (turn, player));
-                    m.opportunity_fired.push((turn, player, target.clone()));
+                let targets = if opportunity_at.is_some() {
+                    &defenders[..defenders.len().min(1)]
+                } else {
+                    &defenders[..]
+                };
+                for target in targets {
+                    let key = super::opportunity::target_key(target, *opportunity_extension);
+                    for b in attackers {
+                        let m = state.movement.entry(b.clone()).or_default();
+                        m.opportunity_fired
+                            .retain(|(t, p, _)| (*t, *p) == (turn, player));
+                        m.opportunity_fired.push((turn, player, key.clone()));
+                    }
+                    let m = state.movement.entry(target.clone()).or_default();
+                    m.fired_on.retain(|f| (f.turn, f.player) == (turn, player));
+                    m.fired_on.push(super::state::FiredOn {
+                        turn,
+                        player,
+                        trigger,
+                        by: attackers.clone(),
+                        extension: *opportunity_extension,
+                    });
                 }
             }
             // 10.1.3: free to face any corner until it next moves or turns.

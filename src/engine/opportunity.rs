@@ -4,6 +4,12 @@
 //! Nothing is rolled here: the battery's side (or the umpire) fires with
 //! `combat fire --opportunity-at HEX`, which checks the same zone (`zone_range`). Decision 0167.
 //!
+//! Its triggers and 17.4.1's limits (once at a unit each phase, Cannister included; one firer
+//! per trigger), formation changes and Line Extensions as targets, and a Rout by it stopping
+//! the move (decision 0154). The same offers for Reaction Charges (16.5): which enemy cavalry
+//! may charge a unit that moved, changed formation or retreated in its Reaction Zone, and where
+//! (decision 0155).
+//!
 //! Must not: roll dice or resolve fire (that is `combat_system`), or decide who may see an
 //! offer (that is `app`/`view`).
 
@@ -29,9 +35,101 @@ pub struct OpportunityOffer {
     /// The side the battery belongs to (the one that decides whether to fire).
     pub side: String,
     pub battery_hex: Hex,
+    /// The target is the unit's Line Extension now in this hex, which moved on its own
+    /// (17.4.2): fire with `--defender-at HEX`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension: Option<Hex>,
     /// The hexes of the path in the battery's zone, in path order, with their range: the
     /// firer picks one (17.4.1: one fire at a unit per Movement Phase).
     pub hexes: Vec<ZoneHex>,
+    /// The hexes of the zone where the unit changed formation in this phase (17.4 trigger 3):
+    /// fire with `--opportunity-at HEX --formation-change`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub formation_changes: Vec<ZoneHex>,
+}
+
+/// What made a unit a target (17.4's triggers). 17.4.1: "A single unit may only be fired at
+/// by one unit (or stack …) per trigger" (decision 0154).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trigger {
+    /// Where the unit was: the hex of its path, of its formation change, or the battery's hex
+    /// it entered.
+    pub hex: Hex,
+    pub kind: TriggerKind,
+}
+
+/// Which of 17.4's triggers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TriggerKind {
+    /// Triggers 1, 4 and 5: entering a hex of the zone, leaving it, ending the move in it —
+    /// one trigger per hex of the path (decision 0154).
+    Move,
+    /// Trigger 3: a formation change in the zone.
+    FormationChange,
+    /// Trigger 2: entering the battery's hex, fired on with Cannister (17.4.9).
+    Cannister,
+}
+
+impl std::fmt::Display for Trigger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.kind {
+            TriggerKind::Move => write!(f, "its move through {}", self.hex),
+            TriggerKind::FormationChange => write!(f, "its formation change at {}", self.hex),
+            TriggerKind::Cannister => write!(f, "its entering the battery's hex {}", self.hex),
+        }
+    }
+}
+
+/// 17.4.1 with 17.4.9 for one Opportunity Fire by `batteries` at `targets` on `trigger`: each
+/// battery fires at a given unit once each Movement Phase, Cannister included ("the artillery
+/// gets to Opportunity Fire (if it hasn't done so already) using Cannister", 15.4.3; "it must
+/// hold its fire", 16.2), and one firer (unit or stack) per trigger. The refusal names the rule
+/// and the hex.
+pub(crate) fn once_per_trigger(
+    state: &GameState,
+    batteries: &[String],
+    targets: &[String],
+    extension: Option<Hex>,
+    trigger: Trigger,
+) -> Result<(), Refusal> {
+    for target in targets {
+        let key = target_key(target, extension);
+        if let Some(b) = batteries.iter().find(|b| fired_at(state, b, &key)) {
+            return Err(Refusal::new(
+                "already-fired",
+                "17.4.1",
+                format!(
+                    "`{b}` has already fired Opportunity Fire at `{key}` in this Movement Phase{}",
+                    if trigger.kind == TriggerKind::Cannister {
+                        " (Cannister is its Opportunity Fire, 17.4.9)"
+                    } else {
+                        ""
+                    }
+                ),
+                "a battery fires at a given unit once each Movement Phase; the umpire may allow it with --allow-fire --ruling REASON",
+            ));
+        }
+        let earlier = state.movement.get(target).and_then(|m| {
+            m.fired_on.iter().find(|f| {
+                (f.turn, f.player) == (state.turn, state.player)
+                    && f.trigger == trigger
+                    && f.extension == extension
+            })
+        });
+        if let Some(f) = earlier {
+            return Err(Refusal::new(
+                "one-firer-per-trigger",
+                "17.4.1",
+                format!(
+                    "`{key}` was already fired on for {trigger} by {}: a unit is fired at by one unit (or stack) per trigger",
+                    f.by.join(", ")
+                ),
+                "batteries that may fire together (17.3) fire in one command; the umpire may allow it with --allow-fire --ruling REASON",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A hex of a path in a battery's Opportunity Fire Zone.
@@ -149,9 +247,35 @@ fn sight_from(ctx: &Ctx, from: Hex, target: &str, to: Hex) -> crate::movement::s
 }
 
 /// The batteries that may Opportunity Fire at `mover` along `path` (17.4 triggers 1, 4 and 5:
-/// entering a hex of the zone, leaving it, ending the move in it). A Commander moving alone
-/// triggers none (17.4.8); only the enemy's batteries fire.
+/// entering a hex of the zone, leaving it, ending the move in it) and where it changed
+/// formation in this phase (trigger 3). A Commander moving alone triggers none (17.4.8); only
+/// the enemy's batteries fire, each on a trigger no battery has fired on yet (17.4.1).
 pub(crate) fn offers(ctx: &Ctx, mover: &str, path: &[Hex]) -> Vec<OpportunityOffer> {
+    let changes = formation_changes_this_phase(&ctx.state, mover);
+    let mut out = offers_at(ctx, mover, None, path, &changes);
+    // 17.4.2: each Line Extension that moved on its own this phase is a target of its own.
+    let parts: Vec<Hex> = ctx.state.movement.get(mover).map_or_else(Vec::new, |m| {
+        m.extension_parts.iter().map(|p| p.hex).collect()
+    });
+    for hex in parts {
+        let own = extension_path_this_phase(&ctx.state, mover, hex);
+        if !own.is_empty() {
+            out.extend(offers_at(ctx, mover, Some(hex), &own, &[]));
+        }
+    }
+    out
+}
+
+/// The offers at `mover` (its Line Extension in `extension`) for `path` and formation
+/// `changes`.
+fn offers_at(
+    ctx: &Ctx,
+    mover: &str,
+    extension: Option<Hex>,
+    path: &[Hex],
+    changes: &[Hex],
+) -> Vec<OpportunityOffer> {
+    let key = target_key(mover, extension);
     let s = ctx.eng.scenario;
     let Some(m) = s.unit(mover) else {
         return Vec::new();
@@ -160,25 +284,31 @@ pub(crate) fn offers(ctx: &Ctx, mover: &str, path: &[Hex]) -> Vec<OpportunityOff
     for (id, at) in &ctx.state.positions {
         let Some(b) = s.unit(id) else { continue };
         // 17.4.1: once each Movement Phase at a given unit.
-        if b.side == m.side || !b.kind.is_artillery() || fired_at(&ctx.state, id, mover) {
+        if b.side == m.side || !b.kind.is_artillery() || fired_at(&ctx.state, id, &key) {
             continue;
         }
-        let mut hexes: Vec<ZoneHex> = Vec::new();
-        for hex in path {
-            if hexes.iter().any(|z| z.hex == *hex) {
-                continue;
+        let in_zone = |hexes: &[Hex], kind: TriggerKind| {
+            let mut out: Vec<ZoneHex> = Vec::new();
+            for hex in hexes {
+                let open = out.iter().all(|z| z.hex != *hex)
+                    && !fired_on(&ctx.state, mover, extension, Trigger { hex: *hex, kind });
+                if let (true, Ok(range)) = (open, zone_range(ctx, id, *at, mover, *hex)) {
+                    out.push(ZoneHex { hex: *hex, range });
+                }
             }
-            if let Ok(range) = zone_range(ctx, id, *at, mover, *hex) {
-                hexes.push(ZoneHex { hex: *hex, range });
-            }
-        }
-        if !hexes.is_empty() {
+            out
+        };
+        let hexes = in_zone(path, TriggerKind::Move);
+        let formation_changes = in_zone(changes, TriggerKind::FormationChange);
+        if !hexes.is_empty() || !formation_changes.is_empty() {
             out.push(OpportunityOffer {
                 target: mover.to_string(),
                 battery: id.clone(),
                 side: b.side.clone(),
                 battery_hex: *at,
+                extension,
                 hexes,
+                formation_changes,
             });
         }
     }
@@ -194,6 +324,104 @@ pub(crate) fn fired_at(state: &GameState, battery: &str, target: &str) -> bool {
     })
 }
 
+/// 17.4 with 11.3.2: a unit Routed by Opportunity Fire fired at it in hex `at` of its path
+/// stops there ("If the moving unit Routs, its movement stops"): the rest of the path was not
+/// travelled, so it stands at `at` and its retreat is owed from there (decision 0154). The
+/// move's events stand; this one follows them.
+pub(crate) fn stop_move(ctx: &mut Ctx, side: &str, target: &str, at: Hex) {
+    let routed = ctx
+        .state
+        .units
+        .get(target)
+        .is_some_and(|u| u.morale == MoraleState::Routed);
+    let now = ctx.state.positions.get(target).copied();
+    if !routed || now.is_none_or(|h| h == at) {
+        return;
+    }
+    ctx.emit_side(
+        side,
+        super::EventKind::MoveStopped {
+            unit: target.to_string(),
+            at,
+            rule: "17.4".into(),
+            reason: format!(
+                "Routed by Opportunity Fire at {at}: its movement stops there (11.3.2)"
+            ),
+        },
+    );
+}
+
+/// Has a battery fired Opportunity Fire at `target` (its Line Extension in `extension`) on
+/// `trigger` in the current phase (17.4.1)?
+fn fired_on(state: &GameState, target: &str, extension: Option<Hex>, trigger: Trigger) -> bool {
+    state.movement.get(target).is_some_and(|m| {
+        m.fired_on.iter().any(|f| {
+            (f.turn, f.player) == (state.turn, state.player)
+                && f.trigger == trigger
+                && f.extension == extension
+        })
+    })
+}
+
+/// The name 17.4.1's records give a target: the unit, or its Line Extension in `extension`,
+/// a target of its own (17.4.2: "Movement or Formation Change activities of a unit and its
+/// Line Extensions generate Opportunity Fire separately").
+pub(crate) fn target_key(unit: &str, extension: Option<Hex>) -> String {
+    match extension {
+        Some(h) => format!("{unit}@{h}"),
+        None => unit.to_string(),
+    }
+}
+
+/// The path `unit`'s Line Extension now in `hex` moved along on its own in the current
+/// Movement Phase (its generation, 13.1.3, or its own move, 13.1.1): 17.4.2.
+pub(crate) fn extension_path_this_phase(state: &GameState, unit: &str, hex: Hex) -> Vec<Hex> {
+    super::extensions::part(state, unit, hex)
+        .filter(|p| {
+            p.moved
+                .is_some_and(|m| (m.turn, m.player) == (state.turn, state.player))
+        })
+        .map_or_else(Vec::new, |p| p.last_path.clone())
+}
+
+/// The hexes where `unit` changed formation in the current phase (17.4 trigger 3).
+pub(crate) fn formation_changes_this_phase(state: &GameState, unit: &str) -> Vec<Hex> {
+    changes_this_phase(state, unit).map(|c| c.hex).collect()
+}
+
+fn changes_this_phase<'s>(
+    state: &'s GameState,
+    unit: &str,
+) -> impl Iterator<Item = &'s super::state::FormationChangeAt> {
+    let phase = (state.turn, state.player);
+    state
+        .movement
+        .get(unit)
+        .into_iter()
+        .flat_map(|m| &m.formation_changed_at)
+        .filter(move |c| (c.turn, c.player) == phase)
+}
+
+/// 17.4 trigger 3: "the firer gets to choose which of the two formations the unit is considered
+/// in (usually choosing the one with the best fire modifiers)". The engine chooses for it the
+/// one artillery fire counts as vulnerable (17.0: Column, Square, Limbered …), else the
+/// formation it changed to (decision 0154). `None` if the unit changed no formation at `hex`.
+pub(crate) fn fired_on_as(
+    state: &GameState,
+    unit: &str,
+    hex: Hex,
+) -> Option<crate::scenario::UnitFormation> {
+    let c = changes_this_phase(state, unit)
+        .filter(|c| c.hex == hex)
+        .last()?;
+    let vulnerable = crate::combat::fire::vulnerable_formation;
+    Some(if vulnerable(c.to) || !vulnerable(c.from) {
+        c.to
+    } else {
+        c.from
+    })
+}
+
 /// The path `unit` moved along in the current Movement Phase, if it spent MP in it (12.0):
 /// the hexes a battery may Opportunity Fire at it in.
 pub(crate) fn path_this_phase(state: &GameState, unit: &str) -> Option<Vec<Hex>> {
@@ -201,6 +429,123 @@ pub(crate) fn path_this_phase(state: &GameState, unit: &str) -> Option<Vec<Hex>>
     let moved = m.moved?;
     (moved.turn == state.turn && moved.player == state.player && !m.last_path.is_empty())
         .then(|| m.last_path.clone())
+}
+
+/// 16.5.1: the Reaction Zone reaches "1 to 3 hexes from the unit".
+pub const REACTION_RANGE: u32 = 3;
+
+/// One cavalry unit that may Reaction Charge a unit that moved, and where (16.5).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReactionOffer {
+    /// The unit that moved.
+    pub target: String,
+    pub cavalry: String,
+    /// The cavalry's side (the one that decides whether to charge).
+    pub side: String,
+    pub cavalry_hex: Hex,
+    /// The hexes of the path in its Reaction Zone (triggers a, c and d), in path order.
+    pub hexes: Vec<ReactionHex>,
+    /// The hexes of the zone where the unit changed formation in this phase (trigger b).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub formation_changes: Vec<ReactionHex>,
+    /// The path was a retreat (21.4): 17.4.5 spares it Opportunity Fire, 16.5 does not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub retreat: bool,
+}
+
+/// A hex of a path in a cavalry unit's Reaction Zone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReactionHex {
+    pub hex: Hex,
+    pub range: u32,
+    /// Outside the cavalry's frontal arc: it must pass a Morale Check to charge (16.5.5).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub morale_check: bool,
+}
+
+/// Is `hex` in the Reaction Zone of `cavalry` at `at` (16.5.1: 1 to 3 hexes, any direction, in
+/// line of sight, not terrain hindering Cavalry Charges)? With whether it lies outside the
+/// cavalry's frontal arc (16.5.5).
+fn reaction_range(
+    ctx: &Ctx,
+    cavalry: &str,
+    at: Hex,
+    target: &str,
+    hex: Hex,
+) -> Option<ReactionHex> {
+    let range = at.distance(hex);
+    if range == 0 || range > REACTION_RANGE {
+        return None;
+    }
+    let t = ctx.eng.movement;
+    let map = &ctx.eng.move_map;
+    if !map.contains(hex) || t.terrain_row(map.terrain(hex)).0.hindering {
+        return None;
+    }
+    if !sight_from(ctx, at, target, hex).visible {
+        return None;
+    }
+    let (arc, _, _) = super::aspect::read(ctx, cavalry, at, hex, false, None);
+    Some(ReactionHex {
+        hex,
+        range,
+        morale_check: arc != Arc::Front,
+    })
+}
+
+/// May `cavalry` Reaction Charge now? Not at night (27.1.3), nor Blown, Shaken or worse (16.1.1,
+/// 22.1.1).
+fn may_react(ctx: &Ctx, cavalry: &str) -> bool {
+    let st = ctx.state.units.get(cavalry).cloned().unwrap_or_default();
+    !ctx.night() && !st.blown && st.morale > MoraleState::Shaken
+}
+
+/// The enemy cavalry that may Reaction Charge `mover` (16.5): the hexes of its path (a move or
+/// a retreat, `retreat`) and of its formation changes in each one's Reaction Zone. Facing
+/// changes never trigger one (16.5.9): they have no path.
+pub(crate) fn reaction_offers(
+    ctx: &Ctx,
+    mover: &str,
+    path: &[Hex],
+    changes: &[Hex],
+    retreat: bool,
+) -> Vec<ReactionOffer> {
+    let s = ctx.eng.scenario;
+    let Some(m) = s.unit(mover) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (id, at) in &ctx.state.positions {
+        let Some(c) = s.unit(id) else { continue };
+        if c.side == m.side || !c.kind.is_cavalry() || !may_react(ctx, id) {
+            continue;
+        }
+        let in_zone = |hexes: &[Hex]| {
+            let mut out: Vec<ReactionHex> = Vec::new();
+            for hex in hexes {
+                if out.iter().all(|z| z.hex != *hex)
+                    && let Some(z) = reaction_range(ctx, id, *at, mover, *hex)
+                {
+                    out.push(z);
+                }
+            }
+            out
+        };
+        let hexes = in_zone(path);
+        let formation_changes = in_zone(changes);
+        if !hexes.is_empty() || !formation_changes.is_empty() {
+            out.push(ReactionOffer {
+                target: mover.to_string(),
+                cavalry: id.clone(),
+                side: c.side.clone(),
+                cavalry_hex: *at,
+                hexes,
+                formation_changes,
+                retreat,
+            });
+        }
+    }
+    out
 }
 
 impl super::Engine<'_> {
@@ -217,14 +562,65 @@ impl super::Engine<'_> {
         offers(&ctx, mover, path)
     }
 
-    /// Every unit that moved in the current Movement Phase and the Opportunity Fire its path
-    /// offers (17.4): the umpire's pending items.
+    /// The Opportunity Fire `unit`'s activity in the current Movement Phase offers (17.4): its
+    /// path and its formation changes; no die is rolled.
+    pub fn opportunity_offers_for(&self, state: &GameState, unit: &str) -> Vec<OpportunityOffer> {
+        let path = path_this_phase(state, unit).unwrap_or_default();
+        let extension_moved = state.movement.get(unit).is_some_and(|m| {
+            m.extension_parts
+                .iter()
+                .any(|p| !extension_path_this_phase(state, unit, p.hex).is_empty())
+        });
+        if path.is_empty()
+            && !extension_moved
+            && formation_changes_this_phase(state, unit).is_empty()
+        {
+            return Vec::new();
+        }
+        self.opportunity_offers(state, unit, &path)
+    }
+
+    /// The Reaction Charges `unit`'s activity in the current phase offers (16.5): its move, its
+    /// formation changes and its retreat (16.5.2: "in any phase"); no die is rolled.
+    pub fn reaction_offers_for(&self, state: &GameState, unit: &str) -> Vec<ReactionOffer> {
+        let path = path_this_phase(state, unit).unwrap_or_default();
+        let changes = formation_changes_this_phase(state, unit);
+        let retreat = state
+            .movement
+            .get(unit)
+            .and_then(|m| m.last_retreat.as_ref())
+            .filter(|(t, p, _)| (*t, *p) == (state.turn, state.player))
+            .map(|(_, _, path)| path.clone())
+            .unwrap_or_default();
+        if path.is_empty() && changes.is_empty() && retreat.is_empty() {
+            return Vec::new();
+        }
+        let mut dice = crate::rules::dice::ScriptedDice::new();
+        let ctx = Ctx::preview(self, state, &mut dice);
+        let mut out = reaction_offers(&ctx, unit, &path, &changes, false);
+        if !retreat.is_empty() {
+            out.extend(reaction_offers(&ctx, unit, &retreat, &[], true));
+        }
+        out
+    }
+
+    /// Every unit's Reaction Charges open in the current phase (16.5): the umpire's pending
+    /// items beside the Opportunity Fire.
+    pub fn reaction_pending(&self, state: &GameState) -> Vec<ReactionOffer> {
+        state
+            .movement
+            .keys()
+            .flat_map(|u| self.reaction_offers_for(state, u))
+            .collect()
+    }
+
+    /// Every unit that moved or changed formation in the current Movement Phase and the
+    /// Opportunity Fire it offers (17.4): the umpire's pending items.
     pub fn opportunity_pending(&self, state: &GameState) -> Vec<OpportunityOffer> {
         state
             .movement
             .keys()
-            .filter_map(|u| path_this_phase(state, u).map(|p| (u, p)))
-            .flat_map(|(u, p)| self.opportunity_offers(state, u, &p))
+            .flat_map(|u| self.opportunity_offers_for(state, u))
             .collect()
     }
 }

@@ -372,9 +372,44 @@ pub struct UnitMovement {
     /// only (17.4.1: once each Movement Phase).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub opportunity_fired: Vec<(u32, usize, String)>,
+    /// The Opportunity Fire triggers it was fired on at in the current phase, and by whom
+    /// (17.4.1: "A single unit may only be fired at by one unit (or stack …) per trigger").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fired_on: Vec<FiredOn>,
+    /// Its last retreat (a move that spent no MP along a path, 21.4) with its phase (turn,
+    /// player): it triggers no Opportunity Fire (17.4.5) but may be Reaction Charged (16.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_retreat: Option<(u32, usize, Vec<crate::hex::Hex>)>,
+    /// The hexes where it changed formation in the current phase (17.4 trigger 3), with the
+    /// phase (turn, player).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub formation_changed_at: Vec<FormationChangeAt>,
     /// The retreat a combat required of it and it has not yet made (21.4, decision 0147).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retreat_due: Option<RetreatDue>,
+}
+
+/// A formation change in a phase and where (17.4 trigger 3: "the firer gets to choose which of
+/// the two formations the unit is considered in").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FormationChangeAt {
+    pub turn: u32,
+    pub player: usize,
+    pub hex: Hex,
+    pub from: crate::scenario::UnitFormation,
+    pub to: crate::scenario::UnitFormation,
+}
+
+/// One Opportunity Fire at a unit (17.4.1): the phase, the trigger and the batteries that fired.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FiredOn {
+    pub turn: u32,
+    pub player: usize,
+    pub trigger: super::opportunity::Trigger,
+    pub by: Vec<String>,
+    /// The fire was at the unit's Line Extension in this hex, a target of its own (17.4.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension: Option<Hex>,
 }
 
 /// One Line Extension's own state (13.1.2): created with its parent's Morale State, facing and
@@ -391,6 +426,10 @@ pub struct ExtensionPart {
     /// 13.1.2, plus its own).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moved: Option<PhaseMove>,
+    /// The hexes of its last move of its own (its generation, 13.1.3, or moving on its own,
+    /// 13.1.1), from where it started, so Opportunity Fire is offered along it (17.4.2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_path: Vec<Hex>,
 }
 
 impl ExtensionPart {

@@ -169,6 +169,18 @@ pub fn opportunity_for(
         .collect()
 }
 
+/// The Reaction Charge offers (16.5) a seat may see: as [`opportunity_for`], the umpire all, a
+/// side those of its own cavalry, the moving side none (4.0).
+pub fn reactions_for(
+    viewer: &Viewer,
+    offers: Vec<crate::engine::opportunity::ReactionOffer>,
+) -> Vec<crate::engine::opportunity::ReactionOffer> {
+    offers
+        .into_iter()
+        .filter(|o| owns(viewer, &o.side))
+        .collect()
+}
+
 /// The phasing side's command points, shown only to the umpire and that side.
 pub fn phasing_points(state: &GameState, viewer: &Viewer) -> Option<u32> {
     let side = state.phasing();

@@ -213,6 +213,8 @@ pub struct View {
     /// Opportunity Fire open in this Movement Phase (17.4), as `app`'s status gives it to the
     /// seat: the umpire's pending items.
     pub opportunity_fire: Vec<crate::engine::opportunity::OpportunityOffer>,
+    /// Reaction Charges open in this phase (16.5), as `app`'s status gives them to the seat.
+    pub reaction_charges: Vec<crate::engine::opportunity::ReactionOffer>,
 }
 
 /// The order check as you type.
@@ -707,6 +709,8 @@ impl Backend {
             allow_entry,
             ruling,
             opportunity_at,
+            formation_change,
+            allow_fire,
             attacker_at,
             defender_at,
             attack_arc,
@@ -732,6 +736,9 @@ impl Backend {
             allow_entry,
             ruling,
             opportunity_at,
+            // 17.4 trigger 3, and the umpire's 17.4.1 ruling (decision 0154).
+            formation_change,
+            allow_fire,
             // 13.1.1: a Line Extension fights as a unit of its own (decision 0144).
             attacker_at,
             defender_at,
@@ -971,6 +978,7 @@ fn build_view(
         commanders,
         deadline: None,
         opportunity_fire: status.opportunity_fire.clone(),
+        reaction_charges: status.reaction_charges.clone(),
     }
 }
 
@@ -1226,6 +1234,10 @@ pub struct CombatChoices {
     pub ruling: Option<String>,
     /// Opportunity Fire at this hex of the move just made (17.4; `combat fire --opportunity-at`).
     pub opportunity_at: Option<crate::hex::Hex>,
+    /// That fire answers a formation change there, not the move (17.4 trigger 3).
+    pub formation_change: bool,
+    /// The umpire lets a fire stand that 17.4.1 refuses, with the reason in `ruling`.
+    pub allow_fire: bool,
     /// The attacker is the Line Extension of the one unit named, in this hex (13.1.1).
     pub attacker_at: Option<crate::hex::Hex>,
     /// The defender is the Line Extension of the one unit named, in this hex (13.1.1).
@@ -1260,6 +1272,8 @@ pub const COMBAT_FIELDS: &[(&str, &str)] = &[
     ("--attacker-at", "attacker's Line Extension at hex"),
     ("--defender-at", "defender's Line Extension at hex"),
     ("--opportunity-at", "Opportunity Fire at hex"),
+    ("--formation-change", "fire answers a formation change there"),
+    ("--allow-fire", "allow a second firer"),
     ("--allow-entry", "allow a non-frontal entry"),
     ("--ruling", "umpire's reason"),
     ("--attack-arc", "arc ruled"),

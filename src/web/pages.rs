@@ -392,8 +392,62 @@ fn opportunity_offers(view: &View) -> Markup {
                     @for o in &view.opportunity_fire {
                         li {
                             (o.battery) " (" (o.side) ", " (o.battery_hex.to_string()) ") may fire at "
-                            (o.target) " at "
-                            (o.hexes.iter().map(|z| format!("{} (range {})", z.hex, z.range)).collect::<Vec<_>>().join(", "))
+                            (o.target)
+                            // 17.4.2: a Line Extension that moved on its own, a target of its own.
+                            @if let Some(h) = o.extension {
+                                "'s Line Extension (now " (h.to_string()) ")"
+                            }
+                            @if !o.hexes.is_empty() {
+                                " at "
+                                (o.hexes.iter().map(|z| format!("{} (range {})", z.hex, z.range)).collect::<Vec<_>>().join(", "))
+                            }
+                            // 17.4 trigger 3: a formation change in the zone.
+                            @if !o.formation_changes.is_empty() {
+                                @if !o.hexes.is_empty() { ";" }
+                                " changing formation at "
+                                (o.formation_changes.iter().map(|z| format!("{} (range {})", z.hex, z.range)).collect::<Vec<_>>().join(", "))
+                                " (--formation-change)"
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The Reaction Charges open in this phase (16.5), beside the Opportunity Fire: which cavalry
+/// may charge which mover, and at which hexes of its Reaction Zone.
+fn reaction_offers(view: &View) -> Markup {
+    let show = |z: &[crate::engine::opportunity::ReactionHex]| {
+        z.iter()
+            .map(|z| {
+                let check = if z.morale_check {
+                    ", Morale Check 16.5.5"
+                } else {
+                    ""
+                };
+                format!("{} (range {}{check})", z.hex, z.range)
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    html! {
+        @if !view.reaction_charges.is_empty() {
+            div #reaction-charges {
+                p { strong { "Reaction Charges open (16.5)" } }
+                ul {
+                    @for o in &view.reaction_charges {
+                        li {
+                            (o.cavalry) " (" (o.side) ", " (o.cavalry_hex.to_string()) ") may charge "
+                            (o.target)
+                            @if !o.hexes.is_empty() {
+                                @if o.retreat { " retreating" }
+                                " at " (show(&o.hexes))
+                            }
+                            @if !o.formation_changes.is_empty() {
+                                " changing formation at " (show(&o.formation_changes))
+                            }
                         }
                     }
                 }
@@ -460,6 +514,7 @@ pub fn umpire_page(view: &View, csrf: &str, links: &[(Seat, Option<String>)]) ->
                     section {
                         h2 { "Combat" }
                         (opportunity_offers(view))
+                        (reaction_offers(view))
                         (combat_form())
                         div #combat-result {}
                     }
@@ -594,6 +649,10 @@ fn combat_form() -> Markup {
                     (l("--opportunity-at")) " "
                     input name="opportunity_at" size="6" placeholder="hex";
                 }
+                label title="17.4 trigger 3: the unit changed formation at that hex" {
+                    input type="checkbox" name="formation_change" value="yes";
+                    " " (l("--formation-change"))
+                }
             }
             fieldset {
                 legend { "The defending player's choices" }
@@ -617,6 +676,10 @@ fn combat_form() -> Markup {
                 label title="12.1.1, 15.1.4: the attackers enter across a hexside that is not frontal" {
                     input type="checkbox" name="allow_entry" value="yes";
                     " " (l("--allow-entry"))
+                }
+                label title="17.4.1: one firer per trigger, once per phase; the umpire lets this fire stand" {
+                    input type="checkbox" name="allow_fire" value="yes";
+                    " " (l("--allow-fire"))
                 }
                 label title="10.0: the arc the attack comes through, instead of the one read from facing" {
                     (l("--attack-arc")) " "

@@ -31,6 +31,7 @@ mod order_props;
 mod order_reader;
 mod order_umpire;
 mod random_events;
+mod reaction_offers;
 mod replay_props;
 mod rules_cli;
 mod scenario_check;

@@ -1382,3 +1382,85 @@ async fn the_umpire_console_offers_opportunity_fire_and_fires_at_a_hex_of_the_pa
         "17.4.1: once fired at the Column, the battery is not offered again"
     );
 }
+
+/// 17.4 trigger 3 and 17.4.1 (decision 0154): the umpire's console lists a formation change in
+/// a battery's zone with the path, and a second battery firing on a trigger already fired on is
+/// refused there with the rule and the hex, writing nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_umpire_console_offers_a_formation_change_and_refuses_a_second_firer_17_4_1() {
+    let (dir, st, tokens) = mini_table(
+        "mini-opportunity-pair.toml",
+        1,
+        &[
+            "turn",
+            "move --piece fr-col --to 5.06",
+            "move --piece fr-col --to 5.06 --formation line",
+        ],
+    );
+    let db = dir.path().join("mini.db");
+    let umpire = tokens["umpire"].as_str();
+    let page = call(&st, "GET", "/umpire", Some(umpire), &[]).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        page.body.contains(
+            "aus-bty (austrian, 5.03) may fire at fr-col at 5.06 (range 3); changing formation at 5.06 (range 3)"
+        ),
+        "{}",
+        page.body
+    );
+    let fire = |battery: &'static str| {
+        [
+            ("kind", "fire"),
+            ("attackers", battery),
+            ("defenders", "fr-col"),
+            ("opportunity_at", "5.06"),
+        ]
+    };
+    let r = call(
+        &st,
+        "POST",
+        "/umpire/combat",
+        Some(umpire),
+        &fire("aus-bty"),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let before = payloads(&db);
+    let r = call(
+        &st,
+        "POST",
+        "/umpire/combat",
+        Some(umpire),
+        &fire("aus-bty2"),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    assert!(
+        r.body.contains("17.4.1") && r.body.contains("5.06"),
+        "{}",
+        r.body
+    );
+    assert_eq!(payloads(&db), before, "a refused fire writes nothing");
+}
+
+/// 16.5 (decision 0155): the umpire's console lists the Reaction Charges a move opened beside
+/// the Opportunity Fire: the cavalry, the hexes of its Reaction Zone, and which need its Morale
+/// Check (16.5.5).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_umpire_console_offers_reaction_charges_along_a_move_16_5() {
+    let (_dir, st, tokens) = mini_table(
+        "mini-reaction.toml",
+        1,
+        &["turn", "move --piece fr-col --to 5.05"],
+    );
+    let page = call(&st, "GET", "/umpire", Some(tokens["umpire"].as_str()), &[]).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        page.body.contains("Reaction Charges open (16.5)")
+            && page.body.contains(
+                "aus-cav (austrian, 3.06) may charge fr-col at 5.08 (range 3), 5.07 (range 2), 5.06 (range 2), 5.05 (range 2, Morale Check 16.5.5)"
+            ),
+        "{}",
+        page.body
+    );
+}

@@ -1,0 +1,144 @@
+//! Reaction Charges offered along a move (16.5, decision 0155): the enemy cavalry whose
+//! Reaction Zone a unit moved, changed formation or retreated in, at which hexes, and which of
+//! them need its Morale Check (16.5.5); shown in the move's response, the umpire's status and
+//! the umpire's web console, to the cavalry's side and not the mover's. A retreat offers
+//! Reaction Charges (16.5: "including … retreating … units") but no Opportunity Fire (17.4.5).
+//! On the conformance suite's mini-reaction scenario (`aus-cav` at 3.06 facing N).
+
+use staffwork::app::{self, Request, Response};
+use staffwork::game::{Game, NewGame};
+use staffwork::rules::dice::{Purpose, ScriptedDice};
+use staffwork::view::Viewer;
+
+fn game(dir: &std::path::Path) -> Game {
+    let db = dir.join("rc.db");
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/conformance/scenarios/mini-reaction.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let sc = staffwork::scenario::parse("mini-reaction.toml", &text).unwrap();
+    Game::create(&db, NewGame::on(text, sc, 1).unwrap()).unwrap();
+    Game::open(&db).unwrap()
+}
+
+fn run(game: &mut Game, seat: &Viewer, line: &str) -> app::Applied {
+    let req = app::parse_request(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+    match app::execute(game, seat, &req).unwrap_or_else(|e| panic!("{line}: {e}")) {
+        Response::Applied(a) => a,
+        other => panic!("{line}: {other:?}"),
+    }
+}
+
+fn status(game: &mut Game, seat: &Viewer) -> app::StatusView {
+    match app::execute(game, seat, &Request::Status).unwrap() {
+        Response::Status(s) => *s,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn hexes(o: &staffwork::engine::opportunity::ReactionOffer) -> Vec<(String, bool)> {
+    o.hexes
+        .iter()
+        .map(|z| (z.hex.to_string(), z.morale_check))
+        .collect()
+}
+
+#[test]
+fn a_move_through_a_reaction_zone_offers_the_cavalry_a_charge_16_5() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = game(dir.path());
+    run(&mut g, &Viewer::Umpire, "turn");
+    let a = run(&mut g, &Viewer::Umpire, "move --piece fr-col --to 5.05");
+    let [o] = &a.reaction_charges[..] else {
+        panic!("one offer: {:?}", a.reaction_charges)
+    };
+    assert_eq!(
+        (o.cavalry.as_str(), o.side.as_str()),
+        ("aus-cav", "austrian")
+    );
+    assert!(!o.retreat);
+    // 1 to 3 hexes, in line of sight; 5.05 lies outside its frontal arc (16.5.5).
+    assert_eq!(
+        hexes(o),
+        vec![
+            ("5.08".into(), false),
+            ("5.07".into(), false),
+            ("5.06".into(), false),
+            ("5.05".into(), true)
+        ]
+    );
+    // Trigger b: a formation change in the zone.
+    let a = run(
+        &mut g,
+        &Viewer::Umpire,
+        "move --piece fr-col --to 5.05 --formation line",
+    );
+    assert_eq!(
+        a.reaction_charges[0]
+            .formation_changes
+            .iter()
+            .map(|z| z.hex.to_string())
+            .collect::<Vec<_>>(),
+        vec!["5.05".to_string()]
+    );
+    // The umpire's pending items and the cavalry's side see it; the mover's side does not (4.0).
+    assert_eq!(status(&mut g, &Viewer::Umpire).reaction_charges.len(), 1);
+    assert_eq!(
+        status(&mut g, &Viewer::Side("austrian".into()))
+            .reaction_charges
+            .len(),
+        1
+    );
+    assert!(
+        status(&mut g, &Viewer::Side("french".into()))
+            .reaction_charges
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_required_retreat_offers_reaction_charges_but_no_opportunity_fire_16_5_17_4_5() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = game(dir.path());
+    let u = Viewer::Umpire;
+    run(
+        &mut g,
+        &u,
+        "override --reason set-up --set-unit fr-col --morale-state shaken",
+    );
+    run(&mut g, &u, "turn");
+    run(&mut g, &u, "move --piece fr-col --to 5.05");
+    // 1(1)M-2 routs the Shaken Column at 5.06: it stands there (decision 0154) and owes 6 hexes.
+    let mut dice = ScriptedDice::new();
+    dice.push(Purpose::Fire, [1]);
+    let req = app::parse_request(
+        "combat fire --attacker aus-bty --defender fr-col --opportunity-at 5.06",
+    )
+    .unwrap();
+    app::execute_with(&mut g, &u, &req, Some(&mut dice)).unwrap();
+    assert_eq!(g.state.positions["fr-col"].to_string(), "5.06");
+    let a = run(
+        &mut g,
+        &u,
+        "move --piece fr-col --to 11.09 --path 6.06,7.07,8.07,9.08,10.08,11.09 --retreat-from 5.03",
+    );
+    assert!(
+        a.opportunity_fire.is_empty(),
+        "17.4.5: {:?}",
+        a.opportunity_fire
+    );
+    let retreat: Vec<_> = a.reaction_charges.iter().filter(|o| o.retreat).collect();
+    let [o] = &retreat[..] else {
+        panic!("one retreat offer: {:?}", a.reaction_charges)
+    };
+    assert_eq!(o.cavalry, "aus-cav");
+    assert_eq!(
+        hexes(o).into_iter().map(|(h, _)| h).collect::<Vec<_>>(),
+        vec!["5.06".to_string(), "6.06".to_string()]
+    );
+    // 17.4.5: no battery may fire at a hex of the retreat.
+    let req = app::parse_request(
+        "combat fire --attacker aus-bty2 --defender fr-col --opportunity-at 6.06",
+    )
+    .unwrap();
+    assert!(app::execute(&mut g, &u, &req).is_err());
+}
