@@ -931,3 +931,40 @@ fn no_firing_and_a_possessed_action_noun() {
     let again = hall(&o.readback);
     assert_eq!(again.key, o.key, "{}", o.readback);
 }
+
+#[test]
+fn a_second_subject_in_one_sentence_takes_its_own_stage() {
+    // lead.clause-subject (issue 11 §5, several recipients): "…, and the 3rd Division will hold
+    // Kirseberg" gives the 3rd Division its own stage; it used to be a second objective of the
+    // first stage ("hold Kümla, the 2nd Division and march on …").
+    for (text, first, subject, second) in [
+        (
+            "2nd Div: attack Hall, and the 3rd Division will hold Kirseberg.",
+            "hall",
+            "3rd Division",
+            "kirseberg",
+        ),
+        (
+            "4th Div: hold Kümla; the 2nd Division is to march on Kirseberg.",
+            "kumla",
+            "2nd Division",
+            "kirseberg",
+        ),
+    ] {
+        let o = hall(text);
+        assert_eq!(o.stages.len(), 2, "{text} → {}", o.readback);
+        let ids = |i: usize| -> Vec<&str> {
+            o.stages[i]
+                .objectives
+                .iter()
+                .filter_map(|r| r.resolved.as_ref().map(|x| x.id.as_str()))
+                .collect()
+        };
+        assert_eq!(ids(0), [first], "{text} → {}", o.readback);
+        assert_eq!(ids(1), [second], "{text} → {}", o.readback);
+        let s = o.stages[1].subject.as_ref().map(|r| r.text.as_str());
+        assert_eq!(s, Some(subject), "{text} → {}", o.readback);
+        let again = hall(&o.readback);
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
+}
