@@ -684,6 +684,13 @@ fn a_negated_alternative_is_excluded_never_an_objective() {
         let again = hall(&o.readback);
         assert_eq!(again.key, o.key, "{text} → {}", o.readback);
     }
+    // "but not beyond" (lexicon, a manner) says how far; it forbids no verb and is no remark.
+    let o = hall("Cav-I: pursue to the Viskan, but not beyond.");
+    assert!(o.prohibitions.is_empty(), "{:?}", o.prohibitions);
+    assert!(o.remarks.is_empty(), "{:?}", o.remarks);
+    assert_eq!(o.stages.len(), 1, "{}", o.readback);
+    let again = hall(&o.readback);
+    assert_eq!(again.key, o.key, "{}", o.readback);
 }
 
 #[test]
@@ -833,6 +840,7 @@ fn player_shorthand_names_its_recipients() {
     for (text, who, also) in [
         ("4 Div fall back on Kümla.", "div-4", None),
         ("Cav-I watch the Säter road.", "cav-i", None),
+        ("3 Div attk Kirseberg from the north.", "div-3", None),
         ("3 Div + 4 Div: hold Kirseberg.", "div-3", Some("div-4")),
         (
             "3rd Div, 4th Div: fall back on Kümla.",
@@ -859,6 +867,9 @@ fn player_shorthand_names_its_recipients() {
         let again = hall(&o.readback);
         assert_eq!(again.key, o.key, "{text} → {}", o.readback);
     }
+    // "attk" (lexicon) is an attack.
+    let o = hall("3 Div attk Kirseberg from the north.");
+    assert_eq!(o.order_type, Some(OrderType::Engage), "{}", o.readback);
     // A possessive before a verb form is no recipient: "Morvan's attack has failed" reports.
     let o = hall("Morvan's attack has failed.");
     assert!(o.stages.is_empty(), "{}", o.readback);
