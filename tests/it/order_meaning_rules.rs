@@ -979,3 +979,40 @@ fn a_second_subject_in_one_sentence_takes_its_own_stage() {
         assert_eq!(again.key, o.key, "{text} → {}", o.readback);
     }
 }
+
+#[test]
+fn places_before_then_are_where_to_march_first() {
+    // verbless.march (6.3.3, telegraphic): "Kirseberg by noon, then attack Hall" is a march to
+    // Kirseberg and then the attack — it used to read as one attack on Kirseberg and Hall.
+    for (text, first, then) in [
+        (
+            "2nd Div: Kirseberg by noon, then attack Hall.",
+            "kirseberg",
+            order::Action::Attack,
+        ),
+        (
+            "Sauret: Hinzeberg, then hold it.",
+            "hinzeberg",
+            order::Action::Defend,
+        ),
+    ] {
+        let o = hall(text);
+        assert_eq!(
+            o.order_type,
+            Some(OrderType::Complex),
+            "{text}: {}",
+            o.readback
+        );
+        assert_eq!(o.stages.len(), 2, "{text} → {}", o.readback);
+        assert_eq!(o.stages[0].steps[0].action, order::Action::Move, "{text}");
+        let ids: Vec<&str> = o.stages[0]
+            .objectives
+            .iter()
+            .filter_map(|r| r.resolved.as_ref().map(|x| x.id.as_str()))
+            .collect();
+        assert_eq!(ids, [first], "{text} → {}", o.readback);
+        assert_eq!(o.stages[1].steps[0].action, then, "{text}");
+        let again = hall(&o.readback);
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
+}
