@@ -1204,6 +1204,72 @@ impl Reading<'_> {
         }
     }
 
+    /// Rule `verbless.march`: "4-I: Kümla by 10.30 a.m., then hold it" — places (and a time)
+    /// before "then" and the first action of the sentence are where to go first: a march there
+    /// is the first stage (6.3.3: a sequence).
+    fn implicit_march(&mut self, span: Span, d: &mut Draft) {
+        if !(self.first_step_here.is_none()
+            && self.link_hint == Some(Link::Then)
+            && self.pending.condition.is_none()
+            && !self.pending.objectives.is_empty()
+            && self
+                .pending
+                .objectives
+                .iter()
+                .all(|(r, _, route)| !route && matches!(r.form, Form::Name | Form::Hex)))
+        {
+            return;
+        }
+        d.rules.push("verbless.march");
+        let mut parts = vec!["march".to_string()];
+        let mut objectives = Vec::new();
+        for (i, (r, p, _)) in self.pending.objectives.drain(..).enumerate() {
+            parts.push(if i == 0 {
+                format!("to {p}")
+            } else {
+                format!("and {p}")
+            });
+            objectives.push(r);
+        }
+        let timing = self.pending.timing.take();
+        if let Some(t) = &timing {
+            parts.push(t.text.clone());
+        }
+        let first_at = objectives.first().map_or(span, |r| r.span);
+        d.steps.push(DraftStep {
+            step: Step {
+                action: Action::Move,
+                verb: "march".into(),
+                posture: Action::Move.posture(),
+                span: (first_at.0, first_at.0),
+                objectives,
+                route: Vec::new(),
+                direction: None,
+                facing: None,
+                against: None,
+                timing,
+                forces: Vec::new(),
+                manner: Vec::new(),
+                if_possible: false,
+                alternatives: false,
+                parts,
+                own_objectives: 0,
+                purpose: None,
+            },
+            link: if d.steps.is_empty() {
+                Link::First
+            } else {
+                Link::Sentence
+            },
+            sentence: self.si,
+            condition: None,
+            subject: self.pending.subject.take(),
+            purpose: None,
+            purpose_engage: false,
+        });
+        self.first_step_here = Some(d.steps.len() - 1);
+    }
+
     /// An action: a new step, with the modifiers and places written before it. Never followed by the
     /// connector and last-place bookkeeping (false).
     fn verb(&mut self, tok: &Tok, cur: Option<usize>, d: &mut Draft) -> bool {
@@ -1239,6 +1305,7 @@ impl Reading<'_> {
                 return false;
             }
         }
+        self.implicit_march(*span, d);
         let link = if d.steps.is_empty() {
             Link::First
         } else if self.first_step_here.is_none() {

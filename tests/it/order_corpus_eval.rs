@@ -307,7 +307,7 @@ fn the_reader_meets_its_figures_on_the_annotated_corpus() {
             s.show()
         );
     };
-    floor("type", f.kind, 0.962); // TARGET 0.95 met; held at the measured value (356/370)
+    floor("type", f.kind, 0.964); // TARGET 0.95 met; held at the measured value (357/370)
     floor("places recall", f.recall, 0.993); // TARGET 0.95 met; held at the measured value (625/629)
     floor("places precision", f.precision, 0.99); // TARGET 0.95 met; held at the measured value (625/631)
     floor("resolution", f.resolution, 0.961); // TARGET 0.95 met; held at the measured value (849/883)

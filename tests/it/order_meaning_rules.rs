@@ -684,6 +684,13 @@ fn a_negated_alternative_is_excluded_never_an_objective() {
         let again = hall(&o.readback);
         assert_eq!(again.key, o.key, "{text} → {}", o.readback);
     }
+    // "but not beyond" (lexicon, a manner) says how far; it forbids no verb and is no remark.
+    let o = hall("Cav-I: pursue to the Viskan, but not beyond.");
+    assert!(o.prohibitions.is_empty(), "{:?}", o.prohibitions);
+    assert!(o.remarks.is_empty(), "{:?}", o.remarks);
+    assert_eq!(o.stages.len(), 1, "{}", o.readback);
+    let again = hall(&o.readback);
+    assert_eq!(again.key, o.key, "{}", o.readback);
 }
 
 #[test]
@@ -833,6 +840,7 @@ fn player_shorthand_names_its_recipients() {
     for (text, who, also) in [
         ("4 Div fall back on Kümla.", "div-4", None),
         ("Cav-I watch the Säter road.", "cav-i", None),
+        ("3 Div attk Kirseberg from the north.", "div-3", None),
         ("3 Div + 4 Div: hold Kirseberg.", "div-3", Some("div-4")),
         (
             "3rd Div, 4th Div: fall back on Kümla.",
@@ -859,6 +867,9 @@ fn player_shorthand_names_its_recipients() {
         let again = hall(&o.readback);
         assert_eq!(again.key, o.key, "{text} → {}", o.readback);
     }
+    // "attk" (lexicon) is an attack.
+    let o = hall("3 Div attk Kirseberg from the north.");
+    assert_eq!(o.order_type, Some(OrderType::Engage), "{}", o.readback);
     // A possessive before a verb form is no recipient: "Morvan's attack has failed" reports.
     let o = hall("Morvan's attack has failed.");
     assert!(o.stages.is_empty(), "{}", o.readback);
@@ -930,4 +941,78 @@ fn no_firing_and_a_possessed_action_noun() {
     assert!(o.remarks.is_empty(), "{:?}", o.remarks);
     let again = hall(&o.readback);
     assert_eq!(again.key, o.key, "{}", o.readback);
+}
+
+#[test]
+fn a_second_subject_in_one_sentence_takes_its_own_stage() {
+    // lead.clause-subject (issue 11 §5, several recipients): "…, and the 3rd Division will hold
+    // Kirseberg" gives the 3rd Division its own stage; it used to be a second objective of the
+    // first stage ("hold Kümla, the 2nd Division and march on …").
+    for (text, first, subject, second) in [
+        (
+            "2nd Div: attack Hall, and the 3rd Division will hold Kirseberg.",
+            "hall",
+            "3rd Division",
+            "kirseberg",
+        ),
+        (
+            "4th Div: hold Kümla; the 2nd Division is to march on Kirseberg.",
+            "kumla",
+            "2nd Division",
+            "kirseberg",
+        ),
+    ] {
+        let o = hall(text);
+        assert_eq!(o.stages.len(), 2, "{text} → {}", o.readback);
+        let ids = |i: usize| -> Vec<&str> {
+            o.stages[i]
+                .objectives
+                .iter()
+                .filter_map(|r| r.resolved.as_ref().map(|x| x.id.as_str()))
+                .collect()
+        };
+        assert_eq!(ids(0), [first], "{text} → {}", o.readback);
+        assert_eq!(ids(1), [second], "{text} → {}", o.readback);
+        let s = o.stages[1].subject.as_ref().map(|r| r.text.as_str());
+        assert_eq!(s, Some(subject), "{text} → {}", o.readback);
+        let again = hall(&o.readback);
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
+}
+
+#[test]
+fn places_before_then_are_where_to_march_first() {
+    // verbless.march (6.3.3, telegraphic): "Kirseberg by noon, then attack Hall" is a march to
+    // Kirseberg and then the attack — it used to read as one attack on Kirseberg and Hall.
+    for (text, first, then) in [
+        (
+            "2nd Div: Kirseberg by noon, then attack Hall.",
+            "kirseberg",
+            order::Action::Attack,
+        ),
+        (
+            "Sauret: Hinzeberg, then hold it.",
+            "hinzeberg",
+            order::Action::Defend,
+        ),
+    ] {
+        let o = hall(text);
+        assert_eq!(
+            o.order_type,
+            Some(OrderType::Complex),
+            "{text}: {}",
+            o.readback
+        );
+        assert_eq!(o.stages.len(), 2, "{text} → {}", o.readback);
+        assert_eq!(o.stages[0].steps[0].action, order::Action::Move, "{text}");
+        let ids: Vec<&str> = o.stages[0]
+            .objectives
+            .iter()
+            .filter_map(|r| r.resolved.as_ref().map(|x| x.id.as_str()))
+            .collect();
+        assert_eq!(ids, [first], "{text} → {}", o.readback);
+        assert_eq!(o.stages[1].steps[0].action, then, "{text}");
+        let again = hall(&o.readback);
+        assert_eq!(again.key, o.key, "{text} → {}", o.readback);
+    }
 }
