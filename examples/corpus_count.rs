@@ -38,7 +38,8 @@ fn main() {
                     .collect()
             })
             .unwrap_or_default();
-        let scen = (!name.is_empty()).then(|| staffwork::scenario::bundled(&name).expect("bundled"));
+        let scen =
+            (!name.is_empty()).then(|| staffwork::scenario::bundled(&name).expect("bundled"));
         files.push((scen, side, texts));
     }
     let checkers: Vec<_> = files
