@@ -475,7 +475,10 @@ fn lower_item(p: Pair<'_, Rule>, off: usize, out: &mut Vec<Tok>) {
             Tok::Compass(lower_case_words(&w), span)
         }
         Rule::connector => Tok::Connector(lower_case_words(p.as_str()), span),
-        Rule::pronoun | Rule::vague | Rule::own_np | Rule::np => Tok::Place(target(p, off)),
+        // `np_nk` is `np` where the grammar already knows the first word is no keyword.
+        Rule::pronoun | Rule::vague | Rule::own_np | Rule::np | Rule::np_nk => {
+            Tok::Place(target(p, off))
+        }
         Rule::punct => Tok::Punct(span),
         Rule::EOI => return,
         _ => Tok::Filler(span),
@@ -827,15 +830,22 @@ fn target(p: Pair<'_, Rule>, off: usize) -> Target {
 mod tests {
     use super::*;
 
-    /// (rule, start, end) of every pair under the top one.
+    /// (rule, start, end) of every pair under the top one; the `…_nk` rules of `item` as the
+    /// rules they stand for (the lowering reads them alike).
     fn tree(rule: Rule, s: &str) -> Vec<(Rule, usize, usize)> {
+        let same = |r: Rule| match r {
+            Rule::np_nk => Rule::np,
+            Rule::name_nk => Rule::name,
+            Rule::name_word_nk => Rule::name_word,
+            r => r,
+        };
         OrderParser::parse(rule, s)
             .map(|mut p| {
                 p.next()
                     .map(|top| {
                         top.into_inner()
                             .flatten()
-                            .map(|p| (p.as_rule(), p.as_span().start(), p.as_span().end()))
+                            .map(|p| (same(p.as_rule()), p.as_span().start(), p.as_span().end()))
                             .collect()
                     })
                     .unwrap_or_default()
@@ -865,9 +875,10 @@ mod tests {
         out
     }
 
-    /// The first-letter dispatch of `keyword_item` and the guard of `timing_nk` choose exactly
-    /// as the plain ordered choice `keyword_item_spec` (grammar/orders.pest, issue 11): every
-    /// word of the grammar, alone, before and after other words, names, times and hexes.
+    /// The first-letter dispatch of `keyword_item`, the guard of `timing_nk` and the shortcuts
+    /// of `item` (punctuation, one `keyword` per item) choose exactly as the plain ordered
+    /// choice `item_spec` (grammar/orders.pest, issue 11): every word of the grammar, alone,
+    /// before and after other words, names, times, hexes and punctuation.
     #[test]
     fn keyword_dispatch_is_the_plain_choice() {
         let words = grammar_words();
@@ -885,6 +896,7 @@ mod tests {
                 format!("2nd Div: {w} {next} {after} the enemy"),
                 format!("{next} {w}, {after} 0600"),
                 format!("to {w} of Hall"),
+                format!("“{w}” — {next}; ({after}) & -5.5 * {w}-{next}’s … {after}/"),
             ] {
                 assert_eq!(
                     tree(Rule::sentence, &s),
