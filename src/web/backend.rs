@@ -1272,7 +1272,7 @@ pub const COMBAT_FIELDS: &[(&str, &str)] = &[
     ("--attacker-at", "attacker's Line Extension at hex"),
     ("--defender-at", "defender's Line Extension at hex"),
     ("--opportunity-at", "Opportunity Fire at hex"),
-    ("--formation-change", "fire answers a formation change there"),
+    ("--formation-change", "at a formation change"),
     ("--allow-fire", "allow a second firer"),
     ("--allow-entry", "allow a non-frontal entry"),
     ("--ruling", "umpire's reason"),

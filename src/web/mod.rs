@@ -1059,10 +1059,8 @@ async fn combat(
     let attack_arc = form_choice::<crate::app::ArcArg>(&f.attack_arc, "--attack-arc");
     let flanks = form_choice::<crate::app::FlanksArg>(&f.flanks, "--flanks");
     // The umpire's rulings (12.1.1 entry, 10.0 arc, chart p4 flanks) are recorded with a reason.
-    let ruled = allow_entry
-        || allow_fire
-        || !f.attack_arc.trim().is_empty()
-        || !f.flanks.trim().is_empty();
+    let ruled =
+        allow_entry || allow_fire || !f.attack_arc.trim().is_empty() || !f.flanks.trim().is_empty();
     let ruling = match (ruled, f.ruling.trim()) {
         (true, "") => Err(WebRefusal::new(
             "no-reason",
