@@ -289,11 +289,7 @@ pub fn run(cmd: super::Command) -> CmdResult {
 /// The Opportunity Fire a move offers (17.4): each battery, the hexes of the path in its zone,
 /// and the command that fires it.
 fn print_opportunity(offers: &[crate::engine::opportunity::OpportunityOffer]) {
-    let show = |z: &[crate::engine::opportunity::ZoneHex]| -> Vec<String> {
-        z.iter()
-            .map(|z| format!("{} (range {})", z.hex, z.range))
-            .collect()
-    };
+    use crate::engine::opportunity::zone_hexes_text as show;
     for o in offers {
         // 17.4.2: a Line Extension that moved on its own is a target of its own.
         let (target, at) = match o.extension {
@@ -304,31 +300,19 @@ fn print_opportunity(offers: &[crate::engine::opportunity::OpportunityOffer]) {
             None => (o.target.clone(), String::new()),
         };
         let changes = show(&o.formation_changes);
-        if !changes.is_empty() {
+        if !o.formation_changes.is_empty() {
             println!(
                 "Opportunity Fire (17.4 trigger 3): {} ({}) at {} may fire at {}'s formation change at {}; fire with `combat fire --attacker {} --defender {} --opportunity-at HEX --formation-change`",
-                o.battery,
-                o.side,
-                o.battery_hex,
-                o.target,
-                changes.join(", "),
-                o.battery,
-                o.target
+                o.battery, o.side, o.battery_hex, o.target, changes, o.battery, o.target
             );
         }
-        let hexes = show(&o.hexes);
-        if hexes.is_empty() {
+        if o.hexes.is_empty() {
             continue;
         }
+        let hexes = show(&o.hexes);
         println!(
             "Opportunity Fire (17.4): {} ({}) at {} may fire at {} in {}; fire with `combat fire --attacker {} --defender {}{at} --opportunity-at HEX`",
-            o.battery,
-            o.side,
-            o.battery_hex,
-            target,
-            hexes.join(", "),
-            o.battery,
-            o.target
+            o.battery, o.side, o.battery_hex, target, hexes, o.battery, o.target
         );
     }
 }
@@ -336,19 +320,7 @@ fn print_opportunity(offers: &[crate::engine::opportunity::OpportunityOffer]) {
 /// The Reaction Charges a move offers (16.5): each cavalry unit, the hexes in its Reaction
 /// Zone (those needing its Morale Check marked, 16.5.5), and the command that charges.
 fn print_reactions(offers: &[crate::engine::opportunity::ReactionOffer]) {
-    let show = |z: &[crate::engine::opportunity::ReactionHex]| -> String {
-        z.iter()
-            .map(|z| {
-                let check = if z.morale_check {
-                    ", Morale Check 16.5.5"
-                } else {
-                    ""
-                };
-                format!("{} (range {}{check})", z.hex, z.range)
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    use crate::engine::opportunity::reaction_hexes_text as show;
     for o in offers {
         let what = if o.retreat { "retreat" } else { "move" };
         let mut at = Vec::new();

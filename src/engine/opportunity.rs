@@ -139,6 +139,15 @@ pub struct ZoneHex {
     pub range: u32,
 }
 
+/// "36.08 (range 2), 35.08 (range 1)": the hexes of a path in a battery's zone, as the command
+/// line and the umpire's console both show them.
+pub fn zone_hexes_text(z: &[ZoneHex]) -> String {
+    z.iter()
+        .map(|z| format!("{} (range {})", z.hex, z.range))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Is `hex` in the Opportunity Fire Zone of `battery` at `at` (17.4)? Its range, or the
 /// refusal saying which condition fails: an Unlimbered battery (17.1.1) not Disorganized or
 /// Routed, within 3 hexes, through its frontal hexsides (17.0 "fire through their frontal
@@ -461,6 +470,22 @@ pub struct ReactionHex {
     /// Outside the cavalry's frontal arc: it must pass a Morale Check to charge (16.5.5).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub morale_check: bool,
+}
+
+/// "36.08 (range 2), 35.08 (range 1, Morale Check 16.5.5)": a Reaction Zone's hexes as the
+/// command line and the umpire's console both show them.
+pub fn reaction_hexes_text(z: &[ReactionHex]) -> String {
+    z.iter()
+        .map(|z| {
+            let check = if z.morale_check {
+                ", Morale Check 16.5.5"
+            } else {
+                ""
+            };
+            format!("{} (range {}{check})", z.hex, z.range)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Is `hex` in the Reaction Zone of `cavalry` at `at` (16.5.1: 1 to 3 hexes, any direction, in

@@ -384,6 +384,7 @@ fn underline(c: &CheckView) -> Markup {
 /// The Opportunity Fire open in this Movement Phase (17.4): which battery may fire at which
 /// mover, and at which hexes of its path; nothing is rolled until the umpire resolves a fire.
 fn opportunity_offers(view: &View) -> Markup {
+    use crate::engine::opportunity::zone_hexes_text;
     html! {
         @if !view.opportunity_fire.is_empty() {
             div #opportunity-fire {
@@ -399,14 +400,14 @@ fn opportunity_offers(view: &View) -> Markup {
                             }
                             @if !o.hexes.is_empty() {
                                 " at "
-                                (o.hexes.iter().map(|z| format!("{} (range {})", z.hex, z.range)).collect::<Vec<_>>().join(", "))
+                                (zone_hexes_text(&o.hexes))
                             }
                             // 17.4 trigger 3: a formation change in the zone.
                             @if !o.formation_changes.is_empty() {
                                 @if !o.hexes.is_empty() { ";" }
                                 " changing formation at "
-                                (o.formation_changes.iter().map(|z| format!("{} (range {})", z.hex, z.range)).collect::<Vec<_>>().join(", "))
-                                " (--formation-change)"
+                                (zone_hexes_text(&o.formation_changes))
+                                " (fire “" (combat_label("--formation-change")) "”)"
                             }
                         }
                     }
@@ -419,19 +420,7 @@ fn opportunity_offers(view: &View) -> Markup {
 /// The Reaction Charges open in this phase (16.5), beside the Opportunity Fire: which cavalry
 /// may charge which mover, and at which hexes of its Reaction Zone.
 fn reaction_offers(view: &View) -> Markup {
-    let show = |z: &[crate::engine::opportunity::ReactionHex]| {
-        z.iter()
-            .map(|z| {
-                let check = if z.morale_check {
-                    ", Morale Check 16.5.5"
-                } else {
-                    ""
-                };
-                format!("{} (range {}{check})", z.hex, z.range)
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    use crate::engine::opportunity::reaction_hexes_text as show;
     html! {
         @if !view.reaction_charges.is_empty() {
             div #reaction-charges {
