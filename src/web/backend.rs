@@ -450,6 +450,19 @@ impl Backend {
         to: Option<&str>,
         method: app::MethodArg,
     ) -> CheckView {
+        // An over-long text is refused before the game is locked (decision 0176).
+        if let Err(e) = app::order_text_fits(text) {
+            return CheckView {
+                text: text.to_string(),
+                readback: String::new(),
+                order_type: String::new(),
+                recipient: None,
+                diagnostics: Vec::new(),
+                cost: None,
+                arrives: None,
+                refusal: Some(e.into()),
+            };
+        }
         let g = self.lock();
         let side = match seat {
             Seat::Side(s) => Some(s.as_str()),

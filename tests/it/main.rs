@@ -13,6 +13,7 @@ mod combat_tables;
 mod common;
 mod demo;
 mod fog_stacks;
+mod hostile;
 mod formation_move;
 mod game_cli;
 mod integrity_concurrency;

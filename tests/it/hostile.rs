@@ -1,0 +1,62 @@
+//! Hostile input found by attacking the whole product (session 7): each test is a defect that
+//! was found, and fails without its fix.
+
+use std::path::Path;
+
+use axum::http::StatusCode;
+
+use super::common::staffwork;
+use super::web::{call, table};
+
+fn sha(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap()
+}
+
+/// An order of `n` valid sentences: long enough to pass the limit with `n` ≥ 100.
+fn long_order(n: usize) -> String {
+    "3rd Div: march over Hinzeberg to Kümla and defend it from attacks from the north. ".repeat(n)
+}
+
+/// Decision 0176: an order text over 8000 characters is refused unread, on the command line
+/// (exit 1, the code and both lengths named, the file unchanged) — it used to be read, and the
+/// reader's time grows faster than the text.
+#[test]
+fn an_over_long_order_is_refused_unread_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.db");
+    let db_s = db.to_str().unwrap();
+    let o = staffwork(&["new", "--scenario", "tutorial-hall", "--db", db_s, "--seed", "3"]);
+    assert!(o.status.success(), "{o:?}");
+    let before = sha(&db);
+    let text = long_order(100);
+    assert!(text.chars().count() > 8000);
+    let o = staffwork(&[
+        "order", "--db", db_s, "--side", "imperial", "--method", "written", &text,
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("order-length"), "{err}");
+    assert!(err.contains("at most 8000 characters"), "{err}");
+    assert!(err.contains(&format!("has {}", text.chars().count())), "{err}");
+    assert_eq!(sha(&db), before, "a refused order changed the game file");
+    // One just under the limit is read as any other.
+    let o = staffwork(&[
+        "order", "--db", db_s, "--side", "imperial", "--method", "written", &long_order(1),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// Decision 0176 at the web table: the check-as-you-type and the send both refuse an over-long
+/// order before the reader (and the game's lock) is reached.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_web_table_refuses_an_over_long_order_in_the_check_and_the_send() {
+    let (_dir, st, tokens) = table(4);
+    let side = tokens["side:imperial"].as_str();
+    let text = long_order(100);
+    let r = call(&st, "POST", "/check", Some(side), &[("text", &text)]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.body.contains("at most 8000 characters"), "{}", &r.body[..r.body.len().min(600)]);
+    let r = call(&st, "POST", "/order", Some(side), &[("text", &text)]).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains("at most 8000 characters"), "{}", &r.body[..r.body.len().min(600)]);
+}
