@@ -25,7 +25,15 @@ fn an_over_long_order_is_refused_unread_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("g.db");
     let db_s = db.to_str().unwrap();
-    let o = staffwork(&["new", "--scenario", "tutorial-hall", "--db", db_s, "--seed", "3"]);
+    let o = staffwork(&[
+        "new",
+        "--scenario",
+        "tutorial-hall",
+        "--db",
+        db_s,
+        "--seed",
+        "3",
+    ]);
     assert!(o.status.success(), "{o:?}");
     let before = sha(&db);
     let text = long_order(100);
@@ -37,11 +45,21 @@ fn an_over_long_order_is_refused_unread_and_changes_nothing() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("order-length"), "{err}");
     assert!(err.contains("at most 8000 characters"), "{err}");
-    assert!(err.contains(&format!("has {}", text.chars().count())), "{err}");
+    assert!(
+        err.contains(&format!("has {}", text.chars().count())),
+        "{err}"
+    );
     assert_eq!(sha(&db), before, "a refused order changed the game file");
     // One just under the limit is read as any other.
     let o = staffwork(&[
-        "order", "--db", db_s, "--side", "imperial", "--method", "written", &long_order(1),
+        "order",
+        "--db",
+        db_s,
+        "--side",
+        "imperial",
+        "--method",
+        "written",
+        &long_order(1),
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
@@ -55,10 +73,18 @@ async fn the_web_table_refuses_an_over_long_order_in_the_check_and_the_send() {
     let text = long_order(100);
     let r = call(&st, "POST", "/check", Some(side), &[("text", &text)]).await;
     assert_eq!(r.status, StatusCode::OK);
-    assert!(r.body.contains("at most 8000 characters"), "{}", &r.body[..r.body.len().min(600)]);
+    assert!(
+        r.body.contains("at most 8000 characters"),
+        "{}",
+        &r.body[..r.body.len().min(600)]
+    );
     let r = call(&st, "POST", "/order", Some(side), &[("text", &text)]).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(r.body.contains("at most 8000 characters"), "{}", &r.body[..r.body.len().min(600)]);
+    assert!(
+        r.body.contains("at most 8000 characters"),
+        "{}",
+        &r.body[..r.body.len().min(600)]
+    );
 }
 
 /// A hostile name (here 400,000 characters) in a web form used to hold the game's lock for
@@ -81,7 +107,11 @@ async fn a_huge_name_in_a_form_is_refused_at_once() {
     .await;
     let took = t0.elapsed();
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(r.body.contains("is not a"), "{}", &r.body[..r.body.len().min(300)]);
+    assert!(
+        r.body.contains("is not a"),
+        "{}",
+        &r.body[..r.body.len().min(300)]
+    );
     assert!(
         took < std::time::Duration::from_secs(8),
         "a 400 kB name took {took:?} to refuse"
@@ -97,4 +127,50 @@ async fn a_huge_name_in_a_form_is_refused_at_once() {
     .await;
     assert!(r.body.contains("did you mean"), "{}", r.body);
     assert!(r.body.contains("morvan"), "{}", r.body);
+}
+
+/// 4.0 and 12.3.1: a side could learn where enemy units it does not see stand by asking for
+/// moves its units could never make — "25.04 holds enemy units" for a hex 20 hexes away, "the
+/// path costs 17 MP" for the empty hex beside it. A move that fails for its cost is now refused
+/// for its cost whatever stands at the end, so both answers read alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_side_cannot_find_unseen_enemy_units_by_asking_for_moves_out_of_reach() {
+    let (_dir, st, tokens) = table(4);
+    let r = call(&st, "POST", "/umpire/advance", Some(&tokens["umpire"]), &[]).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let side = tokens["side:imperial"].as_str();
+    let seen = call(&st, "GET", "/view.json", Some(side), &[]).await.body;
+    assert!(
+        !seen.contains("sater-bde"),
+        "the test needs sater-bde unseen"
+    );
+    for route in ["/move/preview", "/move"] {
+        // sater-bde stands at 25.04 (the scenario); 25.05 is empty.
+        let enemy = call(
+            &st,
+            "POST",
+            route,
+            Some(side),
+            &[("piece", "1-4-i"), ("to", "25.04")],
+        )
+        .await;
+        let empty = call(
+            &st,
+            "POST",
+            route,
+            Some(side),
+            &[("piece", "1-4-i"), ("to", "25.05")],
+        )
+        .await;
+        assert_eq!(
+            enemy.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}",
+            enemy.body
+        );
+        assert!(!enemy.body.contains("enemy"), "{route}: {}", enemy.body);
+        assert!(enemy.body.contains("12.1.3"), "{route}: {}", enemy.body);
+        assert_eq!(empty.status, enemy.status);
+        assert!(empty.body.contains("12.1.3"), "{route}: {}", empty.body);
+    }
 }
