@@ -331,7 +331,14 @@ impl Backend {
     fn lock(&self) -> MutexGuard<'_, Game> {
         // A panic while holding the lock cannot leave half a command: the store's transaction
         // either committed or did not, so the state is still usable.
-        self.game.lock().unwrap_or_else(|p| p.into_inner())
+        let mut g = self.game.lock().unwrap_or_else(|p| p.into_inner());
+        // The umpire may write with the CLI while the table runs: every read, check and
+        // preview sees the file as it stands. A file that does not read back is reported by
+        // the request itself (a write checks the record again).
+        if let Err(e) = g.catch_up() {
+            tracing::warn!("the game file did not read back: {e}");
+        }
+        g
     }
 
     pub fn db(&self) -> &Path {

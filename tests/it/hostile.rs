@@ -174,3 +174,44 @@ async fn a_side_cannot_find_unseen_enemy_units_by_asking_for_moves_out_of_reach(
         assert!(empty.body.contains("12.1.3"), "{route}: {}", empty.body);
     }
 }
+
+/// Decision 0050 beside a running table: the umpire writes with the command line while the
+/// server runs. The table's reads and previews were decided on the state it had loaded (a
+/// side's map showed the piece where it was before, and the movement form priced the move from
+/// there) until the server's own next write; they now see the file as it stands.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_table_sees_what_the_command_line_wrote_meanwhile() {
+    let (dir, st, tokens) = table(4);
+    let db = dir.path().join("hall.db");
+    let db = db.to_str().unwrap();
+    let side = tokens["side:imperial"].as_str();
+    let before = call(&st, "GET", "/view.json", Some(side), &[]).await.body;
+    assert!(before.contains("Command Phase"), "{before}");
+    let o = staffwork(&["turn", "--db", db]);
+    assert!(o.status.success(), "{o:?}");
+    let o = staffwork(&["move", "--db", db, "--piece", "1-4-i", "--to", "4.13"]);
+    assert!(o.status.success(), "{o:?}");
+    let v: serde_json::Value =
+        serde_json::from_str(&call(&st, "GET", "/view.json", Some(side), &[]).await.body).unwrap();
+    assert!(
+        v["step"].as_str().unwrap().starts_with("Operations"),
+        "{}",
+        v["step"]
+    );
+    let hex = v["pieces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "1-4-i")
+        .map(|p| p["hex"].clone());
+    assert_eq!(hex, Some(serde_json::json!("4.13")));
+    let r = call(
+        &st,
+        "POST",
+        "/move/preview",
+        Some(side),
+        &[("piece", "1-4-i"), ("to", "5.13")],
+    )
+    .await;
+    assert!(r.body.contains("4.13 → 5.13"), "{}", r.body);
+}
