@@ -378,6 +378,39 @@ impl Game {
         self.run(actor, cmd, Some(dice))
     }
 
+    /// Fold in the events another writer (the CLI beside a running server) appended since this
+    /// game was loaded or last written, so a read or a preview is not decided on a stale state
+    /// (decision 0050). One read of the head when nothing changed; the record is checked as a
+    /// write would check it, and nothing is written.
+    pub fn catch_up(&mut self) -> Result<(), GameError> {
+        if self.store.full_head()? == self.head {
+            return Ok(());
+        }
+        let Game {
+            store,
+            scenario,
+            tables,
+            combat,
+            movement,
+            state,
+            head,
+        } = self;
+        let w = store.writer()?;
+        let now = w.check_from(head)?;
+        if now != *head {
+            if head.events == 0 {
+                *state = Engine::with_combat(scenario, tables, combat)
+                    .with_movement(movement)
+                    .initial_state();
+            }
+            for e in w.events_after(head.events)? {
+                evolve(state, &e.event);
+            }
+            *head = now;
+        }
+        Ok(())
+    }
+
     /// Decide and append in one write transaction (`BEGIN IMMEDIATE`), against the head that
     /// transaction sees: if another process or thread appended since this game was loaded, the
     /// new events are checked and folded in first, and the command is decided on that state, so

@@ -242,12 +242,17 @@ pub fn resolve(
             return r;
         }
     }
+    let len = key.chars().count();
+    let limit = len.div_ceil(2).max(2);
+    // The difference of lengths is a lower bound of the edit distance: a name that cannot come
+    // within the limit is not measured, so a hostile megabyte-long name costs one pass, not a
+    // Levenshtein table per entry (the suggestions are the same).
     let mut scored: Vec<(usize, &Entry)> = all
         .iter()
+        .filter(|e| len.abs_diff(e.key.chars().count()) <= limit)
         .map(|e| (edit_distance(&key, &e.key), e))
         .collect();
     scored.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.id.cmp(&b.1.id)));
-    let limit = key.chars().count().div_ceil(2).max(2);
     let mut suggestions: Vec<String> = Vec::new();
     for (d, e) in scored {
         if d > limit || suggestions.len() == 3 {

@@ -16,21 +16,46 @@ use super::request::{
 /// The actor recorded with a command and the command itself.
 pub(crate) type Built = (String, Command);
 
+/// The longest order text any front end may hand the order reader, in characters (decision
+/// 0176): ten times the longest order in the corpus, and short enough that reading it under the
+/// game's lock does not stall the other seats of a web table.
+pub const ORDER_MAX_CHARS: usize = 8000;
+
+/// Refuse an order text longer than [`ORDER_MAX_CHARS`] before it is read (decision 0176).
+pub fn order_text_fits(text: &str) -> Result<(), AppError> {
+    // Bytes bound characters from above: most texts never need counting.
+    if text.len() <= ORDER_MAX_CHARS {
+        return Ok(());
+    }
+    let n = text.chars().count();
+    if n <= ORDER_MAX_CHARS {
+        return Ok(());
+    }
+    Err(AppError::Refused(crate::engine::Refusal::new(
+        "order-length",
+        "6.4",
+        format!("an order has at most {ORDER_MAX_CHARS} characters; this one has {n}"),
+        "split it into several orders, one per recipient, or shorten it",
+    )))
+}
+
 /// Read an order with the order language against the game's scenario. A recipient given
 /// outside the text (`order --to`, `override --impose-order`) supplies the WHO: the text then
-/// need not name one, so `no-recipient` is not raised against it (issue 17).
+/// need not name one, so `no-recipient` is not raised against it (issue 17). A text over
+/// [`ORDER_MAX_CHARS`] is refused unread.
 pub(crate) fn read_order(
     text: &str,
     game: &Game,
     side: &str,
     to: Option<&str>,
-) -> crate::order::CheckedOrder {
+) -> Result<crate::order::CheckedOrder, AppError> {
+    order_text_fits(text)?;
     let mut checked = crate::order::check_one(text, Some(&game.scenario), Some(side));
     crate::game::refuse_off_map_hexes(&mut checked, &game.scenario);
     if to.is_some() {
         checked.diagnostics.retain(|d| d.code != "no-recipient");
     }
-    checked
+    Ok(checked)
 }
 
 /// Type an order with the order language; errors refuse it. Returns the recipient the text
@@ -41,7 +66,7 @@ fn type_order(
     side: &str,
     to: Option<&str>,
 ) -> Result<(TypedOrder, Option<String>), AppError> {
-    let checked = read_order(text, game, side, to);
+    let checked = read_order(text, game, side, to)?;
     if checked.has_errors() {
         return Err(AppError::Order(Box::new(checked)));
     }

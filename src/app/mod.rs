@@ -9,6 +9,7 @@
 //! through `game`/`store` and the scenario and table loaders.
 
 mod build;
+pub use build::{ORDER_MAX_CHARS, order_text_fits};
 pub(crate) mod named;
 pub mod request;
 pub mod view;
@@ -306,7 +307,8 @@ fn execute_engine_numbers(
             // The warnings of an accepted order are kept with its events (issue 17).
             if let (Request::Order(a), Response::Applied(x)) = (req, &mut done) {
                 x.diagnostics = build::read_order(&a.text, game, &a.side, a.to.as_deref())
-                    .diagnostics
+                    .map(|c| c.diagnostics)
+                    .unwrap_or_default()
                     .into_iter()
                     .filter(|d| d.severity == crate::order::Severity::Warning)
                     .collect();

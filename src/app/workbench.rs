@@ -499,7 +499,7 @@ pub fn preview(game: &Game, seat: &Viewer, req: &super::OrderRequest) -> Result<
     let super::Request::Order(req) = request else {
         return Err(AppError::BadRequest("not an order".into()));
     };
-    let checked = super::build::read_order(&req.text, game, &req.side, req.to.as_deref());
+    let checked = super::build::read_order(&req.text, game, &req.side, req.to.as_deref())?;
     let mut p = Preview {
         order: checked,
         legal: false,

@@ -502,6 +502,35 @@ pub fn check_path(
     occ: &Occupancy,
     path: &[Hex],
 ) -> Result<Ruling, Illegal> {
+    enemy_last(occ, |o| check_given(map, t, m, o, path))
+}
+
+/// 12.3.1 is ruled last: a move that fails for anything else (its cost, the terrain, the map
+/// edge) is refused for that, as if no enemy stood on the way, and only a move that could
+/// otherwise be made is refused for the enemy hex it enters. So a side cannot learn where
+/// enemy units it does not see stand (4.0) by asking for moves its units could never make.
+fn enemy_last(
+    occ: &Occupancy,
+    judge: impl Fn(&Occupancy) -> Result<Ruling, Illegal>,
+) -> Result<Ruling, Illegal> {
+    let ruled = judge(occ);
+    if ruled.is_ok() || occ.enemy.is_empty() {
+        return ruled;
+    }
+    // Refused: asked again with no enemy hexes (only refusals pay for the second search).
+    let mut clear = occ.clone();
+    clear.enemy.clear();
+    judge(&clear)?;
+    ruled
+}
+
+fn check_given(
+    map: &MoveMap,
+    t: &MovementTables,
+    m: &Mover,
+    occ: &Occupancy,
+    path: &[Hex],
+) -> Result<Ruling, Illegal> {
     let remaining = m.allowance.saturating_sub(m.spent);
     if path.len() < 2 {
         return Err(illegal(
@@ -733,6 +762,17 @@ pub fn cheapest(
     from: Hex,
     to: Hex,
 ) -> Result<Ruling, Illegal> {
+    enemy_last(occ, |o| cheapest_given(map, t, m, o, from, to))
+}
+
+fn cheapest_given(
+    map: &MoveMap,
+    t: &MovementTables,
+    m: &Mover,
+    occ: &Occupancy,
+    from: Hex,
+    to: Hex,
+) -> Result<Ruling, Illegal> {
     if from == to {
         return Err(illegal(
             "empty-path",
@@ -743,7 +783,7 @@ pub fn cheapest(
         ));
     }
     if from.is_adjacent(to) || m.square {
-        return check_path(map, t, m, occ, &[from, to]);
+        return check_given(map, t, m, occ, &[from, to]);
     }
     check_entry_final(map, occ, to)?;
     let r = search(map, t, m, occ, from, to, true);
@@ -836,7 +876,7 @@ fn search(
         node = *p;
     }
     path.reverse();
-    check_path(map, t, m, occ, &path)
+    check_given(map, t, m, occ, &path)
 }
 
 fn check_entry_final(map: &MoveMap, occ: &Occupancy, to: Hex) -> Result<(), Illegal> {

@@ -333,7 +333,14 @@ impl Backend {
     fn lock(&self) -> MutexGuard<'_, Game> {
         // A panic while holding the lock cannot leave half a command: the store's transaction
         // either committed or did not, so the state is still usable.
-        self.game.lock().unwrap_or_else(|p| p.into_inner())
+        let mut g = self.game.lock().unwrap_or_else(|p| p.into_inner());
+        // The umpire may write with the CLI while the table runs: every read, check and
+        // preview sees the file as it stands. A file that does not read back is reported by
+        // the request itself (a write checks the record again).
+        if let Err(e) = g.catch_up() {
+            tracing::warn!("the game file did not read back: {e}");
+        }
+        g
     }
 
     pub fn db(&self) -> &Path {
@@ -452,6 +459,19 @@ impl Backend {
         to: Option<&str>,
         method: app::MethodArg,
     ) -> CheckView {
+        // An over-long text is refused before the game is locked (decision 0176).
+        if let Err(e) = app::order_text_fits(text) {
+            return CheckView {
+                text: text.to_string(),
+                readback: String::new(),
+                order_type: String::new(),
+                recipient: None,
+                diagnostics: Vec::new(),
+                cost: None,
+                arrives: None,
+                refusal: Some(e.into()),
+            };
+        }
         let g = self.lock();
         let side = match seat {
             Seat::Side(s) => Some(s.as_str()),

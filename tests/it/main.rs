@@ -15,6 +15,7 @@ mod demo;
 mod fog_stacks;
 mod formation_move;
 mod game_cli;
+mod hostile;
 mod integrity_concurrency;
 mod integrity_record;
 mod movement_cli;

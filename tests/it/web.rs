@@ -19,7 +19,7 @@ const IMPERIAL_ORDER: &str =
 const ALLIED_ORDER: &str = "Hall Div: attack along the Hinzeberg road and capture Hinzeberg.";
 
 /// A tutorial game file in a fresh directory, opened for the web; tokens by seat key.
-fn table(seed: u64) -> (tempfile::TempDir, Arc<AppState>, BTreeMap<String, String>) {
+pub(crate) fn table(seed: u64) -> (tempfile::TempDir, Arc<AppState>, BTreeMap<String, String>) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("hall.db");
     create(&db, seed);
@@ -37,13 +37,13 @@ fn create(db: &Path, seed: u64) {
     Game::create(db, NewGame::on(text.to_string(), sc, seed).unwrap()).unwrap();
 }
 
-struct Reply {
-    status: StatusCode,
-    headers: axum::http::HeaderMap,
-    body: String,
+pub(crate) struct Reply {
+    pub status: StatusCode,
+    pub headers: axum::http::HeaderMap,
+    pub body: String,
 }
 
-async fn call(
+pub(crate) async fn call(
     state: &Arc<AppState>,
     method: &str,
     uri: &str,

@@ -1,0 +1,219 @@
+//! Hostile input found by attacking the whole product (session 7): each test is a defect that
+//! was found, and fails without its fix.
+
+use std::path::Path;
+
+use axum::http::StatusCode;
+
+use super::common::staffwork;
+use super::web::{call, table};
+
+fn sha(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap()
+}
+
+/// An order of `n` valid sentences: long enough to pass the limit with `n` ≥ 100.
+fn long_order(n: usize) -> String {
+    "3rd Div: march over Hinzeberg to Kümla and defend it from attacks from the north. ".repeat(n)
+}
+
+/// Decision 0176: an order text over 8000 characters is refused unread, on the command line
+/// (exit 1, the code and both lengths named, the file unchanged) — it used to be read, and the
+/// reader's time grows faster than the text.
+#[test]
+fn an_over_long_order_is_refused_unread_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.db");
+    let db_s = db.to_str().unwrap();
+    let o = staffwork(&[
+        "new",
+        "--scenario",
+        "tutorial-hall",
+        "--db",
+        db_s,
+        "--seed",
+        "3",
+    ]);
+    assert!(o.status.success(), "{o:?}");
+    let before = sha(&db);
+    let text = long_order(100);
+    assert!(text.chars().count() > 8000);
+    let o = staffwork(&[
+        "order", "--db", db_s, "--side", "imperial", "--method", "written", &text,
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("order-length"), "{err}");
+    assert!(err.contains("at most 8000 characters"), "{err}");
+    assert!(
+        err.contains(&format!("has {}", text.chars().count())),
+        "{err}"
+    );
+    assert_eq!(sha(&db), before, "a refused order changed the game file");
+    // One just under the limit is read as any other.
+    let o = staffwork(&[
+        "order",
+        "--db",
+        db_s,
+        "--side",
+        "imperial",
+        "--method",
+        "written",
+        &long_order(1),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// Decision 0176 at the web table: the check-as-you-type and the send both refuse an over-long
+/// order before the reader (and the game's lock) is reached.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_web_table_refuses_an_over_long_order_in_the_check_and_the_send() {
+    let (_dir, st, tokens) = table(4);
+    let side = tokens["side:imperial"].as_str();
+    let text = long_order(100);
+    let r = call(&st, "POST", "/check", Some(side), &[("text", &text)]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(
+        r.body.contains("at most 8000 characters"),
+        "{}",
+        &r.body[..r.body.len().min(600)]
+    );
+    let r = call(&st, "POST", "/order", Some(side), &[("text", &text)]).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        r.body.contains("at most 8000 characters"),
+        "{}",
+        &r.body[..r.body.len().min(600)]
+    );
+}
+
+/// A hostile name (here 400,000 characters) in a web form used to hold the game's lock for
+/// about a minute in the debug build while "did you mean" measured it against every name
+/// (a megabyte: 2 min 40 s). It is refused at once now, with the same words; a near miss still
+/// gets its suggestion.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+// The defect is the time a refusal takes (the table frozen meanwhile): the test reads the clock.
+#[allow(clippy::disallowed_methods)]
+async fn a_huge_name_in_a_form_is_refused_at_once() {
+    let (_dir, st, tokens) = table(6);
+    let side = tokens["side:imperial"].as_str();
+    let name = "a".repeat(400_000);
+    let t0 = std::time::Instant::now();
+    let r = call(
+        &st,
+        "POST",
+        "/move/preview",
+        Some(side),
+        &[("piece", &name), ("to", "5.07")],
+    )
+    .await;
+    let took = t0.elapsed();
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        r.body.contains("is not a"),
+        "{}",
+        &r.body[..r.body.len().min(300)]
+    );
+    assert!(
+        took < std::time::Duration::from_secs(8),
+        "a 400 kB name took {took:?} to refuse"
+    );
+    // The suggestions are unchanged for a near miss.
+    let r = call(
+        &st,
+        "POST",
+        "/move/preview",
+        Some(side),
+        &[("piece", "Morvann"), ("to", "5.07")],
+    )
+    .await;
+    assert!(r.body.contains("did you mean"), "{}", r.body);
+    assert!(r.body.contains("morvan"), "{}", r.body);
+}
+
+/// 4.0 and 12.3.1: a side could learn where enemy units it does not see stand by asking for
+/// moves its units could never make — "25.04 holds enemy units" for a hex 20 hexes away, "the
+/// path costs 17 MP" for the empty hex beside it. A move that fails for its cost is now refused
+/// for its cost whatever stands at the end, so both answers read alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_side_cannot_find_unseen_enemy_units_by_asking_for_moves_out_of_reach() {
+    let (_dir, st, tokens) = table(4);
+    let r = call(&st, "POST", "/umpire/advance", Some(&tokens["umpire"]), &[]).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let side = tokens["side:imperial"].as_str();
+    let seen = call(&st, "GET", "/view.json", Some(side), &[]).await.body;
+    assert!(
+        !seen.contains("sater-bde"),
+        "the test needs sater-bde unseen"
+    );
+    for route in ["/move/preview", "/move"] {
+        // sater-bde stands at 25.04 (the scenario); 25.05 is empty.
+        let enemy = call(
+            &st,
+            "POST",
+            route,
+            Some(side),
+            &[("piece", "1-4-i"), ("to", "25.04")],
+        )
+        .await;
+        let empty = call(
+            &st,
+            "POST",
+            route,
+            Some(side),
+            &[("piece", "1-4-i"), ("to", "25.05")],
+        )
+        .await;
+        assert_eq!(
+            enemy.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}",
+            enemy.body
+        );
+        assert!(!enemy.body.contains("enemy"), "{route}: {}", enemy.body);
+        assert!(enemy.body.contains("12.1.3"), "{route}: {}", enemy.body);
+        assert_eq!(empty.status, enemy.status);
+        assert!(empty.body.contains("12.1.3"), "{route}: {}", empty.body);
+    }
+}
+
+/// Decision 0050 beside a running table: the umpire writes with the command line while the
+/// server runs. The table's reads and previews were decided on the state it had loaded (a
+/// side's map showed the piece where it was before, and the movement form priced the move from
+/// there) until the server's own next write; they now see the file as it stands.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_table_sees_what_the_command_line_wrote_meanwhile() {
+    let (dir, st, tokens) = table(4);
+    let db = dir.path().join("hall.db");
+    let db = db.to_str().unwrap();
+    let side = tokens["side:imperial"].as_str();
+    let before = call(&st, "GET", "/view.json", Some(side), &[]).await.body;
+    assert!(before.contains("Command Phase"), "{before}");
+    let o = staffwork(&["turn", "--db", db]);
+    assert!(o.status.success(), "{o:?}");
+    let o = staffwork(&["move", "--db", db, "--piece", "1-4-i", "--to", "4.13"]);
+    assert!(o.status.success(), "{o:?}");
+    let v: serde_json::Value =
+        serde_json::from_str(&call(&st, "GET", "/view.json", Some(side), &[]).await.body).unwrap();
+    assert!(
+        v["step"].as_str().unwrap().starts_with("Operations"),
+        "{}",
+        v["step"]
+    );
+    let hex = v["pieces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "1-4-i")
+        .map(|p| p["hex"].clone());
+    assert_eq!(hex, Some(serde_json::json!("4.13")));
+    let r = call(
+        &st,
+        "POST",
+        "/move/preview",
+        Some(side),
+        &[("piece", "1-4-i"), ("to", "5.13")],
+    )
+    .await;
+    assert!(r.body.contains("4.13 → 5.13"), "{}", r.body);
+}
