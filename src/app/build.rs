@@ -17,9 +17,9 @@ use super::request::{
 pub(crate) type Built = (String, Command);
 
 /// The longest order text any front end may hand the order reader, in characters (decision
-/// 0176): ten times the longest order in the corpus, and short enough that reading it under the
-/// game's lock does not stall the other seats of a web table.
-pub const ORDER_MAX_CHARS: usize = 8000;
+/// 0176; the reader's own limit): short enough that reading it under the game's lock does not
+/// stall the other seats of a web table.
+pub const ORDER_MAX_CHARS: usize = crate::order::MAX_ORDER_CHARS;
 
 /// Refuse an order text longer than [`ORDER_MAX_CHARS`] before it is read (decision 0176).
 pub fn order_text_fits(text: &str) -> Result<(), AppError> {

@@ -340,7 +340,7 @@ pub struct Anatomy {
 }
 
 /// One order, read, resolved, classified, critiqued and read back.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct CheckedOrder {
     /// The order as written.
     pub text: String,

@@ -22,6 +22,7 @@ mod source;
 mod subjects;
 
 pub use ast::*;
+pub use source::MAX_ORDER_CHARS;
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -176,6 +177,45 @@ fn word_span(text: &str, pos: usize) -> Span {
     (pos, pos + len)
 }
 
+/// Rule `order.length` (decision 0176): an order of more than [`MAX_ORDER_CHARS`] characters
+/// is not read; it is an error that says so, whatever else it holds.
+fn over_length(text: &str, span: Span) -> Option<CheckedOrder> {
+    let order = &text[span.0..span.1];
+    // Bytes bound characters from above: most orders are never counted.
+    if order.len() <= MAX_ORDER_CHARS {
+        return None;
+    }
+    let n = order.chars().count();
+    if n <= MAX_ORDER_CHARS {
+        return None;
+    }
+    // The error points at the first character over the limit, not at the whole text.
+    let over = order
+        .char_indices()
+        .nth(MAX_ORDER_CHARS)
+        .map_or(span.1, |(i, _)| span.0 + i);
+    let next = text[over..]
+        .chars()
+        .next()
+        .map_or(over, |c| over + c.len_utf8());
+    Some(CheckedOrder {
+        text: order.to_string(),
+        span,
+        diagnostics: vec![Diagnostic {
+            severity: Severity::Error,
+            code: "order-length",
+            message: format!(
+                "an order has at most {MAX_ORDER_CHARS} characters; this one has {n}, so it was not read"
+            ),
+            span: (over, next),
+            help: "6.4: split it into several orders, one per recipient, or shorten it; orders \
+                   are separated by a blank line"
+                .into(),
+        }],
+        ..CheckedOrder::default()
+    })
+}
+
 #[allow(clippy::too_many_lines)]
 fn check_span(
     text: &str,
@@ -185,6 +225,9 @@ fn check_span(
     now: Option<NaiveTime>,
     explain: bool,
 ) -> CheckedOrder {
+    if let Some(o) = over_length(text, span) {
+        return o;
+    }
     let draft = build::build(text, span, index, explain);
     let mut diags: Vec<Diagnostic> = Vec::new();
     let build::Draft {

@@ -11,6 +11,12 @@
 /// Longest sentence the grammar is asked to read, in bytes.
 pub const MAX_SENTENCE: usize = 4096;
 
+/// Longest order the reader reads, in characters (decision 0176): ten times the longest order
+/// of the corpus. The reader's work on one order grows faster than its length (pronouns,
+/// contradictions and shared objectives look across its stages), so bounding the order keeps a
+/// whole input linear.
+pub const MAX_ORDER_CHARS: usize = 8000;
+
 /// Byte ranges of the orders in `text`: runs of lines separated by blank lines, trimmed.
 pub fn split_orders(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();

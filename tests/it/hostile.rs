@@ -217,3 +217,29 @@ async fn the_table_sees_what_the_command_line_wrote_meanwhile() {
     .await;
     assert!(r.body.contains("4.13 → 5.13"), "{}", r.body);
 }
+
+/// Decision 0176 in the reader itself: `check` of a long text with no blank line (one order)
+/// gives one `order-length` error at the first character over the limit and reads nothing of
+/// it (it took 24.5 s for 640 kB in the debug build, growing faster than the text); the
+/// ordinary orders around it are read as before.
+#[test]
+fn check_gives_an_over_long_order_one_error_and_reads_the_others() {
+    let s = staffwork::scenario::bundled("tutorial-hall").unwrap();
+    let long = long_order(2000);
+    let text = format!("2nd Div: attack Hall from the west.\n\n{long}\n\n4th Div: hold Kümla.");
+    let r = staffwork::order::check(&text, Some(&s), Some("imperial"));
+    assert_eq!(r.orders.len(), 3);
+    let o = &r.orders[1];
+    let codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["order-length"], "{codes:?}");
+    assert!(o.stages.is_empty() && o.readback.is_empty());
+    let at = o.diagnostics[0].span.0 - o.span.0;
+    assert_eq!(
+        text[o.span.0..o.span.0 + at].chars().count(),
+        staffwork::order::MAX_ORDER_CHARS
+    );
+    for o in [&r.orders[0], &r.orders[2]] {
+        assert!(!o.has_errors(), "{:?}", o.diagnostics);
+        assert!(!o.readback.is_empty());
+    }
+}
