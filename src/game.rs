@@ -469,6 +469,27 @@ impl Game {
         until: Until,
         mut dice: Option<&mut dyn crate::rules::dice::Dice>,
     ) -> Result<Vec<Event>, GameError> {
+        // `--until-turn 3` at or after turn 3's first Command Phase names a point already
+        // passed: refused, rather than run on to the next one.
+        if let Until::Turn(t) = until
+            && self.state.step != crate::engine::Step::GameOver
+            && (self.state.turn > t || until.reached(&self.state))
+        {
+            return Err(GameError::Refused(crate::engine::Refusal::new(
+                "turn-passed",
+                "5.1",
+                format!(
+                    "the game is already at turn {} (player {}, {:?}): the first Command Phase of turn {t} has come",
+                    self.state.turn,
+                    self.state.player + 1,
+                    self.state.step
+                ),
+                format!(
+                    "give a later turn (`--until-turn {}`), or `turn` alone for one step",
+                    self.state.turn + 1
+                ),
+            )));
+        }
         let mut all = Vec::new();
         loop {
             let events = match dice.as_deref_mut() {

@@ -129,7 +129,7 @@ impl Head {
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// `staffwork new --db game.db` where game.db already exists.
-    #[error("{0} already exists; choose another --db path or delete it")]
+    #[error("{0} already exists; choose another path or delete it")]
     Exists(String),
     /// `--db missing.db` for a command that needs an existing game.
     #[error("no game file at {0}; create one with `staffwork new --scenario FILE --db {0}`")]

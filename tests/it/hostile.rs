@@ -243,3 +243,44 @@ fn check_gives_an_over_long_order_one_error_and_reads_the_others() {
         assert!(!o.readback.is_empty());
     }
 }
+
+/// `turn --until-turn T` with turn T's first Command Phase already come (or T = 0) names a
+/// point passed: refused with exit 1 and nothing written, where it used to run on to the next
+/// Command Phase (5.1).
+#[test]
+fn until_a_turn_already_passed_is_refused_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.db");
+    let db_s = db.to_str().unwrap();
+    let o = staffwork(&[
+        "new",
+        "--scenario",
+        "tutorial-hall",
+        "--db",
+        db_s,
+        "--seed",
+        "3",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        staffwork(&["turn", "--db", db_s, "--until-turn", "2"])
+            .status
+            .success()
+    );
+    let before = sha(&db);
+    for t in ["0", "1", "2"] {
+        let o = staffwork(&["turn", "--db", db_s, "--until-turn", t]);
+        assert_eq!(o.status.code(), Some(1), "--until-turn {t}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("turn-passed") && err.contains("--until-turn 3"),
+            "{err}"
+        );
+        assert_eq!(sha(&db), before, "--until-turn {t} changed the file");
+    }
+    assert!(
+        staffwork(&["turn", "--db", db_s, "--until-turn", "3"])
+            .status
+            .success()
+    );
+}
