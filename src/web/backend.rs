@@ -581,7 +581,8 @@ impl Backend {
     pub fn explain_move(&self, seat: &Seat, ask: &MoveAsk) -> Result<String, WebRefusal> {
         let g = self.lock();
         let req = move_request(ask)?;
-        let events = app::preview(&g, &viewer(seat, None), &req)?;
+        let events = app::preview(&g, &viewer(seat, None), &req)
+            .map_err(|r| WebRefusal::from(r).in_words_of(FORM_FIELDS))?;
         let mut out = Vec::new();
         for e in &events {
             out.push(crate::engine::describe::describe(e));
@@ -604,7 +605,10 @@ impl Backend {
             }),
             _ => move_request(ask)?,
         };
-        let events = applied(self.execute(seat, &req)?);
+        let events = applied(
+            self.execute(seat, &req)
+                .map_err(|r| r.in_words_of(FORM_FIELDS))?,
+        );
         Ok(events
             .iter()
             .map(crate::engine::describe::describe)
@@ -634,7 +638,9 @@ impl Backend {
         let req = Request::DefaultDefense(app::CommandRequest {
             command: command.to_string(),
         });
-        self.execute(seat, &req).map(|_| ())
+        self.execute(seat, &req)
+            .map(|_| ())
+            .map_err(|r| r.in_words_of(FORM_FIELDS))
     }
 
     /// A roll for Initiative (6.6.1): `commander` tries to seize the initiative for `command`;
@@ -1310,6 +1316,19 @@ pub const COMBAT_FIELDS: &[(&str, &str)] = &[
     ("--follow-ons", "Follow-on Charges"),
     ("--quality", "attacking Skirmishers' quality"),
     ("--defender-quality", "defending Skirmishers' quality"),
+];
+
+/// The other forms' fields (movement, Default Defense, Initiative, orders) and the flags of the
+/// commands they stand for: their refusals name the field too.
+pub const FORM_FIELDS: &[(&str, &str)] = &[
+    ("--piece", "piece"),
+    ("--to", "destination hex"),
+    ("--path", "through hexes"),
+    ("--formation", "formation"),
+    ("--face", "face"),
+    ("--command", "command"),
+    ("--commander", "commander"),
+    ("--reason", "reason"),
 ];
 
 /// The form label a flag stands for, if the form has it.

@@ -284,3 +284,28 @@ fn until_a_turn_already_passed_is_refused_and_writes_nothing() {
             .success()
     );
 }
+
+/// The movement and Default Defense forms' refusals name the form's fields, as the combat
+/// form's do, not the command line's flags (`--piece:`, `--command:`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_other_forms_refusals_name_their_fields_not_flags() {
+    let (_dir, st, tokens) = table(4);
+    let side = tokens["side:imperial"].as_str();
+    for (route, form) in [
+        (
+            "/move/preview",
+            vec![("piece", "no-such-piece"), ("to", "5.06")],
+        ),
+        ("/move", vec![("piece", "no-such-piece"), ("to", "5.06")]),
+        ("/default-defense", vec![("command", "no-such-command")]),
+    ] {
+        let r = call(&st, "POST", route, Some(side), &form).await;
+        assert_ne!(r.status, StatusCode::OK, "{route}: {}", r.body);
+        assert!(
+            !r.body.contains("--piece") && !r.body.contains("--command"),
+            "{route}: {}",
+            r.body
+        );
+        assert!(r.body.contains("field"), "{route}: {}", r.body);
+    }
+}
