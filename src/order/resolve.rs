@@ -638,6 +638,54 @@ impl<'a> Index<'a> {
         })
     }
 
+    /// Rule `name.all`: "All divisions:", "all formations", "the whole army" address every
+    /// command of the writer's side at once: its army, whose order its formations share (6.1).
+    fn whole_army(&self, text: &str, own: &str) -> Option<Match> {
+        let f = fold(text);
+        let f = f.strip_prefix("the ").unwrap_or(&f);
+        let collective = match f.split_once(' ') {
+            Some(("all", rest)) => matches!(
+                rest,
+                "divisions"
+                    | "formations"
+                    | "commands"
+                    | "corps"
+                    | "brigades"
+                    | "troops"
+                    | "commanders"
+                    | "generals"
+                    | "the divisions"
+                    | "the troops"
+                    | "the army"
+                    | "arms"
+            ),
+            Some(("whole", "army")) => true,
+            // "All divisions:" — the lead's article takes the "All": a bare plural is all of them.
+            None => matches!(
+                f,
+                "divisions" | "formations" | "commands" | "brigades" | "commanders" | "generals"
+            ),
+            _ => false,
+        };
+        if !collective {
+            return None;
+        }
+        let army = &self.scenario.sides.iter().find(|s| s.id == own)?.army;
+        let k = self.units.iter().find(|k| &k.id == army)?;
+        Some(Match::Found {
+            resolved: Resolved {
+                id: k.id.clone(),
+                name: k.name.clone(),
+                kind: k.kind.clone(),
+            },
+            side: Some(k.side.clone()),
+            variant: None,
+            near: None,
+            others: Vec::new(),
+            partial: false,
+        })
+    }
+
     pub fn unit(&self, text: &str, fuzzy: bool) -> Match {
         self.unit_of(text, fuzzy, None)
     }
@@ -645,6 +693,9 @@ impl<'a> Index<'a> {
     /// [`Index::unit`] for a writer of side `own`: a name that both sides' commands bear ("the
     /// army", "Army HQ") is the writer's own (rule `name.own-side`; issue 17).
     pub fn unit_of(&self, text: &str, fuzzy: bool, own: Option<&str>) -> Match {
+        if let Some(m) = own.and_then(|own| self.whole_army(text, own)) {
+            return m;
+        }
         let key = unit_key(text);
         let bare = without_titles(&key);
         // The units whose key is the text's, with or without titles, in the scenario's order.

@@ -285,3 +285,28 @@ fn the_same_subject_going_on_is_no_remark() {
     );
     assert!(o.remarks.is_empty(), "{:?}", o.remarks);
 }
+
+#[test]
+fn all_divisions_is_the_writers_army_and_common_verbs_are_known() {
+    // Rule `name.all`: the army, whose order its formations share (6.1); the writer's side
+    // decides which army.
+    for text in [
+        "All divisions: hold your present positions until further orders.",
+        "All formations will halt at once.",
+    ] {
+        let o = hall(text);
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+        assert_eq!(recipient_id(&o).as_deref(), Some("imperial-army"), "{text}");
+    }
+    for text in [
+        "I Corps Arty: bombard Hall from Hinzeberg until 1000, then cease fire.",
+        "Cav-I: screen the right flank towards Säter and keep touch with the enemy.",
+    ] {
+        let o = hall(text);
+        assert!(
+            o.diagnostics.iter().all(|d| d.code == "anatomy"),
+            "{text}: {:?}",
+            o.diagnostics
+        );
+    }
+}

@@ -232,10 +232,15 @@ proptest! {
 
 #[test]
 fn a_megabyte_of_text_is_read() {
-    // One megabyte in one sentence: kept as a remark, not parsed (linear by construction).
+    // One megabyte in one order: refused unread (decision 0176; linear by construction).
     let no_stops = "attack Hall and ".repeat(1_048_576 / 16);
     let r = order::check(&no_stops, None, None);
-    assert!(r.orders[0].diagnostics.iter().any(|d| d.code == "too-long"));
+    assert!(
+        r.orders[0]
+            .diagnostics
+            .iter()
+            .any(|d| d.code == "order-length")
+    );
     // 128 KiB of noise in short lines and blank lines.
     let noise: String = (0..131_072u32)
         .map(|i| match i % 97 {
@@ -253,8 +258,19 @@ fn a_megabyte_of_text_is_read() {
     let many_orders = "2nd Div: capture Hall.\n\n".repeat(2_000);
     assert_eq!(order::check(&many_orders, None, None).orders.len(), 2_000);
     let unit = "2nd Div: attack up the Säter road and capture Hall. Then defend it against attacks from the east.\n";
+    // As long as an order may be (8000 characters, decision 0176) …
+    let n = order::MAX_ORDER_CHARS / unit.chars().count();
+    let r = order::check(&unit.repeat(n), None, None);
+    assert_eq!(r.orders[0].stages.len(), 2 * n);
+    // … and longer: refused unread.
     let r = order::check(&unit.repeat(500), None, None);
-    assert_eq!(r.orders[0].stages.len(), 1_000);
+    assert!(r.orders[0].stages.is_empty());
+    assert!(
+        r.orders[0]
+            .diagnostics
+            .iter()
+            .any(|d| d.code == "order-length")
+    );
 }
 
 /// A megabyte of real orders, parsed in full. Slow in debug builds (about a minute), so run it
