@@ -245,6 +245,24 @@ struct UnitKey {
     side: String,
 }
 
+impl UnitKey {
+    /// This command as the one found, `near` the edit distance of a near miss.
+    fn found(&self, near: Option<usize>) -> Match {
+        Match::Found {
+            resolved: Resolved {
+                id: self.id.clone(),
+                name: self.name.clone(),
+                kind: self.kind.clone(),
+            },
+            side: Some(self.side.clone()),
+            variant: None,
+            near,
+            others: Vec::new(),
+            partial: false,
+        }
+    }
+}
+
 /// Lookup tables over one scenario.
 pub(crate) struct Index<'a> {
     pub scenario: &'a Scenario,
@@ -624,18 +642,7 @@ impl<'a> Index<'a> {
         if hits.iter().any(|h| h.id != k.id) {
             return None;
         }
-        Some(Match::Found {
-            resolved: Resolved {
-                id: k.id.clone(),
-                name: k.name.clone(),
-                kind: k.kind.clone(),
-            },
-            side: Some(k.side.clone()),
-            variant: None,
-            near: None,
-            others: Vec::new(),
-            partial: false,
-        })
+        Some(k.found(None))
     }
 
     /// Rule `name.all`: "All divisions:", "all formations", "the whole army" address every
@@ -672,18 +679,7 @@ impl<'a> Index<'a> {
         }
         let army = &self.scenario.sides.iter().find(|s| s.id == own)?.army;
         let k = self.units.iter().find(|k| &k.id == army)?;
-        Some(Match::Found {
-            resolved: Resolved {
-                id: k.id.clone(),
-                name: k.name.clone(),
-                kind: k.kind.clone(),
-            },
-            side: Some(k.side.clone()),
-            variant: None,
-            near: None,
-            others: Vec::new(),
-            partial: false,
-        })
+        Some(k.found(None))
     }
 
     pub fn unit(&self, text: &str, fuzzy: bool) -> Match {
@@ -760,18 +756,7 @@ impl<'a> Index<'a> {
                 .map(|(i, _)| &self.units[*i])
                 .collect();
             if let [k] = ids.as_slice() {
-                return Match::Found {
-                    resolved: Resolved {
-                        id: k.id.clone(),
-                        name: k.name.clone(),
-                        kind: k.kind.clone(),
-                    },
-                    side: Some(k.side.clone()),
-                    variant: None,
-                    near: None,
-                    others: Vec::new(),
-                    partial: false,
-                };
+                return k.found(None);
             }
         }
         // Exact lookups (a place that may be a unit, a name kept whole) need no near misses
@@ -799,18 +784,7 @@ impl<'a> Index<'a> {
                 .count();
             if dist > 0 && dist <= near_threshold(bare.chars().count()) && ties == 0 {
                 let k = &self.units[i];
-                return Match::Found {
-                    resolved: Resolved {
-                        id: k.id.clone(),
-                        name: k.name.clone(),
-                        kind: k.kind.clone(),
-                    },
-                    side: Some(k.side.clone()),
-                    variant: None,
-                    near: Some(dist),
-                    others: Vec::new(),
-                    partial: false,
-                };
+                return k.found(Some(dist));
             }
         }
         let mut suggestions: Vec<String> = Vec::new();

@@ -12,6 +12,23 @@ fn sha(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap()
 }
 
+/// A new tutorial game (seed 3) in a temporary directory, kept while the `TempDir` lives.
+fn new_tutorial_game() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.db");
+    let o = staffwork(&[
+        "new",
+        "--scenario",
+        "tutorial-hall",
+        "--db",
+        db.to_str().unwrap(),
+        "--seed",
+        "3",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (dir, db)
+}
+
 /// An order of `n` valid sentences: long enough to pass the limit with `n` ≥ 100.
 fn long_order(n: usize) -> String {
     "3rd Div: march over Hinzeberg to Kümla and defend it from attacks from the north. ".repeat(n)
@@ -22,19 +39,8 @@ fn long_order(n: usize) -> String {
 /// reader's time grows faster than the text.
 #[test]
 fn an_over_long_order_is_refused_unread_and_changes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("g.db");
+    let (_dir, db) = new_tutorial_game();
     let db_s = db.to_str().unwrap();
-    let o = staffwork(&[
-        "new",
-        "--scenario",
-        "tutorial-hall",
-        "--db",
-        db_s,
-        "--seed",
-        "3",
-    ]);
-    assert!(o.status.success(), "{o:?}");
     let before = sha(&db);
     let text = long_order(100);
     assert!(text.chars().count() > 8000);
@@ -249,19 +255,8 @@ fn check_gives_an_over_long_order_one_error_and_reads_the_others() {
 /// Command Phase (5.1).
 #[test]
 fn until_a_turn_already_passed_is_refused_and_writes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("g.db");
+    let (_dir, db) = new_tutorial_game();
     let db_s = db.to_str().unwrap();
-    let o = staffwork(&[
-        "new",
-        "--scenario",
-        "tutorial-hall",
-        "--db",
-        db_s,
-        "--seed",
-        "3",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(
         staffwork(&["turn", "--db", db_s, "--until-turn", "2"])
             .status
