@@ -370,6 +370,7 @@ fn token_rules(
     }
     let toks = subjects::bare_lead(toks, index, &mut d.rules);
     let toks = subjects::clause_subjects(text, toks, index, &mut d.rules);
+    let toks = subjects::supported_by(text, toks, index, &mut d.rules);
     subjects::in_reserve(text, toks, &mut d.rules)
 }
 

@@ -3,7 +3,8 @@
 //! subject of a later clause ("I Corps: 2nd Div will attack Hall; 3rd Div will hold Kümla"),
 //! and the verbless "4th Div: in reserve behind Hinzeberg."
 //!
-//! Owns: rules `lead.bare`, `lead.clause-subject` and `verb.in-reserve`, over one sentence's
+//! Owns: rules `lead.bare`, `lead.you`, `lead.clause-subject`, `lead.same-subject`,
+//! `with.supported-by` and `verb.in-reserve`, over one sentence's
 //! tokens. Must not: resolve names (that is [`super::resolve`]); it only asks whether a name
 //! is one of the scenario's commands or reads as friendly troops.
 
@@ -263,5 +264,46 @@ pub(crate) fn in_reserve(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static st
         span,
     };
     rules.push("verb.in-reserve");
+    out
+}
+
+/// Rule `with.supported-by`: "attack Hall at 1100, supported by the 3rd Division on your
+/// left" — troops after "supported by" (or "followed by", "covered by") go with the action, as
+/// "with the 3rd Division" would; "by" is no route through them.
+pub(crate) fn supported_by(
+    text: &str,
+    toks: Vec<Tok>,
+    index: Option<&Index<'_>>,
+    rules: &mut Vec<&'static str>,
+) -> Vec<Tok> {
+    let hit = |k: usize| {
+        let participle = toks.get(k).is_some_and(|t| {
+            matches!(t, Tok::Participle { .. } | Tok::Filler(_))
+                && matches!(
+                    word(text, t).as_str(),
+                    "supported" | "followed" | "covered" | "seconded" | "sustained"
+                )
+        });
+        participle
+            && matches!(toks.get(k + 1), Some(Tok::RoutePrep(p, _)) if p == "by")
+            && matches!(toks.get(k + 2), Some(Tok::Place(t)) if commands(t, index))
+    };
+    if !(0..toks.len()).any(hit) {
+        return toks;
+    }
+    let mut out = Vec::with_capacity(toks.len());
+    let mut k = 0;
+    while k < toks.len() {
+        if hit(k)
+            && let Some(Tok::Place(t)) = toks.get(k + 2)
+        {
+            out.push(Tok::With(t.clone(), (toks[k].span().0, t.phrase_span.1)));
+            k += 3;
+            continue;
+        }
+        out.push(toks[k].clone());
+        k += 1;
+    }
+    rules.push("with.supported-by");
     out
 }

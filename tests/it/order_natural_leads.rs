@@ -310,3 +310,33 @@ fn all_divisions_is_the_writers_army_and_common_verbs_are_known() {
         );
     }
 }
+
+#[test]
+fn troops_supporting_an_action_go_with_it_and_are_no_route() {
+    // Rule `with.supported-by`: "by" before one's own troops is no route through them.
+    for (text, force) in [
+        (
+            "To General Morvan: attack Hall at 1100 precisely, supported by the 3rd Division on your left.",
+            "3rd Division",
+        ),
+        (
+            "3rd Div: attack Hall, covered by the guns of I Corps Arty.",
+            "guns of I Corps Arty",
+        ),
+    ] {
+        let o = hall(text);
+        let st = &o.stages[0];
+        assert!(st.route.is_empty(), "{text}: {}", o.key);
+        assert!(
+            st.steps[0].forces.iter().any(|r| r.text.contains(force)),
+            "{text}: {}",
+            o.key
+        );
+        // The read-back reads back to the same order.
+        let re = hall(&o.readback);
+        assert_eq!(re.key, o.key, "{} → {}", o.readback, re.readback);
+    }
+    // A road after "by" stays the route.
+    let o = hall("2nd Div: march to Kümla by the Kümla road.");
+    assert!(!o.stages[0].route.is_empty(), "{}", o.key);
+}
