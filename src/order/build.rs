@@ -713,6 +713,18 @@ impl Reading<'_> {
         false
     }
 
+    /// Start the prohibition a negator asked for over `span` (rule `neg.prohibition`);
+    /// `prefix` is the step's verb it forbids elsewhere, `avoid` reads it back as "avoid …".
+    fn forbid(&mut self, span: Span, prefix: Option<String>, avoid: bool) {
+        self.mode = Mode::Prohibit {
+            start: span.0,
+            end: span.1,
+            joined: false,
+            prefix,
+            avoid,
+        };
+    }
+
     /// A negator and the verb it forbids (rule `neg.prohibition`); true when the token was read.
     fn negation(&mut self, tok: &Tok, d: &mut Draft) -> bool {
         let text = self.text;
@@ -749,13 +761,7 @@ impl Reading<'_> {
                 d.rules.push("neg.prohibition");
                 let last = w.rsplit(' ').next().unwrap_or("");
                 if w.contains(' ') && last.ends_with("ing") {
-                    self.mode = Mode::Prohibit {
-                        start: s.1 - last.len(),
-                        end: s.1,
-                        joined: false,
-                        prefix: None,
-                        avoid: true,
-                    };
+                    self.forbid((s.1 - last.len(), s.1), None, true);
                 } else {
                     self.negate_avoid = true;
                 }
@@ -772,13 +778,7 @@ impl Reading<'_> {
             let mut sink = Vec::new();
             collect_refs(tok, &mut sink, &mut d.refs);
             let sp = tok.span();
-            self.mode = Mode::Prohibit {
-                start: sp.0,
-                end: sp.1,
-                joined: false,
-                prefix: None,
-                avoid: true,
-            };
+            self.forbid(sp, None, true);
             return true;
         }
         // Rule `neg.alternative`: "march to Kümla, not to Hall", "attack Hall and not Kümla" —
@@ -810,13 +810,7 @@ impl Reading<'_> {
             let sp = tok.span();
             d.rules.push("neg.alternative");
             d.rules.push("neg.prohibition");
-            self.mode = Mode::Prohibit {
-                start: sp.0,
-                end: sp.1,
-                joined: false,
-                prefix: Some(prefix),
-                avoid: false,
-            };
+            self.forbid(sp, Some(prefix), false);
             return true;
         }
         if self.negate
@@ -826,13 +820,7 @@ impl Reading<'_> {
             self.negate = false;
             d.rules.push("neg.verb-word");
             d.rules.push("neg.prohibition");
-            self.mode = Mode::Prohibit {
-                start: span.0,
-                end: span.1,
-                joined: false,
-                prefix: None,
-                avoid: false,
-            };
+            self.forbid(span, None, false);
             return true;
         }
         // Rule `neg.avoid`: "no crossing", "no firing": "no" and an -ing form forbid it.
@@ -843,13 +831,7 @@ impl Reading<'_> {
             self.negate = false;
             d.rules.push("neg.avoid");
             d.rules.push("neg.prohibition");
-            self.mode = Mode::Prohibit {
-                start: span.0,
-                end: span.1,
-                joined: false,
-                prefix: None,
-                avoid: true,
-            };
+            self.forbid(*span, None, true);
             return true;
         }
         if let (true, Tok::Verb { span, .. } | Tok::Filler(span)) = (self.negate, tok)
@@ -860,13 +842,7 @@ impl Reading<'_> {
                 d.rules.push("neg.verb-word");
             }
             d.rules.push("neg.prohibition");
-            self.mode = Mode::Prohibit {
-                start: span.0,
-                end: span.1,
-                joined: false,
-                prefix: None,
-                avoid: false,
-            };
+            self.forbid(*span, None, false);
             return true;
         }
         false

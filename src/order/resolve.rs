@@ -648,6 +648,25 @@ impl<'a> Index<'a> {
     /// Rule `name.all`: "All divisions:", "all formations", "the whole army" address every
     /// command of the writer's side at once: its army, whose order its formations share (6.1).
     fn whole_army(&self, text: &str, own: &str) -> Option<Match> {
+        // Called on every look-up: the last word decides before anything is folded.
+        let last = text.rsplit(' ').next().unwrap_or("");
+        if ![
+            "divisions",
+            "formations",
+            "commands",
+            "corps",
+            "brigades",
+            "troops",
+            "commanders",
+            "generals",
+            "army",
+            "arms",
+        ]
+        .iter()
+        .any(|w| last.eq_ignore_ascii_case(w))
+        {
+            return None;
+        }
         let f = fold(text);
         let f = f.strip_prefix("the ").unwrap_or(&f);
         let collective = match f.split_once(' ') {

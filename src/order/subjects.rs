@@ -102,6 +102,19 @@ pub(crate) fn clause_subjects(
     index: Option<&Index<'_>>,
     rules: &mut Vec<&'static str>,
 ) -> Vec<Tok> {
+    // Every rule here needs a link ("will", "is to", "it will") or a "You" read as a name: most
+    // sentences have neither and pass untouched, without a copy (the reader's hot path).
+    let links = |t: &Tok| {
+        let s = t.span();
+        let first = text[s.0..s.1].split(' ').next().unwrap_or("");
+        ["will", "shall", "must", "is", "are", "it", "he", "they"]
+            .iter()
+            .any(|l| first.eq_ignore_ascii_case(l))
+            || matches!(t, Tok::Recipient { who: Some(w), .. } if w.text.eq_ignore_ascii_case("you"))
+    };
+    if !toks.iter().any(links) {
+        return toks;
+    }
     let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
     let mut k = 0;
     let mut fired = false;
