@@ -58,24 +58,27 @@ pub(crate) fn read_order(
     Ok(checked)
 }
 
-/// Type an order with the order language; errors refuse it. Returns the recipient the text
-/// names, if the scenario knows it.
+/// Type an order with the order language; errors refuse it. Returns the recipients the text
+/// names that the scenario knows: the first, then the others of rule `lead.several`.
 fn type_order(
     text: &str,
     game: &Game,
     side: &str,
     to: Option<&str>,
-) -> Result<(TypedOrder, Option<String>), AppError> {
+) -> Result<(TypedOrder, Vec<String>), AppError> {
     let checked = read_order(text, game, side, to)?;
     if checked.has_errors() {
         return Err(AppError::Order(Box::new(checked)));
     }
-    let recipient = checked
-        .recipient
-        .as_ref()
-        .and_then(|r| r.resolved.as_ref())
-        .map(|r| r.id.clone());
-    Ok((crate::game::typed_order(&checked), recipient))
+    let mut recipients: Vec<String> = Vec::new();
+    for r in checked.recipient.iter().chain(&checked.also) {
+        if let Some(id) = r.resolved.as_ref().map(|r| r.id.clone())
+            && !recipients.contains(&id)
+        {
+            recipients.push(id);
+        }
+    }
+    Ok((crate::game::typed_order(&checked), recipients))
 }
 
 /// The side a command (formation or brigade) belongs to, if the game knows it.
@@ -94,13 +97,39 @@ pub(crate) fn side_of_piece(game: &Game, piece: &str) -> Option<String> {
         .or_else(|| s.unit(piece).map(|u| u.side.clone()))
 }
 
-pub(crate) fn order(game: &Game, a: &OrderRequest) -> Result<Built, AppError> {
-    let (typed, recipient) = type_order(&a.text, game, &a.side, a.to.as_deref())?;
-    let to = a.to.clone().or(recipient).ok_or_else(|| {
-        AppError::BadRequest(
-            "the order names no recipient the scenario knows; add `--to COMMAND`".into(),
-        )
-    })?;
+/// The commands of an order request, one per recipient. An order the text addresses to
+/// several commands ("2nd and 3rd Div: attack Hall", rule `lead.several`) is a copy to each,
+/// every copy an order of its own with its cost, courier and acceptance (6.4; decision 0184).
+/// `--to` names the one recipient and wins over the text; a relayed order has one recipient.
+pub(crate) fn orders(game: &Game, a: &OrderRequest) -> Result<Vec<Built>, AppError> {
+    let (typed, named) = type_order(&a.text, game, &a.side, a.to.as_deref())?;
+    let recipients = match &a.to {
+        Some(to) => vec![to.clone()],
+        None if named.is_empty() => {
+            return Err(AppError::BadRequest(
+                "the order names no recipient the scenario knows; add `--to COMMAND`".into(),
+            ));
+        }
+        None => named,
+    };
+    if a.via.is_some() && recipients.len() > 1 {
+        return Err(AppError::BadRequest(format!(
+            "a relayed order goes to one recipient, and this one names {}; add `--to COMMAND` or send one order to each",
+            recipients.join(", ")
+        )));
+    }
+    recipients
+        .into_iter()
+        .map(|to| one_order(game, a, typed.clone(), to))
+        .collect()
+}
+
+fn one_order(
+    game: &Game,
+    a: &OrderRequest,
+    typed: TypedOrder,
+    to: String,
+) -> Result<Built, AppError> {
     // The army commander as the game stands (a successor, Burrard, Jourdan under 5.3b).
     let from = match &a.from {
         Some(f) => f.clone(),

@@ -290,19 +290,29 @@ fn execute_engine_numbers(
             Ok(done)
         }
         _ => {
-            let (actor, cmd) = command(game, req)?;
-            let result = match dice {
-                Some(d) => game.execute_with(&actor, &cmd, d),
-                None => game.execute(&actor, &cmd),
-            };
+            let built = commands(game, req)?;
             // A side is refused in words that say nothing of the pieces it cannot see
             // (view::refusal_for); the umpire is told the engine's own reason.
-            let events = result.map_err(|e| match (e, seat) {
+            let for_seat = |game: &Game, e: GameError, cmd: &Command| match (e, seat) {
                 (GameError::Refused(r), Viewer::Side(side)) => {
-                    GameError::Refused(crate::view::refusal_for(game, side, &cmd, r))
+                    GameError::Refused(crate::view::refusal_for(game, side, cmd, r))
                 }
                 (e, _) => e,
-            })?;
+            };
+            // Several copies of one order (decision 0184) are checked together before any
+            // is recorded: all are sent, or none.
+            if built.len() > 1 {
+                check_copies(game, &built).map_err(|(e, cmd)| for_seat(game, e, cmd))?;
+            }
+            let mut events = Vec::new();
+            let mut dice = dice;
+            for (actor, cmd) in &built {
+                let result = match dice.as_deref_mut() {
+                    Some(d) => game.execute_with(actor, cmd, d),
+                    None => game.execute(actor, cmd),
+                };
+                events.extend(result.map_err(|e| for_seat(game, e, cmd))?);
+            }
             let mut done = applied(game, events);
             // The warnings of an accepted order are kept with its events (issue 17).
             if let (Request::Order(a), Response::Applied(x)) = (req, &mut done) {
@@ -362,16 +372,25 @@ pub fn preview(
             "the sequence of play is not previewed".into(),
         ));
     }
-    let (_, cmd) = command(game, req)?;
+    let engine = game.engine();
     let mut dice = crate::rules::dice::SeededDice::new(0);
-    let events = game
-        .engine()
-        .decide(&game.state, &cmd, &mut dice)
-        .map_err(|r| match seat {
-            Viewer::Side(side) => AppError::Refused(crate::view::refusal_for(game, side, &cmd, r)),
-            _ => AppError::Refused(r),
-        })
-        .map_err(|e| seat_words(&numbers, e))?;
+    let mut state = std::borrow::Cow::Borrowed(&game.state);
+    let mut events = Vec::new();
+    for (_, cmd) in commands(game, req)? {
+        let decided = engine
+            .decide(&state, &cmd, &mut dice)
+            .map_err(|r| match seat {
+                Viewer::Side(side) => {
+                    AppError::Refused(crate::view::refusal_for(game, side, &cmd, r))
+                }
+                _ => AppError::Refused(r),
+            })
+            .map_err(|e| seat_words(&numbers, e))?;
+        for e in &decided {
+            crate::engine::evolve(state.to_mut(), e);
+        }
+        events.extend(decided);
+    }
     numbers.learn(&events);
     Ok(events.iter().map(|e| numbers.event(e)).collect())
 }
@@ -442,9 +461,56 @@ fn offer_opportunity(game: &Game, seat: &Seat, done: &mut Response) {
 
 /// The engine command a request asks for, and the actor recorded with it. `turn` is one
 /// `Advance`; views, replay, branch and odds are not commands (refused as a bad request).
+/// The copies of one order to several commands (decision 0184) decided one after another on
+/// the game as it stands, nothing written; a refusal says which copy failed and after which.
+pub(super) fn check_copies<'a>(
+    game: &Game,
+    built: &'a [(String, Command)],
+) -> Result<(), (GameError, &'a Command)> {
+    let cmds: Vec<Command> = built.iter().map(|(_, c)| c.clone()).collect();
+    for k in 1..=cmds.len() {
+        let cmd = &built[k - 1].1;
+        match game.preview_all(&cmds[..k]) {
+            Ok(_) => {}
+            Err(GameError::Refused(r)) => {
+                let to = match cmd {
+                    Command::IssueOrder { to, .. } | Command::IssueRelayedOrder { to, .. } => {
+                        to.as_str()
+                    }
+                    _ => "",
+                };
+                let message = format!(
+                    "the copy to {to} ({k} of {} copies of this order, one per command it names): {}",
+                    cmds.len(),
+                    r.message
+                );
+                let help = format!("{}; or send the order to fewer commands at once", r.help);
+                let r = crate::engine::Refusal { message, help, ..r };
+                return Err((GameError::Refused(r), cmd));
+            }
+            Err(e) => return Err((e, cmd)),
+        }
+    }
+    Ok(())
+}
+
+/// The engine commands of a request with their actors: one, except an order addressed to
+/// several commands, which is a copy to each (decision 0184).
+fn commands(game: &Game, req: &Request) -> Result<Vec<(String, Command)>, AppError> {
+    match req {
+        Request::Order(a) => build::orders(game, a),
+        _ => Ok(vec![command(game, req)?]),
+    }
+}
+
 pub fn command(game: &Game, req: &Request) -> Result<(String, Command), AppError> {
     match req {
-        Request::Order(a) => build::order(game, a),
+        Request::Order(a) => match build::orders(game, a)?.as_slice() {
+            [one] => Ok(one.clone()),
+            _ => Err(AppError::BadRequest(
+                "an order to several commands is several orders; `execute` sends them".into(),
+            )),
+        },
         Request::Relay(a) => Ok(build::relay(game, a.order)),
         Request::Turn(_) => Ok(("umpire".into(), Command::Advance)),
         Request::Message(a) => Ok((

@@ -488,6 +488,22 @@ pub struct Preview {
     /// The exact acceptance odds it would meet (6.5), for an order sent by aide or in person.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub odds: Option<crate::rules::odds::AcceptanceOdds>,
+    /// The copies to the further commands the text names ("2nd and 3rd Div: …"), each an
+    /// order of its own (decision 0184); the fields above are the first copy's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub copies: Vec<CopyPreview>,
+}
+
+/// One more copy of an order addressed to several commands (decision 0184).
+#[derive(Clone, Debug, Serialize)]
+pub struct CopyPreview {
+    pub number: u32,
+    pub recipient: String,
+    pub cost: u8,
+    pub arrival_turn: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arrival_time: Option<String>,
+    pub status: String,
 }
 
 /// Read and decide an order for a seat against the game as it stands, writing nothing: the
@@ -512,14 +528,21 @@ pub fn preview(game: &Game, seat: &Viewer, req: &super::OrderRequest) -> Result<
         arrival_time: None,
         status: None,
         odds: None,
+        copies: Vec::new(),
     };
     if p.order.has_errors() {
         return Ok(p);
     }
-    let (_, cmd) = super::build::order(game, &req)?;
+    let built = super::build::orders(game, &req)?;
     // A side sees its own numbers, in the engine's words too (decision 0160).
     let mut numbers = crate::view::OrderNumbers::for_seat(&game.state, seat);
-    let (events, state) = match game.preview(&cmd) {
+    let decided = super::check_copies(game, &built)
+        .map_err(|(e, _)| e)
+        .and_then(|()| {
+            let cmds: Vec<crate::engine::Command> = built.iter().map(|(_, c)| c.clone()).collect();
+            game.preview_all(&cmds)
+        });
+    let (events, state) = match decided {
         Ok(x) => x,
         Err(crate::game::GameError::Refused(r)) => {
             p.refused = Some(WouldRefuse {
@@ -533,20 +556,33 @@ pub fn preview(game: &Game, seat: &Viewer, req: &super::OrderRequest) -> Result<
         Err(e) => return Err(AppError::Game(e)),
     };
     p.legal = true;
-    let issued = events.iter().find_map(|e| match &e.kind {
+    let mut issued = events.iter().filter_map(|e| match &e.kind {
         EventKind::OrderIssued { order } => Some(order.clone()),
         _ => None,
     });
+    let first = issued.next();
     numbers.learn(&events);
-    if let Some(o) = issued {
+    let time = |turn: u32| {
+        game.engine()
+            .turn_info(turn)
+            .map(|t| t.time.format("%H:%M").to_string())
+    };
+    p.copies = issued
+        .map(|o| CopyPreview {
+            number: numbers.shown(o.number),
+            recipient: o.recipient.clone(),
+            cost: o.cost,
+            arrival_turn: o.arrival_turn,
+            arrival_time: time(o.arrival_turn),
+            status: crate::engine::describe::status_text(&o.status),
+        })
+        .collect();
+    if let Some(o) = first {
         p.number = Some(numbers.shown(o.number));
         p.recipient = Some(o.recipient.clone());
         p.cost = Some(o.cost);
         p.arrival_turn = Some(o.arrival_turn);
-        p.arrival_time = game
-            .engine()
-            .turn_info(o.arrival_turn)
-            .map(|t| t.time.format("%H:%M").to_string());
+        p.arrival_time = time(o.arrival_turn);
         p.status = Some(crate::engine::describe::status_text(&o.status));
         p.odds = crate::game::acceptance_situation_in(&game.scenario, &state, o.number)
             .ok()

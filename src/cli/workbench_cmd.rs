@@ -385,6 +385,17 @@ pub fn check_on_game(db: &std::path::Path, args: super::check_cmd::CheckArgs) ->
     if let Some(o) = &p.odds {
         out.push_str(&super::odds_cmd::acceptance_text(o));
     }
+    for c in &p.copies {
+        out.push_str(&format!(
+            "and order {} to {}: cost {} CP, arrives turn {} ({}), {}\n",
+            c.number,
+            c.recipient,
+            c.cost,
+            c.arrival_turn,
+            c.arrival_time.as_deref().unwrap_or("-"),
+            c.status
+        ));
+    }
     out.push_str("Nothing was written.\n");
     super::emit(&out)
 }

@@ -1994,16 +1994,21 @@ fn split_recipient(
         .into_iter()
         .map(|(o, p)| (o + (p.len() - p.trim_start().len()), p.trim()))
         .collect();
+    // "Morvan, Sauret:" — surnames, one word each, that the scenario's commands bear.
+    let surnames = index.is_some()
+        && parts.iter().all(|(_, p)| {
+            !p.contains(char::is_whitespace) && p.chars().next().is_some_and(char::is_uppercase)
+        });
     if parts.len() < 2
         || parts
             .iter()
-            .any(|(_, p)| p.is_empty() || !super::resolve::looks_like_troops(p))
+            .any(|(_, p)| p.is_empty() || !surnames && !super::resolve::looks_like_troops(p))
     {
         return toks;
     }
     // Commas alone split only names of one echelon ("2nd Div, 3rd Div").
     let h0 = head(parts[0].1);
-    if !plus && parts.iter().any(|(_, p)| head(p) != h0) {
+    if !plus && !surnames && parts.iter().any(|(_, p)| head(p) != h0) {
         return toks;
     }
     // With a scenario every part must name a command of its own, each a different one.
@@ -2736,11 +2741,10 @@ fn colon_lead(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
 
 /// Rule `lead.several`: "Morvan and Sauret: …", "2nd Div, 3rd Div and 4th Div: …" — names
 /// joined by "and" or commas before the colon are several recipients of one order; the first
-/// is the recipient, the others are kept in `also`.
+/// is the recipient, the others are kept in `also`. The same in the third person: "Morvan and
+/// Sauret will attack …", "The 2nd and 3rd Divisions are to …", where the grammar's lead took
+/// only the last name.
 fn several_recipients(text: &str, toks: Vec<Tok>, also: &mut Vec<Reference>) -> Vec<Tok> {
-    if toks.iter().any(|t| matches!(t, Tok::Recipient { .. })) {
-        return toks;
-    }
     let start = toks
         .iter()
         .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
@@ -2759,12 +2763,29 @@ fn several_recipients(text: &str, toks: Vec<Tok>, also: &mut Vec<Reference>) -> 
                 colon = Some(k);
                 break;
             }
+            Tok::Recipient {
+                who: Some(last),
+                attached,
+                ..
+            } if attached.is_empty()
+                && !names.is_empty()
+                && matches!(&toks[k - 1], Tok::Connector(c, _) if c == "and" || c == "&") =>
+            {
+                names.push(last);
+                colon = Some(k);
+                break;
+            }
             _ => break,
         }
     }
     let Some(colon) = colon else {
         return toks;
     };
+    // A colon lead with a third-person subject after it is rule `lead.clause-subject`'s.
+    let subject_form = matches!(toks[colon], Tok::Recipient { .. });
+    if !subject_form && toks.iter().any(|t| matches!(t, Tok::Recipient { .. })) {
+        return toks;
+    }
     if names.len() < 2 {
         return toks;
     }

@@ -255,7 +255,7 @@ fn check_span(
         ..
     } = draft;
     let mut rules: Vec<String> = rules.into_iter().map(str::to_string).collect();
-    resolve_also(&mut also, index, side);
+    resolve_also(&mut also, index, side, &mut diags);
     let mut stages = build::stages(steps);
     // Rule `lead.no-action`: no action, but written as English prose (a finite verb): a report,
     // the sender's intention or an exhortation, not gibberish.
@@ -380,60 +380,11 @@ fn check_recipient(
     lead: (bool, bool, bool, usize),
     diags: &mut Vec<Diagnostic>,
 ) -> (Option<String>, Option<(String, String)>) {
-    let mut recipient_side: Option<String> = None;
-    let mut recipient_ref: Option<(String, String)> = None; // (id, kind) for 6.8.1
     let (preset, addressed_you, no_action, body_start) = lead;
-    if let (Some(r), Some(ix)) = (recipient.as_mut(), index) {
-        match ix.unit_of(&r.text, true, side) {
-            Match::Found {
-                resolved,
-                side: s,
-                near,
-                others,
-                ..
-            } => {
-                if let Some(d) = near {
-                    diags.push(diag(
-                        Severity::Warning,
-                        "near-miss",
-                        format!(
-                            "recipient \"{}\" taken for {} (edit distance {d})",
-                            r.text, resolved.name
-                        ),
-                        r.span,
-                        format!("write \"{}\" if that is meant", resolved.name),
-                    ));
-                }
-                if !others.is_empty() {
-                    diags.push(diag(
-                        Severity::Warning,
-                        "ambiguous-name",
-                        format!(
-                            "recipient \"{}\" could be {} or {}",
-                            r.text,
-                            resolved.name,
-                            others.join(" or ")
-                        ),
-                        r.span,
-                        "use the formation's full name or counter id",
-                    ));
-                }
-                recipient_side = s;
-                recipient_ref = Some((resolved.id.clone(), resolved.kind.clone()));
-                r.resolved = Some(resolved);
-            }
-            Match::Missing { suggestions } => diags.push(diag(
-                Severity::Error,
-                "unknown-recipient",
-                format!("no command called \"{}\" in this scenario", r.text),
-                r.span,
-                suggest(
-                    &suggestions,
-                    "name a formation, unit or commander of the order of battle",
-                ),
-            )),
-        }
-    }
+    let (recipient_side, recipient_ref) = match (recipient.as_mut(), index) {
+        (Some(r), Some(ix)) => check_addressee(r, ix, side, diags),
+        _ => (None, None),
+    };
     match (&*recipient, preset || addressed_you) {
         (None, true) if addressed_you && !preset => diags.push(diag(
             Severity::Warning,
@@ -470,7 +421,67 @@ fn check_recipient(
         }
         _ => {}
     }
-    if let (Some(want), Some(got), Some(r)) = (side, &recipient_side, &*recipient)
+    (recipient_side, recipient_ref)
+}
+
+/// One addressee of an order (the recipient, or another of rule `lead.several`) resolved
+/// against the order of battle: its side and (id, kind), with the diagnostics of a near miss,
+/// an ambiguous, unknown or foreign name (6.4).
+fn check_addressee(
+    r: &mut Reference,
+    ix: &Index<'_>,
+    side: Option<&str>,
+    diags: &mut Vec<Diagnostic>,
+) -> (Option<String>, Option<(String, String)>) {
+    let (resolved, recipient_side, near, others) = match ix.unit_of(&r.text, true, side) {
+        Match::Found {
+            resolved,
+            side,
+            near,
+            others,
+            ..
+        } => (resolved, side, near, others),
+        Match::Missing { suggestions } => {
+            diags.push(diag(
+                Severity::Error,
+                "unknown-recipient",
+                format!("no command called \"{}\" in this scenario", r.text),
+                r.span,
+                suggest(
+                    &suggestions,
+                    "name a formation, unit or commander of the order of battle",
+                ),
+            ));
+            return (None, None);
+        }
+    };
+    if let Some(d) = near {
+        diags.push(diag(
+            Severity::Warning,
+            "near-miss",
+            format!(
+                "recipient \"{}\" taken for {} (edit distance {d})",
+                r.text, resolved.name
+            ),
+            r.span,
+            format!("write \"{}\" if that is meant", resolved.name),
+        ));
+    }
+    if !others.is_empty() {
+        diags.push(diag(
+            Severity::Warning,
+            "ambiguous-name",
+            format!(
+                "recipient \"{}\" could be {} or {}",
+                r.text,
+                resolved.name,
+                others.join(" or ")
+            ),
+            r.span,
+            "use the formation's full name or counter id",
+        ));
+    }
+    if let (Some(want), Some(got)) = (side, &recipient_side)
         && want != got
     {
         diags.push(diag(
@@ -481,6 +492,8 @@ fn check_recipient(
             "6.4: the Army Commander orders only his own commands",
         ));
     }
+    let recipient_ref = Some((resolved.id.clone(), resolved.kind.clone()));
+    r.resolved = Some(resolved);
     (recipient_side, recipient_ref)
 }
 
@@ -862,12 +875,15 @@ fn order_key(
 }
 
 /// Rule `lead.several`: the other recipients of the order, resolved like the first.
-fn resolve_also(also: &mut [Reference], index: Option<&Index<'_>>, side: Option<&str>) {
+fn resolve_also(
+    also: &mut [Reference],
+    index: Option<&Index<'_>>,
+    side: Option<&str>,
+    diags: &mut Vec<Diagnostic>,
+) {
     let Some(ix) = index else { return };
     for r in also {
-        if let Match::Found { resolved, .. } = ix.unit_of(&r.text, true, side) {
-            r.resolved = Some(resolved);
-        }
+        check_addressee(r, ix, side, diags);
     }
 }
 
@@ -891,10 +907,15 @@ fn read_back(
     lead_attached: &[Reference],
     forms_division: bool,
 ) {
-    let who = o
-        .recipient
-        .as_ref()
-        .map(|r| display_name(r, index, lead_attached));
+    // Rule `lead.several`: every recipient is read back ("Morvan and Sauret are to …").
+    let who = o.recipient.as_ref().map(|r| {
+        let mut names = vec![display_name(r, index, lead_attached)];
+        names.extend(o.also.iter().map(|a| display_name(a, index, &[])));
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => names.swap_remove(0),
+        }
+    });
     if forms_division {
         name_members(&mut o.stages, &o.attached);
     }

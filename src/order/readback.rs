@@ -144,7 +144,10 @@ fn capitalise(s: &str) -> String {
 
 fn subject_link(name: &str) -> &'static str {
     let last = name.rsplit(' ').next().unwrap_or("");
-    if last.ends_with('s') && !last.ends_with("ss") && !last.eq_ignore_ascii_case("corps") {
+    // Several recipients (rule `lead.several`) are plural.
+    if name.contains(" and ")
+        || last.ends_with('s') && !last.ends_with("ss") && !last.eq_ignore_ascii_case("corps")
+    {
         "are to"
     } else {
         "is to"
@@ -160,7 +163,10 @@ fn lead(name: &str) -> String {
     let split = name.split_whitespace().any(|w| {
         let w = w.trim_matches(|c: char| !c.is_alphanumeric());
         let low = w.to_lowercase();
-        !super::names::is_link(&low) && (super::lower::is_keyword(w) || lex.is_verb_word(&low))
+        // "and" joins several recipients (rule `lead.several`), read again as such.
+        low != "and"
+            && !super::names::is_link(&low)
+            && (super::lower::is_keyword(w) || lex.is_verb_word(&low))
     });
     if split {
         format!("{name}: ")

@@ -213,6 +213,24 @@ fn without_titles(key: &str) -> String {
         .join(" ")
 }
 
+/// The text after the titles that open it: "General Fane" → "Fane", "Major-General Spencer" →
+/// "Spencer", "Generals Morvan" → "Morvan" (rule `name.title`). A title says who the man is,
+/// not which command: the surname after it finds the command.
+fn after_titles(text: &str) -> &str {
+    let mut rest = text.trim_start();
+    while let Some((word, tail)) = rest.split_once(char::is_whitespace) {
+        let folded = fold(word.trim_end_matches('.'));
+        let title = folded.split(['-', ' ']).all(|part| {
+            TITLES.contains(&part) || part.strip_suffix('s').is_some_and(|p| TITLES.contains(&p))
+        });
+        if !title {
+            break;
+        }
+        rest = tail.trim_start();
+    }
+    rest
+}
+
 fn digit_words(s: &str) -> Vec<String> {
     s.split(' ')
         .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
@@ -599,6 +617,7 @@ impl<'a> Index<'a> {
     /// ("Anstruther", "Merlin's lancers", "Loison's division"), resolves to the one command
     /// whose name, short name or alias holds that surname as a word (scenario lexicon, issue 11).
     fn by_surname(&self, text: &str) -> Option<Match> {
+        let text = after_titles(text);
         let first = text.split_whitespace().next()?;
         if !first.chars().next().is_some_and(char::is_uppercase) {
             return None;

@@ -524,11 +524,20 @@ impl Backend {
         });
         match app::preview(&g, &viewer(seat, None), &req) {
             Ok(events) => {
+                // An order to several commands is a copy to each (decision 0184): their
+                // costs add up, and each copy rides on its own.
+                let mut arrives: Vec<String> = Vec::new();
                 for e in events {
                     if let EventKind::OrderIssued { order } = e.kind {
-                        view.cost = Some(order.cost);
-                        view.arrives = Some(turn_time(&g, order.arrival_turn));
+                        view.cost = Some(view.cost.unwrap_or(0).saturating_add(order.cost));
+                        let at = turn_time(&g, order.arrival_turn);
+                        if !arrives.contains(&at) {
+                            arrives.push(at);
+                        }
                     }
+                }
+                if !arrives.is_empty() {
+                    view.arrives = Some(arrives.join(", "));
                 }
             }
             Err(AppError::Order(_)) => {}

@@ -39,6 +39,7 @@ mod scenario_check;
 mod scenario_show;
 mod scenario_talavera;
 mod scenario_vimeiro;
+mod several_recipients;
 mod study;
 mod tidy;
 mod umpire_time;
