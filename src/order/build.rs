@@ -368,6 +368,7 @@ fn token_rules(
     if d.also.len() != had {
         d.rules.push("lead.several");
     }
+    let toks = subjects::having_clause(text, toks, &mut d.rules);
     let toks = subjects::bare_lead(toks, index, &mut d.rules);
     let toks = subjects::clause_subjects(text, toks, index, &mut d.rules);
     let toks = subjects::supported_by(text, toks, index, &mut d.rules);

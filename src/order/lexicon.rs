@@ -97,6 +97,9 @@ pub(crate) struct Lexicon {
     /// Nouns of an action ("retreat", "passage"): "the retreat of X" is X's (rule
     /// `name.action-noun`).
     action_nouns: BTreeSet<String>,
+    /// A past form of a verb (lower-case words joined by one space) → its lemma: "having
+    /// crossed" is read back "cross" (rule `clause.having`).
+    lemmas: BTreeMap<String, String>,
 }
 
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
@@ -175,6 +178,7 @@ fn words(s: &str) -> Vec<String> {
 impl Lexicon {
     fn from_file(f: File) -> Lexicon {
         let mut all: Vec<(Vec<String>, Kind)> = Vec::new();
+        let mut lemmas = BTreeMap::new();
         for (lemma, e) in &f.verbs {
             let (act, forms, past) = match e {
                 VerbEntry::Regular(a) => {
@@ -199,6 +203,7 @@ impl Lexicon {
             }
             let part = action(act).map_or(Kind::Word, Kind::Participle);
             for p in past {
+                lemmas.insert(words(&p).join(" "), words(lemma).join(" "));
                 all.push((words(&p), part.clone()));
             }
         }
@@ -251,6 +256,7 @@ impl Lexicon {
             months: f.dates.words.unwrap_or_default().into_iter().collect(),
             avoid,
             action_nouns: f.actions.nouns.unwrap_or_default().into_iter().collect(),
+            lemmas,
         }
     }
 
@@ -262,6 +268,24 @@ impl Lexicon {
     }
 
     /// A lower-case noun of an action ("retreat", "passage", "crossing"): `[actions]`.
+    /// The lemma of a past form ("crossed" → "cross", "fallen back" → "fall back"), given as
+    /// lower-case words joined by one space.
+    pub(crate) fn lemma_of(&self, past: &str) -> Option<&str> {
+        self.lemmas.get(past).map(String::as_str)
+    }
+
+    /// The action of a verb of the lexicon, by its lemma ("take" → attack).
+    pub(crate) fn verb_action(&self, lemma: &str) -> Option<Action> {
+        let ws = words(lemma);
+        self.phrases
+            .get(ws.first()?)?
+            .iter()
+            .find_map(|(p, k)| match k {
+                Kind::Verb(a) if *p == ws => Some(*a),
+                _ => None,
+            })
+    }
+
     pub(crate) fn is_action_noun(&self, word: &str) -> bool {
         self.action_nouns.contains(word)
     }

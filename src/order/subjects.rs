@@ -3,7 +3,7 @@
 //! subject of a later clause ("I Corps: 2nd Div will attack Hall; 3rd Div will hold Kümla"),
 //! and the verbless "4th Div: in reserve behind Hinzeberg."
 //!
-//! Owns: rules `lead.bare`, `lead.you`, `lead.clause-subject`, `lead.same-subject`,
+//! Owns: rules `clause.having`, `lead.bare`, `lead.you`, `lead.clause-subject`, `lead.same-subject`,
 //! `with.supported-by` and `verb.in-reserve`, over one sentence's
 //! tokens. Must not: resolve names (that is [`super::resolve`]); it only asks whether a name
 //! is one of the scenario's commands or reads as friendly troops.
@@ -50,6 +50,128 @@ fn has_lead(toks: &[Tok]) -> bool {
             Tok::Recipient { .. } | Tok::Preset { .. } | Tok::Addressee(_)
         )
     })
+}
+
+/// Rule `clause.having`: "Leval's division, having crossed the Portiña, will form on the left
+/// of Sebastiani", "Having passed the bridge, the 3rd Division will halt" — "having" and a past
+/// participle is what the command does first: a stage of its own ("cross the Portiña", then
+/// "form …"), never a name. A subject written after the opening participle clause leads the
+/// order.
+pub(crate) fn having_clause(
+    text: &str,
+    mut toks: Vec<Tok>,
+    rules: &mut Vec<&'static str>,
+) -> Vec<Tok> {
+    let is_having = |t: &Tok| {
+        let s = t.span();
+        text[s.0..s.1].eq_ignore_ascii_case("having")
+    };
+    // "2nd Div: having taken Hall, push on …": the grammar read the clause and its comma as a
+    // second, vocative lead; it is the participle and its object.
+    if let Some(r) = toks.iter().position(|t| {
+        matches!(t, Tok::Recipient { who: Some(w), .. } if w.phrase.to_lowercase().starts_with("having "))
+    }) && let Tok::Recipient {
+        who: Some(w),
+        span,
+        ..
+    } = &toks[r]
+        && let Some(split) = having_split(text, w, *span)
+    {
+        toks.splice(r..=r, split);
+        rules.push("clause.having");
+    }
+    let Some(k) = (0..toks.len().saturating_sub(1))
+        .find(|&k| is_having(&toks[k]) && matches!(toks[k + 1], Tok::Participle { .. }))
+    else {
+        return toks;
+    };
+    let Tok::Participle { action, span } = toks[k + 1] else {
+        return toks;
+    };
+    let past = text[span.0..span.1].to_lowercase();
+    let past = past.split_whitespace().collect::<Vec<_>>().join(" ");
+    let verb = super::lexicon::get()
+        .lemma_of(&past)
+        .map_or(past.clone(), str::to_string);
+    toks[k] = Tok::Verb {
+        action,
+        verb,
+        span: (toks[k].span().0, span.1),
+    };
+    toks.remove(k + 1);
+    rules.push("clause.having");
+    // "Having crossed the Portiña, Leval will form …": the subject after the clause leads.
+    let start = toks
+        .iter()
+        .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
+        .unwrap_or(toks.len());
+    if k == start
+        && let Some(r) = toks.iter().position(|t| matches!(t, Tok::Recipient { .. }))
+        && r > k
+        && matches!(&toks[r - 1], Tok::Connector(c, _) if c == ",")
+    {
+        let lead = toks.remove(r);
+        toks.insert(start, lead);
+    }
+    toks
+}
+
+/// A lead "having taken Hall," as the tokens it stands for: the participle (a verb of the
+/// lexicon's past forms, one to three words), the name after it and the comma.
+fn having_split(text: &str, w: &Target, span: super::ast::Span) -> Option<Vec<Tok>> {
+    let lex = super::lexicon::get();
+    let at = w.phrase_span.0;
+    let phrase = text.get(at..w.phrase_span.1)?;
+    // Word boundaries of the phrase after "having ".
+    let words: Vec<(usize, &str)> = phrase
+        .char_indices()
+        .filter(|&(i, c)| {
+            !c.is_whitespace() && (i == 0 || phrase[..i].ends_with(char::is_whitespace))
+        })
+        .map(|(i, _)| (i, phrase[i..].split_whitespace().next().unwrap_or("")))
+        .skip(1)
+        .collect();
+    let (n, lemma) = (1..=3.min(words.len())).rev().find_map(|n| {
+        let past = words[..n]
+            .iter()
+            .map(|(_, w)| w.to_lowercase())
+            .collect::<Vec<_>>()
+            .join(" ");
+        lex.lemma_of(&past).map(|l| (n, l.to_string()))
+    })?;
+    let action = lex.verb_action(&lemma)?;
+    let (last_at, last) = words[n - 1];
+    let verb_end = at + last_at + last.len();
+    let mut out = vec![Tok::Verb {
+        action,
+        verb: lemma,
+        span: (at, verb_end),
+    }];
+    if let Some(&(obj_at, _)) = words.get(n) {
+        let obj = &phrase[obj_at..];
+        let (article, name) = match obj.split_once(' ') {
+            Some((a, rest)) if matches!(a.to_lowercase().as_str(), "the" | "a" | "an") => {
+                (a.len() + 1, rest)
+            }
+            _ => (0, obj),
+        };
+        let start = at + obj_at;
+        out.push(Tok::Place(Target {
+            form: Form::Name,
+            text: crate::text::nfc(name),
+            span: (start + article, start + obj.len()),
+            phrase: crate::text::nfc(obj),
+            phrase_span: (start, start + obj.len()),
+            hexes: Vec::new(),
+            within: None,
+            parts: Vec::new(),
+        }));
+    }
+    let end = at + phrase.len();
+    if span.1 > end {
+        out.push(Tok::Connector(",".into(), (end, span.1)));
+    }
+    Some(out)
 }
 
 /// Rule `lead.bare`: "2nd Div attack Hall at 1000.", "Pellerin, bring your division forward to

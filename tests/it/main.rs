@@ -26,6 +26,7 @@ mod order_cli;
 mod order_corpus;
 mod order_corpus_eval;
 mod order_docs;
+mod order_formal_register;
 mod order_meaning_rules;
 mod order_natural_leads;
 mod order_props;

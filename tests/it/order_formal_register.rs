@@ -1,0 +1,96 @@
+//! Orders in the formal register of the period's staffs, outside the annotated corpus: a
+//! participle clause of what is done first ("having crossed the stream, …"), the verbs of
+//! manoeuvre ("turn the enemy's left", "debouch", "prevent the enemy from …"), a marshal by his
+//! title (issue 11).
+
+use staffwork::order::{self, CheckedOrder};
+
+fn talavera(text: &str) -> CheckedOrder {
+    let s = staffwork::scenario::bundled("talavera-1809").unwrap();
+    order::check_one(text, Some(&s), Some("french"))
+}
+
+fn hall(text: &str) -> CheckedOrder {
+    let s = staffwork::scenario::bundled("tutorial-hall").unwrap();
+    order::check_one(text, Some(&s), Some("imperial"))
+}
+
+fn recipient_id(o: &CheckedOrder) -> Option<String> {
+    o.recipient
+        .as_ref()
+        .and_then(|r| r.resolved.as_ref())
+        .map(|r| r.id.clone())
+}
+
+#[test]
+fn having_and_a_participle_is_what_the_command_does_first() {
+    // Rule `clause.having`, before or after the subject, with a colon lead or none.
+    for (text, who, first) in [
+        (
+            "Sauret's division, having crossed the Viskan at the Mill bridge, will form behind Hinzeberg.",
+            "div-3",
+            "cross",
+        ),
+        (
+            "Having crossed the Mill bridge, the 4th Division will halt at Kümla.",
+            "div-4",
+            "cross",
+        ),
+        (
+            "2nd Div: having taken Hall, push on up the Säter road.",
+            "div-2",
+            "take",
+        ),
+    ] {
+        let o = hall(text);
+        assert_eq!(
+            recipient_id(&o).as_deref(),
+            Some(who),
+            "{text}: {}",
+            o.readback
+        );
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+        assert!(o.remarks.is_empty(), "{text}: {:?}", o.remarks);
+        let said = o.readback.to_lowercase();
+        assert!(
+            said.contains(&format!("is to {first} ")),
+            "{text}: {}",
+            o.readback
+        );
+        // Read again, the read-back means the same.
+        assert_eq!(hall(&o.readback).readback, o.readback, "{text}");
+    }
+}
+
+#[test]
+fn turn_debouch_and_prevent_are_actions() {
+    let o = hall("3rd Div: turn the enemy's left at Hall by the orchards.");
+    assert!(o.remarks.is_empty(), "{:?}", o.remarks);
+    assert_eq!(o.stages.len(), 1, "{}", o.readback);
+    assert!(o.readback.contains("turn"), "{}", o.readback);
+    let o = hall("4th Div: debouch from Kirseberg at noon and march on Hall.");
+    assert!(!o.has_errors(), "{:?}", o.diagnostics);
+    assert!(
+        o.readback.contains("debouch from Kirseberg"),
+        "{}",
+        o.readback
+    );
+    let o = hall("4th Div: prevent the enemy from crossing at the Kirseberg bridge.");
+    assert!(o.readback.contains("prevent"), "{}", o.readback);
+    assert!(
+        o.diagnostics.iter().all(|d| d.code != "unknown-word"),
+        "{:?}",
+        o.diagnostics
+    );
+}
+
+#[test]
+fn a_marshal_by_his_ducal_title() {
+    let o = talavera("The Duke of Belluno will attack the Cerro de Medellín at daybreak.");
+    assert_eq!(
+        recipient_id(&o).as_deref(),
+        Some("i-corps"),
+        "{:?}",
+        o.diagnostics
+    );
+}
