@@ -2865,13 +2865,43 @@ fn bare_verb(w: &str) -> bool {
 fn prohibit(text: &str, at: Span, prefix: Option<String>, avoid: bool, d: &mut Draft) {
     let (span, raw) = trimmed(text, at, &[',', '.', '!', '?', ';']);
     if !raw.is_empty() {
-        let raw = nfc(&words(raw));
+        let raw = without_passive_link(&nfc(&words(raw)));
         d.prohibitions.push(Prohibition {
             text: prefix.map_or_else(|| raw.clone(), |p| format!("{p} {raw}")),
             span,
             avoid,
         });
     }
+}
+
+/// Rule `neg.no-noun`: "no attack is to be made before noon", "no movement is to be attempted":
+/// the noun after "no" is what is forbidden; the passive after it says no more ("attack before
+/// noon").
+fn without_passive_link(raw: &str) -> String {
+    const LINKS: [&str; 4] = [" is to be ", " are to be ", " will be ", " shall be "];
+    const DONE: [&str; 8] = [
+        "made",
+        "attempted",
+        "undertaken",
+        "risked",
+        "hazarded",
+        "permitted",
+        "allowed",
+        "begun",
+    ];
+    for link in LINKS {
+        let Some(at) = raw.find(link) else { continue };
+        let after = &raw[at + link.len()..];
+        let (verb, rest) = after.split_once(' ').unwrap_or((after, ""));
+        if DONE.contains(&verb) {
+            return if rest.is_empty() {
+                raw[..at].to_string()
+            } else {
+                format!("{} {rest}", &raw[..at])
+            };
+        }
+    }
+    raw.to_string()
 }
 
 fn split_target(t: &Target, refs: &mut Vec<Reference>) -> (Option<String>, Option<Reference>) {

@@ -3,7 +3,7 @@
 //! subject of a later clause ("I Corps: 2nd Div will attack Hall; 3rd Div will hold Kümla"),
 //! and the verbless "4th Div: in reserve behind Hinzeberg."
 //!
-//! Owns: rules `clause.having`, `lead.bare`, `lead.you`, `lead.clause-subject`, `lead.same-subject`,
+//! Owns: rules `clause.having`, `cond.modal-ends`, `lead.bare`, `lead.you`, `lead.clause-subject`, `lead.same-subject`,
 //! `with.supported-by` and `verb.in-reserve`, over one sentence's
 //! tokens. Must not: resolve names (that is [`super::resolve`]); it only asks whether a name
 //! is one of the scenario's commands or reads as friendly troops.
@@ -242,6 +242,8 @@ pub(crate) fn clause_subjects(
     let mut fired = false;
     let mut you = false;
     let mut same = false;
+    let mut in_condition = false;
+    let mut ends = false;
     while k < toks.len() {
         // "You will attack Hall." read by `lead.third-person` names nobody: it addresses the
         // recipient.
@@ -286,6 +288,25 @@ pub(crate) fn clause_subjects(
             you = true;
             continue;
         }
+        // Rule `cond.modal-ends`: "… and on reaching Kümla will halt": the subject's link after
+        // a condition's words ends the condition, as a comma would ("on reaching Kümla, halt").
+        if in_condition
+            && !at_break
+            && let Some(link) = link_len(text, &toks[k..])
+            && matches!(toks.get(k + link), Some(Tok::Verb { .. }))
+        {
+            let span = (toks[k].span().0, toks[k + link - 1].span().1);
+            out.push(Tok::Connector(",".into(), span));
+            k += link;
+            in_condition = false;
+            ends = true;
+            continue;
+        }
+        match &toks[k] {
+            Tok::CondStart(..) => in_condition = true,
+            Tok::Connector(..) | Tok::Punct(_) | Tok::Verb { .. } => in_condition = false,
+            _ => {}
+        }
         // Rule `lead.same-subject`: "… will move to Fuentes, and will take up a position",
         // "… to Guarda, where it will halt": the subject goes on; the link is no remark.
         if at_break
@@ -320,6 +341,9 @@ pub(crate) fn clause_subjects(
     }
     if you {
         rules.push("lead.you");
+    }
+    if ends {
+        rules.push("cond.modal-ends");
     }
     if same {
         rules.push("lead.same-subject");

@@ -94,3 +94,51 @@ fn a_marshal_by_his_ducal_title() {
         o.diagnostics
     );
 }
+
+#[test]
+fn a_modal_after_a_conditions_words_ends_the_condition() {
+    // Rule `cond.modal-ends`, with the lexicon's "on reaching" / "on arriving at" conditions.
+    for (text, cond, action) in [
+        (
+            "Pellerin will march by the Kümla road, and on reaching Kümla will halt and await orders.",
+            "on reaching Kümla",
+            "halt",
+        ),
+        (
+            "3rd Div will march to Hinzeberg and if the enemy appears will deploy facing east.",
+            "if the enemy appears",
+            "deploy",
+        ),
+        (
+            "2nd Div: on arriving at the Mill bridge, cross and form beyond it.",
+            "on arriving at the Mill bridge",
+            "cross",
+        ),
+    ] {
+        let o = hall(text);
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+        assert!(o.remarks.is_empty(), "{text}: {:?}", o.remarks);
+        let st = o
+            .stages
+            .iter()
+            .find(|s| s.condition.is_some())
+            .unwrap_or_else(|| panic!("{text}: no conditional stage in {}", o.readback));
+        assert_eq!(st.condition.as_ref().unwrap().text, cond, "{text}");
+        let said = format!("{:?}", st.action).to_lowercase();
+        assert_eq!(said, action, "{text}: {}", o.readback);
+        assert_eq!(hall(&o.readback).readback, o.readback, "{text}");
+    }
+}
+
+#[test]
+fn no_attack_is_to_be_made_forbids_the_attack() {
+    // Rule `neg.no-noun`: the passive after the noun says nothing more.
+    let o = hall("2nd Div: hold Hall; no attack is to be made on Säter before noon.");
+    assert_eq!(o.prohibitions.len(), 1, "{}", o.readback);
+    assert_eq!(o.prohibitions[0].text, "attack on Säter before noon");
+    assert!(
+        o.readback.contains("is not to attack on Säter before noon"),
+        "{}",
+        o.readback
+    );
+}
