@@ -1028,6 +1028,8 @@ fn merge_approach(stages: &mut Vec<Stage>) -> bool {
             && b.link == Link::And
             && a.condition.is_none()
             && b.condition.is_none()
+            // "…, Charlot to follow in support": another command's task is never an approach.
+            && b.subject.is_none()
             && (
                 // "march by the valley and fall upon Casa de Valdefuentes": a march along a
                 // route only, or with no place at all ("move on, take those heights"), is
@@ -1264,6 +1266,11 @@ fn vague(text: &str) -> bool {
 /// or route slot; a vague description there is a warning asking for a name or hex; anything
 /// else is a warning, or nothing for a lower-case word outside a slot.
 fn unresolved(r: &Reference, slot: bool, suggestions: &[String], diags: &mut Vec<Diagnostic>) {
+    // "cover the retreat", "protect the passage": an action of the writer's own army, named by
+    // its noun, is no place to look up (the lexicon's `[actions]` nouns).
+    if !name_like(&r.text) && lexicon::get().is_action_noun(&r.text.to_lowercase()) {
+        return;
+    }
     if slot && name_like(&r.text) {
         diags.push(diag(
             Severity::Error,

@@ -143,7 +143,9 @@ fn capitalise(s: &str) -> String {
 }
 
 fn subject_link(name: &str) -> &'static str {
-    let last = name.rsplit(' ').next().unwrap_or("");
+    // The head noun is the last word before "of": "Division of United Grenadiers" is one.
+    let head = name.split(" of ").next().unwrap_or(name);
+    let last = head.rsplit(' ').next().unwrap_or("");
     // Several recipients (rule `lead.several`) are plural.
     if name.contains(" and ")
         || last.ends_with('s') && !last.ends_with("ss") && !last.eq_ignore_ascii_case("corps")

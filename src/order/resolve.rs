@@ -720,6 +720,22 @@ impl<'a> Index<'a> {
         Some(k.found(None))
     }
 
+    /// The one command of side `own` whose names hold every word of `key`, if only one does.
+    fn own_by_words(&self, key: &str, own: &str) -> Option<&UnitKey> {
+        let want: Vec<&str> = key.split(' ').filter(|w| !w.is_empty()).collect();
+        if want.is_empty() {
+            return None;
+        }
+        let mut hits = self
+            .unit_words
+            .iter()
+            .map(|(i, have)| (&self.units[*i], have))
+            .filter(|(k, have)| k.side == own && want.iter().all(|w| have.contains(*w)))
+            .map(|(k, _)| k);
+        let first = hits.next()?;
+        hits.all(|k| k.id == first.id).then_some(first)
+    }
+
     pub fn unit(&self, text: &str, fuzzy: bool) -> Match {
         self.unit_of(text, fuzzy, None)
     }
@@ -758,6 +774,16 @@ impl<'a> Index<'a> {
             let mine: Vec<&UnitKey> = found.iter().copied().filter(|k| k.side == own).collect();
             if !mine.is_empty() && mine.iter().all(|k| k.id == mine[0].id) {
                 found = mine;
+            }
+            // Rule `name.own-side`: "The cavalry is to cover the retreat" written by the French
+            // is their Cavalry Division, though only a British unit is called "Cavalry": one
+            // command of the writer's side whose names hold every word of the text wins over
+            // the enemy's of that name.
+            if !found.is_empty()
+                && found.iter().all(|k| k.side != own)
+                && let Some(k) = self.own_by_words(&key, own)
+            {
+                return k.found(None);
             }
         }
         if let Some(first) = found.first() {

@@ -234,7 +234,13 @@ pub(crate) fn clause_subjects(
             .any(|l| first.eq_ignore_ascii_case(l))
             || matches!(t, Tok::Recipient { who: Some(w), .. } if w.text.eq_ignore_ascii_case("you"))
     };
-    if !toks.iter().any(links) {
+    // "…; Pellerin to follow in reserve": a name, "to" and a verb.
+    let to_link = |w: &[Tok]| {
+        matches!(w[0], Tok::Place(_))
+            && matches!(w[2], Tok::Verb { .. })
+            && word(text, &w[1]) == "to"
+    };
+    if !toks.iter().any(links) && !toks.windows(3).any(to_link) {
         return toks;
     }
     let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
@@ -317,9 +323,12 @@ pub(crate) fn clause_subjects(
             same = true;
             continue;
         }
+        // Rule `lead.clause-subject`, telegraphic: "…, Charlot to follow in support".
         if at_break
             && let Tok::Place(who) = &toks[k]
-            && let Some(link) = link_len(text, &toks[k + 1..])
+            && let Some(link) = link_len(text, &toks[k + 1..]).or_else(|| {
+                (toks.get(k + 1).map(|t| word(text, t)).as_deref() == Some("to")).then_some(1)
+            })
             && matches!(toks.get(k + 1 + link), Some(Tok::Verb { .. }))
             && commands(who, index)
         {

@@ -142,3 +142,63 @@ fn no_attack_is_to_be_made_forbids_the_attack() {
         o.readback
     );
 }
+
+fn vimeiro_french(text: &str) -> CheckedOrder {
+    let s = staffwork::scenario::bundled("vimeiro-1808").unwrap();
+    order::check_one(text, Some(&s), Some("french"))
+}
+
+#[test]
+fn a_name_to_a_verb_after_a_break_is_another_commands_task() {
+    // Rule `lead.clause-subject`, telegraphic: "…, Charlot to follow in support".
+    let o = vimeiro_french(
+        "Loison: send Solignac's brigade up the road to Vimeiro Hill, Charlot to follow in support.",
+    );
+    assert_eq!(o.stages.len(), 2, "{}", o.readback);
+    let who = o.stages[1]
+        .subject
+        .as_ref()
+        .expect("the second stage has its subject");
+    assert_eq!(who.text, "Charlot");
+    assert!(
+        o.readback.contains("Charlot is to follow in support"),
+        "{}",
+        o.readback
+    );
+    let o = hall("Morvan: attack Hall at 0900; Pellerin to follow in reserve.");
+    assert_eq!(o.stages.len(), 2, "{}", o.readback);
+    assert!(o.remarks.is_empty(), "{:?}", o.remarks);
+}
+
+#[test]
+fn a_generic_arm_is_the_writers_own_and_its_action_noun_no_place() {
+    // Rule `name.own-side`: only a British unit is called "Cavalry"; the French mean theirs.
+    let o = vimeiro_french("The cavalry is to cover the retreat should we be repulsed.");
+    assert_eq!(
+        recipient_id(&o).as_deref(),
+        Some("margaron-div"),
+        "{:?}",
+        o.diagnostics
+    );
+    assert!(!o.has_errors(), "{:?}", o.diagnostics);
+    // "the retreat" is the army's own, and "should we …" a condition: no unread words.
+    assert!(
+        o.diagnostics
+            .iter()
+            .all(|d| d.code != "unknown-word" && d.code != "unstructured-text"),
+        "{:?}",
+        o.diagnostics
+    );
+    assert!(o.stages[0].condition.is_some(), "{}", o.readback);
+}
+
+#[test]
+fn a_formation_of_grenadiers_is_one_formation_in_the_read_back() {
+    let o = vimeiro_french("Kellerman, hold your grenadiers at 38.12 until I send for them.");
+    assert!(
+        o.readback
+            .starts_with("Division of United Grenadiers is to hold"),
+        "{}",
+        o.readback
+    );
+}
