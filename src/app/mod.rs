@@ -271,7 +271,10 @@ fn execute_engine_numbers(
         }
         Request::Report(r) => workbench::report(game, seat, r.turn).map(Response::Report),
         Request::Move(a) if a.piece.len() > 1 => {
-            let moves = build::moves(a)?;
+            let moves: Vec<Command> = build::moves(a)?
+                .into_iter()
+                .map(|m| as_seat_sees(seat, m))
+                .collect();
             // Checked together on the game as it stands, then moved one by one.
             game.preview_all(&moves).map_err(|e| match e {
                 GameError::Refused(r) => AppError::Refused(refused_member(game, &moves, r)),
@@ -291,6 +294,7 @@ fn execute_engine_numbers(
         }
         _ => {
             let (actor, cmd) = command(game, req)?;
+            let cmd = as_seat_sees(seat, cmd);
             let result = match dice {
                 Some(d) => game.execute_with(&actor, &cmd, d),
                 None => game.execute(&actor, &cmd),
@@ -317,6 +321,23 @@ fn execute_engine_numbers(
             Ok(done)
         }
     }
+}
+
+/// A side's move is planned against what the side sees (`Command::Move::as_seen`, 4.0,
+/// decision 0181); the umpire's with everything. A retreat's path is given, not planned.
+fn as_seat_sees(seat: &Seat, mut cmd: Command) -> Command {
+    if let (
+        Viewer::Side(_),
+        Command::Move {
+            as_seen,
+            retreat_from: None,
+            ..
+        },
+    ) = (seat, &mut cmd)
+    {
+        *as_seen = true;
+    }
+    cmd
 }
 
 /// `move --whole FORMATION` as the move of its pieces (`build::whole`, decision 0162); any
@@ -363,10 +384,21 @@ pub fn preview(
         ));
     }
     let (_, cmd) = command(game, req)?;
+    let cmd = as_seat_sees(seat, cmd);
+    // A side previews its move on the game as it sees it, so the answer for a hex holding an
+    // enemy it does not see is the answer for an empty one (4.0, decision 0181).
+    let seen;
+    let state = match (seat, &cmd) {
+        (Viewer::Side(side), Command::Move { .. }) => {
+            seen = crate::engine::sighted::seen_state(&game.state, &game.scenario, side);
+            &seen
+        }
+        _ => &game.state,
+    };
     let mut dice = crate::rules::dice::SeededDice::new(0);
     let events = game
         .engine()
-        .decide(&game.state, &cmd, &mut dice)
+        .decide(state, &cmd, &mut dice)
         .map_err(|r| match seat {
             Viewer::Side(side) => AppError::Refused(crate::view::refusal_for(game, side, &cmd, r)),
             _ => AppError::Refused(r),

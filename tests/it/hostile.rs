@@ -304,3 +304,79 @@ async fn the_other_forms_refusals_name_their_fields_not_flags() {
         assert!(r.body.contains("field"), "{route}: {}", r.body);
     }
 }
+
+/// Places `piece` at `hex` as the umpire, on the command line beside the running table.
+fn place(db: &str, piece: &str, hex: &str) {
+    let o = staffwork(&[
+        "override",
+        "--db",
+        db,
+        "--reason",
+        "test",
+        "--place",
+        &format!("{piece}={hex}"),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// Decision 0181 (4.0, 12.3.1): a side plans against what it sees. Within reach, the move
+/// preview answered "4.16 holds enemy units" for an enemy the side could not see (and priced an
+/// empty 4.16 normally), so a side could map the enemy behind the hill by previews that write
+/// nothing. Now the preview for the unseen enemy's hex and for the same hex empty are the same
+/// answer, and the move itself halts at the last hex before the enemy it meets.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_side_plans_against_what_it_sees_and_halts_before_an_unseen_enemy() {
+    let (dir, st, tokens) = table(4);
+    let db = dir.path().join("hall.db");
+    let db = db.to_str().unwrap();
+    let side = tokens["side:imperial"].as_str();
+    let r = call(&st, "POST", "/umpire/advance", Some(&tokens["umpire"]), &[]).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let ask = [("piece", "1-4-i"), ("to", "4.16")];
+    // 4.16 empty (kumla-bde far away), then kumla-bde at 4.16, out of the imperial side's sight.
+    place(db, "kumla-bde", "20.04");
+    let empty = call(&st, "POST", "/move/preview", Some(side), &ask).await;
+    place(db, "kumla-bde", "4.16");
+    let seen = call(&st, "GET", "/view.json", Some(side), &[]).await.body;
+    assert!(
+        !seen.contains("kumla-bde") && !seen.contains("4.16"),
+        "the test needs kumla-bde at 4.16 unseen: {seen}"
+    );
+    let enemy = call(&st, "POST", "/move/preview", Some(side), &ask).await;
+    assert_eq!(empty.status, StatusCode::OK, "{}", empty.body);
+    assert_eq!(
+        (enemy.status, &enemy.body),
+        (empty.status, &empty.body),
+        "the preview tells an unseen enemy's hex from an empty one"
+    );
+    assert!(empty.body.contains("→ 4.16"), "{}", empty.body);
+    // The umpire plans with everything: 12.3.1.
+    let umpire = call(&st, "POST", "/move/preview", Some(&tokens["umpire"]), &ask).await;
+    assert!(
+        umpire.body.contains("4.16 holds enemy units"),
+        "{}",
+        umpire.body
+    );
+    // The move is carried out against the truth: it halts before 4.16, on the path it planned.
+    let moved = call(&st, "POST", "/move", Some(side), &ask).await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
+    assert!(
+        !moved.body.contains("4.16") && !moved.body.contains("kumla"),
+        "{}",
+        moved.body
+    );
+    // "moves 3.13 → 4.16 via 3.14 3.15 3.16 (…)": the last hex before 4.16.
+    let via = empty.body.split(" via ").nth(1).unwrap();
+    let before = via.split(" (").next().unwrap().rsplit(' ').next().unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&call(&st, "GET", "/view.json", Some(side), &[]).await.body).unwrap();
+    let at = v["pieces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "1-4-i")
+        .map(|p| p["hex"].clone());
+    assert_eq!(at, Some(serde_json::json!(before)), "{}", moved.body);
+    let o = staffwork(&["replay", "--db", db, "--verify"]);
+    assert!(o.status.success(), "{o:?}");
+}
