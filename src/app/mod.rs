@@ -694,7 +694,7 @@ fn replay(game: &Game, r: &ReplayRequest, seat: &Seat) -> Result<Replayed, AppEr
 
 /// Does the file still hold the record a receipt was given for?
 fn check_receipt(game: &Game, path: &Path) -> Result<ReceiptCheck, AppError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = crate::text::read_file(path).map_err(|e| {
         AppError::BadRequest(format!("cannot read receipt {}: {e}", path.display()))
     })?;
     let r: Receipt = serde_json::from_str(&text).map_err(|e| {
@@ -829,15 +829,15 @@ pub fn prepare_new(req: &NewRequest) -> Result<NewGame, AppError> {
     })?;
     if let Some(p) = &req.tables {
         new.tables = crate::rules::tables::CommandTables::load(p)?;
-        new.tables_toml = std::fs::read_to_string(p)
+        new.tables_toml = crate::text::read_file(p)
             .map_err(|e| AppError::BadRequest(format!("cannot read {}: {e}", p.display())))?;
     }
     if let Some(p) = &req.combat_tables {
-        new.combat_tables_toml = std::fs::read_to_string(p)
+        new.combat_tables_toml = crate::text::read_file(p)
             .map_err(|e| AppError::BadRequest(format!("cannot read {}: {e}", p.display())))?;
     }
     if let Some(p) = &req.movement_tables {
-        new.movement_tables_toml = std::fs::read_to_string(p)
+        new.movement_tables_toml = crate::text::read_file(p)
             .map_err(|e| AppError::BadRequest(format!("cannot read {}: {e}", p.display())))?;
     }
     new.variants.clone_from(&req.variant);

@@ -452,7 +452,7 @@ fn write_out(dir: &Path, s: &Summary, runs: Option<(&Plan, &[RunRecord])>) -> Re
 fn merge(files: &[PathBuf], format: StudyFormat, out: Option<&Path>) -> CmdResult {
     let mut parts = Vec::new();
     for f in files {
-        let text = std::fs::read_to_string(f)
+        let text = crate::text::read_file(f)
             .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", f.display())))?;
         let s: Summary = serde_json::from_str(&text).map_err(|e| {
             eprintln!(

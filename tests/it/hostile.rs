@@ -380,3 +380,56 @@ async fn a_side_plans_against_what_it_sees_and_halts_before_an_unseen_enemy() {
     let o = staffwork(&["replay", "--db", db, "--verify"]);
     assert!(o.status.success(), "{o:?}");
 }
+
+/// Finding 9: an input file that is not UTF-8 (a scenario saved as Latin-1, an order file) was
+/// refused "stream did not contain valid UTF-8", with no place. Now every input file is refused
+/// naming the file, the line, the column and the byte offset of the first bad byte (exit 2),
+/// and nothing is written.
+#[test]
+fn a_file_that_is_not_utf8_is_refused_with_the_place_of_the_first_bad_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, text) = staffwork::scenario::bundled_text("tutorial-hall").unwrap();
+    // "Kümla" in Latin-1 on its first line that has it.
+    let line = text.lines().position(|l| l.contains("Kümla")).unwrap() + 1;
+    let latin1: Vec<u8> = text.chars().map(|c| c as u32 as u8).collect();
+    let offset = text[..text.find("Kümla").unwrap()].chars().count() + 1;
+    let scenario = dir.path().join("latin1.toml");
+    std::fs::write(&scenario, &latin1).unwrap();
+    let db = dir.path().join("g.db");
+    for args in [
+        vec!["scenario", "check", scenario.to_str().unwrap()],
+        vec![
+            "new",
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--db",
+            db.to_str().unwrap(),
+        ],
+    ] {
+        let o = staffwork(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("latin1.toml"), "{err}");
+        assert!(
+            err.contains(&format!("byte 0xFC at line {line}")),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains(&format!("(byte offset {offset})")), "{err}");
+        assert!(err.contains("save the file as UTF-8"), "{err}");
+    }
+    assert!(!db.exists(), "a refused scenario made a game file");
+    // An order file: the bad byte on its third line.
+    let orders = dir.path().join("orders.txt");
+    std::fs::write(
+        &orders,
+        b"3rd Div: hold Hall.\n\n1st Div: march to K\xfcmla.\n",
+    )
+    .unwrap();
+    let o = staffwork(&["check", orders.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("orders.txt") && err.contains("line 3, column 20 (byte offset 40)"),
+        "{err}"
+    );
+}
