@@ -533,17 +533,7 @@ impl Game {
         let commands = self.store.commands().unwrap_or_default();
         let head = self.store.full_head()?;
         let record = self.store.recorded_head()?;
-        let record_mismatch = (record != head).then(|| {
-            format!(
-                "the game record says {} events and {} commands ending in {}, the file holds {} and {} ending in {} — rows were cut or added outside staffwork",
-                record.events,
-                record.commands,
-                crate::store::short(&record.hash),
-                head.events,
-                head.commands,
-                crate::store::short(&head.hash)
-            )
-        });
+        let record_mismatch = crate::store::head_mismatch(&record, &head);
         let meta = self.store.meta();
         let mut v = Verification {
             events: head.events,

@@ -433,3 +433,42 @@ fn a_file_that_is_not_utf8_is_refused_with_the_place_of_the_first_bad_byte() {
         "{err}"
     );
 }
+
+/// Decision 0050: a record cut back outside staffwork (the last command and its events deleted
+/// with sqlite3, say to take back a bad roll, without rewriting the game row) was refused only by
+/// `replay --verify` and by a write; `log`, `status` and the web table showed the cut game as if
+/// it were whole. Opening it is now refused, naming both heads.
+#[test]
+fn a_record_cut_back_is_refused_on_opening_not_only_on_writing() {
+    let (_dir, db) = new_tutorial_game();
+    let d = db.to_str().unwrap();
+    for _ in 0..3 {
+        let o = staffwork(&["turn", "--db", d]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "DELETE FROM event WHERE command_seq = (SELECT MAX(seq) FROM command);
+         DELETE FROM command WHERE seq = (SELECT MAX(seq) FROM command);",
+    )
+    .unwrap();
+    drop(conn);
+    let before = sha(&db);
+    for args in [
+        vec!["log", "--db", d],
+        vec!["status", "--db", d, "--side", "imperial"],
+        vec!["replay", "--db", d],
+        vec!["report", "--db", d, "--side", "allied", "--turn", "1"],
+    ] {
+        let o = staffwork(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("rows were cut or added outside staffwork"),
+            "{args:?}: {err}"
+        );
+    }
+    let web = staffwork::web::AppState::open(&db, "http://127.0.0.1:1", false);
+    assert!(web.is_err(), "the web table opened a cut-back record");
+    assert_eq!(sha(&db), before, "opening a cut-back record changed it");
+}
