@@ -549,13 +549,21 @@ impl Game {
             v.resimulation_skipped = Some("only the chain was asked for (--chain-only)".into());
             return Ok(v);
         }
-        if meta.engine_version != ENGINE_VERSION
-            || meta.rng != RNG
-            || meta.tables_hash != self.tables.hash()
-        {
+        if meta.engine_version != ENGINE_VERSION || meta.rng != RNG {
             v.resimulation_skipped = Some(format!(
                 "written by staffwork {} ({}), this is {ENGINE_VERSION} ({RNG}); re-simulation needs the same engine, dice and tables — playback still works",
                 meta.engine_version, meta.rng
+            ));
+            return Ok(v);
+        }
+        // Same engine and dice, other tables: the stored tables (or their recorded hash) were
+        // changed after the game was created — say so, not that the versions differ.
+        let tables = self.tables.hash();
+        if meta.tables_hash != tables {
+            v.resimulation_skipped = Some(format!(
+                "the command tables stored in the file hash to {}, not the {} recorded when the game was created: they were changed outside staffwork; re-simulation needs the tables the game was played with",
+                crate::store::short(&tables),
+                crate::store::short(&meta.tables_hash)
             ));
             return Ok(v);
         }

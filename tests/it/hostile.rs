@@ -472,3 +472,26 @@ fn a_record_cut_back_is_refused_on_opening_not_only_on_writing() {
     assert!(web.is_err(), "the web table opened a cut-back record");
     assert_eq!(sha(&db), before, "opening a cut-back record changed it");
 }
+
+/// The command tables stored in a game file edited with sqlite3 (a cell's provenance, say):
+/// `replay --verify` failed "written by staffwork 0.4.0 (…), this is 0.4.0 (…); re-simulation
+/// needs the same engine" — two identical versions, and nothing about the tables. It now says
+/// the stored tables no longer match the hash recorded at creation.
+#[test]
+fn verify_names_stored_tables_changed_not_the_version() {
+    let (_dir, db) = new_tutorial_game();
+    let d = db.to_str().unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "UPDATE game SET meta = json_set(meta, '$.tables_toml',
+             replace(meta->>'$.tables_toml', 'seed', 'assumed'))",
+    )
+    .unwrap();
+    drop(conn);
+    let o = staffwork(&["replay", "--db", d, "--verify"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("command tables stored in the file"), "{out}");
+    assert!(out.contains("changed outside staffwork"), "{out}");
+    assert!(!out.contains("written by staffwork"), "{out}");
+}
