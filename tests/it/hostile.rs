@@ -495,3 +495,19 @@ fn verify_names_stored_tables_changed_not_the_version() {
     assert!(out.contains("changed outside staffwork"), "{out}");
     assert!(!out.contains("written by staffwork"), "{out}");
 }
+
+/// A Movement Table override with an unknown section (`[x]`, line 1 of a two-line file) was
+/// refused "TOML parse error at line 396": a line of the built-in table merged with it, which
+/// the user never saw. The user's sections are now checked in the user's own text.
+#[test]
+fn a_movement_table_override_is_refused_at_a_line_of_its_own_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("movement.toml");
+    std::fs::write(&f, "[x]\ny = 1\n").unwrap();
+    let o = staffwork(&["rules", "show", "movement", "--tables", f.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("movement.toml"), "{err}");
+    assert!(err.contains("at line 1, column 2"), "{err}");
+    assert!(err.contains("unknown field `x`"), "{err}");
+}
