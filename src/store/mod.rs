@@ -160,6 +160,9 @@ pub enum StoreError {
         busy_wait().as_millis()
     )]
     Busy { path: String },
+    /// A new game file (`new`, `branch --out`) cannot be written where it was asked for.
+    #[error("cannot create {path}: {why}")]
+    Create { path: String, why: String },
     #[error("database error: {0}")]
     Sql(#[from] rusqlite::Error),
 }
@@ -644,9 +647,29 @@ impl Store {
         if path.exists() {
             return Err(StoreError::Exists(path.display().to_string()));
         }
+        // Said of the file asked for, not of the staging file beside it.
+        let create = |why: String| StoreError::Create {
+            path: path.display().to_string(),
+            why,
+        };
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !folder.is_dir() {
+            return Err(create(format!(
+                "the folder {} does not exist; create it first or choose another path",
+                folder.display()
+            )));
+        }
         let tmp = staging_path(path);
         let _ = std::fs::remove_file(&tmp);
-        let conn = Connection::open(&tmp)?;
+        let conn = Connection::open(&tmp).map_err(|e| {
+            create(format!(
+                "{e} (in the folder {}; is it writable?)",
+                folder.display()
+            ))
+        })?;
         let store = Store::init(conn, meta, path.display().to_string(), true)?;
         Ok(Staged {
             store: Some(store),

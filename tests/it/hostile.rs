@@ -511,3 +511,44 @@ fn a_movement_table_override_is_refused_at_a_line_of_its_own_file() {
     assert!(err.contains("at line 1, column 2"), "{err}");
     assert!(err.contains("unknown field `x`"), "{err}");
 }
+
+/// `new` or `branch --out` into a folder that does not exist answered "database error: unable
+/// to open database file: /nonexistent/.x.db.staffwork-24688.tmp", naming the staging file
+/// instead of the file asked for and not saying what is wrong. It now names both the file and
+/// the missing folder (exit 2), and writes nothing.
+#[test]
+fn a_new_game_in_a_missing_folder_names_the_folder() {
+    let (dir, db) = new_tutorial_game();
+    let missing = dir.path().join("no-such-folder");
+    let out = missing.join("x.db");
+    let o = staffwork(&[
+        "new",
+        "--scenario",
+        "tutorial-hall",
+        "--db",
+        out.to_str().unwrap(),
+    ]);
+    let b = staffwork(&[
+        "branch",
+        "--db",
+        db.to_str().unwrap(),
+        "--at-turn",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    for o in [o, b] {
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("cannot create {}", out.display())),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!("the folder {} does not exist", missing.display())),
+            "{err}"
+        );
+        assert!(!err.contains(".staffwork-"), "the staging file: {err}");
+    }
+    assert!(!missing.exists());
+}
