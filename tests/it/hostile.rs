@@ -552,3 +552,27 @@ fn a_new_game_in_a_missing_folder_names_the_folder() {
     }
     assert!(!missing.exists());
 }
+
+/// `study --db GAME --from-turn K` ignored `--out DIR` (the help promises summary.json, runs.csv
+/// and charts there: nothing was written and nothing said), `--shard` and `--format csv` (it
+/// printed JSON). Each is now refused as a usage error naming the option.
+#[test]
+fn study_of_a_game_refuses_the_options_it_would_ignore() {
+    let (dir, db) = new_tutorial_game();
+    let d = db.to_str().unwrap();
+    assert!(staffwork(&["turn", "--db", d]).status.success());
+    let out = dir.path().join("out");
+    for (extra, named) in [
+        (vec!["--out", out.to_str().unwrap()], "--out"),
+        (vec!["--shard", "1/2"], "--shard"),
+        (vec!["--format", "csv"], "--format csv"),
+    ] {
+        let mut args = vec!["study", "--db", d, "--from-turn", "1", "--runs", "2"];
+        args.extend(extra);
+        let o = staffwork(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(&format!("study --db: {named}")), "{err}");
+    }
+    assert!(!out.exists());
+}
