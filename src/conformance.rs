@@ -1254,7 +1254,7 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 pub fn run_files(files: &[PathBuf]) -> Vec<CaseResult> {
     let mut results = Vec::new();
     for f in files {
-        let text = match std::fs::read_to_string(f) {
+        let text = match crate::text::read_file(f) {
             Ok(t) => t,
             Err(e) => {
                 results.push(CaseResult {

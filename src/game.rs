@@ -533,17 +533,7 @@ impl Game {
         let commands = self.store.commands().unwrap_or_default();
         let head = self.store.full_head()?;
         let record = self.store.recorded_head()?;
-        let record_mismatch = (record != head).then(|| {
-            format!(
-                "the game record says {} events and {} commands ending in {}, the file holds {} and {} ending in {} — rows were cut or added outside staffwork",
-                record.events,
-                record.commands,
-                crate::store::short(&record.hash),
-                head.events,
-                head.commands,
-                crate::store::short(&head.hash)
-            )
-        });
+        let record_mismatch = crate::store::head_mismatch(&record, &head);
         let meta = self.store.meta();
         let mut v = Verification {
             events: head.events,
@@ -559,13 +549,21 @@ impl Game {
             v.resimulation_skipped = Some("only the chain was asked for (--chain-only)".into());
             return Ok(v);
         }
-        if meta.engine_version != ENGINE_VERSION
-            || meta.rng != RNG
-            || meta.tables_hash != self.tables.hash()
-        {
+        if meta.engine_version != ENGINE_VERSION || meta.rng != RNG {
             v.resimulation_skipped = Some(format!(
                 "written by staffwork {} ({}), this is {ENGINE_VERSION} ({RNG}); re-simulation needs the same engine, dice and tables — playback still works",
                 meta.engine_version, meta.rng
+            ));
+            return Ok(v);
+        }
+        // Same engine and dice, other tables: the stored tables (or their recorded hash) were
+        // changed after the game was created — say so, not that the versions differ.
+        let tables = self.tables.hash();
+        if meta.tables_hash != tables {
+            v.resimulation_skipped = Some(format!(
+                "the command tables stored in the file hash to {}, not the {} recorded when the game was created: they were changed outside staffwork; re-simulation needs the tables the game was played with",
+                crate::store::short(&tables),
+                crate::store::short(&meta.tables_hash)
             ));
             return Ok(v);
         }

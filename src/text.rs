@@ -2,11 +2,41 @@
 //!
 //! Names are stored in Unicode NFC. They are compared after [`fold`]: NFC, lower case,
 //! diacritics removed, runs of white space and hyphens made one space, so "Kümla", "KUMLA" and
-//! "kumla" all match. This module owns that one definition of "the same name", and the one
-//! spelling of bytes as text ([`hex`], for digests, keys and tokens).
+//! "kumla" all match. This module owns that one definition of "the same name", the one
+//! spelling of bytes as text ([`hex`], for digests, keys and tokens), and the one way an input
+//! file is read as text ([`read_file`], [`utf8`]: not UTF-8 is refused with the place of the
+//! first bad byte).
 
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::{decompose_canonical, is_combining_mark};
+
+/// The bytes of an input file (a scenario, tables, orders, a plan, a case) as UTF-8 text; bytes
+/// that are not UTF-8 are an `InvalidData` error naming the line, the column and the byte offset
+/// of the first bad byte, and how to fix it. The caller names the file.
+pub fn utf8(bytes: Vec<u8>) -> std::io::Result<String> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let good = &bytes[..at];
+        let line = good.iter().filter(|b| **b == b'\n').count() + 1;
+        let line_start = good.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        // Columns count characters, as editors do; the bytes before `at` are valid UTF-8.
+        let column = String::from_utf8_lossy(&good[line_start..]).chars().count() + 1;
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "not UTF-8: byte 0x{:02X} at line {line}, column {column} (byte offset {at}) \
+                 is not valid UTF-8; save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)",
+                bytes[at]
+            ),
+        )
+    })
+}
+
+/// [`std::fs::read_to_string`] with [`utf8`]'s error for bytes that are not UTF-8.
+pub fn read_file(path: impl AsRef<std::path::Path>) -> std::io::Result<String> {
+    utf8(std::fs::read(path)?)
+}
 
 /// Bytes as lowercase hex, two digits a byte (hash-chain digests, receipt keys, join tokens).
 pub fn hex(bytes: &[u8]) -> String {

@@ -614,6 +614,7 @@ pub(crate) fn moves(a: &super::request::MoveRequest) -> Result<Vec<Command>, App
                 extension: a.extension,
                 backstep: a.backstep,
                 retreat_from: a.retreat_from,
+                as_seen: false,
             })
         })
         .collect()

@@ -271,7 +271,10 @@ fn execute_engine_numbers(
         }
         Request::Report(r) => workbench::report(game, seat, r.turn).map(Response::Report),
         Request::Move(a) if a.piece.len() > 1 => {
-            let moves = build::moves(a)?;
+            let moves: Vec<Command> = build::moves(a)?
+                .into_iter()
+                .map(|m| as_seat_sees(seat, m))
+                .collect();
             // Checked together on the game as it stands, then moved one by one.
             game.preview_all(&moves).map_err(|e| match e {
                 GameError::Refused(r) => AppError::Refused(refused_member(game, &moves, r)),
@@ -290,7 +293,10 @@ fn execute_engine_numbers(
             Ok(done)
         }
         _ => {
-            let built = commands(game, req)?;
+            let built: Vec<(String, Command)> = commands(game, req)?
+                .into_iter()
+                .map(|(actor, cmd)| (actor, as_seat_sees(seat, cmd)))
+                .collect();
             // A side is refused in words that say nothing of the pieces it cannot see
             // (view::refusal_for); the umpire is told the engine's own reason.
             let for_seat = |game: &Game, e: GameError, cmd: &Command| match (e, seat) {
@@ -327,6 +333,23 @@ fn execute_engine_numbers(
             Ok(done)
         }
     }
+}
+
+/// A side's move is planned against what the side sees (`Command::Move::as_seen`, 4.0,
+/// decision 0181); the umpire's with everything. A retreat's path is given, not planned.
+fn as_seat_sees(seat: &Seat, mut cmd: Command) -> Command {
+    if let (
+        Viewer::Side(_),
+        Command::Move {
+            as_seen,
+            retreat_from: None,
+            ..
+        },
+    ) = (seat, &mut cmd)
+    {
+        *as_seen = true;
+    }
+    cmd
 }
 
 /// `move --whole FORMATION` as the move of its pieces (`build::whole`, decision 0162); any
@@ -377,6 +400,18 @@ pub fn preview(
     let mut state = std::borrow::Cow::Borrowed(&game.state);
     let mut events = Vec::new();
     for (_, cmd) in commands(game, req)? {
+        let cmd = as_seat_sees(seat, cmd);
+        // A side previews its move on the game as it sees it, so the answer for a hex holding
+        // an enemy it does not see is the answer for an empty one (4.0, decision 0181).
+        if let (Viewer::Side(side), Command::Move { .. }, std::borrow::Cow::Borrowed(_)) =
+            (seat, &cmd, &state)
+        {
+            state = std::borrow::Cow::Owned(crate::engine::sighted::seen_state(
+                &game.state,
+                &game.scenario,
+                side,
+            ));
+        }
         let decided = engine
             .decide(&state, &cmd, &mut dice)
             .map_err(|r| match seat {
@@ -728,7 +763,7 @@ fn replay(game: &Game, r: &ReplayRequest, seat: &Seat) -> Result<Replayed, AppEr
 
 /// Does the file still hold the record a receipt was given for?
 fn check_receipt(game: &Game, path: &Path) -> Result<ReceiptCheck, AppError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = crate::text::read_file(path).map_err(|e| {
         AppError::BadRequest(format!("cannot read receipt {}: {e}", path.display()))
     })?;
     let r: Receipt = serde_json::from_str(&text).map_err(|e| {
@@ -863,15 +898,15 @@ pub fn prepare_new(req: &NewRequest) -> Result<NewGame, AppError> {
     })?;
     if let Some(p) = &req.tables {
         new.tables = crate::rules::tables::CommandTables::load(p)?;
-        new.tables_toml = std::fs::read_to_string(p)
+        new.tables_toml = crate::text::read_file(p)
             .map_err(|e| AppError::BadRequest(format!("cannot read {}: {e}", p.display())))?;
     }
     if let Some(p) = &req.combat_tables {
-        new.combat_tables_toml = std::fs::read_to_string(p)
+        new.combat_tables_toml = crate::text::read_file(p)
             .map_err(|e| AppError::BadRequest(format!("cannot read {}: {e}", p.display())))?;
     }
     if let Some(p) = &req.movement_tables {
-        new.movement_tables_toml = std::fs::read_to_string(p)
+        new.movement_tables_toml = crate::text::read_file(p)
             .map_err(|e| AppError::BadRequest(format!("cannot read {}: {e}", p.display())))?;
     }
     new.variants.clone_from(&req.variant);

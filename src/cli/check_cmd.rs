@@ -160,24 +160,18 @@ pub(crate) fn read_input(args: &CheckArgs) -> Result<String, Failure> {
     if let Some(t) = &args.text {
         return Ok(t.clone());
     }
-    let bytes = match &args.file {
+    match &args.file {
         Some(p) if p.as_os_str() != "-" => {
-            std::fs::read(p).map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))?
+            crate::text::read_file(p).map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))
         }
         _ => {
             let mut b = Vec::new();
             std::io::stdin()
                 .read_to_end(&mut b)
-                .map_err(|e| Failure::Usage(format!("standard input: {e}")))?;
-            b
+                .and_then(|_| crate::text::utf8(b))
+                .map_err(|e| Failure::Usage(format!("standard input: {e}")))
         }
-    };
-    String::from_utf8(bytes).map_err(|e| {
-        Failure::Usage(format!(
-            "the input is not UTF-8 (invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        ))
-    })
+    }
 }
 
 fn type_name(o: &CheckedOrder) -> &'static str {

@@ -160,14 +160,12 @@ pub(crate) fn open(db: &Path) -> Result<Game, Failure> {
 /// An order text as given: the text itself, `@FILE` or `-` for standard input.
 fn read_text(text: &str) -> Result<String, Failure> {
     if text == "-" {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| {
-            Failure::Usage(format!("cannot read the order from standard input: {e}"))
-        })?;
-        Ok(s)
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+            .and_then(|_| crate::text::utf8(bytes))
+            .map_err(|e| Failure::Usage(format!("cannot read the order from standard input: {e}")))
     } else if let Some(path) = text.strip_prefix('@') {
-        std::fs::read_to_string(path)
-            .map_err(|e| Failure::Usage(format!("cannot read {path}: {e}")))
+        crate::text::read_file(path).map_err(|e| Failure::Usage(format!("cannot read {path}: {e}")))
     } else {
         Ok(text.to_string())
     }

@@ -264,7 +264,7 @@ pub fn show_table(file: Option<&std::path::Path>, format: Format) -> CmdResult {
             "built-in tables/nbs-3.0/movement.toml".to_string(),
         ),
         Some(p) => {
-            let text = std::fs::read_to_string(p)
+            let text = crate::text::read_file(p)
                 .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", p.display())))?;
             let t = crate::movement::MovementTables::with_override(&text).map_err(|e| {
                 eprintln!("{}: {e}", p.display());

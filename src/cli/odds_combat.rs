@@ -536,7 +536,7 @@ fn load_tables(c: &Common) -> Result<CombatTables, Failure> {
     match &c.tables {
         None => Ok(tables::builtin().clone()),
         Some(p) => {
-            let text = std::fs::read_to_string(p)
+            let text = crate::text::read_file(p)
                 .map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))?;
             CombatTables::with_override(&text)
                 .map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))

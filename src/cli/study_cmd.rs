@@ -452,7 +452,7 @@ fn write_out(dir: &Path, s: &Summary, runs: Option<(&Plan, &[RunRecord])>) -> Re
 fn merge(files: &[PathBuf], format: StudyFormat, out: Option<&Path>) -> CmdResult {
     let mut parts = Vec::new();
     for f in files {
-        let text = std::fs::read_to_string(f)
+        let text = crate::text::read_file(f)
             .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", f.display())))?;
         let s: Summary = serde_json::from_str(&text).map_err(|e| {
             eprintln!(
@@ -587,6 +587,24 @@ fn compare(a: &StudyArgs, pa: &Path, pb: &Path) -> CmdResult {
 }
 
 fn replay(a: &StudyArgs, db: &Path, k: u32) -> CmdResult {
+    // Re-running a game writes no files, is not sharded and has no per-run table: say so
+    // rather than ignore what was asked for.
+    let unsupported = [
+        (a.out.is_some(), "--out (re-running a game writes no files)"),
+        (
+            a.shard.is_some(),
+            "--shard (re-running a game is not sharded)",
+        ),
+        (
+            a.format == StudyFormat::Csv,
+            "--format csv (re-running a game has no per-run rows; use text or json)",
+        ),
+    ];
+    if let Some((_, what)) = unsupported.iter().find(|(asked, _)| *asked) {
+        return Err(Failure::Usage(format!(
+            "study --db: {what}; drop it, or run a plan file for files, shards and rows"
+        )));
+    }
     let rec = study::replay::load(db, k).map_err(|e| match e {
         study::replay::ReplayError::NoCommands { .. } => {
             eprintln!("error: {e} (hint: give an earlier --from-turn)");

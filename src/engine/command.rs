@@ -114,6 +114,12 @@ pub enum Command {
         /// turn, with the retreat's own checks and Morale Degradation (11.3.1, 21.4.4).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         retreat_from: Option<Hex>,
+        /// Asked by the side itself, which plans against what it sees (4.0, decision 0181): the
+        /// path is found or checked without the enemy it does not see, then walked against
+        /// the whole game, halting at the last legal hex before an unseen enemy stops it. The
+        /// umpire's moves (false) plan with everything.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        as_seen: bool,
     },
     /// The command has finished the stage it was executing (6.3.3); after the last stage the
     /// order is complete and the command enters No Orders (6.3.4.1 case 5).

@@ -23,6 +23,7 @@ mod random_events;
 mod relay;
 mod retreat;
 mod sequence;
+pub mod sighted;
 mod special_rules;
 pub mod state;
 mod temporary_division;
@@ -272,6 +273,7 @@ impl<'a> Engine<'a> {
                 extension,
                 backstep,
                 retreat_from: Some(cause),
+                as_seen: _,
             } => {
                 let plain = formation.is_none()
                     && face.is_none()
@@ -302,6 +304,7 @@ impl<'a> Engine<'a> {
                 extension,
                 backstep,
                 retreat_from: None,
+                as_seen,
             } => command_system::move_piece(
                 ctx,
                 piece,
@@ -315,6 +318,7 @@ impl<'a> Engine<'a> {
                     retract,
                     extension: *extension,
                     backstep: *backstep,
+                    as_seen: *as_seen,
                 },
             )?,
             Command::StageComplete { command } => command_system::stage_complete(ctx, command)?,

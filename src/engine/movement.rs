@@ -339,6 +339,8 @@ pub struct MoveOpts<'a> {
     pub extension: Option<Hex>,
     /// Line Backstep (12.4.1).
     pub backstep: bool,
+    /// The side plans against what it sees (4.0, decision 0181; `judge_path`).
+    pub as_seen: bool,
 }
 
 /// Move a unit (and change its formation first if asked), checking the path by the Movement
@@ -441,7 +443,7 @@ pub(super) fn move_unit(
         m.facing = None;
         m.max_hexes = Some(m.hexes_moved + 1);
     }
-    let mut ruling = judge_path(ctx, side, u, &m, from, to, given)?;
+    let mut ruling = judge_path(ctx, side, u, &m, from, to, given, opts.as_seen)?;
     if backstep {
         if ruling.minimum_move {
             return Err(Refusal::new(
@@ -477,7 +479,9 @@ pub(super) fn move_unit(
             m2.allowance = m.allowance;
             m2.road_only = m.road_only;
             let p = ruling.path.clone();
-            ruling = judge_path(ctx, side, u, &m2, from, to, &p)?;
+            // Where it halted, if an unseen enemy stopped it (decision 0181).
+            let end = p.last().copied().unwrap_or(to);
+            ruling = judge_path(ctx, side, u, &m2, from, end, &p, opts.as_seen)?;
             column = m2.column;
         }
     }
@@ -663,7 +667,7 @@ fn move_extension(
     if to == at && given.len() <= 1 {
         return turn_extension(ctx, side, u, at, &m, opts.face);
     }
-    let r = judge_path(ctx, side, u, &m, at, to, given)?;
+    let r = judge_path(ctx, side, u, &m, at, to, given, opts.as_seen)?;
     // 11.3.2: a Rout on the way stops it where the ruling's path ends; the whole unit then
     // Routs and its extensions collapse into the parent's hex (13.3.1).
     let end = r.path.last().copied().unwrap_or(to);
@@ -863,7 +867,56 @@ fn change_in_place(
 }
 
 /// The ruling on a move: the given path checked (it must end at `to`), else the cheapest.
+/// `as_seen`: the side plans against what it sees (4.0, decision 0181) — the path is found or
+/// checked on `sighted::seen_state`, then walked against the whole game; if an enemy it did not
+/// see stops it (its hex entered, or a Zone of Influence or other rule it could not know), it
+/// halts at the last hex of the path it may legally reach.
+#[allow(clippy::too_many_arguments)]
 fn judge_path(
+    ctx: &Ctx,
+    side: &str,
+    u: &Unit,
+    m: &Mover,
+    from: Hex,
+    to: Hex,
+    given: &[Hex],
+    as_seen: bool,
+) -> Result<Ruling, Refusal> {
+    if !as_seen {
+        return plan_path(ctx, side, u, m, from, to, given);
+    }
+    let seen = super::sighted::seen_state(&ctx.state, ctx.eng.scenario, side);
+    let mut dice = crate::rules::dice::ScriptedDice::new();
+    let planned = plan_path(
+        &Ctx::preview(ctx.eng, &seen, &mut dice),
+        side,
+        u,
+        m,
+        from,
+        to,
+        given,
+    )?;
+    let occ = occupancy(ctx, side, &u.id);
+    let (map, t) = (&ctx.eng.move_map, ctx.eng.movement);
+    let truth = path::check_path(map, t, m, &occ, &planned.path);
+    if truth.is_ok() || planned.path.len() < 3 {
+        return truth.map_err(refusal);
+    }
+    // Halted: the longest start of the path it may legally take, facing as a stack there
+    // faces (12.3.3); the facing asked for was for the destination.
+    for end in (1..planned.path.len() - 1).rev() {
+        let mut short = m.clone();
+        short.face = stack_facing(ctx, side, u, planned.path[end]);
+        if let Ok(r) = path::check_path(map, t, &short, &occ, &planned.path[..=end]) {
+            return Ok(r);
+        }
+    }
+    truth.map_err(refusal)
+}
+
+/// The ruling on a move against `ctx`'s state: the given path checked (it must end at `to`),
+/// else the cheapest.
+fn plan_path(
     ctx: &Ctx,
     side: &str,
     u: &Unit,

@@ -603,6 +603,10 @@ impl MovementTables {
     pub fn with_override(text: &str) -> Result<Self, MovementTableError> {
         let mut base: toml::Table =
             toml::from_str(BUILTIN_TOML).map_err(|e| MovementTableError::Parse(e.to_string()))?;
+        // The user's sections are checked in the user's own text first, so an unknown section
+        // or a section of the wrong type is told at its line there, not at a line of the merged
+        // text the user never saw.
+        toml::from_str::<RawFile>(text).map_err(|e| MovementTableError::Parse(e.to_string()))?;
         let user: toml::Table =
             toml::from_str(text).map_err(|e| MovementTableError::Parse(e.to_string()))?;
         for (section, v) in user {

@@ -517,7 +517,7 @@ impl CommandTables {
 
     /// Read and parse a table file (see [`CommandTables::from_toml_str`]).
     pub fn load(path: &Path) -> Result<CommandTables, TableError> {
-        let text = std::fs::read_to_string(path).map_err(|source| TableError::Io {
+        let text = crate::text::read_file(path).map_err(|source| TableError::Io {
             path: path.to_path_buf(),
             source,
         })?;

@@ -41,7 +41,7 @@ pub const BUNDLED: &[(&str, &str)] = &[
 
 /// Read, parse and validate a scenario file. All problems are reported at once.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Io {
+    let text = crate::text::read_file(path).map_err(|e| ScenarioError::Io {
         path: path.display().to_string(),
         message: e.to_string(),
     })?;
@@ -103,7 +103,7 @@ pub fn source(path: &Path) -> Result<(String, String, Scenario), ScenarioError> 
     {
         Some((file, text)) => (format!("(bundled) {file}"), text.to_string()),
         None => {
-            let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Io {
+            let text = crate::text::read_file(path).map_err(|e| ScenarioError::Io {
                 path: path.display().to_string(),
                 message: e.to_string(),
             })?;

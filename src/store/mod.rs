@@ -160,6 +160,9 @@ pub enum StoreError {
         busy_wait().as_millis()
     )]
     Busy { path: String },
+    /// A new game file (`new`, `branch --out`) cannot be written where it was asked for.
+    #[error("cannot create {path}: {why}")]
+    Create { path: String, why: String },
     #[error("database error: {0}")]
     Sql(#[from] rusqlite::Error),
 }
@@ -301,6 +304,22 @@ fn read_head(conn: &Connection) -> Result<Head, StoreError> {
         events,
         commands,
         hash,
+    })
+}
+
+/// Why the game row's record of the head (`record`) and the tables' head disagree, if they do:
+/// rows cut off the end (or added) outside staffwork without rewriting the game row.
+pub fn head_mismatch(record: &Head, head: &Head) -> Option<String> {
+    (record != head).then(|| {
+        format!(
+            "the game record says {} events and {} commands ending in {}, the file holds {} and {} ending in {} — rows were cut or added outside staffwork",
+            record.events,
+            record.commands,
+            short(&record.hash),
+            head.events,
+            head.commands,
+            short(&head.hash)
+        )
     })
 }
 
@@ -478,17 +497,8 @@ impl Writer<'_> {
             why,
         };
         let head = self.head()?;
-        let record = read_record(&self.tx)?;
-        if record != head {
-            return Err(corrupt(format!(
-                "the game record says {} events and {} commands (head {}), the file holds {} and {} (head {}) — rows were cut or added outside staffwork",
-                record.events,
-                record.commands,
-                short(&record.hash),
-                head.events,
-                head.commands,
-                short(&head.hash)
-            )));
+        if let Some(why) = head_mismatch(&read_record(&self.tx)?, &head) {
+            return Err(corrupt(why));
         }
         if head == *from {
             return Ok(head);
@@ -637,9 +647,29 @@ impl Store {
         if path.exists() {
             return Err(StoreError::Exists(path.display().to_string()));
         }
+        // Said of the file asked for, not of the staging file beside it.
+        let create = |why: String| StoreError::Create {
+            path: path.display().to_string(),
+            why,
+        };
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !folder.is_dir() {
+            return Err(create(format!(
+                "the folder {} does not exist; create it first or choose another path",
+                folder.display()
+            )));
+        }
         let tmp = staging_path(path);
         let _ = std::fs::remove_file(&tmp);
-        let conn = Connection::open(&tmp)?;
+        let conn = Connection::open(&tmp).map_err(|e| {
+            create(format!(
+                "{e} (in the folder {}; is it writable?)",
+                folder.display()
+            ))
+        })?;
         let store = Store::init(conn, meta, path.display().to_string(), true)?;
         Ok(Staged {
             store: Some(store),
@@ -743,7 +773,7 @@ impl Store {
 
     /// Check that the whole record reads back cleanly (every command and event readable,
     /// numbered without gaps, chained, every event belonging to a recorded command in order, the
-    /// first command the game's start); returns its head.
+    /// first command the game's start, the game row recording that head); returns its head.
     pub fn check(&self) -> Result<Head, StoreError> {
         Ok(self.load_checked()?.0)
     }
@@ -755,8 +785,11 @@ impl Store {
             path: self.path.clone(),
             why,
         };
-        let commands = read_commands(&self.conn, 0).map_err(|e| corrupt(e.to_string()))?;
-        let events = read_events(&self.conn, 0).map_err(|e| corrupt(e.to_string()))?;
+        // One read transaction, so the rows and the game row's head are of the same moment
+        // while another process appends.
+        let tx = self.conn.unchecked_transaction()?;
+        let commands = read_commands(&tx, 0).map_err(|e| corrupt(e.to_string()))?;
+        let events = read_events(&tx, 0).map_err(|e| corrupt(e.to_string()))?;
         if let Some(why) = structure_problem(&Head::genesis(), &commands, &events) {
             return Err(corrupt(why));
         }
@@ -767,6 +800,12 @@ impl Store {
                 .last()
                 .map_or_else(|| GENESIS.to_string(), |e| e.hash.clone()),
         };
+        // Decision 0050: a record cut back (the last commands and events deleted, say to undo
+        // a bad roll) is refused on opening, not only by a write or `replay --verify`.
+        if let Some(why) = head_mismatch(&read_record(&tx)?, &head) {
+            return Err(corrupt(why));
+        }
+        tx.finish()?;
         Ok((head, commands, events))
     }
 

@@ -211,7 +211,7 @@ pub struct Plan {
 
 /// Read and compile a plan file.
 pub fn load(path: &Path) -> Result<Plan, PlanError> {
-    let text = std::fs::read_to_string(path).map_err(|e| PlanError::Io {
+    let text = crate::text::read_file(path).map_err(|e| PlanError::Io {
         path: path.display().to_string(),
         message: e.to_string(),
     })?;
@@ -264,7 +264,7 @@ impl Compiler<'_> {
             return Ok((text.to_string(), s));
         }
         let p: PathBuf = plan.parent().unwrap_or(Path::new(".")).join(name);
-        let text = std::fs::read_to_string(&p).map_err(|e| {
+        let text = crate::text::read_file(&p).map_err(|e| {
             self.bad(
                 "plan.scenario".into(),
                 format!("`{name}` is neither a bundled scenario nor a readable file ({e})"),

@@ -273,8 +273,7 @@ pub struct Sighting {
     pub stacks: std::collections::BTreeSet<crate::hex::Hex>,
 }
 
-/// How far from a friendly Commander an enemy stack may be examined (4.0).
-pub const EXAMINE_RANGE: u32 = 12;
+pub use crate::engine::sighted::EXAMINE_RANGE;
 
 /// [`visible_positions`] and [`enemy_stacks`] at once.
 pub fn sighting(
@@ -368,104 +367,4 @@ pub fn last_seen(
     seen
 }
 
-/// The side a piece (commander, `hq:<formation>`, unit) belongs to.
-fn side_of_piece(scenario: &crate::scenario::Scenario, piece: &str) -> Option<String> {
-    if let Some(f) = piece
-        .strip_prefix("hq:")
-        .and_then(|id| scenario.formation(id))
-    {
-        return Some(f.side.clone());
-    }
-    scenario
-        .commander(piece)
-        .map(|c| c.side.clone())
-        .or_else(|| scenario.unit(piece).map(|u| u.side.clone()))
-}
-
-/// Who can see which hexes this turn: each side's eyes (and its Commanders', who examine
-/// stacks, 4.0), the hexes whose units block sight (14.1.2.3: all but Skirmishers) and the
-/// visibility (14.1.5).
-struct Sight<'a> {
-    map: &'a crate::movement::MoveMap,
-    eyes: std::collections::BTreeMap<String, std::collections::BTreeSet<crate::hex::Hex>>,
-    commanders: std::collections::BTreeMap<String, std::collections::BTreeSet<crate::hex::Hex>>,
-    blockers: std::collections::BTreeSet<crate::hex::Hex>,
-    visibility: Option<u32>,
-}
-
-impl<'a> Sight<'a> {
-    fn new(
-        state: &GameState,
-        scenario: &crate::scenario::Scenario,
-        map: &'a crate::movement::MoveMap,
-    ) -> Self {
-        let mut eyes: std::collections::BTreeMap<String, std::collections::BTreeSet<_>> =
-            Default::default();
-        let mut commanders: std::collections::BTreeMap<String, std::collections::BTreeSet<_>> =
-            Default::default();
-        let mut blockers = std::collections::BTreeSet::new();
-        for (p, h) in &state.positions {
-            if let Some(side) = side_of_piece(scenario, p) {
-                eyes.entry(side).or_default().insert(*h);
-            }
-            if let Some(c) = scenario.commander(p) {
-                commanders.entry(c.side.clone()).or_default().insert(*h);
-            }
-            if scenario
-                .unit(p)
-                .is_some_and(|u| u.kind != crate::scenario::UnitKind::Skirmisher)
-            {
-                blockers.insert(*h);
-            }
-        }
-        let light = scenario
-            .clock
-            .turns()
-            .get(state.turn.saturating_sub(1) as usize)
-            .map_or(crate::scenario::clock::Light::Day, |t| t.light);
-        let visibility =
-            crate::movement::sight::visibility(crate::movement::tables::builtin(), scenario, light);
-        Sight {
-            map,
-            eyes,
-            commanders,
-            blockers,
-            visibility,
-        }
-    }
-
-    /// Can one of `side`'s pieces see `target`?
-    fn seen_by(&self, side: &str, target: crate::hex::Hex) -> bool {
-        self.sees_from(self.eyes.get(side), target, None)
-    }
-
-    /// May `side` examine the stack at `target`: one of its Commanders at or within 12 hexes
-    /// of it, with line of sight (4.0)?
-    fn examined_by(&self, side: &str, target: crate::hex::Hex) -> bool {
-        self.sees_from(self.commanders.get(side), target, Some(EXAMINE_RANGE))
-    }
-
-    fn sees_from(
-        &self,
-        eyes: Option<&std::collections::BTreeSet<crate::hex::Hex>>,
-        target: crate::hex::Hex,
-        within: Option<u32>,
-    ) -> bool {
-        let t = crate::movement::tables::builtin();
-        eyes.is_some_and(|eyes| {
-            eyes.iter()
-                .filter(|e| within.is_none_or(|r| e.distance(target) <= r))
-                .any(|e| {
-                    crate::movement::sight::line_of_sight(
-                        self.map,
-                        t,
-                        *e,
-                        target,
-                        &self.blockers,
-                        self.visibility,
-                    )
-                    .visible
-                })
-        })
-    }
-}
+use crate::engine::sighted::{Sight, side_of_piece};

@@ -304,3 +304,275 @@ async fn the_other_forms_refusals_name_their_fields_not_flags() {
         assert!(r.body.contains("field"), "{route}: {}", r.body);
     }
 }
+
+/// Places `piece` at `hex` as the umpire, on the command line beside the running table.
+fn place(db: &str, piece: &str, hex: &str) {
+    let o = staffwork(&[
+        "override",
+        "--db",
+        db,
+        "--reason",
+        "test",
+        "--place",
+        &format!("{piece}={hex}"),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// Decision 0181 (4.0, 12.3.1): a side plans against what it sees. Within reach, the move
+/// preview answered "4.16 holds enemy units" for an enemy the side could not see (and priced an
+/// empty 4.16 normally), so a side could map the enemy behind the hill by previews that write
+/// nothing. Now the preview for the unseen enemy's hex and for the same hex empty are the same
+/// answer, and the move itself halts at the last hex before the enemy it meets.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_side_plans_against_what_it_sees_and_halts_before_an_unseen_enemy() {
+    let (dir, st, tokens) = table(4);
+    let db = dir.path().join("hall.db");
+    let db = db.to_str().unwrap();
+    let side = tokens["side:imperial"].as_str();
+    let r = call(&st, "POST", "/umpire/advance", Some(&tokens["umpire"]), &[]).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let ask = [("piece", "1-4-i"), ("to", "4.16")];
+    // 4.16 empty (kumla-bde far away), then kumla-bde at 4.16, out of the imperial side's sight.
+    place(db, "kumla-bde", "20.04");
+    let empty = call(&st, "POST", "/move/preview", Some(side), &ask).await;
+    place(db, "kumla-bde", "4.16");
+    let seen = call(&st, "GET", "/view.json", Some(side), &[]).await.body;
+    assert!(
+        !seen.contains("kumla-bde") && !seen.contains("4.16"),
+        "the test needs kumla-bde at 4.16 unseen: {seen}"
+    );
+    let enemy = call(&st, "POST", "/move/preview", Some(side), &ask).await;
+    assert_eq!(empty.status, StatusCode::OK, "{}", empty.body);
+    assert_eq!(
+        (enemy.status, &enemy.body),
+        (empty.status, &empty.body),
+        "the preview tells an unseen enemy's hex from an empty one"
+    );
+    assert!(empty.body.contains("→ 4.16"), "{}", empty.body);
+    // The umpire plans with everything: 12.3.1.
+    let umpire = call(&st, "POST", "/move/preview", Some(&tokens["umpire"]), &ask).await;
+    assert!(
+        umpire.body.contains("4.16 holds enemy units"),
+        "{}",
+        umpire.body
+    );
+    // The move is carried out against the truth: it halts before 4.16, on the path it planned.
+    let moved = call(&st, "POST", "/move", Some(side), &ask).await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
+    assert!(
+        !moved.body.contains("4.16") && !moved.body.contains("kumla"),
+        "{}",
+        moved.body
+    );
+    // "moves 3.13 → 4.16 via 3.14 3.15 3.16 (…)": the last hex before 4.16.
+    let via = empty.body.split(" via ").nth(1).unwrap();
+    let before = via.split(" (").next().unwrap().rsplit(' ').next().unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&call(&st, "GET", "/view.json", Some(side), &[]).await.body).unwrap();
+    let at = v["pieces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "1-4-i")
+        .map(|p| p["hex"].clone());
+    assert_eq!(at, Some(serde_json::json!(before)), "{}", moved.body);
+    let o = staffwork(&["replay", "--db", db, "--verify"]);
+    assert!(o.status.success(), "{o:?}");
+}
+
+/// Finding 9: an input file that is not UTF-8 (a scenario saved as Latin-1, an order file) was
+/// refused "stream did not contain valid UTF-8", with no place. Now every input file is refused
+/// naming the file, the line, the column and the byte offset of the first bad byte (exit 2),
+/// and nothing is written.
+#[test]
+fn a_file_that_is_not_utf8_is_refused_with_the_place_of_the_first_bad_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, text) = staffwork::scenario::bundled_text("tutorial-hall").unwrap();
+    // "Kümla" in Latin-1 on its first line that has it.
+    let line = text.lines().position(|l| l.contains("Kümla")).unwrap() + 1;
+    let latin1: Vec<u8> = text.chars().map(|c| c as u32 as u8).collect();
+    let offset = text[..text.find("Kümla").unwrap()].chars().count() + 1;
+    let scenario = dir.path().join("latin1.toml");
+    std::fs::write(&scenario, &latin1).unwrap();
+    let db = dir.path().join("g.db");
+    for args in [
+        vec!["scenario", "check", scenario.to_str().unwrap()],
+        vec![
+            "new",
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--db",
+            db.to_str().unwrap(),
+        ],
+    ] {
+        let o = staffwork(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("latin1.toml"), "{err}");
+        assert!(
+            err.contains(&format!("byte 0xFC at line {line}")),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains(&format!("(byte offset {offset})")), "{err}");
+        assert!(err.contains("save the file as UTF-8"), "{err}");
+    }
+    assert!(!db.exists(), "a refused scenario made a game file");
+    // An order file: the bad byte on its third line.
+    let orders = dir.path().join("orders.txt");
+    std::fs::write(
+        &orders,
+        b"3rd Div: hold Hall.\n\n1st Div: march to K\xfcmla.\n",
+    )
+    .unwrap();
+    let o = staffwork(&["check", orders.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("orders.txt") && err.contains("line 3, column 20 (byte offset 40)"),
+        "{err}"
+    );
+}
+
+/// Decision 0050: a record cut back outside staffwork (the last command and its events deleted
+/// with sqlite3, say to take back a bad roll, without rewriting the game row) was refused only by
+/// `replay --verify` and by a write; `log`, `status` and the web table showed the cut game as if
+/// it were whole. Opening it is now refused, naming both heads.
+#[test]
+fn a_record_cut_back_is_refused_on_opening_not_only_on_writing() {
+    let (_dir, db) = new_tutorial_game();
+    let d = db.to_str().unwrap();
+    for _ in 0..3 {
+        let o = staffwork(&["turn", "--db", d]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "DELETE FROM event WHERE command_seq = (SELECT MAX(seq) FROM command);
+         DELETE FROM command WHERE seq = (SELECT MAX(seq) FROM command);",
+    )
+    .unwrap();
+    drop(conn);
+    let before = sha(&db);
+    for args in [
+        vec!["log", "--db", d],
+        vec!["status", "--db", d, "--side", "imperial"],
+        vec!["replay", "--db", d],
+        vec!["report", "--db", d, "--side", "allied", "--turn", "1"],
+    ] {
+        let o = staffwork(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("rows were cut or added outside staffwork"),
+            "{args:?}: {err}"
+        );
+    }
+    let web = staffwork::web::AppState::open(&db, "http://127.0.0.1:1", false);
+    assert!(web.is_err(), "the web table opened a cut-back record");
+    assert_eq!(sha(&db), before, "opening a cut-back record changed it");
+}
+
+/// The command tables stored in a game file edited with sqlite3 (a cell's provenance, say):
+/// `replay --verify` failed "written by staffwork 0.4.0 (…), this is 0.4.0 (…); re-simulation
+/// needs the same engine" — two identical versions, and nothing about the tables. It now says
+/// the stored tables no longer match the hash recorded at creation.
+#[test]
+fn verify_names_stored_tables_changed_not_the_version() {
+    let (_dir, db) = new_tutorial_game();
+    let d = db.to_str().unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "UPDATE game SET meta = json_set(meta, '$.tables_toml',
+             replace(meta->>'$.tables_toml', 'seed', 'assumed'))",
+    )
+    .unwrap();
+    drop(conn);
+    let o = staffwork(&["replay", "--db", d, "--verify"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("command tables stored in the file"), "{out}");
+    assert!(out.contains("changed outside staffwork"), "{out}");
+    assert!(!out.contains("written by staffwork"), "{out}");
+}
+
+/// A Movement Table override with an unknown section (`[x]`, line 1 of a two-line file) was
+/// refused "TOML parse error at line 396": a line of the built-in table merged with it, which
+/// the user never saw. The user's sections are now checked in the user's own text.
+#[test]
+fn a_movement_table_override_is_refused_at_a_line_of_its_own_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("movement.toml");
+    std::fs::write(&f, "[x]\ny = 1\n").unwrap();
+    let o = staffwork(&["rules", "show", "movement", "--tables", f.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("movement.toml"), "{err}");
+    assert!(err.contains("at line 1, column 2"), "{err}");
+    assert!(err.contains("unknown field `x`"), "{err}");
+}
+
+/// `new` or `branch --out` into a folder that does not exist answered "database error: unable
+/// to open database file: /nonexistent/.x.db.staffwork-24688.tmp", naming the staging file
+/// instead of the file asked for and not saying what is wrong. It now names both the file and
+/// the missing folder (exit 2), and writes nothing.
+#[test]
+fn a_new_game_in_a_missing_folder_names_the_folder() {
+    let (dir, db) = new_tutorial_game();
+    let missing = dir.path().join("no-such-folder");
+    let out = missing.join("x.db");
+    let o = staffwork(&[
+        "new",
+        "--scenario",
+        "tutorial-hall",
+        "--db",
+        out.to_str().unwrap(),
+    ]);
+    let b = staffwork(&[
+        "branch",
+        "--db",
+        db.to_str().unwrap(),
+        "--at-turn",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    for o in [o, b] {
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("cannot create {}", out.display())),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!("the folder {} does not exist", missing.display())),
+            "{err}"
+        );
+        assert!(!err.contains(".staffwork-"), "the staging file: {err}");
+    }
+    assert!(!missing.exists());
+}
+
+/// `study --db GAME --from-turn K` ignored `--out DIR` (the help promises summary.json, runs.csv
+/// and charts there: nothing was written and nothing said), `--shard` and `--format csv` (it
+/// printed JSON). Each is now refused as a usage error naming the option.
+#[test]
+fn study_of_a_game_refuses_the_options_it_would_ignore() {
+    let (dir, db) = new_tutorial_game();
+    let d = db.to_str().unwrap();
+    assert!(staffwork(&["turn", "--db", d]).status.success());
+    let out = dir.path().join("out");
+    for (extra, named) in [
+        (vec!["--out", out.to_str().unwrap()], "--out"),
+        (vec!["--shard", "1/2"], "--shard"),
+        (vec!["--format", "csv"], "--format csv"),
+    ] {
+        let mut args = vec!["study", "--db", d, "--from-turn", "1", "--runs", "2"];
+        args.extend(extra);
+        let o = staffwork(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(&format!("study --db: {named}")), "{err}");
+    }
+    assert!(!out.exists());
+}

@@ -73,6 +73,7 @@ fn command(i: u8) -> Command {
             extension: None,
             backstep: false,
             retreat_from: None,
+            as_seen: false,
         },
         11 => Command::Combat {
             kind: CombatKind::CloseCombat { fortified: false },
@@ -93,6 +94,7 @@ fn command(i: u8) -> Command {
             extension: None,
             backstep: false,
             retreat_from: Some(Hex::new(4, 5)),
+            as_seen: false,
         },
         12 => Command::Override {
             reason: "ruling".into(),

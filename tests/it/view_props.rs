@@ -66,6 +66,7 @@ fn command(i: u8) -> Command {
             extension: None,
             backstep: false,
             retreat_from: None,
+            as_seen: false,
         },
         8 => Command::Move {
             piece: "hq:i-corps".into(),
@@ -79,6 +80,7 @@ fn command(i: u8) -> Command {
             extension: None,
             backstep: false,
             retreat_from: None,
+            as_seen: false,
         },
         9 => Command::Combat {
             kind: CombatKind::CloseCombat { fortified: false },
