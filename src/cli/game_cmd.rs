@@ -334,7 +334,7 @@ fn print_reactions(offers: &[crate::engine::opportunity::ReactionOffer]) {
             ));
         }
         println!(
-            "Reaction Charge (16.5): {} ({}) at {} may charge {} on {}; charge with `combat charge --attacker {} --defender {} --reaction`",
+            "Reaction Charge (16.5): {} ({}) at {} may charge {} on {}; charge with `combat charge --attacker {} --defender {} --reaction --at HEX`",
             o.cavalry,
             o.side,
             o.cavalry_hex,

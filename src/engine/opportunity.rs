@@ -573,6 +573,190 @@ pub(crate) fn reaction_offers(
     out
 }
 
+/// 16.5: the hex `at` of `target`'s move, formation change or retreat in the current phase at
+/// which `cavalry` may Reaction Charge it — one of the hexes offered (decision 0155) — or the
+/// refusal naming the rule and the hex.
+pub(crate) fn reaction_hex(
+    ctx: &Ctx,
+    cavalry: &str,
+    target: &str,
+    at: Hex,
+) -> Result<ReactionHex, Refusal> {
+    let offers: Vec<ReactionOffer> = ctx
+        .eng
+        .reaction_offers_for(&ctx.state, target)
+        .into_iter()
+        .filter(|o| o.cavalry == cavalry)
+        .collect();
+    let found = offers
+        .iter()
+        .flat_map(|o| o.hexes.iter().chain(&o.formation_changes))
+        .find(|z| z.hex == at);
+    if let Some(z) = found {
+        return Ok(*z);
+    }
+    let open: Vec<String> = offers
+        .iter()
+        .flat_map(|o| o.hexes.iter().chain(&o.formation_changes))
+        .map(|z| z.hex.to_string())
+        .collect();
+    Err(Refusal::new(
+        "not-offered",
+        "16.5",
+        if open.is_empty() {
+            format!(
+                "`{target}` did not move, change formation or retreat in the Reaction Zone of `{cavalry}` in this phase, so not at {at}"
+            )
+        } else {
+            format!(
+                "`{cavalry}` may Reaction Charge `{target}` at {} in this phase, not at {at}",
+                open.join(" ")
+            )
+        },
+        "a Reaction Charge answers a move in the cavalry's Reaction Zone (16.5.1): name a hex it offers",
+    ))
+}
+
+/// 16.5.3 for a Reaction Charge by `cavalry` at `targets` in hex `at`: "A Cavalry Charge can
+/// only have one Reaction Charge made against it during its charge. You are allowed to initiate
+/// a Reaction Charge against another reaction charge, but ONLY if the initial Reaction Charge
+/// was triggered by a non-cavalry unit. … Reaction Charges are not allowed into the target hex
+/// of a charging cavalry." A cavalry unit is "charging" in a phase in which it made a charge,
+/// and its charge movement and retreat are the moves it makes in it (decision 0156).
+pub(crate) fn reaction_limits(
+    ctx: &Ctx,
+    cavalry: &str,
+    targets: &[String],
+    at: Hex,
+) -> Result<(), Refusal> {
+    const HELP: &str = "the umpire may allow it with --allow-reaction --ruling REASON";
+    let s = ctx.eng.scenario;
+    let phase = (ctx.state.turn, ctx.state.player);
+    let charges_of = |id: &str| -> Vec<&super::state::ChargeMade> {
+        ctx.state
+            .movement
+            .get(id)
+            .into_iter()
+            .flat_map(|m| &m.charges)
+            .filter(|c| (c.turn, c.player) == phase)
+            .collect()
+    };
+    for (id, _) in &ctx.state.movement {
+        if let Some(c) = charges_of(id).into_iter().find(|c| c.target_hex == at) {
+            return Err(Refusal::new(
+                "into-charge-target",
+                "16.5.3",
+                format!(
+                    "{at} is the target hex of `{id}`'s charge at `{}` in this phase: Reaction Charges are not allowed into the target hex of a charging cavalry",
+                    c.target
+                ),
+                HELP,
+            ));
+        }
+    }
+    for t in targets {
+        if !s.unit(t).is_some_and(|u| u.kind.is_cavalry()) {
+            continue;
+        }
+        let charges = charges_of(t);
+        if charges.is_empty() {
+            continue;
+        }
+        if let Some(c) = charges.iter().find(|c| {
+            c.reaction && s.unit(&c.target).is_some_and(|u| u.kind.is_cavalry())
+        }) {
+            return Err(Refusal::new(
+                "reaction-against-reaction",
+                "16.5.3",
+                format!(
+                    "`{t}`'s charge in this phase was a Reaction Charge triggered by cavalry (`{}`): it may not be answered by another Reaction Charge [hex {at}]",
+                    c.target
+                ),
+                HELP,
+            ));
+        }
+        let earlier = ctx.state.movement.get(t).and_then(|m| {
+            m.reaction_charged
+                .iter()
+                .find(|r| (r.turn, r.player) == phase)
+        });
+        if let Some(r) = earlier {
+            return Err(Refusal::new(
+                "one-reaction-per-charge",
+                "16.5.3",
+                format!(
+                    "`{t}`'s charge already had a Reaction Charge made against it in this phase, by `{}` at {} (a failed 16.5.5 Morale Check counts) [hex {at}]",
+                    r.by, r.at
+                ),
+                HELP,
+            ));
+        }
+    }
+    let _ = cavalry;
+    Ok(())
+}
+
+/// The formation `unit` had at hex `at` of its path in the current phase (16.5 trigger a: the
+/// charge "takes place after the unit has entered the hex"): the one it left for its first
+/// formation change farther along the path, else its formation now. `None` if `at` is not on
+/// its path or nothing changed after it.
+pub(crate) fn formation_at(
+    state: &GameState,
+    unit: &str,
+    at: Hex,
+) -> Option<crate::scenario::UnitFormation> {
+    let path = path_this_phase(state, unit)?;
+    let i = path.iter().position(|h| *h == at)?;
+    changes_this_phase(state, unit)
+        .filter_map(|c| {
+            let j = path.iter().position(|h| *h == c.hex)?;
+            (j > i).then_some((j, c.from))
+        })
+        .min_by_key(|(j, _)| *j)
+        .map(|(_, f)| f)
+}
+
+/// 16.5 with 16.5.6, 16.5.7: a Reaction Charge at hex `at` of `target`'s path that Routs it,
+/// makes it form Square or sends it back (`retreats`) ends its move there: the rest of the path
+/// was not travelled (as `stop_move` for Opportunity Fire). Not stopped, a non-cavalry unit
+/// continues "with any remaining MPs" (the charge spends none), so it stands where it ended.
+pub(crate) fn stop_reacted(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    at: Hex,
+    formed_square: bool,
+    retreats: bool,
+) {
+    let routed = ctx
+        .state
+        .units
+        .get(target)
+        .is_some_and(|u| u.morale == MoraleState::Routed);
+    let now = ctx.state.positions.get(target).copied();
+    if now.is_none_or(|h| h == at) {
+        return;
+    }
+    let why = if routed {
+        "Routed by the Reaction Charge"
+    } else if formed_square {
+        "formed Square against the Reaction Charge, which ends its move (16.5.6, 8.3.1.1)"
+    } else if retreats {
+        "retreats after the Reaction Charge (16.5.7, 16.4.3)"
+    } else {
+        return;
+    };
+    ctx.emit_side(
+        side,
+        super::EventKind::MoveStopped {
+            unit: target.to_string(),
+            at,
+            rule: "16.5".into(),
+            reason: format!("{why} at {at}: its movement stops there"),
+        },
+    );
+}
+
 impl super::Engine<'_> {
     /// The Opportunity Fire `mover`'s move along `path` offers the enemy's batteries in `state`
     /// (17.4); no die is rolled.
