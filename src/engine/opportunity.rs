@@ -641,7 +641,8 @@ pub(crate) fn reaction_limits(
             .filter(|c| (c.turn, c.player) == phase)
             .collect()
     };
-    for (id, _) in &ctx.state.movement {
+    // Another cavalry's charge: its target hex is not open to a Reaction Charge.
+    for (id, _) in ctx.state.movement.iter().filter(|(id, _)| *id != cavalry) {
         if let Some(c) = charges_of(id).into_iter().find(|c| c.target_hex == at) {
             return Err(Refusal::new(
                 "into-charge-target",
@@ -692,7 +693,6 @@ pub(crate) fn reaction_limits(
             ));
         }
     }
-    let _ = cavalry;
     Ok(())
 }
 
@@ -757,6 +757,149 @@ pub(crate) fn stop_reacted(
     );
 }
 
+/// 22.1: the hexes a Cavalry Withdrawal covers, "6-12 hexes".
+pub const WITHDRAWAL_HEXES: std::ops::RangeInclusive<usize> = 6..=12;
+
+/// A Cavalry Withdrawal owed (22.1): enemy infantry or artillery moved adjacent to `cavalry`,
+/// which must Reaction Charge it or withdraw 6–12 hexes (`must_withdraw`: it may not charge,
+/// 22.1.1, 22.1.3). Computed from the state, like the offers (decision 0157).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WithdrawalOwed {
+    pub cavalry: String,
+    /// The cavalry's side (the one that chooses).
+    pub side: String,
+    /// Where the cavalry stood when the enemy came adjacent.
+    pub cavalry_hex: Hex,
+    /// The unit that moved adjacent, and where it stands: the withdrawal's cause (21.4.1).
+    pub mover: String,
+    pub mover_hex: Hex,
+    /// It may not Reaction Charge: Blown, Disorganized, Routed, unable to charge (22.1.1), or
+    /// Limbered Horse Artillery (22.1.3).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub must_withdraw: bool,
+}
+
+/// Where `unit` stood at the start of its withdrawal in this phase, if it made one (a move
+/// along a path without MP: `move --retreat-from`), and how many hexes it went.
+fn withdrawn(state: &GameState, unit: &str) -> Option<(Hex, usize)> {
+    let (t, p, path) = state.movement.get(unit)?.last_retreat.as_ref()?;
+    ((*t, *p) == (state.turn, state.player))
+        .then(|| path.first().map(|h| (*h, path.len().saturating_sub(1))))
+        .flatten()
+}
+
+/// 22.1: "If, during movement, an infantry and/or artillery stack moves adjacent to an enemy
+/// cavalry unit, that cavalry unit has the choice of immediately Reaction Charging the moving
+/// unit, or withdrawing 6-12 hexes … The cavalry unit can NOT choose to remain in its current
+/// hex." Owed by each enemy cavalry unit (and Limbered Horse Artillery, 22.1.3) next to a hex
+/// the mover entered in this phase, until it Reaction Charges the mover or withdraws 6–12
+/// hexes. A failed 16.5.5 Morale Check settles nothing: the cavalry "is forced to withdraw".
+pub(crate) fn withdrawals_owed(ctx: &Ctx) -> Vec<WithdrawalOwed> {
+    let s = ctx.eng.scenario;
+    let state = &ctx.state;
+    let phase = (state.turn, state.player);
+    let mut out = Vec::new();
+    for (mover, mover_hex) in &state.positions {
+        let Some(m) = s.unit(mover) else { continue };
+        if !(m.kind.is_infantry() || m.kind.is_artillery()) {
+            continue;
+        }
+        let Some(path) = path_this_phase(state, mover) else {
+            continue;
+        };
+        for (id, now) in &state.positions {
+            let Some(c) = s.unit(id) else { continue };
+            if c.side == m.side {
+                continue;
+            }
+            let horse_artillery = matches!(
+                c.kind,
+                UnitKind::ArtilleryLightHorse | UnitKind::ArtilleryHeavyHorse
+            ) && super::movement::formation_now(s, state, c)
+                == crate::scenario::UnitFormation::Limbered;
+            if !c.kind.is_cavalry() && !horse_artillery {
+                continue;
+            }
+            let (was, went) = withdrawn(state, id).unwrap_or((*now, 0));
+            if !path[1..].iter().any(|h| h.distance(was) == 1) {
+                continue;
+            }
+            if WITHDRAWAL_HEXES.contains(&went) {
+                continue;
+            }
+            let charged = state.movement.get(id).is_some_and(|x| {
+                x.charges
+                    .iter()
+                    .any(|ch| (ch.turn, ch.player) == phase && ch.target == *mover)
+            });
+            if charged {
+                continue;
+            }
+            let st = state.units.get(id).cloned().unwrap_or_default();
+            out.push(WithdrawalOwed {
+                cavalry: id.clone(),
+                side: c.side.clone(),
+                cavalry_hex: was,
+                mover: mover.clone(),
+                mover_hex: *mover_hex,
+                must_withdraw: horse_artillery
+                    || st.blown
+                    || st.morale <= MoraleState::Disorganized
+                    || !may_react(ctx, id),
+            });
+        }
+    }
+    out
+}
+
+/// 22.1 at the end of a phase: the phase does not end while a Cavalry Withdrawal is owed (as
+/// 9.2's over-stacked hexes, decision 0084); the umpire may place the cavalry with `override
+/// --place` and a reason (decision 0157).
+pub(crate) fn must_withdraw(ctx: &Ctx) -> Result<(), Refusal> {
+    let Some(w) = withdrawals_owed(ctx).into_iter().next() else {
+        return Ok(());
+    };
+    Err(Refusal::new(
+        "withdrawal-owed",
+        "22.1",
+        format!(
+            "`{}` ({}) at {} has `{}` adjacent: it must {}withdraw 6–12 hexes before the phase ends [hex {}]",
+            w.cavalry,
+            w.side,
+            w.cavalry_hex,
+            w.mover,
+            if w.must_withdraw {
+                ""
+            } else {
+                "Reaction Charge it (`combat charge --reaction --at HEX`) or "
+            },
+            w.cavalry_hex
+        ),
+        format!(
+            "withdraw with `move --piece {} --retreat-from {} --to HEX --path …` (6–12 hexes); the umpire may place it with `override --place {}=HEX` and a reason",
+            w.cavalry, w.mover_hex, w.cavalry
+        ),
+    ))
+}
+
+/// 22.1: a withdrawal `unit` owes is 6–12 hexes; `None` when it owes none.
+pub(crate) fn withdrawal_length(ctx: &Ctx, unit: &str, hexes: usize) -> Option<Refusal> {
+    let w = withdrawals_owed(ctx)
+        .into_iter()
+        .find(|w| w.cavalry == unit)?;
+    (!WITHDRAWAL_HEXES.contains(&hexes)).then(|| {
+        Refusal::new(
+            "withdrawal-length",
+            "22.1",
+            format!(
+                "`{unit}` withdraws from `{}` 6–12 hexes (22.1); the path has {hexes} [hex {}]",
+                w.mover, w.cavalry_hex
+            ),
+            "give 6 to 12 hexes",
+        )
+    })
+}
+
 impl super::Engine<'_> {
     /// The Opportunity Fire `mover`'s move along `path` offers the enemy's batteries in `state`
     /// (17.4); no die is rolled.
@@ -811,6 +954,14 @@ impl super::Engine<'_> {
             out.extend(reaction_offers(&ctx, unit, &retreat, &[], true));
         }
         out
+    }
+
+    /// The Cavalry Withdrawals owed in the current phase (22.1): the umpire's pending items
+    /// beside the Reaction Charges.
+    pub fn withdrawals_pending(&self, state: &GameState) -> Vec<WithdrawalOwed> {
+        let mut dice = crate::rules::dice::ScriptedDice::new();
+        let ctx = Ctx::preview(self, state, &mut dice);
+        withdrawals_owed(&ctx)
     }
 
     /// Every unit's Reaction Charges open in the current phase (16.5): the umpire's pending
