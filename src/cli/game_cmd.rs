@@ -490,6 +490,17 @@ pub(crate) fn print_status(s: &app::StatusView) {
     }
     print_opportunity(&s.opportunity_fire);
     print_reactions(&s.reaction_charges);
+    for w in &s.cavalry_withdrawals {
+        let choice = if w.must_withdraw {
+            "must withdraw"
+        } else {
+            "must Reaction Charge it or withdraw"
+        };
+        println!(
+            "Cavalry Withdrawal (22.1): {} ({}) at {} has {} adjacent and {choice} 6–12 hexes before the phase ends: `move --piece {} --retreat-from {} --to HEX --path …`",
+            w.cavalry, w.side, w.cavalry_hex, w.mover, w.cavalry, w.mover_hex
+        );
+    }
     println!("\ncommands:");
     for c in &s.commands {
         let order = c.order.map(|n| format!(" order {n}")).unwrap_or_default();

@@ -279,6 +279,12 @@ fn check_path(
             "give six hexes; a unit that cannot retreat them is removed (21.4.2)",
         ));
     }
+    // 22.1: a Cavalry Withdrawal owed is this move without a combat's retreat: 6–12 hexes.
+    if due.is_none()
+        && let Some(r) = super::opportunity::withdrawal_length(ctx, id, path.len())
+    {
+        return Err(r);
+    }
     let f = super::movement::formation_now(ctx.eng.scenario, &ctx.state, u);
     let class = class_of(u, f);
     // Far causes (artillery fire beyond 2 hexes) do not fix the first two hexes (21.4.1).
@@ -428,12 +434,6 @@ pub(super) fn retreat(
         .get(unit)
         .and_then(|m| m.retreat_due.clone());
     check_path(ctx, u, from, &path, cause, routed, due.as_ref())?;
-    // 22.1: a Cavalry Withdrawal owed is this move without a combat's retreat: 6–12 hexes.
-    if due.is_none()
-        && let Some(r) = super::opportunity::withdrawal_length(ctx, unit, path.len())
-    {
-        return Err(r);
-    }
     let side = u.side.clone();
     // 13.0: extensions end every phase next to their parent; a retreating unit takes them with
     // it (as a Routed one collapses, 13.3.1), for nothing.
