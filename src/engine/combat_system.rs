@@ -656,8 +656,12 @@ fn engage<'u>(
     {
         defender.formation = f;
     }
-    // 16.5: charged at a hex of its path, in the formation it had there.
-    if let (Some(at), [target]) = (options.reaction_at, defenders)
+    // 16.5, 17.4: charged or fired on at a hex of its path, in the formation it had there
+    // (decision 0156).
+    let path_hex = options.reaction_at.or(options
+        .opportunity_at
+        .filter(|_| !options.opportunity_formation && options.defender_at.is_none()));
+    if let (Some(at), [target]) = (path_hex, defenders)
         && let Some(f) = super::opportunity::formation_at(&ctx.state, target, at)
     {
         defender.formation = f;
