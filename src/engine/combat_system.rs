@@ -1637,7 +1637,9 @@ fn charge(
         if options.reaction_ruling.is_none() {
             super::opportunity::reaction_limits(ctx, &cavalry, &targets, d_hex)?;
         }
-        if options.reaction_at.is_some() && !reaction_morale_check(ctx, &cavalry, &targets[0], a_hex, d_hex, &rating)? {
+        if options.reaction_at.is_some()
+            && !reaction_morale_check(ctx, &cavalry, &targets[0], a_hex, d_hex, &rating)?
+        {
             return Ok(None);
         }
     }
@@ -1689,8 +1691,8 @@ fn reaction_morale_check(
     if !z.morale_check {
         return Ok(true);
     }
-    let (check, trace) = crate::combat::charge::reaction_check(ctx.eng.combat, c, ctx.dice)
-        .map_err(combat_error)?;
+    let (check, trace) =
+        crate::combat::charge::reaction_check(ctx.eng.combat, c, ctx.dice).map_err(combat_error)?;
     let side = ctx
         .eng
         .scenario

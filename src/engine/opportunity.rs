@@ -663,9 +663,10 @@ pub(crate) fn reaction_limits(
         if charges.is_empty() {
             continue;
         }
-        if let Some(c) = charges.iter().find(|c| {
-            c.reaction && s.unit(&c.target).is_some_and(|u| u.kind.is_cavalry())
-        }) {
+        if let Some(c) = charges
+            .iter()
+            .find(|c| c.reaction && s.unit(&c.target).is_some_and(|u| u.kind.is_cavalry()))
+        {
             return Err(Refusal::new(
                 "reaction-against-reaction",
                 "16.5.3",

@@ -98,7 +98,10 @@ fn eight_vimeiro_turns_from_the_workbench_count_their_commands() {
             }
             let text = format!("{}{}", stdout(&o), String::from_utf8_lossy(&o.stderr));
             assert!(text.contains("withdrawal-owed"), "{text}");
-            let cavalry = text.split('`').nth(1).expect("the refusal names the cavalry");
+            let cavalry = text
+                .split('`')
+                .nth(1)
+                .expect("the refusal names the cavalry");
             let at = game(d).state.positions[cavalry];
             let to = format!("{cavalry}={}.{:02}", at.col - 7, at.row);
             let reason = "22.1: the cavalry withdraws";
