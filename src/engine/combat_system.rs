@@ -1636,6 +1636,9 @@ fn charge(
         // 16.5.3, unless the umpire rules otherwise (noted with the combat).
         if options.reaction_ruling.is_none() {
             super::opportunity::reaction_limits(ctx, &cavalry, &targets, d_hex)?;
+            if options.reaction_at.is_some() {
+                super::opportunity::not_again(ctx, &cavalry, &targets[0], d_hex)?;
+            }
         }
         if options.reaction_at.is_some()
             && !reaction_morale_check(ctx, &cavalry, &targets[0], a_hex, d_hex, &rating)?

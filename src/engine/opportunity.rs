@@ -697,6 +697,29 @@ pub(crate) fn reaction_limits(
     Ok(())
 }
 
+/// 16.5.5: a cavalry unit that failed its Morale Check "cannot Reaction Charge the triggering
+/// unit": once it has reacted to `target` in this phase (charged or failed), it does not again.
+pub(crate) fn not_again(ctx: &Ctx, cavalry: &str, target: &str, at: Hex) -> Result<(), Refusal> {
+    let phase = (ctx.state.turn, ctx.state.player);
+    let earlier = ctx.state.movement.get(target).and_then(|m| {
+        m.reaction_charged
+            .iter()
+            .find(|r| (r.turn, r.player) == phase && r.by == cavalry)
+    });
+    match earlier {
+        Some(r) => Err(Refusal::new(
+            "already-reacted",
+            "16.5.5",
+            format!(
+                "`{cavalry}` already reacted to `{target}` at {} in this phase (a failed Morale Check included): it cannot Reaction Charge it again [hex {at}]",
+                r.at
+            ),
+            "the umpire may allow it with --allow-reaction --ruling REASON",
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The formation `unit` had at hex `at` of its path in the current phase (16.5 trigger a: the
 /// charge "takes place after the unit has entered the hex"): the one it left for its first
 /// formation change farther along the path, else its formation now. `None` if `at` is not on
