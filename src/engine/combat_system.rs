@@ -1632,13 +1632,26 @@ fn charge(
     );
     let rating = e.attacker.clone();
     let input = charge_input(ctx, e, kind, readback)?;
+    let mut overruled = None;
     if reaction {
-        // 16.5.3, unless the umpire rules otherwise (noted with the combat).
-        if options.reaction_ruling.is_none() {
-            super::opportunity::reaction_limits(ctx, &cavalry, &targets, d_hex)?;
-            if options.reaction_at.is_some() {
-                super::opportunity::not_again(ctx, &cavalry, &targets[0], d_hex)?;
+        // 16.5.3 (and 16.5.5's "cannot Reaction Charge the triggering unit"), unless the umpire
+        // rules otherwise: the rule set aside is noted with the combat.
+        let limits =
+            super::opportunity::reaction_limits(ctx, &cavalry, &targets, d_hex).and_then(|()| {
+                match options.reaction_at {
+                    Some(_) => super::opportunity::not_again(ctx, &cavalry, &targets[0], d_hex),
+                    None => Ok(()),
+                }
+            });
+        match (limits, options.reaction_ruling.as_deref()) {
+            (Err(r), None) => return Err(r),
+            (Err(r), Some(why)) => {
+                overruled = Some(format!(
+                    "{} ({}): allowed by the umpire: {why}",
+                    r.message, r.rule
+                ));
             }
+            (Ok(()), _) => {}
         }
         if options.reaction_at.is_some()
             && !reaction_morale_check(ctx, &cavalry, &targets[0], a_hex, d_hex, &rating)?
@@ -1670,10 +1683,7 @@ fn charge(
         r.notes,
     );
     out.others_rout = r.defender_hex_others_rout;
-    if let (true, Some(why)) = (reaction, options.reaction_ruling.as_deref()) {
-        out.notes
-            .push(format!("16.5.3 set aside by the umpire: {why}"));
-    }
+    out.notes.extend(overruled);
     Ok(Some(out))
 }
 
