@@ -292,6 +292,10 @@ pub(crate) fn combat(game: &Game, a: &CombatRequest) -> Result<Built, AppError> 
                 fire_ruling: a
                     .allow_fire
                     .then(|| a.ruling.as_deref().unwrap_or_default().trim().to_string()),
+                reaction_at: a.reaction_at,
+                reaction_ruling: a
+                    .allow_reaction
+                    .then(|| a.ruling.as_deref().unwrap_or_default().trim().to_string()),
             },
         },
     ))
@@ -304,9 +308,14 @@ fn aspect_ruling(
     let Some(reason) = &a.ruling else {
         return Ok(None);
     };
-    if a.attack_arc.is_none() && a.flanks.is_none() && !a.allow_entry && !a.allow_fire {
+    if a.attack_arc.is_none()
+        && a.flanks.is_none()
+        && !a.allow_entry
+        && !a.allow_fire
+        && !a.allow_reaction
+    {
         return Err(AppError::BadRequest(
-            "--ruling gives the reason for --attack-arc, --flanks, --allow-entry or --allow-fire; give one of them".into(),
+            "--ruling gives the reason for --attack-arc, --flanks, --allow-entry, --allow-fire or --allow-reaction; give one of them".into(),
         ));
     }
     if reason.trim().is_empty() {

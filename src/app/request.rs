@@ -345,6 +345,18 @@ pub struct CombatRequest {
     #[arg(long, requires = "ruling")]
     #[serde(default)]
     pub allow_fire: bool,
+    /// Charge: the Reaction Charge (16.5) meets the defender at this hex of its move, formation
+    /// change or retreat in this phase, one of the hexes offered; a Rout, a Square or a retreat
+    /// stops its move there. A Morale Check is rolled when the hex is outside the cavalry's
+    /// frontal arc (16.5.5).
+    #[arg(long = "at", value_name = "HEX", requires = "reaction")]
+    #[serde(default)]
+    pub reaction_at: Option<Hex>,
+    /// Charge: the umpire lets a Reaction Charge through 16.5.3 (one per Cavalry Charge, none
+    /// against a reaction triggered by cavalry, none into a charge's target hex). With --ruling.
+    #[arg(long, requires = "ruling", requires = "reaction")]
+    #[serde(default)]
+    pub allow_reaction: bool,
 }
 
 impl CombatRequest {
@@ -380,6 +392,8 @@ impl CombatRequest {
             opportunity_at: None,
             formation_change: false,
             allow_fire: false,
+            reaction_at: None,
+            allow_reaction: false,
         }
     }
 }

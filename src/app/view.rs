@@ -170,6 +170,10 @@ pub struct StatusView {
     /// Reaction Charges open in this phase (16.5): the cavalry that may charge a unit that
     /// moved, changed formation or retreated in its Reaction Zone, and where.
     pub reaction_charges: Vec<crate::engine::opportunity::ReactionOffer>,
+    /// Cavalry Withdrawals owed in this phase (22.1): cavalry an enemy infantry or artillery
+    /// unit moved next to, which must Reaction Charge it or withdraw 6–12 hexes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cavalry_withdrawals: Vec<crate::engine::opportunity::WithdrawalOwed>,
     /// Where the game stands, for the seat (shown as the heading of the text view).
     #[serde(skip)]
     pub at: Where,
@@ -433,6 +437,10 @@ pub fn status(game: &Game, seat: &Viewer) -> StatusView {
             game.engine().opportunity_pending(state),
         ),
         reaction_charges: crate::view::reactions_for(seat, game.engine().reaction_pending(state)),
+        cavalry_withdrawals: crate::view::withdrawals_for(
+            seat,
+            game.engine().withdrawals_pending(state),
+        ),
         at: where_(game, seat),
     }
 }

@@ -332,7 +332,7 @@ fn print_reactions(offers: &[crate::engine::opportunity::ReactionOffer]) {
             ));
         }
         println!(
-            "Reaction Charge (16.5): {} ({}) at {} may charge {} on {}; charge with `combat charge --attacker {} --defender {} --reaction`",
+            "Reaction Charge (16.5): {} ({}) at {} may charge {} on {}; charge with `combat charge --attacker {} --defender {} --reaction --at HEX`",
             o.cavalry,
             o.side,
             o.cavalry_hex,
@@ -488,6 +488,17 @@ pub(crate) fn print_status(s: &app::StatusView) {
     }
     print_opportunity(&s.opportunity_fire);
     print_reactions(&s.reaction_charges);
+    for w in &s.cavalry_withdrawals {
+        let choice = if w.must_withdraw {
+            "must withdraw"
+        } else {
+            "must Reaction Charge it or withdraw"
+        };
+        println!(
+            "Cavalry Withdrawal (22.1): {} ({}) at {} has {} adjacent and {choice} 6–12 hexes before the phase ends: `move --piece {} --retreat-from {} --to HEX --path …`",
+            w.cavalry, w.side, w.cavalry_hex, w.mover, w.cavalry, w.mover_hex
+        );
+    }
     println!("\ncommands:");
     for c in &s.commands {
         let order = c.order.map(|n| format!(" order {n}")).unwrap_or_default();

@@ -656,6 +656,16 @@ fn engage<'u>(
     {
         defender.formation = f;
     }
+    // 16.5, 17.4: charged or fired on at a hex of its path, in the formation it had there
+    // (decision 0156).
+    let path_hex = options.reaction_at.or(options
+        .opportunity_at
+        .filter(|_| !options.opportunity_formation && options.defender_at.is_none()));
+    if let (Some(at), [target]) = (path_hex, defenders)
+        && let Some(f) = super::opportunity::formation_at(&ctx.state, target, at)
+    {
+        defender.formation = f;
+    }
     if let Some((_, n)) = &absorbing[0] {
         attacker.skirmisher_absorbs = *n;
     }
@@ -790,7 +800,11 @@ pub(super) fn resolve(
             return Ok(());
         }
         CombatKind::CloseCombat { fortified } => close_combat(ctx, e, *fortified, &mut readback)?,
-        CombatKind::Charge { .. } => charge(ctx, e, kind, &mut readback)?,
+        CombatKind::Charge { .. } => match charge(ctx, e, kind, options, &mut readback)? {
+            Some(r) => r,
+            // 16.5.5: the cavalry failed its Morale Check and does not charge.
+            None => return Ok(()),
+        },
         CombatKind::SkirmisherFire { quality } => skirmisher_fire(ctx, e, *quality, &mut readback)?,
         CombatKind::ArtilleryFire { cannister } => {
             artillery_fire(ctx, e, *cannister, &mut readback)?
@@ -805,6 +819,7 @@ pub(super) fn resolve(
     }
     readback.defender = Some(SideReadback::of(&r.defender));
     let cells: Vec<String> = r.trace.cells.iter().map(|c| format!("{c:?}")).collect();
+    let formed_square = readback.formed_square;
     // 15.1.4: the MP to initiate Close Combat come off each attacker's allowance (decision 0148).
     let close_combat_half_mp = match kind {
         CombatKind::CloseCombat { .. } => {
@@ -835,11 +850,13 @@ pub(super) fn resolve(
                 attackers,
                 defenders,
                 [r.attacker.retreat, r.defender.retreat],
+                options.reaction_at,
             ),
             moves_on: false,
             opportunity_at: options.opportunity_at,
             opportunity_formation: options.opportunity_formation,
             opportunity_extension: options.opportunity_at.and(options.defender_at),
+            charge_at: options.reaction_at,
         },
     );
     ctx.emit(
@@ -874,6 +891,12 @@ pub(super) fn resolve(
     // 17.4 with 11.3.2: Opportunity Fire that Routs the mover stops its move where it was hit.
     if let (Some(at), [target], None) = (options.opportunity_at, defenders, options.defender_at) {
         super::opportunity::stop_move(ctx, &d_side, target, at);
+    }
+    // 16.5.6, 16.5.7: a Reaction Charge that Routs the mover, makes it form Square or sends it
+    // back stops its move where the charge met it.
+    if let (Some(at), [target]) = (options.reaction_at, defenders) {
+        let retreats = r.defender.retreat != crate::combat::Retreat::None;
+        super::opportunity::stop_reacted(ctx, &d_side, target, at, formed_square, retreats);
     }
     for (side, ids) in [(&a_side, attackers), (&d_side, defenders)] {
         for id in ids {
@@ -938,11 +961,13 @@ fn left_before(
                 attackers,
                 defenders,
                 [r.attacker.retreat, r.defender.retreat],
+                None,
             ),
             moves_on: true,
             opportunity_at: None,
             opportunity_formation: false,
             opportunity_extension: None,
+            charge_at: None,
         },
     );
     Ok(())
@@ -1138,12 +1163,15 @@ fn retreats_due(
     attackers: &[String],
     defenders: &[String],
     [a_retreat, d_retreat]: [crate::combat::Retreat; 2],
+    reaction_at: Option<Hex>,
 ) -> Vec<super::state::RetreatDue> {
     use crate::combat::Retreat;
     let close = matches!(kind, CombatKind::CloseCombat { .. });
     let at = |id: &String| ctx.state.positions.get(id).copied();
-    let (Some(a_hex), Some(d_hex)) = (attackers.iter().find_map(at), defenders.iter().find_map(at))
-    else {
+    // 16.5: a Reaction Charge met the defender at a hex of its path; the cavalry retreats
+    // away from there.
+    let d_hex = reaction_at.or_else(|| defenders.iter().find_map(at));
+    let (Some(a_hex), Some(d_hex)) = (attackers.iter().find_map(at), d_hex) else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -1232,6 +1260,22 @@ fn sides(
     // 17.4: Opportunity Fire at the defender in a hex of the path it moved along this phase.
     if let Some(h) = options.opportunity_at {
         d_hex = opportunity_hex(ctx, kind, attackers, &a_hexes, defenders, h, options)?;
+    }
+    // 16.5: a Reaction Charge at the defender in a hex of its move, formation change or retreat
+    // in this phase, one the cavalry was offered (decision 0156).
+    if let Some(h) = options.reaction_at {
+        let (CombatKind::Charge { reaction: true, .. }, [cavalry], [target]) =
+            (kind, attackers, defenders)
+        else {
+            return Err(Refusal::new(
+                "not-reaction-charge",
+                "16.5",
+                "--at is the hex of a Reaction Charge (`combat charge --reaction`) by one cavalry unit at the one unit that moved",
+                "name the cavalry with --attacker and the unit that moved with --defender",
+            ));
+        };
+        super::opportunity::reaction_hex(ctx, cavalry, target, h)?;
+        d_hex = h;
     }
     // 17.4.1, 17.4.9: once at a unit each Movement Phase, one firer per trigger, unless the
     // umpire allows it (the ruling is noted with the combat, `fire_ruling_note`).
@@ -1570,14 +1614,51 @@ fn cavalry_nation(s: &Scenario, unit: &str) -> CavalryNation {
     }
 }
 
-/// A cavalry charge (16), regular or Reaction (16.5).
+/// A cavalry charge (16), regular or Reaction (16.5); `None` when a Reaction Charge's cavalry
+/// failed its 16.5.5 Morale Check and did not charge.
 fn charge(
     ctx: &mut Ctx,
     e: Engagement,
     kind: &CombatKind,
+    options: &CombatOptions,
     readback: &mut CombatReadback,
-) -> Result<Resolved, Refusal> {
+) -> Result<Option<Resolved>, Refusal> {
+    let reaction = matches!(kind, CombatKind::Charge { reaction: true, .. });
+    let (cavalry, targets, d_hex, a_hex) = (
+        e.attackers[0].clone(),
+        e.defenders.to_vec(),
+        e.d_hex,
+        e.a_hexes[0],
+    );
+    let rating = e.attacker.clone();
     let input = charge_input(ctx, e, kind, readback)?;
+    let mut overruled = None;
+    if reaction {
+        // 16.5.3 (and 16.5.5's "cannot Reaction Charge the triggering unit"), unless the umpire
+        // rules otherwise: the rule set aside is noted with the combat.
+        let limits =
+            super::opportunity::reaction_limits(ctx, &cavalry, &targets, d_hex).and_then(|()| {
+                match options.reaction_at {
+                    Some(_) => super::opportunity::not_again(ctx, &cavalry, &targets[0], d_hex),
+                    None => Ok(()),
+                }
+            });
+        match (limits, options.reaction_ruling.as_deref()) {
+            (Err(r), None) => return Err(r),
+            (Err(r), Some(why)) => {
+                overruled = Some(format!(
+                    "{} ({}): allowed by the umpire: {why}",
+                    r.message, r.rule
+                ));
+            }
+            (Ok(()), _) => {}
+        }
+        if options.reaction_at.is_some()
+            && !reaction_morale_check(ctx, &cavalry, &targets[0], a_hex, d_hex, &rating)?
+        {
+            return Ok(None);
+        }
+    }
     let r = resolve_charge(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
     readback.checks = r.checks.clone();
     readback.breakoff_check = r.breakoff_check.clone();
@@ -1602,7 +1683,69 @@ fn charge(
         r.notes,
     );
     out.others_rout = r.defender_hex_others_rout;
-    Ok(out)
+    out.notes.extend(overruled);
+    Ok(Some(out))
+}
+
+/// 16.5.5: "If the triggering unit started outside the frontal arc of the unit wanting to
+/// Reaction Charge, it must pass a Morale Check (21.2). If the reacting cavalry passes the
+/// check, reface the unit so that the target hex is in its frontal arc and execute the charge.
+/// If the unit fails the check, it keeps its original facing and cannot Reaction Charge". The
+/// die is logged (`reaction-checked`); `false` when it failed.
+fn reaction_morale_check(
+    ctx: &mut Ctx,
+    cavalry: &str,
+    target: &str,
+    a_hex: Hex,
+    at: Hex,
+    c: &Combatant,
+) -> Result<bool, Refusal> {
+    let z = super::opportunity::reaction_hex(ctx, cavalry, target, at)?;
+    if !z.morale_check {
+        return Ok(true);
+    }
+    let (check, trace) =
+        crate::combat::charge::reaction_check(ctx.eng.combat, c, ctx.dice).map_err(combat_error)?;
+    let side = ctx
+        .eng
+        .scenario
+        .unit(cavalry)
+        .map(|u| u.side.clone())
+        .unwrap_or_default();
+    ctx.emit(
+        Visibility::Public,
+        EventKind::ReactionChecked {
+            cavalry: cavalry.to_string(),
+            target: target.to_string(),
+            at,
+            need: check.need,
+            dice: trace.dice,
+            passed: check.passed,
+        },
+    );
+    if check.passed {
+        use crate::movement::facing::{Arc, Corner};
+        let from = ctx.state.movement.get(cavalry).and_then(|m| m.facing);
+        // The hexsides of its hex the target hex lies through; a corner fronting them all.
+        let sides = super::aspect::entry_sides(at, a_hex);
+        let corner = (0..6)
+            .map(Corner::from_index)
+            .find(|c| sides.iter().all(|s| c.arc(*s) == Arc::Front))
+            .or_else(|| sides.first().map(|s| Corner::from_index(*s)));
+        if let Some(to) = corner {
+            ctx.emit_side(
+                &side,
+                EventKind::FacingChanged {
+                    unit: cavalry.to_string(),
+                    from,
+                    to,
+                    half_mp: 0,
+                    rule: "16.5.5".into(),
+                },
+            );
+        }
+    }
+    Ok(check.passed)
 }
 
 /// A charge's checks and its input to the combat core, the arc and a Line's flanks read from
@@ -1653,6 +1796,23 @@ fn charge_input(
     defender.attacked_in_rear = arc == crate::movement::facing::Arc::Rear;
     defender.line_flanks_secure = secure.unwrap_or(false);
     readback.aspects.push(aspect);
+    // 16.5.11, 22.1.4: infantry that triggered a Reaction Charge from adjacent cavalry "can not
+    // form square as part of the following charge resolution", unless already in Square.
+    let square_forbidden = reaction
+        && defender.kind == UnitKind::Infantry
+        && e.a_hexes[0].distance(e.d_hex) == 1
+        && defender.formation != crate::scenario::UnitFormation::Square;
+    if square_forbidden && form_square {
+        return Err(Refusal::new(
+            "no-square",
+            "16.5.11",
+            format!(
+                "{} triggered this Reaction Charge next to the cavalry at {}: it may not form Square against it (22.1.4) [hex {}]",
+                e.defenders[0], e.a_hexes[0], e.d_hex
+            ),
+            "repeat with --no-square",
+        ));
+    }
     let input = ChargeInput {
         attacker: e.attacker,
         defender,
@@ -1662,7 +1822,7 @@ fn charge_input(
         night: e.night,
         follow_on,
         reaction,
-        square_forbidden: false,
+        square_forbidden,
         defender_was_charging: false,
         decisions: ChargeDecisions {
             form_square,

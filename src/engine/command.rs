@@ -290,6 +290,15 @@ pub struct CombatOptions {
     /// trigger), for this reason (decision 0154).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fire_ruling: Option<String>,
+    /// A Reaction Charge (16.5) at the defender as it was in this hex of its path (or of its
+    /// formation change, or of its retreat) in the current phase: one of the offered hexes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reaction_at: Option<Hex>,
+    /// The umpire lets this Reaction Charge through 16.5.3 (one Reaction Charge per Cavalry
+    /// Charge, none against a reaction triggered by cavalry, none into a charge's target hex),
+    /// for this reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reaction_ruling: Option<String>,
 }
 
 impl CombatOptions {

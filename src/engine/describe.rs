@@ -341,6 +341,22 @@ pub fn describe(e: &Event) -> String {
                 )
             }
         }
+        EventKind::ReactionChecked {
+            cavalry,
+            target,
+            at,
+            need,
+            dice: d,
+            passed,
+        } => format!(
+            "{cavalry}: Morale Check to Reaction Charge {target} at {at} (16.5.5), needs {need}: rolled {} → {}",
+            dice(d),
+            if *passed {
+                "passed: it faces the target hex and charges"
+            } else {
+                "failed: it keeps its facing and does not charge (still its Reaction Charge for 16.5.3)"
+            }
+        ),
         EventKind::MovementCheck {
             unit,
             rule,

@@ -325,6 +325,18 @@ pub enum EventKind {
         dice: Vec<Die>,
         passed: bool,
     },
+    /// The Morale Check a cavalry unit makes to Reaction Charge a trigger outside its frontal
+    /// arc (16.5.5): failed, it does not charge and keeps its facing, and it still counts as a
+    /// Reaction Charge against `target` (16.5.3).
+    ReactionChecked {
+        cavalry: String,
+        target: String,
+        /// The hex of the target's path the charge was aimed at.
+        at: Hex,
+        need: u8,
+        dice: Vec<Die>,
+        passed: bool,
+    },
     /// A unit's Morale State fell by a movement rule (12.1.5, 11.3, 9.2, 8.3.2).
     MoraleDegraded {
         unit: String,
@@ -402,6 +414,10 @@ pub enum EventKind {
         /// its own (17.4.2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         opportunity_extension: Option<crate::hex::Hex>,
+        /// A charge's target hex (16.1): for a Reaction Charge at a hex of the target's path
+        /// (16.5), that hex. Read by 16.5.3's limits.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        charge_at: Option<crate::hex::Hex>,
     },
     /// The dice of a combat and the non-seed table cells it used (umpire only).
     CombatDice {
@@ -610,6 +626,7 @@ impl Event {
             | EventKind::UnitRallied { dice, .. }
             | EventKind::EliminatedUnitRecovery { dice, .. }
             | EventKind::MovementCheck { dice, .. }
+            | EventKind::ReactionChecked { dice, .. }
             | EventKind::AllowanceHalved { dice, .. } => dice,
             // No dice: listed one by one so a new kind must say whether it rolled.
             EventKind::GameStarted { .. }

@@ -476,6 +476,15 @@ fn apply(state: &mut GameState, event: &Event) {
             {
                 u.last_path.truncate(i + 1);
             }
+            // 16.5: a retreat Reaction Charged and stopped (decision 0156).
+            if let Some((_, _, path)) = state
+                .movement
+                .get_mut(unit)
+                .and_then(|u| u.last_retreat.as_mut())
+                && let Some(i) = path.iter().position(|h| h == at)
+            {
+                path.truncate(i + 1);
+            }
         }
         EventKind::MovementPointsLost {
             unit,
@@ -751,6 +760,19 @@ fn apply(state: &mut GameState, event: &Event) {
         EventKind::SpecialRuleRolled { .. }
         | EventKind::ReleaseRolled { .. }
         | EventKind::MovementCheck { .. } => {}
+        EventKind::ReactionChecked {
+            cavalry,
+            target,
+            at,
+            passed,
+            ..
+        } => {
+            // 16.5.5: a failed check "still counts as a Reaction Charge for 16.5.3" (a passed
+            // one is followed by the charge, which records itself).
+            if !passed {
+                reaction_against(state, target, cavalry, *at);
+            }
+        }
         EventKind::DivisionBorrowed { division, .. } => {
             if let Some(c) = state.commands.get_mut(division) {
                 c.loan = Some(Loan::Borrowed);
@@ -806,8 +828,19 @@ fn apply(state: &mut GameState, event: &Event) {
             opportunity_at,
             opportunity_formation,
             opportunity_extension,
+            charge_at,
             ..
         } => {
+            // 16.5.3: who charged where, and who was Reaction Charged, in this phase.
+            if let super::command::CombatKind::Charge { reaction, .. } = combat
+                && let Some(target_hex) = charge_at.or_else(|| {
+                    defenders
+                        .first()
+                        .and_then(|d| state.positions.get(d).copied())
+                })
+            {
+                record_charge(state, attackers, defenders, target_hex, *reaction);
+            }
             // 17.4.1: each battery fires at a given unit once each Movement Phase, Cannister
             // included (17.4.9), and a unit is fired at by one firer per trigger.
             let a_hexes: Vec<crate::hex::Hex> = attackers
@@ -1025,4 +1058,46 @@ fn eliminate_if_spent(state: &mut GameState, unit: &str) {
             state.eliminated.insert(unit.to_string(), state.turn + 5);
         }
     }
+}
+
+/// 16.5.3: a charge by `attackers` at `target_hex` in the current phase, and, for a Reaction
+/// Charge, the record on each unit charged.
+fn record_charge(
+    state: &mut GameState,
+    attackers: &[String],
+    defenders: &[String],
+    target_hex: crate::hex::Hex,
+    reaction: bool,
+) {
+    let (turn, player) = (state.turn, state.player);
+    for a in attackers {
+        let m = state.movement.entry(a.clone()).or_default();
+        m.charges.retain(|c| (c.turn, c.player) == (turn, player));
+        m.charges.push(ChargeMade {
+            turn,
+            player,
+            target_hex,
+            reaction,
+            target: defenders.first().cloned().unwrap_or_default(),
+        });
+    }
+    if reaction && let Some(by) = attackers.first() {
+        for d in defenders {
+            reaction_against(state, d, by, target_hex);
+        }
+    }
+}
+
+/// 16.5.3: a Reaction Charge by `by` against `target` at `at` in the current phase.
+fn reaction_against(state: &mut GameState, target: &str, by: &str, at: crate::hex::Hex) {
+    let (turn, player) = (state.turn, state.player);
+    let m = state.movement.entry(target.to_string()).or_default();
+    m.reaction_charged
+        .retain(|r| (r.turn, r.player) == (turn, player));
+    m.reaction_charged.push(ReactionAgainst {
+        turn,
+        player,
+        by: by.to_string(),
+        at,
+    });
 }

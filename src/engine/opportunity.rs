@@ -573,6 +573,357 @@ pub(crate) fn reaction_offers(
     out
 }
 
+/// 16.5: the hex `at` of `target`'s move, formation change or retreat in the current phase at
+/// which `cavalry` may Reaction Charge it — one of the hexes offered (decision 0155) — or the
+/// refusal naming the rule and the hex.
+pub(crate) fn reaction_hex(
+    ctx: &Ctx,
+    cavalry: &str,
+    target: &str,
+    at: Hex,
+) -> Result<ReactionHex, Refusal> {
+    let offers: Vec<ReactionOffer> = ctx
+        .eng
+        .reaction_offers_for(&ctx.state, target)
+        .into_iter()
+        .filter(|o| o.cavalry == cavalry)
+        .collect();
+    let found = offers
+        .iter()
+        .flat_map(|o| o.hexes.iter().chain(&o.formation_changes))
+        .find(|z| z.hex == at);
+    if let Some(z) = found {
+        return Ok(*z);
+    }
+    let open: Vec<String> = offers
+        .iter()
+        .flat_map(|o| o.hexes.iter().chain(&o.formation_changes))
+        .map(|z| z.hex.to_string())
+        .collect();
+    Err(Refusal::new(
+        "not-offered",
+        "16.5",
+        if open.is_empty() {
+            format!(
+                "`{target}` did not move, change formation or retreat in the Reaction Zone of `{cavalry}` in this phase, so not at {at}"
+            )
+        } else {
+            format!(
+                "`{cavalry}` may Reaction Charge `{target}` at {} in this phase, not at {at}",
+                open.join(" ")
+            )
+        },
+        "a Reaction Charge answers a move in the cavalry's Reaction Zone (16.5.1): name a hex it offers",
+    ))
+}
+
+/// 16.5.3 for a Reaction Charge by `cavalry` at `targets` in hex `at`: "A Cavalry Charge can
+/// only have one Reaction Charge made against it during its charge. You are allowed to initiate
+/// a Reaction Charge against another reaction charge, but ONLY if the initial Reaction Charge
+/// was triggered by a non-cavalry unit. … Reaction Charges are not allowed into the target hex
+/// of a charging cavalry." A cavalry unit is "charging" in a phase in which it made a charge,
+/// and its charge movement and retreat are the moves it makes in it (decision 0156).
+pub(crate) fn reaction_limits(
+    ctx: &Ctx,
+    cavalry: &str,
+    targets: &[String],
+    at: Hex,
+) -> Result<(), Refusal> {
+    const HELP: &str = "the umpire may allow it with --allow-reaction --ruling REASON";
+    let s = ctx.eng.scenario;
+    let phase = (ctx.state.turn, ctx.state.player);
+    let charges_of = |id: &str| -> Vec<&super::state::ChargeMade> {
+        ctx.state
+            .movement
+            .get(id)
+            .into_iter()
+            .flat_map(|m| &m.charges)
+            .filter(|c| (c.turn, c.player) == phase)
+            .collect()
+    };
+    // Another cavalry's charge: its target hex is not open to a Reaction Charge.
+    for (id, _) in ctx.state.movement.iter().filter(|(id, _)| *id != cavalry) {
+        if let Some(c) = charges_of(id).into_iter().find(|c| c.target_hex == at) {
+            return Err(Refusal::new(
+                "into-charge-target",
+                "16.5.3",
+                format!(
+                    "{at} is the target hex of `{id}`'s charge at `{}` in this phase: Reaction Charges are not allowed into the target hex of a charging cavalry",
+                    c.target
+                ),
+                HELP,
+            ));
+        }
+    }
+    for t in targets {
+        if !s.unit(t).is_some_and(|u| u.kind.is_cavalry()) {
+            continue;
+        }
+        let charges = charges_of(t);
+        if charges.is_empty() {
+            continue;
+        }
+        if let Some(c) = charges
+            .iter()
+            .find(|c| c.reaction && s.unit(&c.target).is_some_and(|u| u.kind.is_cavalry()))
+        {
+            return Err(Refusal::new(
+                "reaction-against-reaction",
+                "16.5.3",
+                format!(
+                    "`{t}`'s charge in this phase was a Reaction Charge triggered by cavalry (`{}`): it may not be answered by another Reaction Charge [hex {at}]",
+                    c.target
+                ),
+                HELP,
+            ));
+        }
+        let earlier = ctx.state.movement.get(t).and_then(|m| {
+            m.reaction_charged
+                .iter()
+                .find(|r| (r.turn, r.player) == phase)
+        });
+        if let Some(r) = earlier {
+            return Err(Refusal::new(
+                "one-reaction-per-charge",
+                "16.5.3",
+                format!(
+                    "`{t}`'s charge already had a Reaction Charge made against it in this phase, by `{}` at {} (a failed 16.5.5 Morale Check counts) [hex {at}]",
+                    r.by, r.at
+                ),
+                HELP,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// 16.5.5: a cavalry unit that failed its Morale Check "cannot Reaction Charge the triggering
+/// unit": once it has reacted to `target` in this phase (charged or failed), it does not again.
+pub(crate) fn not_again(ctx: &Ctx, cavalry: &str, target: &str, at: Hex) -> Result<(), Refusal> {
+    let phase = (ctx.state.turn, ctx.state.player);
+    let earlier = ctx.state.movement.get(target).and_then(|m| {
+        m.reaction_charged
+            .iter()
+            .find(|r| (r.turn, r.player) == phase && r.by == cavalry)
+    });
+    match earlier {
+        Some(r) => Err(Refusal::new(
+            "already-reacted",
+            "16.5.5",
+            format!(
+                "`{cavalry}` already reacted to `{target}` at {} in this phase (a failed Morale Check included): it cannot Reaction Charge it again [hex {at}]",
+                r.at
+            ),
+            "the umpire may allow it with --allow-reaction --ruling REASON",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The formation `unit` had at hex `at` of its path in the current phase (16.5 trigger a: the
+/// charge "takes place after the unit has entered the hex"): the one it left for its first
+/// formation change farther along the path, else its formation now. `None` if `at` is not on
+/// its path or nothing changed after it.
+pub(crate) fn formation_at(
+    state: &GameState,
+    unit: &str,
+    at: Hex,
+) -> Option<crate::scenario::UnitFormation> {
+    let path = path_this_phase(state, unit)?;
+    let i = path.iter().position(|h| *h == at)?;
+    changes_this_phase(state, unit)
+        .filter_map(|c| {
+            let j = path.iter().position(|h| *h == c.hex)?;
+            (j > i).then_some((j, c.from))
+        })
+        .min_by_key(|(j, _)| *j)
+        .map(|(_, f)| f)
+}
+
+/// 16.5 with 16.5.6, 16.5.7: a Reaction Charge at hex `at` of `target`'s path that Routs it,
+/// makes it form Square or sends it back (`retreats`) ends its move there: the rest of the path
+/// was not travelled (as `stop_move` for Opportunity Fire). Not stopped, a non-cavalry unit
+/// continues "with any remaining MPs" (the charge spends none), so it stands where it ended.
+pub(crate) fn stop_reacted(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    at: Hex,
+    formed_square: bool,
+    retreats: bool,
+) {
+    let routed = ctx
+        .state
+        .units
+        .get(target)
+        .is_some_and(|u| u.morale == MoraleState::Routed);
+    let now = ctx.state.positions.get(target).copied();
+    if now.is_none_or(|h| h == at) {
+        return;
+    }
+    let why = if routed {
+        "Routed by the Reaction Charge"
+    } else if formed_square {
+        "formed Square against the Reaction Charge, which ends its move (16.5.6, 8.3.1.1)"
+    } else if retreats {
+        "retreats after the Reaction Charge (16.5.7, 16.4.3)"
+    } else {
+        return;
+    };
+    ctx.emit_side(
+        side,
+        super::EventKind::MoveStopped {
+            unit: target.to_string(),
+            at,
+            rule: "16.5".into(),
+            reason: format!("{why} at {at}: its movement stops there"),
+        },
+    );
+}
+
+/// 22.1: the hexes a Cavalry Withdrawal covers, "6-12 hexes".
+pub const WITHDRAWAL_HEXES: std::ops::RangeInclusive<usize> = 6..=12;
+
+/// A Cavalry Withdrawal owed (22.1): enemy infantry or artillery moved adjacent to `cavalry`,
+/// which must Reaction Charge it or withdraw 6–12 hexes (`must_withdraw`: it may not charge,
+/// 22.1.1, 22.1.3). Computed from the state, like the offers (decision 0157).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WithdrawalOwed {
+    pub cavalry: String,
+    /// The cavalry's side (the one that chooses).
+    pub side: String,
+    /// Where the cavalry stood when the enemy came adjacent.
+    pub cavalry_hex: Hex,
+    /// The unit that moved adjacent, and where it stands: the withdrawal's cause (21.4.1).
+    pub mover: String,
+    pub mover_hex: Hex,
+    /// It may not Reaction Charge: Blown, Disorganized, Routed, unable to charge (22.1.1), or
+    /// Limbered Horse Artillery (22.1.3).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub must_withdraw: bool,
+}
+
+/// Where `unit` stood at the start of its withdrawal in this phase, if it made one (a move
+/// along a path without MP: `move --retreat-from`), and how many hexes it went.
+fn withdrawn(state: &GameState, unit: &str) -> Option<(Hex, usize)> {
+    let (t, p, path) = state.movement.get(unit)?.last_retreat.as_ref()?;
+    ((*t, *p) == (state.turn, state.player))
+        .then(|| path.first().map(|h| (*h, path.len().saturating_sub(1))))
+        .flatten()
+}
+
+/// 22.1: "If, during movement, an infantry and/or artillery stack moves adjacent to an enemy
+/// cavalry unit, that cavalry unit has the choice of immediately Reaction Charging the moving
+/// unit, or withdrawing 6-12 hexes … The cavalry unit can NOT choose to remain in its current
+/// hex." Owed by each enemy cavalry unit (and Limbered Horse Artillery, 22.1.3) next to a hex
+/// the mover entered in this phase, until it Reaction Charges the mover or withdraws 6–12
+/// hexes. A failed 16.5.5 Morale Check settles nothing: the cavalry "is forced to withdraw".
+pub(crate) fn withdrawals_owed(ctx: &Ctx) -> Vec<WithdrawalOwed> {
+    let s = ctx.eng.scenario;
+    let state = &ctx.state;
+    let phase = (state.turn, state.player);
+    let mut out = Vec::new();
+    for (mover, mover_hex) in &state.positions {
+        let Some(m) = s.unit(mover) else { continue };
+        if !(m.kind.is_infantry() || m.kind.is_artillery()) {
+            continue;
+        }
+        let Some(path) = path_this_phase(state, mover) else {
+            continue;
+        };
+        for (id, now) in &state.positions {
+            let Some(c) = s.unit(id) else { continue };
+            if c.side == m.side {
+                continue;
+            }
+            let horse_artillery = matches!(
+                c.kind,
+                UnitKind::ArtilleryLightHorse | UnitKind::ArtilleryHeavyHorse
+            ) && super::movement::formation_now(s, state, c)
+                == crate::scenario::UnitFormation::Limbered;
+            if !c.kind.is_cavalry() && !horse_artillery {
+                continue;
+            }
+            let (was, went) = withdrawn(state, id).unwrap_or((*now, 0));
+            if !path[1..].iter().any(|h| h.distance(was) == 1) {
+                continue;
+            }
+            if WITHDRAWAL_HEXES.contains(&went) {
+                continue;
+            }
+            let charged = state.movement.get(id).is_some_and(|x| {
+                x.charges
+                    .iter()
+                    .any(|ch| (ch.turn, ch.player) == phase && ch.target == *mover)
+            });
+            if charged {
+                continue;
+            }
+            let st = state.units.get(id).cloned().unwrap_or_default();
+            out.push(WithdrawalOwed {
+                cavalry: id.clone(),
+                side: c.side.clone(),
+                cavalry_hex: was,
+                mover: mover.clone(),
+                mover_hex: *mover_hex,
+                must_withdraw: horse_artillery
+                    || st.blown
+                    || st.morale <= MoraleState::Disorganized
+                    || !may_react(ctx, id),
+            });
+        }
+    }
+    out
+}
+
+/// 22.1 at the end of a phase: the phase does not end while a Cavalry Withdrawal is owed (as
+/// 9.2's over-stacked hexes, decision 0084); the umpire may place the cavalry with `override
+/// --place` and a reason (decision 0157).
+pub(crate) fn must_withdraw(ctx: &Ctx) -> Result<(), Refusal> {
+    let Some(w) = withdrawals_owed(ctx).into_iter().next() else {
+        return Ok(());
+    };
+    Err(Refusal::new(
+        "withdrawal-owed",
+        "22.1",
+        format!(
+            "`{}` ({}) at {} has `{}` adjacent: it must {}withdraw 6–12 hexes before the phase ends [hex {}]",
+            w.cavalry,
+            w.side,
+            w.cavalry_hex,
+            w.mover,
+            if w.must_withdraw {
+                ""
+            } else {
+                "Reaction Charge it (`combat charge --reaction --at HEX`) or "
+            },
+            w.cavalry_hex
+        ),
+        format!(
+            "withdraw with `move --piece {} --retreat-from {} --to HEX --path …` (6–12 hexes); the umpire may place it with `override --place {}=HEX` and a reason",
+            w.cavalry, w.mover_hex, w.cavalry
+        ),
+    ))
+}
+
+/// 22.1: a withdrawal `unit` owes is 6–12 hexes; `None` when it owes none.
+pub(crate) fn withdrawal_length(ctx: &Ctx, unit: &str, hexes: usize) -> Option<Refusal> {
+    let w = withdrawals_owed(ctx)
+        .into_iter()
+        .find(|w| w.cavalry == unit)?;
+    (!WITHDRAWAL_HEXES.contains(&hexes)).then(|| {
+        Refusal::new(
+            "withdrawal-length",
+            "22.1",
+            format!(
+                "`{unit}` withdraws from `{}` 6–12 hexes (22.1); the path has {hexes} [hex {}]",
+                w.mover, w.cavalry_hex
+            ),
+            "give 6 to 12 hexes",
+        )
+    })
+}
+
 impl super::Engine<'_> {
     /// The Opportunity Fire `mover`'s move along `path` offers the enemy's batteries in `state`
     /// (17.4); no die is rolled.
@@ -627,6 +978,14 @@ impl super::Engine<'_> {
             out.extend(reaction_offers(&ctx, unit, &retreat, &[], true));
         }
         out
+    }
+
+    /// The Cavalry Withdrawals owed in the current phase (22.1): the umpire's pending items
+    /// beside the Reaction Charges.
+    pub fn withdrawals_pending(&self, state: &GameState) -> Vec<WithdrawalOwed> {
+        let mut dice = crate::rules::dice::ScriptedDice::new();
+        let ctx = Ctx::preview(self, state, &mut dice);
+        withdrawals_owed(&ctx)
     }
 
     /// Every unit's Reaction Charges open in the current phase (16.5): the umpire's pending

@@ -279,6 +279,12 @@ fn check_path(
             "give six hexes; a unit that cannot retreat them is removed (21.4.2)",
         ));
     }
+    // 22.1: a Cavalry Withdrawal owed is this move without a combat's retreat: 6–12 hexes.
+    if due.is_none()
+        && let Some(r) = super::opportunity::withdrawal_length(ctx, id, path.len())
+    {
+        return Err(r);
+    }
     let f = super::movement::formation_now(ctx.eng.scenario, &ctx.state, u);
     let class = class_of(u, f);
     // Far causes (artillery fire beyond 2 hexes) do not fix the first two hexes (21.4.1).

@@ -162,6 +162,8 @@ pub(super) fn advance(ctx: &mut Ctx) -> Result<(), Refusal> {
         Step::Operations => {
             // 9.2: the phase cannot end with a stack found over-stacked not broken up.
             super::zones::must_break_up(ctx, &side)?;
+            // 22.1: nor with a Cavalry Withdrawal owed (decision 0157).
+            super::opportunity::must_withdraw(ctx)?;
             end_player_turn(ctx, &side)?;
             let next = ctx.state.player + 1;
             if next < ctx.state.side_order.len() {

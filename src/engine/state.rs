@@ -387,6 +387,36 @@ pub struct UnitMovement {
     /// The retreat a combat required of it and it has not yet made (21.4, decision 0147).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retreat_due: Option<RetreatDue>,
+    /// The charges it made in the current phase (16.1), regular or Reaction: 16.5.3's limits.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub charges: Vec<ChargeMade>,
+    /// The Reaction Charges made against it in the current phase, a failed 16.5.5 Morale Check
+    /// included (16.5.3: "one Reaction Charge made against it during its charge").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reaction_charged: Vec<ReactionAgainst>,
+}
+
+/// A charge a cavalry unit made (16.1) and its target hex, with the phase (turn, player).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChargeMade {
+    pub turn: u32,
+    pub player: usize,
+    pub target_hex: Hex,
+    /// A Reaction Charge (16.5).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reaction: bool,
+    /// The unit it charged (its Lead Unit): a Reaction Charge triggered by cavalry may not be
+    /// answered by another (16.5.3).
+    pub target: String,
+}
+
+/// A Reaction Charge made (or attempted, 16.5.5) against a unit, with the phase (16.5.3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReactionAgainst {
+    pub turn: u32,
+    pub player: usize,
+    pub by: String,
+    pub at: Hex,
 }
 
 /// A formation change in a phase and where (17.4 trigger 3: "the firer gets to choose which of

@@ -181,6 +181,15 @@ pub fn reactions_for(
         .collect()
 }
 
+/// The Cavalry Withdrawals owed (22.1) a seat is shown: the umpire all, a side its own
+/// cavalry's (4.0: the mover's side sees the cavalry go, not what it owed).
+pub fn withdrawals_for(
+    viewer: &Viewer,
+    owed: Vec<crate::engine::opportunity::WithdrawalOwed>,
+) -> Vec<crate::engine::opportunity::WithdrawalOwed> {
+    owed.into_iter().filter(|o| owns(viewer, &o.side)).collect()
+}
+
 /// The phasing side's command points, shown only to the umpire and that side.
 pub fn phasing_points(state: &GameState, viewer: &Viewer) -> Option<u32> {
     let side = state.phasing();

@@ -746,6 +746,8 @@ impl Backend {
             opportunity_at,
             formation_change,
             allow_fire,
+            reaction_at,
+            allow_reaction,
             attacker_at,
             defender_at,
             attack_arc,
@@ -774,6 +776,10 @@ impl Backend {
             // 17.4 trigger 3, and the umpire's 17.4.1 ruling (decision 0154).
             formation_change,
             allow_fire,
+            // 16.5: the Reaction Charge at a hex of the move, and the umpire's 16.5.3 ruling
+            // (decision 0156).
+            reaction_at,
+            allow_reaction,
             // 13.1.1: a Line Extension fights as a unit of its own (decision 0144).
             attacker_at,
             defender_at,
@@ -1273,6 +1279,10 @@ pub struct CombatChoices {
     pub formation_change: bool,
     /// The umpire lets a fire stand that 17.4.1 refuses, with the reason in `ruling`.
     pub allow_fire: bool,
+    /// A Reaction Charge at this hex of the move (16.5; `combat charge --reaction --at`).
+    pub reaction_at: Option<crate::hex::Hex>,
+    /// The umpire lets a Reaction Charge stand that 16.5.3 refuses, with the reason in `ruling`.
+    pub allow_reaction: bool,
     /// The attacker is the Line Extension of the one unit named, in this hex (13.1.1).
     pub attacker_at: Option<crate::hex::Hex>,
     /// The defender is the Line Extension of the one unit named, in this hex (13.1.1).
@@ -1309,6 +1319,8 @@ pub const COMBAT_FIELDS: &[(&str, &str)] = &[
     ("--opportunity-at", "Opportunity Fire at hex"),
     ("--formation-change", "at a formation change"),
     ("--allow-fire", "allow a second firer"),
+    ("--at", "Reaction Charge at hex"),
+    ("--allow-reaction", "allow a Reaction Charge 16.5.3 refuses"),
     ("--allow-entry", "allow a non-frontal entry"),
     ("--ruling", "umpire's reason"),
     ("--attack-arc", "arc ruled"),

@@ -932,6 +932,12 @@ struct CombatForm {
     /// The umpire lets a fire stand that 17.4.1 refuses (one firer per trigger): a checkbox.
     #[serde(default)]
     allow_fire: String,
+    /// A Reaction Charge at this hex of the move (16.5; `combat charge --reaction --at`).
+    #[serde(default)]
+    reaction_at: String,
+    /// The umpire lets a Reaction Charge stand that 16.5.3 refuses: a checkbox.
+    #[serde(default)]
+    allow_reaction: String,
     /// The attacker or defender is a Line Extension of the one unit named, in this hex (13.1.1).
     #[serde(default)]
     attacker_at: String,
@@ -1056,16 +1062,20 @@ async fn combat(
     let checked = |v: &str| !v.trim().is_empty();
     let allow_entry = checked(&f.allow_entry);
     let allow_fire = checked(&f.allow_fire);
+    let allow_reaction = checked(&f.allow_reaction);
     let attack_arc = form_choice::<crate::app::ArcArg>(&f.attack_arc, "--attack-arc");
     let flanks = form_choice::<crate::app::FlanksArg>(&f.flanks, "--flanks");
     // The umpire's rulings (12.1.1 entry, 10.0 arc, chart p4 flanks) are recorded with a reason.
-    let ruled =
-        allow_entry || allow_fire || !f.attack_arc.trim().is_empty() || !f.flanks.trim().is_empty();
+    let ruled = allow_entry
+        || allow_fire
+        || allow_reaction
+        || !f.attack_arc.trim().is_empty()
+        || !f.flanks.trim().is_empty();
     let ruling = match (ruled, f.ruling.trim()) {
         (true, "") => Err(WebRefusal::new(
             "no-reason",
             format!(
-                "allowing a non-frontal Close Combat entry (12.1.1, 15.1.4) or a second firer (17.4.1), or ruling the arc or a Line's flanks (10.0), needs a reason in “{}”",
+                "allowing a non-frontal Close Combat entry (12.1.1, 15.1.4), a second firer (17.4.1) or a Reaction Charge 16.5.3 refuses, or ruling the arc or a Line's flanks (10.0), needs a reason in “{}”",
                 combat_label("--ruling")
             ),
             "write why the ruling stands, for the record",
@@ -1095,6 +1105,8 @@ async fn combat(
             opportunity_at: form_hex(&f.opportunity_at, "--opportunity-at", "17.4")?,
             formation_change: checked(&f.formation_change),
             allow_fire,
+            reaction_at: form_hex(&f.reaction_at, "--at", "16.5")?,
+            allow_reaction,
             attacker_at: form_hex(&f.attacker_at, "--attacker-at", "13.1.1")?,
             defender_at: form_hex(&f.defender_at, "--defender-at", "13.1.1")?,
             attack_arc: attack_arc?,

@@ -642,6 +642,10 @@ fn combat_form() -> Markup {
                     input type="checkbox" name="formation_change" value="yes";
                     " " (l("--formation-change"))
                 }
+                label title="16.5: a Reaction Charge at this hex of the move just made (with the Reaction Charge box)" {
+                    (l("--at")) " "
+                    input name="reaction_at" size="6" placeholder="hex";
+                }
             }
             fieldset {
                 legend { "The defending player's choices" }
@@ -669,6 +673,10 @@ fn combat_form() -> Markup {
                 label title="17.4.1: one firer per trigger, once per phase; the umpire lets this fire stand" {
                     input type="checkbox" name="allow_fire" value="yes";
                     " " (l("--allow-fire"))
+                }
+                label title="16.5.3: one Reaction Charge per Cavalry Charge; the umpire lets this one stand" {
+                    input type="checkbox" name="allow_reaction" value="yes";
+                    " " (l("--allow-reaction"))
                 }
                 label title="10.0: the arc the attack comes through, instead of the one read from facing" {
                     (l("--attack-arc")) " "

@@ -89,7 +89,27 @@ fn eight_vimeiro_turns_from_the_workbench_count_their_commands() {
             });
             assert!(moved, "{division} could not move in turn {turn}");
         }
-        t.ok(turn, &["turn", "--db", d]); // British Command Phase
+        // British Command Phase; first, 22.1: cavalry the French marched next to withdraws (the
+        // umpire places it, decision 0157).
+        loop {
+            let o = t.run(turn, 1, &["turn", "--db", d]);
+            if o.status.success() {
+                break;
+            }
+            let text = format!("{}{}", stdout(&o), String::from_utf8_lossy(&o.stderr));
+            assert!(text.contains("withdrawal-owed"), "{text}");
+            let cavalry = text
+                .split('`')
+                .nth(1)
+                .expect("the refusal names the cavalry");
+            let at = game(d).state.positions[cavalry];
+            let to = format!("{cavalry}={}.{:02}", at.col - 7, at.row);
+            let reason = "22.1: the cavalry withdraws";
+            t.ok(
+                turn,
+                &["override", "--db", d, "--reason", reason, "--place", &to],
+            );
+        }
         if turn == 2 {
             let to = ["--to", "Hill's division"];
             let text = "Take up position at 13.09 and defend it.";

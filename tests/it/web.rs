@@ -1258,6 +1258,8 @@ async fn the_combat_form_offers_every_option_of_the_command_line() {
         "attacker_at",
         "defender_at",
         "opportunity_at",
+        "reaction_at",
+        "allow_reaction",
         "square",
         "skirmisher",
         "skirmisher_absorbs",
@@ -1462,5 +1464,44 @@ async fn the_umpire_console_offers_reaction_charges_along_a_move_16_5() {
             ),
         "{}",
         page.body
+    );
+}
+
+/// 16.5 (decision 0156): the console's combat form charges the mover at a hex of its path
+/// ("Reaction Charge at hex", `--at`); a hex the cavalry was not offered is refused with the
+/// rule and the hex, writing nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_umpire_console_charges_at_a_hex_of_the_path_16_5() {
+    let (dir, st, tokens) = mini_table(
+        "mini-reaction.toml",
+        1,
+        &["turn", "move --piece fr-col --to 5.05"],
+    );
+    let db = dir.path().join("mini.db");
+    let umpire = tokens["umpire"].as_str();
+    let charge = |at: &'static str| {
+        [
+            ("kind", "charge"),
+            ("attackers", "aus-cav"),
+            ("defenders", "fr-col"),
+            ("reaction", "yes"),
+            ("square", "no"),
+            ("reaction_at", at),
+        ]
+    };
+    let before = payloads(&db);
+    let bad = call(&st, "POST", "/umpire/combat", Some(umpire), &charge("5.04")).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", bad.body);
+    assert!(
+        bad.body.contains("16.5") && bad.body.contains("5.04"),
+        "{}",
+        bad.body
+    );
+    assert_eq!(payloads(&db), before, "a refused charge writes nothing");
+    let r = call(&st, "POST", "/umpire/combat", Some(umpire), &charge("5.07")).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(
+        payloads(&db).contains("\"charge_at\":\"5.07\""),
+        "the charge is recorded at the hex of the path"
     );
 }
