@@ -372,7 +372,10 @@ pub fn last_seen(
         }
     }
     let now = visible_positions(&state, scenario, &viewer);
-    seen.retain(|p, _| !now.contains_key(p) && state.positions.contains_key(p));
+    // A piece gone from the map (eliminated, 20.3; a commander lost, 25) while out of sight
+    // keeps its ghost: dropping it would tell the side of a loss it may not know (4.0 keeps
+    // casualties secret).
+    seen.retain(|p, _| !now.contains_key(p));
     seen
 }
 

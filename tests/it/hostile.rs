@@ -576,3 +576,59 @@ fn study_of_a_game_refuses_the_options_it_would_ignore() {
     }
     assert!(!out.exists());
 }
+
+/// 4.0 keeps casualties secret: a French Commander saw Wellesley at 18.25 (15:00); out of the
+/// French sight, the British lost him (the umpire's override, Sherbrooke taking over, 25). The
+/// French "last seen" ghost of Wellesley vanished at that moment, telling the French side of a
+/// loss it could not know. The ghost now stays.
+#[test]
+fn a_ghost_does_not_vanish_when_the_enemy_loses_the_piece_out_of_sight() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let d = db.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let o = staffwork(args);
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    run(&[
+        "new",
+        "--scenario",
+        "talavera-1809",
+        "--db",
+        d,
+        "--seed",
+        "3",
+    ]);
+    let place = |p: &str| run(&["override", "--db", d, "--reason", "test", "--place", p]);
+    place("joseph=18.24");
+    for _ in 0..6 {
+        run(&["turn", "--db", d]);
+    }
+    place("joseph=35.25");
+    place("wellesley=1.01");
+    let ghost = || {
+        let o = staffwork(&["status", "--db", d, "--side", "french", "--format", "json"]);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert!(v["positions"].get("wellesley").is_none(), "{v}");
+        v["last_seen"]["wellesley"]["hex"].clone()
+    };
+    assert_eq!(
+        ghost(),
+        "18.25",
+        "the test needs Wellesley last seen at 18.25"
+    );
+    run(&[
+        "override",
+        "--db",
+        d,
+        "--reason",
+        "test",
+        "--commander-lost",
+        "allied-army",
+    ]);
+    assert_eq!(ghost(), "18.25");
+}
