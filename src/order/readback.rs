@@ -274,6 +274,17 @@ pub(crate) fn render(
     // ("… and is not to pursue beyond the stream"), never as an action.
     for p in prohibitions {
         let link = who.map_or("are not to", |w| not_link(subject_link(w)));
+        // Rule `neg.condition`: a conditional prohibition reads back with its condition first.
+        if let Some(c) = &p.condition {
+            let intro = who.map_or(String::new(), |w| format!("{w} "));
+            let what = if p.avoid {
+                format!("{intro}is to avoid {}", p.text)
+            } else {
+                format!("{intro}{link} {}", p.text)
+            };
+            sentences.push(capitalise(&format!("{c}, {what}")));
+            continue;
+        }
         match sentences.last_mut() {
             // Rule `neg.avoid`: "avoid a general action", "avoid engaging the enemy".
             Some(last) if p.avoid => last.push_str(&format!(", and avoid {}", p.text)),
