@@ -361,6 +361,8 @@ fn token_rules(
     let toks = before_clause(text, toks, &mut d.rules);
     let toks = split_object(text, toks, &mut d.rules);
     let toks = round_route(text, toks, &mut d.rules);
+    let toks = relative_negation(text, toks, &mut d.rules);
+    let toks = nor_clause(text, toks, &mut d.rules);
     let toks = passive_own(text, toks, &mut d.rules);
     let n = toks.len();
     let toks = third_person(text, toks);
@@ -2111,6 +2113,76 @@ fn round_route(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
         }
         k += 1;
     }
+    toks
+}
+
+/// Rule `neg.relative`: "on ground which should not give you an advantage" — a negation inside
+/// a relative clause (after "which", "that", "who", "where" and modals) describes, it forbids
+/// nothing; "which you must not abandon" still speaks to the recipient.
+fn relative_negation(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    for k in 1..toks.len() {
+        let Tok::Negate(n) = toks[k] else { continue };
+        if !text[n.0..n.1].eq_ignore_ascii_case("not") {
+            continue;
+        }
+        let mut j = k;
+        while j > 0
+            && k - j < 3
+            && matches!(&toks[j - 1], Tok::Filler(f) if is_modal(&text[f.0..f.1]))
+        {
+            j -= 1;
+        }
+        let relative = j < k
+            && j > 0
+            && matches!(&toks[j - 1], Tok::Filler(f) if matches!(
+                text[f.0..f.1].to_lowercase().as_str(),
+                "which" | "that" | "who" | "where"
+            ));
+        if relative {
+            toks[k] = Tok::Filler(n);
+            rules.push("neg.relative");
+        }
+    }
+    toks
+}
+
+/// Rule `neg.nor`: "nor is any individual or body of men, in conceiving themselves displaced, to
+/// attempt to regain their situation" — "nor is/are (subject) … to" forbids the verb after "to",
+/// as "is not to" does; the subject between is the writer's description, not a place.
+fn nor_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let word = |t: &Tok| {
+        let s = t.span();
+        text[s.0..s.1].to_lowercase()
+    };
+    let Some(k) = toks
+        .iter()
+        .position(|t| matches!(t, Tok::Filler(_) | Tok::Connector(..)) && word(t) == "nor")
+    else {
+        return toks;
+    };
+    if !toks
+        .get(k + 1)
+        .is_some_and(|t| matches!(word(t).as_str(), "is" | "are" | "shall" | "will" | "must"))
+    {
+        return toks;
+    }
+    let Some(to) = (k + 2..toks.len())
+        .take_while(|&j| !matches!(&toks[j], Tok::Punct(_) | Tok::Verb { .. }) && !matches!(&toks[j], Tok::Connector(c, _) if c == ";" || c == "but"))
+        .find(|&j| {
+            matches!(&toks[j], Tok::DestPrep(p, _) if p == "to")
+                && toks.get(j + 1).is_some_and(|t| {
+                    let w = word(t);
+                    w.chars().next().is_some_and(char::is_lowercase)
+                        && matches!(t, Tok::Place(_) | Tok::Filler(_) | Tok::Verb { .. })
+                        && !w.contains(' ')
+                })
+        })
+    else {
+        return toks;
+    };
+    let span = (toks[k].span().0, toks[to].span().1);
+    toks.splice(k..=to, [Tok::Negate(span)]);
+    rules.push("neg.nor");
     toks
 }
 
