@@ -658,6 +658,14 @@ impl Reading<'_> {
                         w.ends_with(" to")
                             || w.starts_with("on no")
                             || (*predicate && w.starts_with("you "))
+                            // "if the allied hussars appear, do not pursue them": after the
+                            // condition's comma an imperative negator turns to the recipient,
+                            // even when the condition's verb went unread.
+                            || (self.after_conn
+                                && self.verb_next
+                                && (w.starts_with("do not")
+                                    || w.starts_with("don't")
+                                    || w == "never"))
                             || w == "never"
                             || lexicon::get().is_avoid_negator(&w)
                             || (*predicate
@@ -2122,7 +2130,12 @@ fn round_route(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
 fn relative_negation(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
     for k in 1..toks.len() {
         let Tok::Negate(n) = toks[k] else { continue };
-        if !text[n.0..n.1].eq_ignore_ascii_case("not") {
+        let w = text[n.0..n.1].to_lowercase();
+        // "not", or a modal and "not" read as one negator ("does not").
+        let modal_not = w
+            .strip_suffix(" not")
+            .is_some_and(|m| !m.contains(' ') && is_modal(m));
+        if w != "not" && !modal_not {
             continue;
         }
         let mut j = k;
@@ -2132,7 +2145,7 @@ fn relative_negation(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static st
         {
             j -= 1;
         }
-        let relative = j < k
+        let relative = (j < k || modal_not)
             && j > 0
             && matches!(&toks[j - 1], Tok::Filler(f) if matches!(
                 text[f.0..f.1].to_lowercase().as_str(),

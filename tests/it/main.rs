@@ -24,6 +24,7 @@ mod odds_from_game;
 mod opportunity_fire;
 mod order_cli;
 mod order_corpus;
+mod order_clauses;
 mod order_corpus_eval;
 mod order_docs;
 mod order_meaning_rules;
