@@ -227,6 +227,16 @@ pub(crate) fn build(
             Tok::Recipient { who: Some(w), .. } => Some(w.text.as_str()),
             _ => None,
         });
+        // "I have driven the enemy …": "I" or "We" read as a word, then an auxiliary.
+        let sender = sender.or_else(|| match toks.as_slice() {
+            [Tok::Filler(a), Tok::Filler(b), ..]
+                if matches!(&text[a.0..a.1], "I" | "We")
+                    && lexicon::get().is_finite(&text[b.0..b.1].to_lowercase()) =>
+            {
+                Some(&text[a.0..a.1])
+            }
+            _ => None,
+        });
         if sender.is_some_and(|w| matches!(w, "I" | "We" | "we")) {
             d.rules.push("lead.sender");
             // Rule `lead.sender-turn`: "I will come to you if I can, but if I cannot do not
@@ -363,6 +373,8 @@ fn token_rules(
     let toks = round_route(text, toks, &mut d.rules);
     let toks = relative_negation(text, toks, &mut d.rules);
     let toks = nor_clause(text, toks, &mut d.rules);
+    let toks = day_word(text, toks, &mut d.rules);
+    let toks = should_name(text, toks, &mut d.rules);
     let toks = passive_own(text, toks, &mut d.rules);
     let n = toks.len();
     let toks = third_person(text, toks);
@@ -1676,13 +1688,21 @@ impl Reading<'_> {
         {
             let topic = std::mem::take(&mut d.topic);
             let time = d.topic_time.take();
+            let mut took = false;
+            // A place named before the pronoun in this sentence is its antecedent, not the topic.
+            let mut named = false;
             for ds in &mut d.steps[f..] {
                 let st = &mut ds.step;
+                let before = named;
+                named |= st.objectives.iter().any(|o| o.form != Form::Pronoun);
+                // "Kirseberg by 0800. Hold it against all comers.": the pronoun takes the topic.
+                took |= !before && st.objectives.first().is_some_and(|o| o.form == Form::Pronoun);
                 if st.objectives.is_empty()
                     && st.route.is_empty()
                     && st.direction.is_none()
                     && !matches!(st.action, Action::Halt | Action::Join)
                 {
+                    took = true;
                     // Several places read back as a list ("Hinzeberg road, Mill bridge and Hall"),
                     // never run together into one name.
                     let n = topic.len();
@@ -1703,6 +1723,7 @@ impl Reading<'_> {
                     }
                     d.rules.push("verbless.objective");
                 } else if let [only] = st.objectives.as_slice()
+                    && !before
                     && only.form == Form::Pronoun
                     && matches!(only.text.to_lowercase().as_str(), "it" | "there")
                     && st.route.is_empty()
@@ -1722,8 +1743,63 @@ impl Reading<'_> {
                         *part = format!("{head}{}", r.phrase);
                         st.objectives = vec![r.clone()];
                         d.rules.push("verbless.pronoun");
+                        took = true;
                     }
                 }
+            }
+            // Rule `verbless.march-time`: "4th Div: Kümla road, 0700. Push on to Kümla." — places
+            // and a time that the next action does not take (it has its own objective) are where
+            // to be by then: a march stage first (6.3.3, a sequence).
+            if !took && let Some(t) = time {
+                let mut parts = vec!["march".to_string()];
+                let n = topic.len();
+                for (i, (_, p)) in topic.iter().enumerate() {
+                    let lead = if i == 0 { "to " } else if i + 1 == n { "and " } else { "" };
+                    let sep = if i + 2 < n { "," } else { "" };
+                    parts.push(format!("{lead}{p}{sep}"));
+                }
+                parts.push(t.text.clone());
+                let objectives: Vec<Reference> = topic.into_iter().map(|(r, _)| r).collect();
+                let at = objectives.first().map_or(t.span.0, |r| r.span.0);
+                let next = &mut d.steps[f];
+                let link = std::mem::replace(&mut next.link, Link::Sentence);
+                let link = if link == Link::First {
+                    Link::First
+                } else {
+                    Link::Sentence
+                };
+                let sentence = next.sentence.saturating_sub(1);
+                d.steps.insert(
+                    f,
+                    DraftStep {
+                        step: Step {
+                            action: Action::Move,
+                            verb: "march".into(),
+                            posture: Action::Move.posture(),
+                            span: (at, at),
+                            objectives,
+                            route: Vec::new(),
+                            direction: None,
+                            facing: None,
+                            against: None,
+                            timing: Some(t),
+                            forces: Vec::new(),
+                            manner: Vec::new(),
+                            if_possible: false,
+                            alternatives: false,
+                            parts,
+                            own_objectives: 0,
+                            purpose: None,
+                        },
+                        link,
+                        sentence,
+                        condition: None,
+                        subject: None,
+                        purpose: None,
+                        purpose_engage: false,
+                    },
+                );
+                d.rules.push("verbless.march-time");
             }
         }
         // Modifiers that found no action in this sentence are kept, not dropped.
@@ -2199,6 +2275,64 @@ fn nor_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
     toks
 }
 
+/// Rule `time.day-word`: "cross the Danube at Ebersdorf to-morrow", "pass at Lobau to-night" — a
+/// later day the grammar left as a word (after a name, or before a comma at the opening) is a
+/// start time, as "to-morrow" before the verb is (30.0).
+fn day_word(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let day = |s: Span| {
+        let w = text[s.0..s.1].trim_end_matches([',', ' ']).to_lowercase();
+        matches!(
+            w.as_str(),
+            "to-morrow" | "tomorrow" | "to-night" | "tonight" | "to-day" | "today"
+        )
+        .then(|| (s.0, s.0 + text[s.0..s.1].trim_end_matches([',', ' ']).len(), w))
+    };
+    let mut out = Vec::with_capacity(toks.len());
+    for t in toks {
+        let hit = match &t {
+            Tok::Filler(s) => day(*s),
+            Tok::Recipient {
+                who: Some(w),
+                attached,
+                span,
+            } if attached.is_empty() && out.iter().any(|o| matches!(o, Tok::Recipient { .. })) => {
+                day(*span).filter(|_| w.text.len() <= 9)
+            }
+            _ => None,
+        };
+        match hit {
+            Some((a, b, w)) => {
+                rules.push("time.day-word");
+                out.push(Tok::Timing {
+                    prep: "at".into(),
+                    value: Some(w),
+                    span: (a, b),
+                });
+            }
+            None => out.push(t),
+        }
+    }
+    out
+}
+
+/// Rule `cond.should-name`: "should Soult advance from Llerena, fall back …" — "should", a name
+/// and a verb open a condition, as "should the enemy advance" does (30.0).
+fn should_name(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    for k in 0..toks.len().saturating_sub(2) {
+        let Tok::Filler(s) = toks[k] else { continue };
+        // Anywhere in the sentence: the read-back puts the condition after its stage ("hold
+        // the heights should Soult advance"); "Soult should advance" has no name after it.
+        if text[s.0..s.1].eq_ignore_ascii_case("should")
+            && matches!(&toks[k + 1], Tok::Place(t) if t.text.chars().next().is_some_and(char::is_uppercase))
+            && matches!(&toks[k + 2], Tok::Verb { .. })
+        {
+            toks[k] = Tok::CondStart("should".into(), s);
+            rules.push("cond.should-name");
+        }
+    }
+    toks
+}
+
 /// Rule `time.by-clock`: "march to Kümla by 0800" — "by" and a bare military clock time is a
 /// deadline (30.0), like "by noon"; it used to leave "by" as a route word and read "0800" as a
 /// start time (a conditional, Complex order).
@@ -2267,6 +2401,9 @@ fn passive_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
         // phrase before "will", "shall", "must", "is to", "are to".
         let subject = match toks[k - 1] {
             Tok::Recipient { .. } => troops(&toks[k - 1]),
+            // "The reserve battery: be brought forward …" (the read-back of a name holding a
+            // keyword): the colon lead is read later, by `colon_lead`.
+            Tok::Punct(_) if word(&toks[k - 1]) == ":" => k >= 2 && troops(&toks[k - 2]),
             _ => {
                 let w = word(&toks[k - 1]);
                 let modal = matches!(w.as_str(), "will" | "shall" | "must");
@@ -2682,7 +2819,13 @@ fn possessed_noun(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>)
                 && super::resolve::looks_like_troops(&t.text))
             && matches!(&toks[k], Tok::Verb { span, .. }
                 if lexicon::get().is_troop_word(&crate::text::fold(&text[span.0..span.1])));
-        let possessive = possessive || object_troops;
+        // "by the Kösen pass", "the Maya pass": a terrain noun that is also a verb form, right
+        // after a proper name, ends that name (as rule `name.terrain-head` for keywords).
+        let named_terrain = matches!(&toks[k - 1], Tok::Place(t) if t.form == Form::Name
+                && t.text.split_whitespace().last().is_some_and(|w| w.chars().next().is_some_and(char::is_uppercase)))
+            && matches!(&toks[k], Tok::Verb { span, .. }
+                if lexicon::get().is_terrain(&text[span.0..span.1].to_lowercase()));
+        let possessive = possessive || object_troops || named_terrain;
         if let Tok::Verb { span, .. } = &toks[k]
             && possessive
         {
