@@ -375,6 +375,7 @@ fn token_rules(
     let toks = nor_clause(text, toks, &mut d.rules);
     let toks = day_word(text, toks, &mut d.rules);
     let toks = should_name(text, toks, &mut d.rules);
+    let toks = then_place(toks, &mut d.rules);
     let toks = passive_own(text, toks, &mut d.rules);
     let n = toks.len();
     let toks = third_person(text, toks);
@@ -2328,6 +2329,38 @@ fn should_name(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
         {
             toks[k] = Tok::CondStart("should".into(), s);
             rules.push("cond.should-name");
+        }
+    }
+    toks
+}
+
+/// Rule `verbless.then`: "Hold it till 1500, then Kirseberg." — a place alone after "then" at
+/// the end of a sentence is where to march next: a move stage of the sequence (6.3.3).
+fn then_place(toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let mut toks = toks;
+    let n = toks.len();
+    for k in 1..n {
+        let then = matches!(&toks[k - 1], Tok::Connector(c, _) if c == "then" || c == "and then");
+        let place = matches!(&toks[k], Tok::Place(t) if matches!(t.form, Form::Name | Form::Hex)
+            && t.text.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit()));
+        let ends = toks[k + 1..]
+            .iter()
+            .all(|t| matches!(t, Tok::Punct(_) | Tok::Timing { .. }));
+        if then && place && ends {
+            let at = toks[k].span().0;
+            toks.splice(
+                k..k,
+                [
+                    Tok::Verb {
+                        action: Action::Move,
+                        verb: "march".into(),
+                        span: (at, at),
+                    },
+                    Tok::DestPrep("to".into(), (at, at)),
+                ],
+            );
+            rules.push("verbless.then");
+            break;
         }
     }
     toks

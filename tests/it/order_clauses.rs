@@ -214,3 +214,59 @@ fn nor_is_to_forbids_and_a_relative_not_describes() {
     assert_eq!(o.prohibitions.len(), 1, "{:?}", o.prohibitions);
     assert!(o.prohibitions[0].text.ends_with("favour your cavalry"), "{:?}", o.prohibitions);
 }
+
+#[test]
+fn should_and_a_name_open_a_condition() {
+    // Rule `cond.should-name` (30.0): no remark "should", no march of Soult.
+    let o = bare("General Hill: should Drouet cross the Guadiana, retire upon Portalegre.");
+    assert_eq!(o.order_type, Some(OrderType::Complex), "{}", o.readback);
+    assert_eq!(actions(&o), vec![Action::Withdraw], "{}", o.readback);
+    assert!(o.stages[0].condition.is_some());
+    assert!(o.remarks.is_empty(), "{:?}", o.remarks);
+    reread(&o, false);
+}
+
+#[test]
+fn a_later_day_after_a_name_is_a_start_time() {
+    // Rule `time.day-word`: "to-morrow" at the end is when to start (Complex, 30.0).
+    for text in [
+        "Marshal Lannes: cross the Saale at Jena to-morrow.",
+        "General Hill: march on Merida tonight.",
+    ] {
+        let o = bare(text);
+        assert_eq!(o.order_type, Some(OrderType::Complex), "{text}: {}", o.readback);
+        assert!(o.remarks.is_empty(), "{text}: {:?}", o.remarks);
+        reread(&o, false);
+    }
+}
+
+#[test]
+fn a_verbless_place_with_a_time_is_a_march_when_the_action_has_its_own_place() {
+    // Rule `verbless.march-time`: "Hinzeberg road, 0800." then an action elsewhere.
+    let o = hall("3rd Div: Hinzeberg road, 0800. Push on to Kirseberg and hold the bridge.");
+    assert_eq!(o.order_type, Some(OrderType::Complex), "{}", o.readback);
+    assert_eq!(o.stages.len(), 2, "{}", o.readback);
+    assert_eq!(o.stages[0].action, Action::Move);
+    reread(&o, true);
+    // A pronoun still takes the verbless place: one stage.
+    let o = hall("3rd Div: Kirseberg by 0900. Hold it.");
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.readback);
+}
+
+#[test]
+fn a_place_alone_after_then_is_the_next_march() {
+    // Rule `verbless.then` (6.3.3: a sequence is Complex).
+    let o = hall("4th Div: hold Hinzeberg till noon, then Kümla.");
+    assert_eq!(o.order_type, Some(OrderType::Complex), "{}", o.readback);
+    assert_eq!(actions(&o), vec![Action::Defend, Action::Move], "{}", o.readback);
+    reread(&o, true);
+}
+
+#[test]
+fn pass_is_a_crossing_but_a_named_pass_is_a_place() {
+    let o = bare("The Guard will pass the Elbe at Dresden.");
+    assert_eq!(actions(&o), vec![Action::Cross], "{}", o.readback);
+    let o = bare("General Graham: march upon Tolosa by the Velate pass.");
+    assert!(o.places.iter().any(|p| p.text == "Velate pass"), "{:?}", o.places);
+    assert_eq!(actions(&o), vec![Action::Move], "{}", o.readback);
+}
