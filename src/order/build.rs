@@ -1029,10 +1029,20 @@ impl Reading<'_> {
                     .trim_end_matches(['—', '–', '-', ':'])
                     .trim()))
             }
-            Tok::Courtesy(s) => d.courtesies.push(Remark {
-                text: nfc(&text[s.0..s.1]),
-                span: *s,
-            }),
+            Tok::Courtesy(s) => {
+                // "I have the honour to request that you will …": the letter speaks to its
+                // addressee, who is the recipient though the text does not name him.
+                if text[s.0..s.1]
+                    .split_whitespace()
+                    .any(|w| w.eq_ignore_ascii_case("you"))
+                {
+                    d.addressed_you = true;
+                }
+                d.courtesies.push(Remark {
+                    text: nfc(&text[s.0..s.1]),
+                    span: *s,
+                });
+            }
             Tok::TypeLabel(t, s) => d.stated_type = Some((*t, *s)),
             Tok::Preset { independent, span } => {
                 d.preset = true;

@@ -270,3 +270,14 @@ fn pass_is_a_crossing_but_a_named_pass_is_a_place() {
     assert!(o.places.iter().any(|p| p.text == "Velate pass"), "{:?}", o.places);
     assert_eq!(actions(&o), vec![Action::Move], "{}", o.readback);
 }
+
+#[test]
+fn a_courtesy_to_you_addresses_the_letter_s_recipient() {
+    // "request that you will" is a courtesy, and "you" in it is the addressee: at most an
+    // implicit-recipient warning, never a no-recipient error.
+    let o = hall("Sir, I have the honour to request that you will hold Kirseberg until dusk.");
+    assert!(!o.has_errors(), "{:?}", o.diagnostics);
+    assert!(o.diagnostics.iter().any(|d| d.code == "implicit-recipient"));
+    assert!(o.remarks.is_empty(), "{:?}", o.remarks);
+    assert_eq!(actions(&o), vec![Action::Defend]);
+}
