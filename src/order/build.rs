@@ -246,7 +246,9 @@ pub(crate) fn build(
                 matches!(t, Tok::Connector(c, _) if c == "but" || c == ";")
                     && toks[k + 1..]
                         .iter()
-                        .take_while(|u| !matches!(u, Tok::Connector(c, _) if c == "but" || c == ";"))
+                        .take_while(
+                            |u| !matches!(u, Tok::Connector(c, _) if c == "but" || c == ";"),
+                        )
                         .any(|u| {
                             matches!(u, Tok::Negate(n) if {
                                 let w = text[n.0..n.1].to_lowercase();
@@ -1707,7 +1709,11 @@ impl Reading<'_> {
                 let before = named;
                 named |= st.objectives.iter().any(|o| o.form != Form::Pronoun);
                 // "Kirseberg by 0800. Hold it against all comers.": the pronoun takes the topic.
-                took |= !before && st.objectives.first().is_some_and(|o| o.form == Form::Pronoun);
+                took |= !before
+                    && st
+                        .objectives
+                        .first()
+                        .is_some_and(|o| o.form == Form::Pronoun);
                 if st.objectives.is_empty()
                     && st.route.is_empty()
                     && st.direction.is_none()
@@ -1765,7 +1771,13 @@ impl Reading<'_> {
                 let mut parts = vec!["march".to_string()];
                 let n = topic.len();
                 for (i, (_, p)) in topic.iter().enumerate() {
-                    let lead = if i == 0 { "to " } else if i + 1 == n { "and " } else { "" };
+                    let lead = if i == 0 {
+                        "to "
+                    } else if i + 1 == n {
+                        "and "
+                    } else {
+                        ""
+                    };
                     let sep = if i + 2 < n { "," } else { "" };
                     parts.push(format!("{lead}{p}{sep}"));
                 }
@@ -2129,7 +2141,10 @@ fn before_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) 
             .skip(1)
             .any(|t| match t {
                 Tok::Verb { .. } | Tok::Participle { .. } => true,
-                Tok::Filler(f) => is_modal(&text[f.0..f.1]) || lexicon::get().is_finite(&text[f.0..f.1].to_lowercase()),
+                Tok::Filler(f) => {
+                    is_modal(&text[f.0..f.1])
+                        || lexicon::get().is_finite(&text[f.0..f.1].to_lowercase())
+                }
                 _ => false,
             });
         if subject && verb_follows {
@@ -2267,7 +2282,10 @@ fn nor_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
         return toks;
     }
     let Some(to) = (k + 2..toks.len())
-        .take_while(|&j| !matches!(&toks[j], Tok::Punct(_) | Tok::Verb { .. }) && !matches!(&toks[j], Tok::Connector(c, _) if c == ";" || c == "but"))
+        .take_while(|&j| {
+            !matches!(&toks[j], Tok::Punct(_) | Tok::Verb { .. })
+                && !matches!(&toks[j], Tok::Connector(c, _) if c == ";" || c == "but")
+        })
         .find(|&j| {
             matches!(&toks[j], Tok::DestPrep(p, _) if p == "to")
                 && toks.get(j + 1).is_some_and(|t| {
@@ -2296,7 +2314,13 @@ fn day_word(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<To
             w.as_str(),
             "to-morrow" | "tomorrow" | "to-night" | "tonight" | "to-day" | "today"
         )
-        .then(|| (s.0, s.0 + text[s.0..s.1].trim_end_matches([',', ' ']).len(), w))
+        .then(|| {
+            (
+                s.0,
+                s.0 + text[s.0..s.1].trim_end_matches([',', ' ']).len(),
+                w,
+            )
+        })
     };
     let mut out = Vec::with_capacity(toks.len());
     for t in toks {

@@ -22,7 +22,11 @@ fn reread(o: &CheckedOrder, scenario: bool) {
     } else {
         bare(&o.readback)
     };
-    assert_eq!(again.key, o.key, "read-back {:?} re-reads differently", o.readback);
+    assert_eq!(
+        again.key, o.key,
+        "read-back {:?} re-reads differently",
+        o.readback
+    );
 }
 
 fn actions(o: &CheckedOrder) -> Vec<Action> {
@@ -101,7 +105,11 @@ fn a_conditional_attack_on_troops_named_in_its_condition_is_no_error() {
     }
     // With no condition the same verb is still open-ended (6.4.4).
     let o = bare("Lefebvre-Desnouettes: charge!");
-    assert!(o.diagnostics.iter().any(|d| d.code == "open-ended"), "{:?}", o.diagnostics);
+    assert!(
+        o.diagnostics.iter().any(|d| d.code == "open-ended"),
+        "{:?}",
+        o.diagnostics
+    );
 }
 
 #[test]
@@ -113,7 +121,10 @@ fn a_pronoun_after_a_verbless_place_reads_back_as_that_place() {
     reread(&o, false);
     let o = hall("3rd Div: Hinzeberg. Occupy it at once.");
     assert!(o.readback.contains("occupy Hinzeberg"), "{}", o.readback);
-    let r = o.stages[0].objectives[0].resolved.as_ref().map(|r| r.id.as_str());
+    let r = o.stages[0].objectives[0]
+        .resolved
+        .as_ref()
+        .map(|r| r.id.as_str());
     assert_eq!(r, Some("hinzeberg"));
     reread(&o, true);
 }
@@ -177,7 +188,10 @@ fn a_passive_with_two_participles_keeps_both() {
     let o = bare("The baggage is to be loaded and sent back to Abrantes.");
     assert_eq!(o.order_type, Some(OrderType::General), "{}", o.readback);
     assert_eq!(o.stages[0].objectives[0].text, "Abrantes");
-    assert_eq!(o.recipient.as_ref().map(|r| r.text.as_str()), Some("baggage"));
+    assert_eq!(
+        o.recipient.as_ref().map(|r| r.text.as_str()),
+        Some("baggage")
+    );
     let o = hall("Kümla is to be occupied and held by the 3rd Division.");
     assert_eq!(actions(&o), vec![Action::Defend], "{}", o.readback);
     let o = hall("Hall is to be taken and held by the 2nd Division.");
@@ -188,14 +202,24 @@ fn a_passive_with_two_participles_keeps_both() {
 #[test]
 fn a_condition_before_a_prohibition_governs_it() {
     // Rule `neg.condition` and `lead.sender-turn`.
-    let o = bare("I shall try to join you at Coria, but if the roads are impassable do not wait for me.");
+    let o = bare(
+        "I shall try to join you at Coria, but if the roads are impassable do not wait for me.",
+    );
     assert_eq!(o.prohibitions.len(), 1, "{}", o.readback);
     assert_eq!(o.prohibitions[0].text, "wait for me");
     assert!(o.prohibitions[0].condition.is_some());
-    assert!(o.readback.starts_with("If the roads are impassable"), "{}", o.readback);
+    assert!(
+        o.readback.starts_with("If the roads are impassable"),
+        "{}",
+        o.readback
+    );
     assert!(o.stages.is_empty());
     let o = hall("2nd Div: if the allied hussars appear, do not pursue them beyond the stream.");
-    assert!(o.prohibitions[0].condition.is_some(), "{:?}", o.prohibitions);
+    assert!(
+        o.prohibitions[0].condition.is_some(),
+        "{:?}",
+        o.prohibitions
+    );
 }
 
 #[test]
@@ -205,14 +229,21 @@ fn nor_is_to_forbids_and_a_relative_not_describes() {
         "The men are to remain in their ranks; nor is any officer, on any pretence, to quit his company.",
     );
     assert!(
-        o.prohibitions.iter().any(|p| p.text.starts_with("quit his company")),
+        o.prohibitions
+            .iter()
+            .any(|p| p.text.starts_with("quit his company")),
         "{:?}",
         o.prohibitions
     );
     // Rule `neg.relative`: the whole phrase is forbidden, not cut at the second "not".
-    let o = bare("General Hill: you are not to fight on ground which does not favour your cavalry.");
+    let o =
+        bare("General Hill: you are not to fight on ground which does not favour your cavalry.");
     assert_eq!(o.prohibitions.len(), 1, "{:?}", o.prohibitions);
-    assert!(o.prohibitions[0].text.ends_with("favour your cavalry"), "{:?}", o.prohibitions);
+    assert!(
+        o.prohibitions[0].text.ends_with("favour your cavalry"),
+        "{:?}",
+        o.prohibitions
+    );
 }
 
 #[test]
@@ -234,7 +265,12 @@ fn a_later_day_after_a_name_is_a_start_time() {
         "General Hill: march on Merida tonight.",
     ] {
         let o = bare(text);
-        assert_eq!(o.order_type, Some(OrderType::Complex), "{text}: {}", o.readback);
+        assert_eq!(
+            o.order_type,
+            Some(OrderType::Complex),
+            "{text}: {}",
+            o.readback
+        );
         assert!(o.remarks.is_empty(), "{text}: {:?}", o.remarks);
         reread(&o, false);
     }
@@ -258,7 +294,12 @@ fn a_place_alone_after_then_is_the_next_march() {
     // Rule `verbless.then` (6.3.3: a sequence is Complex).
     let o = hall("4th Div: hold Hinzeberg till noon, then Kümla.");
     assert_eq!(o.order_type, Some(OrderType::Complex), "{}", o.readback);
-    assert_eq!(actions(&o), vec![Action::Defend, Action::Move], "{}", o.readback);
+    assert_eq!(
+        actions(&o),
+        vec![Action::Defend, Action::Move],
+        "{}",
+        o.readback
+    );
     reread(&o, true);
 }
 
@@ -267,7 +308,11 @@ fn pass_is_a_crossing_but_a_named_pass_is_a_place() {
     let o = bare("The Guard will pass the Elbe at Dresden.");
     assert_eq!(actions(&o), vec![Action::Cross], "{}", o.readback);
     let o = bare("General Graham: march upon Tolosa by the Velate pass.");
-    assert!(o.places.iter().any(|p| p.text == "Velate pass"), "{:?}", o.places);
+    assert!(
+        o.places.iter().any(|p| p.text == "Velate pass"),
+        "{:?}",
+        o.places
+    );
     assert_eq!(actions(&o), vec![Action::Move], "{}", o.readback);
 }
 
