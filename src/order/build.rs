@@ -645,6 +645,7 @@ impl Reading<'_> {
     /// was absorbed.
     fn in_mode(&mut self, tok: &Tok, d: &mut Draft) -> bool {
         let text = self.text;
+        let flags = (self.after_conn, self.verb_next, self.after_and);
         match &mut self.mode {
             Mode::Cond {
                 kind,
@@ -668,27 +669,7 @@ impl Reading<'_> {
                     // recipient ends the condition ("if the enemy does not come" does not).
                     // "as soon as it has crossed, and not wait", "if I cannot, do not wait": once
                     // the condition has its verb, "do not" or "and not" turns to the recipient.
-                    Tok::Negate(s) => {
-                        let w = text[s.0..s.1].to_lowercase();
-                        w.ends_with(" to")
-                            || w.starts_with("on no")
-                            || (*predicate && w.starts_with("you "))
-                            // "if the allied hussars appear, do not pursue them": after the
-                            // condition's comma an imperative negator turns to the recipient,
-                            // even when the condition's verb went unread.
-                            || (self.after_conn
-                                && self.verb_next
-                                && (w.starts_with("do not")
-                                    || w.starts_with("don't")
-                                    || w == "never"))
-                            || w == "never"
-                            || lexicon::get().is_avoid_negator(&w)
-                            || (*predicate
-                                && self.verb_next
-                                && (w.starts_with("do not")
-                                    || w.starts_with("don't")
-                                    || (w == "not" && self.after_and)))
-                    }
+                    Tok::Negate(s) => negator_ends_condition(&text[s.0..s.1], *predicate, flags),
                     Tok::Connector(c, _) => c == "then" || c == "and then" || c == ";",
                     _ => false,
                 };
@@ -1696,134 +1677,8 @@ impl Reading<'_> {
             d.topic_time = self.pending.timing.take();
             return;
         }
-        if let Some(f) = self.first_step_here
-            && !d.topic.is_empty()
-        {
-            let topic = std::mem::take(&mut d.topic);
-            let time = d.topic_time.take();
-            let mut took = false;
-            // A place named before the pronoun in this sentence is its antecedent, not the topic.
-            let mut named = false;
-            for ds in &mut d.steps[f..] {
-                let st = &mut ds.step;
-                let before = named;
-                named |= st.objectives.iter().any(|o| o.form != Form::Pronoun);
-                // "Kirseberg by 0800. Hold it against all comers.": the pronoun takes the topic.
-                took |= !before
-                    && st
-                        .objectives
-                        .first()
-                        .is_some_and(|o| o.form == Form::Pronoun);
-                if st.objectives.is_empty()
-                    && st.route.is_empty()
-                    && st.direction.is_none()
-                    && !matches!(st.action, Action::Halt | Action::Join)
-                {
-                    took = true;
-                    // Several places read back as a list ("Hinzeberg road, Mill bridge and Hall"),
-                    // never run together into one name.
-                    let n = topic.len();
-                    for (i, (r, p)) in topic.iter().enumerate() {
-                        st.objectives.push(r.clone());
-                        let sep = if i + 1 == n || n == 1 {
-                            ""
-                        } else if i + 2 == n {
-                            " and"
-                        } else {
-                            ","
-                        };
-                        st.parts.push(format!("{p}{sep}"));
-                    }
-                    if let (None, Some(t)) = (&st.timing, &time) {
-                        st.parts.push(t.text.clone());
-                        st.timing = Some(t.clone());
-                    }
-                    d.rules.push("verbless.objective");
-                } else if let [only] = st.objectives.as_slice()
-                    && !before
-                    && only.form == Form::Pronoun
-                    && matches!(only.text.to_lowercase().as_str(), "it" | "there")
-                    && st.route.is_empty()
-                    && let [(r, _)] = topic.as_slice()
-                {
-                    // Rule `verbless.pronoun`: "4th Div: Kirseberg. Hold it." — the pronoun of
-                    // the next action is the place the verbless sentence named, and is read back
-                    // as that place, so the order says where even without a scenario.
-                    let pro = only.phrase.clone();
-                    if let Some(part) = st
-                        .parts
-                        .iter_mut()
-                        .rev()
-                        .find(|p| **p == pro || p.ends_with(&format!(" {pro}")))
-                    {
-                        let head = &part[..part.len() - pro.len()];
-                        *part = format!("{head}{}", r.phrase);
-                        st.objectives = vec![r.clone()];
-                        d.rules.push("verbless.pronoun");
-                        took = true;
-                    }
-                }
-            }
-            // Rule `verbless.march-time`: "4th Div: Kümla road, 0700. Push on to Kümla." — places
-            // and a time that the next action does not take (it has its own objective) are where
-            // to be by then: a march stage first (6.3.3, a sequence).
-            if !took && let Some(t) = time {
-                let mut parts = vec!["march".to_string()];
-                let n = topic.len();
-                for (i, (_, p)) in topic.iter().enumerate() {
-                    let lead = if i == 0 {
-                        "to "
-                    } else if i + 1 == n {
-                        "and "
-                    } else {
-                        ""
-                    };
-                    let sep = if i + 2 < n { "," } else { "" };
-                    parts.push(format!("{lead}{p}{sep}"));
-                }
-                parts.push(t.text.clone());
-                let objectives: Vec<Reference> = topic.into_iter().map(|(r, _)| r).collect();
-                let at = objectives.first().map_or(t.span.0, |r| r.span.0);
-                let next = &mut d.steps[f];
-                let link = std::mem::replace(&mut next.link, Link::Sentence);
-                let link = if link == Link::First {
-                    Link::First
-                } else {
-                    Link::Sentence
-                };
-                let sentence = next.sentence.saturating_sub(1);
-                d.steps.insert(
-                    f,
-                    DraftStep {
-                        step: Step {
-                            action: Action::Move,
-                            verb: "march".into(),
-                            posture: Action::Move.posture(),
-                            span: (at, at),
-                            objectives,
-                            route: Vec::new(),
-                            direction: None,
-                            facing: None,
-                            against: None,
-                            timing: Some(t),
-                            forces: Vec::new(),
-                            manner: Vec::new(),
-                            if_possible: false,
-                            alternatives: false,
-                            parts,
-                            own_objectives: 0,
-                            purpose: None,
-                        },
-                        link,
-                        sentence,
-                        condition: None,
-                        subject: None,
-                        purpose: None,
-                        purpose_engage: false,
-                    },
-                );
-                d.rules.push("verbless.march-time");
-            }
+        if let Some(f) = self.first_step_here {
+            take_topic(f, d);
         }
         // Modifiers that found no action in this sentence are kept, not dropped.
         if self.first_step_here.is_none() || self.pending.condition.is_some() {
@@ -1854,6 +1709,160 @@ impl Reading<'_> {
                 });
             }
         }
+    }
+}
+
+/// Whether a negator ends the condition being read and turns to the recipient (rule
+/// `neg.condition`): "…, and are not to pursue", "on no account"; "if the enemy does not come"
+/// does not. Once the condition has its verb, "do not" or "and not" turns to the recipient
+/// ("as soon as it has crossed, and not wait", "if I cannot, do not wait"); `flags` are the
+/// reader's (after a connector, a verb next, after "and"/"but").
+fn negator_ends_condition(w: &str, predicate: bool, flags: (bool, bool, bool)) -> bool {
+    let (after_conn, verb_next, after_and) = flags;
+    let w = w.to_lowercase();
+    w.ends_with(" to")
+        || w.starts_with("on no")
+        || (predicate && w.starts_with("you "))
+        // "if the allied hussars appear, do not pursue them": after the condition's comma an
+        // imperative negator turns to the recipient, even when the condition's verb went unread.
+        || (after_conn && verb_next && (w.starts_with("do not") || w.starts_with("don't") || w == "never"))
+        || w == "never"
+        || lexicon::get().is_avoid_negator(&w)
+        || (predicate
+            && verb_next
+            && (w.starts_with("do not") || w.starts_with("don't") || (w == "not" && after_and)))
+}
+
+/// The topic of a verbless sentence given to the actions of the sentence after it, from step
+/// `f` on (rules `verbless.objective`, `verbless.pronoun`, `verbless.march-time`).
+fn take_topic(f: usize, d: &mut Draft) {
+    if d.topic.is_empty() {
+        return;
+    }
+    let topic = std::mem::take(&mut d.topic);
+    let time = d.topic_time.take();
+    let mut took = false;
+    // A place named before the pronoun in this sentence is its antecedent, not the topic.
+    let mut named = false;
+    for ds in &mut d.steps[f..] {
+        let st = &mut ds.step;
+        let before = named;
+        named |= st.objectives.iter().any(|o| o.form != Form::Pronoun);
+        // "Kirseberg by 0800. Hold it against all comers.": the pronoun takes the topic.
+        took |= !before
+            && st
+                .objectives
+                .first()
+                .is_some_and(|o| o.form == Form::Pronoun);
+        if st.objectives.is_empty()
+            && st.route.is_empty()
+            && st.direction.is_none()
+            && !matches!(st.action, Action::Halt | Action::Join)
+        {
+            took = true;
+            // Several places read back as a list ("Hinzeberg road, Mill bridge and Hall"),
+            // never run together into one name.
+            let n = topic.len();
+            for (i, (r, p)) in topic.iter().enumerate() {
+                st.objectives.push(r.clone());
+                let sep = if i + 1 == n || n == 1 {
+                    ""
+                } else if i + 2 == n {
+                    " and"
+                } else {
+                    ","
+                };
+                st.parts.push(format!("{p}{sep}"));
+            }
+            if let (None, Some(t)) = (&st.timing, &time) {
+                st.parts.push(t.text.clone());
+                st.timing = Some(t.clone());
+            }
+            d.rules.push("verbless.objective");
+        } else if let [only] = st.objectives.as_slice()
+            && !before
+            && only.form == Form::Pronoun
+            && matches!(only.text.to_lowercase().as_str(), "it" | "there")
+            && st.route.is_empty()
+            && let [(r, _)] = topic.as_slice()
+        {
+            // Rule `verbless.pronoun`: "4th Div: Kirseberg. Hold it." — the pronoun of
+            // the next action is the place the verbless sentence named, and is read back
+            // as that place, so the order says where even without a scenario.
+            let pro = only.phrase.clone();
+            if let Some(part) = st
+                .parts
+                .iter_mut()
+                .rev()
+                .find(|p| **p == pro || p.ends_with(&format!(" {pro}")))
+            {
+                let head = &part[..part.len() - pro.len()];
+                *part = format!("{head}{}", r.phrase);
+                st.objectives = vec![r.clone()];
+                d.rules.push("verbless.pronoun");
+                took = true;
+            }
+        }
+    }
+    // Rule `verbless.march-time`: "4th Div: Kümla road, 0700. Push on to Kümla." — places
+    // and a time that the next action does not take (it has its own objective) are where
+    // to be by then: a march stage first (6.3.3, a sequence).
+    if !took && let Some(t) = time {
+        let mut parts = vec!["march".to_string()];
+        let n = topic.len();
+        for (i, (_, p)) in topic.iter().enumerate() {
+            let lead = if i == 0 {
+                "to "
+            } else if i + 1 == n {
+                "and "
+            } else {
+                ""
+            };
+            let sep = if i + 2 < n { "," } else { "" };
+            parts.push(format!("{lead}{p}{sep}"));
+        }
+        parts.push(t.text.clone());
+        let objectives: Vec<Reference> = topic.into_iter().map(|(r, _)| r).collect();
+        let at = objectives.first().map_or(t.span.0, |r| r.span.0);
+        let next = &mut d.steps[f];
+        let link = std::mem::replace(&mut next.link, Link::Sentence);
+        let link = if link == Link::First {
+            Link::First
+        } else {
+            Link::Sentence
+        };
+        let sentence = next.sentence.saturating_sub(1);
+        d.steps.insert(
+            f,
+            DraftStep {
+                step: Step {
+                    action: Action::Move,
+                    verb: "march".into(),
+                    posture: Action::Move.posture(),
+                    span: (at, at),
+                    objectives,
+                    route: Vec::new(),
+                    direction: None,
+                    facing: None,
+                    against: None,
+                    timing: Some(t),
+                    forces: Vec::new(),
+                    manner: Vec::new(),
+                    if_possible: false,
+                    alternatives: false,
+                    parts,
+                    own_objectives: 0,
+                    purpose: None,
+                },
+                link,
+                sentence,
+                condition: None,
+                subject: None,
+                purpose: None,
+                purpose_engage: false,
+            },
+        );
+        d.rules.push("verbless.march-time");
     }
 }
 

@@ -142,6 +142,19 @@ fn capitalise(s: &str) -> String {
     }
 }
 
+/// Rule `neg.condition`: a conditional prohibition reads back as a sentence of its own, its
+/// condition first ("If I cannot, General Hill is not to wait for me.").
+fn conditional_prohibition(p: &Prohibition, who: Option<&str>, link: &str) -> Option<String> {
+    let c = p.condition.as_ref()?;
+    let intro = who.map_or(String::new(), |w| format!("{w} "));
+    let what = if p.avoid {
+        format!("{intro}is to avoid {}", p.text)
+    } else {
+        format!("{intro}{link} {}", p.text)
+    };
+    Some(capitalise(&format!("{c}, {what}")))
+}
+
 fn subject_link(name: &str) -> &'static str {
     let last = name.rsplit(' ').next().unwrap_or("");
     if last.ends_with('s') && !last.ends_with("ss") && !last.eq_ignore_ascii_case("corps") {
@@ -274,15 +287,8 @@ pub(crate) fn render(
     // ("… and is not to pursue beyond the stream"), never as an action.
     for p in prohibitions {
         let link = who.map_or("are not to", |w| not_link(subject_link(w)));
-        // Rule `neg.condition`: a conditional prohibition reads back with its condition first.
-        if let Some(c) = &p.condition {
-            let intro = who.map_or(String::new(), |w| format!("{w} "));
-            let what = if p.avoid {
-                format!("{intro}is to avoid {}", p.text)
-            } else {
-                format!("{intro}{link} {}", p.text)
-            };
-            sentences.push(capitalise(&format!("{c}, {what}")));
+        if let Some(c) = conditional_prohibition(p, who, link) {
+            sentences.push(c);
             continue;
         }
         match sentences.last_mut() {
