@@ -2384,8 +2384,9 @@ fn then_place(toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
     let n = toks.len();
     for k in 1..n {
         let then = matches!(&toks[k - 1], Tok::Connector(c, _) if c == "then" || c == "and then");
+        // A name, a hex, or a definite place ("the bridge", a scenario alias); never troops.
         let place = matches!(&toks[k], Tok::Place(t) if matches!(t.form, Form::Name | Form::Hex)
-            && t.text.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit()));
+            && !super::resolve::looks_like_troops(&t.text));
         let ends = toks[k + 1..]
             .iter()
             .all(|t| matches!(t, Tok::Punct(_) | Tok::Timing { .. }));

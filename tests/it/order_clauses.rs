@@ -301,6 +301,21 @@ fn a_place_alone_after_then_is_the_next_march() {
         o.readback
     );
     reread(&o, true);
+    // A scenario alias in lower case ("the bridge") is a place too; troops never are.
+    let o = hall("3rd Div: Kirseberg by noon, then the bridge.");
+    assert_eq!(
+        actions(&o),
+        vec![Action::Move, Action::Move],
+        "{}",
+        o.readback
+    );
+    let last = &o.stages[1].objectives[0];
+    assert_eq!(
+        last.resolved.as_ref().map(|r| r.id.as_str()),
+        Some("kirseberg-bridge")
+    );
+    let o = hall("2nd Div: attack Hall, then the enemy.");
+    assert_eq!(actions(&o), vec![Action::Attack], "{}", o.readback);
 }
 
 #[test]
