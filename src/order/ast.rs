@@ -116,6 +116,11 @@ pub struct Prohibition {
     /// `neg.avoid`). Absent from the JSON when false.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub avoid: bool,
+    /// The condition written before it, as written ("if I cannot" in "if I cannot, do not wait
+    /// for me"): the prohibition holds only then (rule `neg.condition`, 30.0). Absent from the
+    /// JSON when there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
 }
 
 /// One token of an order with its tag, for `check --explain`.

@@ -141,6 +141,8 @@ enum Mode {
         /// The condition has its verb ("the enemy holds …"); the next action ends it.
         predicate: bool,
         after_subject: bool,
+        /// A modal followed the subject ("the enemy can …"): the next verb is the condition's.
+        modal: bool,
         /// Written before its action ("If the enemy holds Kümla stop …", "or, should …,
         /// defend"): it governs the next step, not the last.
         leading: bool,
@@ -225,19 +227,60 @@ pub(crate) fn build(
             Tok::Recipient { who: Some(w), .. } => Some(w.text.as_str()),
             _ => None,
         });
+        // "I have driven the enemy …": "I" or "We" read as a word, then an auxiliary.
+        let sender = sender.or_else(|| match toks.as_slice() {
+            [Tok::Filler(a), Tok::Filler(b), ..]
+                if matches!(&text[a.0..a.1], "I" | "We")
+                    && lexicon::get().is_finite(&text[b.0..b.1].to_lowercase()) =>
+            {
+                Some(&text[a.0..a.1])
+            }
+            _ => None,
+        });
         if sender.is_some_and(|w| matches!(w, "I" | "We" | "we")) {
             d.rules.push("lead.sender");
+            // Rule `lead.sender-turn`: "I will come to you if I can, but if I cannot do not
+            // wait for me" — after "but" or ";" a "do not" / "never" speaks to the recipient
+            // again: that part is read as an order of its own.
+            let turn = toks.iter().enumerate().position(|(k, t)| {
+                matches!(t, Tok::Connector(c, _) if c == "but" || c == ";")
+                    && toks[k + 1..]
+                        .iter()
+                        .take_while(
+                            |u| !matches!(u, Tok::Connector(c, _) if c == "but" || c == ";"),
+                        )
+                        .any(|u| {
+                            matches!(u, Tok::Negate(n) if {
+                                let w = text[n.0..n.1].to_lowercase();
+                                w.starts_with("do not") || w.starts_with("don't")
+                                    || w.starts_with("never") || w.starts_with("on no")
+                                    || w.starts_with("you ")
+                            })
+                        })
+            });
+            let mine = turn.map_or(&toks[..], |k| &toks[..k]);
             // Its places are still places of the order (`places`), just no objectives.
             let mut sink = Vec::new();
-            for t in &toks {
+            for t in mine {
                 if !matches!(t, Tok::Recipient { .. }) {
                     collect_refs(t, &mut sink, &mut d.refs);
                 }
             }
-            d.remarks.push(Remark {
-                text: nfc(stext),
-                span: abs,
-            });
+            let upto = turn.map_or(abs.1, |k| toks[k].span().0);
+            let mine = Remark {
+                text: nfc(text[abs.0..upto].trim()),
+                span: (abs.0, upto),
+            };
+            // Beside an order the writer's intention is kept like a report, with no warning.
+            if turn.is_some() {
+                d.courtesies.push(mine);
+            } else {
+                d.remarks.push(mine);
+            }
+            if let Some(k) = turn {
+                d.rules.push("lead.sender-turn");
+                sentence(text, &toks[k + 1..], si, abs, last_sentence, &mut d);
+            }
             continue;
         }
         sentence(text, &toks, si, abs, last_sentence, &mut d);
@@ -327,6 +370,14 @@ fn token_rules(
         d.rules.push("lead.compliments");
     }
     let toks = by_clock(text, toks, &mut d.rules);
+    let toks = before_clause(text, toks, &mut d.rules);
+    let toks = split_object(text, toks, &mut d.rules);
+    let toks = round_route(text, toks, &mut d.rules);
+    let toks = relative_negation(text, toks, &mut d.rules);
+    let toks = nor_clause(text, toks, &mut d.rules);
+    let toks = day_word(text, toks, &mut d.rules);
+    let toks = should_name(text, toks, &mut d.rules);
+    let toks = then_place(toks, &mut d.rules);
     let toks = passive_own(text, toks, &mut d.rules);
     let n = toks.len();
     let toks = third_person(text, toks);
@@ -595,6 +646,7 @@ impl Reading<'_> {
     /// was absorbed.
     fn in_mode(&mut self, tok: &Tok, d: &mut Draft) -> bool {
         let text = self.text;
+        let flags = (self.after_conn, self.verb_next, self.after_and);
         match &mut self.mode {
             Mode::Cond {
                 kind,
@@ -603,35 +655,54 @@ impl Reading<'_> {
                 refs,
                 predicate,
                 after_subject,
+                modal,
                 leading,
             } => {
                 let ends = match tok {
                     // "should the enemy advance, …": a verb right after the condition's
                     // subject is the condition's own verb.
-                    Tok::Verb { .. } => *predicate || !*after_subject,
+                    Tok::Verb { .. } => !*modal && (*predicate || !*after_subject),
                     Tok::Purpose(_) | Tok::CondStart(..) | Tok::IfPossible(_) => true,
+                    // "When these troops shall march, the 3rd army must move": a new subject
+                    // read as a lead ends the condition.
+                    Tok::Recipient { .. } => *predicate,
                     // "…, and are not to pursue", "on no account": a prohibition to the
                     // recipient ends the condition ("if the enemy does not come" does not).
                     // "as soon as it has crossed, and not wait", "if I cannot, do not wait": once
                     // the condition has its verb, "do not" or "and not" turns to the recipient.
-                    Tok::Negate(s) => {
-                        let w = text[s.0..s.1].to_lowercase();
-                        w.ends_with(" to")
-                            || w.starts_with("on no")
-                            || w == "never"
-                            || lexicon::get().is_avoid_negator(&w)
-                            || (*predicate
-                                && self.verb_next
-                                && (w.starts_with("do not")
-                                    || w.starts_with("don't")
-                                    || (w == "not" && self.after_and)))
-                    }
+                    Tok::Negate(s) => negator_ends_condition(&text[s.0..s.1], *predicate, flags),
                     Tok::Connector(c, _) => c == "then" || c == "and then" || c == ";",
                     _ => false,
                 };
                 if !ends {
                     if !matches!(tok, Tok::Connector(..) | Tok::Punct(_)) {
                         *end = tok.span().1;
+                    }
+                    // Rule `cond.modal`: "until the enemy can reinforce Hall", "if the French
+                    // should advance" — a modal after the condition's subject leaves its verb to
+                    // come, and that verb is the condition's own, not the recipient's action.
+                    if *after_subject
+                        && let Tok::Filler(s) = tok
+                        && is_modal(&text[s.0..s.1])
+                    {
+                        d.rules.push("cond.modal");
+                        *modal = true;
+                        *predicate = true;
+                        *after_subject = false;
+                        return true;
+                    }
+                    if matches!(tok, Tok::Verb { .. } | Tok::Participle { .. }) {
+                        *modal = false;
+                    }
+                    // "if I cannot": a subject and a modal with its verb left out is a whole
+                    // condition; what follows turns to the recipient.
+                    if let Tok::Filler(s) = tok
+                        && text[s.0..s.1].split_whitespace().last().is_some_and(|w| {
+                            let w = w.to_lowercase();
+                            w == "cannot" || w == "can't" || w == "not" && *after_subject
+                        })
+                    {
+                        *predicate = true;
                     }
                     if *after_subject && matches!(tok, Tok::Filler(_) | Tok::Verb { .. }) {
                         *predicate = true;
@@ -687,7 +758,7 @@ impl Reading<'_> {
                     }
                     // "you are not to engage until the infantry has crossed": how long the
                     // prohibition lasts is part of it (rule `neg.prohibition`).
-                    Tok::CondStart(k, _) if k == "until" || k == "till" => {
+                    Tok::CondStart(k, _) if k == "until" || k == "till" || k == "before" => {
                         d.rules.push("neg.until");
                         false
                     }
@@ -708,6 +779,7 @@ impl Reading<'_> {
                 }
                 prohibit(text, (*start, *end), prefix.take(), *avoid, d);
                 self.mode = Mode::Normal;
+                self.condition_of_prohibition(d);
             }
             Mode::Normal => {}
         }
@@ -716,6 +788,19 @@ impl Reading<'_> {
 
     /// Start the prohibition a negator asked for over `span` (rule `neg.prohibition`);
     /// `prefix` is the step's verb it forbids elsewhere, `avoid` reads it back as "avoid …".
+    /// Rule `neg.condition`: "if I cannot, do not wait for me" — a condition still waiting for
+    /// its action when a prohibition is read governs the prohibition (a copy: an action after
+    /// it, "do not engage but fall back", keeps it too).
+    fn condition_of_prohibition(&mut self, d: &mut Draft) {
+        if let (Some(c), Some(p)) = (&self.pending.condition, d.prohibitions.last_mut())
+            && p.condition.is_none()
+            && c.span.1 <= p.span.0
+        {
+            p.condition = Some(c.text.clone());
+            d.rules.push("neg.condition");
+        }
+    }
+
     fn forbid(&mut self, span: Span, prefix: Option<String>, avoid: bool) {
         self.mode = Mode::Prohibit {
             start: span.0,
@@ -928,10 +1013,20 @@ impl Reading<'_> {
                     .trim_end_matches(['—', '–', '-', ':'])
                     .trim()))
             }
-            Tok::Courtesy(s) => d.courtesies.push(Remark {
-                text: nfc(&text[s.0..s.1]),
-                span: *s,
-            }),
+            Tok::Courtesy(s) => {
+                // "I have the honour to request that you will …": the letter speaks to its
+                // addressee, who is the recipient though the text does not name him.
+                if text[s.0..s.1]
+                    .split_whitespace()
+                    .any(|w| w.eq_ignore_ascii_case("you"))
+                {
+                    d.addressed_you = true;
+                }
+                d.courtesies.push(Remark {
+                    text: nfc(&text[s.0..s.1]),
+                    span: *s,
+                });
+            }
             Tok::TypeLabel(t, s) => d.stated_type = Some((*t, *s)),
             Tok::Preset { independent, span } => {
                 d.preset = true;
@@ -1033,6 +1128,7 @@ impl Reading<'_> {
                     refs: Vec::new(),
                     predicate: false,
                     after_subject: false,
+                    modal: false,
                     leading: self.first_step_here.is_none() || word_conn_before,
                 };
             }
@@ -1507,14 +1603,17 @@ impl Reading<'_> {
     fn finish(mut self, abs: Span, d: &mut Draft) {
         let text = self.text;
         self.flush(d);
-        match self.mode {
+        match std::mem::replace(&mut self.mode, Mode::Normal) {
             Mode::Prohibit {
                 start,
                 end,
                 prefix,
                 avoid,
                 ..
-            } => prohibit(text, (start, end), prefix, avoid, d),
+            } => {
+                prohibit(text, (start, end), prefix, avoid, d);
+                self.condition_of_prohibition(d);
+            }
             Mode::Cond {
                 kind,
                 start,
@@ -1579,39 +1678,8 @@ impl Reading<'_> {
             d.topic_time = self.pending.timing.take();
             return;
         }
-        if let Some(f) = self.first_step_here
-            && !d.topic.is_empty()
-        {
-            let topic = std::mem::take(&mut d.topic);
-            let time = d.topic_time.take();
-            for ds in &mut d.steps[f..] {
-                let st = &mut ds.step;
-                if st.objectives.is_empty()
-                    && st.route.is_empty()
-                    && st.direction.is_none()
-                    && !matches!(st.action, Action::Halt | Action::Join)
-                {
-                    // Several places read back as a list ("Hinzeberg road, Mill bridge and Hall"),
-                    // never run together into one name.
-                    let n = topic.len();
-                    for (i, (r, p)) in topic.iter().enumerate() {
-                        st.objectives.push(r.clone());
-                        let sep = if i + 1 == n || n == 1 {
-                            ""
-                        } else if i + 2 == n {
-                            " and"
-                        } else {
-                            ","
-                        };
-                        st.parts.push(format!("{p}{sep}"));
-                    }
-                    if let (None, Some(t)) = (&st.timing, &time) {
-                        st.parts.push(t.text.clone());
-                        st.timing = Some(t.clone());
-                    }
-                    d.rules.push("verbless.objective");
-                }
-            }
+        if let Some(f) = self.first_step_here {
+            take_topic(f, d);
         }
         // Modifiers that found no action in this sentence are kept, not dropped.
         if self.first_step_here.is_none() || self.pending.condition.is_some() {
@@ -1642,6 +1710,160 @@ impl Reading<'_> {
                 });
             }
         }
+    }
+}
+
+/// Whether a negator ends the condition being read and turns to the recipient (rule
+/// `neg.condition`): "…, and are not to pursue", "on no account"; "if the enemy does not come"
+/// does not. Once the condition has its verb, "do not" or "and not" turns to the recipient
+/// ("as soon as it has crossed, and not wait", "if I cannot, do not wait"); `flags` are the
+/// reader's (after a connector, a verb next, after "and"/"but").
+fn negator_ends_condition(w: &str, predicate: bool, flags: (bool, bool, bool)) -> bool {
+    let (after_conn, verb_next, after_and) = flags;
+    let w = w.to_lowercase();
+    w.ends_with(" to")
+        || w.starts_with("on no")
+        || (predicate && w.starts_with("you "))
+        // "if the allied hussars appear, do not pursue them": after the condition's comma an
+        // imperative negator turns to the recipient, even when the condition's verb went unread.
+        || (after_conn && verb_next && (w.starts_with("do not") || w.starts_with("don't") || w == "never"))
+        || w == "never"
+        || lexicon::get().is_avoid_negator(&w)
+        || (predicate
+            && verb_next
+            && (w.starts_with("do not") || w.starts_with("don't") || (w == "not" && after_and)))
+}
+
+/// The topic of a verbless sentence given to the actions of the sentence after it, from step
+/// `f` on (rules `verbless.objective`, `verbless.pronoun`, `verbless.march-time`).
+fn take_topic(f: usize, d: &mut Draft) {
+    if d.topic.is_empty() {
+        return;
+    }
+    let topic = std::mem::take(&mut d.topic);
+    let time = d.topic_time.take();
+    let mut took = false;
+    // A place named before the pronoun in this sentence is its antecedent, not the topic.
+    let mut named = false;
+    for ds in &mut d.steps[f..] {
+        let st = &mut ds.step;
+        let before = named;
+        named |= st.objectives.iter().any(|o| o.form != Form::Pronoun);
+        // "Kirseberg by 0800. Hold it against all comers.": the pronoun takes the topic.
+        took |= !before
+            && st
+                .objectives
+                .first()
+                .is_some_and(|o| o.form == Form::Pronoun);
+        if st.objectives.is_empty()
+            && st.route.is_empty()
+            && st.direction.is_none()
+            && !matches!(st.action, Action::Halt | Action::Join)
+        {
+            took = true;
+            // Several places read back as a list ("Hinzeberg road, Mill bridge and Hall"),
+            // never run together into one name.
+            let n = topic.len();
+            for (i, (r, p)) in topic.iter().enumerate() {
+                st.objectives.push(r.clone());
+                let sep = if i + 1 == n || n == 1 {
+                    ""
+                } else if i + 2 == n {
+                    " and"
+                } else {
+                    ","
+                };
+                st.parts.push(format!("{p}{sep}"));
+            }
+            if let (None, Some(t)) = (&st.timing, &time) {
+                st.parts.push(t.text.clone());
+                st.timing = Some(t.clone());
+            }
+            d.rules.push("verbless.objective");
+        } else if let [only] = st.objectives.as_slice()
+            && !before
+            && only.form == Form::Pronoun
+            && matches!(only.text.to_lowercase().as_str(), "it" | "there")
+            && st.route.is_empty()
+            && let [(r, _)] = topic.as_slice()
+        {
+            // Rule `verbless.pronoun`: "4th Div: Kirseberg. Hold it." — the pronoun of
+            // the next action is the place the verbless sentence named, and is read back
+            // as that place, so the order says where even without a scenario.
+            let pro = only.phrase.clone();
+            if let Some(part) = st
+                .parts
+                .iter_mut()
+                .rev()
+                .find(|p| **p == pro || p.ends_with(&format!(" {pro}")))
+            {
+                let head = &part[..part.len() - pro.len()];
+                *part = format!("{head}{}", r.phrase);
+                st.objectives = vec![r.clone()];
+                d.rules.push("verbless.pronoun");
+                took = true;
+            }
+        }
+    }
+    // Rule `verbless.march-time`: "4th Div: Kümla road, 0700. Push on to Kümla." — places
+    // and a time that the next action does not take (it has its own objective) are where
+    // to be by then: a march stage first (6.3.3, a sequence).
+    if !took && let Some(t) = time {
+        let mut parts = vec!["march".to_string()];
+        let n = topic.len();
+        for (i, (_, p)) in topic.iter().enumerate() {
+            let lead = if i == 0 {
+                "to "
+            } else if i + 1 == n {
+                "and "
+            } else {
+                ""
+            };
+            let sep = if i + 2 < n { "," } else { "" };
+            parts.push(format!("{lead}{p}{sep}"));
+        }
+        parts.push(t.text.clone());
+        let objectives: Vec<Reference> = topic.into_iter().map(|(r, _)| r).collect();
+        let at = objectives.first().map_or(t.span.0, |r| r.span.0);
+        let next = &mut d.steps[f];
+        let link = std::mem::replace(&mut next.link, Link::Sentence);
+        let link = if link == Link::First {
+            Link::First
+        } else {
+            Link::Sentence
+        };
+        let sentence = next.sentence.saturating_sub(1);
+        d.steps.insert(
+            f,
+            DraftStep {
+                step: Step {
+                    action: Action::Move,
+                    verb: "march".into(),
+                    posture: Action::Move.posture(),
+                    span: (at, at),
+                    objectives,
+                    route: Vec::new(),
+                    direction: None,
+                    facing: None,
+                    against: None,
+                    timing: Some(t),
+                    forces: Vec::new(),
+                    manner: Vec::new(),
+                    if_possible: false,
+                    alternatives: false,
+                    parts,
+                    own_objectives: 0,
+                    purpose: None,
+                },
+                link,
+                sentence,
+                condition: None,
+                subject: None,
+                purpose: None,
+                purpose_engage: false,
+            },
+        );
+        d.rules.push("verbless.march-time");
     }
 }
 
@@ -1726,9 +1948,29 @@ fn passive(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
         verb: action.as_str().to_string(),
         span: pspan,
     });
+    // Rule `lead.passive-and`: "Hall is to be attacked and held by the 2nd Division" — more
+    // participles joined by "and" are more steps on the same subject (a repeated action, as
+    // "attacked and carried", is one).
+    let mut chain = lead + 2;
+    let mut seen = vec![action];
+    while chain + 2 < by
+        && matches!(&toks[chain + 1], Tok::Connector(c, _) if c == "and" || c == ",")
+        && let Tok::Participle { action: a, span } = toks[chain + 2]
+    {
+        if !seen.contains(&a) {
+            seen.push(a);
+            out.push(toks[chain + 1].clone());
+            out.push(Tok::Verb {
+                action: a,
+                verb: a.as_str().to_string(),
+                span,
+            });
+        }
+        chain += 2;
+    }
     out.push(Tok::Place(subject));
     for (k, t) in toks.into_iter().enumerate() {
-        if k > lead + 2 && k != by && k != by + 1 {
+        if k > chain && k != by && k != by + 1 {
             out.push(t);
         }
     }
@@ -1869,6 +2111,306 @@ fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
     out
 }
 
+/// A modal or auxiliary that leaves its verb to come ("can", "should", "does").
+fn is_modal(w: &str) -> bool {
+    matches!(
+        w.to_lowercase().as_str(),
+        "can"
+            | "could"
+            | "may"
+            | "might"
+            | "shall"
+            | "should"
+            | "will"
+            | "would"
+            | "must"
+            | "do"
+            | "does"
+            | "did"
+            | "be able to"
+    )
+}
+
+/// Rule `cond.before`: "seize Hall before the enemy can reinforce it" — "before" and a clause
+/// (a subject, then a modal or a verb) is a deadline for the stage (30.0: not a condition, not a
+/// start time), never a stage for the clause's subject. "before 0900" is the grammar's timing;
+/// "before Badajoz" (no verb follows) is left as it was.
+fn before_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    for k in 0..toks.len() {
+        let Tok::Filler(s) = toks[k] else { continue };
+        if !text[s.0..s.1].eq_ignore_ascii_case("before") {
+            continue;
+        }
+        // A subject first (a name, troops, a pronoun), then its verb within a few words.
+        let subject = matches!(toks.get(k + 1), Some(Tok::Place(_) | Tok::Filler(_)))
+            && !matches!(toks.get(k + 1), Some(Tok::Filler(f)) if is_modal(&text[f.0..f.1]));
+        let verb_follows = toks[k + 1..]
+            .iter()
+            .take(5)
+            .take_while(|t| !matches!(t, Tok::Punct(_) | Tok::Connector(..)))
+            .skip(1)
+            .any(|t| match t {
+                Tok::Verb { .. } | Tok::Participle { .. } => true,
+                Tok::Filler(f) => {
+                    is_modal(&text[f.0..f.1])
+                        || lexicon::get().is_finite(&text[f.0..f.1].to_lowercase())
+                }
+                _ => false,
+            });
+        if subject && verb_follows {
+            toks[k] = Tok::CondStart("before".into(), s);
+            rules.push("cond.before");
+        }
+    }
+    toks
+}
+
+/// Rule `verb.split-object`: "keep your horse in hand", "hold the cavalry in readiness" — a
+/// verb phrase of the lexicon written with its object inside it is that phrase (its action),
+/// the object its objective and the rest a manner, so the phrase is not read as "keep" plus a
+/// place called "hand". Only own troops or troop words may stand inside (never a place).
+fn split_object(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    for k in 0..toks.len().saturating_sub(2) {
+        let (Tok::Verb { span: vs, .. }, Tok::Place(t)) = (&toks[k], &toks[k + 1]) else {
+            continue;
+        };
+        let troops = t.form == Form::Own
+            || (t.form == Form::Name
+                && t.text.chars().next().is_some_and(char::is_lowercase)
+                && super::resolve::looks_like_troops(&t.text));
+        if !troops {
+            continue;
+        }
+        let vs = *vs;
+        let from = t.span.1;
+        let Some(end) = toks.last().map(|l| l.span().1) else {
+            continue;
+        };
+        let Some((action, to)) =
+            lexicon::get().split_verb(&text[vs.0..vs.1], &text[from..end], from)
+        else {
+            continue;
+        };
+        // The completing words must be whole tokens, so nothing is cut in two.
+        let Some(last) = (k + 2..toks.len()).find(|&j| toks[j].span().1 >= to) else {
+            continue;
+        };
+        if toks[last].span().1 != to
+            || toks[k + 2..=last]
+                .iter()
+                .any(|t| matches!(t, Tok::Punct(_) | Tok::Connector(..) | Tok::Verb { .. }))
+        {
+            continue;
+        }
+        let tail = (toks[k + 2].span().0, to);
+        // The verb as written; the completing words read back after the object, as a manner.
+        let verb = text[vs.0..vs.1].to_lowercase();
+        toks[k] = Tok::Verb {
+            action,
+            verb,
+            span: vs,
+        };
+        toks.splice(
+            k + 2..=last,
+            [Tok::Manner(text[tail.0..tail.1].to_lowercase(), tail)],
+        );
+        rules.push("verb.split-object");
+    }
+    toks
+}
+
+/// Rule `route.round`: "take your division round by Ventosa", "go round through the wood" —
+/// "round" before a route word is part of the route (a detour), not an unread word.
+fn round_route(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let mut k = 0;
+    while k + 1 < toks.len() {
+        if let (Tok::Filler(f), Tok::RoutePrep(w, r)) = (&toks[k], &toks[k + 1])
+            && matches!(text[f.0..f.1].to_lowercase().as_str(), "round" | "around")
+        {
+            let merged = Tok::RoutePrep(w.clone(), (f.0, r.1));
+            toks.splice(k..=k + 1, [merged]);
+            rules.push("route.round");
+        }
+        k += 1;
+    }
+    toks
+}
+
+/// Rule `neg.relative`: "on ground which should not give you an advantage" — a negation inside
+/// a relative clause (after "which", "that", "who", "where" and modals) describes, it forbids
+/// nothing; "which you must not abandon" still speaks to the recipient.
+fn relative_negation(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    for k in 1..toks.len() {
+        let Tok::Negate(n) = toks[k] else { continue };
+        let w = text[n.0..n.1].to_lowercase();
+        // "not", or a modal and "not" read as one negator ("does not").
+        let modal_not = w
+            .strip_suffix(" not")
+            .is_some_and(|m| !m.contains(' ') && is_modal(m));
+        if w != "not" && !modal_not {
+            continue;
+        }
+        let mut j = k;
+        while j > 0
+            && k - j < 3
+            && matches!(&toks[j - 1], Tok::Filler(f) if is_modal(&text[f.0..f.1]))
+        {
+            j -= 1;
+        }
+        let relative = (j < k || modal_not)
+            && j > 0
+            && matches!(&toks[j - 1], Tok::Filler(f) if matches!(
+                text[f.0..f.1].to_lowercase().as_str(),
+                "which" | "that" | "who" | "where"
+            ));
+        if relative {
+            toks[k] = Tok::Filler(n);
+            rules.push("neg.relative");
+        }
+    }
+    toks
+}
+
+/// Rule `neg.nor`: "nor is any individual or body of men, in conceiving themselves displaced, to
+/// attempt to regain their situation" — "nor is/are (subject) … to" forbids the verb after "to",
+/// as "is not to" does; the subject between is the writer's description, not a place.
+fn nor_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let word = |t: &Tok| {
+        let s = t.span();
+        text[s.0..s.1].to_lowercase()
+    };
+    let Some(k) = toks
+        .iter()
+        .position(|t| matches!(t, Tok::Filler(_) | Tok::Connector(..)) && word(t) == "nor")
+    else {
+        return toks;
+    };
+    if !toks
+        .get(k + 1)
+        .is_some_and(|t| matches!(word(t).as_str(), "is" | "are" | "shall" | "will" | "must"))
+    {
+        return toks;
+    }
+    let Some(to) = (k + 2..toks.len())
+        .take_while(|&j| {
+            !matches!(&toks[j], Tok::Punct(_) | Tok::Verb { .. })
+                && !matches!(&toks[j], Tok::Connector(c, _) if c == ";" || c == "but")
+        })
+        .find(|&j| {
+            matches!(&toks[j], Tok::DestPrep(p, _) if p == "to")
+                && toks.get(j + 1).is_some_and(|t| {
+                    let w = word(t);
+                    w.chars().next().is_some_and(char::is_lowercase)
+                        && matches!(t, Tok::Place(_) | Tok::Filler(_) | Tok::Verb { .. })
+                        && !w.contains(' ')
+                })
+        })
+    else {
+        return toks;
+    };
+    let span = (toks[k].span().0, toks[to].span().1);
+    toks.splice(k..=to, [Tok::Negate(span)]);
+    rules.push("neg.nor");
+    toks
+}
+
+/// Rule `time.day-word`: "cross the Danube at Ebersdorf to-morrow", "pass at Lobau to-night" — a
+/// later day the grammar left as a word (after a name, or before a comma at the opening) is a
+/// start time, as "to-morrow" before the verb is (30.0).
+fn day_word(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let day = |s: Span| {
+        let w = text[s.0..s.1].trim_end_matches([',', ' ']).to_lowercase();
+        matches!(
+            w.as_str(),
+            "to-morrow" | "tomorrow" | "to-night" | "tonight" | "to-day" | "today"
+        )
+        .then(|| {
+            (
+                s.0,
+                s.0 + text[s.0..s.1].trim_end_matches([',', ' ']).len(),
+                w,
+            )
+        })
+    };
+    let mut out = Vec::with_capacity(toks.len());
+    for t in toks {
+        let hit = match &t {
+            Tok::Filler(s) => day(*s),
+            Tok::Recipient {
+                who: Some(w),
+                attached,
+                span,
+            } if attached.is_empty() && out.iter().any(|o| matches!(o, Tok::Recipient { .. })) => {
+                day(*span).filter(|_| w.text.len() <= 9)
+            }
+            _ => None,
+        };
+        match hit {
+            Some((a, b, w)) => {
+                rules.push("time.day-word");
+                out.push(Tok::Timing {
+                    prep: "at".into(),
+                    value: Some(w),
+                    span: (a, b),
+                });
+            }
+            None => out.push(t),
+        }
+    }
+    out
+}
+
+/// Rule `cond.should-name`: "should Soult advance from Llerena, fall back …" — "should", a name
+/// and a verb open a condition, as "should the enemy advance" does (30.0).
+fn should_name(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    for k in 0..toks.len().saturating_sub(2) {
+        let Tok::Filler(s) = toks[k] else { continue };
+        // Anywhere in the sentence: the read-back puts the condition after its stage ("hold
+        // the heights should Soult advance"); "Soult should advance" has no name after it.
+        if text[s.0..s.1].eq_ignore_ascii_case("should")
+            && matches!(&toks[k + 1], Tok::Place(t) if t.text.chars().next().is_some_and(char::is_uppercase))
+            && matches!(&toks[k + 2], Tok::Verb { .. })
+        {
+            toks[k] = Tok::CondStart("should".into(), s);
+            rules.push("cond.should-name");
+        }
+    }
+    toks
+}
+
+/// Rule `verbless.then`: "Hold it till 1500, then Kirseberg." — a place alone after "then" at
+/// the end of a sentence is where to march next: a move stage of the sequence (6.3.3).
+fn then_place(toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let mut toks = toks;
+    let n = toks.len();
+    for k in 1..n {
+        let then = matches!(&toks[k - 1], Tok::Connector(c, _) if c == "then" || c == "and then");
+        // A name, a hex, or a definite place ("the bridge", a scenario alias); never troops.
+        let place = matches!(&toks[k], Tok::Place(t) if matches!(t.form, Form::Name | Form::Hex)
+            && !super::resolve::looks_like_troops(&t.text));
+        let ends = toks[k + 1..]
+            .iter()
+            .all(|t| matches!(t, Tok::Punct(_) | Tok::Timing { .. }));
+        if then && place && ends {
+            let at = toks[k].span().0;
+            toks.splice(
+                k..k,
+                [
+                    Tok::Verb {
+                        action: Action::Move,
+                        verb: "march".into(),
+                        span: (at, at),
+                    },
+                    Tok::DestPrep("to".into(), (at, at)),
+                ],
+            );
+            rules.push("verbless.then");
+            break;
+        }
+    }
+    toks
+}
+
 /// Rule `time.by-clock`: "march to Kümla by 0800" — "by" and a bare military clock time is a
 /// deadline (30.0), like "by noon"; it used to leave "by" as a route word and read "0800" as a
 /// start time (a conditional, Complex order).
@@ -1914,7 +2456,21 @@ fn passive_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
     };
     let mut k = 1;
     while k + 1 < toks.len() {
-        let Tok::Participle { action, span } = toks[k + 1] else {
+        // "is to be loaded and sent to the rear": a first past form that is no stage ("loaded")
+        // joins the participle after it (rule `lead.passive-and`).
+        let mut j = k + 1;
+        if word(&toks[k]) == "be"
+            && let Tok::Filler(f) = toks[j]
+            && {
+                let w = text[f.0..f.1].to_lowercase();
+                w.ends_with("ed") && lexicon::get().is_verb_word(&w)
+            }
+            && matches!(&toks.get(j + 1), Some(Tok::Connector(c, _)) if c == "and" || c == ",")
+            && matches!(toks.get(j + 2), Some(Tok::Participle { .. }))
+        {
+            j += 2;
+        }
+        let Tok::Participle { action, span } = toks[j] else {
             k += 1;
             continue;
         };
@@ -1923,6 +2479,9 @@ fn passive_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
         // phrase before "will", "shall", "must", "is to", "are to".
         let subject = match toks[k - 1] {
             Tok::Recipient { .. } => troops(&toks[k - 1]),
+            // "The reserve battery: be brought forward …" (the read-back of a name holding a
+            // keyword): the colon lead is read later, by `colon_lead`.
+            Tok::Punct(_) if word(&toks[k - 1]) == ":" => k >= 2 && troops(&toks[k - 2]),
             _ => {
                 let w = word(&toks[k - 1]);
                 let modal = matches!(w.as_str(), "will" | "shall" | "must");
@@ -1943,8 +2502,27 @@ fn passive_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
                 verb: nfc(&words(&text[sp.0..sp.1].to_lowercase())),
                 span: sp,
             };
-            toks.remove(k + 1);
+            toks.drain(k + 1..=j);
             rules.push("lead.passive-own");
+            if j > k + 1 {
+                rules.push("lead.passive-and");
+            }
+            // "… will be formed in column and marched to Kümla": a participle after "and"
+            // carries on the same passive, a step of the same subject.
+            let mut m = k + 1;
+            while m + 1 < toks.len() && !matches!(toks[m], Tok::Punct(_)) {
+                if matches!(&toks[m], Tok::Connector(c, _) if c == "and" || c == ",")
+                    && let Tok::Participle { action, span } = toks[m + 1]
+                {
+                    toks[m + 1] = Tok::Verb {
+                        action,
+                        verb: text[span.0..span.1].to_lowercase(),
+                        span,
+                    };
+                    rules.push("lead.passive-and");
+                }
+                m += 1;
+            }
         }
         k += 1;
     }
@@ -2067,7 +2645,10 @@ fn bring_troops(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -
         }
         let own_troops = matches!(&toks[k + 1], Tok::Place(t)
             if t.form == Form::Own && super::resolve::looks_like_troops(&text[t.span.0..t.span.1]));
-        let onward = matches!(&toks[k + 2], Tok::Compass(..) | Tok::DestPrep(..));
+        let onward = matches!(
+            &toks[k + 2],
+            Tok::Compass(..) | Tok::DestPrep(..) | Tok::RoutePrep(..)
+        );
         if own_troops && onward {
             toks[k] = Tok::Verb {
                 action: Action::Move,
@@ -2313,13 +2894,31 @@ fn possessed_noun(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>)
             let w = &text[t.span.0..t.span.1];
             w.ends_with("'s") || w.ends_with("’s") || w.ends_with("s'")
         });
+        // "drive in the enemy posts": troops as the object of a verb, then a troop noun that is
+        // also a verb form — the noun ends the object, it is no action.
+        let object_troops = k >= 2
+            && matches!(&toks[k - 2], Tok::Verb { .. })
+            && matches!(&toks[k - 1], Tok::Place(t) if t.form == Form::Name
+                && super::resolve::looks_like_troops(&t.text))
+            && matches!(&toks[k], Tok::Verb { span, .. }
+                if lexicon::get().is_troop_word(&crate::text::fold(&text[span.0..span.1])));
+        // "by the Kösen pass", "the Maya pass": a terrain noun that is also a verb form, right
+        // after a proper name, ends that name (as rule `name.terrain-head` for keywords).
+        let named_terrain = matches!(&toks[k - 1], Tok::Place(t) if t.form == Form::Name
+                && t.text.split_whitespace().last().is_some_and(|w| w.chars().next().is_some_and(char::is_uppercase)))
+            && matches!(&toks[k], Tok::Verb { span, .. }
+                if lexicon::get().is_terrain(&text[span.0..span.1].to_lowercase()));
+        let possessive = possessive || object_troops || named_terrain;
         if let Tok::Verb { span, .. } = &toks[k]
             && possessive
         {
             let span = *span;
             rules.push("verb.possessed");
-            // "Frobisher's ford": a terrain noun extends the name.
-            if lexicon::get().is_terrain(&text[span.0..span.1].to_lowercase())
+            // "Frobisher's ford": a terrain noun extends the name; so does a troop noun ("the
+            // enemy's posts", "Soult's pickets": troops, the object of the verb before).
+            let noun = text[span.0..span.1].to_lowercase();
+            let lex = lexicon::get();
+            if (lex.is_terrain(&noun) || lex.is_troop_word(&crate::text::fold(&noun)))
                 && let Tok::Place(t) = &toks[k - 1]
             {
                 let from = t.phrase_span.0;
@@ -2870,6 +3469,7 @@ fn prohibit(text: &str, at: Span, prefix: Option<String>, avoid: bool, d: &mut D
             text: prefix.map_or_else(|| raw.clone(), |p| format!("{p} {raw}")),
             span,
             avoid,
+            condition: None,
         });
     }
 }
@@ -2965,8 +3565,10 @@ fn make_condition(
 fn attach_condition(cond: Condition, d: &mut Draft, here: Option<usize>, pending: &mut Pending) {
     // Rule `cond.duration`: "until the 7th Division comes up", "till relieved" say how long a
     // stage lasts; they are not conditions (no second stage, 30.0 does not apply).
-    if matches!(cond.kind.as_str(), "until" | "till") {
-        d.rules.push("cond.duration");
+    if matches!(cond.kind.as_str(), "until" | "till" | "before") {
+        if cond.kind != "before" {
+            d.rules.push("cond.duration");
+        }
         let text = cond.text.clone();
         match here.map(|_| d.steps.len() - 1) {
             Some(i) => {

@@ -168,7 +168,14 @@ pub(crate) fn content(stages: &[Stage], order_span: Span, out: &mut Vec<Diagnost
                 .as_ref()
                 .and_then(|d| d.place.as_ref())
                 .is_some_and(Reference::is_place)
-            || st.steps.iter().any(|s| s.purpose.is_some());
+            || st.steps.iter().any(|s| s.purpose.is_some())
+            // Rule `limit.condition`: "charge only if the enemy's infantry is disordered" — a
+            // conditional attack whose target is named only in its condition is limited by it
+            // (6.4.4): the command attacks what the condition names, when it is met (30.0).
+            || st
+                .condition
+                .as_ref()
+                .is_some_and(|c| c.references.iter().any(limits));
         let has_axis = this_axis || earlier_axis;
         // "Loison: carry Vimeiro Hill. Kellerman's grenadiers will follow in support." — a
         // stage that supports an earlier limited one (its own subject, "in support", or a
@@ -186,9 +193,20 @@ pub(crate) fn content(stages: &[Stage], order_span: Span, out: &mut Vec<Diagnost
         if !has_limit && supports && earlier_limit {
             continue;
         }
+        // A conditional attack on troops named only in the condition ("attack if the enemy
+        // falls back") attacks them when it is met: open-ended still, but only a warning.
+        let cond_troops = st.condition.as_ref().is_some_and(|c| {
+            c.references
+                .iter()
+                .any(|r| r.form == Form::Unit || super::resolve::looks_like_troops(&r.text))
+        });
         if !has_limit {
             out.push(diag(
-                Severity::Error,
+                if cond_troops {
+                    Severity::Warning
+                } else {
+                    Severity::Error
+                },
                 "open-ended",
                 format!(
                     "this Engage stage (\"{}\") has no objective and no limit",

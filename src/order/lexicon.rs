@@ -382,6 +382,20 @@ impl Lexicon {
     }
 
     /// The kind of the longest phrase starting at word `i` of `ws`, with its length in words.
+    /// Rule `verb.split-object`: the verb phrase `verb` (as written, one or more words) with
+    /// its object taken out, completed by the first words of `tail` ("keep" + "in hand"): the
+    /// action and the end (in `tail`'s offsets) of the words that complete it.
+    pub(crate) fn split_verb(&self, verb: &str, tail: &str, off: usize) -> Option<(Action, usize)> {
+        let mut ws = split_words(verb, 0);
+        let n = ws.len();
+        ws.extend(split_words(tail, off).into_iter().take(6));
+        let (m, kind) = self.longest(&ws, 0)?;
+        match kind {
+            Kind::Verb(a) if m > n => Some((*a, ws[m - 1].1.1)),
+            _ => None,
+        }
+    }
+
     fn longest(&self, ws: &[(String, Span)], i: usize) -> Option<(usize, &Kind)> {
         let cands = self.phrases.get(&ws[i].0)?;
         cands.iter().find_map(|(p, k)| {

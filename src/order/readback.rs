@@ -142,6 +142,19 @@ fn capitalise(s: &str) -> String {
     }
 }
 
+/// Rule `neg.condition`: a conditional prohibition reads back as a sentence of its own, its
+/// condition first ("If I cannot, General Hill is not to wait for me.").
+fn conditional_prohibition(p: &Prohibition, who: Option<&str>, link: &str) -> Option<String> {
+    let c = p.condition.as_ref()?;
+    let intro = who.map_or(String::new(), |w| format!("{w} "));
+    let what = if p.avoid {
+        format!("{intro}is to avoid {}", p.text)
+    } else {
+        format!("{intro}{link} {}", p.text)
+    };
+    Some(capitalise(&format!("{c}, {what}")))
+}
+
 fn subject_link(name: &str) -> &'static str {
     // The head noun is the last word before "of": "Division of United Grenadiers" is one.
     let head = name.split(" of ").next().unwrap_or(name);
@@ -282,6 +295,10 @@ pub(crate) fn render(
     // ("… and is not to pursue beyond the stream"), never as an action.
     for p in prohibitions {
         let link = who.map_or("are not to", |w| not_link(subject_link(w)));
+        if let Some(c) = conditional_prohibition(p, who, link) {
+            sentences.push(c);
+            continue;
+        }
         match sentences.last_mut() {
             // Rule `neg.avoid`: "avoid a general action", "avoid engaging the enemy".
             Some(last) if p.avoid => last.push_str(&format!(", and avoid {}", p.text)),

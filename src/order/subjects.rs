@@ -80,9 +80,15 @@ pub(crate) fn having_clause(
         toks.splice(r..=r, split);
         rules.push("clause.having");
     }
-    let Some(k) = (0..toks.len().saturating_sub(1))
-        .find(|&k| is_having(&toks[k]) && matches!(toks[k + 1], Tok::Participle { .. }))
-    else {
+    // Only a clause that opens the sentence's action and leads to its verb: "…, gained a
+    // victory, having driven them from all their positions" reports, and orders nothing.
+    let verb = |t: &Tok| matches!(t, Tok::Verb { .. });
+    let Some(k) = (0..toks.len().saturating_sub(1)).find(|&k| {
+        is_having(&toks[k])
+            && matches!(toks[k + 1], Tok::Participle { .. })
+            && !toks[..k].iter().any(verb)
+            && toks[k + 2..].iter().any(verb)
+    }) else {
         return toks;
     };
     let Tok::Participle { action, span } = toks[k + 1] else {

@@ -22,6 +22,7 @@ mod movement_cli;
 mod movement_facing;
 mod odds_from_game;
 mod opportunity_fire;
+mod order_clauses;
 mod order_cli;
 mod order_corpus;
 mod order_corpus_eval;

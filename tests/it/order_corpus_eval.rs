@@ -269,7 +269,9 @@ fn evaluate(miss: &mut Vec<String>, keep: fn(&str) -> bool) -> Figures {
                     }
                 }
                 if e.condition {
-                    let ok = o.stages.iter().any(|s| s.condition.is_some());
+                    // A conditional prohibition ("if I cannot, do not wait") is a condition read.
+                    let ok = o.stages.iter().any(|s| s.condition.is_some())
+                        || o.prohibitions.iter().any(|p| p.condition.is_some());
                     f.condition.add(ok);
                     if !ok {
                         note("condition not read".into());
