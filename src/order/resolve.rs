@@ -948,6 +948,12 @@ mod tests {
             ("kirseberg".into(), false, Some(1))
         );
         assert_eq!(id(ix.place("the hill")).0, "-");
+        // A lower-case word is never a near miss; its "did you mean" list is asked for apart,
+        // nearest first (issue 11: measured only where a diagnostic shows it).
+        assert_eq!(id(ix.place("kirsebrg")).0, "-");
+        let near = ix.place_suggestions("kirsebrg");
+        assert_eq!(near.first().map(String::as_str), Some("Kirseberg"));
+        assert!(near.len() <= 3);
         assert_eq!(id(ix.unit("2nd Div", true)).0, "div-2");
         assert_eq!(id(ix.unit("General Morvan", true)).0, "div-2");
         assert_eq!(id(ix.unit("Second Division", true)).0, "div-2");
