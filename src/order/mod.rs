@@ -567,7 +567,7 @@ fn resolve_refs(
                 res = resolve_name(ix, &mut r, own, stages.is_empty(), &slots, diags);
             }
             (Form::Name, None) if slots.contains(&r.span) && vague(&r.text) => {
-                unresolved(&r, true, &[], diags);
+                unresolved(&r, true, Vec::new, diags);
             }
             (Form::Unit, Some(ix)) => {
                 if let Match::Found { resolved, .. } = ix.unit_of(&r.text, false, own) {
@@ -664,14 +664,15 @@ fn resolve_name(
             }
             Some(resolved)
         }
-        Match::Missing { suggestions } => match ix.unit_of(&r.text, false, own) {
+        Match::Missing { .. } => match ix.unit_of(&r.text, false, own) {
             Match::Found { resolved, .. } => {
                 r.form = Form::Unit;
                 Some(resolved)
             }
             Match::Missing { .. } if no_stages => None,
             Match::Missing { .. } => {
-                unresolved(r, slots.contains(&r.span), &suggestions, diags);
+                let slot = slots.contains(&r.span);
+                unresolved(r, slot, || ix.place_suggestions(&r.text), diags);
                 None
             }
         },
@@ -1264,8 +1265,14 @@ fn vague(text: &str) -> bool {
 /// The diagnostic for a name that resolves to nothing (rules `diag.unknown-place`,
 /// `diag.vague-place`, `diag.unknown-word`): an error only for a name-like word in an objective
 /// or route slot; a vague description there is a warning asking for a name or hex; anything
-/// else is a warning, or nothing for a lower-case word outside a slot.
-fn unresolved(r: &Reference, slot: bool, suggestions: &[String], diags: &mut Vec<Diagnostic>) {
+/// else is a warning, or nothing for a lower-case word outside a slot. The "did you mean" list is
+/// asked for only where a diagnostic shows it (reading speed, issue 11).
+fn unresolved(
+    r: &Reference,
+    slot: bool,
+    suggestions: impl FnOnce() -> Vec<String>,
+    diags: &mut Vec<Diagnostic>,
+) {
     // "cover the retreat", "protect the passage": an action of the writer's own army, named by
     // its noun, is no place to look up (the lexicon's `[actions]` nouns).
     if !name_like(&r.text) && lexicon::get().is_action_noun(&r.text.to_lowercase()) {
@@ -1278,7 +1285,7 @@ fn unresolved(r: &Reference, slot: bool, suggestions: &[String], diags: &mut Vec
             format!("\"{}\" is not a place on this map", r.text),
             r.span,
             suggest(
-                suggestions,
+                &suggestions(),
                 "name a place of the scenario's gazetteer or give a hex",
             ),
         ));
@@ -1297,7 +1304,7 @@ fn unresolved(r: &Reference, slot: bool, suggestions: &[String], diags: &mut Vec
             format!("\"{}\" is neither a place nor a command of this scenario", r.text),
             r.span,
             suggest(
-                suggestions,
+                &suggestions(),
                 "if it is a place, use the gazetteer's name or a hex; otherwise it is only read as text",
             ),
         ));
