@@ -707,7 +707,14 @@ impl Reading<'_> {
                     if *after_subject && matches!(tok, Tok::Filler(_) | Tok::Verb { .. }) {
                         *predicate = true;
                     }
-                    *after_subject = matches!(tok, Tok::Place(_));
+                    // "should he attack the village": after the inverted "should" a pronoun is the
+                    // condition's subject too, and the verb after it the condition's own.
+                    *after_subject = matches!(tok, Tok::Place(_))
+                        || kind.eq_ignore_ascii_case("should")
+                            && matches!(tok, Tok::Filler(s) if matches!(
+                                text[s.0..s.1].to_lowercase().as_str(),
+                                "he" | "they" | "we" | "it" | "she"
+                            ));
                     collect_refs(tok, refs, &mut d.refs);
                     return true;
                 }

@@ -202,3 +202,50 @@ fn a_formation_of_grenadiers_is_one_formation_in_the_read_back() {
         o.readback
     );
 }
+
+fn vimeiro_british(text: &str) -> CheckedOrder {
+    let s = staffwork::scenario::bundled("vimeiro-1808").unwrap();
+    order::check_one(text, Some(&s), Some("british"))
+}
+
+#[test]
+fn the_idioms_of_holding_and_keeping_touch_are_read_not_left_as_remarks() {
+    for (text, said) in [
+        (
+            "Hill's division will remain on the hill west of Vimeiro as a reserve.",
+            "as a reserve",
+        ),
+        (
+            "Anstruther, Fane: hold Vimeiro Hill to the last.",
+            "to the last",
+        ),
+        (
+            "Acland's brigade to occupy the ford and keep up communication with Hill.",
+            "keep up communication with Hill",
+        ),
+    ] {
+        let o = vimeiro_british(text);
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+        assert!(
+            o.diagnostics
+                .iter()
+                .all(|d| d.severity != staffwork::order::Severity::Warning),
+            "{text}: {:?}",
+            o.diagnostics
+        );
+        assert!(o.readback.contains(said), "{text}: {}", o.readback);
+    }
+}
+
+#[test]
+fn should_he_and_a_verb_is_one_condition() {
+    // The inverted "should": the verb after its pronoun is the condition's own, never a stage.
+    let o = vimeiro_british(
+        "Ferguson: march by the ridge towards Ventosa, and turn the enemy's right should he attack the village.",
+    );
+    assert_eq!(o.stages.len(), 1, "{}", o.readback);
+    assert_eq!(
+        o.stages[0].condition.as_ref().map(|c| c.text.as_str()),
+        Some("should he attack the village")
+    );
+}
