@@ -6,7 +6,7 @@ use staffwork::app::{self, AppError, MethodArg, NewRequest, OrderRequest, Reques
 use staffwork::game::Game;
 use staffwork::view::Viewer;
 
-fn tutorial() -> Game {
+pub(crate) fn tutorial() -> Game {
     let new = app::prepare_new(&NewRequest {
         scenario: "tutorial-hall".into(),
         seed: 7,

@@ -5,21 +5,11 @@
 
 use staffwork::order::{self, CheckedOrder};
 
+use super::order_natural_leads::{hall, recipient_id, vimeiro as vimeiro_french};
+
 fn talavera(text: &str) -> CheckedOrder {
     let s = staffwork::scenario::bundled("talavera-1809").unwrap();
     order::check_one(text, Some(&s), Some("french"))
-}
-
-fn hall(text: &str) -> CheckedOrder {
-    let s = staffwork::scenario::bundled("tutorial-hall").unwrap();
-    order::check_one(text, Some(&s), Some("imperial"))
-}
-
-fn recipient_id(o: &CheckedOrder) -> Option<String> {
-    o.recipient
-        .as_ref()
-        .and_then(|r| r.resolved.as_ref())
-        .map(|r| r.id.clone())
 }
 
 #[test]
@@ -141,11 +131,6 @@ fn no_attack_is_to_be_made_forbids_the_attack() {
         "{}",
         o.readback
     );
-}
-
-fn vimeiro_french(text: &str) -> CheckedOrder {
-    let s = staffwork::scenario::bundled("vimeiro-1808").unwrap();
-    order::check_one(text, Some(&s), Some("french"))
 }
 
 #[test]

@@ -6,17 +6,17 @@
 use staffwork::order::{self, CheckedOrder};
 use staffwork::rules::OrderType;
 
-fn hall(text: &str) -> CheckedOrder {
+pub(crate) fn hall(text: &str) -> CheckedOrder {
     let s = staffwork::scenario::bundled("tutorial-hall").unwrap();
     order::check_one(text, Some(&s), Some("imperial"))
 }
 
-fn vimeiro(text: &str) -> CheckedOrder {
+pub(crate) fn vimeiro(text: &str) -> CheckedOrder {
     let s = staffwork::scenario::bundled("vimeiro-1808").unwrap();
     order::check_one(text, Some(&s), Some("french"))
 }
 
-fn recipient_id(o: &CheckedOrder) -> Option<String> {
+pub(crate) fn recipient_id(o: &CheckedOrder) -> Option<String> {
     o.recipient
         .as_ref()
         .and_then(|r| r.resolved.as_ref())

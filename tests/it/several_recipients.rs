@@ -2,9 +2,10 @@
 //! recipient is read, read back and resolved, and in a game the order is a copy to each —
 //! all sent, or none. None of these sentences is in the annotated corpus.
 
-use staffwork::app::{self, AppError, MethodArg, NewRequest, OrderRequest, Request, Response};
+use staffwork::app::{self, AppError, MethodArg, OrderRequest, Request, Response};
+
+use super::app_layer::tutorial;
 use staffwork::engine::EventKind;
-use staffwork::game::Game;
 use staffwork::order::{self, CheckedOrder};
 use staffwork::view::Viewer;
 
@@ -94,19 +95,6 @@ fn a_title_before_a_brigadiers_surname_finds_his_brigade() {
             o.diagnostics
         );
     }
-}
-
-fn tutorial() -> Game {
-    let new = app::prepare_new(&NewRequest {
-        scenario: "tutorial-hall".into(),
-        seed: 7,
-        tables: None,
-        combat_tables: None,
-        movement_tables: None,
-        variant: Vec::new(),
-    })
-    .expect("bundled scenario loads");
-    app::create(None, new).expect("game starts").0
 }
 
 fn order_request(text: &str, to: Option<&str>, method: MethodArg) -> Request {
