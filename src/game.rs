@@ -346,14 +346,21 @@ impl Game {
     /// [`Game::preview`] of several commands, one after another on the same scratch state (a
     /// `move` of several pieces is checked whole before any is recorded).
     pub fn preview_all(&self, cmds: &[Command]) -> Result<(Vec<Event>, GameState), GameError> {
+        self.preview_each(cmds)
+            .map_err(|(_, r)| GameError::Refused(r))
+    }
+
+    /// [`Game::preview_all`], a refusal with the index of the command refused.
+    pub fn preview_each(
+        &self,
+        cmds: &[Command],
+    ) -> Result<(Vec<Event>, GameState), (usize, Refusal)> {
         let mut dice = SeededDice::new(0x5EED_0FC4_EC00);
         let engine = self.engine();
         let mut state = self.state.clone();
         let mut all = Vec::new();
-        for cmd in cmds {
-            let events = engine
-                .decide(&state, cmd, &mut dice)
-                .map_err(GameError::Refused)?;
+        for (k, cmd) in cmds.iter().enumerate() {
+            let events = engine.decide(&state, cmd, &mut dice).map_err(|r| (k, r))?;
             for e in &events {
                 evolve(&mut state, e);
             }
@@ -396,18 +403,8 @@ impl Game {
             head,
         } = self;
         let w = store.writer()?;
-        let now = w.check_from(head)?;
-        if now != *head {
-            if head.events == 0 {
-                *state = Engine::with_combat(scenario, tables, combat)
-                    .with_movement(movement)
-                    .initial_state();
-            }
-            for e in w.events_after(head.events)? {
-                evolve(state, &e.event);
-            }
-            *head = now;
-        }
+        let engine = Engine::with_combat(scenario, tables, combat).with_movement(movement);
+        fold_in(&w, &engine, state, head)?;
         Ok(())
     }
 
@@ -431,20 +428,8 @@ impl Game {
             head,
         } = self;
         let mut w = store.writer()?;
-        let now = w.check_from(head)?;
-        if now != *head {
-            if head.events == 0 {
-                // Opened for audit (or an empty record): fold the whole record afresh.
-                *state = Engine::with_combat(scenario, tables, combat)
-                    .with_movement(movement)
-                    .initial_state();
-            }
-            for e in w.events_after(head.events)? {
-                evolve(state, &e.event);
-            }
-            *head = now.clone();
-        }
         let engine = Engine::with_combat(scenario, tables, combat).with_movement(movement);
+        let now = fold_in(&w, &engine, state, head)?;
         let decided = match forced {
             Some(dice) => engine.decide(state, cmd, dice),
             None => {
@@ -846,4 +831,26 @@ pub fn acceptance_situation_in(
         order_type: o.order_type,
         current,
     })
+}
+
+/// Fold into `state` the events another writer appended after `head`, checked as a write checks
+/// them (decision 0050); from an empty head (opened for audit) the record is folded afresh.
+/// Returns the head the writer sees, now also `head`.
+fn fold_in(
+    w: &crate::store::Writer<'_>,
+    engine: &Engine,
+    state: &mut GameState,
+    head: &mut Head,
+) -> Result<Head, GameError> {
+    let now = w.check_from(head)?;
+    if now != *head {
+        if head.events == 0 {
+            *state = engine.initial_state();
+        }
+        for e in w.events_after(head.events)? {
+            evolve(state, &e.event);
+        }
+        *head = now.clone();
+    }
+    Ok(now)
 }

@@ -494,39 +494,30 @@ fn offer_opportunity(game: &Game, seat: &Seat, done: &mut Response) {
     a.reaction_charges = crate::view::reactions_for(seat, reactions);
 }
 
-/// The engine command a request asks for, and the actor recorded with it. `turn` is one
-/// `Advance`; views, replay, branch and odds are not commands (refused as a bad request).
 /// The copies of one order to several commands (decision 0184) decided one after another on
-/// the game as it stands, nothing written; a refusal says which copy failed and after which.
+/// the game as it stands, nothing written: the events and state they would give, or a refusal
+/// that says which copy failed.
 pub(super) fn check_copies<'a>(
     game: &Game,
     built: &'a [(String, Command)],
-) -> Result<(), (GameError, &'a Command)> {
+) -> Result<(Vec<crate::engine::Event>, crate::engine::GameState), (GameError, &'a Command)> {
     let cmds: Vec<Command> = built.iter().map(|(_, c)| c.clone()).collect();
-    for k in 1..=cmds.len() {
-        let cmd = &built[k - 1].1;
-        match game.preview_all(&cmds[..k]) {
-            Ok(_) => {}
-            Err(GameError::Refused(r)) => {
-                let to = match cmd {
-                    Command::IssueOrder { to, .. } | Command::IssueRelayedOrder { to, .. } => {
-                        to.as_str()
-                    }
-                    _ => "",
-                };
-                let message = format!(
-                    "the copy to {to} ({k} of {} copies of this order, one per command it names): {}",
-                    cmds.len(),
-                    r.message
-                );
-                let help = format!("{}; or send the order to fewer commands at once", r.help);
-                let r = crate::engine::Refusal { message, help, ..r };
-                return Err((GameError::Refused(r), cmd));
-            }
-            Err(e) => return Err((e, cmd)),
-        }
-    }
-    Ok(())
+    game.preview_each(&cmds).map_err(|(k, r)| {
+        let cmd = &built[k].1;
+        let to = match cmd {
+            Command::IssueOrder { to, .. } | Command::IssueRelayedOrder { to, .. } => to.as_str(),
+            _ => "",
+        };
+        let message = format!(
+            "the copy to {to} ({} of {} copies of this order, one per command it names): {}",
+            k + 1,
+            cmds.len(),
+            r.message
+        );
+        let help = format!("{}; or send the order to fewer commands at once", r.help);
+        let r = crate::engine::Refusal { message, help, ..r };
+        (GameError::Refused(r), cmd)
+    })
 }
 
 /// The engine commands of a request with their actors: one, except an order addressed to
@@ -538,6 +529,8 @@ fn commands(game: &Game, req: &Request) -> Result<Vec<(String, Command)>, AppErr
     }
 }
 
+/// The engine command a request asks for, and the actor recorded with it. `turn` is one
+/// `Advance`; views, replay, branch and odds are not commands (refused as a bad request).
 pub fn command(game: &Game, req: &Request) -> Result<(String, Command), AppError> {
     match req {
         Request::Order(a) => match build::orders(game, a)?.as_slice() {

@@ -536,12 +536,7 @@ pub fn preview(game: &Game, seat: &Viewer, req: &super::OrderRequest) -> Result<
     let built = super::build::orders(game, &req)?;
     // A side sees its own numbers, in the engine's words too (decision 0160).
     let mut numbers = crate::view::OrderNumbers::for_seat(&game.state, seat);
-    let decided = super::check_copies(game, &built)
-        .map_err(|(e, _)| e)
-        .and_then(|()| {
-            let cmds: Vec<crate::engine::Command> = built.iter().map(|(_, c)| c.clone()).collect();
-            game.preview_all(&cmds)
-        });
+    let decided = super::check_copies(game, &built).map_err(|(e, _)| e);
     let (events, state) = match decided {
         Ok(x) => x,
         Err(crate::game::GameError::Refused(r)) => {

@@ -343,8 +343,22 @@ pub(crate) fn stop_move(ctx: &mut Ctx, side: &str, target: &str, at: Hex) {
         .units
         .get(target)
         .is_some_and(|u| u.morale == MoraleState::Routed);
-    let now = ctx.state.positions.get(target).copied();
-    if !routed || now.is_none_or(|h| h == at) {
+    if routed {
+        move_stopped(
+            ctx,
+            side,
+            target,
+            at,
+            "17.4",
+            format!("Routed by Opportunity Fire at {at}: its movement stops there (11.3.2)"),
+        );
+    }
+}
+
+/// `target` stands where its move ended, beyond `at`: it stops at `at` instead (`MoveStopped`,
+/// never a rewrite of the move's events). Nothing when it already stands at `at` or is gone.
+fn move_stopped(ctx: &mut Ctx, side: &str, target: &str, at: Hex, rule: &str, reason: String) {
+    if ctx.state.positions.get(target).is_none_or(|h| *h == at) {
         return;
     }
     ctx.emit_side(
@@ -352,10 +366,8 @@ pub(crate) fn stop_move(ctx: &mut Ctx, side: &str, target: &str, at: Hex) {
         super::EventKind::MoveStopped {
             unit: target.to_string(),
             at,
-            rule: "17.4".into(),
-            reason: format!(
-                "Routed by Opportunity Fire at {at}: its movement stops there (11.3.2)"
-            ),
+            rule: rule.into(),
+            reason,
         },
     );
 }
@@ -757,10 +769,6 @@ pub(crate) fn stop_reacted(
         .units
         .get(target)
         .is_some_and(|u| u.morale == MoraleState::Routed);
-    let now = ctx.state.positions.get(target).copied();
-    if now.is_none_or(|h| h == at) {
-        return;
-    }
     let why = if routed {
         "Routed by the Reaction Charge"
     } else if formed_square {
@@ -770,14 +778,13 @@ pub(crate) fn stop_reacted(
     } else {
         return;
     };
-    ctx.emit_side(
+    move_stopped(
+        ctx,
         side,
-        super::EventKind::MoveStopped {
-            unit: target.to_string(),
-            at,
-            rule: "16.5".into(),
-            reason: format!("{why} at {at}: its movement stops there"),
-        },
+        target,
+        at,
+        "16.5",
+        format!("{why} at {at}: its movement stops there"),
     );
 }
 
