@@ -231,6 +231,7 @@ impl Game {
             rng: RNG.to_string(),
             created_at,
             branched_from: None,
+            chain: crate::store::CHAIN_VERSION,
         };
         // Pre-scenario losses (Talavera 7.1) must fit the loss charts this game plays with.
         crate::engine::combat_system::pre_scenario_losses(&scenario, &combat)
@@ -304,7 +305,8 @@ impl Game {
         let store = Store::open(db)?;
         let events: Vec<Event> = store.events()?.into_iter().map(|e| e.event).collect();
         // An unchecked head: a write re-checks the whole record from the genesis first.
-        Self::load(store, &events, Head::genesis())
+        let genesis = store.genesis_head();
+        Self::load(store, &events, genesis)
     }
 
     fn load(store: Store, events: &[Event], head: Head) -> Result<Game, GameError> {
@@ -662,6 +664,8 @@ impl Game {
         }
         let mut meta = self.store.meta().clone();
         meta.branched_from = Some(format!("{} at turn {at_turn}", meta.scenario_id));
+        // A branch is a new file: its chain binds its own record, whatever its parent's format.
+        meta.chain = crate::store::CHAIN_VERSION;
         meta.created_at = created_at;
         if let Some(s) = seed {
             if meta.seed_spans.is_empty() {

@@ -16,7 +16,7 @@ use crate::engine::{Command, Event};
 use crate::text::hex;
 
 /// Schema version written by this build. Older files are migrated; newer ones are refused.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// Identifies a staffwork game file (SQLite `application_id`, "SWRK").
 const APPLICATION_ID: i64 = 0x5357_524B;
@@ -25,6 +25,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_integrity.sql"),
     include_str!("migrations/0003_web_seats.sql"),
+    include_str!("migrations/0004_command_chain.sql"),
 ];
 
 /// How long a writer waits for another writer to finish before giving up (decision 0050). A
@@ -40,8 +41,19 @@ pub fn busy_wait() -> std::time::Duration {
         .map_or(BUSY_WAIT, std::time::Duration::from_millis)
 }
 
-/// The hash before the first event.
+/// The hash before the first link of the chain (chain 1: before the first event; chain 2: the
+/// link before the game record's).
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// The chain format this build writes (decision 0185): 2 = the chain starts from the game record
+/// (scenario, seed, tables, versions) and links every command before its events. Files created
+/// before it hold chain 1 (events alone, from [`GENESIS`]); they keep it for life.
+pub const CHAIN_VERSION: u32 = 2;
+
+/// The chain format of a game record written before the field existed.
+fn legacy_chain() -> u32 {
+    1
+}
 
 /// What a game file records about itself.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,6 +85,9 @@ pub struct GameMeta {
     pub created_at: String,
     /// The game this one was branched from, if any.
     pub branched_from: Option<String>,
+    /// The hash chain's format ([`CHAIN_VERSION`]); absent (1) in files created before 0185.
+    #[serde(default = "legacy_chain")]
+    pub chain: u32,
 }
 
 impl GameMeta {
@@ -104,6 +119,12 @@ pub struct StoredCommand {
     pub command: Command,
     /// Who gave it (side id, or `umpire`).
     pub actor: String,
+    /// The payload exactly as stored (JSON).
+    #[serde(skip)]
+    pub payload: String,
+    /// Its link in the chain (chain 2); `None` in files of chain 1.
+    #[serde(skip)]
+    pub hash: Option<String>,
 }
 
 /// The head of a record: how many events and commands, and the last event's hash.
@@ -114,13 +135,42 @@ pub struct Head {
     pub hash: String,
 }
 
-impl Head {
+/// Where a game's hash chain starts and how it runs (decision 0185).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainStart {
+    /// The chain format: 1 (events alone) or 2 (the game record, then each command before its
+    /// events).
+    pub version: u32,
+    /// The hash before the first command: [`GENESIS`] in chain 1; in chain 2 the game record's
+    /// link ([`record_link`]), so an edited scenario, seed or table breaks the chain at its
+    /// start.
+    pub genesis: String,
+}
+
+impl ChainStart {
+    /// The start of the chain of a game whose record is `meta`, stored as `meta_text`.
+    pub fn of(meta: &GameMeta, meta_text: &str) -> Result<ChainStart, String> {
+        match meta.chain {
+            1 => Ok(ChainStart {
+                version: 1,
+                genesis: GENESIS.to_string(),
+            }),
+            2 => Ok(ChainStart {
+                version: 2,
+                genesis: record_link(meta_text)?,
+            }),
+            n => Err(format!(
+                "its hash chain has format {n}; this build knows formats 1 and {CHAIN_VERSION} (upgrade staffwork to open it)"
+            )),
+        }
+    }
+
     /// The head of an empty record.
-    pub fn genesis() -> Head {
+    pub fn head(&self) -> Head {
         Head {
             events: 0,
             commands: 0,
-            hash: GENESIS.to_string(),
+            hash: self.genesis.clone(),
         }
     }
 }
@@ -142,9 +192,13 @@ pub enum StoreError {
         "{path} was written by a newer staffwork (schema {found}, this build reads up to {SCHEMA_VERSION}); upgrade staffwork to open it"
     )]
     TooNew { path: String, found: i64 },
-    /// A stored payload this build cannot read.
-    #[error("event {seq} cannot be read: {why}")]
-    Unreadable { seq: i64, why: String },
+    /// A stored payload this build cannot read (an edited row, or a newer engine's event).
+    #[error("{what} {seq} cannot be read: {why}")]
+    Unreadable {
+        what: &'static str,
+        seq: i64,
+        why: String,
+    },
     /// A game file whose record does not read back cleanly: rows emptied, cut, inserted or
     /// edited, or a schema version reset (`PRAGMA user_version = 0` on a file with tables).
     #[error(
@@ -171,6 +225,8 @@ pub enum StoreError {
 pub struct Store {
     conn: Connection,
     meta: GameMeta,
+    /// Where the chain starts (from the record's stored text) and its format.
+    start: ChainStart,
     /// The file's path for messages (`:memory:` for an in-memory game).
     path: String,
 }
@@ -191,6 +247,29 @@ pub fn chain_hash(prev: &str, payload: &str) -> String {
     h.update(b"\n");
     h.update(payload.as_bytes());
     hex(&h.finalize())
+}
+
+/// The first link of a chain-2 record: the game record as stored, less `created_at` (wall
+/// clock, metadata only), so the same scenario, seed and commands give the same chain whenever
+/// they are played. The record is re-encoded from its stored fields, never from `GameMeta`, so
+/// a field a later build adds (with a default) does not change an older file's start.
+pub fn record_link(meta_text: &str) -> Result<String, String> {
+    let mut record: serde_json::Value =
+        serde_json::from_str(meta_text).map_err(|e| format!("its game record is not JSON: {e}"))?;
+    let Some(fields) = record.as_object_mut() else {
+        return Err("its game record is not a JSON object".into());
+    };
+    fields.remove("created_at");
+    Ok(chain_hash(GENESIS, &format!("game\n{record}")))
+}
+
+/// A command's link in the chain (chain 2): what it was, who gave it, its number, chained after
+/// the link before it. The actor's length comes first so no actor can pass for part of a payload.
+pub fn command_link(prev: &str, seq: i64, actor: &str, payload: &str) -> String {
+    chain_hash(
+        prev,
+        &format!("command {seq}\n{} {actor}\n{payload}", actor.len()),
+    )
 }
 
 /// HMAC-SHA-256 (RFC 2104) of `message` under `key`: the receipt digest. A keyed digest, so
@@ -287,19 +366,34 @@ fn encode<T: Serialize>(what: &'static str, value: &T) -> Result<String, StoreEr
     })
 }
 
-/// The actual head of the event and command tables.
-fn read_head(conn: &Connection) -> Result<Head, StoreError> {
-    let (events, hash): (i64, String) = conn
+/// The actual head of the event and command tables: the counts and the last link's hash (chain
+/// 2: the last event's if it belongs to the last command, else that command's own link).
+fn read_head(conn: &Connection, start: &ChainStart) -> Result<Head, StoreError> {
+    let last_event: Option<(i64, i64, String)> = conn
         .query_row(
-            "SELECT seq, hash FROM event ORDER BY seq DESC LIMIT 1",
+            "SELECT seq, command_seq, hash FROM event ORDER BY seq DESC LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?;
+    let last_command: Option<(i64, Option<String>)> = conn
+        .query_row(
+            "SELECT seq, hash FROM command ORDER BY seq DESC LIMIT 1",
             [],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
-        .optional()?
-        .unwrap_or((0, GENESIS.to_string()));
-    let commands: i64 = conn.query_row("SELECT COALESCE(MAX(seq), 0) FROM command", [], |r| {
-        r.get(0)
-    })?;
+        .optional()?;
+    let events = last_event.as_ref().map_or(0, |e| e.0);
+    let commands = last_command.as_ref().map_or(0, |c| c.0);
+    let hash = match (start.version, last_event, last_command) {
+        (1, Some((_, _, hash)), _) => hash,
+        (1, None, _) => GENESIS.to_string(),
+        (_, Some((_, of, hash)), Some((seq, _))) if of >= seq => hash,
+        // A command row without its link (edited) leaves no head hash; the chain check names it.
+        (_, _, Some((_, hash))) => hash.unwrap_or_default(),
+        (_, Some((_, _, hash)), None) => hash,
+        (_, None, None) => start.genesis.clone(),
+    };
     Ok(Head {
         events,
         commands,
@@ -339,26 +433,31 @@ fn read_record(conn: &Connection) -> Result<Head, StoreError> {
 }
 
 fn read_commands(conn: &Connection, after: i64) -> Result<Vec<StoredCommand>, StoreError> {
-    let mut st =
-        conn.prepare_cached("SELECT seq, actor, payload FROM command WHERE seq > ?1 ORDER BY seq")?;
+    let mut st = conn.prepare_cached(
+        "SELECT seq, actor, payload, hash FROM command WHERE seq > ?1 ORDER BY seq",
+    )?;
     let rows = st.query_map([after], |r| {
         Ok((
             r.get::<_, i64>(0)?,
             r.get::<_, String>(1)?,
             r.get::<_, String>(2)?,
+            r.get::<_, Option<String>>(3)?,
         ))
     })?;
     let mut out = Vec::new();
     for row in rows {
-        let (seq, actor, payload) = row?;
+        let (seq, actor, payload, hash) = row?;
         let command = serde_json::from_str(&payload).map_err(|e| StoreError::Unreadable {
+            what: "command",
             seq,
-            why: format!("command {seq}: {e}"),
+            why: e.to_string(),
         })?;
         out.push(StoredCommand {
             seq,
             command,
             actor,
+            payload,
+            hash,
         });
     }
     Ok(out)
@@ -380,6 +479,7 @@ fn read_events(conn: &Connection, after: i64) -> Result<Vec<StoredEvent>, StoreE
     for row in rows {
         let (seq, command_seq, payload, hash) = row?;
         let event = serde_json::from_str(&payload).map_err(|e| StoreError::Unreadable {
+            what: "event",
             seq,
             why: e.to_string(),
         })?;
@@ -394,10 +494,116 @@ fn read_events(conn: &Connection, after: i64) -> Result<Vec<StoredEvent>, StoreE
     Ok(out)
 }
 
+/// A command row unparsed: number, actor, payload, link.
+type RawCommand = (i64, String, String, Option<String>);
+/// An event row unparsed: number, command, payload, hash.
+type RawEvent = (i64, i64, String, String);
+
+/// Borrow unparsed rows as links.
+fn raw_links<'a>(
+    commands: &'a [RawCommand],
+    events: &'a [RawEvent],
+) -> (Vec<CommandLink<'a>>, Vec<EventLink<'a>>) {
+    (
+        commands
+            .iter()
+            .map(|(seq, actor, payload, hash)| CommandLink {
+                seq: *seq,
+                actor,
+                payload,
+                hash: hash.as_deref(),
+            })
+            .collect(),
+        events
+            .iter()
+            .map(|(seq, command_seq, payload, hash)| EventLink {
+                seq: *seq,
+                command_seq: *command_seq,
+                payload,
+                hash,
+            })
+            .collect(),
+    )
+}
+
+/// A command row as the chain sees it: number, actor, payload text and stored link.
+struct CommandLink<'a> {
+    seq: i64,
+    actor: &'a str,
+    payload: &'a str,
+    hash: Option<&'a str>,
+}
+
+/// An event row as the chain sees it.
+struct EventLink<'a> {
+    seq: i64,
+    command_seq: i64,
+    payload: &'a str,
+    hash: &'a str,
+}
+
+/// The first link whose stored hash does not follow from the link before it.
+#[derive(Debug, PartialEq, Eq)]
+enum ChainBreak {
+    Command(i64),
+    Event(i64),
+}
+
+impl ChainBreak {
+    fn describe(&self) -> String {
+        match self {
+            ChainBreak::Command(1) => "the hash chain breaks at its start: the game record (scenario, seed, tables, versions) or command 1 was altered outside staffwork".into(),
+            ChainBreak::Command(seq) => format!(
+                "the hash chain breaks at command {seq} (its payload, actor or hash was altered)"
+            ),
+            ChainBreak::Event(seq) => format!(
+                "the hash chain breaks at event {seq} (its payload or hash was altered)"
+            ),
+        }
+    }
+}
+
+/// Walk the chain from `from` over the commands and events after it — chain 1: the events
+/// alone; chain 2: each command's link before its events — calling `at(events so far, hash)`
+/// after every link that follows. Events must already claim recorded commands in order.
+fn walk_chain(
+    version: u32,
+    from: &Head,
+    commands: &[CommandLink],
+    events: &[EventLink],
+    mut at: impl FnMut(i64, &str),
+) -> Option<ChainBreak> {
+    let mut prev = from.hash.clone();
+    let mut pending = commands.iter().peekable();
+    let mut events_so_far = from.events;
+    // Each event, then (`None`) the commands after the last event.
+    for e in events.iter().map(Some).chain([None]) {
+        let upto = e.map_or(i64::MAX, |e| e.command_seq);
+        while let Some(c) = pending.next_if(|c| version >= 2 && c.seq <= upto) {
+            let hash = command_link(&prev, c.seq, c.actor, c.payload);
+            if c.hash != Some(hash.as_str()) {
+                return Some(ChainBreak::Command(c.seq));
+            }
+            at(events_so_far, &hash);
+            prev = hash;
+        }
+        let Some(e) = e else { break };
+        let hash = chain_hash(&prev, e.payload);
+        if hash != e.hash {
+            return Some(ChainBreak::Event(e.seq));
+        }
+        events_so_far = e.seq;
+        at(events_so_far, &hash);
+        prev = hash;
+    }
+    None
+}
+
 /// Why a record (or the part of it after `from`) does not read back cleanly, if it does not:
-/// numbering, the chain from `from`'s hash, every event belonging to a recorded command in
-/// order, the game's first command being its start.
+/// numbering, every event belonging to a recorded command in order, the game's first command
+/// being its start, and the chain (format `version`) from `from`'s hash.
 fn structure_problem(
+    version: u32,
     from: &Head,
     commands: &[StoredCommand],
     events: &[StoredEvent],
@@ -430,7 +636,7 @@ fn structure_problem(
             ));
         }
     }
-    let mut prev = from.hash.clone();
+    let newest = from.commands + commands.len() as i64;
     let mut last_command = from.commands;
     for (i, e) in events.iter().enumerate() {
         let expect = from.events + 1 + i as i64;
@@ -440,13 +646,6 @@ fn structure_problem(
                 e.seq
             ));
         }
-        if chain_hash(&prev, &e.payload) != e.hash {
-            return Some(format!(
-                "the hash chain breaks at event {} (its payload or hash was altered)",
-                e.seq
-            ));
-        }
-        let newest = from.commands + commands.len() as i64;
         if e.command_seq < last_command || e.command_seq > newest || e.command_seq < 1 {
             return Some(format!(
                 "event {} claims command {}, which is not a recorded command in order",
@@ -454,9 +653,32 @@ fn structure_problem(
             ));
         }
         last_command = e.command_seq;
-        prev = e.hash.clone();
     }
-    None
+    let commands: Vec<CommandLink> = commands.iter().map(StoredCommand::link).collect();
+    let events: Vec<EventLink> = events.iter().map(StoredEvent::link).collect();
+    walk_chain(version, from, &commands, &events, |_, _| {}).map(|b| b.describe())
+}
+
+impl StoredCommand {
+    fn link(&self) -> CommandLink<'_> {
+        CommandLink {
+            seq: self.seq,
+            actor: &self.actor,
+            payload: &self.payload,
+            hash: self.hash.as_deref(),
+        }
+    }
+}
+
+impl StoredEvent {
+    fn link(&self) -> EventLink<'_> {
+        EventLink {
+            seq: self.seq,
+            command_seq: self.command_seq,
+            payload: &self.payload,
+            hash: &self.hash,
+        }
+    }
 }
 
 /// A write transaction (`BEGIN IMMEDIATE`) on a game file: it sees the record as it stands while
@@ -466,6 +688,7 @@ pub struct Writer<'a> {
     tx: rusqlite::Transaction<'a>,
     path: &'a str,
     meta: &'a GameMeta,
+    start: &'a ChainStart,
 }
 
 impl Writer<'_> {
@@ -476,7 +699,7 @@ impl Writer<'_> {
 
     /// The head of the record as this transaction sees it.
     pub fn head(&self) -> Result<Head, StoreError> {
-        read_head(&self.tx)
+        read_head(&self.tx, self.start)
     }
 
     /// Commands after command `after`, in order.
@@ -512,7 +735,7 @@ impl Writer<'_> {
         let commands =
             read_commands(&self.tx, from.commands).map_err(|e| corrupt(e.to_string()))?;
         let events = read_events(&self.tx, from.events).map_err(|e| corrupt(e.to_string()))?;
-        if let Some(why) = structure_problem(from, &commands, &events) {
+        if let Some(why) = structure_problem(self.start.version, from, &commands, &events) {
             return Err(corrupt(why));
         }
         Ok(head)
@@ -529,12 +752,15 @@ impl Writer<'_> {
     ) -> Result<Head, StoreError> {
         let command_seq = head.commands + 1;
         let cjson = encode("command", command)?;
+        // Chain 2 links the command before its events; chain 1 files go on as they began.
+        let link =
+            (self.start.version >= 2).then(|| command_link(&head.hash, command_seq, actor, &cjson));
         self.tx.execute(
-            "INSERT INTO command (seq, actor, payload) VALUES (?1, ?2, ?3)",
-            params![command_seq, actor, cjson],
+            "INSERT INTO command (seq, actor, payload, hash) VALUES (?1, ?2, ?3, ?4)",
+            params![command_seq, actor, cjson, link],
         )?;
         let mut seq = head.events;
-        let mut prev = head.hash.clone();
+        let mut prev = link.unwrap_or_else(|| head.hash.clone());
         {
             let mut ins = self.tx.prepare_cached(
                 "INSERT INTO event (seq, command_seq, payload, hash) VALUES (?1, ?2, ?3, ?4)",
@@ -695,6 +921,10 @@ impl Store {
         }
         migrate(&mut conn, &path)?;
         let json = encode("game record", meta)?;
+        let start = ChainStart::of(meta, &json).map_err(|why| StoreError::Encode {
+            what: "game record",
+            why,
+        })?;
         conn.execute(
             "INSERT INTO game (id, meta, receipt_key) VALUES (1, ?1, lower(hex(randomblob(32))))",
             params![json],
@@ -702,6 +932,7 @@ impl Store {
         Ok(Store {
             conn,
             meta: meta.clone(),
+            start,
             path,
         })
     }
@@ -736,12 +967,17 @@ impl Store {
         let json: Option<String> = conn
             .query_row("SELECT meta FROM game WHERE id = 1", [], |r| r.get(0))
             .optional()?;
-        let meta = json
-            .and_then(|j| serde_json::from_str(&j).ok())
+        let (meta, text): (GameMeta, String) = json
+            .and_then(|j| Some((serde_json::from_str(&j).ok()?, j)))
             .ok_or_else(|| foreign("it has no readable game record"))?;
+        let start = ChainStart::of(&meta, &text).map_err(|why| StoreError::Corrupt {
+            path: p.clone(),
+            why,
+        })?;
         Ok(Store {
             conn,
             meta,
+            start,
             path: p,
         })
     }
@@ -757,13 +993,23 @@ impl Store {
 
     /// Number of events and the last hash.
     pub fn head(&self) -> Result<(i64, String), StoreError> {
-        let h = read_head(&self.conn)?;
+        let h = read_head(&self.conn, &self.start)?;
         Ok((h.events, h.hash))
     }
 
     /// The head of the record: events, commands, last hash.
     pub fn full_head(&self) -> Result<Head, StoreError> {
-        read_head(&self.conn)
+        read_head(&self.conn, &self.start)
+    }
+
+    /// The head of this game's empty record: where its chain starts.
+    pub fn genesis_head(&self) -> Head {
+        self.start.head()
+    }
+
+    /// The chain's format and start.
+    pub fn chain_start(&self) -> &ChainStart {
+        &self.start
     }
 
     /// The head the game row records, updated with every append (truncation evidence).
@@ -790,16 +1036,12 @@ impl Store {
         let tx = self.conn.unchecked_transaction()?;
         let commands = read_commands(&tx, 0).map_err(|e| corrupt(e.to_string()))?;
         let events = read_events(&tx, 0).map_err(|e| corrupt(e.to_string()))?;
-        if let Some(why) = structure_problem(&Head::genesis(), &commands, &events) {
+        if let Some(why) =
+            structure_problem(self.start.version, &self.start.head(), &commands, &events)
+        {
             return Err(corrupt(why));
         }
-        let head = Head {
-            events: events.len() as i64,
-            commands: commands.len() as i64,
-            hash: events
-                .last()
-                .map_or_else(|| GENESIS.to_string(), |e| e.hash.clone()),
-        };
+        let head = read_head(&tx, &self.start)?;
         // Decision 0050: a record cut back (the last commands and events deleted, say to undo
         // a bad roll) is refused on opening, not only by a write or `replay --verify`.
         if let Some(why) = head_mismatch(&read_record(&tx)?, &head) {
@@ -820,7 +1062,12 @@ impl Store {
             Ok(e) => e,
             Err(e) => return Ok(Some(e.to_string())),
         };
-        Ok(structure_problem(&Head::genesis(), &commands, &events))
+        Ok(structure_problem(
+            self.start.version,
+            &self.start.head(),
+            &commands,
+            &events,
+        ))
     }
 
     /// Take the write lock (`BEGIN IMMEDIATE`), waiting at most [`busy_wait`] for another writer.
@@ -833,6 +1080,7 @@ impl Store {
             tx,
             path: &self.path,
             meta: &self.meta,
+            start: &self.start,
         })
     }
 
@@ -852,7 +1100,7 @@ impl Store {
 
     /// The sequence number the next command will get.
     pub fn next_command_seq(&self) -> Result<i64, StoreError> {
-        Ok(read_head(&self.conn)?.commands + 1)
+        Ok(read_head(&self.conn, &self.start)?.commands + 1)
     }
 
     /// Every command, in order.
@@ -865,8 +1113,23 @@ impl Store {
         read_events(&self.conn, 0)
     }
 
-    /// Check the hash chain; returns the first event whose hash does not follow, if any.
+    /// Check the hash chain; returns the first event whose hash does not follow, if any (a
+    /// command link that does not follow, in chain 2, is named by [`Store::structure_problem`]).
     pub fn verify_chain(&self) -> Result<Option<i64>, StoreError> {
+        if self.start.version >= 2 {
+            let (commands, events) = self.raw_rows()?;
+            let (commands, events) = raw_links(&commands, &events);
+            for (i, e) in events.iter().enumerate() {
+                if e.seq != 1 + i as i64 {
+                    return Ok(Some(e.seq));
+                }
+            }
+            let from = self.start.head();
+            return Ok(match walk_chain(2, &from, &commands, &events, |_, _| {}) {
+                Some(ChainBreak::Event(seq)) => Some(seq),
+                _ => None,
+            });
+        }
         let mut st = self
             .conn
             .prepare("SELECT seq, payload, hash FROM event ORDER BY seq")?;
@@ -884,6 +1147,24 @@ impl Store {
             expect += 1;
         }
         Ok(None)
+    }
+
+    /// Every command and event row as stored, unparsed: what the chain covers.
+    #[allow(clippy::type_complexity)]
+    fn raw_rows(&self) -> Result<(Vec<RawCommand>, Vec<RawEvent>), StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT seq, actor, payload, hash FROM command ORDER BY seq")?;
+        let commands = st
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut st = self
+            .conn
+            .prepare("SELECT seq, command_seq, payload, hash FROM event ORDER BY seq")?;
+        let events = st
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .collect::<Result<_, _>>()?;
+        Ok((commands, events))
     }
 
     /// The web table's seats and the SHA-256 of each seat's join token (`seat`, `hash`), in
@@ -934,17 +1215,20 @@ impl Store {
     /// file still holds one (an intact prefix: the search stops where the chain breaks).
     pub fn find_receipt(&self, digest: &str) -> Result<Option<i64>, StoreError> {
         let key = self.receipt_key()?;
-        let mut found = (receipt_of(&key, 0, GENESIS) == digest).then_some(0);
-        let mut prev = GENESIS.to_string();
-        for e in self.events()? {
-            if chain_hash(&prev, &e.payload) != e.hash {
-                break;
-            }
-            if receipt_of(&key, e.seq, &e.hash) == digest {
-                found = Some(e.seq);
-            }
-            prev = e.hash;
-        }
+        let mut found = (receipt_of(&key, 0, &self.start.genesis) == digest).then_some(0);
+        let (commands, events) = self.raw_rows()?;
+        let (commands, events) = raw_links(&commands, &events);
+        walk_chain(
+            self.start.version,
+            &self.start.head(),
+            &commands,
+            &events,
+            |events, hash| {
+                if receipt_of(&key, events, hash) == digest {
+                    found = Some(events);
+                }
+            },
+        );
         Ok(found)
     }
 
@@ -1067,6 +1351,7 @@ mod tests {
             rng: String::new(),
             created_at: String::new(),
             branched_from: None,
+            chain: CHAIN_VERSION,
         }
     }
 

@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::staffwork;
+use crate::integrity_chain::{make_chain_1, rechain};
 
-fn run(args: &[&str]) -> (i32, String, String) {
+pub(crate) fn run(args: &[&str]) -> (i32, String, String) {
     let out = staffwork(args);
     (
         out.status.code().unwrap_or(-1),
@@ -15,14 +16,14 @@ fn run(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-fn ok(args: &[&str]) -> String {
+pub(crate) fn ok(args: &[&str]) -> String {
     let (code, out, err) = run(args);
     assert_eq!(code, 0, "staffwork {args:?}: {out}{err}");
     out
 }
 
 /// A game with orders, turns and a move, all verified.
-fn game(dir: &Path, name: &str) -> PathBuf {
+pub(crate) fn game(dir: &Path, name: &str) -> PathBuf {
     let db = dir.join(name);
     let d = db.to_str().unwrap();
     ok(&[
@@ -51,39 +52,12 @@ fn game(dir: &Path, name: &str) -> PathBuf {
     db
 }
 
-fn sql(db: &Path, statements: &str) {
+pub(crate) fn sql(db: &Path, statements: &str) {
     let conn = rusqlite::Connection::open(db).unwrap();
     conn.execute_batch(statements).unwrap();
 }
 
-/// Recompute every hash after the payloads were edited, as a forger would.
-fn rechain(db: &Path) {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    let rows: Vec<(i64, String)> = conn
-        .prepare("SELECT seq, payload FROM event ORDER BY seq")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    let mut prev = staffwork::store::GENESIS.to_string();
-    for (seq, payload) in rows {
-        let h = staffwork::store::chain_hash(&prev, &payload);
-        conn.execute(
-            "UPDATE event SET hash = ?1 WHERE seq = ?2",
-            rusqlite::params![h, seq],
-        )
-        .unwrap();
-        prev = h;
-    }
-    conn.execute(
-        "UPDATE game SET head_events = (SELECT COUNT(*) FROM event), head_hash = ?1",
-        [prev],
-    )
-    .unwrap();
-}
-
-fn file_bytes(db: &Path) -> Vec<u8> {
+pub(crate) fn file_bytes(db: &Path) -> Vec<u8> {
     std::fs::read(db).unwrap()
 }
 
@@ -143,6 +117,12 @@ fn a_verify_that_cannot_resimulate_does_not_say_ok() {
         &db,
         "UPDATE game SET meta = json_set(meta, '$.engine_version', '0.0.1')",
     );
+    // Decision 0185: the record is in the chain, so the edit alone breaks it at its start.
+    let (code, out, _) = run(&["replay", "--db", d, "--verify"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("breaks at its start"), "{out}");
+    // A forger who also recomputes the chain gets a file that opens; verify still refuses.
+    rechain(&db);
     let (code, out, _) = run(&["replay", "--db", d, "--verify"]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("chain only, NOT re-simulated"), "{out}");
@@ -294,6 +274,7 @@ fn a_reset_schema_version_or_a_corrupt_command_row_is_refused() {
 fn a_schema_1_file_migrates_and_verifies() {
     let dir = tempfile::tempdir().unwrap();
     let new = game(dir.path(), "new.db");
+    make_chain_1(&new);
     let old = dir.path().join("old.db");
     {
         let src = rusqlite::Connection::open(&new).unwrap();

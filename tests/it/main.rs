@@ -16,6 +16,7 @@ mod fog_stacks;
 mod formation_move;
 mod game_cli;
 mod hostile;
+mod integrity_chain;
 mod integrity_concurrency;
 mod integrity_record;
 mod movement_cli;
