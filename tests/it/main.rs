@@ -36,6 +36,7 @@ mod order_reader;
 mod order_umpire;
 mod random_events;
 mod reaction_offers;
+mod readme_tour;
 mod replay_props;
 mod rules_cli;
 mod scenario_check;
