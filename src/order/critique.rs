@@ -104,13 +104,30 @@ pub(crate) fn contradictions(
         }
         v
     };
+    // What a withdrawal leaves: "from X", or the object of "abandon X", "evacuate X". "Retire
+    // to X", "fall back behind X" name where it goes, which a later "re-form" may well hold.
+    let left = |s: &super::ast::Step| -> Vec<String> {
+        let mut v: Vec<String> = s
+            .direction
+            .iter()
+            .filter(|d| d.from)
+            .filter_map(|d| d.place.as_ref().map(key))
+            .collect();
+        let quits = ["abandon", "evacuate", "quit", "leave", "give up"]
+            .iter()
+            .any(|q| s.verb.starts_with(q));
+        if quits || s.action == Action::LeaveMap {
+            v.extend(s.objectives.iter().map(key));
+        }
+        v
+    };
     let away = |a: Action| matches!(a, Action::Withdraw | Action::LeaveMap);
     for st in stages {
         let mut stay: Vec<String> = Vec::new();
         let mut leave: Vec<String> = Vec::new();
         for s in &st.steps {
             if away(s.action) {
-                leave.extend(places(s));
+                leave.extend(left(s));
             } else {
                 stay.extend(places(s));
             }

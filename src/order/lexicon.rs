@@ -405,6 +405,60 @@ impl Lexicon {
     }
 }
 
+/// Rule `word.ly-adverb`: a word of six letters or more ending in "-ly" that the lexicon does
+/// not know is an adverb of manner ("closely", "earnestly", "gallantly"), never a name. The
+/// nouns and adjectives of that shape a order may use are listed; a capitalised one inside a
+/// name stays a name (`may_rewrite`).
+fn ly_adverb(word: &str) -> bool {
+    const NOT_ADVERBS: &[&str] = &[
+        "family",
+        "assembly",
+        "sicily",
+        "anomaly",
+        "monopoly",
+        "homily",
+        "butterfly",
+        "friendly",
+        "unfriendly",
+        "orderly",
+        "elderly",
+        "likely",
+        "unlikely",
+        "lively",
+        "stately",
+        "costly",
+        "deadly",
+        "lonely",
+        "lovely",
+        "timely",
+        "daily",
+        "weekly",
+        "hourly",
+        "nightly",
+        "early",
+        "woolly",
+        "hilly",
+        "kindly",
+        "manly",
+        "ghastly",
+        "beastly",
+        "cowardly",
+        "soldierly",
+        "scholarly",
+        "leisurely",
+        "comely",
+        "seemly",
+        "unseemly",
+        "portly",
+        "sprightly",
+    ];
+    word.len() >= 6
+        && word.ends_with("ly")
+        && !word.ends_with("ply")
+        && word.bytes().all(|b| b.is_ascii_lowercase())
+        && !NOT_ADVERBS.contains(&word)
+}
+
 /// The words of `text` (letters, digits, inner apostrophes and hyphens), lower-cased, with byte
 /// spans offset by `off`.
 pub(crate) fn split_words(text: &str, off: usize) -> Vec<(String, Span)> {
@@ -547,7 +601,10 @@ pub(crate) fn rewrite(text: &str, sent: Span, toks: Vec<Tok>) -> Vec<Tok> {
     let mut toks = toks;
     let mut i = 0;
     while i < ws.len() {
-        let Some((n, kind)) = lex.longest(&ws, i) else {
+        let Some((n, kind)) = lex
+            .longest(&ws, i)
+            .or_else(|| ly_adverb(&ws[i].0).then_some((1, &Kind::Manner)))
+        else {
             i += 1;
             continue;
         };

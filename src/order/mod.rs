@@ -846,6 +846,11 @@ fn postures(
     rules: &mut Vec<String>,
 ) {
     if let (Some(ix), Some(own)) = (index, own)
+        && follow_own_command(ix.scenario, own, stages)
+    {
+        rules.push("verb.follow-own".into());
+    }
+    if let (Some(ix), Some(own)) = (index, own)
         && posture_from_map(ix.scenario, own, stages)
     {
         rules.push("posture.map".into());
@@ -943,6 +948,37 @@ fn forms_division(stages: &[Stage]) -> bool {
     stages
         .iter()
         .any(|s| s.steps.iter().any(|x| x.action == Action::FormDivision))
+}
+
+/// Rule `verb.follow-own` by the scenario: "follow Charlot", where Charlot commands one of the
+/// writer's own brigades, is to move behind him (General), as "follow Loison's division" is
+/// (build.rs reads that one by its words); "follow Wellesley" still pursues.
+fn follow_own_command(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
+    let own_command = |r: &Reference| {
+        r.resolved
+            .as_ref()
+            .and_then(|x| s.command(&x.id))
+            .is_some_and(|c| c.side() == own)
+    };
+    let mut fired = false;
+    for st in stages.iter_mut() {
+        for x in &mut st.steps {
+            if x.action == Action::Pursue
+                && x.verb == "follow"
+                && !x.objectives.is_empty()
+                && x.objectives.iter().all(own_command)
+            {
+                x.action = Action::Move;
+                x.posture = Posture::General;
+                fired = true;
+            }
+        }
+        if fired && st.steps.iter().all(|x| x.posture == Posture::General) {
+            st.posture = Posture::General;
+            st.action = st.steps.first().map_or(st.action, |x| x.action);
+        }
+    }
+    fired
 }
 
 /// Rule `posture.map` (6.3.1: Engage is "offensive movement"): a stage that moves to, into or

@@ -287,7 +287,7 @@ pub(crate) fn clause_subjects(
                 .iter()
                 .all(|t| matches!(t, Tok::Header(_) | Tok::Courtesy(_) | Tok::Recipient { .. }));
         if clause_start
-            && word(text, &toks[k]) == "you"
+            && (word(text, &toks[k]) == "you" || your_troops(text, &toks[k]))
             && let Some(link) = link_len(text, &toks[k + 1..])
             && matches!(toks.get(k + 1 + link), Some(Tok::Verb { .. }))
         {
@@ -320,8 +320,9 @@ pub(crate) fn clause_subjects(
             _ => {}
         }
         // Rule `lead.same-subject`: "… will move to Fuentes, and will take up a position",
-        // "… to Guarda, where it will halt": the subject goes on; the link is no remark.
-        if at_break
+        // "… to Guarda, where it will halt", "The Guards will not pursue; they will re-form":
+        // the subject goes on; the link is no remark.
+        if (at_break || clause_start && !out.is_empty())
             && let Some(link) = continuation(text, &toks[k..])
             && matches!(toks.get(k + link), Some(Tok::Verb { .. }))
         {
@@ -374,6 +375,14 @@ fn continuation(text: &str, rest: &[Tok]) -> Option<usize> {
     if let Some(n) = link_len(text, rest) {
         return Some(n);
     }
+    // "…; they will re-form", "He is then to hold Kümla": the subject named again by a
+    // pronoun (the lexicon reads "it will", "they will" as one word).
+    match w(0).as_deref() {
+        Some("it will" | "they will" | "he will") => return Some(1),
+        Some("it is" | "he is" | "they are") if w(1).as_deref() == Some("to") => return Some(2),
+        Some("it" | "he" | "they") => return link_len(text, &rest[1..]).map(|n| 1 + n),
+        _ => {}
+    }
     if w(0).as_deref() != Some("where") {
         return None;
     }
@@ -383,6 +392,19 @@ fn continuation(text: &str, rest: &[Tok]) -> Option<usize> {
         Some("it" | "he" | "they") => link_len(text, &rest[2..]).map(|n| 2 + n),
         _ => None,
     }
+}
+
+/// "your division", "your brigade", "your cavalry": the recipient's own troops, named as the
+/// subject of its order ("2nd Div: your division will hold Hall" — rule `lead.you`).
+fn your_troops(text: &str, t: &Tok) -> bool {
+    let Tok::Place(x) = t else {
+        return false;
+    };
+    let phrase = text[x.phrase_span.0..x.phrase_span.1].to_lowercase();
+    matches!(x.form, super::ast::Form::Own)
+        && phrase.strip_prefix("your ").is_some_and(|noun| {
+            super::lexicon::get().is_troop_word(&crate::text::fold(noun.trim()))
+        })
 }
 
 /// How many tokens make the link between a subject and its verb: "will", "shall", "must" (1);

@@ -234,3 +234,100 @@ fn should_he_and_a_verb_is_one_condition() {
         Some("should he attack the village")
     );
 }
+
+/// No warning of any kind other than notes: what a user sees as "read cleanly".
+fn clean(o: &CheckedOrder) -> bool {
+    !o.has_errors()
+        && o.diagnostics
+            .iter()
+            .all(|d| d.severity != staffwork::order::Severity::Warning)
+}
+
+#[test]
+fn the_idioms_of_standing_fast_and_taking_cover_are_read() {
+    // "at every hazard", "lie down", "keep its ground", "where he is", "out of sight": none
+    // of them a place, an unknown word or a remark.
+    for (text, said) in [
+        (
+            "3rd Div: hold Kümla at every hazard.",
+            "hold Kümla at every hazard",
+        ),
+        (
+            "4th Div: lie down behind Hinzeberg.",
+            "lie down behind Hinzeberg",
+        ),
+        (
+            "2nd Div: keep your ground at Hall.",
+            "keep your ground at Hall",
+        ),
+        (
+            "3rd Div: halt where you are and await orders.",
+            "halt where you are",
+        ),
+        (
+            "4th Div: wait behind Hinzeberg, out of sight.",
+            "out of sight",
+        ),
+    ] {
+        let o = hall(text);
+        assert!(clean(&o), "{text}: {:?}", o.diagnostics);
+        assert!(o.readback.contains(said), "{text}: {}", o.readback);
+    }
+}
+
+#[test]
+fn an_adverb_in_ly_is_never_a_name() {
+    // Rule `word.ly-adverb`: "stoutly", "doggedly" read as manner, not as unknown places.
+    for text in [
+        "3rd Div: defend Kümla stoutly.",
+        "2nd Div: advance doggedly on Hall.",
+    ] {
+        let o = hall(text);
+        assert!(
+            o.diagnostics.iter().all(|d| d.code != "unknown-word"),
+            "{text}: {:?}",
+            o.diagnostics
+        );
+    }
+}
+
+#[test]
+fn the_recipients_own_troops_and_a_pronoun_carry_the_subject_on() {
+    // Rule `lead.you` with "your division/brigade/troops", and `lead.same-subject` after a
+    // semicolon or a full stop with "they will", "he is to".
+    for (text, said) in [
+        (
+            "3rd Div: your troops will hold Kümla.",
+            "3rd Division is to hold Kümla",
+        ),
+        (
+            "The 2nd Division will not cross the Viskan; they will hold Hinzeberg.",
+            "hold Hinzeberg",
+        ),
+        (
+            "4th Div: march to Kümla. He is to hold it until relieved.",
+            "hold",
+        ),
+    ] {
+        let o = hall(text);
+        assert!(clean(&o), "{text}: {:?}", o.diagnostics);
+        assert!(o.readback.contains(said), "{text}: {}", o.readback);
+    }
+}
+
+#[test]
+fn an_adverb_inside_a_request_keeps_the_recipient() {
+    let o = hall("Morvan is most earnestly requested to hold Hall.");
+    assert_eq!(recipient_id(&o).as_deref(), Some("div-2"), "{}", o.readback);
+    assert!(clean(&o), "{:?}", o.diagnostics);
+}
+
+#[test]
+fn following_ones_own_commander_is_a_move_and_the_enemy_a_pursuit() {
+    use staffwork::rules::OrderType;
+    // Rule `verb.follow-own` by the scenario: Morvan commands the Imperial 2nd Division.
+    let o = hall("Sauret: follow Morvan.");
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.readback);
+    let o = hall("Sauret: follow the enemy.");
+    assert_ne!(o.order_type, Some(OrderType::General), "{}", o.readback);
+}

@@ -212,6 +212,14 @@ fn contradictions_and_troop_descriptions_are_flagged() {
     assert!(
         !codes(&read("3rd Div: hold Hall, then withdraw to Kümla.")).contains(&"contradiction")
     );
+    // Where a withdrawal goes is no place it leaves: "retire behind Hall and re-form".
+    for text in [
+        "3rd Div: retire behind Hall and re-form in second line.",
+        "3rd Div: fall back on Hall and hold it.",
+    ] {
+        assert!(!codes(&read(text)).contains(&"contradiction"), "{text}");
+    }
+    assert!(codes(&read("3rd Div: hold Hall and abandon Hall.")).contains(&"contradiction"));
     // Rule limit.troops (6.4.4): "the enemy wherever found" is no limit.
     let o = read("2nd Div: attack the enemy wherever found.");
     assert!(codes(&o).contains(&"open-ended"), "{:?}", codes(&o));
