@@ -1414,6 +1414,8 @@ pub(super) fn move_piece(
         ctx.emit_side(
             &side,
             EventKind::PieceMoved {
+                left: Vec::new(),
+                facings: Vec::new(),
                 piece: piece.to_string(),
                 from: Some(from),
                 to,
@@ -1426,6 +1428,8 @@ pub(super) fn move_piece(
         ctx.emit_side(
             &side,
             EventKind::PieceMoved {
+                left: Vec::new(),
+                facings: Vec::new(),
                 piece: p,
                 from: Some(from),
                 to,
@@ -1527,6 +1531,8 @@ fn overrun_hqs(ctx: &mut Ctx, mover_side: &str, by: &str, hex: Hex) {
             ctx.emit_side(
                 &side,
                 EventKind::PieceMoved {
+                    left: Vec::new(),
+                    facings: Vec::new(),
                     piece: hq.clone(),
                     from: Some(hex),
                     to,
@@ -1853,6 +1859,8 @@ fn override_effect(ctx: &mut Ctx, side: &str, action: &OverrideAction) -> Result
             ctx.emit_side(
                 side,
                 EventKind::PieceMoved {
+                    left: Vec::new(),
+                    facings: Vec::new(),
                     piece: piece.clone(),
                     from,
                     to: *to,

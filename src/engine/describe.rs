@@ -225,6 +225,7 @@ pub fn describe(e: &Event) -> String {
             to,
             path,
             half_mp,
+            ..
         } => {
             let via = if path.len() > 2 {
                 let mid: Vec<String> = path[1..path.len() - 1]
@@ -273,7 +274,18 @@ pub fn describe(e: &Event) -> String {
             at,
             rule,
             reason,
-        } => format!("{unit} stands at {at} ({rule}: {reason})"),
+            unspent_half_mp,
+        } => {
+            let back = if *unspent_half_mp > 0 {
+                format!(
+                    "; {} MP of the move not spent",
+                    crate::movement::tables::show_halves(*unspent_half_mp)
+                )
+            } else {
+                String::new()
+            };
+            format!("{unit} stands at {at} ({rule}: {reason}{back})")
+        }
         EventKind::MovementPointsLost {
             unit,
             half_mp,

@@ -289,6 +289,8 @@ fn apply(state: &mut GameState, event: &Event) {
             to,
             path,
             half_mp,
+            left,
+            facings,
             ..
         } => {
             state.positions.insert(piece.clone(), *to);
@@ -325,6 +327,8 @@ fn apply(state: &mut GameState, event: &Event) {
                     u.left_column = Some((turn, player, hex));
                 }
                 u.last_path.clone_from(path);
+                u.last_left.clone_from(left);
+                u.last_facings.clone_from(facings);
                 let mut m = u.spent_in(turn, player);
                 m.halves += mp;
                 m.hexes += path.len().saturating_sub(1) as u32;
@@ -467,14 +471,33 @@ fn apply(state: &mut GameState, event: &Event) {
                 state.movement.entry(unit.clone()).or_default().halved_in = Some(turn);
             }
         }
-        EventKind::MoveStopped { unit, at, .. } => {
-            // 17.4 with 11.3.2: it stands where it was Routed; the path beyond was not
-            // travelled, so no Opportunity Fire is offered there.
+        EventKind::MoveStopped {
+            unit,
+            at,
+            unspent_half_mp,
+            ..
+        } => {
+            // 17.4 with 11.3.2, 12.1.2: it stands where it stopped; the path beyond was not
+            // travelled, so no Opportunity Fire is offered there, and its MP were not spent.
             state.positions.insert(unit.clone(), *at);
+            let (turn, player) = (state.turn, state.player);
             if let Some(u) = state.movement.get_mut(unit)
                 && let Some(i) = u.last_path.iter().position(|h| h == at)
             {
+                let dropped = u.last_path.len().saturating_sub(i + 1) as u32;
                 u.last_path.truncate(i + 1);
+                u.last_left.truncate(i + 1);
+                u.last_facings.truncate(i + 1);
+                // 10.0: it faces as it did on entering that hex (decision 0183).
+                if let Some(c) = u.last_facings.get(i) {
+                    u.facing = Some(*c);
+                }
+                if *unspent_half_mp > 0 {
+                    let mut m = PhaseMove::in_phase(u.moved, turn, player);
+                    m.halves = m.halves.saturating_sub(*unspent_half_mp);
+                    m.hexes = m.hexes.saturating_sub(dropped);
+                    u.moved = Some(m);
+                }
             }
             // 16.5: a retreat Reaction Charged and stopped (decision 0156).
             if let Some((_, _, path)) = state

@@ -1515,6 +1515,8 @@ fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, column: u32, class
             to,
             path: r.path.clone(),
             half_mp: Some(r.charged + column),
+            left: r.left_at_each_hex(),
+            facings: r.facing_at_each_hex(),
         },
     );
     emit_move_effects(ctx, side, u, None, r, class);
@@ -1587,13 +1589,20 @@ fn emit_move_effects(
         }
     }
     if r.halved > 0 {
+        let mut reason = String::from("became Disorganized while moving: remaining MP halved");
+        // 12.1.2 with 11.3.2: what it kept does not pay for the rest of the path.
+        if let (Some(short), Some(end)) = (r.halted_short_of, r.path.last()) {
+            reason.push_str(&format!(
+                "; what it kept pays for the path only as far as {end}: it stops there, short of {short}"
+            ));
+        }
         ctx.emit_side(
             side,
             EventKind::MovementPointsLost {
                 unit: u.id.clone(),
                 half_mp: r.halved,
                 rule: "12.1.2".into(),
-                reason: "became Disorganized while moving: remaining MP halved".into(),
+                reason,
                 extension,
             },
         );

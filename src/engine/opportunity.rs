@@ -351,13 +351,90 @@ pub(crate) fn stop_move(ctx: &mut Ctx, side: &str, target: &str, at: Hex) {
             at,
             "17.4",
             format!("Routed by Opportunity Fire at {at}: its movement stops there (11.3.2)"),
+            0,
+        );
+    }
+}
+
+/// 12.1.2 with 17.4: "Disorganized units have their remaining Movement Points halved". A unit
+/// made Disorganized (from a better state, `was`) by Opportunity Fire at hex `at` of the path it
+/// moved along this phase loses half of what it had left there (the larger half kept, decision
+/// 0084); if the rest of the path cost more than it kept, it went only as far as it could pay
+/// for and stops there (`move-stopped`, rule 12.1.2), the MP of the hexes beyond given back.
+/// Nothing for a move recorded before these figures were (decision 0182).
+pub(crate) fn halve_at(ctx: &mut Ctx, side: &str, target: &str, at: Hex, was: MoraleState) {
+    let now = ctx.state.units.get(target).map(|u| u.morale);
+    if now != Some(MoraleState::Disorganized) || was <= MoraleState::Disorganized {
+        return;
+    }
+    let Some(path) = path_this_phase(&ctx.state, target) else {
+        return;
+    };
+    let left = ctx
+        .state
+        .movement
+        .get(target)
+        .map(|m| m.last_left.clone())
+        .unwrap_or_default();
+    let Some(i) = path.iter().position(|h| *h == at) else {
+        return;
+    };
+    if left.len() != path.len() {
+        return;
+    }
+    let lost = left[i] / 2;
+    let kept = left[i] - lost;
+    if lost > 0 {
+        ctx.emit_side(
+            side,
+            super::EventKind::MovementPointsLost {
+                unit: target.to_string(),
+                half_mp: lost,
+                rule: "12.1.2".into(),
+                reason: format!(
+                    "Disorganized by Opportunity Fire at {at}: the {} MP it had left there halved",
+                    crate::movement::tables::show_halves(left[i])
+                ),
+                extension: None,
+            },
+        );
+    }
+    // The farthest hex of the path it could still pay for from `at`.
+    let k = (i..path.len())
+        .rev()
+        .find(|&k| left[i].saturating_sub(left[k]) <= kept)
+        .unwrap_or(i);
+    let end = path.len() - 1;
+    if k < end {
+        let unspent = left[k].saturating_sub(left[end]);
+        move_stopped(
+            ctx,
+            side,
+            target,
+            path[k],
+            "12.1.2",
+            format!(
+                "Disorganized by Opportunity Fire at {at}, it kept {} MP, which pay for the path only as far as {}",
+                crate::movement::tables::show_halves(kept),
+                path[k]
+            ),
+            unspent,
         );
     }
 }
 
 /// `target` stands where its move ended, beyond `at`: it stops at `at` instead (`MoveStopped`,
-/// never a rewrite of the move's events). Nothing when it already stands at `at` or is gone.
-fn move_stopped(ctx: &mut Ctx, side: &str, target: &str, at: Hex, rule: &str, reason: String) {
+/// never a rewrite of the move's events), `unspent` half-points of the move given back.
+/// Nothing when it already stands at `at` or is gone.
+fn move_stopped(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    at: Hex,
+    rule: &str,
+    reason: String,
+    unspent: u32,
+) {
     if ctx.state.positions.get(target).is_none_or(|h| *h == at) {
         return;
     }
@@ -368,6 +445,7 @@ fn move_stopped(ctx: &mut Ctx, side: &str, target: &str, at: Hex, rule: &str, re
             at,
             rule: rule.into(),
             reason,
+            unspent_half_mp: unspent,
         },
     );
 }
@@ -785,6 +863,7 @@ pub(crate) fn stop_reacted(
         at,
         "16.5",
         format!("{why} at {at}: its movement stops there"),
+        0,
     );
 }
 
