@@ -830,6 +830,23 @@ pub(crate) fn formation_at(
         .map(|(_, f)| f)
 }
 
+/// The corner `unit` faced at `at`, a hex of the path it moved along this phase before the hex
+/// it ended in (10.0): fire or a charge there reads its flank and rear from it (10, 16.5.2;
+/// decision 0183). `None` at the hex it stands in (its facing now decides), off the path, or
+/// for a move recorded without facings (older files, all-around frontal facing).
+pub(crate) fn facing_at(
+    state: &GameState,
+    unit: &str,
+    at: Hex,
+) -> Option<crate::movement::facing::Corner> {
+    let path = path_this_phase(state, unit)?;
+    let i = path.iter().position(|h| *h == at)?;
+    if i + 1 >= path.len() {
+        return None;
+    }
+    state.movement.get(unit)?.last_facings.get(i).copied()
+}
+
 /// 16.5 with 16.5.6, 16.5.7: a Reaction Charge at hex `at` of `target`'s path that Routs it,
 /// makes it form Square or sends it back (`retreats`) ends its move there: the rest of the path
 /// was not travelled (as `stop_move` for Opportunity Fire). Not stopped, a non-cavalry unit
