@@ -897,6 +897,16 @@ pub(super) fn resolve(
     // one that Disorganizes it halves what it had left there (12.1.2), which may stop it short.
     if let (Some(at), [target], None) = (options.opportunity_at, defenders, options.defender_at) {
         super::opportunity::stop_move(ctx, &d_side, target, at);
+        // 17.4.6: a unit Disorganized by Opportunity Fire does not form Square (judged on the
+        // whole path, before a halt cuts it).
+        super::opportunity::undo_square(
+            ctx,
+            &d_side,
+            target,
+            at,
+            options.opportunity_formation,
+            was,
+        );
         if !options.opportunity_formation {
             super::opportunity::halve_at(ctx, &d_side, target, at, was);
         }

@@ -226,6 +226,20 @@ pub fn describe(e: &Event) -> String {
             path,
             half_mp,
             ..
+        } if path.len() == 1 && Some(*to) == *from => format!(
+            "{piece} attempts to move from {to} and stays there; it counts as moving (17.4.7, 16.5.8){}",
+            half_mp
+                .filter(|m| *m > 0)
+                .map(|m| format!(" ({} MP)", crate::movement::tables::show_halves(m)))
+                .unwrap_or_default()
+        ),
+        EventKind::PieceMoved {
+            piece,
+            from,
+            to,
+            path,
+            half_mp,
+            ..
         } => {
             let via = if path.len() > 2 {
                 let mid: Vec<String> = path[1..path.len() - 1]

@@ -327,6 +327,7 @@ fn apply(state: &mut GameState, event: &Event) {
                     u.left_column = Some((turn, player, hex));
                 }
                 u.last_path.clone_from(path);
+                u.last_path_in = Some((turn, player));
                 u.last_left.clone_from(left);
                 u.last_facings.clone_from(facings);
                 let mut m = u.spent_in(turn, player);
@@ -346,8 +347,10 @@ fn apply(state: &mut GameState, event: &Event) {
             let at = state.positions.get(unit).copied();
             let u = state.movement.entry(unit.clone()).or_default();
             u.formation = Some(*to);
-            // 17.4 trigger 3; a required retreat's limbering (21.4.6) never triggers (17.4.5).
-            if let (Some(at), false) = (at, rule == "21.4.6") {
+            // 17.4 trigger 3; a required retreat's limbering (21.4.6) never triggers (17.4.5),
+            // nor does a Square undone because the unit was Disorganized first (17.4.6).
+            let undone = rule == "17.4.6";
+            if let (Some(at), false) = (at, rule == "21.4.6" || undone) {
                 u.formation_changed_at
                     .retain(|c| (c.turn, c.player) == (turn, player));
                 u.formation_changed_at.push(FormationChangeAt {
@@ -359,7 +362,7 @@ fn apply(state: &mut GameState, event: &Event) {
                 });
             }
             // 8.2.2: leaving all-around facing (a Square), it chooses any facing.
-            if *from == crate::scenario::UnitFormation::Square {
+            if *from == crate::scenario::UnitFormation::Square && !undone {
                 u.reface_free = true;
             }
             let mut m = u.spent_in(turn, player);

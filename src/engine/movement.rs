@@ -1478,6 +1478,21 @@ fn square_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<bool, Re
         .movement
         .allowance_halves("line")
         .saturating_sub(spent);
+    // 17.4.7, 16.5.8: "A Square that attempts to move but fails its Morale Check still counts
+    // as moving": a move of no hexes from where it stands, so Opportunity Fire and Reaction
+    // Charges are offered at its hex (decision 0159).
+    ctx.emit_side(
+        side,
+        EventKind::PieceMoved {
+            piece: u.id.clone(),
+            from: Some(at),
+            to: at,
+            path: vec![at],
+            half_mp: Some(0),
+            left: Vec::new(),
+            facings: Vec::new(),
+        },
+    );
     ctx.emit_side(
         side,
         formation_event(

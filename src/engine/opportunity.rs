@@ -423,6 +423,52 @@ pub(crate) fn halve_at(ctx: &mut Ctx, side: &str, target: &str, at: Hex, was: Mo
     }
 }
 
+/// 17.4.6: "A unit Disorganized by Opportunity Fire does not form Square." Fire at `target` in
+/// hex `at` (of its path, or of its formation change with `formation_change`) that left it
+/// Disorganized (from a better state, `was`) undoes a Square it formed after that moment in
+/// this phase: at a later hex of its path, or the very formation change fired on. The Square's
+/// formation change is not rewritten: `formation-changed` back to what it left (0 MP, rule
+/// 17.4.6) follows it. Decision 0159.
+pub(crate) fn undo_square(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    at: Hex,
+    formation_change: bool,
+    was: MoraleState,
+) {
+    let now = ctx.state.units.get(target).map(|u| u.morale);
+    if now != Some(MoraleState::Disorganized) || was <= MoraleState::Disorganized {
+        return;
+    }
+    let Some(last) = changes_this_phase(&ctx.state, target).last().copied() else {
+        return;
+    };
+    let formation = ctx.state.movement.get(target).and_then(|m| m.formation);
+    if last.to != UnitFormation::Square || formation != Some(UnitFormation::Square) {
+        return;
+    }
+    let path = path_this_phase(&ctx.state, target).unwrap_or_default();
+    let index = |h: Hex| path.iter().position(|x| *x == h);
+    let later = match (index(at), index(last.hex)) {
+        (Some(i), Some(j)) => j > i || (j == i && formation_change),
+        _ => last.hex == at && formation_change,
+    };
+    if !later {
+        return;
+    }
+    ctx.emit_side(
+        side,
+        super::EventKind::FormationChanged {
+            unit: target.to_string(),
+            from: UnitFormation::Square,
+            to: last.from,
+            half_mp: 0,
+            rule: "17.4.6".into(),
+        },
+    );
+}
+
 /// `target` stands where its move ended, beyond `at`: it stops at `at` instead (`MoveStopped`,
 /// never a rewrite of the move's events), `unspent` half-points of the move given back.
 /// Nothing when it already stands at `at` or is gone.
@@ -526,7 +572,11 @@ pub(crate) fn fired_on_as(
 pub(crate) fn path_this_phase(state: &GameState, unit: &str) -> Option<Vec<Hex>> {
     let m = state.movement.get(unit)?;
     let moved = m.moved?;
-    (moved.turn == state.turn && moved.player == state.player && !m.last_path.is_empty())
+    let phase = (state.turn, state.player);
+    (moved.turn == state.turn
+        && moved.player == state.player
+        && m.last_path_in.is_none_or(|p| p == phase)
+        && !m.last_path.is_empty())
         .then(|| m.last_path.clone())
 }
 
