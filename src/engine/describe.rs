@@ -300,6 +300,13 @@ pub fn describe(e: &Event) -> String {
             };
             format!("{unit} stands at {at} ({rule}: {reason}{back})")
         }
+        EventKind::MoveHalted {
+            unit,
+            at,
+            short_of,
+            met,
+            rule,
+        } => format!("{unit} halted at {at}: met {met} ({rule}); it was going to {short_of}"),
         EventKind::MovementPointsLost {
             unit,
             half_mp,

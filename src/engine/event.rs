@@ -263,6 +263,17 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "is_zero")]
         unspent_half_mp: u32,
     },
+    /// A side's move, planned against what it sees, halted against the truth before what it met
+    /// (4.0, 12.3.1; decision 0181): it stands at `at`, short of `short_of`, the destination it
+    /// planned. `met` says what it met in words the side may read (no enemy named, and a hex
+    /// only when the side now sees an enemy there). Seen by the moving side and the umpire.
+    MoveHalted {
+        unit: String,
+        at: Hex,
+        short_of: Hex,
+        met: String,
+        rule: String,
+    },
     /// A unit changed formation (8.2) and paid for it.
     FormationChanged {
         unit: String,
@@ -666,6 +677,7 @@ impl Event {
             | EventKind::PieceMoved { .. }
             | EventKind::FormationChanged { .. }
             | EventKind::MoveStopped { .. }
+            | EventKind::MoveHalted { .. }
             | EventKind::FacingChanged { .. }
             | EventKind::MoraleDegraded { .. }
             | EventKind::RoutRetreatRequired { .. }

@@ -955,6 +955,7 @@ fn apply(state: &mut GameState, event: &Event) {
             }
         }
         EventKind::CombatDice { .. }
+        | EventKind::MoveHalted { .. }
         | EventKind::CommandRangeChecked { .. }
         | EventKind::Override { .. }
         | EventKind::MessageSent { .. } => {}

@@ -493,7 +493,40 @@ pub(super) fn move_unit(
         straggler_check(ctx, side, u, from)?;
     }
     emit_move(ctx, side, u, &ruling, column, m.class);
+    if let Some(h) = &ruling.halt {
+        halted(ctx, side, u, &ruling, h);
+    }
     Ok(())
+}
+
+/// 4.0 with decision 0181: tell the side where its planned move halted and what it met, in
+/// words it may read — an enemy's hex only when the side now sees an enemy there (the move is
+/// made, so by ordinary sight), never which enemy.
+fn halted(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, h: &path::Halt) {
+    let at = r.path.last().copied().unwrap_or(h.short_of);
+    let seen = super::sighted::seen_state(&ctx.state, ctx.eng.scenario, side);
+    let s = ctx.eng.scenario;
+    let enemy_seen_at = |hex: Hex| {
+        seen.positions.iter().any(|(p, x)| {
+            *x == hex
+                && s.unit(p).is_some_and(|e| e.side != side)
+        })
+    };
+    let met = match (h.code, h.hex) {
+        ("enemy-hex", Some(hex)) if enemy_seen_at(hex) => format!("enemy troops at {hex}"),
+        ("enemy-hex", _) => "enemy troops".to_string(),
+        _ => "what it could not see from where it planned".to_string(),
+    };
+    ctx.emit_side(
+        side,
+        EventKind::MoveHalted {
+            unit: u.id.clone(),
+            at,
+            short_of: h.short_of,
+            met,
+            rule: h.rule.to_string(),
+        },
+    );
 }
 
 /// 12.4.1: only infantry in Line that has spent nothing this phase may backstep, alone.
@@ -904,10 +937,17 @@ fn judge_path(
     }
     // Halted: the longest start of the path it may legally take, facing as a stack there
     // faces (12.3.3); the facing asked for was for the destination.
+    let why = truth.as_ref().err();
     for end in (1..planned.path.len() - 1).rev() {
         let mut short = m.clone();
         short.face = stack_facing(ctx, side, u, planned.path[end]);
-        if let Ok(r) = path::check_path(map, t, &short, &occ, &planned.path[..=end]) {
+        if let Ok(mut r) = path::check_path(map, t, &short, &occ, &planned.path[..=end]) {
+            r.halt = why.map(|e| path::Halt {
+                short_of: planned.path[planned.path.len() - 1],
+                code: e.code,
+                rule: e.rule,
+                hex: e.hex,
+            });
             return Ok(r);
         }
     }

@@ -198,6 +198,10 @@ pub struct Ruling {
     /// destination asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub halted_short_of: Option<Hex>,
+    /// Set by the engine when a side's planned path halted against what it could not see
+    /// (decision 0181).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub halt: Option<Halt>,
     /// The corner it faced where it started (10.0), `None` for all-around frontal facing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_facing: Option<Corner>,
@@ -239,6 +243,16 @@ impl Ruling {
         }
         out
     }
+}
+
+/// A side's planned path halted against the truth (4.0, decision 0181): why, where the rule
+/// bit, and the destination it was going to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Halt {
+    pub short_of: Hex,
+    pub code: &'static str,
+    pub rule: &'static str,
+    pub hex: Option<Hex>,
 }
 
 /// Why a path is illegal: the rule, the hex, and what to do instead.
@@ -662,6 +676,7 @@ fn check_given(
             halved: w.lost,
             routed: w.routed,
             halted_short_of: None,
+            halt: None,
             start_facing,
             provenance,
         }
