@@ -507,10 +507,9 @@ fn halted(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, h: &path::Halt) {
     let seen = super::sighted::seen_state(&ctx.state, ctx.eng.scenario, side);
     let s = ctx.eng.scenario;
     let enemy_seen_at = |hex: Hex| {
-        seen.positions.iter().any(|(p, x)| {
-            *x == hex
-                && s.unit(p).is_some_and(|e| e.side != side)
-        })
+        seen.positions
+            .iter()
+            .any(|(p, x)| *x == hex && s.unit(p).is_some_and(|e| e.side != side))
     };
     let met = match (h.code, h.hex) {
         ("enemy-hex", Some(hex)) if enemy_seen_at(hex) => format!("enemy troops at {hex}"),

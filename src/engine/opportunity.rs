@@ -577,7 +577,7 @@ pub(crate) fn path_this_phase(state: &GameState, unit: &str) -> Option<Vec<Hex>>
         && moved.player == state.player
         && m.last_path_in.is_none_or(|p| p == phase)
         && !m.last_path.is_empty())
-        .then(|| m.last_path.clone())
+    .then(|| m.last_path.clone())
 }
 
 /// 16.5.1: the Reaction Zone reaches "1 to 3 hexes from the unit".

@@ -1499,8 +1499,7 @@ async fn the_umpire_console_lists_owed_cavalry_withdrawals_22_1() {
     staffwork::app::execute(&mut game, &staffwork::view::Viewer::Umpire, &req).unwrap();
     drop(game);
     // The seats' tokens are kept in the game file: the same link signs in again.
-    let (st, _) =
-        AppState::open(&dir.path().join("mini.db"), "http://127.0.0.1:1", false).unwrap();
+    let (st, _) = AppState::open(&dir.path().join("mini.db"), "http://127.0.0.1:1", false).unwrap();
     let page = call(&st, "GET", "/umpire", Some(tokens["umpire"].as_str()), &[]).await;
     assert_eq!(page.status, StatusCode::OK);
     assert!(
