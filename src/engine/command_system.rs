@@ -1411,32 +1411,14 @@ pub(super) fn move_piece(
                 "drop --formation and --face (10.0 sidebar: commanders and HQs have no facing)",
             ));
         }
+        let path = commander_path(from, to, path)?;
         ctx.emit_side(
             &side,
-            EventKind::PieceMoved {
-                left: Vec::new(),
-                facings: Vec::new(),
-                piece: piece.to_string(),
-                from: Some(from),
-                to,
-                path: commander_path(from, to, path)?,
-                half_mp: None,
-            },
+            EventKind::moved_free(piece.to_string(), from, to, path),
         );
     }
     if let Some(p) = rider {
-        ctx.emit_side(
-            &side,
-            EventKind::PieceMoved {
-                left: Vec::new(),
-                facings: Vec::new(),
-                piece: p,
-                from: Some(from),
-                to,
-                path: Vec::new(),
-                half_mp: None,
-            },
-        );
+        ctx.emit_side(&side, EventKind::moved_free(p, from, to, Vec::new()));
     }
     implement_waiting_corps_orders(ctx, &side);
     if s.unit(piece).is_some() {

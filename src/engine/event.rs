@@ -634,6 +634,22 @@ pub enum EventKind {
     },
 }
 
+impl EventKind {
+    /// A piece moved without spending MP (a commander riding, a placement, a rider): no MP or
+    /// facing to record at each hex.
+    pub fn moved_free(piece: String, from: Hex, to: Hex, path: Vec<Hex>) -> EventKind {
+        EventKind::PieceMoved {
+            piece,
+            from: Some(from),
+            to,
+            path,
+            half_mp: None,
+            left: Vec::new(),
+            facings: Vec::new(),
+        }
+    }
+}
+
 impl Event {
     /// The dice this event used, for the dice position and for audits.
     pub fn dice(&self) -> &[Die] {
