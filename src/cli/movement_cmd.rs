@@ -222,6 +222,11 @@ pub fn path(a: PathArgs) -> CmdResult {
                     }
                 );
             }
+            if let (Some(short), Some(end)) = (r.halted_short_of, r.path.last()) {
+                println!(
+                    "  the MP it keeps after halving pay only as far as {end}: it stops there, short of {short} (12.1.2, 11.3.2)"
+                );
+            }
             if r.minimum_move {
                 println!(
                     "LEGAL by 12.1.5: {} MP is more than the {} MP left, but a unit that has spent nothing may move one hex — it spends everything and loses a Morale State",

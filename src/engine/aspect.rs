@@ -64,7 +64,9 @@ fn facing_of(ctx: &Ctx, unit: &str, at: Hex) -> Facing {
     let Some(u) = s.unit(unit) else {
         return Facing::AllFront("no facing");
     };
-    let f = super::movement::formation_now(s, &ctx.state, u);
+    // 16.5, 17.4: at an earlier hex of its path, the formation it had there (decision 0156).
+    let f = super::opportunity::formation_at(&ctx.state, unit, at)
+        .unwrap_or_else(|| super::movement::formation_now(s, &ctx.state, u));
     let routed = ctx
         .state
         .units
@@ -83,7 +85,14 @@ fn facing_of(ctx: &Ctx, unit: &str, at: Hex) -> Facing {
     if let Some(c) = super::extensions::part(&ctx.state, unit, at).and_then(|p| p.facing) {
         return Facing::Corners(1 << c.index());
     }
-    match super::movement::facing_now(&ctx.state, u, f) {
+    // 10, 16.5.2: fired on or charged at an earlier hex of its path, it faced as it did there
+    // (decision 0183).
+    let earlier = super::opportunity::facing_at(&ctx.state, unit, at)
+        .filter(|_| super::movement::facing_now(&ctx.state, u, f).is_some());
+    match earlier
+        .map(|c| 1 << c.index())
+        .or_else(|| super::movement::facing_now(&ctx.state, u, f))
+    {
         None if u.kind == UnitKind::Skirmisher => Facing::AllFront("Skirmisher"),
         None => Facing::AllFront("Square"),
         // 10.1.4: a Line in a Town/Village faces every way.

@@ -879,6 +879,11 @@ pub(super) fn resolve(
             options.attacker_at,
         );
     }
+    let was = defenders
+        .first()
+        .and_then(|d| ctx.state.units.get(d))
+        .map(|u| u.morale)
+        .unwrap_or_default();
     apply(
         ctx,
         &d_side,
@@ -888,9 +893,23 @@ pub(super) fn resolve(
         r.others_rout,
         options.defender_at,
     );
-    // 17.4 with 11.3.2: Opportunity Fire that Routs the mover stops its move where it was hit.
+    // 17.4 with 11.3.2: Opportunity Fire that Routs the mover stops its move where it was hit;
+    // one that Disorganizes it halves what it had left there (12.1.2), which may stop it short.
     if let (Some(at), [target], None) = (options.opportunity_at, defenders, options.defender_at) {
         super::opportunity::stop_move(ctx, &d_side, target, at);
+        // 17.4.6: a unit Disorganized by Opportunity Fire does not form Square (judged on the
+        // whole path, before a halt cuts it).
+        super::opportunity::undo_square(
+            ctx,
+            &d_side,
+            target,
+            at,
+            options.opportunity_formation,
+            was,
+        );
+        if !options.opportunity_formation {
+            super::opportunity::halve_at(ctx, &d_side, target, at, was);
+        }
     }
     // 16.5.6, 16.5.7: a Reaction Charge that Routs the mover, makes it form Square or sends it
     // back stops its move where the charge met it.

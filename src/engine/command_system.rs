@@ -1411,28 +1411,14 @@ pub(super) fn move_piece(
                 "drop --formation and --face (10.0 sidebar: commanders and HQs have no facing)",
             ));
         }
+        let path = commander_path(from, to, path)?;
         ctx.emit_side(
             &side,
-            EventKind::PieceMoved {
-                piece: piece.to_string(),
-                from: Some(from),
-                to,
-                path: commander_path(from, to, path)?,
-                half_mp: None,
-            },
+            EventKind::moved_free(piece.to_string(), from, to, path),
         );
     }
     if let Some(p) = rider {
-        ctx.emit_side(
-            &side,
-            EventKind::PieceMoved {
-                piece: p,
-                from: Some(from),
-                to,
-                path: Vec::new(),
-                half_mp: None,
-            },
-        );
+        ctx.emit_side(&side, EventKind::moved_free(p, from, to, Vec::new()));
     }
     implement_waiting_corps_orders(ctx, &side);
     if s.unit(piece).is_some() {
@@ -1527,6 +1513,8 @@ fn overrun_hqs(ctx: &mut Ctx, mover_side: &str, by: &str, hex: Hex) {
             ctx.emit_side(
                 &side,
                 EventKind::PieceMoved {
+                    left: Vec::new(),
+                    facings: Vec::new(),
                     piece: hq.clone(),
                     from: Some(hex),
                     to,
@@ -1853,6 +1841,8 @@ fn override_effect(ctx: &mut Ctx, side: &str, action: &OverrideAction) -> Result
             ctx.emit_side(
                 side,
                 EventKind::PieceMoved {
+                    left: Vec::new(),
+                    facings: Vec::new(),
                     piece: piece.clone(),
                     from,
                     to: *to,

@@ -225,6 +225,21 @@ pub fn describe(e: &Event) -> String {
             to,
             path,
             half_mp,
+            ..
+        } if path.len() == 1 && Some(*to) == *from => format!(
+            "{piece} attempts to move from {to} and stays there; it counts as moving (17.4.7, 16.5.8){}",
+            half_mp
+                .filter(|m| *m > 0)
+                .map(|m| format!(" ({} MP)", crate::movement::tables::show_halves(m)))
+                .unwrap_or_default()
+        ),
+        EventKind::PieceMoved {
+            piece,
+            from,
+            to,
+            path,
+            half_mp,
+            ..
         } => {
             let via = if path.len() > 2 {
                 let mid: Vec<String> = path[1..path.len() - 1]
@@ -273,7 +288,25 @@ pub fn describe(e: &Event) -> String {
             at,
             rule,
             reason,
-        } => format!("{unit} stands at {at} ({rule}: {reason})"),
+            unspent_half_mp,
+        } => {
+            let back = if *unspent_half_mp > 0 {
+                format!(
+                    "; {} MP of the move not spent",
+                    crate::movement::tables::show_halves(*unspent_half_mp)
+                )
+            } else {
+                String::new()
+            };
+            format!("{unit} stands at {at} ({rule}: {reason}{back})")
+        }
+        EventKind::MoveHalted {
+            unit,
+            at,
+            short_of,
+            met,
+            rule,
+        } => format!("{unit} halted at {at}: met {met} ({rule}); it was going to {short_of}"),
         EventKind::MovementPointsLost {
             unit,
             half_mp,

@@ -238,15 +238,41 @@ pub enum EventKind {
         /// Movement Points charged, in half-points (12.1.2: 3 = 1½ MP), for a unit's move.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         half_mp: Option<u32>,
+        /// Half-points it had left on reaching each hex of `path` (the start first), so that
+        /// becoming Disorganized there halves what it had left there (12.1.2; decision 0182).
+        /// Empty in older files and for moves without MP.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        left: Vec<u32>,
+        /// The corner it faced at each hex of `path` (10.0; the start first, then on entering
+        /// each), so fire or a charge at an earlier hex reads its flank and rear from it (10,
+        /// 16.5.2; decision 0183). Empty in older files and for all-around frontal facing.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        facings: Vec<crate::movement::facing::Corner>,
     },
     /// A unit's move stopped short of where it went: Routed by Opportunity Fire at `at`, a hex
-    /// of its path, it stands there and the rest of the path was not travelled (17.4 with
-    /// 11.3.2, decision 0154). The move's own event is not rewritten.
+    /// of its path (17.4 with 11.3.2, decision 0154), or its MP halved there short of the rest
+    /// of the path (12.1.2, decision 0182); it stands at `at` and the rest of the path was not
+    /// travelled. The move's own event is not rewritten.
     MoveStopped {
         unit: String,
         at: Hex,
         rule: String,
         reason: String,
+        /// Half-points of the move's charge given back: the part of the path beyond `at` it
+        /// never travelled (decision 0182). Absent in older files.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        unspent_half_mp: u32,
+    },
+    /// A side's move, planned against what it sees, halted against the truth before what it met
+    /// (4.0, 12.3.1; decision 0181): it stands at `at`, short of `short_of`, the destination it
+    /// planned. `met` says what it met in words the side may read (no enemy named, and a hex
+    /// only when the side now sees an enemy there). Seen by the moving side and the umpire.
+    MoveHalted {
+        unit: String,
+        at: Hex,
+        short_of: Hex,
+        met: String,
+        rule: String,
     },
     /// A unit changed formation (8.2) and paid for it.
     FormationChanged {
@@ -608,6 +634,22 @@ pub enum EventKind {
     },
 }
 
+impl EventKind {
+    /// A piece moved without spending MP (a commander riding, a placement, a rider): no MP or
+    /// facing to record at each hex.
+    pub fn moved_free(piece: String, from: Hex, to: Hex, path: Vec<Hex>) -> EventKind {
+        EventKind::PieceMoved {
+            piece,
+            from: Some(from),
+            to,
+            path,
+            half_mp: None,
+            left: Vec::new(),
+            facings: Vec::new(),
+        }
+    }
+}
+
 impl Event {
     /// The dice this event used, for the dice position and for audits.
     pub fn dice(&self) -> &[Die] {
@@ -651,6 +693,7 @@ impl Event {
             | EventKind::PieceMoved { .. }
             | EventKind::FormationChanged { .. }
             | EventKind::MoveStopped { .. }
+            | EventKind::MoveHalted { .. }
             | EventKind::FacingChanged { .. }
             | EventKind::MoraleDegraded { .. }
             | EventKind::RoutRetreatRequired { .. }
@@ -689,4 +732,8 @@ impl Event {
             .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(str::to_string))
             .unwrap_or_default()
     }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }

@@ -289,6 +289,8 @@ fn apply(state: &mut GameState, event: &Event) {
             to,
             path,
             half_mp,
+            left,
+            facings,
             ..
         } => {
             state.positions.insert(piece.clone(), *to);
@@ -325,6 +327,9 @@ fn apply(state: &mut GameState, event: &Event) {
                     u.left_column = Some((turn, player, hex));
                 }
                 u.last_path.clone_from(path);
+                u.last_path_in = Some((turn, player));
+                u.last_left.clone_from(left);
+                u.last_facings.clone_from(facings);
                 let mut m = u.spent_in(turn, player);
                 m.halves += mp;
                 m.hexes += path.len().saturating_sub(1) as u32;
@@ -342,8 +347,10 @@ fn apply(state: &mut GameState, event: &Event) {
             let at = state.positions.get(unit).copied();
             let u = state.movement.entry(unit.clone()).or_default();
             u.formation = Some(*to);
-            // 17.4 trigger 3; a required retreat's limbering (21.4.6) never triggers (17.4.5).
-            if let (Some(at), false) = (at, rule == "21.4.6") {
+            // 17.4 trigger 3; a required retreat's limbering (21.4.6) never triggers (17.4.5),
+            // nor does a Square undone because the unit was Disorganized first (17.4.6).
+            let undone = rule == "17.4.6";
+            if let (Some(at), false) = (at, rule == "21.4.6" || undone) {
                 u.formation_changed_at
                     .retain(|c| (c.turn, c.player) == (turn, player));
                 u.formation_changed_at.push(FormationChangeAt {
@@ -355,7 +362,7 @@ fn apply(state: &mut GameState, event: &Event) {
                 });
             }
             // 8.2.2: leaving all-around facing (a Square), it chooses any facing.
-            if *from == crate::scenario::UnitFormation::Square {
+            if *from == crate::scenario::UnitFormation::Square && !undone {
                 u.reface_free = true;
             }
             let mut m = u.spent_in(turn, player);
@@ -467,14 +474,33 @@ fn apply(state: &mut GameState, event: &Event) {
                 state.movement.entry(unit.clone()).or_default().halved_in = Some(turn);
             }
         }
-        EventKind::MoveStopped { unit, at, .. } => {
-            // 17.4 with 11.3.2: it stands where it was Routed; the path beyond was not
-            // travelled, so no Opportunity Fire is offered there.
+        EventKind::MoveStopped {
+            unit,
+            at,
+            unspent_half_mp,
+            ..
+        } => {
+            // 17.4 with 11.3.2, 12.1.2: it stands where it stopped; the path beyond was not
+            // travelled, so no Opportunity Fire is offered there, and its MP were not spent.
             state.positions.insert(unit.clone(), *at);
+            let (turn, player) = (state.turn, state.player);
             if let Some(u) = state.movement.get_mut(unit)
                 && let Some(i) = u.last_path.iter().position(|h| h == at)
             {
+                let dropped = u.last_path.len().saturating_sub(i + 1) as u32;
                 u.last_path.truncate(i + 1);
+                u.last_left.truncate(i + 1);
+                u.last_facings.truncate(i + 1);
+                // 10.0: it faces as it did on entering that hex (decision 0183).
+                if let Some(c) = u.last_facings.get(i) {
+                    u.facing = Some(*c);
+                }
+                if *unspent_half_mp > 0 {
+                    let mut m = PhaseMove::in_phase(u.moved, turn, player);
+                    m.halves = m.halves.saturating_sub(*unspent_half_mp);
+                    m.hexes = m.hexes.saturating_sub(dropped);
+                    u.moved = Some(m);
+                }
             }
             // 16.5: a retreat Reaction Charged and stopped (decision 0156).
             if let Some((_, _, path)) = state
@@ -929,6 +955,7 @@ fn apply(state: &mut GameState, event: &Event) {
             }
         }
         EventKind::CombatDice { .. }
+        | EventKind::MoveHalted { .. }
         | EventKind::CommandRangeChecked { .. }
         | EventKind::Override { .. }
         | EventKind::MessageSent { .. } => {}

@@ -493,7 +493,39 @@ pub(super) fn move_unit(
         straggler_check(ctx, side, u, from)?;
     }
     emit_move(ctx, side, u, &ruling, column, m.class);
+    if let Some(h) = &ruling.halt {
+        halted(ctx, side, u, &ruling, h);
+    }
     Ok(())
+}
+
+/// 4.0 with decision 0181: tell the side where its planned move halted and what it met, in
+/// words it may read — an enemy's hex only when the side now sees an enemy there (the move is
+/// made, so by ordinary sight), never which enemy.
+fn halted(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, h: &path::Halt) {
+    let at = r.path.last().copied().unwrap_or(h.short_of);
+    let seen = super::sighted::seen_state(&ctx.state, ctx.eng.scenario, side);
+    let s = ctx.eng.scenario;
+    let enemy_seen_at = |hex: Hex| {
+        seen.positions
+            .iter()
+            .any(|(p, x)| *x == hex && s.unit(p).is_some_and(|e| e.side != side))
+    };
+    let met = match (h.code, h.hex) {
+        ("enemy-hex", Some(hex)) if enemy_seen_at(hex) => format!("enemy troops at {hex}"),
+        ("enemy-hex", _) => "enemy troops".to_string(),
+        _ => "what it could not see from where it planned".to_string(),
+    };
+    ctx.emit_side(
+        side,
+        EventKind::MoveHalted {
+            unit: u.id.clone(),
+            at,
+            short_of: h.short_of,
+            met,
+            rule: h.rule.to_string(),
+        },
+    );
 }
 
 /// 12.4.1: only infantry in Line that has spent nothing this phase may backstep, alone.
@@ -904,10 +936,17 @@ fn judge_path(
     }
     // Halted: the longest start of the path it may legally take, facing as a stack there
     // faces (12.3.3); the facing asked for was for the destination.
+    let why = truth.as_ref().err();
     for end in (1..planned.path.len() - 1).rev() {
         let mut short = m.clone();
         short.face = stack_facing(ctx, side, u, planned.path[end]);
-        if let Ok(r) = path::check_path(map, t, &short, &occ, &planned.path[..=end]) {
+        if let Ok(mut r) = path::check_path(map, t, &short, &occ, &planned.path[..=end]) {
+            r.halt = why.map(|e| path::Halt {
+                short_of: planned.path[planned.path.len() - 1],
+                code: e.code,
+                rule: e.rule,
+                hex: e.hex,
+            });
             return Ok(r);
         }
     }
@@ -1478,6 +1517,21 @@ fn square_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<bool, Re
         .movement
         .allowance_halves("line")
         .saturating_sub(spent);
+    // 17.4.7, 16.5.8: "A Square that attempts to move but fails its Morale Check still counts
+    // as moving": a move of no hexes from where it stands, so Opportunity Fire and Reaction
+    // Charges are offered at its hex (decision 0159).
+    ctx.emit_side(
+        side,
+        EventKind::PieceMoved {
+            piece: u.id.clone(),
+            from: Some(at),
+            to: at,
+            path: vec![at],
+            half_mp: Some(0),
+            left: Vec::new(),
+            facings: Vec::new(),
+        },
+    );
     ctx.emit_side(
         side,
         formation_event(
@@ -1515,6 +1569,8 @@ fn emit_move(ctx: &mut Ctx, side: &str, u: &Unit, r: &Ruling, column: u32, class
             to,
             path: r.path.clone(),
             half_mp: Some(r.charged + column),
+            left: r.left_at_each_hex(),
+            facings: r.facing_at_each_hex(),
         },
     );
     emit_move_effects(ctx, side, u, None, r, class);
@@ -1587,13 +1643,20 @@ fn emit_move_effects(
         }
     }
     if r.halved > 0 {
+        let mut reason = String::from("became Disorganized while moving: remaining MP halved");
+        // 12.1.2 with 11.3.2: what it kept does not pay for the rest of the path.
+        if let (Some(short), Some(end)) = (r.halted_short_of, r.path.last()) {
+            reason.push_str(&format!(
+                "; what it kept pays for the path only as far as {end}: it stops there, short of {short}"
+            ));
+        }
         ctx.emit_side(
             side,
             EventKind::MovementPointsLost {
                 unit: u.id.clone(),
                 half_mp: r.halved,
                 rule: "12.1.2".into(),
-                reason: "became Disorganized while moving: remaining MP halved".into(),
+                reason,
                 extension,
             },
         );

@@ -351,13 +351,136 @@ pub(crate) fn stop_move(ctx: &mut Ctx, side: &str, target: &str, at: Hex) {
             at,
             "17.4",
             format!("Routed by Opportunity Fire at {at}: its movement stops there (11.3.2)"),
+            0,
         );
     }
 }
 
+/// 12.1.2 with 17.4: "Disorganized units have their remaining Movement Points halved". A unit
+/// made Disorganized (from a better state, `was`) by Opportunity Fire at hex `at` of the path it
+/// moved along this phase loses half of what it had left there (the larger half kept, decision
+/// 0084); if the rest of the path cost more than it kept, it went only as far as it could pay
+/// for and stops there (`move-stopped`, rule 12.1.2), the MP of the hexes beyond given back.
+/// Nothing for a move recorded before these figures were (decision 0182).
+pub(crate) fn halve_at(ctx: &mut Ctx, side: &str, target: &str, at: Hex, was: MoraleState) {
+    let now = ctx.state.units.get(target).map(|u| u.morale);
+    if now != Some(MoraleState::Disorganized) || was <= MoraleState::Disorganized {
+        return;
+    }
+    let Some(path) = path_this_phase(&ctx.state, target) else {
+        return;
+    };
+    let left = ctx
+        .state
+        .movement
+        .get(target)
+        .map(|m| m.last_left.clone())
+        .unwrap_or_default();
+    let Some(i) = path.iter().position(|h| *h == at) else {
+        return;
+    };
+    if left.len() != path.len() {
+        return;
+    }
+    let lost = left[i] / 2;
+    let kept = left[i] - lost;
+    if lost > 0 {
+        ctx.emit_side(
+            side,
+            super::EventKind::MovementPointsLost {
+                unit: target.to_string(),
+                half_mp: lost,
+                rule: "12.1.2".into(),
+                reason: format!(
+                    "Disorganized by Opportunity Fire at {at}: the {} MP it had left there halved",
+                    crate::movement::tables::show_halves(left[i])
+                ),
+                extension: None,
+            },
+        );
+    }
+    // The farthest hex of the path it could still pay for from `at`.
+    let k = (i..path.len())
+        .rev()
+        .find(|&k| left[i].saturating_sub(left[k]) <= kept)
+        .unwrap_or(i);
+    let end = path.len() - 1;
+    if k < end {
+        let unspent = left[k].saturating_sub(left[end]);
+        move_stopped(
+            ctx,
+            side,
+            target,
+            path[k],
+            "12.1.2",
+            format!(
+                "Disorganized by Opportunity Fire at {at}, it kept {} MP, which pay for the path only as far as {}",
+                crate::movement::tables::show_halves(kept),
+                path[k]
+            ),
+            unspent,
+        );
+    }
+}
+
+/// 17.4.6: "A unit Disorganized by Opportunity Fire does not form Square." Fire at `target` in
+/// hex `at` (of its path, or of its formation change with `formation_change`) that left it
+/// Disorganized (from a better state, `was`) undoes a Square it formed after that moment in
+/// this phase: at a later hex of its path, or the very formation change fired on. The Square's
+/// formation change is not rewritten: `formation-changed` back to what it left (0 MP, rule
+/// 17.4.6) follows it. Decision 0159.
+pub(crate) fn undo_square(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    at: Hex,
+    formation_change: bool,
+    was: MoraleState,
+) {
+    let now = ctx.state.units.get(target).map(|u| u.morale);
+    if now != Some(MoraleState::Disorganized) || was <= MoraleState::Disorganized {
+        return;
+    }
+    let Some(last) = changes_this_phase(&ctx.state, target).last().copied() else {
+        return;
+    };
+    let formation = ctx.state.movement.get(target).and_then(|m| m.formation);
+    if last.to != UnitFormation::Square || formation != Some(UnitFormation::Square) {
+        return;
+    }
+    let path = path_this_phase(&ctx.state, target).unwrap_or_default();
+    let index = |h: Hex| path.iter().position(|x| *x == h);
+    let later = match (index(at), index(last.hex)) {
+        (Some(i), Some(j)) => j > i || (j == i && formation_change),
+        _ => last.hex == at && formation_change,
+    };
+    if !later {
+        return;
+    }
+    ctx.emit_side(
+        side,
+        super::EventKind::FormationChanged {
+            unit: target.to_string(),
+            from: UnitFormation::Square,
+            to: last.from,
+            half_mp: 0,
+            rule: "17.4.6".into(),
+        },
+    );
+}
+
 /// `target` stands where its move ended, beyond `at`: it stops at `at` instead (`MoveStopped`,
-/// never a rewrite of the move's events). Nothing when it already stands at `at` or is gone.
-fn move_stopped(ctx: &mut Ctx, side: &str, target: &str, at: Hex, rule: &str, reason: String) {
+/// never a rewrite of the move's events), `unspent` half-points of the move given back.
+/// Nothing when it already stands at `at` or is gone.
+fn move_stopped(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    at: Hex,
+    rule: &str,
+    reason: String,
+    unspent: u32,
+) {
     if ctx.state.positions.get(target).is_none_or(|h| *h == at) {
         return;
     }
@@ -368,6 +491,7 @@ fn move_stopped(ctx: &mut Ctx, side: &str, target: &str, at: Hex, rule: &str, re
             at,
             rule: rule.into(),
             reason,
+            unspent_half_mp: unspent,
         },
     );
 }
@@ -448,8 +572,12 @@ pub(crate) fn fired_on_as(
 pub(crate) fn path_this_phase(state: &GameState, unit: &str) -> Option<Vec<Hex>> {
     let m = state.movement.get(unit)?;
     let moved = m.moved?;
-    (moved.turn == state.turn && moved.player == state.player && !m.last_path.is_empty())
-        .then(|| m.last_path.clone())
+    let phase = (state.turn, state.player);
+    (moved.turn == state.turn
+        && moved.player == state.player
+        && m.last_path_in.is_none_or(|p| p == phase)
+        && !m.last_path.is_empty())
+    .then(|| m.last_path.clone())
 }
 
 /// 16.5.1: the Reaction Zone reaches "1 to 3 hexes from the unit".
@@ -752,6 +880,23 @@ pub(crate) fn formation_at(
         .map(|(_, f)| f)
 }
 
+/// The corner `unit` faced at `at`, a hex of the path it moved along this phase before the hex
+/// it ended in (10.0): fire or a charge there reads its flank and rear from it (10, 16.5.2;
+/// decision 0183). `None` at the hex it stands in (its facing now decides), off the path, or
+/// for a move recorded without facings (older files, all-around frontal facing).
+pub(crate) fn facing_at(
+    state: &GameState,
+    unit: &str,
+    at: Hex,
+) -> Option<crate::movement::facing::Corner> {
+    let path = path_this_phase(state, unit)?;
+    let i = path.iter().position(|h| *h == at)?;
+    if i + 1 >= path.len() {
+        return None;
+    }
+    state.movement.get(unit)?.last_facings.get(i).copied()
+}
+
 /// 16.5 with 16.5.6, 16.5.7: a Reaction Charge at hex `at` of `target`'s path that Routs it,
 /// makes it form Square or sends it back (`retreats`) ends its move there: the rest of the path
 /// was not travelled (as `stop_move` for Opportunity Fire). Not stopped, a non-cavalry unit
@@ -785,6 +930,7 @@ pub(crate) fn stop_reacted(
         at,
         "16.5",
         format!("{why} at {at}: its movement stops there"),
+        0,
     );
 }
 

@@ -525,6 +525,8 @@ pub(super) fn retreat(
     ctx.emit_side(
         &side,
         EventKind::PieceMoved {
+            left: Vec::new(),
+            facings: Vec::new(),
             piece: unit.to_string(),
             from: Some(from),
             to,

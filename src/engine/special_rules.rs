@@ -476,6 +476,8 @@ fn burrard_takes_command(ctx: &mut Ctx, side: &str, burrard: &str) {
         ctx.emit_side(
             side,
             EventKind::PieceMoved {
+                left: Vec::new(),
+                facings: Vec::new(),
                 piece: burrard.to_string(),
                 from: None,
                 to: h,

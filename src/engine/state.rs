@@ -368,6 +368,17 @@ pub struct UnitMovement {
     /// may tag along a Column (24.2, 12.5.6.4).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_path: Vec<crate::hex::Hex>,
+    /// The phase (turn, player) of `last_path`: a formation change in a later phase spends MP
+    /// without moving, and must not make the old path look like this phase's (17.4, 16.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_path_in: Option<(u32, usize)>,
+    /// Half-points it had left on reaching each hex of `last_path` (12.1.2; decision 0182).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_left: Vec<u32>,
+    /// The corner it faced at each hex of `last_path` (10.0; decision 0183); empty when
+    /// not recorded (older files, all-around frontal facing).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_facings: Vec<crate::movement::facing::Corner>,
     /// The units it fired Opportunity Fire at, each with the phase (turn, player), this phase
     /// only (17.4.1: once each Movement Phase).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -207,6 +207,8 @@ pub(super) fn form_on_implementation(ctx: &mut Ctx, order: u32) -> bool {
         ctx.emit_side(
             &o.side,
             EventKind::PieceMoved {
+                left: Vec::new(),
+                facings: Vec::new(),
                 piece: commander,
                 from,
                 to,

@@ -156,6 +156,11 @@ pub struct Step {
     pub parts: Vec<String>,
     /// The least certain cell used.
     pub provenance: Provenance,
+    /// The corner it faces on entering `to` (10.0, after any turn it made before leaving
+    /// `from`), `None` for all-around frontal facing: fire or a charge at this hex of the path
+    /// reads its flank and rear from it (10, 16.5.2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub facing: Option<Corner>,
 }
 
 /// A legal path and its price.
@@ -188,8 +193,66 @@ pub struct Ruling {
     pub halved: u32,
     /// It Routed on the way and stopped where `path` ends (11.3.2).
     pub routed: bool,
+    /// It became Disorganized on the way and the MP left after halving (12.1.2, 11.3.2) could
+    /// not pay for the rest of the path: it stopped where `path` ends, short of this hex, the
+    /// destination asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub halted_short_of: Option<Hex>,
+    /// Set by the engine when a side's planned path halted against what it could not see
+    /// (decision 0181).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub halt: Option<Halt>,
+    /// The corner it faced where it started (10.0), `None` for all-around frontal facing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_facing: Option<Corner>,
     /// The least certain cell used.
     pub provenance: Provenance,
+}
+
+impl Ruling {
+    /// Half-points it had left on reaching each hex of `path` (the start hex first), for
+    /// halving what was left where it became Disorganized (12.1.2).
+    pub fn left_at_each_hex(&self) -> Vec<u32> {
+        let mut left = self.remaining;
+        let mut out = vec![left];
+        for (i, s) in self.steps.iter().enumerate() {
+            // A minimum move (12.1.5) or a Square's (8.3.2) spends everything.
+            let cost = if self.charged >= self.remaining && i + 1 == self.steps.len() {
+                left
+            } else {
+                s.cost
+            };
+            left = left.saturating_sub(cost);
+            out.push(left);
+        }
+        out
+    }
+
+    /// The corner it faced at each hex of `path` (the start hex first, then on entering each),
+    /// or nothing for all-around frontal facing (10.0).
+    pub fn facing_at_each_hex(&self) -> Vec<Corner> {
+        let Some(start) = self.start_facing else {
+            return Vec::new();
+        };
+        let mut out = vec![start];
+        for s in &self.steps {
+            match s.facing {
+                Some(c) => out.push(c),
+                None => return Vec::new(),
+            }
+        }
+        out
+    }
+}
+
+/// A side's planned path halted against the truth (4.0, decision 0181): why, where the rule
+/// bit, and the destination it was going to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Halt {
+    pub short_of: Hex,
+    pub code: &'static str,
+    pub rule: &'static str,
+    pub hex: Option<Hex>,
 }
 
 /// Why a path is illegal: the rule, the hex, and what to do instead.
@@ -240,6 +303,7 @@ pub fn step_cost(
             road: true,
             parts: vec![format!("road {} ({})", show_halves(c.halves), c.provenance)],
             provenance: c.provenance,
+            facing: None,
         });
     }
     let (row, unknown) = t.terrain_row(&terrain);
@@ -309,6 +373,7 @@ pub fn step_cost(
         road: false,
         parts,
         provenance: prov,
+        facing: None,
     })
 }
 
@@ -397,7 +462,12 @@ fn turn_part(t: &MovementTables, a: Corner, b: Corner, cost: u32) -> String {
 /// faced at the end (the one asked for, else the cheapest, ties to the lowest corner). Turns
 /// are free while continuing Road Movement (12.5.1) and for a Line in a Town/Village (10.1.4).
 /// `None` for a mover with all-around frontal facing.
-fn plan_facing(map: &MoveMap, t: &MovementTables, m: &Mover, steps: &mut [Step]) -> Option<Corner> {
+fn plan_facing(
+    map: &MoveMap,
+    t: &MovementTables,
+    m: &Mover,
+    steps: &mut [Step],
+) -> Option<(Corner, Corner)> {
     let set = m.facing?;
     let mut cost: [Option<u32>; 6] = [None; 6];
     for c in facing::members(set) {
@@ -472,9 +542,13 @@ fn plan_facing(map: &MoveMap, t: &MovementTables, m: &Mover, steps: &mut [Step])
             steps[i].cost += turn;
             steps[i].parts.insert(0, part);
         }
+        steps[i].facing = Some(Corner::from_index(at));
         at = prev;
     }
-    Some(end_turn.unwrap_or(Corner::from_index(end)))
+    Some((
+        end_turn.unwrap_or(Corner::from_index(end)),
+        Corner::from_index(at),
+    ))
 }
 
 /// 12.5.2: a unit that ends its move on the road is faced, for nothing, with a frontal hexside
@@ -546,7 +620,8 @@ fn check_given(
         check_entry(map, occ, w[0], w[1])?;
         steps.push(best_step(map, t, m, occ, w[0], w[1])?);
     }
-    let facing = plan_facing(map, t, m, &mut steps);
+    let planned = plan_facing(map, t, m, &mut steps);
+    let (facing, start_facing) = (planned.map(|p| p.0), planned.map(|p| p.1));
     let cost = steps.iter().fold(0u32, |a, s| a.saturating_add(s.cost));
     let provenance = steps.iter().map(|s| s.provenance).max().unwrap_or_default();
     let hexes = steps.len() as u32;
@@ -600,6 +675,9 @@ fn check_given(
             entry_effects: w.entered,
             halved: w.lost,
             routed: w.routed,
+            halted_short_of: None,
+            halt: None,
+            start_facing,
             provenance,
         }
     };
@@ -645,6 +723,17 @@ fn check_given(
             true,
             false,
         ));
+    }
+    // 12.1.2 with 11.3.2: the path was affordable, but becoming Disorganized on the way halved
+    // what was left; it goes as far as it can pay for and stops there. The facing it ends
+    // with is the one it entered that hex with.
+    if w.lost > 0 && cost <= remaining && w.taken > 0 {
+        let charged = steps[..w.taken].iter().map(|s| s.cost).sum();
+        let end = facing.and(steps[w.taken - 1].facing);
+        let mut r = ruling(w, charged, false, false);
+        r.halted_short_of = Some(path[path.len() - 1]);
+        r.facing = end;
+        return Ok(r);
     }
     let halved = if w.lost > 0 {
         format!(
@@ -788,9 +877,14 @@ fn cheapest_given(
     check_entry_final(map, occ, to)?;
     let r = search(map, t, m, occ, from, to, true);
     // A path round the Zones of Influence or the terrain that shakes (12.2.5) may be too dear;
-    // the cheapest one then stands.
+    // the cheapest one then stands. One that halts short when it becomes Disorganized
+    // (12.1.2) gives way to one that arrives.
     match r {
         Err(e) if e.code == "not-enough-mp" => search(map, t, m, occ, from, to, false),
+        Ok(r) if r.halted_short_of.is_some() => match search(map, t, m, occ, from, to, false) {
+            Ok(o) if o.halted_short_of.is_none() => Ok(o),
+            _ => Ok(r),
+        },
         r => r,
     }
 }
@@ -1003,6 +1097,7 @@ mod tests {
             road,
             parts: Vec::new(),
             provenance: Provenance::Seed,
+            facing: None,
         };
         // 19.3: a Line entering a village becomes DG (level 1); by Road Movement it does not
         // (chart p2: "when entering without Road Movement"), nor does a Column.

@@ -215,6 +215,8 @@ pub struct View {
     pub opportunity_fire: Vec<crate::engine::opportunity::OpportunityOffer>,
     /// Reaction Charges open in this phase (16.5), as `app`'s status gives them to the seat.
     pub reaction_charges: Vec<crate::engine::opportunity::ReactionOffer>,
+    /// Cavalry Withdrawals owed (22.1), as `app`'s status gives them to the seat.
+    pub cavalry_withdrawals: Vec<crate::engine::opportunity::WithdrawalOwed>,
 }
 
 /// The order check as you type.
@@ -1020,6 +1022,7 @@ fn build_view(
         deadline: None,
         opportunity_fire: status.opportunity_fire.clone(),
         reaction_charges: status.reaction_charges.clone(),
+        cavalry_withdrawals: status.cavalry_withdrawals.clone(),
     }
 }
 

@@ -445,6 +445,36 @@ fn reaction_offers(view: &View) -> Markup {
     }
 }
 
+/// The Cavalry Withdrawals owed (22.1): the cavalry an enemy infantry or artillery unit moved
+/// next to, which must Reaction Charge it or withdraw 6–12 hexes before the phase can end
+/// (decision 0157), and the move that withdraws it.
+fn withdrawals_owed(view: &View) -> Markup {
+    use crate::engine::opportunity::WITHDRAWAL_HEXES as H;
+    html! {
+        @if !view.cavalry_withdrawals.is_empty() {
+            div #cavalry-withdrawals {
+                p { strong { "Cavalry Withdrawals owed (22.1)" } }
+                ul {
+                    @for w in &view.cavalry_withdrawals {
+                        li {
+                            (w.cavalry) " (" (w.side) ", " (w.cavalry_hex.to_string()) ") has "
+                            (w.mover) " adjacent at " (w.mover_hex.to_string()) "; "
+                            @if w.must_withdraw {
+                                "it may not charge (22.1.1) and must withdraw"
+                            } @else {
+                                "it must Reaction Charge it or withdraw"
+                            }
+                            " " (H.start()) "–" (H.end()) " hexes from " (w.cavalry_hex.to_string())
+                            ", away from " (w.mover_hex.to_string()) " (21.4.1), before the phase ends: "
+                            code { "move --piece " (w.cavalry) " --retreat-from " (w.mover_hex.to_string()) " --to HEX --path …" }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 pub fn umpire_page(view: &View, csrf: &str, links: &[(Seat, Option<String>)]) -> Markup {
     layout(
         "Umpire",
@@ -504,6 +534,7 @@ pub fn umpire_page(view: &View, csrf: &str, links: &[(Seat, Option<String>)]) ->
                         h2 { "Combat" }
                         (opportunity_offers(view))
                         (reaction_offers(view))
+                        (withdrawals_owed(view))
                         (combat_form())
                         div #combat-result {}
                     }

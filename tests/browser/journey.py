@@ -195,6 +195,52 @@ def combat_form(browser):
             proc.kill()
 
 
+def cavalry_withdrawal(browser):
+    """22.1 (decision 0157): the umpire's console lists the Cavalry Withdrawal a move made owed —
+    the cavalry, the mover next to it, the 6–12 hexes and the move that withdraws it — on the
+    conformance miniature mini-reaction-cavalry, the French Column moved next to aus-cav."""
+    tmp = tempfile.mkdtemp(prefix="staffwork-withdrawal-")
+    db = os.path.join(tmp, "withdrawal.db")
+    scenario = os.path.join(ROOT, "tests", "conformance", "scenarios", "mini-reaction-cavalry.toml")
+    for args in (["new", "--scenario", scenario, "--db", db, "--seed", "1"],
+                 ["turn", "--db", db],
+                 ["move", "--db", db, "--piece", "fr-col", "--to", "4.06"]):
+        subprocess.run([BIN] + args, check=True, stdout=subprocess.DEVNULL)
+    port = free_port()
+    out = open(os.path.join(tmp, "server.txt"), "w+")
+    proc = subprocess.Popen([BIN, "serve", "--db", db, "--addr", f"127.0.0.1:{port}"],
+                            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    try:
+        links = {}
+        deadline = time.time() + 30
+        while time.time() < deadline and "umpire" not in links:
+            time.sleep(0.2)
+            out.seek(0)
+            links = dict(re.findall(r"^\s+(\S+)\s+(http://\S+/join/[0-9a-f]{32})$", out.read(), re.M))
+        check("withdrawal: the server printed the umpire's link", "umpire" in links)
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+        um = ctx.new_page()
+        um.set_default_timeout(TIMEOUT_MS)
+        um.goto(links["umpire"])
+        box = um.locator("#cavalry-withdrawals")
+        expect(box).to_be_visible()
+        text = box.inner_text()
+        check("withdrawal: the console lists the owed Cavalry Withdrawal with its rule",
+              "Cavalry Withdrawals owed (22.1)" in text and "aus-cav (austrian, 3.06)" in text)
+        check("withdrawal: it names the mover, the 6–12 hexes and the move",
+              "fr-col adjacent at 4.06" in text and "6–12 hexes from 3.06" in text
+              and "move --piece aus-cav --retreat-from 4.06" in text)
+        box.screenshot(path=os.path.join(SHOTS, "umpire-cavalry-withdrawal.png"))
+        shot(um, "umpire-cavalry-withdrawal-page")
+        ctx.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="staffwork-journey-")
     proc, port, links = start_server(tmp)
@@ -286,6 +332,7 @@ def main():
             check("a side gets 403 on the umpire's console", r.status == 403)
             vimeiro(browser)
             combat_form(browser)
+            cavalry_withdrawal(browser)
             browser.close()
     finally:
         proc.terminate()

@@ -360,14 +360,25 @@ async fn a_side_plans_against_what_it_sees_and_halts_before_an_unseen_enemy() {
     // The move is carried out against the truth: it halts before 4.16, on the path it planned.
     let moved = call(&st, "POST", "/move", Some(side), &ask).await;
     assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
-    assert!(
-        !moved.body.contains("4.16") && !moved.body.contains("kumla"),
-        "{}",
-        moved.body
-    );
     // "moves 3.13 → 4.16 via 3.14 3.15 3.16 (…)": the last hex before 4.16.
     let via = empty.body.split(" via ").nth(1).unwrap();
     let before = via.split(" (").next().unwrap().rsplit(' ').next().unwrap();
+    // The side is told where it halted and what it met (rules12): the enemy it now sees next
+    // to it, by its hex, never by name (4.0).
+    assert!(
+        moved.body.contains(&format!(
+            "halted at {before}: met enemy troops at 4.16 (12.3.1)"
+        )) && !moved.body.contains("kumla"),
+        "{}",
+        moved.body
+    );
+    let log = call(&st, "GET", "/view.json", Some(side), &[]).await.body;
+    assert!(
+        log.contains(&format!("halted at {before}: met enemy troops at 4.16"))
+            && !log.contains("kumla-bde")
+            && !log.contains("Kümla relief brigade"),
+        "{log}"
+    );
     let v: serde_json::Value =
         serde_json::from_str(&call(&st, "GET", "/view.json", Some(side), &[]).await.body).unwrap();
     let at = v["pieces"]

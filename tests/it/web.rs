@@ -1467,6 +1467,48 @@ async fn the_umpire_console_offers_reaction_charges_along_a_move_16_5() {
     );
 }
 
+/// 22.1 (decisions 0157, 0159 brief): the umpire's console lists the Cavalry Withdrawals owed,
+/// as `status` does: the cavalry, the mover next to it, the 6–12 hexes and the move that makes
+/// it; once the cavalry has withdrawn the item is gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_umpire_console_lists_owed_cavalry_withdrawals_22_1() {
+    let (dir, st, tokens) = mini_table(
+        "mini-reaction-cavalry.toml",
+        1,
+        &["turn", "move --piece fr-col --to 4.06"],
+    );
+    let page = call(&st, "GET", "/umpire", Some(tokens["umpire"].as_str()), &[]).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        page.body.contains("Cavalry Withdrawals owed (22.1)")
+            && page.body.contains(
+                "aus-cav (austrian, 3.06) has fr-col adjacent at 4.06; it must Reaction Charge it or withdraw 6–12 hexes from 3.06, away from 4.06 (21.4.1)"
+            )
+            && page
+                .body
+                .contains("move --piece aus-cav --retreat-from 4.06 --to HEX"),
+        "{}",
+        page.body
+    );
+    drop(st);
+    let mut game = Game::open(&dir.path().join("mini.db")).unwrap();
+    let req = staffwork::app::parse_request(
+        "move --piece aus-cav --retreat-from 4.06 --to 1.02 --path 2.06,1.06,1.05,1.04,1.03,1.02",
+    )
+    .unwrap();
+    staffwork::app::execute(&mut game, &staffwork::view::Viewer::Umpire, &req).unwrap();
+    drop(game);
+    // The seats' tokens are kept in the game file: the same link signs in again.
+    let (st, _) = AppState::open(&dir.path().join("mini.db"), "http://127.0.0.1:1", false).unwrap();
+    let page = call(&st, "GET", "/umpire", Some(tokens["umpire"].as_str()), &[]).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        !page.body.contains("Cavalry Withdrawals owed"),
+        "{}",
+        page.body
+    );
+}
+
 /// 16.5 (decision 0156): the console's combat form charges the mover at a hex of its path
 /// ("Reaction Charge at hex", `--at`); a hex the cavalry was not offered is refused with the
 /// rule and the hex, writing nothing.
