@@ -2181,9 +2181,14 @@ fn split_object(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -
         let (Tok::Verb { span: vs, .. }, Tok::Place(t)) = (&toks[k], &toks[k + 1]) else {
             continue;
         };
+        // Own troops, troop words, or a whole nation ("keep the Spaniards in check").
+        let lex = lexicon::get();
+        let nation = crate::text::fold(&t.text)
+            .split(' ')
+            .all(|w| w == "the" || lex.is_nation(w));
         let troops = t.form == Form::Own
             || (t.form == Form::Name
-                && t.text.chars().next().is_some_and(char::is_lowercase)
+                && (t.text.chars().next().is_some_and(char::is_lowercase) || nation)
                 && super::resolve::looks_like_troops(&t.text));
         if !troops {
             continue;
@@ -2202,10 +2207,12 @@ fn split_object(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -
         let Some(last) = (k + 2..toks.len()).find(|&j| toks[j].span().1 >= to) else {
             continue;
         };
+        // The phrase's own last word may be a verb of its own ("check" in "keep … in check").
         if toks[last].span().1 != to
-            || toks[k + 2..=last]
+            || toks[k + 2..last]
                 .iter()
                 .any(|t| matches!(t, Tok::Punct(_) | Tok::Connector(..) | Tok::Verb { .. }))
+            || matches!(toks[last], Tok::Punct(_) | Tok::Connector(..))
         {
             continue;
         }
@@ -2367,16 +2374,24 @@ fn day_word(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<To
     out
 }
 
-/// Rule `cond.should-name`: "should Soult advance from Llerena, fall back …" — "should", a name
+/// Rule `cond.should-name`: "should Soult advance from Llerena, fall back …", "Should Ruffin be
+/// repulsed, …" — "should", a name
 /// and a verb open a condition, as "should the enemy advance" does (30.0).
 fn should_name(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
     for k in 0..toks.len().saturating_sub(2) {
         let Tok::Filler(s) = toks[k] else { continue };
         // Anywhere in the sentence: the read-back puts the condition after its stage ("hold
         // the heights should Soult advance"); "Soult should advance" has no name after it.
+        // "Should Ruffin be repulsed", "should Hill have fallen back": a passive or perfect
+        // after the name is the condition's verb too.
+        let verb = match &toks[k + 2] {
+            Tok::Verb { .. } | Tok::Participle { .. } => true,
+            Tok::Filler(f) => matches!(text[f.0..f.1].to_lowercase().as_str(), "be" | "have"),
+            _ => false,
+        };
         if text[s.0..s.1].eq_ignore_ascii_case("should")
             && matches!(&toks[k + 1], Tok::Place(t) if t.text.chars().next().is_some_and(char::is_uppercase))
-            && matches!(&toks[k + 2], Tok::Verb { .. })
+            && verb
         {
             toks[k] = Tok::CondStart("should".into(), s);
             rules.push("cond.should-name");

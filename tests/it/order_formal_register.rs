@@ -331,3 +331,48 @@ fn following_ones_own_commander_is_a_move_and_the_enemy_a_pursuit() {
     let o = hall("Sauret: follow the enemy.");
     assert_ne!(o.order_type, Some(OrderType::General), "{}", o.readback);
 }
+
+#[test]
+fn the_idioms_of_containing_and_manoeuvring_are_read() {
+    use staffwork::rules::OrderType;
+    // "keep … in check" with the enemy inside it (verb.split-object), "in echelon", "scour".
+    for (text, said, kind) in [
+        (
+            "Milhaud: keep the Spaniards in check.",
+            "keep the Spaniards in check",
+            OrderType::General,
+        ),
+        (
+            "Leval's division will form on the left of Sebastiani and advance in echelon.",
+            "advance in echelon",
+            OrderType::General,
+        ),
+        (
+            "Latour-Maubourg: scour the country north of the Cascajal.",
+            "scour",
+            OrderType::General,
+        ),
+    ] {
+        let o = talavera(text);
+        assert!(clean(&o), "{text}: {:?}", o.diagnostics);
+        assert!(o.readback.contains(said), "{text}: {}", o.readback);
+        assert_eq!(o.order_type, Some(kind), "{text}: {}", o.readback);
+    }
+}
+
+#[test]
+fn should_a_name_be_repulsed_is_a_condition() {
+    // Rule `cond.should-name` with a passive after the name.
+    let o = talavera("Should Ruffin be repulsed, Villatte will cover his retreat.");
+    assert_eq!(
+        o.stages[0].condition.as_ref().map(|c| c.text.as_str()),
+        Some("Should Ruffin be repulsed"),
+        "{}",
+        o.readback
+    );
+    assert!(
+        o.diagnostics.iter().all(|d| d.code != "unstructured-text"),
+        "{:?}",
+        o.diagnostics
+    );
+}
