@@ -911,7 +911,8 @@ mod tests {
 
     /// The phrases the grammar spells out: runs of literals joined by `~ sp ~` or `~ hsp ~`, a
     /// group of literal alternatives `(^"a" | ^"b")` standing for each of them, an optional
-    /// `(… ~ sp)?` read through ("to the last man", "the day after").
+    /// `(… ~ sp)?` read through ("to the last man", "the day after"), an optional word or group
+    /// before the next literal both taken and left out ("take up a position", "take up position").
     fn grammar_phrases() -> Vec<String> {
         #[derive(Clone, PartialEq)]
         enum T {
@@ -996,9 +997,30 @@ mod tests {
                 if toks.get(k) != Some(&T::Seq) {
                     break;
                 }
+                // An optional word or group of words first: `(^"a" ~ sp)? ~`, with and without it.
+                let mut optional: Vec<Option<String>> = vec![None];
+                if toks.get(k + 1) == Some(&T::Open)
+                    && let Some((ws, o)) = unit(k + 2)
+                    && toks.get(o) == Some(&T::Seq)
+                    && toks.get(o + 1) == Some(&T::Space)
+                    && toks.get(o + 2) == Some(&T::CloseOpt)
+                    && toks.get(o + 3) == Some(&T::Seq)
+                {
+                    optional.extend(ws.into_iter().map(Some));
+                    k = o + 3;
+                }
                 let Some((next, after)) = unit(k + 1) else {
                     break;
                 };
+                let next: Vec<String> = optional
+                    .iter()
+                    .flat_map(|o| {
+                        next.iter().map(move |w| match o {
+                            Some(o) => format!("{o} {w}"),
+                            None => w.clone(),
+                        })
+                    })
+                    .collect();
                 phrases = phrases
                     .iter()
                     .flat_map(|p| next.iter().map(move |w| format!("{p} {w}")))
@@ -1034,7 +1056,10 @@ mod tests {
             .collect();
         assert!(
             phrases.iter().any(|p| p == "to the last man")
-                && phrases.iter().any(|p| p == "the day after"),
+                && phrases.iter().any(|p| p == "the day after")
+                && phrases
+                    .iter()
+                    .any(|p| p == "take up a position as the reserve"),
             "{phrases:?}"
         );
         let mut n = 0;
