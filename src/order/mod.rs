@@ -228,6 +228,7 @@ fn check_span(
     if let Some(o) = over_length(text, span) {
         return o;
     }
+    resolve::forget_troops();
     let draft = build::build(text, span, index, explain);
     let mut diags: Vec<Diagnostic> = Vec::new();
     let build::Draft {

@@ -25,8 +25,32 @@ fn is_counter_id(w: &str) -> bool {
     w.contains('-') && w.chars().any(|c| c.is_ascii_digit())
 }
 
+thread_local! {
+    /// [`looks_like_troops`] of the texts already asked while reading the current order: the
+    /// reader asks it about the same name from several rules (about three times a reference),
+    /// and its answer depends on the text alone (reading speed, issue 11).
+    static TROOPS: std::cell::RefCell<std::collections::HashMap<String, bool>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// Forget the answers of [`looks_like_troops`]: called as each order is read, so the memo holds
+/// one order's names only.
+pub(crate) fn forget_troops() {
+    TROOPS.with(|m| m.borrow_mut().clear());
+}
+
 /// True when a phrase names troops: "the British", "4th Division", "III", "2-I".
 pub(crate) fn looks_like_troops(text: &str) -> bool {
+    if let Some(k) = TROOPS.with(|m| m.borrow().get(text).copied()) {
+        return k;
+    }
+    let k = troops_by_words(text);
+    TROOPS.with(|m| m.borrow_mut().insert(text.to_string(), k));
+    k
+}
+
+/// [`looks_like_troops`], worked out.
+fn troops_by_words(text: &str) -> bool {
     // Case does not change a counter id: the words are not lower-cased for it (reading speed).
     if text.split_whitespace().any(is_counter_id) {
         return true;
