@@ -371,10 +371,12 @@ fn token_rules(
     }
     let toks = by_clock(text, toks, &mut d.rules);
     let toks = before_clause(text, toks, &mut d.rules);
+    let toks = before_place(text, toks, &mut d.rules);
     let toks = split_object(text, toks, &mut d.rules);
     let toks = round_route(text, toks, &mut d.rules);
     let toks = relative_negation(text, toks, &mut d.rules);
     let toks = nor_clause(text, toks, &mut d.rules);
+    let toks = no_noun(text, toks, &mut d.rules);
     let toks = day_word(text, toks, &mut d.rules);
     let toks = should_name(text, toks, &mut d.rules);
     let toks = then_place(toks, &mut d.rules);
@@ -387,7 +389,7 @@ fn token_rules(
     let toks = object_noun(text, toks, index, &mut d.rules);
     let toks = demonstrative(text, toks, &mut d.rules);
     let toks = possessed_noun(text, toks, &mut d.rules);
-    let toks = bring_troops(text, toks, &mut d.rules);
+    let toks = bring_troops(text, toks, index, &mut d.rules);
     let toks = take_position(text, toks, &mut d.rules);
     let toks = follow_own(text, toks, &mut d.rules);
     let toks = ready_to(text, toks, &mut d.rules);
@@ -409,6 +411,7 @@ fn token_rules(
         }
     }
     let toks = vocative(text, toks, &mut d.rules);
+    let toks = directed_by(text, toks, &mut d.rules);
     let n = toks.len();
     let toks = colon_lead(text, toks);
     if toks.len() != n {
@@ -423,7 +426,8 @@ fn token_rules(
     let toks = subjects::bare_lead(toks, index, &mut d.rules);
     let toks = subjects::clause_subjects(text, toks, index, &mut d.rules);
     let toks = subjects::supported_by(text, toks, index, &mut d.rules);
-    subjects::in_reserve(text, toks, &mut d.rules)
+    let toks = subjects::in_reserve(text, toks, &mut d.rules);
+    passive_negation(text, toks)
 }
 
 /// The tags `check --explain` shows, one per token.
@@ -481,6 +485,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
         negate_alt: false,
         negate_to: false,
         negate_avoid: false,
+        absorbed: 0,
         after_conn: false,
         after_and: false,
         verb_next: false,
@@ -629,6 +634,8 @@ struct Reading<'t> {
     after_and: bool,
     /// The token after this one is a verb ("do not wait"; not "I do not think").
     verb_next: bool,
+    /// The end of a negator that took its object in (rule `neg.passive`).
+    absorbed: usize,
 }
 
 impl Reading<'_> {
@@ -769,6 +776,13 @@ impl Reading<'_> {
                         d.rules.push("neg.until");
                         false
                     }
+                    // Rule `neg.unless`: "do not charge unless the infantry is broken" — the
+                    // exception is part of what is forbidden (a conditional permission), kept and
+                    // read back with it, never a condition waiting for a stage.
+                    Tok::CondStart(k, _) if k.eq_ignore_ascii_case("unless") => {
+                        d.rules.push("neg.unless");
+                        false
+                    }
                     // "…, and are not to destroy the bridge": a new negator starts a
                     // prohibition of its own.
                     Tok::CondStart(..) | Tok::Purpose(_) | Tok::Negate(_) => true,
@@ -829,6 +843,15 @@ impl Reading<'_> {
         // "not allow the enemy to pass": a verb that is no stage is still what is forbidden.
         let verb_word = matches!(tok, Tok::Filler(s)
             if lexicon::get().is_verb_word(&text[s.0..s.1].to_lowercase()));
+        // Rule `neg.no-noun`: "no movement is to be attempted" — after "no", an action noun (a
+        // word, see `no_noun`) is what is forbidden, as a verb would be.
+        // It reads back as "avoid movement before dawn" (a noun, as after "avoid").
+        let action_noun = !verb_word
+            && self.negate
+            && !self.negate_verb
+            && matches!(tok, Tok::Filler(s)
+                if lexicon::get().is_action_noun(&text[s.0..s.1].to_lowercase()));
+        let verb_word = verb_word || action_noun;
         // "do not enter Hall", "do not attempt the village", "do not let the hussars across": a
         // lower-case word right after a negator is the verb it forbids even when the lexicon
         // does not know it (it is then neither a remark nor a place).
@@ -844,6 +867,33 @@ impl Reading<'_> {
             }
             _ => None,
         };
+        if let Tok::Negate(s) = tok
+            && let Some((lemma, object)) = passive_forbidden(&text[s.0..s.1])
+        {
+            // Rule `neg.passive`: "…, and the guns are not to be withdrawn" forbids
+            // withdrawing the guns; the guns are no objective of the step before.
+            self.flush(d);
+            self.negate = false;
+            d.rules.push("neg.passive");
+            d.rules.push("neg.prohibition");
+            d.prohibitions.push(Prohibition {
+                text: nfc(&format!("{lemma} {}", words(object))),
+                span: *s,
+                avoid: false,
+                condition: None,
+            });
+            self.condition_of_prohibition(d);
+            self.absorbed = s.1;
+            return true;
+        }
+        // The object of that prohibition, after it: its places are places of the order.
+        if let Tok::Place(_) = tok
+            && tok.span().1 <= self.absorbed
+        {
+            let mut sink = Vec::new();
+            collect_refs(tok, &mut sink, &mut d.refs);
+            return true;
+        }
         if let Tok::Negate(s) = tok {
             self.flush(d);
             let w = words(&text[s.0..s.1].to_lowercase());
@@ -931,11 +981,11 @@ impl Reading<'_> {
             && (verb_word || matches!(tok, Tok::Verb { .. }))
         {
             self.negate = false;
-            if verb_word {
+            if verb_word && !action_noun {
                 d.rules.push("neg.verb-word");
             }
             d.rules.push("neg.prohibition");
-            self.forbid(*span, None, false);
+            self.forbid(*span, None, action_noun);
             return true;
         }
         false
@@ -2138,6 +2188,58 @@ fn is_modal(w: &str) -> bool {
     )
 }
 
+/// Rule `lead.directed-by`: "I am directed by the Commander of the Forces to request that you
+/// will …" — the "by" after "I am directed / commanded / desired / instructed" names the
+/// authority the writer speaks for, never a route: up to the "to" and the courtesy after it
+/// ("request that you will"), the whole is one courtesy, and what follows is the order.
+fn directed_by(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    const SPEAKS_FOR: [&str; 6] = [
+        "i am directed",
+        "i am commanded",
+        "i am desired",
+        "i am instructed",
+        "i have been directed",
+        "i have been desired",
+    ];
+    let Some(b) = toks
+        .iter()
+        .position(|t| matches!(t, Tok::RoutePrep(p, _) if p == "by"))
+    else {
+        return toks;
+    };
+    let before = words(&text[..toks[b].span().0].to_lowercase());
+    let Some(phrase) = SPEAKS_FOR.iter().find(|p| before.ends_with(*p)) else {
+        return toks;
+    };
+    // The first token of the phrase: the words before "by" that make it up.
+    let n = phrase.split(' ').count();
+    let mut k = b;
+    let mut seen = 0;
+    while k > 0 && seen < n {
+        k -= 1;
+        seen += text[toks[k].span().0..toks[k].span().1]
+            .split_whitespace()
+            .count();
+    }
+    if seen != n {
+        return toks;
+    }
+    // The authority: names and words up to "to", then the courtesy that asks.
+    let Some(to) = (b + 1..toks.len())
+        .take_while(|&j| matches!(toks[j], Tok::Place(_) | Tok::Filler(_) | Tok::DestPrep(..)))
+        .find(|&j| matches!(&toks[j], Tok::DestPrep(p, _) if p == "to"))
+    else {
+        return toks;
+    };
+    if to == b + 1 || !matches!(toks.get(to + 1), Some(Tok::Courtesy(_))) {
+        return toks;
+    }
+    let span = (toks[k].span().0, toks[to + 1].span().1);
+    toks.splice(k..=to + 1, [Tok::Courtesy(span)]);
+    rules.push("lead.directed-by");
+    toks
+}
+
 /// Rule `cond.before`: "seize Hall before the enemy can reinforce it" — "before" and a clause
 /// (a subject, then a modal or a verb) is a deadline for the stage (30.0: not a condition, not a
 /// start time), never a stage for the clause's subject. "before 0900" is the grammar's timing;
@@ -2168,6 +2270,33 @@ fn before_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) 
             toks[k] = Tok::CondStart("before".into(), s);
             rules.push("cond.before");
         }
+    }
+    toks
+}
+
+/// Rule `place.before`: "assemble before Badajoz", "form before the village" — "before" and a
+/// place (no clause after it, no time: those are `cond.before` and the grammar's deadline) is
+/// where, in front of that place, never a time nor an unread word.
+fn before_place(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let mut k = 0;
+    while k + 1 < toks.len() {
+        let fits = matches!(&toks[k], Tok::Filler(f) if text[f.0..f.1].eq_ignore_ascii_case("before"))
+            && matches!(&toks[k + 1], Tok::Place(t)
+                if matches!(t.form, Form::Name | Form::Vague | Form::Hex)
+                    && !super::resolve::looks_like_troops(&t.text));
+        if fits && let Tok::Place(t) = toks[k + 1].clone() {
+            let span = (toks[k].span().0, t.span.1);
+            toks.splice(
+                k..=k + 1,
+                [Tok::Relation {
+                    rel: "in front of".into(),
+                    target: t,
+                    span,
+                }],
+            );
+            rules.push("place.before");
+        }
+        k += 1;
     }
     toks
 }
@@ -2318,6 +2447,92 @@ fn nor_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
     let span = (toks[k].span().0, toks[to].span().1);
     toks.splice(k..=to, [Tok::Negate(span)]);
     rules.push("neg.nor");
+    toks
+}
+
+/// The passive links after which a prohibition's subject is its object ("the guns are not to
+/// be withdrawn"), lower-case, with spaces around.
+const PASSIVE_NOT: [&str; 8] = [
+    " is not to be ",
+    " are not to be ",
+    " will not be ",
+    " shall not be ",
+    " must not be ",
+    " is never to be ",
+    " are never to be ",
+    " will never be ",
+];
+
+/// A negator made by `passive_negation` ("the guns are not to be withdrawn"): the lemma of
+/// its participle and its object as written.
+fn passive_forbidden(neg: &str) -> Option<(&'static str, &str)> {
+    let low = neg.to_lowercase();
+    let (at, link) = PASSIVE_NOT
+        .iter()
+        .find_map(|l| low.find(l).map(|at| (at, l.len())))?;
+    let participle = low.get(at + link..)?;
+    let lemma = lexicon::get().lemma_of(participle.trim())?;
+    Some((lemma, neg.get(..at)?))
+}
+
+/// Rule `neg.passive`: "hold the ridge, and the guns are not to be withdrawn", "…; the bridge is
+/// not to be destroyed" — after a clause break, a noun phrase, a negated passive link and a past
+/// form of the lexicon forbid that verb on that noun phrase (read back "is not to withdraw the
+/// guns"); one negator token carries the whole clause (see `passive_forbidden`).
+fn passive_negation(text: &str, mut toks: Vec<Tok>) -> Vec<Tok> {
+    let mut k = 1;
+    while k + 3 < toks.len() {
+        let after_break = matches!(&toks[k - 1], Tok::Connector(c, _)
+            if matches!(c.as_str(), "and" | "," | ";" | "but"));
+        let object = matches!(&toks[k], Tok::Place(t)
+            if matches!(t.form, Form::Name | Form::Unit | Form::Own | Form::Vague));
+        let neg = matches!(&toks[k + 1], Tok::Negate(_));
+        let be = matches!(&toks[k + 2], Tok::Filler(f) if text[f.0..f.1].eq_ignore_ascii_case("be"));
+        if after_break
+            && object
+            && neg
+            && be
+            && let Tok::Participle { span: p, .. } | Tok::Filler(p) = toks[k + 3]
+        {
+            let span = (toks[k].span().0, p.1);
+            if passive_forbidden(&text[span.0..span.1]).is_some() {
+                // The object follows its negator so its places are still counted (`absorbed`).
+                let object = toks[k].clone();
+                toks.splice(k..=k + 3, [Tok::Negate(span), object]);
+            }
+        }
+        k += 1;
+    }
+    toks
+}
+
+/// Rule `neg.no-noun`: "no movement is to be attempted before dawn", "no advance will be made" —
+/// "no" and an action noun of the lexicon followed by a passive ("is to be", "will be") forbid
+/// that action; the noun is the verb of the prohibition, never a place.
+fn no_noun(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let lex = lexicon::get();
+    for k in 0..toks.len().saturating_sub(2) {
+        let Tok::Negate(n) = toks[k] else { continue };
+        if !text[n.0..n.1].eq_ignore_ascii_case("no") {
+            continue;
+        }
+        let Tok::Place(t) = &toks[k + 1] else {
+            continue;
+        };
+        let noun = &text[t.span.0..t.span.1];
+        let passive = matches!(&toks[k + 2], Tok::Filler(f) | Tok::Negate(f)
+            if matches!(text[f.0..f.1].to_lowercase().split(' ').next(),
+                Some("is" | "are" | "will" | "shall" | "must" | "can" | "to")));
+        if t.form == Form::Name
+            && !noun.contains(' ')
+            && noun.chars().all(char::is_lowercase)
+            && lex.is_action_noun(noun)
+            && passive
+        {
+            toks[k + 1] = Tok::Filler(t.span);
+            rules.push("neg.no-noun");
+        }
+    }
     toks
 }
 
@@ -2637,7 +2852,12 @@ fn split_recipient(
 /// Rule `verb.bring`: "take your grenadiers forward to 34.10", "carry the division to Kümla" —
 /// a verb of taking whose object is the recipient's own troops and which goes on to a
 /// direction or a destination moves them; it captures nothing (issue 17).
-fn bring_troops(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+fn bring_troops(
+    text: &str,
+    mut toks: Vec<Tok>,
+    index: Option<&super::resolve::Index<'_>>,
+    rules: &mut Vec<&'static str>,
+) -> Vec<Tok> {
     for k in 0..toks.len().saturating_sub(2) {
         let Tok::Verb {
             action: Action::Attack,
@@ -2650,8 +2870,13 @@ fn bring_troops(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -
         if !matches!(verb.as_str(), "take" | "carry") {
             continue;
         }
+        // "take the 1st Division round by Irun": a friendly command named as the object is
+        // taken somewhere too, as "your division" is (never the enemy or a nation).
         let own_troops = matches!(&toks[k + 1], Tok::Place(t)
-            if t.form == Form::Own && super::resolve::looks_like_troops(&text[t.span.0..t.span.1]));
+            if t.form == Form::Own && super::resolve::looks_like_troops(&text[t.span.0..t.span.1])
+                || subjects::commands(t, index) && !crate::text::fold(&t.text)
+                    .split(' ')
+                    .any(|w| w.trim_end_matches("'s") == "enemy" || w == "enemys"));
         let onward = matches!(
             &toks[k + 2],
             Tok::Compass(..) | Tok::DestPrep(..) | Tok::RoutePrep(..)

@@ -15,7 +15,7 @@ use super::resolve::{Index, Match, looks_like_troops};
 /// A name that can be given orders: one of the scenario's commands, or, without one (or for
 /// a name it does not know), troops by their words ("2nd Div", "Kellerman's grenadiers") that
 /// are not the enemy or a nation ("the English", "the enemy's cavalry").
-fn commands(t: &Target, index: Option<&Index<'_>>) -> bool {
+pub(crate) fn commands(t: &Target, index: Option<&Index<'_>>) -> bool {
     if !matches!(t.form, Form::Name | Form::Unit) {
         return false;
     }
