@@ -377,6 +377,7 @@ fn token_rules(
     let toks = relative_negation(text, toks, &mut d.rules);
     let toks = nor_clause(text, toks, &mut d.rules);
     let toks = no_noun(text, toks, &mut d.rules);
+    let toks = relative_object(text, toks, &mut d.rules);
     let toks = day_word(text, toks, &mut d.rules);
     let toks = should_name(text, toks, &mut d.rules);
     let toks = then_place(toks, &mut d.rules);
@@ -2502,6 +2503,153 @@ fn passive_negation(text: &str, mut toks: Vec<Tok>) -> Vec<Tok> {
             }
         }
         k += 1;
+    }
+    toks
+}
+
+/// Rule `clause.relative`: "charge anything that comes out of Vimeiro", "attack whatever comes up
+/// the road", "fire on any troops that cross the stream" — a relative clause on a verb's object
+/// that is troops or a description ("anything", "whatever") says which troops, and when: it is a
+/// condition of the stage (30.0), never a stage of its own; the places in it stay places.
+fn relative_object(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    const RELATIVE: [&str; 4] = ["that", "which", "who", "as"];
+    let word = |s: Span| text[s.0..s.1].to_lowercase();
+    let mut k = 1;
+    while k + 1 < toks.len() {
+        let after_verb = matches!(toks[k - 1], Tok::Verb { .. })
+            || k >= 2
+                && matches!(toks[k - 1], Tok::DestPrep(..))
+                && matches!(toks[k - 2], Tok::Verb { .. });
+        let Tok::Place(t) = &toks[k] else {
+            k += 1;
+            continue;
+        };
+        let described = t.form == Form::Vague
+            || t.form == Form::Name
+                && t.text.starts_with(|c: char| c.is_lowercase())
+                && super::resolve::looks_like_troops(&t.text);
+        if !after_verb || !described {
+            k += 1;
+            continue;
+        }
+        let mut t = t.clone();
+        // Where the relative starts: a relative word the description swallowed ("anything
+        // that"), one after it ("any troops that"), or the verb right after "whatever".
+        let swallowed = t.form == Form::Vague
+            && t.text
+                .rsplit_once(' ')
+                .is_some_and(|(_, w)| RELATIVE.contains(&w.to_lowercase().as_str()));
+        let (rel, verb_at) = if swallowed {
+            let cut = t.span.1 - t.text.rsplit_once(' ').map_or(0, |(_, w)| w.len());
+            let head = text[t.span.0..cut].trim_end();
+            let rel = (cut, t.span.1);
+            t.text = nfc(head);
+            t.phrase = nfc(&text[t.phrase_span.0..t.span.0 + head.len()]);
+            t.span.1 = t.span.0 + head.len();
+            t.phrase_span.1 = t.span.1;
+            (Some(rel), k + 1)
+        } else if let Some(Tok::Filler(f)) = toks.get(k + 1)
+            && RELATIVE[..3].contains(&word(*f).as_str())
+        {
+            (Some(*f), k + 2)
+        } else if t.form == Form::Vague
+            && matches!(word(t.span).as_str(), "whatever" | "whoever" | "anything" | "everything")
+        {
+            (None, k + 1)
+        } else {
+            k += 1;
+            continue;
+        };
+        // The clause's verb: a verb form, a word of the lexicon, or a past participle.
+        // After a relative word any lower-case word will do ("which attempt to cross").
+        let verb = match toks.get(verb_at) {
+            Some(Tok::Verb { span, .. } | Tok::Participle { span, .. }) => Some(*span),
+            Some(Tok::Filler(f)) => {
+                let w = word(*f);
+                let first = w.split(' ').next().unwrap_or("");
+                (rel.is_some()
+                    || first.ends_with('s')
+                    || is_modal(first)
+                    || lexicon::get().is_finite(first))
+                .then_some(*f)
+            }
+            Some(Tok::Place(p))
+                if (rel.is_some() || p.text.ends_with('s'))
+                    && p.form == Form::Name
+                    && p.parts.is_empty()
+                    && !p.text.contains(' ')
+                    && p.text.starts_with(|c: char| c.is_lowercase()) =>
+            {
+                Some(p.span)
+            }
+            _ => None,
+        };
+        // "the enemy who holds Hall": a state describes the troops as they are now; only an
+        // event ("comes out", "crosses") waits to happen.
+        let stative = verb.is_some_and(|v| {
+            matches!(
+                word(v).split(' ').next().unwrap_or(""),
+                "is" | "are"
+                    | "holds"
+                    | "hold"
+                    | "occupies"
+                    | "occupy"
+                    | "lies"
+                    | "lie"
+                    | "stands"
+                    | "stand"
+                    | "remains"
+                    | "remain"
+                    | "defends"
+                    | "defend"
+                    | "guards"
+                    | "guard"
+            )
+        });
+        // It says where they are: "who holds Hall" places the objective as "at Hall" would.
+        if stative
+            && let (Some(r), Some(v)) = (rel, verb)
+            && matches!(toks.get(verb_at + 1), Some(Tok::Place(_)))
+        {
+            let span = (r.0, v.1);
+            let prep = Tok::DestPrep(words(&text[span.0..span.1].to_lowercase()), span);
+            toks[k] = Tok::Place(t);
+            toks.splice(k + 1..=verb_at, [prep]);
+            rules.push("clause.relative");
+            k += 2;
+            continue;
+        }
+        let Some(verb) = verb.filter(|_| !stative) else {
+            k += 1;
+            continue;
+        };
+        // The clause's verbs are its own words, up to the clause's end.
+        let mut j = verb_at;
+        while j < toks.len() && !matches!(toks[j], Tok::Connector(..) | Tok::Punct(_)) {
+            let to_before = j > verb_at && matches!(&toks[j - 1], Tok::DestPrep(p, _) if p == "to");
+            if j == verb_at || to_before {
+                if let Tok::Verb { span, .. } | Tok::Participle { span, .. } = toks[j] {
+                    toks[j] = Tok::Filler(span);
+                } else if j == verb_at && matches!(toks[j], Tok::Place(_)) {
+                    toks[j] = Tok::Filler(verb);
+                }
+            } else if matches!(toks[j], Tok::Verb { .. }) {
+                break;
+            }
+            j += 1;
+        }
+        let start = match rel {
+            Some(r) => r,
+            None => verb,
+        };
+        toks[k] = Tok::Place(t);
+        match rel {
+            Some(_) if swallowed => toks.insert(k + 1, Tok::CondStart("relative".into(), start)),
+            Some(_) => toks[k + 1] = Tok::CondStart("relative".into(), start),
+            None => toks.insert(k + 1, Tok::CondStart("relative".into(), (start.0, start.0))),
+        }
+        rules.push("clause.relative");
+        k = j + 1;
     }
     toks
 }
