@@ -917,6 +917,24 @@ impl Reading<'_> {
             self.negate_to = w == "not to";
             return true;
         }
+        // "no passage of the Tagus is to be attempted": the action noun read with its object
+        // (rule `name.action-noun`) is what is forbidden, its place still a place.
+        if let Tok::Relation { rel, span, .. } = tok
+            && self.negate
+            && !self.negate_verb
+            && rel
+                .split(' ')
+                .next()
+                .is_some_and(|w| lexicon::get().is_action_noun(w))
+        {
+            self.negate = false;
+            let mut sink = Vec::new();
+            collect_refs(tok, &mut sink, &mut d.refs);
+            d.rules.push("neg.no-noun");
+            d.rules.push("neg.prohibition");
+            self.forbid(*span, None, true);
+            return true;
+        }
         if self.negate_avoid && !matches!(tok, Tok::Punct(_) | Tok::Connector(..)) {
             self.negate_avoid = false;
             let mut sink = Vec::new();
@@ -2525,9 +2543,7 @@ fn relative_object(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>
             continue;
         };
         let described = t.form == Form::Vague
-            || t.form == Form::Name
-                && t.text.starts_with(|c: char| c.is_lowercase())
-                && super::resolve::looks_like_troops(&t.text);
+            || t.form == Form::Name && super::resolve::looks_like_troops(&t.text);
         if !after_verb || !described {
             k += 1;
             continue;
