@@ -161,9 +161,14 @@ fn evaluate(miss: &mut Vec<String>, keep: fn(&str) -> bool) -> Figures {
             // --- type
             if !e.bad {
                 if e.kind == "none" {
-                    f.none.add(o.stages.is_empty());
+                    // Decision 0177: an order that only forbids has no stage and is General
+                    // (6.3.2); a report or an intention has neither stage nor prohibition.
+                    let typed = o.prohibitions.is_empty() || got == "general";
+                    f.none.add(o.stages.is_empty() && typed);
                     if !o.stages.is_empty() {
                         note(format!("type {got} (want none)"));
+                    } else if !typed {
+                        note(format!("type {got} (want general: it only forbids)"));
                     }
                 } else {
                     f.kind.add(got == e.kind);
