@@ -345,6 +345,7 @@ fn token_rules(
     if fired {
         d.rules.push("name.feature");
     }
+    let toks = verb_not_recipient(text, toks, &mut d.rules);
     let n = toks.len();
     let toks = passive(text, toks);
     let first = |t: &[Tok]| t.first().map(Tok::span);
@@ -370,6 +371,7 @@ fn token_rules(
         d.rules.push("lead.compliments");
     }
     let toks = by_clock(text, toks, &mut d.rules);
+    let toks = in_minutes(text, toks, &mut d.rules);
     let toks = before_clause(text, toks, &mut d.rules);
     let toks = before_place(text, toks, &mut d.rules);
     let toks = split_object(text, toks, &mut d.rules);
@@ -2205,6 +2207,106 @@ fn is_modal(w: &str) -> bool {
             | "did"
             | "be able to"
     )
+}
+
+/// Rule `lead.verb-to`: "1 Div: adv to Lindenau" — after the recipient, a second "X to" lead
+/// whose X is a verb of the lexicon (an abbreviation the grammar does not know) is that verb
+/// and "to", never a second recipient.
+fn verb_not_recipient(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let lex = lexicon::get();
+    for k in 1..toks.len() {
+        let Tok::Recipient {
+            who: Some(_),
+            attached,
+            span,
+        } = &toks[k]
+        else {
+            continue;
+        };
+        if !attached.is_empty() || !toks[..k].iter().any(|t| matches!(t, Tok::Recipient { .. })) {
+            continue;
+        }
+        let raw = &text[span.0..span.1];
+        let Some((v, to)) = raw.split_once(' ') else {
+            continue;
+        };
+        let v_low = v.to_lowercase();
+        if !to.trim().eq_ignore_ascii_case("to") {
+            continue;
+        }
+        let Some(action) = lex.verb_action(&v_low) else {
+            continue;
+        };
+        let vspan = (span.0, span.0 + v.len());
+        let tspan = (span.1 - 2, span.1);
+        toks.splice(
+            k..=k,
+            [
+                Tok::Verb {
+                    action,
+                    verb: v_low,
+                    span: vspan,
+                },
+                Tok::DestPrep("to".into(), tspan),
+            ],
+        );
+        rules.push("lead.verb-to");
+        break;
+    }
+    toks
+}
+
+/// Rule `time.in-minutes`: "in 20 minutes march to Kirseberg", "advance in half an hour" — "in"
+/// and a span of time from now is when the step starts (30.0: a start time, so Complex), kept as
+/// written; never a place called "20" and an unread "minutes".
+fn in_minutes(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    const UNITS: [&str; 8] = [
+        "minutes", "minute", "mins", "min", "hours", "hour", "hrs", "hr",
+    ];
+    const COUNTS: [&str; 12] = [
+        "an", "half an", "a quarter of an", "one", "two", "three", "five", "ten", "fifteen",
+        "twenty", "thirty", "forty",
+    ];
+    let word = |t: &Tok| {
+        let s = t.span();
+        text[s.0..s.1].to_lowercase()
+    };
+    let mut k = 0;
+    while k + 2 < toks.len() {
+        if !matches!(&toks[k], Tok::DestPrep(..) | Tok::Filler(_)) || word(&toks[k]) != "in" {
+            k += 1;
+            continue;
+        }
+        // The unit ends a word token ("minutes", or "an hour" read as one word).
+        let last = |t: &Tok| word(t).rsplit(' ').next().unwrap_or("").to_string();
+        let unit = (k + 1..toks.len().min(k + 5)).find(|&m| {
+            matches!(&toks[m], Tok::Filler(_) | Tok::Place(_)) && UNITS.contains(&last(&toks[m]).as_str())
+        });
+        let Some(m) = unit else {
+            k += 1;
+            continue;
+        };
+        let unit_at = toks[m].span().1 - last(&toks[m]).len();
+        let count = words(&text[toks[k].span().1..unit_at].to_lowercase());
+        if !(count.chars().all(|c| c.is_ascii_digit()) && !count.is_empty())
+            && !COUNTS.contains(&count.as_str())
+        {
+            k += 1;
+            continue;
+        }
+        let span = (toks[k].span().0, toks[m].span().1);
+        toks.splice(
+            k..=m,
+            [Tok::Timing {
+                prep: "after".into(),
+                value: Some(words(&text[span.0..span.1].to_lowercase())),
+                span,
+            }],
+        );
+        rules.push("time.in-minutes");
+        k += 1;
+    }
+    toks
 }
 
 /// Rule `lead.directed-by`: "I am directed by the Commander of the Forces to request that you
