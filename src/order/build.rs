@@ -237,6 +237,22 @@ pub(crate) fn build(
             }
             _ => None,
         });
+        if whereabouts(text, &toks) {
+            // Rule `lead.whereabouts`: where the chief or headquarters will be is news for the
+            // recipient, no stage (its places stay places of the order).
+            d.rules.push("lead.whereabouts");
+            let mut sink = Vec::new();
+            for t in &toks {
+                if !matches!(t, Tok::Recipient { .. }) {
+                    collect_refs(t, &mut sink, &mut d.refs);
+                }
+            }
+            d.courtesies.push(Remark {
+                text: nfc(stext.trim()),
+                span: abs,
+            });
+            continue;
+        }
         if sender.is_some_and(|w| matches!(w, "I" | "We" | "we")) {
             d.rules.push("lead.sender");
             // Rule `lead.sender-turn`: "I will come to you if I can, but if I cannot do not
@@ -306,6 +322,47 @@ pub(crate) fn build(
     d
 }
 
+/// Rule `lead.whereabouts`: "Headquarters will be at Frenada tomorrow", "The Archduke will place
+/// himself at Deutsch-Wagram" — the high command or its headquarters, in the third person, and
+/// "be (found) at" or "place / establish himself": where the chief will be, news for the
+/// recipient, never a stage of the order ("Army HQ is to move to 38.12" still moves it).
+fn whereabouts(text: &str, toks: &[Tok]) -> bool {
+    const CHIEFS: [&str; 14] = [
+        "headquarters",
+        "head-quarters",
+        "head quarters",
+        "hq",
+        "the emperor",
+        "the archduke",
+        "the king",
+        "the field marshal",
+        "the marshal",
+        "the commander of the forces",
+        "the commander in chief",
+        "the commander-in-chief",
+        "his majesty",
+        "his lordship",
+    ];
+    let mut it = toks
+        .iter()
+        .skip_while(|t| matches!(t, Tok::Header(_) | Tok::Courtesy(_)));
+    let (Some(Tok::Recipient { who: Some(w), .. }), Some(Tok::Verb { verb, .. })) =
+        (it.next(), it.next())
+    else {
+        return false;
+    };
+    let who = words(&w.phrase.to_lowercase());
+    if !CHIEFS.contains(&who.as_str()) {
+        return false;
+    }
+    match verb.as_str() {
+        "be at" | "be" | "be found at" => true,
+        "place" | "establish" | "post" => matches!(it.next(), Some(Tok::Place(p))
+            if matches!(text[p.span.0..p.span.1].to_lowercase().as_str(), "himself" | "themselves")),
+        _ => false,
+    }
+}
+
 /// The rules over one sentence's tokens, in order: the lexicon, the scenario's names, the
 /// edges of names, the leads and the verb rules. Each rule that changed something is noted.
 fn token_rules(
@@ -372,6 +429,7 @@ fn token_rules(
     }
     let toks = by_clock(text, toks, &mut d.rules);
     let toks = in_minutes(text, toks, &mut d.rules);
+    let toks = from_short(text, toks, &mut d.rules);
     let toks = before_clause(text, toks, &mut d.rules);
     let toks = before_place(text, toks, &mut d.rules);
     let toks = split_object(text, toks, &mut d.rules);
@@ -2252,6 +2310,51 @@ fn verb_not_recipient(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static s
         );
         rules.push("lead.verb-to");
         break;
+    }
+    toks
+}
+
+/// Rule `dir.short`: "atk Hall fm the W" — players' "fm" is "from", and a capital N, S, E, W (or
+/// NE, SW …) after it, with or without "the", is that compass point: a direction (6.4.4), never
+/// a place called "W".
+fn from_short(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let point = |w: &str| {
+        Some(match w {
+            "N" => "north",
+            "S" => "south",
+            "E" => "east",
+            "W" => "west",
+            "NE" => "north-east",
+            "NW" => "north-west",
+            "SE" => "south-east",
+            "SW" => "south-west",
+            _ => return None,
+        })
+    };
+    for k in 0..toks.len().saturating_sub(1) {
+        let Tok::Filler(f) = toks[k] else { continue };
+        if !text[f.0..f.1].eq_ignore_ascii_case("fm") {
+            continue;
+        }
+        let Tok::Place(t) = &toks[k + 1] else {
+            continue;
+        };
+        let Some(name) = point(text[t.span.0..t.span.1].trim()) else {
+            continue;
+        };
+        let mut target = t.clone();
+        target.form = Form::Compass;
+        target.text = name.into();
+        let span = (f.0, t.phrase_span.1.max(t.span.1));
+        toks.splice(
+            k..=k + 1,
+            [Tok::Direction {
+                from: true,
+                target,
+                span,
+            }],
+        );
+        rules.push("dir.short");
     }
     toks
 }

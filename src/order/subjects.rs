@@ -336,7 +336,7 @@ pub(crate) fn clause_subjects(
                 (toks.get(k + 1).map(|t| word(text, t)).as_deref() == Some("to")).then_some(1)
             })
             && matches!(toks.get(k + 1 + link), Some(Tok::Verb { .. }))
-            && commands(who, index)
+            && (commands(who, index) || passive_own(text, who, toks.get(k + 1 + link)))
         {
             let span = (who.phrase_span.0, toks[k + link].span().1);
             out.push(Tok::Recipient {
@@ -364,6 +364,20 @@ pub(crate) fn clause_subjects(
         rules.push("lead.same-subject");
     }
     out
+}
+
+/// "…; the reserve cavalry is to be kept in hand": troops described in lower case, then a
+/// passive verb phrase ("be kept in hand", "be posted"), are that clause's subject as a named
+/// command is (rule `lead.passive-own` after a clause break), never the enemy or a nation.
+fn passive_own(text: &str, who: &Target, verb: Option<&Tok>) -> bool {
+    let lex = super::lexicon::get();
+    matches!(verb, Some(Tok::Verb { span, .. })
+        if text[span.0..span.1].to_lowercase().starts_with("be "))
+        && who.form == Form::Name
+        && looks_like_troops(&who.text)
+        && !crate::text::fold(&who.text)
+            .split(' ')
+            .any(|w| lex.is_nation(w) || lex.is_nation(w.trim_end_matches('s')))
 }
 
 /// How many tokens of `rest` carry on the same subject before a verb: "will", "shall", "is
