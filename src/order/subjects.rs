@@ -414,6 +414,7 @@ fn link_len(text: &str, rest: &[Tok]) -> Option<usize> {
 /// 38.12 until I send for you." — a sentence with no verb whose body opens with "in reserve"
 /// (or "in support", "in second line") is an order to stand in reserve there.
 pub(crate) fn in_reserve(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let toks = rest_in_reserve(text, toks, rules);
     let start = toks
         .iter()
         .position(|t| {
@@ -453,6 +454,64 @@ pub(crate) fn in_reserve(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static st
     };
     rules.push("verb.in-reserve");
     out
+}
+
+/// Rule `verb.in-reserve` (a clause): "2 sqns to patrol towards Säter, the rest in reserve behind
+/// Kümla" — after a clause break, the rest of the command ("the rest", "the remainder") or own
+/// troops by their words, then "in reserve" / "in support" / "in second line" with no verb of
+/// its own, is that part's task: the subject of a stage that stands so.
+fn rest_in_reserve(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let mut k = 1;
+    while k + 1 < toks.len() {
+        let at_break = matches!(&toks[k - 1], Tok::Connector(c, _) if matches!(c.as_str(), "," | ";" | "and"));
+        let Tok::Manner(m, span) = &toks[k + 1] else {
+            k += 1;
+            continue;
+        };
+        let m = m.to_ascii_lowercase();
+        let rest = matches!(&toks[k], Tok::Place(t) if t.form == Form::Name && {
+            let w = crate::text::fold(&t.text);
+            matches!(w.as_str(), "rest" | "remainder" | "others")
+                || w.starts_with("rest of ")
+                || w.starts_with("remainder of ")
+                || looks_like_troops(&t.text) && !super::lexicon::get().is_nation(&w)
+        });
+        let own_verb = toks[k + 2..]
+            .iter()
+            .take_while(|t| !matches!(t, Tok::Connector(..) | Tok::Punct(_)))
+            .any(|t| matches!(t, Tok::Verb { .. } | Tok::Negate(_)));
+        if !at_break
+            || !rest
+            || own_verb
+            || !matches!(m.as_str(), "in reserve" | "in second line" | "in support")
+        {
+            k += 1;
+            continue;
+        }
+        let span = *span;
+        let Tok::Place(who) = toks[k].clone() else {
+            k += 1;
+            continue;
+        };
+        let action = if m == "in support" {
+            Action::Support
+        } else {
+            Action::Reserve
+        };
+        toks[k] = Tok::Recipient {
+            span: who.phrase_span,
+            who: Some(who),
+            attached: Vec::new(),
+        };
+        toks[k + 1] = Tok::Verb {
+            action,
+            verb: format!("stand {}", &text[span.0..span.1]),
+            span,
+        };
+        rules.push("verb.in-reserve");
+        k += 2;
+    }
+    toks
 }
 
 /// Rule `with.supported-by`: "attack Hall at 1100, supported by the 3rd Division on your
