@@ -4,7 +4,7 @@
 //! and the verbless "4th Div: in reserve behind Hinzeberg."
 //!
 //! Owns: rules `clause.having`, `cond.modal-ends`, `lead.bare`, `lead.you`, `lead.clause-subject`, `lead.same-subject`,
-//! `with.supported-by` and `verb.in-reserve`, over one sentence's
+//! `lead.passive-own` after a clause break, `with.supported-by` and `verb.in-reserve`, over one sentence's
 //! tokens. Must not: resolve names (that is [`super::resolve`]); it only asks whether a name
 //! is one of the scenario's commands or reads as friendly troops.
 

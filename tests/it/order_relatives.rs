@@ -219,3 +219,85 @@ fn before_a_place_is_in_front_of_it_not_a_time() {
     let o = hall("3rd Div: occupy Kümla before noon.");
     assert!(o.stages[0].timing.is_some(), "{}", o.key);
 }
+
+#[test]
+fn players_abbreviations_are_verbs_and_troops_not_places() {
+    // "atk", "adv" are verbs; "Arty", "Inf", "sqns", "btn", "HA" are troops, never places.
+    let o = hall("3 Div: adv to Kümla, Arty behind the Inf.");
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.key);
+    assert_eq!(place_ids(&o), ["kumla"]);
+    assert!(!o.has_errors(), "{:?}", o.diagnostics);
+    let o = hall("Cav-I: atk the hussars at Säter with 3 sqns and the HA.");
+    assert_eq!(o.order_type, Some(OrderType::Engage), "{}", o.key);
+    assert_eq!(place_ids(&o), ["sater"]);
+    assert!(!o.has_errors(), "{:?}", o.diagnostics);
+    round_trips(&o, hall(&o.readback));
+}
+
+#[test]
+fn fm_and_a_compass_letter_is_a_direction() {
+    let o = hall("4 Div: atk Kirseberg fm the NE.");
+    let d = o.stages[0].direction.as_ref().expect("a direction");
+    assert!(d.from, "{}", o.key);
+    assert_eq!(d.compass.as_deref(), Some("north-east"));
+    assert_eq!(place_ids(&o), ["kirseberg"]);
+    assert!(!o.has_errors(), "{:?}", o.diagnostics);
+    round_trips(&o, hall(&o.readback));
+}
+
+#[test]
+fn in_a_span_of_time_is_a_start_time() {
+    // 30.0: an order to act later is conditional on the time: Complex.
+    for text in [
+        "3rd Div: in 15 minutes advance to Kirseberg.",
+        "Cav-I: cross the Mill bridge in half an hour.",
+        "4 Div: wdr to Kümla in 10 mins.",
+    ] {
+        let o = hall(text);
+        assert_eq!(o.order_type, Some(OrderType::Complex), "{text}: {}", o.key);
+        assert!(
+            o.stages[0].timing.as_ref().is_some_and(|t| t.is_start()),
+            "{text}: {:?}",
+            o.stages[0].timing
+        );
+        assert!(o.remarks.is_empty(), "{text}: {:?}", o.remarks);
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+        round_trips(&o, hall(&o.readback));
+    }
+}
+
+#[test]
+fn where_the_chief_will_be_is_news_not_a_stage() {
+    let o = bare("Headquarters will be at Villa Formosa to-morrow. General Spencer: hold Fuentes.");
+    assert_eq!(o.stages.len(), 1, "{}", o.key);
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.key);
+    assert_eq!(place_ids(&o), ["Villa Formosa", "Fuentes"]);
+    let o = bare("The Emperor will place himself at Eckmühl.");
+    assert!(o.stages.is_empty(), "{}", o.key);
+    assert!(!o.has_errors(), "{:?}", o.diagnostics);
+    // Headquarters ordered to move still moves.
+    let o = hall("Army HQ is to move to Kümla.");
+    assert_eq!(o.stages.len(), 1, "{}", o.key);
+}
+
+#[test]
+fn own_troops_in_a_passive_after_a_break_are_that_clause_subject() {
+    let o = hall("2nd Div: hold Hall; the voltigeurs are to be posted in the orchards.");
+    assert_eq!(o.stages.len(), 2, "{}", o.key);
+    assert!(o.stages[1].subject.is_some(), "{}", o.key);
+    assert_eq!(place_ids(&o), ["hall", "hall-orchards"]);
+    round_trips(&o, hall(&o.readback));
+}
+
+#[test]
+fn the_rest_in_reserve_after_a_break_is_a_stage() {
+    let o = hall("3rd Div: one brigade to hold the Mill bridge, the remainder in reserve at Kümla.");
+    assert_eq!(o.stages.len(), 2, "{}", o.key);
+    assert!(
+        o.stages[1].steps[0].action == staffwork::order::Action::Reserve,
+        "{}",
+        o.key
+    );
+    assert_eq!(place_ids(&o), ["mill-bridge", "kumla"]);
+    round_trips(&o, hall(&o.readback));
+}
