@@ -2367,8 +2367,18 @@ fn in_minutes(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
         "minutes", "minute", "mins", "min", "hours", "hour", "hrs", "hr",
     ];
     const COUNTS: [&str; 12] = [
-        "an", "half an", "a quarter of an", "one", "two", "three", "five", "ten", "fifteen",
-        "twenty", "thirty", "forty",
+        "an",
+        "half an",
+        "a quarter of an",
+        "one",
+        "two",
+        "three",
+        "five",
+        "ten",
+        "fifteen",
+        "twenty",
+        "thirty",
+        "forty",
     ];
     let word = |t: &Tok| {
         let s = t.span();
@@ -2383,7 +2393,8 @@ fn in_minutes(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
         // The unit ends a word token ("minutes", or "an hour" read as one word).
         let last = |t: &Tok| word(t).rsplit(' ').next().unwrap_or("").to_string();
         let unit = (k + 1..toks.len().min(k + 5)).find(|&m| {
-            matches!(&toks[m], Tok::Filler(_) | Tok::Place(_)) && UNITS.contains(&last(&toks[m]).as_str())
+            matches!(&toks[m], Tok::Filler(_) | Tok::Place(_))
+                && UNITS.contains(&last(&toks[m]).as_str())
         });
         let Some(m) = unit else {
             k += 1;
@@ -2711,7 +2722,8 @@ fn passive_negation(text: &str, mut toks: Vec<Tok>) -> Vec<Tok> {
         let object = matches!(&toks[k], Tok::Place(t)
             if matches!(t.form, Form::Name | Form::Unit | Form::Own | Form::Vague));
         let neg = matches!(&toks[k + 1], Tok::Negate(_));
-        let be = matches!(&toks[k + 2], Tok::Filler(f) if text[f.0..f.1].eq_ignore_ascii_case("be"));
+        let be =
+            matches!(&toks[k + 2], Tok::Filler(f) if text[f.0..f.1].eq_ignore_ascii_case("be"));
         if after_break
             && object
             && neg
@@ -2774,7 +2786,10 @@ fn relative_object(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>
         {
             (Some(*f), k + 2)
         } else if t.form == Form::Vague
-            && matches!(word(t.span).as_str(), "whatever" | "whoever" | "anything" | "everything")
+            && matches!(
+                word(t.span).as_str(),
+                "whatever" | "whoever" | "anything" | "everything"
+            )
         {
             (None, k + 1)
         } else {

@@ -463,7 +463,8 @@ pub(crate) fn in_reserve(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static st
 fn rest_in_reserve(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
     let mut k = 1;
     while k + 1 < toks.len() {
-        let at_break = matches!(&toks[k - 1], Tok::Connector(c, _) if matches!(c.as_str(), "," | ";" | "and"));
+        let at_break =
+            matches!(&toks[k - 1], Tok::Connector(c, _) if matches!(c.as_str(), "," | ";" | "and"));
         let Tok::Manner(m, span) = &toks[k + 1] else {
             k += 1;
             continue;

@@ -52,8 +52,15 @@ fn a_relative_clause_on_the_object_is_a_condition_not_a_stage() {
         assert_eq!(o.stages.len(), 1, "{text}: {}", o.key);
         assert!(o.stages[0].condition.is_some(), "{text}: {}", o.key);
         assert_eq!(o.order_type, Some(OrderType::Complex), "{text}: {}", o.key);
-        assert!(place_ids(&o).contains(&place.to_string()), "{text}: {:?}", o.places);
-        assert!(o.stages[0].objectives.iter().all(|r| r.resolved.is_none()), "{text}");
+        assert!(
+            place_ids(&o).contains(&place.to_string()),
+            "{text}: {:?}",
+            o.places
+        );
+        assert!(
+            o.stages[0].objectives.iter().all(|r| r.resolved.is_none()),
+            "{text}"
+        );
         assert!(
             o.rules.iter().any(|r| r == "clause.relative"),
             "{text}: {:?}",
@@ -146,7 +153,10 @@ fn no_and_an_action_noun_in_a_passive_is_a_prohibition() {
         assert_eq!(o.prohibitions[0].text, want, "{text}");
         // An order that only forbids is General (decision 0177, 6.3.2).
         assert_eq!(o.order_type, Some(OrderType::General), "{text}");
-        assert!(o.diagnostics.iter().all(|d| d.code != "no-action"), "{text}");
+        assert!(
+            o.diagnostics.iter().all(|d| d.code != "no-action"),
+            "{text}"
+        );
         round_trips(&o, hall(&o.readback));
     }
 }
@@ -156,9 +166,13 @@ fn unless_in_a_prohibition_is_its_exception_read_back_with_it() {
     let o = hall("Cav-I: do not pursue unless the allied hussars break.");
     assert!(o.stages.is_empty(), "{}", o.key);
     assert_eq!(o.prohibitions.len(), 1, "{}", o.key);
-    assert_eq!(o.prohibitions[0].text, "pursue unless the allied hussars break");
+    assert_eq!(
+        o.prohibitions[0].text,
+        "pursue unless the allied hussars break"
+    );
     assert!(
-        o.readback.contains("is not to pursue unless the allied hussars break"),
+        o.readback
+            .contains("is not to pursue unless the allied hussars break"),
         "{}",
         o.readback
     );
@@ -291,7 +305,8 @@ fn own_troops_in_a_passive_after_a_break_are_that_clause_subject() {
 
 #[test]
 fn the_rest_in_reserve_after_a_break_is_a_stage() {
-    let o = hall("3rd Div: one brigade to hold the Mill bridge, the remainder in reserve at Kümla.");
+    let o =
+        hall("3rd Div: one brigade to hold the Mill bridge, the remainder in reserve at Kümla.");
     assert_eq!(o.stages.len(), 2, "{}", o.key);
     assert!(
         o.stages[1].steps[0].action == staffwork::order::Action::Reserve,
