@@ -2402,9 +2402,8 @@ fn in_minutes(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
         };
         let unit_at = toks[m].span().1 - last(&toks[m]).len();
         let count = words(&text[toks[k].span().1..unit_at].to_lowercase());
-        if !(count.chars().all(|c| c.is_ascii_digit()) && !count.is_empty())
-            && !COUNTS.contains(&count.as_str())
-        {
+        let number = !count.is_empty() && count.chars().all(|c| c.is_ascii_digit());
+        if !number && !COUNTS.contains(&count.as_str()) {
             k += 1;
             continue;
         }
