@@ -352,15 +352,13 @@ fn whereabouts(text: &str, toks: &[Tok]) -> bool {
         return false;
     };
     let who = words(&w.phrase.to_lowercase());
-    if !CHIEFS.contains(&who.as_str()) {
-        return false;
-    }
-    match verb.as_str() {
-        "be at" | "be" | "be found at" => true,
-        "place" | "establish" | "post" => matches!(it.next(), Some(Tok::Place(p))
-            if matches!(text[p.span.0..p.span.1].to_lowercase().as_str(), "himself" | "themselves")),
-        _ => false,
-    }
+    // 6.3.5: an army or corps commander moves without orders, so "X will place himself at"
+    // is where he will be, whoever X is.
+    let reflexive = matches!(verb.as_str(), "place" | "establish" | "post")
+        && matches!(it.next(), Some(Tok::Place(p))
+            if text[p.span.0..p.span.1].eq_ignore_ascii_case("himself"));
+    reflexive
+        || CHIEFS.contains(&who.as_str()) && matches!(verb.as_str(), "be at" | "be" | "be found at")
 }
 
 /// The rules over one sentence's tokens, in order: the lexicon, the scenario's names, the
@@ -893,6 +891,58 @@ impl Reading<'_> {
         };
     }
 
+    /// Rules `neg.passive` and `neg.no-noun` (an action noun with its object): prohibitions
+    /// read whole from one token; true when the token was read.
+    fn passive_negation(&mut self, tok: &Tok, d: &mut Draft) -> bool {
+        let text = self.text;
+        if let Tok::Negate(s) = tok
+            && let Some((lemma, object)) = passive_forbidden(&text[s.0..s.1])
+        {
+            // Rule `neg.passive`: "…, and the guns are not to be withdrawn" forbids
+            // withdrawing the guns; the guns are no objective of the step before.
+            self.flush(d);
+            self.negate = false;
+            d.rules.push("neg.passive");
+            d.rules.push("neg.prohibition");
+            d.prohibitions.push(Prohibition {
+                text: nfc(&format!("{lemma} {}", words(object))),
+                span: *s,
+                avoid: false,
+                condition: None,
+            });
+            self.condition_of_prohibition(d);
+            self.absorbed = s.1;
+            return true;
+        }
+        // The object of that prohibition, after it: its places are places of the order.
+        if let Tok::Place(_) = tok
+            && tok.span().1 <= self.absorbed
+        {
+            let mut sink = Vec::new();
+            collect_refs(tok, &mut sink, &mut d.refs);
+            return true;
+        }
+        // "no passage of the Tagus is to be attempted": the action noun read with its object
+        // (rule `name.action-noun`) is what is forbidden, its place still a place.
+        if let Tok::Relation { rel, span, .. } = tok
+            && self.negate
+            && !self.negate_verb
+            && rel
+                .split(' ')
+                .next()
+                .is_some_and(|w| lexicon::get().is_action_noun(w))
+        {
+            self.negate = false;
+            let mut sink = Vec::new();
+            collect_refs(tok, &mut sink, &mut d.refs);
+            d.rules.push("neg.no-noun");
+            d.rules.push("neg.prohibition");
+            self.forbid(*span, None, true);
+            return true;
+        }
+        false
+    }
+
     /// A negator and the verb it forbids (rule `neg.prohibition`); true when the token was read.
     fn negation(&mut self, tok: &Tok, d: &mut Draft) -> bool {
         let text = self.text;
@@ -928,31 +978,7 @@ impl Reading<'_> {
             }
             _ => None,
         };
-        if let Tok::Negate(s) = tok
-            && let Some((lemma, object)) = passive_forbidden(&text[s.0..s.1])
-        {
-            // Rule `neg.passive`: "…, and the guns are not to be withdrawn" forbids
-            // withdrawing the guns; the guns are no objective of the step before.
-            self.flush(d);
-            self.negate = false;
-            d.rules.push("neg.passive");
-            d.rules.push("neg.prohibition");
-            d.prohibitions.push(Prohibition {
-                text: nfc(&format!("{lemma} {}", words(object))),
-                span: *s,
-                avoid: false,
-                condition: None,
-            });
-            self.condition_of_prohibition(d);
-            self.absorbed = s.1;
-            return true;
-        }
-        // The object of that prohibition, after it: its places are places of the order.
-        if let Tok::Place(_) = tok
-            && tok.span().1 <= self.absorbed
-        {
-            let mut sink = Vec::new();
-            collect_refs(tok, &mut sink, &mut d.refs);
+        if self.passive_negation(tok, d) {
             return true;
         }
         if let Tok::Negate(s) = tok {
@@ -975,24 +1001,6 @@ impl Reading<'_> {
             self.negate_verb = !matches!(w.as_str(), "not" | "no");
             self.negate_alt = self.after_conn && matches!(w.as_str(), "not" | "not to");
             self.negate_to = w == "not to";
-            return true;
-        }
-        // "no passage of the Tagus is to be attempted": the action noun read with its object
-        // (rule `name.action-noun`) is what is forbidden, its place still a place.
-        if let Tok::Relation { rel, span, .. } = tok
-            && self.negate
-            && !self.negate_verb
-            && rel
-                .split(' ')
-                .next()
-                .is_some_and(|w| lexicon::get().is_action_noun(w))
-        {
-            self.negate = false;
-            let mut sink = Vec::new();
-            collect_refs(tok, &mut sink, &mut d.refs);
-            d.rules.push("neg.no-noun");
-            d.rules.push("neg.prohibition");
-            self.forbid(*span, None, true);
             return true;
         }
         if self.negate_avoid && !matches!(tok, Tok::Punct(_) | Tok::Connector(..)) {
@@ -2758,13 +2766,22 @@ fn relative_object(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>
             k += 1;
             continue;
         };
+        // "any column", "every body of troops": a determiner of choice makes it a description.
+        let any = text[t.phrase_span.0..t.phrase_span.1]
+            .split(' ')
+            .next()
+            .is_some_and(|w| matches!(w.to_lowercase().as_str(), "any" | "every" | "each"));
         let described = t.form == Form::Vague
-            || t.form == Form::Name && super::resolve::looks_like_troops(&t.text);
+            || t.form == Form::Name && (any || super::resolve::looks_like_troops(&t.text));
         if !after_verb || !described {
             k += 1;
             continue;
         }
         let mut t = t.clone();
+        // "any column" names no place of the map: a description, like "whatever".
+        if any && t.form == Form::Name && !super::resolve::looks_like_troops(&t.text) {
+            t.form = Form::Vague;
+        }
         // Where the relative starts: a relative word the description swallowed ("anything
         // that"), one after it ("any troops that"), or the verb right after "whatever".
         let swallowed = t.form == Form::Vague
