@@ -316,3 +316,40 @@ fn the_rest_in_reserve_after_a_break_is_a_stage() {
     assert_eq!(place_ids(&o), ["mill-bridge", "kumla"]);
     round_trips(&o, hall(&o.readback));
 }
+
+#[test]
+fn a_commander_placing_himself_is_news_not_a_stage() {
+    // 6.3.5: army and corps commanders move without orders.
+    let o =
+        bare("Marshal Davout will place himself at Auerstädt. General Gudin: hold Hassenhausen.");
+    assert_eq!(o.stages.len(), 1, "{}", o.key);
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.key);
+    assert_eq!(place_ids(&o), ["Auerstädt", "Hassenhausen"]);
+}
+
+#[test]
+fn a_distance_before_a_relation_is_how_far_not_a_place() {
+    let o = hall("Cav-I: remain a mile behind the 2nd Division.");
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.key);
+    assert!(o.places.is_empty(), "{:?}", o.places);
+    assert!(!o.has_errors(), "{:?}", o.diagnostics);
+    assert!(
+        o.diagnostics.iter().all(|d| d.code != "unknown-word"),
+        "{:?}",
+        o.diagnostics
+    );
+    round_trips(&o, hall(&o.readback));
+}
+
+#[test]
+fn any_and_a_noun_with_a_relative_clause_is_a_description() {
+    let o = hall("I Corps Arty: fire on any body that shows itself at Kirseberg.");
+    assert_eq!(o.order_type, Some(OrderType::Complex), "{}", o.key);
+    assert_eq!(place_ids(&o), ["kirseberg"]);
+    assert!(
+        o.diagnostics.iter().all(|d| d.code != "unknown-word"),
+        "{:?}",
+        o.diagnostics
+    );
+    round_trips(&o, hall(&o.readback));
+}
