@@ -427,6 +427,7 @@ fn token_rules(
     }
     let toks = by_clock(text, toks, &mut d.rules);
     let toks = in_minutes(text, toks, &mut d.rules);
+    let toks = paces(text, toks, &mut d.rules);
     let toks = from_short(text, toks, &mut d.rules);
     let toks = before_clause(text, toks, &mut d.rules);
     let toks = before_place(text, toks, &mut d.rules);
@@ -915,8 +916,10 @@ impl Reading<'_> {
             return true;
         }
         // The object of that prohibition, after it: its places are places of the order.
-        if let Tok::Place(_) = tok
-            && tok.span().1 <= self.absorbed
+        if matches!(
+            tok,
+            Tok::Place(_) | Tok::Relation { .. } | Tok::RoutePrep(..) | Tok::DestPrep(..)
+        ) && tok.span().1 <= self.absorbed
         {
             let mut sink = Vec::new();
             collect_refs(tok, &mut sink, &mut d.refs);
@@ -2322,6 +2325,40 @@ fn verb_not_recipient(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static s
     toks
 }
 
+/// Rule `place.distance`: "300 paces behind the church", "two hundred yards in front of Hall" —
+/// a number and a unit of length is how far from the place after it (a manner of the step),
+/// never a place called "300".
+fn paces(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    const UNITS: [&str; 8] = [
+        "paces", "pace", "yards", "yard", "miles", "toises", "metres", "leagues",
+    ];
+    let mut k = 0;
+    while k + 1 < toks.len() {
+        let number = matches!(&toks[k], Tok::Place(_) | Tok::Filler(_)) && {
+            let s = toks[k].span();
+            let w = &text[s.0..s.1];
+            !w.is_empty() && w.chars().all(|c| c.is_ascii_digit())
+        };
+        let unit = matches!(&toks[k + 1], Tok::Filler(_) | Tok::Place(_)) && {
+            let s = toks[k + 1].span();
+            UNITS.contains(&text[s.0..s.1].to_lowercase().as_str())
+        };
+        if number && unit {
+            let span = (toks[k].span().0, toks[k + 1].span().1);
+            toks.splice(
+                k..=k + 1,
+                [Tok::Manner(
+                    words(&text[span.0..span.1].to_lowercase()),
+                    span,
+                )],
+            );
+            rules.push("place.distance");
+        }
+        k += 1;
+    }
+    toks
+}
+
 /// Rule `dir.short`: "atk Hall fm the W" — players' "fm" is "from", and a capital N, S, E, W (or
 /// NE, SW …) after it, with or without "the", is that compass point: a direction (6.4.4), never
 /// a place called "W".
@@ -2709,6 +2746,27 @@ const PASSIVE_NOT: [&str; 8] = [
 /// its participle and its object as written.
 fn passive_forbidden(neg: &str) -> Option<(&'static str, &str)> {
     let low = neg.to_lowercase();
+    // "no ground is to be given up": "no", the object and a passive link without "not".
+    if let Some(rest) = low.strip_prefix("no ") {
+        let (at, link) = [
+            " is to be ",
+            " are to be ",
+            " will be ",
+            " shall be ",
+            " must be ",
+        ]
+        .iter()
+        .find_map(|l| rest.find(l).map(|at| (at, l.len())))?;
+        let lemma = lexicon::get().lemma_of(rest.get(at + link..)?.trim())?;
+        // "no attack is to be made": the noun is the action (rule `neg.no-noun`).
+        if matches!(
+            lemma,
+            "make" | "attempt" | "undertake" | "risk" | "hazard" | "permit" | "allow" | "begin"
+        ) {
+            return None;
+        }
+        return Some((lemma, neg.get(3..3 + at)?));
+    }
     let (at, link) = PASSIVE_NOT
         .iter()
         .find_map(|l| low.find(l).map(|at| (at, l.len())))?;
@@ -2721,7 +2779,8 @@ fn passive_forbidden(neg: &str) -> Option<(&'static str, &str)> {
 /// not to be destroyed" — after a clause break, a noun phrase, a negated passive link and a past
 /// form of the lexicon forbid that verb on that noun phrase (read back "is not to withdraw the
 /// guns"); one negator token carries the whole clause (see `passive_forbidden`).
-fn passive_negation(text: &str, mut toks: Vec<Tok>) -> Vec<Tok> {
+fn passive_negation(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
+    let mut toks = no_passive(text, toks);
     let mut k = 1;
     while k + 3 < toks.len() {
         let after_break = matches!(&toks[k - 1], Tok::Connector(c, _)
@@ -2902,6 +2961,41 @@ fn relative_object(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>
         }
         rules.push("clause.relative");
         k = j + 1;
+    }
+    toks
+}
+
+/// Rule `neg.passive` with "no": "no ground is to be given up", "no bridge is to be destroyed" —
+/// "no", a noun phrase, a passive link and a past form of the lexicon forbid that verb on the
+/// noun phrase ("give up ground"); one negator token carries the clause, its object after it.
+fn no_passive(text: &str, mut toks: Vec<Tok>) -> Vec<Tok> {
+    let mut k = 0;
+    while k + 2 < toks.len() {
+        let no = matches!(toks[k], Tok::Negate(n) if text[n.0..n.1].eq_ignore_ascii_case("no"));
+        let object = matches!(&toks[k + 1], Tok::Place(t) if t.form == Form::Name);
+        if !no || !object {
+            k += 1;
+            continue;
+        }
+        let end = (k + 2..toks.len().min(k + 12))
+            .take_while(|&m| !matches!(toks[m], Tok::Punct(_) | Tok::Connector(..)))
+            .find(|&m| {
+                let span = (toks[k].span().0, toks[m].span().1);
+                passive_forbidden(&text[span.0..span.1]).is_some()
+            });
+        if let Some(m) = end {
+            let span = (toks[k].span().0, toks[m].span().1);
+            // The object's tokens ("bridge over the Dyle") follow the negator, for their places.
+            let object_end = passive_forbidden(&text[span.0..span.1])
+                .map_or(span.0, |(_, obj)| span.0 + 3 + obj.len());
+            let object: Vec<Tok> = toks[k + 1..m]
+                .iter()
+                .filter(|t| t.span().1 <= object_end)
+                .cloned()
+                .collect();
+            toks.splice(k..=m, std::iter::once(Tok::Negate(span)).chain(object));
+        }
+        k += 1;
     }
     toks
 }

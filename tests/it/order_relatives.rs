@@ -353,3 +353,33 @@ fn any_and_a_noun_with_a_relative_clause_is_a_description() {
     );
     round_trips(&o, hall(&o.readback));
 }
+
+#[test]
+fn no_and_a_passive_forbids_the_verb_on_its_noun() {
+    let o = bare("General Pirch: hold Wavre; no bridge over the Dyle is to be given up.");
+    assert_eq!(o.stages.len(), 1, "{}", o.key);
+    assert_eq!(o.prohibitions.len(), 1, "{}", o.key);
+    assert_eq!(o.prohibitions[0].text, "give up bridge over the Dyle");
+    assert!(
+        place_ids(&o).contains(&"Dyle".to_string()),
+        "{:?}",
+        o.places
+    );
+    round_trips(&o, bare(&o.readback));
+    // "no attack is to be made" still forbids the attack itself (rule neg.no-noun).
+    let o = hall("2nd Div: no attack is to be made before noon.");
+    assert_eq!(o.prohibitions[0].text, "attack before noon");
+}
+
+#[test]
+fn a_number_of_paces_is_a_distance_and_break_up_is_a_march() {
+    let o = hall("4th Div: halt 300 paces behind Kümla.");
+    assert_eq!(place_ids(&o), ["kumla"]);
+    assert!(o.remarks.is_empty(), "{:?}", o.remarks);
+    assert!(!o.has_errors(), "{:?}", o.diagnostics);
+    round_trips(&o, hall(&o.readback));
+    let o = hall("3rd Div: break up at dawn and march by the Kümla road to Kümla.");
+    assert_eq!(o.stages.len(), 1, "{}", o.key);
+    assert_eq!(o.order_type, Some(OrderType::Complex), "{}", o.key);
+    assert!(o.remarks.is_empty(), "{:?}", o.remarks);
+}
