@@ -237,6 +237,22 @@ pub(crate) fn build(
             }
             _ => None,
         });
+        if whereabouts(text, &toks) {
+            // Rule `lead.whereabouts`: where the chief or headquarters will be is news for the
+            // recipient, no stage (its places stay places of the order).
+            d.rules.push("lead.whereabouts");
+            let mut sink = Vec::new();
+            for t in &toks {
+                if !matches!(t, Tok::Recipient { .. }) {
+                    collect_refs(t, &mut sink, &mut d.refs);
+                }
+            }
+            d.courtesies.push(Remark {
+                text: nfc(stext.trim()),
+                span: abs,
+            });
+            continue;
+        }
         if sender.is_some_and(|w| matches!(w, "I" | "We" | "we")) {
             d.rules.push("lead.sender");
             // Rule `lead.sender-turn`: "I will come to you if I can, but if I cannot do not
@@ -306,6 +322,45 @@ pub(crate) fn build(
     d
 }
 
+/// Rule `lead.whereabouts`: "Headquarters will be at Frenada tomorrow", "The Archduke will place
+/// himself at Deutsch-Wagram" — the high command or its headquarters, in the third person, and
+/// "be (found) at" or "place / establish himself": where the chief will be, news for the
+/// recipient, never a stage of the order ("Army HQ is to move to 38.12" still moves it).
+fn whereabouts(text: &str, toks: &[Tok]) -> bool {
+    const CHIEFS: [&str; 14] = [
+        "headquarters",
+        "head-quarters",
+        "head quarters",
+        "hq",
+        "the emperor",
+        "the archduke",
+        "the king",
+        "the field marshal",
+        "the marshal",
+        "the commander of the forces",
+        "the commander in chief",
+        "the commander-in-chief",
+        "his majesty",
+        "his lordship",
+    ];
+    let mut it = toks
+        .iter()
+        .skip_while(|t| matches!(t, Tok::Header(_) | Tok::Courtesy(_)));
+    let (Some(Tok::Recipient { who: Some(w), .. }), Some(Tok::Verb { verb, .. })) =
+        (it.next(), it.next())
+    else {
+        return false;
+    };
+    let who = words(&w.phrase.to_lowercase());
+    // 6.3.5: an army or corps commander moves without orders, so "X will place himself at"
+    // is where he will be, whoever X is.
+    let reflexive = matches!(verb.as_str(), "place" | "establish" | "post")
+        && matches!(it.next(), Some(Tok::Place(p))
+            if text[p.span.0..p.span.1].eq_ignore_ascii_case("himself"));
+    reflexive
+        || CHIEFS.contains(&who.as_str()) && matches!(verb.as_str(), "be at" | "be" | "be found at")
+}
+
 /// The rules over one sentence's tokens, in order: the lexicon, the scenario's names, the
 /// edges of names, the leads and the verb rules. Each rule that changed something is noted.
 fn token_rules(
@@ -345,6 +400,7 @@ fn token_rules(
     if fired {
         d.rules.push("name.feature");
     }
+    let toks = verb_not_recipient(text, toks, &mut d.rules);
     let n = toks.len();
     let toks = passive(text, toks);
     let first = |t: &[Tok]| t.first().map(Tok::span);
@@ -370,11 +426,17 @@ fn token_rules(
         d.rules.push("lead.compliments");
     }
     let toks = by_clock(text, toks, &mut d.rules);
+    let toks = in_minutes(text, toks, &mut d.rules);
+    let toks = paces(text, toks, &mut d.rules);
+    let toks = from_short(text, toks, &mut d.rules);
     let toks = before_clause(text, toks, &mut d.rules);
+    let toks = before_place(text, toks, &mut d.rules);
     let toks = split_object(text, toks, &mut d.rules);
     let toks = round_route(text, toks, &mut d.rules);
     let toks = relative_negation(text, toks, &mut d.rules);
     let toks = nor_clause(text, toks, &mut d.rules);
+    let toks = no_noun(text, toks, &mut d.rules);
+    let toks = relative_object(text, toks, &mut d.rules);
     let toks = day_word(text, toks, &mut d.rules);
     let toks = should_name(text, toks, &mut d.rules);
     let toks = then_place(toks, &mut d.rules);
@@ -387,7 +449,7 @@ fn token_rules(
     let toks = object_noun(text, toks, index, &mut d.rules);
     let toks = demonstrative(text, toks, &mut d.rules);
     let toks = possessed_noun(text, toks, &mut d.rules);
-    let toks = bring_troops(text, toks, &mut d.rules);
+    let toks = bring_troops(text, toks, index, &mut d.rules);
     let toks = take_position(text, toks, &mut d.rules);
     let toks = follow_own(text, toks, &mut d.rules);
     let toks = ready_to(text, toks, &mut d.rules);
@@ -409,6 +471,7 @@ fn token_rules(
         }
     }
     let toks = vocative(text, toks, &mut d.rules);
+    let toks = directed_by(text, toks, &mut d.rules);
     let n = toks.len();
     let toks = colon_lead(text, toks);
     if toks.len() != n {
@@ -423,7 +486,8 @@ fn token_rules(
     let toks = subjects::bare_lead(toks, index, &mut d.rules);
     let toks = subjects::clause_subjects(text, toks, index, &mut d.rules);
     let toks = subjects::supported_by(text, toks, index, &mut d.rules);
-    subjects::in_reserve(text, toks, &mut d.rules)
+    let toks = subjects::in_reserve(text, toks, &mut d.rules);
+    passive_negation(text, toks)
 }
 
 /// The tags `check --explain` shows, one per token.
@@ -481,6 +545,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
         negate_alt: false,
         negate_to: false,
         negate_avoid: false,
+        absorbed: 0,
         after_conn: false,
         after_and: false,
         verb_next: false,
@@ -629,6 +694,8 @@ struct Reading<'t> {
     after_and: bool,
     /// The token after this one is a verb ("do not wait"; not "I do not think").
     verb_next: bool,
+    /// The end of a negator that took its object in (rule `neg.passive`).
+    absorbed: usize,
 }
 
 impl Reading<'_> {
@@ -769,6 +836,13 @@ impl Reading<'_> {
                         d.rules.push("neg.until");
                         false
                     }
+                    // Rule `neg.unless`: "do not charge unless the infantry is broken" — the
+                    // exception is part of what is forbidden (a conditional permission), kept and
+                    // read back with it, never a condition waiting for a stage.
+                    Tok::CondStart(k, _) if k.eq_ignore_ascii_case("unless") => {
+                        d.rules.push("neg.unless");
+                        false
+                    }
                     // "…, and are not to destroy the bridge": a new negator starts a
                     // prohibition of its own.
                     Tok::CondStart(..) | Tok::Purpose(_) | Tok::Negate(_) => true,
@@ -818,6 +892,60 @@ impl Reading<'_> {
         };
     }
 
+    /// Rules `neg.passive` and `neg.no-noun` (an action noun with its object): prohibitions
+    /// read whole from one token; true when the token was read.
+    fn passive_negation(&mut self, tok: &Tok, d: &mut Draft) -> bool {
+        let text = self.text;
+        if let Tok::Negate(s) = tok
+            && let Some((lemma, object)) = passive_forbidden(&text[s.0..s.1])
+        {
+            // Rule `neg.passive`: "…, and the guns are not to be withdrawn" forbids
+            // withdrawing the guns; the guns are no objective of the step before.
+            self.flush(d);
+            self.negate = false;
+            d.rules.push("neg.passive");
+            d.rules.push("neg.prohibition");
+            d.prohibitions.push(Prohibition {
+                text: nfc(&format!("{lemma} {}", words(object))),
+                span: *s,
+                avoid: false,
+                condition: None,
+            });
+            self.condition_of_prohibition(d);
+            self.absorbed = s.1;
+            return true;
+        }
+        // The object of that prohibition, after it: its places are places of the order.
+        if matches!(
+            tok,
+            Tok::Place(_) | Tok::Relation { .. } | Tok::RoutePrep(..) | Tok::DestPrep(..)
+        ) && tok.span().1 <= self.absorbed
+        {
+            let mut sink = Vec::new();
+            collect_refs(tok, &mut sink, &mut d.refs);
+            return true;
+        }
+        // "no passage of the Tagus is to be attempted": the action noun read with its object
+        // (rule `name.action-noun`) is what is forbidden, its place still a place.
+        if let Tok::Relation { rel, span, .. } = tok
+            && self.negate
+            && !self.negate_verb
+            && rel
+                .split(' ')
+                .next()
+                .is_some_and(|w| lexicon::get().is_action_noun(w))
+        {
+            self.negate = false;
+            let mut sink = Vec::new();
+            collect_refs(tok, &mut sink, &mut d.refs);
+            d.rules.push("neg.no-noun");
+            d.rules.push("neg.prohibition");
+            self.forbid(*span, None, true);
+            return true;
+        }
+        false
+    }
+
     /// A negator and the verb it forbids (rule `neg.prohibition`); true when the token was read.
     fn negation(&mut self, tok: &Tok, d: &mut Draft) -> bool {
         let text = self.text;
@@ -829,6 +957,15 @@ impl Reading<'_> {
         // "not allow the enemy to pass": a verb that is no stage is still what is forbidden.
         let verb_word = matches!(tok, Tok::Filler(s)
             if lexicon::get().is_verb_word(&text[s.0..s.1].to_lowercase()));
+        // Rule `neg.no-noun`: "no movement is to be attempted" — after "no", an action noun (a
+        // word, see `no_noun`) is what is forbidden, as a verb would be.
+        // It reads back as "avoid movement before dawn" (a noun, as after "avoid").
+        let action_noun = !verb_word
+            && self.negate
+            && !self.negate_verb
+            && matches!(tok, Tok::Filler(s)
+                if lexicon::get().is_action_noun(&text[s.0..s.1].to_lowercase()));
+        let verb_word = verb_word || action_noun;
         // "do not enter Hall", "do not attempt the village", "do not let the hussars across": a
         // lower-case word right after a negator is the verb it forbids even when the lexicon
         // does not know it (it is then neither a remark nor a place).
@@ -844,6 +981,9 @@ impl Reading<'_> {
             }
             _ => None,
         };
+        if self.passive_negation(tok, d) {
+            return true;
+        }
         if let Tok::Negate(s) = tok {
             self.flush(d);
             let w = words(&text[s.0..s.1].to_lowercase());
@@ -931,11 +1071,11 @@ impl Reading<'_> {
             && (verb_word || matches!(tok, Tok::Verb { .. }))
         {
             self.negate = false;
-            if verb_word {
+            if verb_word && !action_noun {
                 d.rules.push("neg.verb-word");
             }
             d.rules.push("neg.prohibition");
-            self.forbid(*span, None, false);
+            self.forbid(*span, None, action_noun);
             return true;
         }
         false
@@ -2138,6 +2278,247 @@ fn is_modal(w: &str) -> bool {
     )
 }
 
+/// Rule `lead.verb-to`: "1 Div: adv to Lindenau" — after the recipient, a second "X to" lead
+/// whose X is a verb of the lexicon (an abbreviation the grammar does not know) is that verb
+/// and "to", never a second recipient.
+fn verb_not_recipient(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let lex = lexicon::get();
+    for k in 1..toks.len() {
+        let Tok::Recipient {
+            who: Some(_),
+            attached,
+            span,
+        } = &toks[k]
+        else {
+            continue;
+        };
+        if !attached.is_empty() || !toks[..k].iter().any(|t| matches!(t, Tok::Recipient { .. })) {
+            continue;
+        }
+        let raw = &text[span.0..span.1];
+        let Some((v, to)) = raw.split_once(' ') else {
+            continue;
+        };
+        let v_low = v.to_lowercase();
+        if !to.trim().eq_ignore_ascii_case("to") {
+            continue;
+        }
+        let Some(action) = lex.verb_action(&v_low) else {
+            continue;
+        };
+        let vspan = (span.0, span.0 + v.len());
+        let tspan = (span.1 - 2, span.1);
+        toks.splice(
+            k..=k,
+            [
+                Tok::Verb {
+                    action,
+                    verb: v_low,
+                    span: vspan,
+                },
+                Tok::DestPrep("to".into(), tspan),
+            ],
+        );
+        rules.push("lead.verb-to");
+        break;
+    }
+    toks
+}
+
+/// Rule `place.distance`: "300 paces behind the church", "two hundred yards in front of Hall" —
+/// a number and a unit of length is how far from the place after it (a manner of the step),
+/// never a place called "300".
+fn paces(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    const UNITS: [&str; 8] = [
+        "paces", "pace", "yards", "yard", "miles", "toises", "metres", "leagues",
+    ];
+    let mut k = 0;
+    while k + 1 < toks.len() {
+        let number = matches!(&toks[k], Tok::Place(_) | Tok::Filler(_)) && {
+            let s = toks[k].span();
+            let w = &text[s.0..s.1];
+            !w.is_empty() && w.chars().all(|c| c.is_ascii_digit())
+        };
+        let unit = matches!(&toks[k + 1], Tok::Filler(_) | Tok::Place(_)) && {
+            let s = toks[k + 1].span();
+            UNITS.contains(&text[s.0..s.1].to_lowercase().as_str())
+        };
+        if number && unit {
+            let span = (toks[k].span().0, toks[k + 1].span().1);
+            toks.splice(
+                k..=k + 1,
+                [Tok::Manner(
+                    words(&text[span.0..span.1].to_lowercase()),
+                    span,
+                )],
+            );
+            rules.push("place.distance");
+        }
+        k += 1;
+    }
+    toks
+}
+
+/// Rule `dir.short`: "atk Hall fm the W" — players' "fm" is "from", and a capital N, S, E, W (or
+/// NE, SW …) after it, with or without "the", is that compass point: a direction (6.4.4), never
+/// a place called "W".
+fn from_short(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let point = |w: &str| {
+        Some(match w {
+            "N" => "north",
+            "S" => "south",
+            "E" => "east",
+            "W" => "west",
+            "NE" => "north-east",
+            "NW" => "north-west",
+            "SE" => "south-east",
+            "SW" => "south-west",
+            _ => return None,
+        })
+    };
+    for k in 0..toks.len().saturating_sub(1) {
+        let Tok::Filler(f) = toks[k] else { continue };
+        if !text[f.0..f.1].eq_ignore_ascii_case("fm") {
+            continue;
+        }
+        let Tok::Place(t) = &toks[k + 1] else {
+            continue;
+        };
+        let Some(name) = point(text[t.span.0..t.span.1].trim()) else {
+            continue;
+        };
+        let mut target = t.clone();
+        target.form = Form::Compass;
+        target.text = name.into();
+        let span = (f.0, t.phrase_span.1.max(t.span.1));
+        toks.splice(
+            k..=k + 1,
+            [Tok::Direction {
+                from: true,
+                target,
+                span,
+            }],
+        );
+        rules.push("dir.short");
+    }
+    toks
+}
+
+/// Rule `time.in-minutes`: "in 20 minutes march to Kirseberg", "advance in half an hour" — "in"
+/// and a span of time from now is when the step starts (30.0: a start time, so Complex), kept as
+/// written; never a place called "20" and an unread "minutes".
+fn in_minutes(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    const UNITS: [&str; 8] = [
+        "minutes", "minute", "mins", "min", "hours", "hour", "hrs", "hr",
+    ];
+    const COUNTS: [&str; 12] = [
+        "an",
+        "half an",
+        "a quarter of an",
+        "one",
+        "two",
+        "three",
+        "five",
+        "ten",
+        "fifteen",
+        "twenty",
+        "thirty",
+        "forty",
+    ];
+    let word = |t: &Tok| {
+        let s = t.span();
+        text[s.0..s.1].to_lowercase()
+    };
+    let mut k = 0;
+    while k + 2 < toks.len() {
+        if !matches!(&toks[k], Tok::DestPrep(..) | Tok::Filler(_)) || word(&toks[k]) != "in" {
+            k += 1;
+            continue;
+        }
+        // The unit ends a word token ("minutes", or "an hour" read as one word).
+        let last = |t: &Tok| word(t).rsplit(' ').next().unwrap_or("").to_string();
+        let unit = (k + 1..toks.len().min(k + 5)).find(|&m| {
+            matches!(&toks[m], Tok::Filler(_) | Tok::Place(_))
+                && UNITS.contains(&last(&toks[m]).as_str())
+        });
+        let Some(m) = unit else {
+            k += 1;
+            continue;
+        };
+        let unit_at = toks[m].span().1 - last(&toks[m]).len();
+        let count = words(&text[toks[k].span().1..unit_at].to_lowercase());
+        let number = !count.is_empty() && count.chars().all(|c| c.is_ascii_digit());
+        if !number && !COUNTS.contains(&count.as_str()) {
+            k += 1;
+            continue;
+        }
+        let span = (toks[k].span().0, toks[m].span().1);
+        toks.splice(
+            k..=m,
+            [Tok::Timing {
+                prep: "after".into(),
+                value: Some(words(&text[span.0..span.1].to_lowercase())),
+                span,
+            }],
+        );
+        rules.push("time.in-minutes");
+        k += 1;
+    }
+    toks
+}
+
+/// Rule `lead.directed-by`: "I am directed by the Commander of the Forces to request that you
+/// will …" — the "by" after "I am directed / commanded / desired / instructed" names the
+/// authority the writer speaks for, never a route: up to the "to" and the courtesy after it
+/// ("request that you will"), the whole is one courtesy, and what follows is the order.
+fn directed_by(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    const SPEAKS_FOR: [&str; 6] = [
+        "i am directed",
+        "i am commanded",
+        "i am desired",
+        "i am instructed",
+        "i have been directed",
+        "i have been desired",
+    ];
+    let Some(b) = toks
+        .iter()
+        .position(|t| matches!(t, Tok::RoutePrep(p, _) if p == "by"))
+    else {
+        return toks;
+    };
+    let before = words(&text[..toks[b].span().0].to_lowercase());
+    let Some(phrase) = SPEAKS_FOR.iter().find(|p| before.ends_with(*p)) else {
+        return toks;
+    };
+    // The first token of the phrase: the words before "by" that make it up.
+    let n = phrase.split(' ').count();
+    let mut k = b;
+    let mut seen = 0;
+    while k > 0 && seen < n {
+        k -= 1;
+        seen += text[toks[k].span().0..toks[k].span().1]
+            .split_whitespace()
+            .count();
+    }
+    if seen != n {
+        return toks;
+    }
+    // The authority: names and words up to "to", then the courtesy that asks.
+    let Some(to) = (b + 1..toks.len())
+        .take_while(|&j| matches!(toks[j], Tok::Place(_) | Tok::Filler(_) | Tok::DestPrep(..)))
+        .find(|&j| matches!(&toks[j], Tok::DestPrep(p, _) if p == "to"))
+    else {
+        return toks;
+    };
+    if to == b + 1 || !matches!(toks.get(to + 1), Some(Tok::Courtesy(_))) {
+        return toks;
+    }
+    let span = (toks[k].span().0, toks[to + 1].span().1);
+    toks.splice(k..=to + 1, [Tok::Courtesy(span)]);
+    rules.push("lead.directed-by");
+    toks
+}
+
 /// Rule `cond.before`: "seize Hall before the enemy can reinforce it" — "before" and a clause
 /// (a subject, then a modal or a verb) is a deadline for the stage (30.0: not a condition, not a
 /// start time), never a stage for the clause's subject. "before 0900" is the grammar's timing;
@@ -2168,6 +2549,33 @@ fn before_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) 
             toks[k] = Tok::CondStart("before".into(), s);
             rules.push("cond.before");
         }
+    }
+    toks
+}
+
+/// Rule `place.before`: "assemble before Badajoz", "form before the village" — "before" and a
+/// place (no clause after it, no time: those are `cond.before` and the grammar's deadline) is
+/// where, in front of that place, never a time nor an unread word.
+fn before_place(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let mut k = 0;
+    while k + 1 < toks.len() {
+        let fits = matches!(&toks[k], Tok::Filler(f) if text[f.0..f.1].eq_ignore_ascii_case("before"))
+            && matches!(&toks[k + 1], Tok::Place(t)
+                if matches!(t.form, Form::Name | Form::Vague | Form::Hex)
+                    && !super::resolve::looks_like_troops(&t.text));
+        if fits && let Tok::Place(t) = toks[k + 1].clone() {
+            let span = (toks[k].span().0, t.span.1);
+            toks.splice(
+                k..=k + 1,
+                [Tok::Relation {
+                    rel: "in front of".into(),
+                    target: t,
+                    span,
+                }],
+            );
+            rules.push("place.before");
+        }
+        k += 1;
     }
     toks
 }
@@ -2325,6 +2733,307 @@ fn nor_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
     let span = (toks[k].span().0, toks[to].span().1);
     toks.splice(k..=to, [Tok::Negate(span)]);
     rules.push("neg.nor");
+    toks
+}
+
+/// The passive links after which a prohibition's subject is its object ("the guns are not to
+/// be withdrawn"), lower-case, with spaces around.
+const PASSIVE_NOT: [&str; 8] = [
+    " is not to be ",
+    " are not to be ",
+    " will not be ",
+    " shall not be ",
+    " must not be ",
+    " is never to be ",
+    " are never to be ",
+    " will never be ",
+];
+
+/// A negator made by `passive_negation` ("the guns are not to be withdrawn"): the lemma of
+/// its participle and its object as written.
+fn passive_forbidden(neg: &str) -> Option<(&'static str, &str)> {
+    let low = neg.to_lowercase();
+    // "no ground is to be given up": "no", the object and a passive link without "not".
+    if let Some(rest) = low.strip_prefix("no ") {
+        let (at, link) = [
+            " is to be ",
+            " are to be ",
+            " will be ",
+            " shall be ",
+            " must be ",
+        ]
+        .iter()
+        .find_map(|l| rest.find(l).map(|at| (at, l.len())))?;
+        let lemma = lexicon::get().lemma_of(rest.get(at + link..)?.trim())?;
+        // "no attack is to be made": the noun is the action (rule `neg.no-noun`).
+        if matches!(
+            lemma,
+            "make" | "attempt" | "undertake" | "risk" | "hazard" | "permit" | "allow" | "begin"
+        ) {
+            return None;
+        }
+        return Some((lemma, neg.get(3..3 + at)?));
+    }
+    let (at, link) = PASSIVE_NOT
+        .iter()
+        .find_map(|l| low.find(l).map(|at| (at, l.len())))?;
+    let participle = low.get(at + link..)?;
+    let lemma = lexicon::get().lemma_of(participle.trim())?;
+    Some((lemma, neg.get(..at)?))
+}
+
+/// Rule `neg.passive`: "hold the ridge, and the guns are not to be withdrawn", "…; the bridge is
+/// not to be destroyed" — after a clause break, a noun phrase, a negated passive link and a past
+/// form of the lexicon forbid that verb on that noun phrase (read back "is not to withdraw the
+/// guns"); one negator token carries the whole clause (see `passive_forbidden`).
+fn passive_negation(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
+    let mut toks = no_passive(text, toks);
+    let mut k = 1;
+    while k + 3 < toks.len() {
+        let after_break = matches!(&toks[k - 1], Tok::Connector(c, _)
+            if matches!(c.as_str(), "and" | "," | ";" | "but"));
+        let object = matches!(&toks[k], Tok::Place(t)
+            if matches!(t.form, Form::Name | Form::Unit | Form::Own | Form::Vague));
+        let neg = matches!(&toks[k + 1], Tok::Negate(_));
+        let be =
+            matches!(&toks[k + 2], Tok::Filler(f) if text[f.0..f.1].eq_ignore_ascii_case("be"));
+        if after_break
+            && object
+            && neg
+            && be
+            && let Tok::Participle { span: p, .. } | Tok::Filler(p) = toks[k + 3]
+        {
+            let span = (toks[k].span().0, p.1);
+            if passive_forbidden(&text[span.0..span.1]).is_some() {
+                // The object follows its negator so its places are still counted (`absorbed`).
+                let object = toks[k].clone();
+                toks.splice(k..=k + 3, [Tok::Negate(span), object]);
+            }
+        }
+        k += 1;
+    }
+    toks
+}
+
+/// Rule `clause.relative`: "charge anything that comes out of Vimeiro", "attack whatever comes up
+/// the road", "fire on any troops that cross the stream" — a relative clause on a verb's object
+/// that is troops or a description ("anything", "whatever") says which troops, and when: it is a
+/// condition of the stage (30.0), never a stage of its own; the places in it stay places.
+fn relative_object(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    const RELATIVE: [&str; 4] = ["that", "which", "who", "as"];
+    let word = |s: Span| text[s.0..s.1].to_lowercase();
+    let mut k = 1;
+    while k + 1 < toks.len() {
+        let after_verb = matches!(toks[k - 1], Tok::Verb { .. })
+            || k >= 2
+                && matches!(toks[k - 1], Tok::DestPrep(..))
+                && matches!(toks[k - 2], Tok::Verb { .. });
+        let Tok::Place(t) = &toks[k] else {
+            k += 1;
+            continue;
+        };
+        // "any column", "every body of troops": a determiner of choice makes it a description.
+        let any = text[t.phrase_span.0..t.phrase_span.1]
+            .split(' ')
+            .next()
+            .is_some_and(|w| matches!(w.to_lowercase().as_str(), "any" | "every" | "each"));
+        let described = t.form == Form::Vague
+            || t.form == Form::Name && (any || super::resolve::looks_like_troops(&t.text));
+        if !after_verb || !described {
+            k += 1;
+            continue;
+        }
+        let mut t = t.clone();
+        // "any column" names no place of the map: a description, like "whatever".
+        if any && t.form == Form::Name && !super::resolve::looks_like_troops(&t.text) {
+            t.form = Form::Vague;
+        }
+        // Where the relative starts: a relative word the description swallowed ("anything
+        // that"), one after it ("any troops that"), or the verb right after "whatever".
+        let swallowed = t.form == Form::Vague
+            && t.text
+                .rsplit_once(' ')
+                .is_some_and(|(_, w)| RELATIVE.contains(&w.to_lowercase().as_str()));
+        let (rel, verb_at) = if swallowed {
+            let cut = t.span.1 - t.text.rsplit_once(' ').map_or(0, |(_, w)| w.len());
+            let head = text[t.span.0..cut].trim_end();
+            let rel = (cut, t.span.1);
+            t.text = nfc(head);
+            t.phrase = nfc(&text[t.phrase_span.0..t.span.0 + head.len()]);
+            t.span.1 = t.span.0 + head.len();
+            t.phrase_span.1 = t.span.1;
+            (Some(rel), k + 1)
+        } else if let Some(Tok::Filler(f)) = toks.get(k + 1)
+            && RELATIVE[..3].contains(&word(*f).as_str())
+        {
+            (Some(*f), k + 2)
+        } else if t.form == Form::Vague
+            && matches!(
+                word(t.span).as_str(),
+                "whatever" | "whoever" | "anything" | "everything"
+            )
+        {
+            (None, k + 1)
+        } else {
+            k += 1;
+            continue;
+        };
+        // The clause's verb: a verb form, a word of the lexicon, or a past participle.
+        // After a relative word any lower-case word will do ("which attempt to cross").
+        let verb = match toks.get(verb_at) {
+            Some(Tok::Verb { span, .. } | Tok::Participle { span, .. }) => Some(*span),
+            Some(Tok::Filler(f)) => {
+                let w = word(*f);
+                let first = w.split(' ').next().unwrap_or("");
+                (rel.is_some()
+                    || first.ends_with('s')
+                    || is_modal(first)
+                    || lexicon::get().is_finite(first))
+                .then_some(*f)
+            }
+            Some(Tok::Place(p))
+                if (rel.is_some() || p.text.ends_with('s'))
+                    && p.form == Form::Name
+                    && p.parts.is_empty()
+                    && !p.text.contains(' ')
+                    && p.text.starts_with(|c: char| c.is_lowercase()) =>
+            {
+                Some(p.span)
+            }
+            _ => None,
+        };
+        // "the enemy who holds Hall": a state describes the troops as they are now; only an
+        // event ("comes out", "crosses") waits to happen.
+        let stative = verb.is_some_and(|v| {
+            matches!(
+                word(v).split(' ').next().unwrap_or(""),
+                "is" | "are"
+                    | "holds"
+                    | "hold"
+                    | "occupies"
+                    | "occupy"
+                    | "lies"
+                    | "lie"
+                    | "stands"
+                    | "stand"
+                    | "remains"
+                    | "remain"
+                    | "defends"
+                    | "defend"
+                    | "guards"
+                    | "guard"
+            )
+        });
+        // It says where they are: "who holds Hall" places the objective as "at Hall" would.
+        if stative
+            && let (Some(r), Some(v)) = (rel, verb)
+            && matches!(toks.get(verb_at + 1), Some(Tok::Place(_)))
+        {
+            let span = (r.0, v.1);
+            let prep = Tok::DestPrep(words(&text[span.0..span.1].to_lowercase()), span);
+            toks[k] = Tok::Place(t);
+            toks.splice(k + 1..=verb_at, [prep]);
+            rules.push("clause.relative");
+            k += 2;
+            continue;
+        }
+        let Some(verb) = verb.filter(|_| !stative) else {
+            k += 1;
+            continue;
+        };
+        // The clause's verbs are its own words, up to the clause's end.
+        let mut j = verb_at;
+        while j < toks.len() && !matches!(toks[j], Tok::Connector(..) | Tok::Punct(_)) {
+            let to_before = j > verb_at && matches!(&toks[j - 1], Tok::DestPrep(p, _) if p == "to");
+            if j == verb_at || to_before {
+                if let Tok::Verb { span, .. } | Tok::Participle { span, .. } = toks[j] {
+                    toks[j] = Tok::Filler(span);
+                } else if j == verb_at && matches!(toks[j], Tok::Place(_)) {
+                    toks[j] = Tok::Filler(verb);
+                }
+            } else if matches!(toks[j], Tok::Verb { .. }) {
+                break;
+            }
+            j += 1;
+        }
+        let start = match rel {
+            Some(r) => r,
+            None => verb,
+        };
+        toks[k] = Tok::Place(t);
+        match rel {
+            Some(_) if swallowed => toks.insert(k + 1, Tok::CondStart("relative".into(), start)),
+            Some(_) => toks[k + 1] = Tok::CondStart("relative".into(), start),
+            None => toks.insert(k + 1, Tok::CondStart("relative".into(), (start.0, start.0))),
+        }
+        rules.push("clause.relative");
+        k = j + 1;
+    }
+    toks
+}
+
+/// Rule `neg.passive` with "no": "no ground is to be given up", "no bridge is to be destroyed" —
+/// "no", a noun phrase, a passive link and a past form of the lexicon forbid that verb on the
+/// noun phrase ("give up ground"); one negator token carries the clause, its object after it.
+fn no_passive(text: &str, mut toks: Vec<Tok>) -> Vec<Tok> {
+    let mut k = 0;
+    while k + 2 < toks.len() {
+        let no = matches!(toks[k], Tok::Negate(n) if text[n.0..n.1].eq_ignore_ascii_case("no"));
+        let object = matches!(&toks[k + 1], Tok::Place(t) if t.form == Form::Name);
+        if !no || !object {
+            k += 1;
+            continue;
+        }
+        let end = (k + 2..toks.len().min(k + 12))
+            .take_while(|&m| !matches!(toks[m], Tok::Punct(_) | Tok::Connector(..)))
+            .find(|&m| {
+                let span = (toks[k].span().0, toks[m].span().1);
+                passive_forbidden(&text[span.0..span.1]).is_some()
+            });
+        if let Some(m) = end {
+            let span = (toks[k].span().0, toks[m].span().1);
+            // The object's tokens ("bridge over the Dyle") follow the negator, for their places.
+            let object_end = passive_forbidden(&text[span.0..span.1])
+                .map_or(span.0, |(_, obj)| span.0 + 3 + obj.len());
+            let object: Vec<Tok> = toks[k + 1..m]
+                .iter()
+                .filter(|t| t.span().1 <= object_end)
+                .cloned()
+                .collect();
+            toks.splice(k..=m, std::iter::once(Tok::Negate(span)).chain(object));
+        }
+        k += 1;
+    }
+    toks
+}
+
+/// Rule `neg.no-noun`: "no movement is to be attempted before dawn", "no advance will be made" —
+/// "no" and an action noun of the lexicon followed by a passive ("is to be", "will be") forbid
+/// that action; the noun is the verb of the prohibition, never a place.
+fn no_noun(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let lex = lexicon::get();
+    for k in 0..toks.len().saturating_sub(2) {
+        let Tok::Negate(n) = toks[k] else { continue };
+        if !text[n.0..n.1].eq_ignore_ascii_case("no") {
+            continue;
+        }
+        let Tok::Place(t) = &toks[k + 1] else {
+            continue;
+        };
+        let noun = &text[t.span.0..t.span.1];
+        let passive = matches!(&toks[k + 2], Tok::Filler(f) | Tok::Negate(f)
+            if matches!(text[f.0..f.1].to_lowercase().split(' ').next(),
+                Some("is" | "are" | "will" | "shall" | "must" | "can" | "to")));
+        if t.form == Form::Name
+            && !noun.contains(' ')
+            && noun.chars().all(char::is_lowercase)
+            && lex.is_action_noun(noun)
+            && passive
+        {
+            toks[k + 1] = Tok::Filler(t.span);
+            rules.push("neg.no-noun");
+        }
+    }
     toks
 }
 
@@ -2652,7 +3361,12 @@ fn split_recipient(
 /// Rule `verb.bring`: "take your grenadiers forward to 34.10", "carry the division to Kümla" —
 /// a verb of taking whose object is the recipient's own troops and which goes on to a
 /// direction or a destination moves them; it captures nothing (issue 17).
-fn bring_troops(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+fn bring_troops(
+    text: &str,
+    mut toks: Vec<Tok>,
+    index: Option<&super::resolve::Index<'_>>,
+    rules: &mut Vec<&'static str>,
+) -> Vec<Tok> {
     for k in 0..toks.len().saturating_sub(2) {
         let Tok::Verb {
             action: Action::Attack,
@@ -2665,8 +3379,13 @@ fn bring_troops(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -
         if !matches!(verb.as_str(), "take" | "carry") {
             continue;
         }
+        // "take the 1st Division round by Irun": a friendly command named as the object is
+        // taken somewhere too, as "your division" is (never the enemy or a nation).
         let own_troops = matches!(&toks[k + 1], Tok::Place(t)
-            if t.form == Form::Own && super::resolve::looks_like_troops(&text[t.span.0..t.span.1]));
+            if t.form == Form::Own && super::resolve::looks_like_troops(&text[t.span.0..t.span.1])
+                || subjects::commands(t, index) && !crate::text::fold(&t.text)
+                    .split(' ')
+                    .any(|w| w.trim_end_matches("'s") == "enemy" || w == "enemys"));
         let onward = matches!(
             &toks[k + 2],
             Tok::Compass(..) | Tok::DestPrep(..) | Tok::RoutePrep(..)

@@ -4,7 +4,7 @@
 //! and the verbless "4th Div: in reserve behind Hinzeberg."
 //!
 //! Owns: rules `clause.having`, `cond.modal-ends`, `lead.bare`, `lead.you`, `lead.clause-subject`, `lead.same-subject`,
-//! `with.supported-by` and `verb.in-reserve`, over one sentence's
+//! `lead.passive-own` after a clause break, `with.supported-by` and `verb.in-reserve`, over one sentence's
 //! tokens. Must not: resolve names (that is [`super::resolve`]); it only asks whether a name
 //! is one of the scenario's commands or reads as friendly troops.
 
@@ -15,7 +15,7 @@ use super::resolve::{Index, Match, looks_like_troops};
 /// A name that can be given orders: one of the scenario's commands, or, without one (or for
 /// a name it does not know), troops by their words ("2nd Div", "Kellerman's grenadiers") that
 /// are not the enemy or a nation ("the English", "the enemy's cavalry").
-fn commands(t: &Target, index: Option<&Index<'_>>) -> bool {
+pub(crate) fn commands(t: &Target, index: Option<&Index<'_>>) -> bool {
     if !matches!(t.form, Form::Name | Form::Unit) {
         return false;
     }
@@ -337,7 +337,7 @@ pub(crate) fn clause_subjects(
                 (toks.get(k + 1).map(|t| word(text, t)).as_deref() == Some("to")).then_some(1)
             })
             && matches!(toks.get(k + 1 + link), Some(Tok::Verb { .. }))
-            && commands(who, index)
+            && (commands(who, index) || passive_own(text, who, toks.get(k + 1 + link)))
         {
             let span = (who.phrase_span.0, toks[k + link].span().1);
             out.push(Tok::Recipient {
@@ -365,6 +365,20 @@ pub(crate) fn clause_subjects(
         rules.push("lead.same-subject");
     }
     out
+}
+
+/// "…; the reserve cavalry is to be kept in hand": troops described in lower case, then a
+/// passive verb phrase ("be kept in hand", "be posted"), are that clause's subject as a named
+/// command is (rule `lead.passive-own` after a clause break), never the enemy or a nation.
+fn passive_own(text: &str, who: &Target, verb: Option<&Tok>) -> bool {
+    let lex = super::lexicon::get();
+    matches!(verb, Some(Tok::Verb { span, .. })
+        if text[span.0..span.1].to_lowercase().starts_with("be "))
+        && who.form == Form::Name
+        && looks_like_troops(&who.text)
+        && !crate::text::fold(&who.text)
+            .split(' ')
+            .any(|w| lex.is_nation(w) || lex.is_nation(w.trim_end_matches('s')))
 }
 
 /// How many tokens of `rest` carry on the same subject before a verb: "will", "shall", "is
@@ -422,6 +436,7 @@ fn link_len(text: &str, rest: &[Tok]) -> Option<usize> {
 /// 38.12 until I send for you." — a sentence with no verb whose body opens with "in reserve"
 /// (or "in support", "in second line") is an order to stand in reserve there.
 pub(crate) fn in_reserve(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let toks = rest_in_reserve(text, toks, rules);
     let start = toks
         .iter()
         .position(|t| {
@@ -461,6 +476,65 @@ pub(crate) fn in_reserve(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static st
     };
     rules.push("verb.in-reserve");
     out
+}
+
+/// Rule `verb.in-reserve` (a clause): "2 sqns to patrol towards Säter, the rest in reserve behind
+/// Kümla" — after a clause break, the rest of the command ("the rest", "the remainder") or own
+/// troops by their words, then "in reserve" / "in support" / "in second line" with no verb of
+/// its own, is that part's task: the subject of a stage that stands so.
+fn rest_in_reserve(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let mut k = 1;
+    while k + 1 < toks.len() {
+        let at_break =
+            matches!(&toks[k - 1], Tok::Connector(c, _) if matches!(c.as_str(), "," | ";" | "and"));
+        let Tok::Manner(m, span) = &toks[k + 1] else {
+            k += 1;
+            continue;
+        };
+        let m = m.to_ascii_lowercase();
+        let rest = matches!(&toks[k], Tok::Place(t) if t.form == Form::Name && {
+            let w = crate::text::fold(&t.text);
+            matches!(w.as_str(), "rest" | "remainder" | "others")
+                || w.starts_with("rest of ")
+                || w.starts_with("remainder of ")
+                || looks_like_troops(&t.text) && !super::lexicon::get().is_nation(&w)
+        });
+        let own_verb = toks[k + 2..]
+            .iter()
+            .take_while(|t| !matches!(t, Tok::Connector(..) | Tok::Punct(_)))
+            .any(|t| matches!(t, Tok::Verb { .. } | Tok::Negate(_)));
+        if !at_break
+            || !rest
+            || own_verb
+            || !matches!(m.as_str(), "in reserve" | "in second line" | "in support")
+        {
+            k += 1;
+            continue;
+        }
+        let span = *span;
+        let Tok::Place(who) = toks[k].clone() else {
+            k += 1;
+            continue;
+        };
+        let action = if m == "in support" {
+            Action::Support
+        } else {
+            Action::Reserve
+        };
+        toks[k] = Tok::Recipient {
+            span: who.phrase_span,
+            who: Some(who),
+            attached: Vec::new(),
+        };
+        toks[k + 1] = Tok::Verb {
+            action,
+            verb: format!("stand {}", &text[span.0..span.1]),
+            span,
+        };
+        rules.push("verb.in-reserve");
+        k += 2;
+    }
+    toks
 }
 
 /// Rule `with.supported-by`: "attack Hall at 1100, supported by the 3rd Division on your

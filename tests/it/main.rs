@@ -33,6 +33,7 @@ mod order_meaning_rules;
 mod order_natural_leads;
 mod order_props;
 mod order_reader;
+mod order_relatives;
 mod order_umpire;
 mod random_events;
 mod reaction_offers;

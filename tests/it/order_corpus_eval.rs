@@ -161,9 +161,14 @@ fn evaluate(miss: &mut Vec<String>, keep: fn(&str) -> bool) -> Figures {
             // --- type
             if !e.bad {
                 if e.kind == "none" {
-                    f.none.add(o.stages.is_empty());
+                    // Decision 0177: an order that only forbids has no stage and is General
+                    // (6.3.2); a report or an intention has neither stage nor prohibition.
+                    let typed = o.prohibitions.is_empty() || got == "general";
+                    f.none.add(o.stages.is_empty() && typed);
                     if !o.stages.is_empty() {
                         note(format!("type {got} (want none)"));
+                    } else if !typed {
+                        note(format!("type {got} (want general: it only forbids)"));
                     }
                 } else {
                     f.kind.add(got == e.kind);
@@ -309,14 +314,17 @@ fn the_reader_meets_its_figures_on_the_annotated_corpus() {
             s.show()
         );
     };
-    floor("type", f.kind, 0.964); // TARGET 0.95 met; held at the measured value (357/370)
+    floor("type", f.kind, 0.97); // TARGET 0.95 met; held at the measured value (456/469, reader10)
     floor("places recall", f.recall, 0.993); // TARGET 0.95 met; held at the measured value (625/629)
-    floor("places precision", f.precision, 0.99); // TARGET 0.95 met; held at the measured value (625/631)
-    floor("resolution", f.resolution, 0.961); // TARGET 0.95 met; held at the measured value (849/883)
+    floor("places precision", f.precision, 0.99); // TARGET 0.95 met; held at the measured value (778/785, reader10)
+    floor("resolution", f.resolution, 0.969); // TARGET 0.95 met; held at the measured value (1050/1082, reader10)
     floor("bad flagged", f.bad_flagged, 1.0); // TARGET 1.0 met
     floor("round trip", f.round_trip, 1.0); // TARGET 1.0 met (398/398)
     // Not an issue target: held at the measured value so negation is not lost again (51/54).
-    floor("prohibitions", f.prohibitions, 0.944);
+    floor("prohibitions", f.prohibitions, 1.0); // 72/72 (reader10)
+    // Not issue targets either: "none" orders read with no stage (decision 0177) and conditions.
+    floor("none", f.none, 0.86); // 50/58 (reader10)
+    floor("conditions", f.condition, 0.947); // 72/76 (reader10)
     assert!(
         f.errors_on_good.ratio() <= 0.05, // TARGET 0.05 met (measured 0.019)
         "errors on good {} is above its ceiling",
