@@ -376,3 +376,25 @@ fn should_a_name_be_repulsed_is_a_condition() {
         o.diagnostics
     );
 }
+
+#[test]
+fn disputing_a_passage_to_the_utmost_is_a_defence() {
+    // Without a scenario: "dispute" (defend) and "to the utmost" (a duration, not a place).
+    let o = order::check_one(
+        "The brigade is to dispute the passage to the utmost.",
+        None,
+        None,
+    );
+    assert!(clean(&o), "{:?}", o.diagnostics);
+    assert_eq!(
+        o.order_type,
+        Some(staffwork::rules::OrderType::General),
+        "{}",
+        o.readback
+    );
+    assert!(
+        o.readback.contains("dispute the passage to the utmost"),
+        "{}",
+        o.readback
+    );
+}
