@@ -384,6 +384,13 @@ pub(crate) fn halve_at(ctx: &mut Ctx, side: &str, target: &str, at: Hex, was: Mo
     }
     let lost = left[i] / 2;
     let kept = left[i] - lost;
+    let end = path.len() - 1;
+    // 12.1.5: fired on at its start hex, it had spent nothing yet; if what it kept no longer
+    // pays for its first hex, it may still move that one hex (decision 0187).
+    if i == 0 && end > 0 && kept < left[0] - left[1] && spent_before(ctx, target, &left) == 0 {
+        minimum_move_after_fire(ctx, side, target, &path, &left, kept);
+        return;
+    }
     if lost > 0 {
         ctx.emit_side(
             side,
@@ -404,7 +411,6 @@ pub(crate) fn halve_at(ctx: &mut Ctx, side: &str, target: &str, at: Hex, was: Mo
         .rev()
         .find(|&k| left[i].saturating_sub(left[k]) <= kept)
         .unwrap_or(i);
-    let end = path.len() - 1;
     if k < end {
         let unspent = left[k].saturating_sub(left[end]);
         move_stopped(
@@ -421,6 +427,67 @@ pub(crate) fn halve_at(ctx: &mut Ctx, side: &str, target: &str, at: Hex, was: Mo
             unspent,
         );
     }
+}
+
+/// Half-points `target` spent this phase before the move whose figures are `left` (the move's
+/// own charge, `left[0] − left[last]`, taken from what it has spent). Anything it spent after
+/// the move (a formation change at its end) counts too, so the answer errs towards "spent".
+fn spent_before(ctx: &Ctx, target: &str, left: &[u32]) -> u32 {
+    let (turn, player) = (ctx.state.turn, ctx.state.player);
+    let spent = ctx
+        .state
+        .movement
+        .get(target)
+        .map(|m| m.spent_in(turn, player).halves)
+        .unwrap_or_default();
+    let charged = left[0].saturating_sub(left[left.len() - 1]);
+    spent.saturating_sub(charged)
+}
+
+/// 12.1.5 after 17.4 and 12.1.2: "A unit that has not spent any Movement Points this Movement
+/// Phase, but still has insufficient Movement Points to enter an adjacent hex, can always move
+/// one hex … uses up the entire Movement Allowance … reduces its Morale State by 1." The unit
+/// Disorganized by fire at its start hex goes one hex along its path and no farther
+/// (`move-stopped` there if the path went on), spends all it had (`movement-points-lost`, rule
+/// 12.1.5) and loses a Morale State, from Disorganized to Routed, owing its retreat from that
+/// hex (21.4). Decision 0187.
+fn minimum_move_after_fire(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    path: &[Hex],
+    left: &[u32],
+    kept: u32,
+) {
+    let (start, first) = (path[0], path[1]);
+    let show = crate::movement::tables::show_halves;
+    let why = format!(
+        "Disorganized by Opportunity Fire at its start hex {start}, it kept {} MP, too few for the {} MP to {first}; it moves that one hex by 12.1.5",
+        show(kept),
+        show(left[0] - left[1])
+    );
+    let rest = left[left.len() - 1];
+    if rest > 0 {
+        ctx.emit_side(
+            side,
+            super::EventKind::MovementPointsLost {
+                unit: target.to_string(),
+                half_mp: rest,
+                rule: "12.1.5".into(),
+                reason: format!("{why}, which uses up its entire Movement Allowance"),
+                extension: None,
+            },
+        );
+    }
+    move_stopped(ctx, side, target, first, "12.1.5", why.clone(), 0);
+    super::zones::degrade(
+        ctx,
+        side,
+        target,
+        "12.1.5",
+        format!("{why}, at the cost of a Morale State"),
+        0,
+    );
 }
 
 /// 17.4.6: "A unit Disorganized by Opportunity Fire does not form Square." Fire at `target` in
