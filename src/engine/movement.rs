@@ -930,7 +930,18 @@ fn judge_path(
     )?;
     let occ = occupancy(ctx, side, &u.id);
     let (map, t) = (&ctx.eng.move_map, ctx.eng.movement);
-    let truth = path::check_path(map, t, m, &occ, &planned.path);
+    // 12.1.2 with 11.3.2: a plan cut short by its own Disorganization on the way (decision
+    // 0182) is walked to where it stops, facing as it entered that hex; the cut is kept, so
+    // the side is told where it stopped and what it was going to.
+    let cut = planned.halted_short_of;
+    let mut walked = m.clone();
+    if cut.is_some() {
+        walked.face = planned.facing;
+    }
+    let truth = path::check_path(map, t, &walked, &occ, &planned.path).map(|mut r| {
+        r.halted_short_of = cut.or(r.halted_short_of);
+        r
+    });
     if truth.is_ok() || planned.path.len() < 3 {
         return truth.map_err(refusal);
     }
