@@ -1360,7 +1360,7 @@ fn stack_facing(ctx: &Ctx, side: &str, u: &Unit, to: Hex) -> Option<Corner> {
 
 /// The unit's allowance as it would be in `f`; an Unlimbered battery cannot move but may
 /// still pay to limber or turn (12.3.5).
-fn mover_or_unlimbered(ctx: &Ctx, u: &Unit, f: UnitFormation) -> Result<Mover, Refusal> {
+pub(crate) fn mover_or_unlimbered(ctx: &Ctx, u: &Unit, f: UnitFormation) -> Result<Mover, Refusal> {
     mover(ctx, u, f).or_else(|e| {
         if e.code == "unlimbered" {
             Ok(unlimbered_mover(ctx, u))

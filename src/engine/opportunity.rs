@@ -429,6 +429,62 @@ pub(crate) fn halve_at(ctx: &mut Ctx, side: &str, target: &str, at: Hex, was: Mo
     }
 }
 
+/// 12.1.2 with 17.4 trigger 3: fire at `target`'s formation change at `at` that left it
+/// Disorganized (from a better state, `was`) halves the MP it had left then, for the rest of
+/// the phase. A change made before its last move, at that move's start hex, is judged as fire
+/// there (`halve_at`: the move is cut where what it kept runs out); any other — the change it
+/// just made where it stands — halves what it has left now (decision 0188).
+pub(crate) fn halve_at_formation_change(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    at: Hex,
+    was: MoraleState,
+) {
+    let now = ctx.state.units.get(target).map(|u| u.morale);
+    if now != Some(MoraleState::Disorganized) || was <= MoraleState::Disorganized {
+        return;
+    }
+    let stands = ctx.state.positions.get(target).copied();
+    let path = path_this_phase(&ctx.state, target).unwrap_or_default();
+    if path.len() > 1 && path[0] == at && stands != Some(at) {
+        halve_at(ctx, side, target, at, was);
+        return;
+    }
+    let Some(u) = ctx.eng.scenario.unit(target).cloned() else {
+        return;
+    };
+    // What it has left, counted as before the fire: a unit Disorganized at the start of the
+    // phase has its Movement Allowance halved instead (21.1), which is not this case.
+    let mut before = ctx.state.clone();
+    if let Some(x) = before.units.get_mut(target) {
+        x.morale = was;
+    }
+    let formation = super::movement::formation_now(ctx.eng.scenario, &before, &u);
+    let mut dice = crate::rules::dice::ScriptedDice::new();
+    let left = {
+        let c = Ctx::preview(ctx.eng, &before, &mut dice);
+        super::movement::mover_or_unlimbered(&c, &u, formation).map(|m| m.left())
+    };
+    let Ok(left) = left else {
+        return;
+    };
+    // The larger half kept (decision 0084); nothing lost still marks it halved (21.1).
+    ctx.emit_side(
+        side,
+        super::EventKind::MovementPointsLost {
+            unit: target.to_string(),
+            half_mp: left / 2,
+            rule: "12.1.2".into(),
+            reason: format!(
+                "Disorganized by Opportunity Fire at its formation change at {at}: the {} MP it had left halved for the rest of the phase",
+                crate::movement::tables::show_halves(left)
+            ),
+            extension: None,
+        },
+    );
+}
+
 /// Half-points `target` spent this phase before the move whose figures are `left` (the move's
 /// own charge, `left[0] − left[last]`, taken from what it has spent). Anything it spent after
 /// the move (a formation change at its end) counts too, so the answer errs towards "spent".
