@@ -416,6 +416,7 @@ fn apply(state: &mut GameState, event: &Event) {
             path,
             half_mp,
             facing,
+            ..
         } => {
             let (turn, player) = (state.turn, state.player);
             if let Some(m) = state.movement.get_mut(unit) {

@@ -712,6 +712,9 @@ fn move_extension(
             path: r.path.clone(),
             half_mp: r.charged,
             facing: r.facing,
+            // 13.1.1, 13.1.2: its own MP and facing along its own path, as any unit's.
+            left: r.left_at_each_hex(),
+            facings: r.facing_at_each_hex(),
         },
     );
     // 13.1.1, 13.1.2: the path's Morale Degradation (11.3.1), minimum move (12.1.5), terrain
@@ -772,6 +775,8 @@ fn turn_extension(
             path: vec![at],
             half_mp: cost,
             facing: Some(want),
+            left: Vec::new(),
+            facings: Vec::new(),
         },
     );
     Ok(())
