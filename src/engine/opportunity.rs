@@ -1020,6 +1020,28 @@ pub(crate) fn facing_at(
     state.movement.get(unit)?.last_facings.get(i).copied()
 }
 
+/// The corner one of `unit`'s Line Extensions faced at `at`, an earlier hex of the path it
+/// moved along on its own this phase (not the hex it stands in): 13.1.1, 10.0, decision 0189.
+pub(crate) fn extension_facing_at(
+    state: &GameState,
+    unit: &str,
+    at: Hex,
+) -> Option<crate::movement::facing::Corner> {
+    let phase = (state.turn, state.player);
+    state
+        .movement
+        .get(unit)?
+        .extension_parts
+        .iter()
+        .filter(|p| p.moved.is_some_and(|m| (m.turn, m.player) == phase))
+        .find_map(|p| {
+            let i = p.last_path.iter().position(|h| *h == at)?;
+            (i + 1 < p.last_path.len())
+                .then(|| p.last_facings.get(i).copied())
+                .flatten()
+        })
+}
+
 /// 16.5 with 16.5.6, 16.5.7: a Reaction Charge at hex `at` of `target`'s path that Routs it,
 /// makes it form Square or sends it back (`retreats`) ends its move there: the rest of the path
 /// was not travelled (as `stop_move` for Opportunity Fire). Not stopped, a non-cavalry unit
