@@ -89,6 +89,13 @@ fn facing_of(ctx: &Ctx, unit: &str, at: Hex) -> Facing {
     // (decision 0183).
     let earlier = super::opportunity::facing_at(&ctx.state, unit, at)
         .filter(|_| super::movement::facing_now(&ctx.state, u, f).is_some());
+    // 13.1.1, 10.0: a Line Extension at an earlier hex of its own path faced as it did there
+    // (decision 0189); the parent's own path is read first where both passed.
+    if earlier.is_none()
+        && let Some(c) = super::opportunity::extension_facing_at(&ctx.state, unit, at)
+    {
+        return Facing::Corners(1 << c.index());
+    }
     match earlier
         .map(|c| 1 << c.index())
         .or_else(|| super::movement::facing_now(&ctx.state, u, f))

@@ -907,7 +907,9 @@ pub(super) fn resolve(
             options.opportunity_formation,
             was,
         );
-        if !options.opportunity_formation {
+        if options.opportunity_formation {
+            super::opportunity::halve_at_formation_change(ctx, &d_side, target, at, was);
+        } else {
             super::opportunity::halve_at(ctx, &d_side, target, at, was);
         }
     }

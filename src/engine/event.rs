@@ -325,6 +325,16 @@ pub enum EventKind {
         half_mp: u32,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         facing: Option<crate::movement::facing::Corner>,
+        /// Half-points it had left on reaching each hex of `path` (the start first), as
+        /// `piece-moved` records them (13.1.2, 12.1.2; decisions 0182, 0189). Empty in older
+        /// files and for a turn in place.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        left: Vec<u32>,
+        /// The corner it faced at each hex of `path` (the start first, then on entering each),
+        /// as `piece-moved` records them (10.0; decisions 0183, 0189). Empty in older files and
+        /// for a turn in place.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        facings: Vec<crate::movement::facing::Corner>,
     },
     LineRetracted {
         unit: String,

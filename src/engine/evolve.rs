@@ -405,6 +405,7 @@ fn apply(state: &mut GameState, event: &Event) {
                 moved: Some(own),
                 // 17.4.2: it appears in its hex (13.1.3), a target there of its own.
                 last_path: vec![*hex],
+                last_facings: Vec::new(),
             });
             m.halves += half_mp;
             u.moved = Some(m);
@@ -416,6 +417,8 @@ fn apply(state: &mut GameState, event: &Event) {
             path,
             half_mp,
             facing,
+            facings,
+            ..
         } => {
             let (turn, player) = (state.turn, state.player);
             if let Some(m) = state.movement.get_mut(unit) {
@@ -429,6 +432,7 @@ fn apply(state: &mut GameState, event: &Event) {
                     spent.hexes += path.len().saturating_sub(1) as u32;
                     p.moved = Some(spent);
                     p.last_path.clone_from(path);
+                    p.last_facings.clone_from(facings);
                     if facing.is_some() {
                         p.facing = *facing;
                     }

@@ -712,6 +712,9 @@ fn move_extension(
             path: r.path.clone(),
             half_mp: r.charged,
             facing: r.facing,
+            // 13.1.1, 13.1.2: its own MP and facing along its own path, as any unit's.
+            left: r.left_at_each_hex(),
+            facings: r.facing_at_each_hex(),
         },
     );
     // 13.1.1, 13.1.2: the path's Morale Degradation (11.3.1), minimum move (12.1.5), terrain
@@ -772,6 +775,8 @@ fn turn_extension(
             path: vec![at],
             half_mp: cost,
             facing: Some(want),
+            left: Vec::new(),
+            facings: Vec::new(),
         },
     );
     Ok(())
@@ -930,7 +935,18 @@ fn judge_path(
     )?;
     let occ = occupancy(ctx, side, &u.id);
     let (map, t) = (&ctx.eng.move_map, ctx.eng.movement);
-    let truth = path::check_path(map, t, m, &occ, &planned.path);
+    // 12.1.2 with 11.3.2: a plan cut short by its own Disorganization on the way (decision
+    // 0182) is walked to where it stops, facing as it entered that hex; the cut is kept, so
+    // the side is told where it stopped and what it was going to.
+    let cut = planned.halted_short_of;
+    let mut walked = m.clone();
+    if cut.is_some() {
+        walked.face = planned.facing;
+    }
+    let truth = path::check_path(map, t, &walked, &occ, &planned.path).map(|mut r| {
+        r.halted_short_of = cut.or(r.halted_short_of);
+        r
+    });
     if truth.is_ok() || planned.path.len() < 3 {
         return truth.map_err(refusal);
     }
@@ -1349,7 +1365,7 @@ fn stack_facing(ctx: &Ctx, side: &str, u: &Unit, to: Hex) -> Option<Corner> {
 
 /// The unit's allowance as it would be in `f`; an Unlimbered battery cannot move but may
 /// still pay to limber or turn (12.3.5).
-fn mover_or_unlimbered(ctx: &Ctx, u: &Unit, f: UnitFormation) -> Result<Mover, Refusal> {
+pub(crate) fn mover_or_unlimbered(ctx: &Ctx, u: &Unit, f: UnitFormation) -> Result<Mover, Refusal> {
     mover(ctx, u, f).or_else(|e| {
         if e.code == "unlimbered" {
             Ok(unlimbered_mover(ctx, u))

@@ -384,6 +384,13 @@ pub(crate) fn halve_at(ctx: &mut Ctx, side: &str, target: &str, at: Hex, was: Mo
     }
     let lost = left[i] / 2;
     let kept = left[i] - lost;
+    let end = path.len() - 1;
+    // 12.1.5: fired on at its start hex, it had spent nothing yet; if what it kept no longer
+    // pays for its first hex, it may still move that one hex (decision 0187).
+    if i == 0 && end > 0 && kept < left[0] - left[1] && spent_before(ctx, target, &left) == 0 {
+        minimum_move_after_fire(ctx, side, target, &path, &left, kept);
+        return;
+    }
     if lost > 0 {
         ctx.emit_side(
             side,
@@ -404,7 +411,6 @@ pub(crate) fn halve_at(ctx: &mut Ctx, side: &str, target: &str, at: Hex, was: Mo
         .rev()
         .find(|&k| left[i].saturating_sub(left[k]) <= kept)
         .unwrap_or(i);
-    let end = path.len() - 1;
     if k < end {
         let unspent = left[k].saturating_sub(left[end]);
         move_stopped(
@@ -421,6 +427,123 @@ pub(crate) fn halve_at(ctx: &mut Ctx, side: &str, target: &str, at: Hex, was: Mo
             unspent,
         );
     }
+}
+
+/// 12.1.2 with 17.4 trigger 3: fire at `target`'s formation change at `at` that left it
+/// Disorganized (from a better state, `was`) halves the MP it had left then, for the rest of
+/// the phase. A change made before its last move, at that move's start hex, is judged as fire
+/// there (`halve_at`: the move is cut where what it kept runs out); any other — the change it
+/// just made where it stands — halves what it has left now (decision 0188).
+pub(crate) fn halve_at_formation_change(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    at: Hex,
+    was: MoraleState,
+) {
+    let now = ctx.state.units.get(target).map(|u| u.morale);
+    if now != Some(MoraleState::Disorganized) || was <= MoraleState::Disorganized {
+        return;
+    }
+    let stands = ctx.state.positions.get(target).copied();
+    let path = path_this_phase(&ctx.state, target).unwrap_or_default();
+    if path.len() > 1 && path[0] == at && stands != Some(at) {
+        halve_at(ctx, side, target, at, was);
+        return;
+    }
+    let Some(u) = ctx.eng.scenario.unit(target).cloned() else {
+        return;
+    };
+    // What it has left, counted as before the fire: a unit Disorganized at the start of the
+    // phase has its Movement Allowance halved instead (21.1), which is not this case.
+    let mut before = ctx.state.clone();
+    if let Some(x) = before.units.get_mut(target) {
+        x.morale = was;
+    }
+    let formation = super::movement::formation_now(ctx.eng.scenario, &before, &u);
+    let mut dice = crate::rules::dice::ScriptedDice::new();
+    let left = {
+        let c = Ctx::preview(ctx.eng, &before, &mut dice);
+        super::movement::mover_or_unlimbered(&c, &u, formation).map(|m| m.left())
+    };
+    let Ok(left) = left else {
+        return;
+    };
+    // The larger half kept (decision 0084); nothing lost still marks it halved (21.1).
+    ctx.emit_side(
+        side,
+        super::EventKind::MovementPointsLost {
+            unit: target.to_string(),
+            half_mp: left / 2,
+            rule: "12.1.2".into(),
+            reason: format!(
+                "Disorganized by Opportunity Fire at its formation change at {at}: the {} MP it had left halved for the rest of the phase",
+                crate::movement::tables::show_halves(left)
+            ),
+            extension: None,
+        },
+    );
+}
+
+/// Half-points `target` spent this phase before the move whose figures are `left` (the move's
+/// own charge, `left[0] − left[last]`, taken from what it has spent). Anything it spent after
+/// the move (a formation change at its end) counts too, so the answer errs towards "spent".
+fn spent_before(ctx: &Ctx, target: &str, left: &[u32]) -> u32 {
+    let (turn, player) = (ctx.state.turn, ctx.state.player);
+    let spent = ctx
+        .state
+        .movement
+        .get(target)
+        .map(|m| m.spent_in(turn, player).halves)
+        .unwrap_or_default();
+    let charged = left[0].saturating_sub(left[left.len() - 1]);
+    spent.saturating_sub(charged)
+}
+
+/// 12.1.5 after 17.4 and 12.1.2: "A unit that has not spent any Movement Points this Movement
+/// Phase, but still has insufficient Movement Points to enter an adjacent hex, can always move
+/// one hex … uses up the entire Movement Allowance … reduces its Morale State by 1." The unit
+/// Disorganized by fire at its start hex goes one hex along its path and no farther
+/// (`move-stopped` there if the path went on), spends all it had (`movement-points-lost`, rule
+/// 12.1.5) and loses a Morale State, from Disorganized to Routed, owing its retreat from that
+/// hex (21.4). Decision 0187.
+fn minimum_move_after_fire(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    path: &[Hex],
+    left: &[u32],
+    kept: u32,
+) {
+    let (start, first) = (path[0], path[1]);
+    let show = crate::movement::tables::show_halves;
+    let why = format!(
+        "Disorganized by Opportunity Fire at its start hex {start}, it kept {} MP, too few for the {} MP to {first}; it moves that one hex by 12.1.5",
+        show(kept),
+        show(left[0] - left[1])
+    );
+    let rest = left[left.len() - 1];
+    if rest > 0 {
+        ctx.emit_side(
+            side,
+            super::EventKind::MovementPointsLost {
+                unit: target.to_string(),
+                half_mp: rest,
+                rule: "12.1.5".into(),
+                reason: format!("{why}, which uses up its entire Movement Allowance"),
+                extension: None,
+            },
+        );
+    }
+    move_stopped(ctx, side, target, first, "12.1.5", why.clone(), 0);
+    super::zones::degrade(
+        ctx,
+        side,
+        target,
+        "12.1.5",
+        format!("{why}, at the cost of a Morale State"),
+        0,
+    );
 }
 
 /// 17.4.6: "A unit Disorganized by Opportunity Fire does not form Square." Fire at `target` in
@@ -895,6 +1018,28 @@ pub(crate) fn facing_at(
         return None;
     }
     state.movement.get(unit)?.last_facings.get(i).copied()
+}
+
+/// The corner one of `unit`'s Line Extensions faced at `at`, an earlier hex of the path it
+/// moved along on its own this phase (not the hex it stands in): 13.1.1, 10.0, decision 0189.
+pub(crate) fn extension_facing_at(
+    state: &GameState,
+    unit: &str,
+    at: Hex,
+) -> Option<crate::movement::facing::Corner> {
+    let phase = (state.turn, state.player);
+    state
+        .movement
+        .get(unit)?
+        .extension_parts
+        .iter()
+        .filter(|p| p.moved.is_some_and(|m| (m.turn, m.player) == phase))
+        .find_map(|p| {
+            let i = p.last_path.iter().position(|h| *h == at)?;
+            (i + 1 < p.last_path.len())
+                .then(|| p.last_facings.get(i).copied())
+                .flatten()
+        })
 }
 
 /// 16.5 with 16.5.6, 16.5.7: a Reaction Charge at hex `at` of `target`'s path that Routs it,

@@ -471,6 +471,10 @@ pub struct ExtensionPart {
     /// 13.1.1), from where it started, so Opportunity Fire is offered along it (17.4.2).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_path: Vec<Hex>,
+    /// The corner it faced at each hex of `last_path` (`extension-moved`'s `facings`), so fire
+    /// at an earlier hex of it reads the facing it had there (10.0; decision 0189).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_facings: Vec<crate::movement::facing::Corner>,
 }
 
 impl ExtensionPart {

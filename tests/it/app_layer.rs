@@ -186,3 +186,42 @@ fn a_side_may_not_retreat_a_unit_no_combat_required_to_21_4() {
         assert!(!e.to_string().contains("umpire's to order"), "{e}");
     }
 }
+
+/// 11.3.2 with 12.1.2 (decision 0182, brief rules13): a side's move cut short by its own
+/// Disorganization on the way (Morale Degradation moving ZoI to ZoI) tells the side's seat
+/// where it stopped and why, as the umpire's does: the side's move is planned on what it sees
+/// and walked against the truth (decision 0181), and the cut must survive that second walk.
+#[test]
+fn a_side_is_told_where_its_own_disorganization_stopped_its_move() {
+    let new = app::prepare_new(&NewRequest {
+        scenario: "tests/conformance/scenarios/mini-facing.toml".into(),
+        seed: 7,
+        tables: None,
+        combat_tables: None,
+        movement_tables: None,
+        variant: Vec::new(),
+    })
+    .expect("scenario loads");
+    let mut game = app::create(None, new).expect("game starts").0;
+    for r in [
+        "turn",
+        r#"override --reason "set-up: shaken by fire" --set-unit fa-z --morale-state shaken"#,
+    ] {
+        app::execute(&mut game, &Viewer::Umpire, &app::parse_request(r).unwrap()).unwrap();
+    }
+    let mv = app::parse_request("move --piece fa-z --to 9.02 --path 7.03,8.02,9.02").unwrap();
+    let Response::Applied(a) = app::execute(&mut game, &side("french"), &mv).unwrap() else {
+        panic!("expected events")
+    };
+    let told: Vec<String> = a.events.iter().map(|e| e.describe()).collect();
+    let told = told.join("; ");
+    assert_eq!(game.state.positions["fa-z"].to_string(), "8.02", "{told}");
+    // Where it stopped, short of where it was going, and why (12.1.2 after 11.3.1).
+    assert!(
+        told.contains("it stops there, short of 9.02")
+            && told.contains("as far as 8.02")
+            && told.contains("12.1.2")
+            && told.contains("became Disorganized"),
+        "{told}"
+    );
+}
