@@ -427,6 +427,7 @@ fn token_rules(
     }
     let toks = by_clock(text, toks, &mut d.rules);
     let toks = in_minutes(text, toks, &mut d.rules);
+    let toks = time_offset(text, toks, &mut d.rules);
     let toks = paces(text, toks, &mut d.rules);
     let toks = from_short(text, toks, &mut d.rules);
     let toks = before_clause(text, toks, &mut d.rules);
@@ -2408,23 +2409,6 @@ fn from_short(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
 /// and a span of time from now is when the step starts (30.0: a start time, so Complex), kept as
 /// written; never a place called "20" and an unread "minutes".
 fn in_minutes(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
-    const UNITS: [&str; 8] = [
-        "minutes", "minute", "mins", "min", "hours", "hour", "hrs", "hr",
-    ];
-    const COUNTS: [&str; 12] = [
-        "an",
-        "half an",
-        "a quarter of an",
-        "one",
-        "two",
-        "three",
-        "five",
-        "ten",
-        "fifteen",
-        "twenty",
-        "thirty",
-        "forty",
-    ];
     let word = |t: &Tok| {
         let s = t.span();
         text[s.0..s.1].to_lowercase()
@@ -2439,16 +2423,14 @@ fn in_minutes(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
         let last = |t: &Tok| word(t).rsplit(' ').next().unwrap_or("").to_string();
         let unit = (k + 1..toks.len().min(k + 5)).find(|&m| {
             matches!(&toks[m], Tok::Filler(_) | Tok::Place(_))
-                && UNITS.contains(&last(&toks[m]).as_str())
+                && SPAN_UNITS.contains(&last(&toks[m]).as_str())
         });
         let Some(m) = unit else {
             k += 1;
             continue;
         };
         let unit_at = toks[m].span().1 - last(&toks[m]).len();
-        let count = words(&text[toks[k].span().1..unit_at].to_lowercase());
-        let number = !count.is_empty() && count.chars().all(|c| c.is_ascii_digit());
-        if !number && !COUNTS.contains(&count.as_str()) {
+        if !span_count(&text[toks[k].span().1..unit_at]) {
             k += 1;
             continue;
         }
@@ -2463,6 +2445,81 @@ fn in_minutes(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
         );
         rules.push("time.in-minutes");
         k += 1;
+    }
+    toks
+}
+
+/// Units of a span of time ("20 minutes", "an hour").
+const SPAN_UNITS: [&str; 8] = [
+    "minutes", "minute", "mins", "min", "hours", "hour", "hrs", "hr",
+];
+
+/// Whether `count` (the words before a unit of time) counts it: a number or a count word.
+fn span_count(count: &str) -> bool {
+    const COUNTS: [&str; 12] = [
+        "an",
+        "half an",
+        "a quarter of an",
+        "one",
+        "two",
+        "three",
+        "five",
+        "ten",
+        "fifteen",
+        "twenty",
+        "thirty",
+        "forty",
+    ];
+    let count = words(&count.to_lowercase());
+    let number = !count.is_empty() && count.chars().all(|c| c.is_ascii_digit());
+    number || COUNTS.contains(&count.as_str())
+}
+
+/// Rule `time.offset`: "an hour before daylight", "half an hour before dawn", "two hours after
+/// daybreak" — a span of time right before a "before"/"after" time is one moment, when the step
+/// starts (30.0: a start time, Complex), kept as written; never a place called "an" and an
+/// unread "hour" beside a deadline.
+fn time_offset(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let mut m = 1;
+    while m < toks.len() {
+        let Tok::Timing { prep, span, .. } = &toks[m] else {
+            m += 1;
+            continue;
+        };
+        if !matches!(prep.as_str(), "before" | "after") {
+            m += 1;
+            continue;
+        }
+        // The span of time: up to three words or names just before, ending in the unit.
+        let end = span.1;
+        let mut found = None;
+        for k in (m.saturating_sub(3)..m).rev() {
+            if !matches!(&toks[k], Tok::Filler(_) | Tok::Place(_)) {
+                break;
+            }
+            let written = words(&text[toks[k].span().0..toks[m].span().0].to_lowercase());
+            let Some((count, unit)) = written.rsplit_once(' ') else {
+                continue;
+            };
+            if SPAN_UNITS.contains(&unit) && span_count(count) {
+                found = Some(k);
+            }
+        }
+        let Some(k) = found else {
+            m += 1;
+            continue;
+        };
+        let span = (toks[k].span().0, end);
+        toks.splice(
+            k..=m,
+            [Tok::Timing {
+                prep: "at".into(),
+                value: Some(words(&text[span.0..span.1].to_lowercase())),
+                span,
+            }],
+        );
+        rules.push("time.offset");
+        m = k + 1;
     }
     toks
 }

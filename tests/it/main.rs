@@ -31,6 +31,7 @@ mod order_docs;
 mod order_formal_register;
 mod order_meaning_rules;
 mod order_natural_leads;
+mod order_peninsula_probes;
 mod order_props;
 mod order_reader;
 mod order_relatives;

@@ -1,0 +1,61 @@
+//! Orders in the manner of the Peninsula (1810–1813) that the reader misread when probed: a span
+//! of time before an event, "put in motion", "no X are to be allowed", a participle clause after
+//! a comma, a condition whose verb takes an infinitive ("attempt to pass") (issue 11).
+
+use staffwork::order::{self, CheckedOrder};
+use staffwork::rules::OrderType;
+
+use super::order_natural_leads::hall;
+
+fn plain(text: &str) -> CheckedOrder {
+    order::check_one(text, None, None)
+}
+
+fn unread(o: &CheckedOrder) -> bool {
+    o.diagnostics.iter().any(|d| d.code == "unstructured-text")
+}
+
+#[test]
+fn a_span_of_time_before_an_event_is_a_start_time() {
+    // Rule `time.offset` (30.0: a start time makes the order Complex).
+    for (text, when) in [
+        (
+            "The divisions are to be under arms an hour before daylight.",
+            "an hour before daylight",
+        ),
+        (
+            "The brigade will be under arms two hours before daylight.",
+            "two hours before daylight",
+        ),
+        (
+            "The 4th Division will march half an hour before dawn.",
+            "half an hour before dawn",
+        ),
+        (
+            "The cavalry will advance 30 minutes after daybreak.",
+            "30 minutes after daybreak",
+        ),
+    ] {
+        let o = plain(text);
+        assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
+        assert_eq!(
+            o.order_type,
+            Some(OrderType::Complex),
+            "{text}: {}",
+            o.readback
+        );
+        let t = o.stages[0].timing.as_ref().expect("a timing");
+        assert_eq!(t.text, when, "{text}");
+        assert!(t.is_start(), "{text}: {t:?}");
+        assert!(o.readback.contains(when), "{text}: {}", o.readback);
+        assert_eq!(plain(&o.readback).readback, o.readback, "{text}");
+    }
+    // A bare "before daybreak" stays a deadline.
+    let o = plain("The cavalry will advance before daybreak.");
+    assert!(
+        !o.stages[0].timing.as_ref().unwrap().is_start(),
+        "{}",
+        o.readback
+    );
+    let _ = hall;
+}
