@@ -1689,7 +1689,12 @@ impl Reading<'_> {
             st.route.push(r);
             self.prev_place = None;
         } else if word.is_empty()
-            && ((moving && st.objectives.is_empty() && r.form == Form::Own)
+            && ((moving
+                && st.objectives.is_empty()
+                && (r.form == Form::Own
+                    || r.form == Form::Unit
+                        && matches!(st.verb.as_str(), "put" | "set")
+                        && friendly_troops(&r.text)))
                 || (after_force && c.is_some()))
         {
             st.forces.push(r);
@@ -2643,7 +2648,18 @@ fn before_place(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -
 /// place called "hand". Only own troops or troop words may stand inside (never a place).
 fn split_object(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
     for k in 0..toks.len().saturating_sub(2) {
-        let (Tok::Verb { span: vs, .. }, Tok::Place(t)) = (&toks[k], &toks[k + 1]) else {
+        // The verb: a verb of the lexicon, or the first word of a phrase the lexicon knows only
+        // whole ("put" of "put in motion"), read as a word or a one-word name.
+        let (vs, whole_only) = match &toks[k] {
+            Tok::Verb { span, .. } => (*span, false),
+            Tok::Filler(s) | Tok::Place(Target { span: s, .. })
+                if text[s.0..s.1].chars().all(|c| c.is_ascii_lowercase()) =>
+            {
+                (*s, true)
+            }
+            _ => continue,
+        };
+        let Tok::Place(t) = &toks[k + 1] else {
             continue;
         };
         // Own troops, troop words, or a whole nation ("keep the Spaniards in check").
@@ -2651,14 +2667,15 @@ fn split_object(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -
         let nation = crate::text::fold(&t.text)
             .split(' ')
             .all(|w| w == "the" || lex.is_nation(w));
+        // After a phrase-only verb a named command may stand inside too ("put the 4th Division
+        // in motion"): the word is no verb without the phrase, so nothing else can be meant.
         let troops = t.form == Form::Own
             || (t.form == Form::Name
-                && (t.text.chars().next().is_some_and(char::is_lowercase) || nation)
+                && (t.text.chars().next().is_some_and(char::is_lowercase) || nation || whole_only)
                 && super::resolve::looks_like_troops(&t.text));
         if !troops {
             continue;
         }
-        let vs = *vs;
         let from = t.span.1;
         let Some(end) = toks.last().map(|l| l.span().1) else {
             continue;
@@ -3413,6 +3430,16 @@ fn split_recipient(
         span: *span,
     };
     toks
+}
+
+/// Troops named inside "put / set … in motion" (rule `verb.split-object`) that are not the
+/// enemy or a nation: the troops that move (forces), never where to.
+fn friendly_troops(text: &str) -> bool {
+    let lex = lexicon::get();
+    !crate::text::fold(text).split(' ').any(|w| {
+        let w = w.trim_end_matches("'s");
+        w == "enemy" || w == "enemys" || lex.is_nation(w)
+    })
 }
 
 /// Rule `verb.bring`: "take your grenadiers forward to 34.10", "carry the division to Kümla" —

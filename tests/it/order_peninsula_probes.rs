@@ -59,3 +59,46 @@ fn a_span_of_time_before_an_event_is_a_start_time() {
     );
     let _ = hall;
 }
+
+#[test]
+fn putting_troops_in_motion_is_a_move_of_those_troops() {
+    // Rule `verb.split-object` with a phrase-only verb ("put … in motion", "set … in motion"):
+    // a move (6.3.2: General), the troops inside are what moves, never an objective.
+    for (text, troops) in [
+        (
+            "Major-General Cole will have the goodness to put the 4th Division in motion at 4 a.m.",
+            "4th Division",
+        ),
+        (
+            "General Hill will set his columns in motion towards Merida.",
+            "his columns",
+        ),
+        (
+            "Lord Wellington desires that General Picton will put the 3rd Division in motion.",
+            "3rd Division",
+        ),
+    ] {
+        let o = plain(text);
+        assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
+        assert!(
+            o.diagnostics.iter().all(|d| d.code != "no-action"),
+            "{text}: {:?}",
+            o.diagnostics
+        );
+        assert_eq!(o.stages.len(), 1, "{text}: {}", o.readback);
+        let st = &o.stages[0];
+        assert_eq!(st.action, staffwork::order::Action::Move, "{text}");
+        assert!(
+            st.objectives.iter().all(|r| r.text != troops),
+            "{text}: {:?}",
+            st.objectives
+        );
+        assert!(
+            st.steps[0].forces.iter().any(|r| r.text == troops),
+            "{text}: {:?}",
+            st.steps[0].forces
+        );
+        assert!(o.readback.contains("in motion"), "{text}: {}", o.readback);
+        assert_eq!(plain(&o.readback).readback, o.readback, "{text}");
+    }
+}
