@@ -547,6 +547,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
         negate_to: false,
         negate_avoid: false,
         absorbed: 0,
+        passive_tail: None,
         after_conn: false,
         after_and: false,
         verb_next: false,
@@ -697,6 +698,10 @@ struct Reading<'t> {
     verb_next: bool,
     /// The end of a negator that took its object in (rule `neg.passive`).
     absorbed: usize,
+    /// The prohibition a passive negator just made, its text and where its tail starts: the
+    /// places and times after the participle extend it ("no carts are to be allowed upon the
+    /// high road").
+    passive_tail: Option<(usize, String, usize)>,
 }
 
 impl Reading<'_> {
@@ -906,25 +911,42 @@ impl Reading<'_> {
             self.negate = false;
             d.rules.push("neg.passive");
             d.rules.push("neg.prohibition");
+            let base = nfc(&format!("{lemma} {}", words(object)));
             d.prohibitions.push(Prohibition {
-                text: nfc(&format!("{lemma} {}", words(object))),
+                text: base.clone(),
                 span: *s,
                 avoid: false,
                 condition: None,
             });
+            self.passive_tail = Some((d.prohibitions.len() - 1, base, s.1));
             self.condition_of_prohibition(d);
             self.absorbed = s.1;
             return true;
         }
-        // The object of that prohibition, after it: its places are places of the order.
-        if matches!(
+        let place_like = matches!(
             tok,
             Tok::Place(_) | Tok::Relation { .. } | Tok::RoutePrep(..) | Tok::DestPrep(..)
-        ) && tok.span().1 <= self.absorbed
-        {
+        );
+        // The object of that prohibition, after it: its places are places of the order.
+        if place_like && tok.span().1 <= self.absorbed {
             let mut sink = Vec::new();
             collect_refs(tok, &mut sink, &mut d.refs);
             return true;
+        }
+        // Where and when, after the participle, belong to what is forbidden ("… allowed upon
+        // the high road"), never to the step before.
+        if let Some((i, base, from)) = &self.passive_tail {
+            if (place_like || matches!(tok, Tok::Timing { .. } | Tok::Direction { .. }))
+                && let Some(p) = d.prohibitions.get_mut(*i)
+            {
+                let end = tok.span().1;
+                p.text = nfc(&format!("{base} {}", words(&text[*from..end])));
+                p.span.1 = end;
+                let mut sink = Vec::new();
+                collect_refs(tok, &mut sink, &mut d.refs);
+                return true;
+            }
+            self.passive_tail = None;
         }
         // "no passage of the Tagus is to be attempted": the action noun read with its object
         // (rule `name.action-noun`) is what is forbidden, its place still a place.
@@ -2839,11 +2861,18 @@ fn passive_forbidden(neg: &str) -> Option<(&'static str, &str)> {
         .iter()
         .find_map(|l| rest.find(l).map(|at| (at, l.len())))?;
         let lemma = lexicon::get().lemma_of(rest.get(at + link..)?.trim())?;
-        // "no attack is to be made": the noun is the action (rule `neg.no-noun`).
+        // "no attack is to be made": the noun is the action (rule `neg.no-noun`). "No carts
+        // are to be allowed upon the road": allowing is forbidden when the noun is no action.
+        let object = rest.get(..at)?;
+        let action = object
+            .rsplit(' ')
+            .next()
+            .is_some_and(|w| lexicon::get().is_action_noun(w));
         if matches!(
             lemma,
-            "make" | "attempt" | "undertake" | "risk" | "hazard" | "permit" | "allow" | "begin"
-        ) {
+            "make" | "attempt" | "undertake" | "risk" | "hazard" | "begin"
+        ) || matches!(lemma, "permit" | "allow") && action
+        {
             return None;
         }
         return Some((lemma, neg.get(3..3 + at)?));

@@ -102,3 +102,54 @@ fn putting_troops_in_motion_is_a_move_of_those_troops() {
         assert_eq!(plain(&o.readback).readback, o.readback, "{text}");
     }
 }
+
+#[test]
+fn no_troops_are_to_be_allowed_there_is_a_prohibition_with_its_place() {
+    // Rule `neg.passive` with "no" and "allowed"/"permitted" on a noun that is no action (an
+    // action noun is `neg.no-noun`): allowing them is forbidden, where and when included.
+    for (text, forbidden, stage) in [
+        (
+            "The baggage of the army will be sent to the rear, and no carts are to be allowed upon the high road.",
+            "allow carts upon the high road",
+            "be sent to the rear",
+        ),
+        (
+            "2nd Div: hold Hall; no stragglers are to be permitted in the village.",
+            "permit stragglers in the village",
+            "hold Hall",
+        ),
+        (
+            "2nd Div: hold Hall; the guns are not to be withdrawn from the ridge before noon.",
+            "withdraw the guns from the ridge before noon",
+            "hold Hall",
+        ),
+    ] {
+        let o = plain(text);
+        assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
+        assert_eq!(
+            o.prohibitions
+                .iter()
+                .map(|p| p.text.as_str())
+                .collect::<Vec<_>>(),
+            [forbidden],
+            "{text}: {}",
+            o.readback
+        );
+        assert_eq!(o.stages.len(), 1, "{text}: {}", o.readback);
+        assert!(
+            o.readback.contains(&format!("{stage},"))
+                || o.readback.contains(&format!("{stage} and")),
+            "{text}: {}",
+            o.readback
+        );
+        assert_eq!(plain(&o.readback).readback, o.readback, "{text}");
+    }
+    // An action noun stays `neg.no-noun`: the movement itself is forbidden.
+    let o = plain("2nd Div: hold Hall; no movement is to be permitted before dawn.");
+    assert_eq!(o.prohibitions.len(), 1, "{}", o.readback);
+    assert!(
+        o.prohibitions[0].text.starts_with("movement"),
+        "{:?}",
+        o.prohibitions
+    );
+}
