@@ -455,6 +455,7 @@ fn token_rules(
     let toks = follow_own(text, toks, &mut d.rules);
     let toks = ready_to(text, toks, &mut d.rules);
     let toks = action_noun(text, toks, &mut d.rules);
+    let toks = participle_manner(text, toks, &mut d.rules);
     let had = d.attached.len();
     let toks = division_members(text, toks, &mut d.attached);
     if d.attached.len() != had {
@@ -1259,6 +1260,17 @@ impl Reading<'_> {
         match tok {
             Tok::Manner(m, _) => match cur {
                 Some(i) => {
+                    // Rule `clause.participle`: ", keeping his left on the Azava" keeps its
+                    // comma when read back.
+                    let participle =
+                        m.split(' ').next().is_some_and(|w| w.ends_with("ing")) && m.contains(' ');
+                    if participle && self.conn.as_deref() == Some(",") {
+                        self.conn = None;
+                        d.steps[i].step.parts.push(",".into());
+                    }
+                    if participle {
+                        self.absorbed = self.absorbed.max(tok.span().1);
+                    }
                     d.steps[i].step.manner.push(m.clone());
                     d.steps[i].step.parts.push(m.clone());
                 }
@@ -2472,6 +2484,56 @@ fn in_minutes(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
         );
         rules.push("time.in-minutes");
         k += 1;
+    }
+    toks
+}
+
+/// Rule `clause.participle`: "move the 3rd Division to the right, keeping his left on the
+/// Azava", "retire on Fuentes, skirmishing with the enemy" — after a comma that follows a verb,
+/// an -ing form of the lexicon and the words after it, to the next comma, connector, verb or
+/// the end, say how the stage is carried out: a manner of it (6.3.2), never a remark nor an
+/// objective of the step.
+fn participle_manner(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let mut k = 1;
+    while k < toks.len() {
+        let Tok::Participle { span: ps, .. } = toks[k] else {
+            k += 1;
+            continue;
+        };
+        let after_comma = matches!(&toks[k - 1], Tok::Connector(c, _) if c == ",");
+        let verb_before = toks[..k].iter().any(|t| matches!(t, Tok::Verb { .. }));
+        if !after_comma || !verb_before || !text[ps.0..ps.1].to_lowercase().ends_with("ing") {
+            k += 1;
+            continue;
+        }
+        let end = (k + 1..toks.len())
+            .find(|&m| {
+                matches!(
+                    toks[m],
+                    Tok::Connector(..)
+                        | Tok::Punct(_)
+                        | Tok::Verb { .. }
+                        | Tok::CondStart(..)
+                        | Tok::Purpose(_)
+                        | Tok::Negate(_)
+                        | Tok::Participle { .. }
+                )
+            })
+            .unwrap_or(toks.len());
+        let span = (ps.0, toks[end - 1].span().1);
+        // Its places follow the manner so they are still places of the order (`absorbed`).
+        let places: Vec<Tok> = toks[k + 1..end]
+            .iter()
+            .filter(|t| matches!(t, Tok::Place(_) | Tok::Relation { .. }))
+            .cloned()
+            .collect();
+        let n = places.len();
+        toks.splice(
+            k..end,
+            std::iter::once(Tok::Manner(words(&text[span.0..span.1]), span)).chain(places),
+        );
+        rules.push("clause.participle");
+        k += 1 + n;
     }
     toks
 }

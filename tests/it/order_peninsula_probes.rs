@@ -57,7 +57,6 @@ fn a_span_of_time_before_an_event_is_a_start_time() {
         "{}",
         o.readback
     );
-    let _ = hall;
 }
 
 #[test]
@@ -152,4 +151,47 @@ fn no_troops_are_to_be_allowed_there_is_a_prohibition_with_its_place() {
         "{:?}",
         o.prohibitions
     );
+}
+
+#[test]
+fn a_participle_clause_after_a_comma_is_how_the_stage_is_done() {
+    // Rule `clause.participle`: a manner of the stage (6.3.2), not a remark nor an objective.
+    for (text, manner) in [
+        (
+            "General Picton will move the 3rd Division to the right, keeping his left on the Azava, and be ready to support the Light Division if it is pressed.",
+            "keeping his left on the Azava",
+        ),
+        (
+            "2nd Div: march to Kümla, covering the bridge with the light companies.",
+            "covering the bridge with the light companies",
+        ),
+        (
+            "The Light Division will retire on Fuentes, skirmishing with the enemy.",
+            "skirmishing with the enemy",
+        ),
+    ] {
+        let o = plain(text);
+        assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
+        assert!(o.remarks.is_empty(), "{text}: {:?}", o.remarks);
+        let st = &o.stages[0];
+        assert!(
+            st.steps[0].manner.iter().any(|m| m == manner),
+            "{text}: {:?}",
+            st.steps[0].manner
+        );
+        assert!(
+            st.objectives.iter().all(|r| !manner.contains(&r.text)),
+            "{text}: {:?}",
+            st.objectives
+        );
+        assert!(
+            o.readback.contains(&format!(", {manner}")),
+            "{text}: {}",
+            o.readback
+        );
+        assert_eq!(plain(&o.readback).readback, o.readback, "{text}");
+    }
+    // With a scenario, the clause does not turn the stage into an attack or add an objective.
+    let o = hall("3rd Div: advance on Hall, keeping the stream on your left, and attack at noon.");
+    assert!(!unread(&o), "{:?}", o.diagnostics);
 }
