@@ -755,10 +755,17 @@ impl Reading<'_> {
                     // Rule `cond.modal`: "until the enemy can reinforce Hall", "if the French
                     // should advance" — a modal after the condition's subject leaves its verb to
                     // come, and that verb is the condition's own, not the recipient's action.
+                    // Rule `cond.attempt-to`: "should the enemy attempt to pass the river" —
+                    // a verb of trying and "to" leave the verb to come too.
                     if *after_subject
                         && let Tok::Filler(s) = tok
-                        && is_modal(&text[s.0..s.1])
+                        && (is_modal(&text[s.0..s.1])
+                            || trying(&text[s.0..s.1])
+                                && text[s.1..].trim_start().to_lowercase().starts_with("to "))
                     {
+                        if !is_modal(&text[s.0..s.1]) {
+                            d.rules.push("cond.attempt-to");
+                        }
                         d.rules.push("cond.modal");
                         *modal = true;
                         *predicate = true;
@@ -2299,6 +2306,24 @@ fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
 }
 
 /// A modal or auxiliary that leaves its verb to come ("can", "should", "does").
+/// A verb of trying ("attempt", "tries", "endeavour"): the infinitive after it is the verb
+/// of the clause it stands in (rule `cond.attempt-to`).
+fn trying(w: &str) -> bool {
+    matches!(
+        w.to_lowercase().as_str(),
+        "attempt"
+            | "attempts"
+            | "try"
+            | "tries"
+            | "endeavour"
+            | "endeavours"
+            | "endeavor"
+            | "endeavors"
+            | "seek"
+            | "seeks"
+    )
+}
+
 fn is_modal(w: &str) -> bool {
     matches!(
         w.to_lowercase().as_str(),

@@ -256,6 +256,10 @@ pub(crate) fn clause_subjects(
     let mut same = false;
     let mut in_condition = false;
     let mut ends = false;
+    // Rule `cond.then-subject`: a condition opened the sentence and its clause ended at a comma.
+    let mut cond_open = false;
+    let mut after_cond = false;
+    let mut then_subject = false;
     while k < toks.len() {
         // "You will attack Hall." read by `lead.third-person` names nobody: it addresses the
         // recipient.
@@ -319,6 +323,27 @@ pub(crate) fn clause_subjects(
             Tok::Connector(..) | Tok::Punct(_) | Tok::Verb { .. } => in_condition = false,
             _ => {}
         }
+        // A condition's clause ran up to this comma ("Should the enemy pass the river, …").
+        if let Tok::CondStart(kind, _) = &toks[k] {
+            // Only a condition that opens its clause ("Should …, the brigade is to …"), not
+            // one inside a stage, nor how long a stage lasts ("till formed on the beach").
+            let kind = kind.to_lowercase();
+            cond_open = clause_start
+                && !matches!(
+                    kind.as_str(),
+                    "till" | "until" | "unless" | "before" | "relative"
+                );
+        } else if matches!(&toks[k], Tok::Connector(c, _) if c != ",")
+            || matches!(&toks[k], Tok::Punct(_))
+        {
+            cond_open = false;
+            after_cond = false;
+        } else if matches!(&toks[k], Tok::Connector(c, _) if c == ",") && cond_open {
+            cond_open = false;
+            after_cond = true;
+        } else if !matches!(&toks[k], Tok::Connector(..)) && !at_break {
+            after_cond = false;
+        }
         // Rule `lead.same-subject`: "… will move to Fuentes, and will take up a position",
         // "… to Guarda, where it will halt", "The Guards will not pursue; they will re-form":
         // the subject goes on; the link is no remark.
@@ -337,7 +362,13 @@ pub(crate) fn clause_subjects(
                 (toks.get(k + 1).map(|t| word(text, t)).as_deref() == Some("to")).then_some(1)
             })
             && matches!(toks.get(k + 1 + link), Some(Tok::Verb { .. }))
-            && (commands(who, index) || passive_own(text, who, toks.get(k + 1 + link)))
+            && (commands(who, index)
+                || passive_own(text, who, toks.get(k + 1 + link))
+                || after_cond && {
+                    let fits = own_troop_words(who) && word(text, &toks[k + 1]) != "to";
+                    then_subject |= fits;
+                    fits
+                })
         {
             let span = (who.phrase_span.0, toks[k + link].span().1);
             out.push(Tok::Recipient {
@@ -361,10 +392,30 @@ pub(crate) fn clause_subjects(
     if ends {
         rules.push("cond.modal-ends");
     }
+    if then_subject {
+        rules.push("cond.then-subject");
+    }
     if same {
         rules.push("lead.same-subject");
     }
     out
+}
+
+/// Rule `cond.then-subject`: "Should the enemy attempt to pass the river, the brigade is to
+/// dispute the passage" — after a condition's clause and its comma, troops described in lower
+/// case ("the brigade", "the light companies") with their link and a verb are the subject of
+/// what follows (never the enemy or a nation), not more words of the condition.
+fn own_troop_words(who: &Target) -> bool {
+    let lex = super::lexicon::get();
+    who.form == Form::Name
+        && looks_like_troops(&who.text)
+        && !crate::text::fold(&who.text).split(' ').any(|w| {
+            let w = w.trim_end_matches("'s");
+            w == "enemy"
+                || w == "enemys"
+                || lex.is_nation(w)
+                || lex.is_nation(w.trim_end_matches('s'))
+        })
 }
 
 /// "…; the reserve cavalry is to be kept in hand": troops described in lower case, then a

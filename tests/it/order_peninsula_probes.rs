@@ -195,3 +195,52 @@ fn a_participle_clause_after_a_comma_is_how_the_stage_is_done() {
     let o = hall("3rd Div: advance on Hall, keeping the stream on your left, and attack at noon.");
     assert!(!unread(&o), "{:?}", o.diagnostics);
 }
+
+#[test]
+fn a_condition_with_a_verb_of_trying_keeps_its_infinitive_and_gives_way_to_the_subject() {
+    // Rules `cond.attempt-to` and `cond.then-subject` (30.0: a condition makes it Complex).
+    for (text, condition, who, said) in [
+        (
+            "Should the enemy attempt to pass the river, the brigade is to dispute the passage.",
+            "Should the enemy attempt to pass the river",
+            "brigade",
+            "dispute the passage",
+        ),
+        (
+            "If the French try to cross at the ford, the light infantry will defend the bank.",
+            "If the French try to cross at the ford",
+            "light infantry",
+            "defend the bank",
+        ),
+        (
+            "Should the enemy endeavour to turn our right, the cavalry is to charge him in flank.",
+            "Should the enemy endeavour to turn our right",
+            "cavalry",
+            "charge him in flank",
+        ),
+    ] {
+        let o = plain(text);
+        assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
+        assert_eq!(
+            o.order_type,
+            Some(OrderType::Complex),
+            "{text}: {}",
+            o.readback
+        );
+        assert_eq!(o.stages.len(), 1, "{text}: {}", o.readback);
+        assert_eq!(
+            o.stages[0].condition.as_ref().map(|c| c.text.as_str()),
+            Some(condition),
+            "{text}: {}",
+            o.readback
+        );
+        assert_eq!(
+            o.recipient.as_ref().map(|r| r.text.to_lowercase()),
+            Some(who.to_string()),
+            "{text}: {}",
+            o.readback
+        );
+        assert!(o.readback.contains(said), "{text}: {}", o.readback);
+        assert_eq!(plain(&o.readback).readback, o.readback, "{text}");
+    }
+}
