@@ -850,6 +850,7 @@ fn postures(
         && follow_own_command(ix.scenario, own, stages)
     {
         rules.push("verb.follow-own".into());
+        merge_same_posture(stages);
     }
     if let (Some(ix), Some(own)) = (index, own)
         && posture_from_map(ix.scenario, own, stages)
@@ -980,6 +981,41 @@ fn follow_own_command(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
         }
     }
     fired
+}
+
+/// After `verb.follow-own` changed a stage's posture: stages joined by "and" that now share one
+/// posture are one stage, as `build::stages` groups steps (6.3.3: "follow Charlot closely and
+/// keep his brigade well in hand" is one General stage, not a Complex order of two). A subject
+/// of its own, a second condition or one written before its step still starts a stage.
+fn merge_same_posture(stages: &mut Vec<Stage>) {
+    let mut i = 1;
+    while i < stages.len() {
+        let (a, b) = (&stages[i - 1], &stages[i]);
+        let joins = b.link == Link::And
+            && a.posture == b.posture
+            && b.subject.is_none()
+            && !(a.condition.is_some() && b.condition.is_some())
+            && b.condition
+                .as_ref()
+                .is_none_or(|c| b.steps.first().is_none_or(|x| c.span.0 >= x.span.0));
+        if !joins {
+            i += 1;
+            continue;
+        }
+        let b = stages.remove(i);
+        let a = &mut stages[i - 1];
+        a.condition = a.condition.take().or(b.condition);
+        a.span.1 = a.span.1.max(b.span.1);
+        a.objectives.extend(b.objectives);
+        a.route.extend(b.route);
+        a.direction = a.direction.take().or(b.direction);
+        a.facing = a.facing.take().or(b.facing);
+        a.against = a.against.take().or(b.against);
+        a.timing = a.timing.take().or(b.timing);
+        a.if_possible |= b.if_possible;
+        a.alternatives |= b.alternatives;
+        a.steps.extend(b.steps);
+    }
 }
 
 /// Rule `posture.map` (6.3.1: Engage is "offensive movement"): a stage that moves to, into or

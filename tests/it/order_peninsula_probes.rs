@@ -5,7 +5,7 @@
 use staffwork::order::{self, CheckedOrder};
 use staffwork::rules::OrderType;
 
-use super::order_natural_leads::hall;
+use super::order_natural_leads::{hall, vimeiro};
 
 fn plain(text: &str) -> CheckedOrder {
     order::check_one(text, None, None)
@@ -242,5 +242,45 @@ fn a_condition_with_a_verb_of_trying_keeps_its_infinitive_and_gives_way_to_the_s
         );
         assert!(o.readback.contains(said), "{text}: {}", o.readback);
         assert_eq!(plain(&o.readback).readback, o.readback, "{text}");
+    }
+}
+
+#[test]
+fn following_an_own_brigade_and_another_general_task_is_one_stage() {
+    // Rule `verb.follow-own` (Vimeiro, French): once the pursuit is a move, the General stages
+    // joined by "and" are one stage as `build::stages` groups them (6.3.3: General, not Complex).
+    for text in [
+        "Solignac will follow Charlot closely and keep his brigade well in hand.",
+        "Solignac will follow Charlot and hold the ridge.",
+    ] {
+        let o = vimeiro(text);
+        assert!(
+            o.rules.iter().any(|r| r == "verb.follow-own"),
+            "{text}: {:?}",
+            o.rules
+        );
+        assert_eq!(o.stages.len(), 1, "{text}: {}", o.readback);
+        assert_eq!(o.stages[0].steps.len(), 2, "{text}: {}", o.readback);
+        assert_eq!(
+            o.order_type,
+            Some(OrderType::General),
+            "{text}: {}",
+            o.readback
+        );
+        assert_eq!(vimeiro(&o.readback).readback, o.readback, "{text}");
+    }
+    // Two sentences, or "then", stay two stages.
+    for text in [
+        "Solignac will follow Charlot closely. Keep your brigade well in hand.",
+        "Solignac will follow Charlot closely and then attack Vimeiro Hill.",
+    ] {
+        let o = vimeiro(text);
+        assert_eq!(o.stages.len(), 2, "{text}: {}", o.readback);
+        assert_eq!(
+            o.order_type,
+            Some(OrderType::Complex),
+            "{text}: {}",
+            o.readback
+        );
     }
 }
