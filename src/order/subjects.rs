@@ -256,9 +256,8 @@ pub(crate) fn clause_subjects(
     let mut same = false;
     let mut in_condition = false;
     let mut ends = false;
-    // Rule `cond.then-subject`: a condition opened the sentence and its clause ended at a comma.
-    let mut cond_open = false;
-    let mut after_cond = false;
+    // Rule `cond.then-subject`: (a condition opened the clause, its comma has just passed).
+    let mut cond = (false, false);
     let mut then_subject = false;
     while k < toks.len() {
         // "You will attack Hall." read by `lead.third-person` names nobody: it addresses the
@@ -323,27 +322,7 @@ pub(crate) fn clause_subjects(
             Tok::Connector(..) | Tok::Punct(_) | Tok::Verb { .. } => in_condition = false,
             _ => {}
         }
-        // A condition's clause ran up to this comma ("Should the enemy pass the river, …").
-        if let Tok::CondStart(kind, _) = &toks[k] {
-            // Only a condition that opens its clause ("Should …, the brigade is to …"), not
-            // one inside a stage, nor how long a stage lasts ("till formed on the beach").
-            let kind = kind.to_lowercase();
-            cond_open = clause_start
-                && !matches!(
-                    kind.as_str(),
-                    "till" | "until" | "unless" | "before" | "relative"
-                );
-        } else if matches!(&toks[k], Tok::Connector(c, _) if c != ",")
-            || matches!(&toks[k], Tok::Punct(_))
-        {
-            cond_open = false;
-            after_cond = false;
-        } else if matches!(&toks[k], Tok::Connector(c, _) if c == ",") && cond_open {
-            cond_open = false;
-            after_cond = true;
-        } else if !matches!(&toks[k], Tok::Connector(..)) && !at_break {
-            after_cond = false;
-        }
+        cond_clause(&toks[k], clause_start, at_break, &mut cond);
         // Rule `lead.same-subject`: "… will move to Fuentes, and will take up a position",
         // "… to Guarda, where it will halt", "The Guards will not pursue; they will re-form":
         // the subject goes on; the link is no remark.
@@ -364,7 +343,7 @@ pub(crate) fn clause_subjects(
             && matches!(toks.get(k + 1 + link), Some(Tok::Verb { .. }))
             && (commands(who, index)
                 || passive_own(text, who, toks.get(k + 1 + link))
-                || after_cond && {
+                || cond.1 && {
                     let fits = own_troop_words(who) && word(text, &toks[k + 1]) != "to";
                     then_subject |= fits;
                     fits
@@ -399,6 +378,30 @@ pub(crate) fn clause_subjects(
         rules.push("lead.same-subject");
     }
     out
+}
+
+/// Rule `cond.then-subject`, the clauses: `cond` is (a condition opened this clause and runs
+/// on, its clause ended at the comma just passed), updated for `tok`.
+fn cond_clause(tok: &Tok, clause_start: bool, at_break: bool, cond: &mut (bool, bool)) {
+    let (open, after) = cond;
+    if let Tok::CondStart(kind, _) = tok {
+        // Only a condition that opens its clause ("Should …, the brigade is to …"), not one
+        // inside a stage, nor how long a stage lasts ("till formed on the beach").
+        let kind = kind.to_lowercase();
+        *open = clause_start
+            && !matches!(
+                kind.as_str(),
+                "till" | "until" | "unless" | "before" | "relative"
+            );
+    } else if matches!(tok, Tok::Connector(c, _) if c != ",") || matches!(tok, Tok::Punct(_)) {
+        *open = false;
+        *after = false;
+    } else if matches!(tok, Tok::Connector(c, _) if c == ",") && *open {
+        *open = false;
+        *after = true;
+    } else if !matches!(tok, Tok::Connector(..)) && !at_break {
+        *after = false;
+    }
 }
 
 /// Rule `cond.then-subject`: "Should the enemy attempt to pass the river, the brigade is to

@@ -284,3 +284,25 @@ fn following_an_own_brigade_and_another_general_task_is_one_stage() {
         );
     }
 }
+
+#[test]
+fn ready_to_act_as_circumstances_require_is_a_manner() {
+    // Lexicon manners: left to the commander's judgement, no condition and no stage (6.3.2).
+    let text = "The heavy cavalry will remain in the rear of the 1st Division, ready to act as circumstances may require.";
+    let o = plain(text);
+    assert!(!unread(&o), "{:?}", o.diagnostics);
+    assert!(o.remarks.is_empty(), "{:?}", o.remarks);
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.readback);
+    let manner = &o.stages[0].steps[0].manner;
+    assert!(
+        manner.iter().any(|m| m == "as circumstances may require"),
+        "{manner:?}"
+    );
+    assert!(
+        o.stages[0]
+            .objectives
+            .iter()
+            .all(|r| r.text != "circumstances")
+    );
+    assert_eq!(plain(&o.readback).readback, o.readback);
+}
