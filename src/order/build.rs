@@ -1702,6 +1702,8 @@ impl Reading<'_> {
             }
         } else if word.is_empty()
             && matches!(r.form, Form::Name | Form::Unit)
+            // "the ford below the bridge" (rule `place.above`) is one place, read back so.
+            && !matches!(tok, Tok::Relation { rel, .. } if rel == "above" || rel == "below")
             && st.parts.len() > 1
             && st
                 .parts
@@ -2730,6 +2732,29 @@ fn before_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) 
 fn before_place(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
     let mut k = 0;
     while k + 1 < toks.len() {
+        // Rule `place.above`: "the heights above Hall", "the ford below the bridge" — "above" or
+        // "below" and a place is where, relative to it, never an unread word.
+        if let Tok::Filler(f) = toks[k]
+            && let w @ ("above" | "below") = text[f.0..f.1].to_lowercase().as_str()
+            && let Tok::Place(t) = &toks[k + 1]
+            && matches!(t.form, Form::Name | Form::Vague | Form::Hex | Form::Pronoun)
+            && !super::resolve::looks_like_troops(&t.text)
+        {
+            let rel = w.to_string();
+            let t = t.clone();
+            let span = (f.0, t.span.1);
+            toks.splice(
+                k..=k + 1,
+                [Tok::Relation {
+                    rel,
+                    target: t,
+                    span,
+                }],
+            );
+            rules.push("place.above");
+            k += 1;
+            continue;
+        }
         let fits = matches!(&toks[k], Tok::Filler(f) if text[f.0..f.1].eq_ignore_ascii_case("before"))
             && matches!(&toks[k + 1], Tok::Place(t)
                 if matches!(t.form, Form::Name | Form::Vague | Form::Hex)

@@ -306,3 +306,41 @@ fn ready_to_act_as_circumstances_require_is_a_manner() {
     );
     assert_eq!(plain(&o.readback).readback, o.readback);
 }
+
+#[test]
+fn above_and_below_a_place_and_not_quitting_a_position_are_read() {
+    // Rule `place.above`: where, relative to the place (never an unread word).
+    for (text, said) in [
+        (
+            "The 7th Division will cross the Coa at the ford of Seceiras and take post on the heights above it.",
+            "above it",
+        ),
+        (
+            "3rd Div: cross at the ford below the bridge.",
+            "below the bridge",
+        ),
+    ] {
+        let o = plain(text);
+        assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
+        assert!(
+            o.rules.iter().any(|r| r == "place.above"),
+            "{text}: {:?}",
+            o.rules
+        );
+        assert!(o.readback.contains(said), "{text}: {}", o.readback);
+        assert_eq!(plain(&o.readback).readback, o.readback, "{text}");
+    }
+    // "quit" (lexicon: withdraw) after "will not" is a prohibition (neg.prohibition).
+    let o = plain("General Spencer will not quit his position without further orders.");
+    assert!(
+        o.diagnostics.iter().all(|d| d.code != "no-action"),
+        "{:?}",
+        o.diagnostics
+    );
+    assert_eq!(o.prohibitions.len(), 1, "{}", o.readback);
+    assert!(
+        o.prohibitions[0].text.starts_with("quit his position"),
+        "{:?}",
+        o.prohibitions
+    );
+}
