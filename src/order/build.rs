@@ -2699,9 +2699,14 @@ fn directed_by(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
 fn before_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
     for k in 0..toks.len() {
         let Tok::Filler(s) = toks[k] else { continue };
-        if !text[s.0..s.1].eq_ignore_ascii_case("before") {
-            continue;
-        }
+        let word = text[s.0..s.1].to_ascii_lowercase();
+        // Rule `cond.while`: "… while Lapisse attacks in earnest" — what is done at the same
+        // time as another command's action hangs on it: a condition (30.0), never a stage.
+        let kind = match word.as_str() {
+            "before" => "before",
+            "while" => "while",
+            _ => continue,
+        };
         // A subject first (a name, troops, a pronoun), then its verb within a few words.
         let subject = matches!(toks.get(k + 1), Some(Tok::Place(_) | Tok::Filler(_)))
             && !matches!(toks.get(k + 1), Some(Tok::Filler(f)) if is_modal(&text[f.0..f.1]));
@@ -2719,8 +2724,12 @@ fn before_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) 
                 _ => false,
             });
         if subject && verb_follows {
-            toks[k] = Tok::CondStart("before".into(), s);
-            rules.push("cond.before");
+            toks[k] = Tok::CondStart(kind.into(), s);
+            rules.push(if kind == "before" {
+                "cond.before"
+            } else {
+                "cond.while"
+            });
         }
     }
     toks

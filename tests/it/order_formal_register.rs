@@ -398,3 +398,34 @@ fn disputing_a_passage_to_the_utmost_is_a_defence() {
         o.readback
     );
 }
+
+#[test]
+fn while_another_command_acts_is_a_condition_not_a_stage() {
+    use staffwork::rules::OrderType;
+    // Rule `cond.while` (30.0): the simultaneous action is another command's, never a stage.
+    for (text, cond) in [
+        (
+            "Villatte: hold the Cascajal while Ruffin crosses the Portina.",
+            "while Ruffin crosses the Portina",
+        ),
+        (
+            "Sebastiani will hold the Cascajal while Leval crosses the Portina.",
+            "while Leval crosses the Portina",
+        ),
+    ] {
+        let o = talavera(text);
+        assert_eq!(o.stages.len(), 1, "{text}: {}", o.readback);
+        assert_eq!(
+            o.stages[0].condition.as_ref().map(|c| c.text.as_str()),
+            Some(cond),
+            "{text}: {}",
+            o.readback
+        );
+        assert_eq!(o.order_type, Some(OrderType::Complex), "{text}");
+        assert!(
+            o.diagnostics.iter().all(|d| d.code != "unstructured-text"),
+            "{text}: {:?}",
+            o.diagnostics
+        );
+    }
+}
