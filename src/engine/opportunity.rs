@@ -392,18 +392,16 @@ pub(crate) fn halve_at(ctx: &mut Ctx, side: &str, target: &str, at: Hex, was: Mo
         return;
     }
     if lost > 0 {
-        ctx.emit_side(
+        mp_lost(
+            ctx,
             side,
-            super::EventKind::MovementPointsLost {
-                unit: target.to_string(),
-                half_mp: lost,
-                rule: "12.1.2".into(),
-                reason: format!(
-                    "Disorganized by Opportunity Fire at {at}: the {} MP it had left there halved",
-                    crate::movement::tables::show_halves(left[i])
-                ),
-                extension: None,
-            },
+            target,
+            lost,
+            "12.1.2",
+            format!(
+                "Disorganized by Opportunity Fire at {at}: the {} MP it had left there halved",
+                crate::movement::tables::show_halves(left[i])
+            ),
         );
     }
     // The farthest hex of the path it could still pay for from `at`.
@@ -470,16 +468,28 @@ pub(crate) fn halve_at_formation_change(
         return;
     };
     // The larger half kept (decision 0084); nothing lost still marks it halved (21.1).
+    mp_lost(
+        ctx,
+        side,
+        target,
+        left / 2,
+        "12.1.2",
+        format!(
+            "Disorganized by Opportunity Fire at its formation change at {at}: the {} MP it had left halved for the rest of the phase",
+            crate::movement::tables::show_halves(left)
+        ),
+    );
+}
+
+/// `movement-points-lost` for `target` (never a Line Extension), told to its side.
+fn mp_lost(ctx: &mut Ctx, side: &str, target: &str, half_mp: u32, rule: &str, reason: String) {
     ctx.emit_side(
         side,
         super::EventKind::MovementPointsLost {
             unit: target.to_string(),
-            half_mp: left / 2,
-            rule: "12.1.2".into(),
-            reason: format!(
-                "Disorganized by Opportunity Fire at its formation change at {at}: the {} MP it had left halved for the rest of the phase",
-                crate::movement::tables::show_halves(left)
-            ),
+            half_mp,
+            rule: rule.into(),
+            reason,
             extension: None,
         },
     );
@@ -524,15 +534,13 @@ fn minimum_move_after_fire(
     );
     let rest = left[left.len() - 1];
     if rest > 0 {
-        ctx.emit_side(
+        mp_lost(
+            ctx,
             side,
-            super::EventKind::MovementPointsLost {
-                unit: target.to_string(),
-                half_mp: rest,
-                rule: "12.1.5".into(),
-                reason: format!("{why}, which uses up its entire Movement Allowance"),
-                extension: None,
-            },
+            target,
+            rest,
+            "12.1.5",
+            format!("{why}, which uses up its entire Movement Allowance"),
         );
     }
     move_stopped(ctx, side, target, first, "12.1.5", why.clone(), 0);

@@ -176,6 +176,12 @@ fn lower_first(s: &str) -> String {
     }
 }
 
+/// A token's text as written, lower-cased.
+fn tok_word(text: &str, t: &Tok) -> String {
+    let s = t.span();
+    text[s.0..s.1].to_lowercase()
+}
+
 fn words(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -2475,10 +2481,7 @@ fn from_short(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
 /// and a span of time from now is when the step starts (30.0: a start time, so Complex), kept as
 /// written; never a place called "20" and an unread "minutes".
 fn in_minutes(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
-    let word = |t: &Tok| {
-        let s = t.span();
-        text[s.0..s.1].to_lowercase()
-    };
+    let word = |t: &Tok| tok_word(text, t);
     let mut k = 0;
     while k + 2 < toks.len() {
         if !matches!(&toks[k], Tok::DestPrep(..) | Tok::Filler(_)) || word(&toks[k]) != "in" {
@@ -2914,10 +2917,7 @@ fn relative_negation(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static st
 /// attempt to regain their situation" — "nor is/are (subject) … to" forbids the verb after "to",
 /// as "is not to" does; the subject between is the writer's description, not a place.
 fn nor_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
-    let word = |t: &Tok| {
-        let s = t.span();
-        text[s.0..s.1].to_lowercase()
-    };
+    let word = |t: &Tok| tok_word(text, t);
     let Some(k) = toks
         .iter()
         .position(|t| matches!(t, Tok::Filler(_) | Tok::Connector(..)) && word(t) == "nor")
@@ -3400,10 +3400,7 @@ fn by_clock(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<To
 /// "the guns are to be posted on the hill" — troops that "will be" or "are to be" done to are
 /// the recipient, and the participle is the action (there is no agent to carry it out).
 fn passive_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
-    let word = |t: &Tok| {
-        let s = t.span();
-        text[s.0..s.1].to_lowercase()
-    };
+    let word = |t: &Tok| tok_word(text, t);
     let troops = |t: &Tok| match t {
         Tok::Place(p) => super::resolve::looks_like_troops(&p.text),
         Tok::Recipient { who: Some(w), .. } => super::resolve::looks_like_troops(&w.text),

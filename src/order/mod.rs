@@ -964,6 +964,7 @@ fn follow_own_command(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
     };
     let mut fired = false;
     for st in stages.iter_mut() {
+        let mut changed = false;
         for x in &mut st.steps {
             if x.action == Action::Pursue
                 && x.verb == "follow"
@@ -972,13 +973,14 @@ fn follow_own_command(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
             {
                 x.action = Action::Move;
                 x.posture = Posture::General;
-                fired = true;
+                changed = true;
             }
         }
-        if fired && st.steps.iter().all(|x| x.posture == Posture::General) {
+        if changed && st.steps.iter().all(|x| x.posture == Posture::General) {
             st.posture = Posture::General;
             st.action = st.steps.first().map_or(st.action, |x| x.action);
         }
+        fired |= changed;
     }
     fired
 }

@@ -383,22 +383,39 @@ fn read_head(conn: &Connection, start: &ChainStart) -> Result<Head, StoreError> 
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .optional()?;
-    let events = last_event.as_ref().map_or(0, |e| e.0);
-    let commands = last_command.as_ref().map_or(0, |c| c.0);
+    Ok(head_of(
+        start,
+        last_event
+            .as_ref()
+            .map(|(seq, of, hash)| (*seq, *of, hash.as_str())),
+        last_command
+            .as_ref()
+            .map(|(seq, hash)| (*seq, hash.as_deref())),
+    ))
+}
+
+/// The head of a record from its last event (number, command, hash) and its last command
+/// (number, link): in chain 2 the last link is the last event's if it belongs to the last
+/// command, else that command's own.
+fn head_of(
+    start: &ChainStart,
+    last_event: Option<(i64, i64, &str)>,
+    last_command: Option<(i64, Option<&str>)>,
+) -> Head {
     let hash = match (start.version, last_event, last_command) {
         (1, Some((_, _, hash)), _) => hash,
-        (1, None, _) => GENESIS.to_string(),
+        (1, None, _) => GENESIS,
         (_, Some((_, of, hash)), Some((seq, _))) if of >= seq => hash,
         // A command row without its link (edited) leaves no head hash; the chain check names it.
         (_, _, Some((_, hash))) => hash.unwrap_or_default(),
         (_, Some((_, _, hash)), None) => hash,
-        (_, None, None) => start.genesis.clone(),
+        (_, None, None) => &start.genesis,
     };
-    Ok(Head {
-        events,
-        commands,
-        hash,
-    })
+    Head {
+        events: last_event.map_or(0, |e| e.0),
+        commands: last_command.map_or(0, |c| c.0),
+        hash: hash.to_string(),
+    }
 }
 
 /// Why the game row's record of the head (`record`) and the tables' head disagree, if they do:
@@ -1041,7 +1058,13 @@ impl Store {
         {
             return Err(corrupt(why));
         }
-        let head = read_head(&tx, &self.start)?;
+        let head = head_of(
+            &self.start,
+            events
+                .last()
+                .map(|e| (e.seq, e.command_seq, e.hash.as_str())),
+            commands.last().map(|c| (c.seq, c.hash.as_deref())),
+        );
         // Decision 0050: a record cut back (the last commands and events deleted, say to undo
         // a bad roll) is refused on opening, not only by a write or `replay --verify`.
         if let Some(why) = head_mismatch(&read_record(&tx)?, &head) {
