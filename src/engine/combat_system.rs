@@ -884,6 +884,12 @@ pub(super) fn resolve(
         .and_then(|d| ctx.state.units.get(d))
         .map(|u| u.morale)
         .unwrap_or_default();
+    // 13.1.2: a Line Extension's Morale State is its own.
+    let ext_was = options
+        .defender_at
+        .zip(defenders.first())
+        .and_then(|(h, d)| super::extensions::part(&ctx.state, d, h))
+        .map(|p| p.morale);
     apply(
         ctx,
         &d_side,
@@ -912,6 +918,13 @@ pub(super) fn resolve(
         } else {
             super::opportunity::halve_at(ctx, &d_side, target, at, was);
         }
+    }
+    // 12.1.2 with 13.1.3: fire at an earlier hex of a Line Extension's own path that leaves
+    // it Disorganized halves what it had there, which may stop it short (decision 0192).
+    if let (Some(at), [target], Some(ext)) =
+        (options.opportunity_at, defenders, options.defender_at)
+    {
+        super::opportunity::halve_extension_at(ctx, &d_side, target, ext, at, ext_was);
     }
     // 16.5.6, 16.5.7: a Reaction Charge that Routs the mover, makes it form Square or sends it
     // back stops its move where the charge met it.

@@ -289,6 +289,7 @@ pub fn describe(e: &Event) -> String {
             rule,
             reason,
             unspent_half_mp,
+            extension,
         } => {
             let back = if *unspent_half_mp > 0 {
                 format!(
@@ -298,7 +299,10 @@ pub fn describe(e: &Event) -> String {
             } else {
                 String::new()
             };
-            format!("{unit} stands at {at} ({rule}: {reason}{back})")
+            format!(
+                "{}{unit} stands at {at} ({rule}: {reason}{back})",
+                extension_of(*extension)
+            )
         }
         EventKind::MoveHalted {
             unit,

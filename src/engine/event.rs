@@ -252,7 +252,8 @@ pub enum EventKind {
     /// A unit's move stopped short of where it went: Routed by Opportunity Fire at `at`, a hex
     /// of its path (17.4 with 11.3.2, decision 0154), or its MP halved there short of the rest
     /// of the path (12.1.2, decision 0182); it stands at `at` and the rest of the path was not
-    /// travelled. The move's own event is not rewritten.
+    /// travelled. The move's own event is not rewritten. With `extension`, the unit's Line
+    /// Extension stopped, or (rule 13.3.3) was placed next to its parent (decision 0192).
     MoveStopped {
         unit: String,
         at: Hex,
@@ -262,6 +263,10 @@ pub enum EventKind {
         /// never travelled (decision 0182). Absent in older files.
         #[serde(default, skip_serializing_if = "is_zero")]
         unspent_half_mp: u32,
+        /// The unit's Line Extension standing in this hex stopped, not the unit: 12.1.2 with
+        /// 13.1.1, 13.1.3 (decision 0192). Absent for the unit itself and in older files.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        extension: Option<Hex>,
     },
     /// A side's move, planned against what it sees, halted against the truth before what it met
     /// (4.0, 12.3.1; decision 0181): it stands at `at`, short of `short_of`, the destination it

@@ -406,6 +406,7 @@ fn apply(state: &mut GameState, event: &Event) {
                 // 17.4.2: it appears in its hex (13.1.3), a target there of its own.
                 last_path: vec![*hex],
                 last_facings: Vec::new(),
+                last_left: Vec::new(),
             });
             m.halves += half_mp;
             u.moved = Some(m);
@@ -418,6 +419,7 @@ fn apply(state: &mut GameState, event: &Event) {
             half_mp,
             facing,
             facings,
+            left,
             ..
         } => {
             let (turn, player) = (state.turn, state.player);
@@ -433,6 +435,7 @@ fn apply(state: &mut GameState, event: &Event) {
                     p.moved = Some(spent);
                     p.last_path.clone_from(path);
                     p.last_facings.clone_from(facings);
+                    p.last_left.clone_from(left);
                     if facing.is_some() {
                         p.facing = *facing;
                     }
@@ -476,6 +479,38 @@ fn apply(state: &mut GameState, event: &Event) {
             if *halved {
                 let turn = state.turn;
                 state.movement.entry(unit.clone()).or_default().halved_in = Some(turn);
+            }
+        }
+        EventKind::MoveStopped {
+            unit,
+            at,
+            unspent_half_mp,
+            extension: Some(from),
+            ..
+        } => {
+            // 12.1.2 with 13.1.1: the Line Extension in `from` stops at `at`, a hex of its own
+            // path; the rest was not travelled, nor its MP spent (decision 0192).
+            let (turn, player) = (state.turn, state.player);
+            if let Some(m) = state.movement.get_mut(unit) {
+                for h in m.extensions.iter_mut().filter(|h| **h == *from) {
+                    *h = *at;
+                }
+                if let Some(p) = m.extension_parts.iter_mut().find(|p| p.hex == *from) {
+                    p.hex = *at;
+                    if let Some(i) = p.last_path.iter().position(|h| h == at) {
+                        let dropped = p.last_path.len().saturating_sub(i + 1) as u32;
+                        p.last_path.truncate(i + 1);
+                        p.last_left.truncate(i + 1);
+                        p.last_facings.truncate(i + 1);
+                        if let Some(c) = p.last_facings.get(i) {
+                            p.facing = Some(*c);
+                        }
+                        let mut spent = p.spent_in(turn, player);
+                        spent.halves = spent.halves.saturating_sub(*unspent_half_mp);
+                        spent.hexes = spent.hexes.saturating_sub(dropped);
+                        p.moved = Some(spent);
+                    }
+                }
             }
         }
         EventKind::MoveStopped {

@@ -566,7 +566,7 @@ fn backstep_allowed(
 /// 13.1.2: a Line Extension moves as a Line with its own MP spent this phase, facing and Morale
 /// State (decision 0153): its allowance a Line's, halved while it is Disorganized (21.1) unless
 /// halved on the way (12.1.2), and by a scenario's halving of its unit (Ruffin's Attack).
-fn extension_mover(
+pub(super) fn extension_mover(
     ctx: &Ctx,
     u: &Unit,
     part: &super::state::ExtensionPart,

@@ -404,11 +404,7 @@ pub(crate) fn halve_at(ctx: &mut Ctx, side: &str, target: &str, at: Hex, was: Mo
             ),
         );
     }
-    // The farthest hex of the path it could still pay for from `at`.
-    let k = (i..path.len())
-        .rev()
-        .find(|&k| left[i].saturating_sub(left[k]) <= kept)
-        .unwrap_or(i);
+    let k = reach(&left, i, kept);
     if k < end {
         let unspent = left[k].saturating_sub(left[end]);
         move_stopped(
@@ -425,6 +421,236 @@ pub(crate) fn halve_at(ctx: &mut Ctx, side: &str, target: &str, at: Hex, was: Mo
             unspent,
         );
     }
+}
+
+/// The farthest index of `left` (the half-points left at each hex of a path) that `kept`
+/// half-points pay for from index `i` (12.1.2).
+fn reach(left: &[u32], i: usize, kept: u32) -> usize {
+    (i..left.len())
+        .rev()
+        .find(|&k| left[i].saturating_sub(left[k]) <= kept)
+        .unwrap_or(i)
+}
+
+/// 12.1.2 with 13.1.1, 13.1.3 and 17.4.2: Opportunity Fire at `target`'s Line Extension now in
+/// `ext`, at hex `at` of the path it moved along on its own this phase, that left it
+/// Disorganized (from a better state, `was`). Its move "is considered movement by the Line
+/// Extension for all purposes" (13.1.3), so it is judged as `halve_at` judges a unit's: what it
+/// had left at `at` (`extension-moved`'s `left`; at the hex it stands in, what it has left now)
+/// is halved, the larger half kept; where the kept half does not pay for the rest of its path,
+/// it stops where they run out (`move-stopped` naming the extension). 12.1.5's one-hex move
+/// after fire at its start hex applies as to a unit (decision 0187). Stopped in a hex not next
+/// to its parent, 13.3.3: a parent that has not moved this phase must end next to it (its move
+/// is refused otherwise, 13.0); next to one that has, it is placed (`beside_parent`, a second
+/// `move-stopped`, rule 13.3.3). Decision 0192.
+pub(crate) fn halve_extension_at(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    ext: Hex,
+    at: Hex,
+    was: Option<MoraleState>,
+) {
+    let Some(was) = was else { return };
+    let Some(part) = super::extensions::part(&ctx.state, target, ext).cloned() else {
+        return;
+    };
+    if part.morale != MoraleState::Disorganized || was <= MoraleState::Disorganized {
+        return;
+    }
+    let path = extension_path_this_phase(&ctx.state, target, ext);
+    let Some(i) = path.iter().position(|h| *h == at) else {
+        return;
+    };
+    let end = path.len() - 1;
+    // At the hex it stands in, what it has left now, counted as before the fire (a turn in
+    // place since included); elsewhere, what its move recorded.
+    let mut left = part.last_left.clone();
+    if i == end {
+        let Some(u) = ctx.eng.scenario.unit(target).cloned() else {
+            return;
+        };
+        let mut before = part.clone();
+        before.morale = was;
+        let Ok(m) = super::movement::extension_mover(ctx, &u, &before) else {
+            return;
+        };
+        left = vec![0; path.len()];
+        left[end] = m.left();
+    } else if left.len() != path.len() {
+        return;
+    }
+    let lost = left[i] / 2;
+    let kept = left[i] - lost;
+    let show = crate::movement::tables::show_halves;
+    // 12.1.5 with 13.1.3: fired on at its start hex having spent nothing this phase, it may
+    // still move the one hex, using up all it had, at the cost of a Morale State.
+    let spent = part
+        .spent_in(ctx.state.turn, ctx.state.player)
+        .halves
+        .saturating_sub(left[0].saturating_sub(left[end]));
+    if i == 0 && end > 0 && kept < left[0] - left[1] && spent == 0 {
+        let why = format!(
+            "Disorganized by Opportunity Fire at its start hex {at}, it kept {} MP, too few for the {} MP to {}; it moves that one hex by 12.1.5 (13.1.3)",
+            show(kept),
+            show(left[0] - left[1]),
+            path[1]
+        );
+        if left[end] > 0 {
+            extension_mp_lost(
+                ctx,
+                side,
+                target,
+                ext,
+                left[end],
+                "12.1.5",
+                format!("{why}, which uses up its entire Movement Allowance"),
+            );
+        }
+        let (first, unspent) = (path[1], 0);
+        extension_stopped(
+            ctx,
+            side,
+            target,
+            ext,
+            first,
+            "12.1.5",
+            why.clone(),
+            unspent,
+        );
+        super::zones::degrade_part(
+            ctx,
+            side,
+            target,
+            Some(first),
+            "12.1.5",
+            format!("{why}, at the cost of a Morale State"),
+            0,
+        );
+        return;
+    }
+    // Nothing lost still marks it halved, so its allowance is not halved again (21.1).
+    extension_mp_lost(
+        ctx,
+        side,
+        target,
+        ext,
+        lost,
+        "12.1.2",
+        format!(
+            "Disorganized by Opportunity Fire at {at}: the {} MP it had left there halved",
+            show(left[i])
+        ),
+    );
+    let k = reach(&left, i, kept);
+    if k == end {
+        return;
+    }
+    let cut = format!(
+        "Disorganized by Opportunity Fire at {at}, it kept {} MP, which pay for its path only as far as {}",
+        show(kept),
+        path[k]
+    );
+    let unspent = left[k].saturating_sub(left[end]);
+    extension_stopped(ctx, side, target, ext, path[k], "12.1.2", cut, unspent);
+    // 13.3.3: stopped apart from a parent that has already moved, it is placed next to it.
+    let Some(parent_at) = ctx.state.positions.get(target).copied() else {
+        return;
+    };
+    if path[k].is_adjacent(parent_at) || path_this_phase(&ctx.state, target).is_none() {
+        return;
+    }
+    if let Some(h) = beside_parent(ctx, target, parent_at, path[k]) {
+        extension_stopped(
+            ctx,
+            side,
+            target,
+            path[k],
+            h,
+            "13.3.3",
+            format!(
+                "stopped at {} apart from its parent at {parent_at}, which has already moved: placed next to it",
+                path[k]
+            ),
+            0,
+        );
+    }
+}
+
+/// 13.3.3: the hex next to `parent_at` where `unit`'s Line Extension stopped at `from` is
+/// placed: on the map, holding no enemy piece and no other Line Extension, the nearest to
+/// `from` (the first in the neighbours' order N, NE, SE, S, SW, NW on a tie). Decision 0192.
+fn beside_parent(ctx: &Ctx, unit: &str, parent_at: Hex, from: Hex) -> Option<Hex> {
+    let s = ctx.eng.scenario;
+    let side = s.unit(unit)?.side.clone();
+    let taken: Vec<Hex> = super::extensions::all(ctx, None)
+        .into_iter()
+        .filter(|(p, h)| !(p == unit && *h == from))
+        .map(|(_, h)| h)
+        .chain(
+            ctx.state
+                .positions
+                .iter()
+                .filter(|(p, _)| s.unit(p).is_some_and(|x| x.side != side))
+                .map(|(_, h)| *h),
+        )
+        .collect();
+    parent_at
+        .neighbours()
+        .into_iter()
+        .filter(|h| ctx.eng.move_map.contains(*h) && !taken.contains(h))
+        .min_by_key(|h| h.distance(from))
+}
+
+/// `movement-points-lost` for `target`'s Line Extension in `ext` (13.1.2: its own MP).
+fn extension_mp_lost(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    ext: Hex,
+    half_mp: u32,
+    rule: &str,
+    reason: String,
+) {
+    ctx.emit_side(
+        side,
+        super::EventKind::MovementPointsLost {
+            unit: target.to_string(),
+            half_mp,
+            rule: rule.into(),
+            reason,
+            extension: Some(ext),
+        },
+    );
+}
+
+/// `target`'s Line Extension in `ext` stops at `at`, a hex of its own path (`move-stopped`
+/// naming it), `unspent` half-points given back. Nothing when it already stands there.
+#[allow(clippy::too_many_arguments)]
+fn extension_stopped(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    ext: Hex,
+    at: Hex,
+    rule: &str,
+    reason: String,
+    unspent: u32,
+) {
+    if ext == at {
+        return;
+    }
+    ctx.emit_side(
+        side,
+        super::EventKind::MoveStopped {
+            unit: target.to_string(),
+            at,
+            rule: rule.into(),
+            reason,
+            unspent_half_mp: unspent,
+            extension: Some(ext),
+        },
+    );
 }
 
 /// 12.1.2 with 17.4 trigger 3: fire at `target`'s formation change at `at` that left it
@@ -623,6 +849,7 @@ fn move_stopped(
             rule: rule.into(),
             reason,
             unspent_half_mp: unspent,
+            extension: None,
         },
     );
 }

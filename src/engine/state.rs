@@ -475,6 +475,11 @@ pub struct ExtensionPart {
     /// at an earlier hex of it reads the facing it had there (10.0; decision 0189).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_facings: Vec<crate::movement::facing::Corner>,
+    /// Half-points it had left on reaching each hex of `last_path` (`extension-moved`'s `left`),
+    /// so fire that Disorganizes it at an earlier hex halves what it had there (12.1.2;
+    /// decision 0192).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_left: Vec<u32>,
 }
 
 impl ExtensionPart {
