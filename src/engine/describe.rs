@@ -290,6 +290,7 @@ pub fn describe(e: &Event) -> String {
             reason,
             unspent_half_mp,
             extension,
+            ..
         } => {
             let back = if *unspent_half_mp > 0 {
                 format!(

@@ -267,6 +267,10 @@ pub enum EventKind {
         /// 13.1.1, 13.1.3 (decision 0192). Absent for the unit itself and in older files.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         extension: Option<Hex>,
+        /// It stopped in an earlier move of the phase than its last, this one (0 first): the
+        /// later moves were never made (12.1.2; decision 0193). Absent for the last move.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        phase_move: Option<u32>,
     },
     /// A side's move, planned against what it sees, halted against the truth before what it met
     /// (4.0, 12.3.1; decision 0181): it stands at `at`, short of `short_of`, the destination it

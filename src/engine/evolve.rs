@@ -330,6 +330,22 @@ fn apply(state: &mut GameState, event: &Event) {
                 u.last_path_in = Some((turn, player));
                 u.last_left.clone_from(left);
                 u.last_facings.clone_from(facings);
+                // 12.1.2: each move of the phase with its figures (decision 0193).
+                u.phase_moves
+                    .retain(|l| (l.turn, l.player) == (turn, player));
+                if left.len() == path.len() && !path.is_empty() {
+                    let spent_before = u.spent_in(turn, player).halves;
+                    u.phase_moves.push(super::state::PhaseLeg {
+                        turn,
+                        player,
+                        path: path.clone(),
+                        left: left.clone(),
+                        facings: facings.clone(),
+                        spent_before,
+                    });
+                } else {
+                    u.phase_moves.clear();
+                }
                 let mut m = u.spent_in(turn, player);
                 m.halves += mp;
                 m.hexes += path.len().saturating_sub(1) as u32;
@@ -348,17 +364,32 @@ fn apply(state: &mut GameState, event: &Event) {
             let u = state.movement.entry(unit.clone()).or_default();
             u.formation = Some(*to);
             // 17.4 trigger 3; a required retreat's limbering (21.4.6) never triggers (17.4.5),
-            // nor does a Square undone because the unit was Disorganized first (17.4.6).
-            let undone = rule == "17.4.6";
+            // nor does a Square undone because the unit was Disorganized first (17.4.6), nor a
+            // change beyond where a halving stopped it, which it never made (12.1.2, 0193).
+            let never_made = rule == "12.1.2";
+            let undone = rule == "17.4.6" || never_made;
+            if never_made
+                && let Some(i) = u.formation_changed_at.iter().rposition(|c| {
+                    (c.turn, c.player) == (turn, player) && (c.from, c.to) == (*to, *from)
+                })
+            {
+                u.formation_changed_at.remove(i);
+            }
             if let (Some(at), false) = (at, rule == "21.4.6" || undone) {
                 u.formation_changed_at
                     .retain(|c| (c.turn, c.player) == (turn, player));
+                let moves_before = u
+                    .phase_moves
+                    .iter()
+                    .filter(|l| (l.turn, l.player) == (turn, player))
+                    .count() as u32;
                 u.formation_changed_at.push(FormationChangeAt {
                     turn,
                     player,
                     hex: at,
                     from: *from,
                     to: *to,
+                    moves_before,
                 });
             }
             // 8.2.2: leaving all-around facing (a Square), it chooses any facing.
@@ -517,6 +548,44 @@ fn apply(state: &mut GameState, event: &Event) {
             unit,
             at,
             unspent_half_mp,
+            phase_move: Some(j),
+            ..
+        } => {
+            // 12.1.2: it stopped in an earlier move of the phase; the later ones were never
+            // made, and that move's path ends at `at` (decision 0193).
+            state.positions.insert(unit.clone(), *at);
+            let (turn, player) = (state.turn, state.player);
+            let j = *j as usize;
+            if let Some(u) = state.movement.get_mut(unit)
+                && let Some(leg) = u.phase_moves.get(j).cloned()
+                && let Some(i) = leg.path.iter().position(|h| h == at)
+            {
+                let later: usize = u.phase_moves[j + 1..]
+                    .iter()
+                    .map(|l| l.path.len().saturating_sub(1))
+                    .sum();
+                let dropped = (later + leg.path.len().saturating_sub(i + 1)) as u32;
+                u.phase_moves.truncate(j + 1);
+                let l = &mut u.phase_moves[j];
+                l.path.truncate(i + 1);
+                l.left.truncate(i + 1);
+                l.facings.truncate(i + 1);
+                u.last_path.clone_from(&l.path);
+                u.last_left.clone_from(&l.left);
+                u.last_facings.clone_from(&l.facings);
+                if let Some(c) = l.facings.get(i) {
+                    u.facing = Some(*c);
+                }
+                let mut m = PhaseMove::in_phase(u.moved, turn, player);
+                m.halves = m.halves.saturating_sub(*unspent_half_mp);
+                m.hexes = m.hexes.saturating_sub(dropped);
+                u.moved = Some(m);
+            }
+        }
+        EventKind::MoveStopped {
+            unit,
+            at,
+            unspent_half_mp,
             ..
         } => {
             // 17.4 with 11.3.2, 12.1.2: it stands where it stopped; the path beyond was not
@@ -526,6 +595,12 @@ fn apply(state: &mut GameState, event: &Event) {
             if let Some(u) = state.movement.get_mut(unit)
                 && let Some(i) = u.last_path.iter().position(|h| h == at)
             {
+                // The phase's last move ends there too (decision 0193).
+                if let Some(l) = u.phase_moves.last_mut().filter(|l| l.path == u.last_path) {
+                    l.path.truncate(i + 1);
+                    l.left.truncate(i + 1);
+                    l.facings.truncate(i + 1);
+                }
                 let dropped = u.last_path.len().saturating_sub(i + 1) as u32;
                 u.last_path.truncate(i + 1);
                 u.last_left.truncate(i + 1);

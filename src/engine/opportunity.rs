@@ -649,6 +649,7 @@ fn extension_stopped(
             reason,
             unspent_half_mp: unspent,
             extension: Some(ext),
+            phase_move: None,
         },
     );
 }
@@ -671,6 +672,9 @@ pub(crate) fn halve_at_formation_change(
     }
     let stands = ctx.state.positions.get(target).copied();
     let path = path_this_phase(&ctx.state, target).unwrap_or_default();
+    if halve_before_earlier_move(ctx, side, target, at, &path) {
+        return;
+    }
     if path.len() > 1 && path[0] == at && stands != Some(at) {
         halve_at(ctx, side, target, at, was);
         return;
@@ -705,6 +709,124 @@ pub(crate) fn halve_at_formation_change(
             crate::movement::tables::show_halves(left)
         ),
     );
+}
+
+/// 12.1.2 with 17.4 trigger 3 (decision 0193): fire at `target`'s formation change at `at`
+/// made before a move of this phase that is not its last (it moved again since). What it had
+/// left there, after the change was paid (that move's `left` at its start), is halved; the
+/// kept half pays for that move and the later ones, in order, as far as it goes: where it runs
+/// out, the unit stops (`move-stopped`, rule 12.1.2, naming the move with `phase_move` when it
+/// is not the last), the moves and formation changes beyond never made (each change undone by
+/// `formation-changed` back, 0 MP, rule 12.1.2) and what they cost given back. False (nothing
+/// done) when that change was not made before such a move or the figures were not recorded.
+fn halve_before_earlier_move(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    at: Hex,
+    path: &[Hex],
+) -> bool {
+    let phase = (ctx.state.turn, ctx.state.player);
+    let Some(m) = ctx.state.movement.get(target) else {
+        return false;
+    };
+    let legs: Vec<super::state::PhaseLeg> = m
+        .phase_moves
+        .iter()
+        .filter(|l| (l.turn, l.player) == phase)
+        .cloned()
+        .collect();
+    let Some(change) = changes_this_phase(&ctx.state, target)
+        .filter(|c| c.hex == at)
+        .last()
+        .copied()
+    else {
+        return false;
+    };
+    let n = change.moves_before as usize;
+    // Only a change before a move that is not the last: the last is `halve_at`'s (0188).
+    if n + 1 >= legs.len()
+        || legs[n].path.first() != Some(&at)
+        || legs.last().is_none_or(|l| l.path != path)
+    {
+        return false;
+    }
+    let spent_now = m.spent_in(phase.0, phase.1).halves;
+    let spent_at = |j: usize, k: usize| {
+        let l = &legs[j];
+        l.spent_before + l.left[0].saturating_sub(l.left[k])
+    };
+    let left = legs[n].left[0];
+    let lost = left / 2;
+    let kept = left - lost;
+    let start = spent_at(n, 0);
+    // The farthest point of the moves from the change on that the kept half pays for.
+    let points: Vec<(usize, usize)> = (n..legs.len())
+        .flat_map(|j| (0..legs[j].path.len()).map(move |k| (j, k)))
+        .collect();
+    let (j, k) = points
+        .iter()
+        .rev()
+        .find(|(j, k)| spent_at(*j, *k).saturating_sub(start) <= kept)
+        .copied()
+        .unwrap_or((n, 0));
+    // A move's start that cost nothing since the one before ended is that move's end: it
+    // stopped in the move it travelled (its path is the one offered, 17.4).
+    let (mut j, mut k) = (j, k);
+    while k == 0 && j > n && spent_at(j, 0) == spent_at(j - 1, legs[j - 1].path.len() - 1) {
+        j -= 1;
+        k = legs[j].path.len() - 1;
+    }
+    let show = crate::movement::tables::show_halves;
+    mp_lost(
+        ctx,
+        side,
+        target,
+        lost,
+        "12.1.2",
+        format!(
+            "Disorganized by Opportunity Fire at its formation change at {at}, made before an earlier move of this phase: the {} MP it had left there halved",
+            show(left)
+        ),
+    );
+    let last = legs.len() - 1;
+    if (j, k) == (last, legs[last].path.len() - 1) {
+        return true;
+    }
+    // The formation changes made after move `j` were never made.
+    let beyond: Vec<super::state::FormationChangeAt> = changes_this_phase(&ctx.state, target)
+        .filter(|c| c.moves_before as usize > j)
+        .copied()
+        .collect();
+    for c in beyond.iter().rev() {
+        ctx.emit_side(
+            side,
+            super::EventKind::FormationChanged {
+                unit: target.to_string(),
+                from: c.to,
+                to: c.from,
+                half_mp: 0,
+                rule: "12.1.2".into(),
+            },
+        );
+    }
+    let hex = legs[j].path[k];
+    ctx.emit_side(
+        side,
+        super::EventKind::MoveStopped {
+            unit: target.to_string(),
+            at: hex,
+            rule: "12.1.2".into(),
+            reason: format!(
+                "Disorganized by Opportunity Fire at its formation change at {at}, it kept {} MP, which pay for its moves of this phase only as far as {hex}",
+                show(kept)
+            ),
+            unspent_half_mp: spent_now.saturating_sub(spent_at(j, k)),
+            extension: None,
+            phase_move: (j < last).then_some(j as u32),
+        },
+    );
+    true
 }
 
 /// `movement-points-lost` for `target` (never a Line Extension), told to its side.
@@ -850,6 +972,7 @@ fn move_stopped(
             reason,
             unspent_half_mp: unspent,
             extension: None,
+            phase_move: None,
         },
     );
 }

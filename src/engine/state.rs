@@ -379,6 +379,11 @@ pub struct UnitMovement {
     /// not recorded (older files, all-around frontal facing).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_facings: Vec<crate::movement::facing::Corner>,
+    /// Each move of the current Movement Phase that recorded its figures (`piece-moved`'s `left`),
+    /// in order, the last one `last_path`'s: fire at a formation change made before an earlier
+    /// one halves what it had there and may cut a later one (12.1.2; decision 0193).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phase_moves: Vec<PhaseLeg>,
     /// The units it fired Opportunity Fire at, each with the phase (turn, player), this phase
     /// only (17.4.1: once each Movement Phase).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -439,6 +444,28 @@ pub struct FormationChangeAt {
     pub hex: Hex,
     pub from: crate::scenario::UnitFormation,
     pub to: crate::scenario::UnitFormation,
+    /// How many of the phase's moves (`UnitMovement::phase_moves`) came before it: it was made
+    /// before move number `moves_before` (0 first), or after the last (decision 0193).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub moves_before: u32,
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
+/// One move of a Movement Phase with its figures (12.1.2; decision 0193): the path, the
+/// half-points left on reaching each hex, the corner faced at each, and the half-points the
+/// unit had spent in the phase before it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhaseLeg {
+    pub turn: u32,
+    pub player: usize,
+    pub path: Vec<Hex>,
+    pub left: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub facings: Vec<crate::movement::facing::Corner>,
+    pub spent_before: u32,
 }
 
 /// One Opportunity Fire at a unit (17.4.1): the phase, the trigger and the batteries that fired.
