@@ -296,6 +296,7 @@ pub(crate) fn combat(game: &Game, a: &CombatRequest) -> Result<Built, AppError> 
                 reaction_ruling: a
                     .allow_reaction
                     .then(|| a.ruling.as_deref().unwrap_or_default().trim().to_string()),
+                square_fire: a.square_fire.clone(),
             },
         },
     ))

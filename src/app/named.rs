@@ -83,6 +83,9 @@ pub(crate) fn resolve_names(
             for u in &mut a.attackers {
                 *u = one(game, "--attacker", u, Want::Unit)?;
             }
+            for u in &mut a.square_fire {
+                *u = one(game, "--square-fire", u, Want::Unit)?;
+            }
             for u in &mut a.defenders {
                 *u = match (one(game, "--defender", u, Want::Unit), seat) {
                     (Ok(id), _) => id,

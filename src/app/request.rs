@@ -357,6 +357,14 @@ pub struct CombatRequest {
     #[arg(long, requires = "ruling", requires = "reaction")]
     #[serde(default)]
     pub allow_reaction: bool,
+    /// Charge: 17.4.6, a battery that Opportunity Fires at the target as it forms Square (17.4
+    /// trigger 3; repeat for batteries firing together): the charge is interrupted, the fire
+    /// resolved first, and a target it Disorganizes does not form Square; then the charge goes
+    /// on. The battery's side decides to fire; the target must be in its Opportunity Fire Zone.
+    /// With --form-square.
+    #[arg(long = "square-fire", value_name = "BATTERY", requires = "form_square")]
+    #[serde(default)]
+    pub square_fire: Vec<String>,
 }
 
 impl CombatRequest {
@@ -394,6 +402,7 @@ impl CombatRequest {
             allow_fire: false,
             reaction_at: None,
             allow_reaction: false,
+            square_fire: Vec::new(),
         }
     }
 }

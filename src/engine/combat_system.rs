@@ -879,53 +879,7 @@ pub(super) fn resolve(
             options.attacker_at,
         );
     }
-    let was = defenders
-        .first()
-        .and_then(|d| ctx.state.units.get(d))
-        .map(|u| u.morale)
-        .unwrap_or_default();
-    // 13.1.2: a Line Extension's Morale State is its own.
-    let ext_was = options
-        .defender_at
-        .zip(defenders.first())
-        .and_then(|(h, d)| super::extensions::part(&ctx.state, d, h))
-        .map(|p| p.morale);
-    apply(
-        ctx,
-        &d_side,
-        defenders,
-        &r.defender,
-        absorbing[1].as_ref(),
-        r.others_rout,
-        options.defender_at,
-    );
-    // 17.4 with 11.3.2: Opportunity Fire that Routs the mover stops its move where it was hit;
-    // one that Disorganizes it halves what it had left there (12.1.2), which may stop it short.
-    if let (Some(at), [target], None) = (options.opportunity_at, defenders, options.defender_at) {
-        super::opportunity::stop_move(ctx, &d_side, target, at);
-        // 17.4.6: a unit Disorganized by Opportunity Fire does not form Square (judged on the
-        // whole path, before a halt cuts it).
-        super::opportunity::undo_square(
-            ctx,
-            &d_side,
-            target,
-            at,
-            options.opportunity_formation,
-            was,
-        );
-        if options.opportunity_formation {
-            super::opportunity::halve_at_formation_change(ctx, &d_side, target, at, was);
-        } else {
-            super::opportunity::halve_at(ctx, &d_side, target, at, was);
-        }
-    }
-    // 12.1.2 with 13.1.3: fire at an earlier hex of a Line Extension's own path that leaves
-    // it Disorganized halves what it had there, which may stop it short (decision 0192).
-    if let (Some(at), [target], Some(ext)) =
-        (options.opportunity_at, defenders, options.defender_at)
-    {
-        super::opportunity::halve_extension_at(ctx, &d_side, target, ext, at, ext_was);
-    }
+    apply_defender(ctx, &d_side, defenders, &r, absorbing[1].as_ref(), options);
     // 16.5.6, 16.5.7: a Reaction Charge that Routs the mover, makes it form Square or sends it
     // back stops its move where the charge met it.
     if let (Some(at), [target]) = (options.reaction_at, defenders) {
@@ -1665,7 +1619,8 @@ fn charge(
         e.a_hexes[0],
     );
     let rating = e.attacker.clone();
-    let input = charge_input(ctx, e, kind, readback)?;
+    let chargers = e.attackers.to_vec();
+    let mut input = charge_input(ctx, e, kind, readback)?;
     let mut overruled = None;
     if reaction {
         // 16.5.3 (and 16.5.5's "cannot Reaction Charge the triggering unit"), unless the umpire
@@ -1693,11 +1648,16 @@ fn charge(
             return Ok(None);
         }
     }
+    // 17.4.6: the charge is interrupted for the fire at the Square the target forms.
+    let formed_first = !options.square_fire.is_empty()
+        && square_fire_first(
+            ctx, kind, &chargers, &targets, options, &mut input, readback,
+        )?;
     let r = resolve_charge(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
     readback.checks = r.checks.clone();
     readback.breakoff_check = r.breakoff_check.clone();
     readback.defender_odd_roll = r.defender_odd_roll;
-    readback.formed_square = r.formed_square;
+    readback.formed_square = r.formed_square || formed_first;
     readback.opportunity_fire = r.opportunity_fire;
     readback.may_follow_on = r.may_follow_on;
     readback.follow_ons = r
@@ -1780,6 +1740,191 @@ fn reaction_morale_check(
         }
     }
     Ok(check.passed)
+}
+
+/// The defender's losses applied, then what Opportunity Fire does to a mover beyond them: a
+/// Rout stops its move (17.4 with 11.3.2), Disorganized it forms no Square after (17.4.6) and
+/// its MP left at the hex fired on are halved, which may stop it short (12.1.2); the same for a
+/// Line Extension's own path (13.1.3; decisions 0154, 0159, 0182, 0188, 0192, 0193).
+fn apply_defender(
+    ctx: &mut Ctx,
+    d_side: &str,
+    defenders: &[String],
+    r: &Resolved,
+    absorbing: Option<&(String, u8)>,
+    options: &CombatOptions,
+) {
+    let was = defenders
+        .first()
+        .and_then(|d| ctx.state.units.get(d))
+        .map(|u| u.morale)
+        .unwrap_or_default();
+    // 13.1.2: a Line Extension's Morale State is its own.
+    let ext_was = options
+        .defender_at
+        .zip(defenders.first())
+        .and_then(|(h, d)| super::extensions::part(&ctx.state, d, h))
+        .map(|p| p.morale);
+    apply(
+        ctx,
+        d_side,
+        defenders,
+        &r.defender,
+        absorbing,
+        r.others_rout,
+        options.defender_at,
+    );
+    // 17.4 with 11.3.2: Opportunity Fire that Routs the mover stops its move where it was hit;
+    // one that Disorganizes it halves what it had left there (12.1.2), which may stop it short.
+    if let (Some(at), [target], None) = (options.opportunity_at, defenders, options.defender_at) {
+        super::opportunity::stop_move(ctx, d_side, target, at);
+        // 17.4.6: a unit Disorganized by Opportunity Fire does not form Square (judged on the
+        // whole path, before a halt cuts it).
+        super::opportunity::undo_square(
+            ctx,
+            d_side,
+            target,
+            at,
+            options.opportunity_formation,
+            was,
+        );
+        if options.opportunity_formation {
+            super::opportunity::halve_at_formation_change(ctx, d_side, target, at, was);
+        } else {
+            super::opportunity::halve_at(ctx, d_side, target, at, was);
+        }
+    }
+    // 12.1.2 with 13.1.3: fire at an earlier hex of a Line Extension's own path that leaves
+    // it Disorganized halves what it had there, which may stop it short (decision 0192).
+    if let (Some(at), [target], Some(ext)) =
+        (options.opportunity_at, defenders, options.defender_at)
+    {
+        super::opportunity::halve_extension_at(ctx, d_side, target, ext, at, ext_was);
+    }
+}
+
+/// 17.4.6: "Entering Square formation during a Cavalry Charge or Reaction Charge will generate
+/// Opportunity Fire. If this occurs, momentarily interrupt the charge sequence, execute the
+/// Opportunity Fire, then follow through with the charge's completion. A unit Disorganized by
+/// Opportunity Fire does not form Square." The target forms Square (`formation-changed`, rule
+/// 16.2.1, 0 MP: forming Square against a charge is automatic, 16.2.1), the batteries of
+/// `options.square_fire` fire at that formation change (17.4 trigger 3, with every check of
+/// `combat fire --opportunity-at HEX --formation-change`), and a target the fire Disorganizes
+/// has its Square undone (decision 0159). The charge's `input` is then read again from the game
+/// as the fire left the target, the Square already formed or not. Returns whether it stands in
+/// Square. Decision 0194.
+#[allow(clippy::too_many_arguments)]
+fn square_fire_first(
+    ctx: &mut Ctx,
+    kind: &CombatKind,
+    chargers: &[String],
+    targets: &[String],
+    options: &CombatOptions,
+    input: &mut ChargeInput,
+    readback: &mut CombatReadback,
+) -> Result<bool, Refusal> {
+    use crate::scenario::UnitFormation;
+    let target = &targets[0];
+    let stands = ctx.state.positions.get(target).copied();
+    let refuse = |code: &'static str, msg: String, help: &str| {
+        Err(Refusal::new(code, "17.4.6", msg, help.to_string()))
+    };
+    let Some(at) = stands else {
+        return refuse(
+            "square-fire",
+            format!("`{target}` is not on the map"),
+            "repeat without --square-fire",
+        );
+    };
+    if options.defender_at.is_some() {
+        return refuse(
+            "square-fire-extension",
+            format!(
+                "a Line Extension forming Square (13.2.1) is not fired on inside the charge [hex {at}]"
+            ),
+            "the umpire's: repeat without --square-fire, and fire first with `combat fire` if the rulebook's order would have it",
+        );
+    }
+    if let Some(h) = options.reaction_at.filter(|h| *h != at) {
+        return refuse(
+            "square-fire-earlier-hex",
+            format!(
+                "`{target}` is met at {h}, an earlier hex of its move, but stands at {at}: its Square would be formed at {h} [hex {h}]"
+            ),
+            &format!(
+                "forming Square ends its move where the charge met it (16.5.6): place it there first (`override --place {target}={h}` with a reason), then repeat"
+            ),
+        );
+    }
+    let d = &input.defender;
+    let may = input.decisions.form_square
+        && d.kind.is_infantry()
+        && !input.square_forbidden
+        && !matches!(
+            d.morale_state,
+            MoraleState::Disorganized | MoraleState::Routed
+        )
+        && d.formation != UnitFormation::Square;
+    if !may {
+        return refuse(
+            "no-square-to-fire-at",
+            format!(
+                "`{target}` does not form Square against this charge (not infantry, Disorganized or Routed, already in Square, or forbidden: 8.3.1.2, 16.5.11): there is no formation change to fire at [hex {at}]"
+            ),
+            "repeat without --square-fire",
+        );
+    }
+    let side = ctx
+        .eng
+        .scenario
+        .unit(target)
+        .map(|u| u.side.clone())
+        .unwrap_or_default();
+    ctx.emit_side(
+        &side,
+        EventKind::FormationChanged {
+            unit: target.clone(),
+            from: d.formation,
+            to: UnitFormation::Square,
+            half_mp: 0,
+            rule: "16.2.1".into(),
+        },
+    );
+    let fire = CombatOptions {
+        opportunity_at: Some(at),
+        opportunity_formation: true,
+        fire_ruling: options.fire_ruling.clone(),
+        ..CombatOptions::default()
+    };
+    resolve(
+        ctx,
+        &CombatKind::ArtilleryFire { cannister: false },
+        &options.square_fire,
+        std::slice::from_ref(target),
+        &fire,
+    )?;
+    // The charge goes on against the target as the fire left it: its Square formed (or
+    // undone), its Morale State and losses.
+    let mut goes_on = kind.clone();
+    if let CombatKind::Charge {
+        form_square,
+        square_undecided,
+        ..
+    } = &mut goes_on
+    {
+        *form_square = false;
+        *square_undecided = false;
+    }
+    let (_, _, e, _) = engage(ctx, &goes_on, chargers, targets, options)?;
+    let decisions = input.decisions;
+    // The arc it is charged through is read again too: a Square has no flank or rear (10.0).
+    readback.aspects.clear();
+    *input = charge_input(ctx, e, &goes_on, readback)?;
+    input.decisions = ChargeDecisions {
+        form_square: false,
+        ..decisions
+    };
+    Ok(ctx.state.movement.get(target).and_then(|m| m.formation) == Some(UnitFormation::Square))
 }
 
 /// A charge's checks and its input to the combat core, the arc and a Line's flanks read from

@@ -299,6 +299,11 @@ pub struct CombatOptions {
     /// for this reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reaction_ruling: Option<String>,
+    /// 17.4.6: the batteries that Opportunity Fire at the charge's target as it forms Square
+    /// (17.4 trigger 3), the charge "momentarily interrupted": the fire is resolved first, and
+    /// a target it Disorganizes does not form Square (decision 0194). With `form_square`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub square_fire: Vec<String>,
 }
 
 impl CombatOptions {

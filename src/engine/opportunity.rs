@@ -670,6 +670,12 @@ pub(crate) fn halve_at_formation_change(
     if now != Some(MoraleState::Disorganized) || was <= MoraleState::Disorganized {
         return;
     }
+    // A non-phasing target (a Square formed against a charge, 17.4.6) has no MP to halve in
+    // the enemy's Movement Phase (12.1.4: they are its own phase's).
+    let own = ctx.eng.scenario.unit(target).map(|u| u.side.as_str());
+    if own != Some(ctx.state.phasing()) {
+        return;
+    }
     let stands = ctx.state.positions.get(target).copied();
     let path = path_this_phase(&ctx.state, target).unwrap_or_default();
     if halve_before_earlier_move(ctx, side, target, at, &path) {

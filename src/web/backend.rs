@@ -762,6 +762,7 @@ impl Backend {
             quality,
             defender_quality,
             skirmisher_absorbs,
+            square_fire,
         } = choices;
         let req = Request::Combat(app::CombatRequest {
             // 16.2.1: the defender's player decides; unsaid, a charge that allows it is refused.
@@ -795,6 +796,8 @@ impl Backend {
             quality: quality.unwrap_or(app::QualityArg::Elite),
             defender_quality: defender_quality.unwrap_or(app::QualityArg::Elite),
             skirmisher_absorbs,
+            // 17.4.6: Opportunity Fire at the Square formed inside the charge (decision 0194).
+            square_fire,
             ..app::CombatRequest::between(procedure, attackers, defenders)
         });
         let events = applied(
@@ -1309,6 +1312,9 @@ pub struct CombatChoices {
     pub defender_quality: Option<app::QualityArg>,
     /// Skirmishers taking a stack's even losses (20.2): `UNIT` or `UNIT=N` each.
     pub skirmisher_absorbs: Vec<String>,
+    /// Charge: the batteries firing at the Square its target forms, before the charge goes on
+    /// (17.4.6; `combat charge --square-fire`, decision 0194).
+    pub square_fire: Vec<String>,
 }
 
 /// The combat form's fields and the command-line flags they stand for (`staffwork combat`): a
@@ -1333,6 +1339,7 @@ pub const COMBAT_FIELDS: &[(&str, &str)] = &[
     ("--skirmisher-stands", "Skirmisher stands and fights"),
     ("--skirmisher-retreats", "Skirmisher retreats one hex"),
     ("--skirmisher-absorbs", "Skirmisher absorbs losses"),
+    ("--square-fire", "batteries firing at the Square"),
     ("--cannister", "Cannister"),
     ("--fortified", "defender fortified"),
     ("--reaction", "Reaction Charge"),

@@ -938,6 +938,9 @@ struct CombatForm {
     /// The umpire lets a Reaction Charge stand that 16.5.3 refuses: a checkbox.
     #[serde(default)]
     allow_reaction: String,
+    /// Batteries firing at the Square the charge's target forms (17.4.6), comma-separated.
+    #[serde(default)]
+    square_fire: String,
     /// The attacker or defender is a Line Extension of the one unit named, in this hex (13.1.1).
     #[serde(default)]
     attacker_at: String,
@@ -1119,6 +1122,7 @@ async fn combat(
             quality: form_choice(&f.quality, "--quality")?,
             defender_quality: form_choice(&f.defender_quality, "--defender-quality")?,
             skirmisher_absorbs: list(&f.skirmisher_absorbs),
+            square_fire: list(&f.square_fire),
         };
         st.backend
             .combat(&s.seat, k, list(&f.attackers), list(&f.defenders), choices)

@@ -694,6 +694,10 @@ fn combat_form() -> Markup {
                     (l("--skirmisher-absorbs")) " "
                     input name="skirmisher_absorbs" size="12" placeholder="UNIT or UNIT=N";
                 }
+                label title="17.4.6: with a Square formed, the enemy batteries that fire at it as it forms, before the charge goes on (the battery's side decides); comma-separated" {
+                    (l("--square-fire")) " "
+                    input name="square_fire" size="12" placeholder="batteries";
+                }
             }
             fieldset {
                 legend { "The umpire's rulings (with a reason, recorded)" }

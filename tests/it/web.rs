@@ -1263,6 +1263,7 @@ async fn the_combat_form_offers_every_option_of_the_command_line() {
         "square",
         "skirmisher",
         "skirmisher_absorbs",
+        "square_fire",
         "allow_entry",
         "attack_arc",
         "flanks",
