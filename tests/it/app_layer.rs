@@ -225,3 +225,55 @@ fn a_side_is_told_where_its_own_disorganization_stopped_its_move() {
         "{told}"
     );
 }
+
+/// 12.1.2 with 13.1.3 (decision 0192): a Line Extension the enemy's Opportunity Fire stops short
+/// is its own side's news: the French seat reads where its extension now stands and why; the
+/// Austrian seat, whose battery fired, is not told the French extension's MP or stop.
+#[test]
+fn a_side_is_told_where_its_extension_was_stopped_and_the_enemy_is_not() {
+    const SEED: u64 = 1;
+    let new = app::prepare_new(&NewRequest {
+        scenario: "tests/conformance/scenarios/mini-opportunity-start.toml".into(),
+        seed: SEED,
+        tables: None,
+        combat_tables: None,
+        movement_tables: None,
+        variant: Vec::new(),
+    })
+    .expect("scenario loads");
+    let mut game = app::create(None, new).expect("game starts").0;
+    let umpire = |game: &mut Game, r: &str| {
+        app::execute(game, &Viewer::Umpire, &app::parse_request(r).unwrap()).unwrap();
+    };
+    umpire(&mut game, "turn");
+    for r in [
+        "move --piece fr-line --to 5.06 --extend 6.06",
+        "move --piece fr-line --extension 6.06 --to 5.05 --path 6.05,5.05",
+    ] {
+        app::execute(&mut game, &side("french"), &app::parse_request(r).unwrap()).unwrap();
+    }
+    // This seed's fire die leaves the extension Disorganized (the case file scripts the dice).
+    umpire(
+        &mut game,
+        "combat fire --attacker aus-bty2 --defender fr-line --defender-at 5.05 --opportunity-at 6.06",
+    );
+    let told = |game: &mut Game, seat: &Viewer| -> String {
+        let Response::Log(log) = app::execute(game, seat, &Request::Log).unwrap() else {
+            panic!("expected a log")
+        };
+        log.events
+            .iter()
+            .map(|e| e.event.describe())
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let french = told(&mut game, &side("french"));
+    assert!(
+        french.contains("the Line Extension at 5.05 of fr-line stands at 6.05")
+            && french.contains("12.1.2"),
+        "{french}"
+    );
+    let austrian = told(&mut game, &side("austrian"));
+    assert!(!austrian.contains("stands at 6.05"), "{austrian}");
+    assert!(!austrian.contains("MP it had left"), "{austrian}");
+}
