@@ -577,6 +577,38 @@ pub(crate) fn halve_extension_at(
     }
 }
 
+/// 13.3.3 at the end of `side`'s Movement Phase: "If the parent unit has not moved yet, it must
+/// end its movement adjacent to the Line Extension if possible. If … the parent unit failed to
+/// move adjacent to the Line Extension, the Line Extension is placed in a hex adjacent to the
+/// parent unit in its current Morale State at the end of the Movement Phase." Each of the side's
+/// Line Extensions not next to its parent is placed as `beside_parent` says (`move-stopped`,
+/// rule 13.3.3); with no such hex, the umpire's. Decision 0192.
+pub(crate) fn place_extensions_apart(ctx: &mut Ctx, side: &str) {
+    let apart: Vec<(String, Hex, Hex)> = super::extensions::all(ctx, Some(side))
+        .into_iter()
+        .filter_map(|(unit, h)| {
+            let p = ctx.state.positions.get(&unit).copied()?;
+            (!h.is_adjacent(p)).then_some((unit, h, p))
+        })
+        .collect();
+    for (unit, h, p) in apart {
+        if let Some(to) = beside_parent(ctx, &unit, p, h) {
+            extension_stopped(
+                ctx,
+                side,
+                &unit,
+                h,
+                to,
+                "13.3.3",
+                format!(
+                    "apart from its parent at {p} at the end of the Movement Phase: placed next to it"
+                ),
+                0,
+            );
+        }
+    }
+}
+
 /// 13.3.3: the hex next to `parent_at` where `unit`'s Line Extension stopped at `from` is
 /// placed: on the map, holding no enemy piece and no other Line Extension, the nearest to
 /// `from` (the first in the neighbours' order N, NE, SE, S, SW, NW on a tie). Decision 0192.

@@ -519,6 +519,8 @@ pub(super) fn variant_allows(state: &GameState, r: &crate::scenario::Reinforceme
 /// End of the phasing player's turn: Emergency Withdrawals end in straggler checks and No Orders
 /// (6.6.3.6–7); Loose Cannons end in No Orders (6.6.1.6); command range is checked (6.11).
 fn end_player_turn(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
+    // 13.3.3: a Line Extension stopped apart from its parent is placed next to it.
+    super::opportunity::place_extensions_apart(ctx, side);
     // 9.1: stacking limits are checked at the end of the phases in which units move or retreat.
     super::zones::stacking_check(ctx);
     let turn = ctx.state.turn;
