@@ -264,10 +264,18 @@ pub fn describe(e: &Event) -> String {
             to,
             half_mp,
             rule,
-        } => format!(
-            "{unit} changes formation {from:?} → {to:?} ({} MP, {rule})",
-            crate::movement::tables::show_halves(*half_mp)
-        ),
+        } => {
+            // Decision 0193: a change beyond where a halving stopped the unit was never made.
+            let undone = if rule == "12.1.2" {
+                ": its MP halved, it never got to where it made the change"
+            } else {
+                ""
+            };
+            format!(
+                "{unit} changes formation {from:?} → {to:?} ({} MP, {rule}{undone})",
+                crate::movement::tables::show_halves(*half_mp)
+            )
+        }
         EventKind::FacingChanged {
             unit,
             from,

@@ -836,7 +836,13 @@ fn halve_before_earlier_move(
         .filter(|c| c.moves_before as usize > j)
         .copied()
         .collect();
+    let mut now = ctx.state.movement.get(target).and_then(|m| m.formation);
     for c in beyond.iter().rev() {
+        // A Square 17.4.6 has already undone is not undone twice.
+        if now != Some(c.to) {
+            continue;
+        }
+        now = Some(c.from);
         ctx.emit_side(
             side,
             super::EventKind::FormationChanged {
