@@ -4,6 +4,10 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+// The same allocator as the `staffwork` binary (src/main.rs), so the figures are what it does.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use staffwork::rules::dice::{Dice, Purpose, SeededDice};
 use staffwork::rules::{CommandTables, CurrentOrder, Method, OrderType};
 

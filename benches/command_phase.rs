@@ -14,6 +14,10 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+// The same allocator as the `staffwork` binary (src/main.rs), so the figures are what it does.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use staffwork::engine::{Command, Engine, Event, GameState, Refusal, Step, TypedOrder, evolve};
 use staffwork::game::type_presets;
 use staffwork::rules::dice::{Purpose, SeededDice, seeded_roll};

@@ -7,6 +7,10 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use staffwork::order;
 
+// The same allocator as the `staffwork` binary (src/main.rs), so the figures are what it does.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn corpus() -> (String, usize) {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/orders");
     let mut text = String::new();

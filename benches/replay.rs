@@ -18,6 +18,10 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+
+// The same allocator as the `staffwork` binary (src/main.rs), so the figures are what it does.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use rusqlite::{Connection, TransactionBehavior, params};
 use staffwork::engine::{Command, Engine, Event};
 use staffwork::game::{Game, NewGame, playback, typed_order};

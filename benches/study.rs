@@ -7,6 +7,10 @@ use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+
+// The same allocator as the `staffwork` binary (src/main.rs), so the figures are what it does.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use staffwork::engine::{Command, Step, evolve};
 use staffwork::rules::dice::SeededDice;
 use staffwork::study::{self, Options, Shard};

@@ -9,6 +9,10 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::http::{Request, header};
 use criterion::{Criterion, criterion_group, criterion_main};
+
+// The same allocator as the `staffwork` binary (src/main.rs), so the figures are what it does.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use http_body_util::BodyExt;
 use staffwork::game::{Game, NewGame};
 use staffwork::web::AppState;

@@ -8,6 +8,10 @@
 
 use staffwork::order;
 
+// The same allocator as the `staffwork` binary (src/main.rs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let times: usize = std::env::args()
         .nth(1)

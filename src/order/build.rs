@@ -767,7 +767,11 @@ impl Reading<'_> {
                         && let Tok::Filler(s) = tok
                         && (is_modal(&text[s.0..s.1])
                             || trying(&text[s.0..s.1])
-                                && text[s.1..].trim_start().to_lowercase().starts_with("to "))
+                                && text[s.1..]
+                                    .trim_start()
+                                    .as_bytes()
+                                    .get(..3)
+                                    .is_some_and(|w| w.eq_ignore_ascii_case(b"to ")))
                     {
                         if !is_modal(&text[s.0..s.1]) {
                             d.rules.push("cond.attempt-to");
@@ -2662,7 +2666,9 @@ fn directed_by(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
     else {
         return toks;
     };
-    let before = words(&text[..toks[b].span().0].to_lowercase());
+    // From the sentence's first token, not the start of `text`: `text` may be a whole file of
+    // orders, and reading it from the start for every sentence made `check` quadratic.
+    let before = words(&text[toks[0].span().0..toks[b].span().0].to_lowercase());
     let Some(phrase) = SPEAKS_FOR.iter().find(|p| before.ends_with(*p)) else {
         return toks;
     };
