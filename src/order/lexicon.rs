@@ -8,7 +8,9 @@
 //! file does), resolve names against a scenario, or decide what tokens mean together (that is
 //! [`super::build`]).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::LazyLock;
 
 use serde::Deserialize;
@@ -81,25 +83,25 @@ pub(crate) enum Kind {
 
 pub(crate) struct Lexicon {
     /// First word → phrases starting with it (as word lists), longest first.
-    phrases: BTreeMap<String, Vec<(Vec<String>, Kind)>>,
-    troops: BTreeSet<String>,
-    nations: BTreeSet<String>,
-    terrain: BTreeSet<String>,
-    finite: BTreeSet<String>,
-    relations: BTreeSet<String>,
-    adjectives: BTreeSet<String>,
-    titles: BTreeSet<String>,
-    persons: BTreeSet<String>,
-    months: BTreeSet<String>,
+    phrases: FxHashMap<String, Vec<(Vec<String>, Kind)>>,
+    troops: FxHashSet<String>,
+    nations: FxHashSet<String>,
+    terrain: FxHashSet<String>,
+    finite: FxHashSet<String>,
+    relations: FxHashSet<String>,
+    adjectives: FxHashSet<String>,
+    titles: FxHashSet<String>,
+    persons: FxHashSet<String>,
+    months: FxHashSet<String>,
     /// Negators whose object is what is forbidden, a noun phrase or an -ing form ("avoid",
     /// "refrain from"), as lower-case words joined by one space.
-    avoid: BTreeSet<String>,
+    avoid: FxHashSet<String>,
     /// Nouns of an action ("retreat", "passage"): "the retreat of X" is X's (rule
     /// `name.action-noun`).
-    action_nouns: BTreeSet<String>,
+    action_nouns: FxHashSet<String>,
     /// A past form of a verb (lower-case words joined by one space) → its lemma: "having
     /// crossed" is read back "cross" (rule `clause.having`).
-    lemmas: BTreeMap<String, String>,
+    lemmas: FxHashMap<String, String>,
 }
 
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
@@ -178,7 +180,7 @@ fn words(s: &str) -> Vec<String> {
 impl Lexicon {
     fn from_file(f: File) -> Lexicon {
         let mut all: Vec<(Vec<String>, Kind)> = Vec::new();
-        let mut lemmas = BTreeMap::new();
+        let mut lemmas = FxHashMap::default();
         for (lemma, e) in &f.verbs {
             let (act, forms, past) = match e {
                 VerbEntry::Regular(a) => {
@@ -207,7 +209,7 @@ impl Lexicon {
                 all.push((words(&p), part.clone()));
             }
         }
-        let mut avoid = BTreeSet::new();
+        let mut avoid = FxHashSet::default();
         for (k, v) in &f.negators {
             all.push((words(k), Kind::Negator));
             if v == "avoid" {
@@ -226,7 +228,7 @@ impl Lexicon {
             };
             all.push((words(k), kind));
         }
-        let mut phrases: BTreeMap<String, Vec<(Vec<String>, Kind)>> = BTreeMap::new();
+        let mut phrases: FxHashMap<String, Vec<(Vec<String>, Kind)>> = FxHashMap::default();
         for (w, k) in all {
             if let Some(first) = w.first() {
                 phrases.entry(first.clone()).or_default().push((w, k));

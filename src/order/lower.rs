@@ -177,8 +177,8 @@ pub(crate) fn is_keyword(word: &str) -> bool {
     // checking time, so answers are remembered per thread (a bounded table; the answer depends
     // on the word alone).
     thread_local! {
-        static SEEN: std::cell::RefCell<std::collections::HashMap<String, bool>> =
-            std::cell::RefCell::new(std::collections::HashMap::new());
+        static SEEN: std::cell::RefCell<rustc_hash::FxHashMap<String, bool>> =
+            std::cell::RefCell::new(rustc_hash::FxHashMap::default());
     }
     if let Some(k) = SEEN.with(|s| s.borrow().get(word).copied()) {
         return k;

@@ -24,7 +24,7 @@ mod subjects;
 pub use ast::*;
 pub use source::MAX_ORDER_CHARS;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use chrono::NaiveTime;
 
@@ -140,7 +140,7 @@ fn now_of(opts: &Options<'_>) -> Option<NaiveTime> {
         .or_else(|| opts.scenario.map(|s| s.clock.first_turn.time()))
 }
 
-type Table = HashMap<Span, (Form, Option<Resolved>)>;
+type Table = rustc_hash::FxHashMap<Span, (Form, Option<Resolved>)>;
 
 /// Look a reference's resolution up by span in the table built from the place list.
 fn fill(r: &mut Reference, table: &Table) {
@@ -510,7 +510,7 @@ fn resolve_refs(
 ) -> (Vec<Reference>, Table) {
     let slots = slot_spans(stages);
     let mut places: Vec<Reference> = Vec::new();
-    let mut table: Table = HashMap::new();
+    let mut table = Table::default();
     let next_spans: Vec<Option<Span>> = (0..refs.len())
         .map(|i| refs.get(i + 1).map(|n| n.span))
         .collect();

@@ -8,7 +8,7 @@
 //! (that is [`super::build`]). Linear in the sentence: each word is tried once against the
 //! phrases that start with it.
 
-use std::collections::BTreeMap;
+use rustc_hash::FxHashMap;
 
 use super::ast::{Form, Span};
 use super::lexicon::{self, split_words};
@@ -19,7 +19,7 @@ use crate::text::{fold, nfc};
 /// first. A leading "the" is left out (it is matched as the phrase's article).
 #[derive(Default)]
 pub(crate) struct Phrases {
-    by_first: BTreeMap<String, Vec<Vec<String>>>,
+    by_first: FxHashMap<String, Vec<Vec<String>>>,
 }
 
 /// The folded words of a text (diacritics, case and apostrophes dropped; "33.17" is two words).
@@ -33,7 +33,7 @@ fn folded_words(text: &str) -> Vec<(String, Span)> {
 
 impl Phrases {
     pub(crate) fn new<'n>(names: impl Iterator<Item = &'n str>) -> Phrases {
-        let mut by_first: BTreeMap<String, Vec<Vec<String>>> = BTreeMap::new();
+        let mut by_first: FxHashMap<String, Vec<Vec<String>>> = FxHashMap::default();
         for n in names {
             let mut ws: Vec<String> = folded_words(n).into_iter().map(|(w, _)| w).collect();
             if ws.first().is_some_and(|w| w == "the") {

@@ -29,8 +29,8 @@ thread_local! {
     /// [`looks_like_troops`] of the texts already asked while reading the current order: the
     /// reader asks it about the same name from several rules (about three times a reference),
     /// and its answer depends on the text alone (reading speed, issue 11).
-    static TROOPS: std::cell::RefCell<std::collections::HashMap<String, bool>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+    static TROOPS: std::cell::RefCell<rustc_hash::FxHashMap<String, bool>> =
+        std::cell::RefCell::new(rustc_hash::FxHashMap::default());
 }
 
 /// Forget the answers of [`looks_like_troops`]: called as each order is read, so the memo holds
@@ -315,16 +315,16 @@ pub(crate) struct Index<'a> {
     pub phrases: super::names::Phrases,
     places: Vec<PlaceKey>,
     /// Folded place key → indexes into `places`, for exact lookups.
-    place_keys: std::collections::BTreeMap<String, Vec<usize>>,
+    place_keys: rustc_hash::FxHashMap<String, Vec<usize>>,
     /// The most words in one place key: no longer run of words can name a place.
     place_words: usize,
     units: Vec<UnitKey>,
     /// Unit key → indexes into `units`, in order, for exact lookups.
-    unit_keys: std::collections::BTreeMap<String, Vec<usize>>,
+    unit_keys: rustc_hash::FxHashMap<String, Vec<usize>>,
     /// Per command (index of its first key in `units`): every word of its names.
-    unit_words: Vec<(usize, std::collections::BTreeSet<String>)>,
+    unit_words: Vec<(usize, rustc_hash::FxHashSet<String>)>,
     /// Folded surnames of the scenario's people: commanders, names in brackets, possessives.
-    persons: std::collections::BTreeSet<String>,
+    persons: rustc_hash::FxHashSet<String>,
 }
 
 /// The outcome of looking a name up.
@@ -353,8 +353,8 @@ fn kind_name(k: PlaceKind) -> String {
 
 /// Folded surnames of the scenario's people: commanders, names in brackets ("6th Brigade
 /// (Fane)"), possessives ("Fane's brigade").
-fn persons_of(scenario: &Scenario) -> std::collections::BTreeSet<String> {
-    let mut persons = std::collections::BTreeSet::new();
+fn persons_of(scenario: &Scenario) -> rustc_hash::FxHashSet<String> {
+    let mut persons = rustc_hash::FxHashSet::default();
     for c in &scenario.commanders {
         for n in std::iter::once(&c.name).chain(&c.aliases) {
             if let Some(w) = fold(n).rsplit(' ').next() {
@@ -481,8 +481,8 @@ impl<'a> Index<'a> {
                 .map(String::as_str),
         );
         let persons = persons_of(scenario);
-        let mut place_keys: std::collections::BTreeMap<String, Vec<usize>> =
-            std::collections::BTreeMap::new();
+        let mut place_keys: rustc_hash::FxHashMap<String, Vec<usize>> =
+            rustc_hash::FxHashMap::default();
         for (i, k) in places.iter().enumerate() {
             place_keys.entry(k.key.clone()).or_default().push(i);
         }
@@ -491,12 +491,12 @@ impl<'a> Index<'a> {
             .map(|k| k.key.split(' ').count())
             .max()
             .unwrap_or(0);
-        let mut unit_keys: std::collections::BTreeMap<String, Vec<usize>> =
-            std::collections::BTreeMap::new();
+        let mut unit_keys: rustc_hash::FxHashMap<String, Vec<usize>> =
+            rustc_hash::FxHashMap::default();
         for (i, k) in units.iter().enumerate() {
             unit_keys.entry(k.key.clone()).or_default().push(i);
         }
-        let mut unit_words: Vec<(usize, std::collections::BTreeSet<String>)> = Vec::new();
+        let mut unit_words: Vec<(usize, rustc_hash::FxHashSet<String>)> = Vec::new();
         for (i, k) in units.iter().enumerate() {
             // Names as written only (commanders' keys are matched by surname).
             if k.written.is_empty() {
