@@ -2705,9 +2705,10 @@ fn before_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) 
         let word = text[s.0..s.1].to_ascii_lowercase();
         // Rule `cond.while`: "… while Lapisse attacks in earnest" — what is done at the same
         // time as another command's action hangs on it: a condition (30.0), never a stage.
+        // "whilst" (a word of the lexicon) is the same.
         let kind = match word.as_str() {
             "before" => "before",
-            "while" => "while",
+            "while" | "whilst" => "while",
             _ => continue,
         };
         // A subject first (a name, troops, a pronoun), then its verb within a few words.
@@ -2938,7 +2939,9 @@ fn nor_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
         .find(|&j| {
             matches!(&toks[j], Tok::DestPrep(p, _) if p == "to")
                 && toks.get(j + 1).is_some_and(|t| {
-                    let w = word(t);
+                    // The case is the written one: "sent to Säter to cross" skips "to Säter".
+                    let s = t.span();
+                    let w = &text[s.0..s.1];
                     w.chars().next().is_some_and(char::is_lowercase)
                         && matches!(t, Tok::Place(_) | Tok::Filler(_) | Tok::Verb { .. })
                         && !w.contains(' ')

@@ -278,7 +278,9 @@ pub(crate) fn clause_subjects(
             you = true;
             continue;
         }
-        let at_break = match out.last() {
+        // A courtesy right after a break ("; meanwhile the 2nd Div will …") keeps it open.
+        let last = out.iter().rev().find(|t| !matches!(t, Tok::Courtesy(_)));
+        let at_break = match last {
             Some(Tok::Connector(c, _)) => matches!(c.as_str(), ";" | "," | "and"),
             Some(Tok::Punct(s)) => &text[s.0..s.1] == ";",
             _ => false,

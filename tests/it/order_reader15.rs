@@ -1,0 +1,67 @@
+//! Reader gaps left open by session 9 (issue 11, the lead's probes): "whilst" and "meanwhile",
+//! a generic arm with a report duty, "send … forward in support of X", a subject with a
+//! prepositional phrase, "the heights above X", a passive "on no account" prohibition, names
+//! with d'/de particles and a short name two hills share. The sentences are not those of the
+//! probes: each rule is tested on other sentences of the same shape.
+
+use staffwork::order::{self, CheckedOrder};
+use staffwork::rules::OrderType;
+
+use super::order_natural_leads::hall;
+
+fn plain(text: &str) -> CheckedOrder {
+    order::check_one(text, None, None)
+}
+
+fn unread(o: &CheckedOrder) -> bool {
+    o.diagnostics.iter().any(|d| d.code == "unstructured-text")
+}
+
+fn rereads(o: &CheckedOrder) {
+    let again = plain(&o.readback);
+    assert_eq!(again.key, o.key, "read-back {:?} re-reads differently", o.readback);
+}
+
+#[test]
+fn whilst_is_while_and_meanwhile_keeps_the_clause_subject() {
+    // Rule `cond.while` (30.0): "whilst" and a clause is another command's simultaneous action,
+    // a condition of the stage, never a stage nor an unread word.
+    for (text, cond) in [
+        (
+            "General Hill will hold the bridge at Almaraz whilst the 2nd Division passes the Tagus.",
+            "whilst the 2nd Division passes the Tagus",
+        ),
+        (
+            "Whilst the enemy holds Hall, the 3rd Division will hold Kümla.",
+            "Whilst the enemy holds Hall",
+        ),
+        (
+            "Pack: watch the ford whilst Bradford crosses the Agueda.",
+            "whilst Bradford crosses the Agueda",
+        ),
+    ] {
+        let o = plain(text);
+        assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
+        assert_eq!(o.stages.len(), 1, "{text}: {}", o.readback);
+        assert_eq!(
+            o.stages[0].condition.as_ref().map(|c| c.text.as_str()),
+            Some(cond),
+            "{text}: {}",
+            o.readback
+        );
+        assert_eq!(o.order_type, Some(OrderType::Complex), "{text}");
+        rereads(&o);
+    }
+    // "meanwhile" / "in the meantime" carry no command: the subject after them is a clause's.
+    for text in [
+        "3rd Div: hold Kümla; meanwhile the 2nd Div will attack Hall from the west.",
+        "3rd Div: hold Kümla; in the meantime the 2nd Div will attack Hall from the west.",
+    ] {
+        let o = hall(text);
+        assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
+        assert_eq!(o.stages.len(), 2, "{text}: {}", o.readback);
+        let subject = o.stages[1].subject.as_ref().expect("a subject");
+        assert!(subject.text.contains("2nd Div"), "{text}: {subject:?}");
+        assert_eq!(o.stages[0].objectives.len(), 1, "{text}: {}", o.readback);
+    }
+}
