@@ -925,7 +925,13 @@ impl Reading<'_> {
             self.negate = false;
             d.rules.push("neg.passive");
             d.rules.push("neg.prohibition");
-            let base = nfc(&format!("{lemma} {}", words(object)));
+            // "The baggage is …" opening the sentence: the article is not a name's.
+            let object = words(object);
+            let object = match object.strip_prefix("The ") {
+                Some(rest) => format!("the {rest}"),
+                None => object,
+            };
+            let base = nfc(&format!("{lemma} {object}"));
             d.prohibitions.push(Prohibition {
                 text: base.clone(),
                 span: *s,
@@ -950,7 +956,11 @@ impl Reading<'_> {
         // Where and when, after the participle, belong to what is forbidden ("… allowed upon
         // the high road"), never to the step before.
         if let Some((i, base, from)) = &self.passive_tail {
-            if (place_like || matches!(tok, Tok::Timing { .. } | Tok::Direction { .. }))
+            if (place_like
+                || matches!(
+                    tok,
+                    Tok::Timing { .. } | Tok::Direction { .. } | Tok::Compass(..)
+                ))
                 && let Some(p) = d.prohibitions.get_mut(*i)
             {
                 let end = tok.span().1;
@@ -958,6 +968,31 @@ impl Reading<'_> {
                 p.span.1 = end;
                 let mut sink = Vec::new();
                 collect_refs(tok, &mut sink, &mut d.refs);
+                return true;
+            }
+            // "… is by no means to be destroyed before the 3rd Division has passed": how long
+            // it is forbidden is part of it (rule `neg.until`), read on as a prohibition.
+            if let Tok::CondStart(k, s) = tok
+                && matches!(
+                    k.to_lowercase().as_str(),
+                    "until" | "till" | "before" | "unless"
+                )
+                && *i + 1 == d.prohibitions.len()
+                && let Some(p) = d.prohibitions.pop()
+            {
+                self.passive_tail = None;
+                d.rules.push(if k.eq_ignore_ascii_case("unless") {
+                    "neg.unless"
+                } else {
+                    "neg.until"
+                });
+                self.mode = Mode::Prohibit {
+                    start: s.0,
+                    end: s.1,
+                    joined: false,
+                    prefix: Some(p.text),
+                    avoid: false,
+                };
                 return true;
             }
             self.passive_tail = None;
@@ -2969,6 +3004,20 @@ const PASSIVE_NOT: [&str; 8] = [
     " will never be ",
 ];
 
+/// Negators of the lexicon written between a passive link and "to be" ("is on no account to
+/// be"), with the spaces around them and the "to be" after.
+const PASSIVE_NEGATORS: [&str; 9] = [
+    " on no account to be ",
+    " upon no account to be ",
+    " not on any account to be ",
+    " by no means to be ",
+    " by no means be ",
+    " under no circumstances to be ",
+    " in no case to be ",
+    " on no consideration to be ",
+    " never to be ",
+];
+
 /// A negator made by `passive_negation` ("the guns are not to be withdrawn"): the lemma of
 /// its participle and its object as written.
 fn passive_forbidden(neg: &str) -> Option<(&'static str, &str)> {
@@ -3001,6 +3050,15 @@ fn passive_forbidden(neg: &str) -> Option<(&'static str, &str)> {
         }
         return Some((lemma, neg.get(3..3 + at)?));
     }
+    // "the baggage is on no account to be brought forward": a negator between the link and
+    // "to be" reads as "not" (the object before it keeps its offsets).
+    let low = match PASSIVE_NEGATORS
+        .iter()
+        .find_map(|n| low.find(n).map(|at| (at, n.len())))
+    {
+        Some((at, len)) => format!("{} not to be {}", &low[..at], &low[at + len..]),
+        None => low,
+    };
     let (at, link) = PASSIVE_NOT
         .iter()
         .find_map(|l| low.find(l).map(|at| (at, l.len())))?;
@@ -3015,26 +3073,52 @@ fn passive_forbidden(neg: &str) -> Option<(&'static str, &str)> {
 /// guns"); one negator token carries the whole clause (see `passive_forbidden`).
 fn passive_negation(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
     let mut toks = no_passive(text, toks);
-    let mut k = 1;
+    let mut k = 0;
     while k + 3 < toks.len() {
-        let after_break = matches!(&toks[k - 1], Tok::Connector(c, _)
+        // After a clause break, or opening the sentence ("The baggage is on no account to be
+        // brought forward.").
+        let after_break = k == 0
+            || matches!(&toks[k - 1], Tok::Connector(c, _)
             if matches!(c.as_str(), "and" | "," | ";" | "but"));
-        let object = matches!(&toks[k], Tok::Place(t)
-            if matches!(t.form, Form::Name | Form::Unit | Form::Own | Form::Vague));
-        let neg = matches!(&toks[k + 1], Tok::Negate(_));
-        let be =
-            matches!(&toks[k + 2], Tok::Filler(f) if text[f.0..f.1].eq_ignore_ascii_case("be"));
+        let object = match &toks[k] {
+            Tok::Place(t) if matches!(t.form, Form::Name | Form::Unit | Form::Own | Form::Vague) => {
+                Some(t.clone())
+            }
+            // "The guns are not to be withdrawn." taken for a third person ("The guns are
+            // not to"): the negator repeats the recipient's link.
+            Tok::Recipient {
+                who: Some(t), span, ..
+            } if k == 0
+                && matches!(&toks[k + 1], Tok::Negate(n) if n.1 == span.1 && n.0 > span.0) =>
+            {
+                Some(t.clone())
+            }
+            _ => None,
+        };
+        // A link written apart from its negator ("is on no account to be").
+        let link = usize::from(
+            matches!(&toks[k + 1], Tok::Filler(f) if matches!(
+                text[f.0..f.1].to_lowercase().as_str(),
+                "is" | "are" | "will" | "shall" | "must"
+            )),
+        );
+        let neg = matches!(toks.get(k + 1 + link), Some(Tok::Negate(_)));
+        // "by no means" and its "to" apart.
+        let to = link
+            * usize::from(matches!(toks.get(k + 2 + link), Some(Tok::DestPrep(p, _)) if p == "to"));
+        let be = matches!(toks.get(k + 2 + link + to),
+            Some(Tok::Filler(f)) if text[f.0..f.1].eq_ignore_ascii_case("be"));
+        let last = k + 3 + link + to;
         if after_break
-            && object
+            && let Some(object) = object
             && neg
             && be
-            && let Tok::Participle { span: p, .. } | Tok::Filler(p) = toks[k + 3]
+            && let Some(Tok::Participle { span: p, .. } | Tok::Filler(p)) = toks.get(last)
         {
-            let span = (toks[k].span().0, p.1);
+            let span = (object.phrase_span.0, p.1);
             if passive_forbidden(&text[span.0..span.1]).is_some() {
                 // The object follows its negator so its places are still counted (`absorbed`).
-                let object = toks[k].clone();
-                toks.splice(k..=k + 3, [Tok::Negate(span), object]);
+                toks.splice(k..=last, [Tok::Negate(span), Tok::Place(object)]);
             }
         }
         k += 1;

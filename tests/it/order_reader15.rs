@@ -65,3 +65,50 @@ fn whilst_is_while_and_meanwhile_keeps_the_clause_subject() {
         assert_eq!(o.stages[0].objectives.len(), 1, "{text}: {}", o.readback);
     }
 }
+
+#[test]
+fn a_passive_prohibition_with_its_negator_after_the_link() {
+    // Rule `neg.passive` (6.3.2: an order that only forbids is General, no stage): "is on no
+    // account to be", "are by no means to be" forbid that verb on the subject, also when the
+    // subject opens the sentence; where and until when belong to what is forbidden.
+    for (text, forbidden) in [
+        (
+            "The baggage is on no account to be brought forward.",
+            "bring the baggage forward",
+        ),
+        (
+            "The guns are not to be withdrawn.",
+            "withdraw the guns",
+        ),
+        (
+            "The 2nd Division will hold Hall; the wagons are on no account to be sent across the river.",
+            "send the wagons across the river",
+        ),
+        (
+            "2nd Div: hold Hall. The bridge at Kümla is by no means to be destroyed before the 3rd Division has passed.",
+            "destroy the bridge at Kümla before the 3rd Division has passed",
+        ),
+    ] {
+        let o = plain(text);
+        assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
+        assert_eq!(o.prohibitions.len(), 1, "{text}: {:?}", o.prohibitions);
+        assert_eq!(o.prohibitions[0].text, forbidden, "{text}");
+        assert!(
+            o.readback.contains(&format!("not to {forbidden}")),
+            "{text}: {}",
+            o.readback
+        );
+        // The forbidden thing is never an objective of a stage.
+        for s in &o.stages {
+            assert!(
+                s.objectives.iter().all(|r| !forbidden.contains(&r.text)),
+                "{text}: {}",
+                o.readback
+            );
+        }
+        rereads(&o);
+    }
+    let o = plain("The baggage is on no account to be brought forward.");
+    assert!(o.stages.is_empty(), "{}", o.readback);
+    assert_eq!(o.order_type, Some(OrderType::General));
+}
