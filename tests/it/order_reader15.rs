@@ -112,3 +112,26 @@ fn a_passive_prohibition_with_its_negator_after_the_link() {
     assert!(o.stages.is_empty(), "{}", o.readback);
     assert_eq!(o.order_type, Some(OrderType::General));
 }
+
+#[test]
+fn a_description_above_or_below_a_name_is_that_place_with_the_relation() {
+    // Rule `place.above` after `name.edges`: the name's edges no longer swallow "the heights
+    // above" into an unread word; the place is the named one, relative to it.
+    for (text, id, rel) in [
+        ("2nd Div: form on the heights above Hall.", "hall", "above"),
+        ("Form on the heights above Hall.", "hall", "above"),
+        ("3rd Div: halt in the meadows below Kirseberg.", "kirseberg", "below"),
+        ("4th Div: deploy on the slopes above Kümla.", "kumla", "above"),
+    ] {
+        let o = hall(text);
+        assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
+        let objs: Vec<_> = o.stages.iter().flat_map(|s| &s.objectives).collect();
+        let named = objs
+            .iter()
+            .find(|r| r.resolved.as_ref().is_some_and(|x| x.id == id))
+            .unwrap_or_else(|| panic!("{text}: {objs:?}"));
+        assert_eq!(named.relation.as_deref(), Some(rel), "{text}");
+        assert!(o.readback.contains(&format!("{rel} ")), "{text}: {}", o.readback);
+        assert_eq!(hall(&o.readback).key, o.key, "{text}: {}", o.readback);
+    }
+}
