@@ -3081,7 +3081,9 @@ fn passive_negation(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
             || matches!(&toks[k - 1], Tok::Connector(c, _)
             if matches!(c.as_str(), "and" | "," | ";" | "but"));
         let object = match &toks[k] {
-            Tok::Place(t) if matches!(t.form, Form::Name | Form::Unit | Form::Own | Form::Vague) => {
+            Tok::Place(t)
+                if matches!(t.form, Form::Name | Form::Unit | Form::Own | Form::Vague) =>
+            {
                 Some(t.clone())
             }
             // "The guns are not to be withdrawn." taken for a third person ("The guns are
@@ -3096,12 +3098,10 @@ fn passive_negation(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
             _ => None,
         };
         // A link written apart from its negator ("is on no account to be").
-        let link = usize::from(
-            matches!(&toks[k + 1], Tok::Filler(f) if matches!(
-                text[f.0..f.1].to_lowercase().as_str(),
-                "is" | "are" | "will" | "shall" | "must"
-            )),
-        );
+        let link = usize::from(matches!(&toks[k + 1], Tok::Filler(f) if matches!(
+            text[f.0..f.1].to_lowercase().as_str(),
+            "is" | "are" | "will" | "shall" | "must"
+        )));
         let neg = matches!(toks.get(k + 1 + link), Some(Tok::Negate(_)));
         // "by no means" and its "to" apart.
         let to = link

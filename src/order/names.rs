@@ -400,10 +400,20 @@ fn name_word(w: &str) -> bool {
     let f = fold(&lower);
     !w.chars().next().is_some_and(char::is_lowercase)
         || is_link(&lower)
+        || elided_particle(w)
         || lex.is_name_adjective(&lower)
         || lex.is_terrain(&lower)
         || lex.is_troop_word(&f)
         || lex.is_troop_word(f.trim_end_matches('s'))
+}
+
+/// "d'Aver", "l'Orme", "dell'Acqua": a particle elided onto a capitalised word is part of the
+/// name ("Nave d'Aver", rule `name.edges`).
+fn elided_particle(w: &str) -> bool {
+    ["d'", "d’", "l'", "l’", "dell'", "dell’"].iter().any(|p| {
+        w.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p))
+            && w[p.len()..].starts_with(char::is_uppercase)
+    })
 }
 
 /// Rule `name.edges`: a captured name is cut back to its name words. Lower-case words before

@@ -19,7 +19,11 @@ fn unread(o: &CheckedOrder) -> bool {
 
 fn rereads(o: &CheckedOrder) {
     let again = plain(&o.readback);
-    assert_eq!(again.key, o.key, "read-back {:?} re-reads differently", o.readback);
+    assert_eq!(
+        again.key, o.key,
+        "read-back {:?} re-reads differently",
+        o.readback
+    );
 }
 
 #[test]
@@ -76,10 +80,7 @@ fn a_passive_prohibition_with_its_negator_after_the_link() {
             "The baggage is on no account to be brought forward.",
             "bring the baggage forward",
         ),
-        (
-            "The guns are not to be withdrawn.",
-            "withdraw the guns",
-        ),
+        ("The guns are not to be withdrawn.", "withdraw the guns"),
         (
             "The 2nd Division will hold Hall; the wagons are on no account to be sent across the river.",
             "send the wagons across the river",
@@ -120,8 +121,16 @@ fn a_description_above_or_below_a_name_is_that_place_with_the_relation() {
     for (text, id, rel) in [
         ("2nd Div: form on the heights above Hall.", "hall", "above"),
         ("Form on the heights above Hall.", "hall", "above"),
-        ("3rd Div: halt in the meadows below Kirseberg.", "kirseberg", "below"),
-        ("4th Div: deploy on the slopes above Kümla.", "kumla", "above"),
+        (
+            "3rd Div: halt in the meadows below Kirseberg.",
+            "kirseberg",
+            "below",
+        ),
+        (
+            "4th Div: deploy on the slopes above Kümla.",
+            "kumla",
+            "above",
+        ),
     ] {
         let o = hall(text);
         assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
@@ -131,7 +140,37 @@ fn a_description_above_or_below_a_name_is_that_place_with_the_relation() {
             .find(|r| r.resolved.as_ref().is_some_and(|x| x.id == id))
             .unwrap_or_else(|| panic!("{text}: {objs:?}"));
         assert_eq!(named.relation.as_deref(), Some(rel), "{text}");
-        assert!(o.readback.contains(&format!("{rel} ")), "{text}: {}", o.readback);
+        assert!(
+            o.readback.contains(&format!("{rel} ")),
+            "{text}: {}",
+            o.readback
+        );
         assert_eq!(hall(&o.readback).key, o.key, "{text}: {}", o.readback);
+    }
+}
+
+#[test]
+fn a_name_with_an_elided_particle_stays_one_name() {
+    // Rule `name.edges`: "d'Aver", "l'Orme" (an elided particle on a capitalised word) are words
+    // of the name, never an unread word cut off after it.
+    for (text, place) in [
+        (
+            "2nd Div: hold the bridge at Nave d'Aver.",
+            "bridge at Nave d'Aver",
+        ),
+        ("Pack: occupy Nave d’Aver.", "Nave d’Aver"),
+        ("Spencer: fall back on Pont d'Arcos.", "Pont d'Arcos"),
+        ("The 4th Division will halt at Mont l'Orme.", "Mont l'Orme"),
+        (
+            "Slade: cross at the ford of Castel de Rodrigo.",
+            "ford of Castel de Rodrigo",
+        ),
+    ] {
+        let o = plain(text);
+        assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
+        let objs: Vec<_> = o.stages.iter().flat_map(|s| &s.objectives).collect();
+        assert_eq!(objs.len(), 1, "{text}: {objs:?}");
+        assert_eq!(objs[0].text, place, "{text}");
+        rereads(&o);
     }
 }
