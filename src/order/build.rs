@@ -439,6 +439,7 @@ fn token_rules(
     let toks = before_clause(text, toks, &mut d.rules);
     let toks = before_place(text, toks, &mut d.rules);
     let toks = split_object(text, toks, &mut d.rules);
+    let toks = in_support_of(text, toks, &mut d.rules);
     let toks = round_route(text, toks, &mut d.rules);
     let toks = relative_negation(text, toks, &mut d.rules);
     let toks = nor_clause(text, toks, &mut d.rules);
@@ -1778,7 +1779,11 @@ impl Reading<'_> {
                 && (r.form == Form::Own
                     || r.form == Form::Unit
                         && matches!(st.verb.as_str(), "put" | "set")
-                        && friendly_troops(&r.text)))
+                        && friendly_troops(&r.text)
+                    // "send the rest forward": the troops that go (rule `verb.in-support-of`).
+                    || r.form == Form::Name
+                        && st.verb == "send"
+                        && subjects::remainder(&r.text)))
                 || (after_force && c.is_some()))
         {
             st.forces.push(r);
@@ -2819,6 +2824,48 @@ fn before_place(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -
             );
             rules.push("place.before");
         }
+        k += 1;
+    }
+    toks
+}
+
+/// Rule `verb.in-support-of`: "send the rest forward in support of Ruffin", "move up in support
+/// of the 1st Division" — "in support of" and a name is a support step of that command (6.3.2:
+/// General), never a manner and an unread "of". A "follow" before it, in the same clause, goes
+/// after the supported command: a move, not a pursuit of it.
+fn in_support_of(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let mut k = 0;
+    while k + 2 < toks.len() {
+        let fits = matches!(&toks[k], Tok::Manner(m, _) if m == "in support")
+            && matches!(&toks[k + 1], Tok::Filler(f) if text[f.0..f.1].eq_ignore_ascii_case("of"))
+            && matches!(&toks[k + 2], Tok::Place(_) | Tok::Relation { .. });
+        if !fits {
+            k += 1;
+            continue;
+        }
+        let span = (toks[k].span().0, toks[k + 1].span().1);
+        toks.splice(
+            k..=k + 1,
+            [Tok::Verb {
+                action: Action::Support,
+                verb: text[span.0..span.1].to_lowercase(),
+                span,
+            }],
+        );
+        if let Some(j) = (0..k)
+            .rev()
+            .take_while(|&j| !matches!(toks[j], Tok::Connector(..) | Tok::Punct(_)))
+            .find(|&j| matches!(toks[j], Tok::Verb { .. }))
+            && let Tok::Verb {
+                action: a @ Action::Pursue,
+                verb,
+                ..
+            } = &mut toks[j]
+            && verb == "follow"
+        {
+            *a = Action::Move;
+        }
+        rules.push("verb.in-support-of");
         k += 1;
     }
     toks

@@ -65,7 +65,11 @@ fn stage_text_after(st: &Stage, prev: Option<&Stage>) -> String {
         out.push_str(", ");
     }
     for (i, s) in st.steps.iter().enumerate() {
-        if i > 0 {
+        // "move up in support of the 1st Division" (rule `verb.in-support-of`) reads on
+        // without "and", as written.
+        if i > 0 && s.verb == "in support of" {
+            out.push(' ');
+        } else if i > 0 {
             out.push_str(" and ");
         }
         out.push_str(&step_text(s));

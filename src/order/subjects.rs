@@ -550,9 +550,7 @@ fn rest_in_reserve(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>
         let m = m.to_ascii_lowercase();
         let rest = matches!(&toks[k], Tok::Place(t) if t.form == Form::Name && {
             let w = crate::text::fold(&t.text);
-            matches!(w.as_str(), "rest" | "remainder" | "others")
-                || w.starts_with("rest of ")
-                || w.starts_with("remainder of ")
+            remainder(&t.text)
                 || looks_like_troops(&t.text) && !super::lexicon::get().is_nation(&w)
         });
         let own_verb = toks[k + 2..]
@@ -591,6 +589,15 @@ fn rest_in_reserve(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>
         k += 2;
     }
     toks
+}
+
+/// "the rest", "the remainder of the division", "the others": the recipient's troops not
+/// given a task of their own (a name's text, without its article).
+pub(crate) fn remainder(name: &str) -> bool {
+    let w = crate::text::fold(name);
+    matches!(w.as_str(), "rest" | "remainder" | "others")
+        || w.starts_with("rest of ")
+        || w.starts_with("remainder of ")
 }
 
 /// Rule `with.supported-by`: "attack Hall at 1100, supported by the 3rd Division on your

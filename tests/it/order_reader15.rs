@@ -4,10 +4,22 @@
 //! with d'/de particles and a short name two hills share. The sentences are not those of the
 //! probes: each rule is tested on other sentences of the same shape.
 
-use staffwork::order::{self, CheckedOrder};
+use staffwork::order::{self, Action, CheckedOrder};
 use staffwork::rules::OrderType;
 
-use super::order_natural_leads::hall;
+use super::order_natural_leads::{hall, vimeiro};
+
+fn talavera(text: &str) -> CheckedOrder {
+    let s = staffwork::scenario::bundled("talavera-1809").unwrap();
+    order::check_one(text, Some(&s), Some("french"))
+}
+
+fn actions(o: &CheckedOrder) -> Vec<Action> {
+    o.stages
+        .iter()
+        .flat_map(|s| s.steps.iter().map(|x| x.action))
+        .collect()
+}
 
 fn plain(text: &str) -> CheckedOrder {
     order::check_one(text, None, None)
@@ -173,4 +185,46 @@ fn a_name_with_an_elided_particle_stays_one_name() {
         assert_eq!(objs[0].text, place, "{text}");
         rereads(&o);
     }
+}
+
+#[test]
+fn in_support_of_a_command_is_a_support_step_of_it() {
+    // Rule `verb.in-support-of` (6.3.2: General): "in support of X" supports X; "send the
+    // rest forward" moves the rest (its forces), never an objective called "rest".
+    let o = talavera("Sebastiani: send the rest forward in support of Ruffin.");
+    assert!(!unread(&o), "{:?}", o.diagnostics);
+    assert_eq!(actions(&o), vec![Action::Move, Action::Support], "{}", o.readback);
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.readback);
+    let steps = &o.stages[0].steps;
+    assert_eq!(steps[0].forces[0].text, "rest", "{:?}", steps[0]);
+    assert!(steps[0].objectives.is_empty(), "{:?}", steps[0].objectives);
+    assert!(steps[0].direction.is_some(), "{:?}", steps[0]);
+    let ruffin = steps[1].objectives[0].resolved.as_ref().expect("resolved");
+    assert_eq!(ruffin.id, "1-i");
+    assert_eq!(talavera(&o.readback).key, o.key, "{}", o.readback);
+    // Other sentences of the shape: a move, or "follow" (after a friendly command: no pursuit).
+    for (text, first) in [
+        (
+            "The 2nd Division will move up in support of the 1st Division.",
+            Action::Move,
+        ),
+        (
+            "Pack: push on towards Salamanca in support of the Light Division.",
+            Action::Move,
+        ),
+        (
+            "The hussars will follow in support of the dragoons.",
+            Action::Move,
+        ),
+    ] {
+        let o = plain(text);
+        assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
+        assert_eq!(actions(&o), vec![first, Action::Support], "{text}: {}", o.readback);
+        assert_eq!(o.order_type, Some(OrderType::General), "{text}: {}", o.readback);
+        assert!(o.readback.contains(" in support of "), "{text}: {}", o.readback);
+        rereads(&o);
+    }
+    let o = vimeiro("Kellerman's grenadiers will follow in support of Loison.");
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.readback);
+    assert!(!unread(&o), "{:?}", o.diagnostics);
 }
