@@ -453,6 +453,9 @@ fn token_rules(
     let toks = third_person(text, toks);
     if toks.len() != n {
         d.rules.push("lead.third-person");
+        if toks.iter().any(|t| matches!(t, Tok::Stands(..))) {
+            d.rules.push("lead.subject-where");
+        }
     }
     let toks = object_noun(text, toks, index, &mut d.rules);
     let toks = demonstrative(text, toks, &mut d.rules);
@@ -795,10 +798,14 @@ impl Reading<'_> {
                     if *after_subject && matches!(tok, Tok::Filler(_) | Tok::Verb { .. }) {
                         *predicate = true;
                     }
-                    // "should he attack the village": after the inverted "should" a pronoun is the
-                    // condition's subject too, and the verb after it the condition's own.
+                    // "should he attack the village", "if they advance", "as they advance": a
+                    // pronoun is the condition's subject too, and the verb after it the
+                    // condition's own.
+                    // Only opening the condition: "when the troops cross at X they must march"
+                    // has its subject already, and "they" begins the recipient's clause.
+                    let opening = !*predicate && refs.is_empty();
                     *after_subject = matches!(tok, Tok::Place(_))
-                        || kind.eq_ignore_ascii_case("should")
+                        || opening
                             && matches!(tok, Tok::Filler(s) if matches!(
                                 text[s.0..s.1].to_lowercase().as_str(),
                                 "he" | "they" | "we" | "it" | "she"
@@ -1179,6 +1186,7 @@ impl Reading<'_> {
             | Tok::Preset { .. }
             | Tok::Addressee(_)
             | Tok::Recipient { .. }
+            | Tok::Stands(..)
             | Tok::Independent(_) => {
                 self.lead(tok, d);
                 true
@@ -1297,6 +1305,12 @@ impl Reading<'_> {
             Tok::Independent(s) => {
                 d.independent = true;
                 d.independent_span.get_or_insert(*s);
+            }
+            // Rule `lead.subject-where`: where the subject stands is a place of the order.
+            Tok::Stands(prep, t, _) => {
+                let mut r = to_reference(t);
+                r.relation = Some(prep.clone());
+                d.refs.push(r);
             }
             _ => {}
         }
@@ -2319,6 +2333,9 @@ fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
     if first == link {
         return toks;
     }
+    if let Some(out) = subject_where(&toks, first, link, v) {
+        return out;
+    }
     let span = (toks[first].span().0, toks[link - 1].span().1);
     let phrase = text[span.0..span.1].trim();
     if phrase.len() > 60
@@ -2351,6 +2368,50 @@ fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
     });
     out.extend(toks.into_iter().skip(v));
     out
+}
+
+/// Rule `lead.subject-where`: "The artillery on the Cerro will open on …", "The brigade at Hall
+/// is to hold …" — troops opening the sentence, a preposition of place and a place, then the
+/// link: the troops are the recipient, the place where they stand (a place of the order, no
+/// objective). `first..link` is the place the third person found before the link.
+fn subject_where(toks: &[Tok], first: usize, link: usize, verb: usize) -> Option<Vec<Tok>> {
+    let at = first.checked_sub(2)?;
+    let Tok::DestPrep(prep, _) = &toks[at + 1] else {
+        return None;
+    };
+    if !matches!(prep.as_str(), "on" | "at" | "in" | "near" | "upon") || link != first + 1 {
+        return None;
+    }
+    let (Tok::Place(who), Tok::Place(place)) = (&toks[at], &toks[first]) else {
+        return None;
+    };
+    // Only the sentence's opening: nothing but a header, courtesy or time before the troops.
+    let opening = toks[..at].iter().all(|t| {
+        matches!(
+            t,
+            Tok::Header(_) | Tok::Courtesy(_) | Tok::Timing { .. } | Tok::Connector(..)
+        )
+    });
+    if !opening
+        || !super::resolve::looks_like_troops(&who.text)
+        || super::resolve::looks_like_troops(&place.text)
+    {
+        return None;
+    }
+    let end = toks[verb - 1].span().1;
+    let mut out: Vec<Tok> = toks[..at].to_vec();
+    out.push(Tok::Recipient {
+        who: Some(who.clone()),
+        attached: Vec::new(),
+        span: (who.phrase_span.0, end),
+    });
+    out.push(Tok::Stands(
+        prep.clone(),
+        place.clone(),
+        (toks[at + 1].span().0, place.phrase_span.1),
+    ));
+    out.extend(toks[verb..].iter().cloned());
+    Some(out)
 }
 
 /// A modal or auxiliary that leaves its verb to come ("can", "should", "does").
@@ -2749,6 +2810,9 @@ fn before_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) 
         let kind = match word.as_str() {
             "before" => "before",
             "while" | "whilst" => "while",
+            // Rule `cond.as`: "open on the columns as they advance" — "as" and a clause is
+            // when the stage acts (30.0: a condition), never a stage of its own.
+            "as" => "as",
             _ => continue,
         };
         // A subject first (a name, troops, a pronoun), then its verb within a few words.
@@ -2767,12 +2831,26 @@ fn before_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) 
                 }
                 _ => false,
             });
-        if subject && verb_follows {
+        // After "as" only a pronoun or troops, then a verb of the lexicon ("as they advance",
+        // "as the enemy retires"): "as far as", "as a support", "such as" stay as they were.
+        let as_clause = kind != "as"
+            || match toks.get(k + 1) {
+                Some(Tok::Filler(f)) => matches!(
+                    text[f.0..f.1].to_lowercase().as_str(),
+                    "they" | "he" | "it" | "she" | "we"
+                ),
+                Some(Tok::Place(t)) => super::resolve::looks_like_troops(&t.text),
+                _ => false,
+            } && matches!(
+                toks.get(k + 2),
+                Some(Tok::Verb { .. } | Tok::Participle { .. })
+            );
+        if subject && verb_follows && as_clause {
             toks[k] = Tok::CondStart(kind.into(), s);
-            rules.push(if kind == "before" {
-                "cond.before"
-            } else {
-                "cond.while"
+            rules.push(match kind {
+                "before" => "cond.before",
+                "as" => "cond.as",
+                _ => "cond.while",
             });
         }
     }

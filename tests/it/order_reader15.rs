@@ -228,3 +228,74 @@ fn in_support_of_a_command_is_a_support_step_of_it() {
     assert_eq!(o.order_type, Some(OrderType::General), "{}", o.readback);
     assert!(!unread(&o), "{:?}", o.diagnostics);
 }
+
+fn talavera_allied(text: &str) -> CheckedOrder {
+    let s = staffwork::scenario::bundled("talavera-1809").unwrap();
+    order::check_one(text, Some(&s), Some("allied"))
+}
+
+#[test]
+fn a_subject_with_a_place_is_the_recipient_standing_there() {
+    // Rule `lead.subject-where`: the troops before the preposition are the recipient; the place
+    // is where they stand (a place of the order), never the recipient nor an objective.
+    // Rule `cond.as` (30.0): "as they advance" is when, a condition, never a second stage.
+    let o = talavera_allied(
+        "The artillery on the Cerro will open on the enemy's columns as they advance.",
+    );
+    assert_eq!(o.recipient.as_ref().unwrap().text, "artillery", "{}", o.readback);
+    assert_eq!(o.stages.len(), 1, "{}", o.readback);
+    assert_eq!(actions(&o), vec![Action::Attack], "{}", o.readback);
+    let objs: Vec<_> = o.stages[0].objectives.iter().map(|r| r.text.as_str()).collect();
+    assert_eq!(objs, vec!["enemy's columns"], "{}", o.readback);
+    assert_eq!(
+        o.stages[0].condition.as_ref().map(|c| c.text.as_str()),
+        Some("as they advance")
+    );
+    assert!(o.places.iter().any(|p| p.text == "Cerro"), "{:?}", o.places);
+    assert!(!unread(&o), "{:?}", o.diagnostics);
+    assert_eq!(talavera_allied(&o.readback).key, o.key, "{}", o.readback);
+    // Other sentences of the shape, with a scenario that knows the troops and the place.
+    for (text, who, at, obj) in [
+        (
+            "The 2nd Division at Kümla will attack Hall from the west.",
+            "div-2",
+            "kumla",
+            "hall",
+        ),
+        (
+            "The 3rd Division on Hinzeberg is to hold Kirseberg.",
+            "div-3",
+            "hinzeberg",
+            "kirseberg",
+        ),
+    ] {
+        let o = hall(text);
+        assert_eq!(
+            super::order_natural_leads::recipient_id(&o).as_deref(),
+            Some(who),
+            "{text}: {}",
+            o.readback
+        );
+        let objs: Vec<_> = o.stages.iter().flat_map(|s| &s.objectives).collect();
+        assert_eq!(objs.len(), 1, "{text}: {objs:?}");
+        assert_eq!(objs[0].resolved.as_ref().map(|r| r.id.as_str()), Some(obj));
+        assert!(
+            o.places
+                .iter()
+                .any(|p| p.resolved.as_ref().is_some_and(|r| r.id == at)),
+            "{text}: {:?}",
+            o.places
+        );
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+        assert_eq!(hall(&o.readback).key, o.key, "{text}: {}", o.readback);
+    }
+    // A pronoun after any condition's starter is its subject: "if they advance" is one
+    // condition, not a condition "if they" and a stage "advance".
+    let o = plain("2nd Div: charge the enemy's cavalry if they advance.");
+    assert_eq!(o.stages.len(), 1, "{}", o.readback);
+    assert_eq!(
+        o.stages[0].condition.as_ref().map(|c| c.text.as_str()),
+        Some("if they advance")
+    );
+    rereads(&o);
+}
