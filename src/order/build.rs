@@ -444,6 +444,7 @@ fn token_rules(
     let toks = relative_negation(text, toks, &mut d.rules);
     let toks = nor_clause(text, toks, &mut d.rules);
     let toks = no_noun(text, toks, &mut d.rules);
+    let toks = report_duty(text, toks, &mut d.rules);
     let toks = relative_object(text, toks, &mut d.rules);
     let toks = day_word(text, toks, &mut d.rules);
     let toks = should_name(text, toks, &mut d.rules);
@@ -1331,7 +1332,10 @@ impl Reading<'_> {
                         self.conn = None;
                         d.steps[i].step.parts.push(",".into());
                     }
-                    if participle {
+                    // Rule `clause.report-duty` ("and report anything that moves") keeps its
+                    // places as places, as a participle clause does.
+                    let duty = m.starts_with("and ") || m.starts_with(", ");
+                    if participle || duty {
                         self.absorbed = self.absorbed.max(tok.span().1);
                     }
                     d.steps[i].step.manner.push(m.clone());
@@ -2665,6 +2669,82 @@ fn participle_manner(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static st
         );
         rules.push("clause.participle");
         k += 1 + n;
+    }
+    toks
+}
+
+/// Rule `clause.report-duty`: "scour the country towards Escalona and report anything that
+/// moves", "patrol towards Säter and send word of what you find" — after a step, "and" (or a
+/// comma) and a verb of reporting, to the end of the clause, is what the command is to tell the
+/// writer: a duty kept with the stage as its manner and read back with it, never a stage (it
+/// moves nobody, 6.3.2), a place, nor an unread remark; its verbs are its own.
+fn report_duty(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    const REPORT: [&str; 10] = [
+        "report",
+        "send word",
+        "send back word",
+        "send me word",
+        "inform me",
+        "acquaint me",
+        "give notice",
+        "give me notice",
+        "give information",
+        "send information",
+    ];
+    let mut k = 2;
+    while k < toks.len() {
+        let Tok::Filler(f) = toks[k] else {
+            k += 1;
+            continue;
+        };
+        let fits = REPORT.contains(&words(&text[f.0..f.1].to_lowercase()).as_str())
+            && matches!(&toks[k - 1], Tok::Connector(c, _) if c == "and" || c == ",")
+            && toks[..k - 1].iter().any(|t| matches!(t, Tok::Verb { .. }));
+        if !fits {
+            k += 1;
+            continue;
+        }
+        // To the clause's end: a stop, ";", "then", "but", "or", a purpose or negator, or a
+        // connector before another action.
+        let end = (k + 1..toks.len())
+            .find(|&m| match &toks[m] {
+                Tok::Punct(_) | Tok::Purpose(_) | Tok::Negate(_) => true,
+                Tok::Connector(c, _) => {
+                    !matches!(c.as_str(), "and" | ",")
+                        || matches!(toks.get(m + 1), Some(Tok::Verb { .. }))
+                }
+                _ => false,
+            })
+            .unwrap_or(toks.len());
+        // "…, then return": the comma before the next clause is not the duty's.
+        let mut end = end;
+        while end > k + 1 && matches!(toks[end - 1], Tok::Connector(..)) {
+            end -= 1;
+        }
+        let span = (toks[k - 1].span().0, toks[end - 1].span().1);
+        // Its places follow the manner so they are still places of the order (`absorbed`);
+        // its lower-case words ("what you find") are no places.
+        // "any movement … towards Kirseberg": a direction's place too, which is no direction of
+        // the stage.
+        let places: Vec<Tok> = toks[k + 1..end]
+            .iter()
+            .filter_map(|t| match t {
+                Tok::Place(p) => (p.form != Form::Name || p.text.chars().any(char::is_uppercase))
+                    .then(|| t.clone()),
+                Tok::Direction { target, .. } => (target.form != Form::Name
+                    || target.text.chars().any(char::is_uppercase))
+                .then(|| Tok::Place(target.clone())),
+                Tok::Relation { .. } => Some(t.clone()),
+                _ => None,
+            })
+            .collect();
+        let n = places.len();
+        toks.splice(
+            k - 1..end,
+            std::iter::once(Tok::Manner(words(&text[span.0..span.1]), span)).chain(places),
+        );
+        rules.push("clause.report-duty");
+        k += n + 1;
     }
     toks
 }

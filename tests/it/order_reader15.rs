@@ -299,3 +299,54 @@ fn a_subject_with_a_place_is_the_recipient_standing_there() {
     );
     rereads(&o);
 }
+
+#[test]
+fn a_generic_arm_is_the_recipient_and_its_report_duty_no_place() {
+    // Rule `lead.third-person` with a generic arm, rule `clause.report-duty`: "and report …" is
+    // kept with the stage and read back, never a stage (6.3.2), a place nor an unread word.
+    for (text, who, duty) in [
+        (
+            "The light cavalry is to scour the country towards Escalona and report anything that moves.",
+            "light cavalry",
+            "and report anything that moves",
+        ),
+        (
+            "The dragoons will watch the fords of the Agueda, and report the enemy's movements.",
+            "dragoons",
+            "and report the enemy's movements",
+        ),
+        (
+            "The hussars are to patrol towards Säter and send word of what they find at Kümla.",
+            "hussars",
+            "and send word of what they find at Kümla",
+        ),
+    ] {
+        let o = plain(text);
+        assert_eq!(o.recipient.as_ref().map(|r| r.text.as_str()), Some(who), "{text}");
+        assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
+        assert_eq!(o.stages.len(), 1, "{text}: {}", o.readback);
+        assert_eq!(o.stages[0].steps.len(), 1, "{text}: {}", o.readback);
+        assert!(o.stages[0].condition.is_none(), "{text}: {}", o.readback);
+        assert_eq!(o.order_type, Some(OrderType::General), "{text}");
+        assert!(
+            o.stages[0].steps[0].manner.iter().any(|m| m == duty),
+            "{text}: {:?}",
+            o.stages[0].steps[0].manner
+        );
+        assert!(o.readback.contains(duty), "{text}: {}", o.readback);
+        assert!(
+            o.places.iter().all(|p| !p.text.contains("anything") && p.text != "find"),
+            "{text}: {:?}",
+            o.places
+        );
+        rereads(&o);
+    }
+    // A place named in the duty is still a place of the order, no objective.
+    let o = hall("Cav-I: patrol towards Säter and send word of what you find at Kümla, then return to Hall.");
+    assert!(o.places.iter().any(|p| p.text == "Kümla"), "{:?}", o.places);
+    assert!(
+        o.stages.iter().flat_map(|s| &s.objectives).all(|r| r.text != "Kümla"),
+        "{}",
+        o.readback
+    );
+}
