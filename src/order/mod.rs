@@ -672,6 +672,23 @@ fn resolve_name(
             }
             Match::Missing { .. } if no_stages => None,
             Match::Missing { .. } => {
+                // Rule `name.shared-word`: "the Cerro" in Talavera is either hill — say which
+                // could be meant, and take neither.
+                let sharing = ix.places_sharing(&r.text);
+                if let [first, rest @ ..] = sharing.as_slice() {
+                    diags.push(diag(
+                        Severity::Warning,
+                        "ambiguous-name",
+                        format!(
+                            "\"{}\" could be {first} or {}; taken for neither",
+                            r.text,
+                            rest.join(" or ")
+                        ),
+                        r.span,
+                        "use the full name of the place",
+                    ));
+                    return None;
+                }
                 let slot = slots.contains(&r.span);
                 unresolved(r, slot, || ix.place_suggestions(&r.text), diags);
                 None

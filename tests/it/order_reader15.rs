@@ -193,7 +193,12 @@ fn in_support_of_a_command_is_a_support_step_of_it() {
     // rest forward" moves the rest (its forces), never an objective called "rest".
     let o = talavera("Sebastiani: send the rest forward in support of Ruffin.");
     assert!(!unread(&o), "{:?}", o.diagnostics);
-    assert_eq!(actions(&o), vec![Action::Move, Action::Support], "{}", o.readback);
+    assert_eq!(
+        actions(&o),
+        vec![Action::Move, Action::Support],
+        "{}",
+        o.readback
+    );
     assert_eq!(o.order_type, Some(OrderType::General), "{}", o.readback);
     let steps = &o.stages[0].steps;
     assert_eq!(steps[0].forces[0].text, "rest", "{:?}", steps[0]);
@@ -219,9 +224,23 @@ fn in_support_of_a_command_is_a_support_step_of_it() {
     ] {
         let o = plain(text);
         assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
-        assert_eq!(actions(&o), vec![first, Action::Support], "{text}: {}", o.readback);
-        assert_eq!(o.order_type, Some(OrderType::General), "{text}: {}", o.readback);
-        assert!(o.readback.contains(" in support of "), "{text}: {}", o.readback);
+        assert_eq!(
+            actions(&o),
+            vec![first, Action::Support],
+            "{text}: {}",
+            o.readback
+        );
+        assert_eq!(
+            o.order_type,
+            Some(OrderType::General),
+            "{text}: {}",
+            o.readback
+        );
+        assert!(
+            o.readback.contains(" in support of "),
+            "{text}: {}",
+            o.readback
+        );
         rereads(&o);
     }
     let o = vimeiro("Kellerman's grenadiers will follow in support of Loison.");
@@ -242,10 +261,19 @@ fn a_subject_with_a_place_is_the_recipient_standing_there() {
     let o = talavera_allied(
         "The artillery on the Cerro will open on the enemy's columns as they advance.",
     );
-    assert_eq!(o.recipient.as_ref().unwrap().text, "artillery", "{}", o.readback);
+    assert_eq!(
+        o.recipient.as_ref().unwrap().text,
+        "artillery",
+        "{}",
+        o.readback
+    );
     assert_eq!(o.stages.len(), 1, "{}", o.readback);
     assert_eq!(actions(&o), vec![Action::Attack], "{}", o.readback);
-    let objs: Vec<_> = o.stages[0].objectives.iter().map(|r| r.text.as_str()).collect();
+    let objs: Vec<_> = o.stages[0]
+        .objectives
+        .iter()
+        .map(|r| r.text.as_str())
+        .collect();
     assert_eq!(objs, vec!["enemy's columns"], "{}", o.readback);
     assert_eq!(
         o.stages[0].condition.as_ref().map(|c| c.text.as_str()),
@@ -322,7 +350,11 @@ fn a_generic_arm_is_the_recipient_and_its_report_duty_no_place() {
         ),
     ] {
         let o = plain(text);
-        assert_eq!(o.recipient.as_ref().map(|r| r.text.as_str()), Some(who), "{text}");
+        assert_eq!(
+            o.recipient.as_ref().map(|r| r.text.as_str()),
+            Some(who),
+            "{text}"
+        );
         assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
         assert_eq!(o.stages.len(), 1, "{text}: {}", o.readback);
         assert_eq!(o.stages[0].steps.len(), 1, "{text}: {}", o.readback);
@@ -335,18 +367,72 @@ fn a_generic_arm_is_the_recipient_and_its_report_duty_no_place() {
         );
         assert!(o.readback.contains(duty), "{text}: {}", o.readback);
         assert!(
-            o.places.iter().all(|p| !p.text.contains("anything") && p.text != "find"),
+            o.places
+                .iter()
+                .all(|p| !p.text.contains("anything") && p.text != "find"),
             "{text}: {:?}",
             o.places
         );
         rereads(&o);
     }
     // A place named in the duty is still a place of the order, no objective.
-    let o = hall("Cav-I: patrol towards Säter and send word of what you find at Kümla, then return to Hall.");
+    let o = hall(
+        "Cav-I: patrol towards Säter and send word of what you find at Kümla, then return to Hall.",
+    );
     assert!(o.places.iter().any(|p| p.text == "Kümla"), "{:?}", o.places);
     assert!(
-        o.stages.iter().flat_map(|s| &s.objectives).all(|r| r.text != "Kümla"),
+        o.stages
+            .iter()
+            .flat_map(|s| &s.objectives)
+            .all(|r| r.text != "Kümla"),
         "{}",
         o.readback
+    );
+}
+
+#[test]
+fn a_short_name_two_places_share_is_ambiguous_and_names_both() {
+    // Rule `name.shared-word`: "the Cerro" in Talavera is either hill; the reader says so,
+    // naming both, and takes neither (it used to call it "not a place on this map").
+    for text in [
+        "Hill: hold the Cerro.",
+        "The artillery on the Cerro will open on the enemy's columns as they advance.",
+    ] {
+        let o = talavera_allied(text);
+        let d = o
+            .diagnostics
+            .iter()
+            .find(|d| d.code == "ambiguous-name" && d.message.contains("\"Cerro\""))
+            .unwrap_or_else(|| panic!("{text}: {:?}", o.diagnostics));
+        assert!(d.message.contains("Cerro de Cascajal"), "{}", d.message);
+        assert!(d.message.contains("Cerro de Medellín"), "{}", d.message);
+        assert!(!d.message.contains("slope"), "{}", d.message);
+        assert!(
+            o.diagnostics.iter().all(|d| d.code != "unknown-place"),
+            "{text}: {:?}",
+            o.diagnostics
+        );
+        let cerro = o
+            .places
+            .iter()
+            .find(|p| p.text == "Cerro")
+            .expect("a place");
+        assert!(cerro.resolved.is_none(), "{cerro:?}");
+    }
+    // A name only one place holds whole still resolves, and the full name is never ambiguous.
+    let o = talavera_allied("Hill: hold the Cerro de Medellín.");
+    assert!(
+        o.diagnostics
+            .iter()
+            .all(|d| d.code != "ambiguous-name" || !d.message.contains("Cerro")),
+        "{:?}",
+        o.diagnostics
+    );
+    assert_eq!(
+        o.stages[0].objectives[0]
+            .resolved
+            .as_ref()
+            .map(|r| r.id.as_str()),
+        Some("cerro-de-medellin")
     );
 }
