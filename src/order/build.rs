@@ -2631,13 +2631,27 @@ fn in_minutes(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
 fn participle_manner(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
     let mut k = 1;
     while k < toks.len() {
-        let Tok::Participle { span: ps, .. } = toks[k] else {
-            k += 1;
-            continue;
+        // An -ing form of a verb that is no stage ("keeping up the communication") too.
+        let ps = match toks[k] {
+            Tok::Participle { span, .. } => span,
+            Tok::Filler(f)
+                if text[f.0..f.1].split(' ').next().is_some_and(|w| w.ends_with("ing"))
+                    && lexicon::get().is_verb_phrase(&text[f.0..f.1].to_lowercase()) =>
+            {
+                f
+            }
+            _ => {
+                k += 1;
+                continue;
+            }
         };
         let after_comma = matches!(&toks[k - 1], Tok::Connector(c, _) if c == ",");
         let verb_before = toks[..k].iter().any(|t| matches!(t, Tok::Verb { .. }));
-        if !after_comma || !verb_before || !text[ps.0..ps.1].to_lowercase().ends_with("ing") {
+        let ing = text[ps.0..ps.1]
+            .split(' ')
+            .next()
+            .is_some_and(|w| w.to_lowercase().ends_with("ing"));
+        if !after_comma || !verb_before || !ing {
             k += 1;
             continue;
         }
@@ -2657,10 +2671,14 @@ fn participle_manner(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static st
             .unwrap_or(toks.len());
         let span = (ps.0, toks[end - 1].span().1);
         // Its places follow the manner so they are still places of the order (`absorbed`).
+        // "keeping up the communication with Hall": the place after "with" too.
         let places: Vec<Tok> = toks[k + 1..end]
             .iter()
-            .filter(|t| matches!(t, Tok::Place(_) | Tok::Relation { .. }))
-            .cloned()
+            .filter_map(|t| match t {
+                Tok::Place(_) | Tok::Relation { .. } => Some(t.clone()),
+                Tok::With(w, _) => Some(Tok::Place(w.clone())),
+                _ => None,
+            })
             .collect();
         let n = places.len();
         toks.splice(
@@ -2679,7 +2697,13 @@ fn participle_manner(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static st
 /// writer: a duty kept with the stage as its manner and read back with it, never a stage (it
 /// moves nobody, 6.3.2), a place, nor an unread remark; its verbs are its own.
 fn report_duty(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
-    const REPORT: [&str; 10] = [
+    // Reporting, and the tasks of the lexicon that move nobody ("destroy the bridge of boats",
+    // "keep up the communication").
+    const REPORT: [&str; 14] = [
+        "destroy",
+        "burn",
+        "keep up",
+        "collect",
         "report",
         "send word",
         "send back word",
@@ -3904,9 +3928,21 @@ fn bring_troops(
         }
         // "take the 1st Division round by Irun": a friendly command named as the object is
         // taken somewhere too, as "your division" is (never the enemy or a nation).
+        // "take the light cavalry across the Coa": troops described in lower case, never the
+        // enemy's nor a nation's, are the writer's own too.
+        // Only on to somewhere: "take the battery at Hall" captures it.
+        let onto = matches!(&toks[k + 2],
+            Tok::Compass(..) | Tok::RoutePrep(..))
+            || matches!(&toks[k + 2], Tok::DestPrep(p, _) if p == "to" || p == "into");
         let own_troops = matches!(&toks[k + 1], Tok::Place(t)
             if t.form == Form::Own && super::resolve::looks_like_troops(&text[t.span.0..t.span.1])
-                || subjects::commands(t, index) && !crate::text::fold(&t.text)
+                || (subjects::commands(t, index)
+                    || onto
+                        && t.form == Form::Name
+                        && t.text.starts_with(char::is_lowercase)
+                        && super::resolve::looks_like_troops(&t.text)
+                        && friendly_troops(&t.text))
+                    && !crate::text::fold(&t.text)
                     .split(' ')
                     .any(|w| w.trim_end_matches("'s") == "enemy" || w == "enemys"));
         let onward = matches!(

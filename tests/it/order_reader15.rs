@@ -436,3 +436,59 @@ fn a_short_name_two_places_share_is_ambiguous_and_names_both() {
         Some("cerro-de-medellin")
     );
 }
+
+#[test]
+fn peninsula_probes_of_reader15_read_whole() {
+    // Orders written in the manner of the Peninsula (1810–1811) that left words unread or
+    // misread their stages; each checks the rule it needed.
+    for (text, kind, n_steps) in [
+        // `neg.prohibition`: "and is on no account to" is one negator.
+        (
+            "The Light Division is to fall back upon the Coa, covering the retreat of the baggage, and is on no account to engage a superior force.",
+            OrderType::General,
+            1,
+        ),
+        // `clause.participle` with a verb that is no stage ("keeping up").
+        (
+            "Should the enemy cross the Agueda in force, the cavalry will retire by the road to Alfayates, keeping up the communication with the Light Division.",
+            OrderType::Complex,
+            1,
+        ),
+        // `clause.report-duty`: a task that moves nobody ("destroy the bridge of boats").
+        (
+            "General Hill will send a brigade across the Tagus at Almaraz and destroy the bridge of boats.",
+            OrderType::General,
+            1,
+        ),
+        // "receive further orders" is waiting for them (halt).
+        (
+            "The 7th Division will march upon Villar Formoso, where it will halt and receive further orders.",
+            OrderType::General,
+            3,
+        ),
+        // `cond.while` after the recipient's own things ("its present position whilst").
+        (
+            "The 6th Division will remain in its present position whilst the 3rd Division crosses the river.",
+            OrderType::Complex,
+            1,
+        ),
+        // `verb.bring` with troops in lower case taken across a river: a move, no capture.
+        (
+            "Sir Stapleton Cotton will take the light cavalry across the Coa by the bridge at Castello Bom, and form on the heights beyond it.",
+            OrderType::General,
+            2,
+        ),
+    ] {
+        let o = plain(text);
+        assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
+        assert_eq!(o.order_type, Some(kind), "{text}: {}", o.readback);
+        let steps: usize = o.stages.iter().map(|s| s.steps.len()).sum();
+        assert_eq!(steps, n_steps, "{text}: {}", o.readback);
+        rereads(&o);
+    }
+    let o = plain("The Light Division is to fall back upon the Coa, and is on no account to engage a superior force.");
+    assert_eq!(o.prohibitions.len(), 1, "{:?}", o.prohibitions);
+    assert_eq!(o.prohibitions[0].text, "engage a superior force");
+    let o = plain("The hussars are to keep their horses saddled, ready to move at a moment's notice.");
+    assert!(!unread(&o), "{:?}", o.diagnostics);
+}
