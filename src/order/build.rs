@@ -756,7 +756,9 @@ impl Reading<'_> {
                     // "as soon as it has crossed, and not wait", "if I cannot, do not wait": once
                     // the condition has its verb, "do not" or "and not" turns to the recipient.
                     Tok::Negate(s) => negator_ends_condition(&text[s.0..s.1], *predicate, flags),
-                    Tok::Connector(c, _) => c == "then" || c == "and then" || c == ";",
+                    Tok::Connector(c, _) => {
+                        matches!(c.as_str(), "then" | "and then" | "afterwards" | ";")
+                    }
                     _ => false,
                 };
                 if !ends {
@@ -2177,8 +2179,16 @@ fn passive(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
     else {
         return toks;
     };
+    // "…, supported by the 95th" (rule `with.supported-by`) names who goes with them, not the
+    // agent: a "by" right after such a past form is passed over.
     let Some(by) = (lead + 3..toks.len()).find(|&k| {
-        matches!(toks[k], Tok::RoutePrep(..) | Tok::DestPrep(..)) && word(&toks[k], &["by"])
+        matches!(toks[k], Tok::RoutePrep(..) | Tok::DestPrep(..))
+            && word(&toks[k], &["by"])
+            && !(k - 1 > lead + 2
+                && word(
+                    &toks[k - 1],
+                    &["supported", "followed", "covered", "preceded", "escorted"],
+                ))
     }) else {
         return toks;
     };
@@ -2635,7 +2645,10 @@ fn participle_manner(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static st
         let ps = match toks[k] {
             Tok::Participle { span, .. } => span,
             Tok::Filler(f)
-                if text[f.0..f.1].split(' ').next().is_some_and(|w| w.ends_with("ing"))
+                if text[f.0..f.1]
+                    .split(' ')
+                    .next()
+                    .is_some_and(|w| w.ends_with("ing"))
                     && lexicon::get().is_verb_phrase(&text[f.0..f.1].to_lowercase()) =>
             {
                 f
@@ -3779,7 +3792,12 @@ fn passive_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
             // carries on the same passive, a step of the same subject.
             let mut m = k + 1;
             while m + 1 < toks.len() && !matches!(toks[m], Tok::Punct(_)) {
+                // "…, supported by the 95th" is who goes with them (rule `with.supported-by`).
+                let by = toks
+                    .get(m + 2)
+                    .is_some_and(|t| matches!(t, Tok::RoutePrep(..)) && word(t) == "by");
                 if matches!(&toks[m], Tok::Connector(c, _) if c == "and" || c == ",")
+                    && !by
                     && let Tok::Participle { action, span } = toks[m + 1]
                 {
                     toks[m + 1] = Tok::Verb {
@@ -3931,8 +3949,7 @@ fn bring_troops(
         // "take the light cavalry across the Coa": troops described in lower case, never the
         // enemy's nor a nation's, are the writer's own too.
         // Only on to somewhere: "take the battery at Hall" captures it.
-        let onto = matches!(&toks[k + 2],
-            Tok::Compass(..) | Tok::RoutePrep(..))
+        let onto = matches!(&toks[k + 2], Tok::Compass(..) | Tok::RoutePrep(..))
             || matches!(&toks[k + 2], Tok::DestPrep(p, _) if p == "to" || p == "into");
         let own_troops = matches!(&toks[k + 1], Tok::Place(t)
             if t.form == Form::Own && super::resolve::looks_like_troops(&text[t.span.0..t.span.1])

@@ -328,9 +328,15 @@ pub(crate) fn clause_subjects(
         // Rule `lead.same-subject`: "… will move to Fuentes, and will take up a position",
         // "… to Guarda, where it will halt", "The Guards will not pursue; they will re-form":
         // the subject goes on; the link is no remark.
+        // "…, and will afterwards form behind X": "then" or "afterwards" may stand between the
+        // link and the verb (the sequence is kept).
+        let later = |j: usize| {
+            matches!(toks.get(j), Some(Tok::Connector(c, _)) if c == "then" || c == "afterwards")
+                && matches!(toks.get(j + 1), Some(Tok::Verb { .. }))
+        };
         if (at_break || clause_start && !out.is_empty())
             && let Some(link) = continuation(text, &toks[k..])
-            && matches!(toks.get(k + link), Some(Tok::Verb { .. }))
+            && (matches!(toks.get(k + link), Some(Tok::Verb { .. })) || later(k + link))
         {
             k += link;
             same = true;
@@ -617,9 +623,17 @@ pub(crate) fn supported_by(
                     "supported" | "followed" | "covered" | "seconded" | "sustained"
                 )
         });
+        // "supported by the 95th": a regiment by its number alone is troops too.
+        let regiment = |t: &super::lower::Target| {
+            let w = t.text.to_lowercase();
+            ["st", "nd", "rd", "th", "d"].iter().any(|s| {
+                w.strip_suffix(s)
+                    .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+            })
+        };
         participle
             && matches!(toks.get(k + 1), Some(Tok::RoutePrep(p, _)) if p == "by")
-            && matches!(toks.get(k + 2), Some(Tok::Place(t)) if commands(t, index))
+            && matches!(toks.get(k + 2), Some(Tok::Place(t)) if commands(t, index) || regiment(t))
     };
     if !(0..toks.len()).any(hit) {
         return toks;

@@ -486,9 +486,43 @@ fn peninsula_probes_of_reader15_read_whole() {
         assert_eq!(steps, n_steps, "{text}: {}", o.readback);
         rereads(&o);
     }
-    let o = plain("The Light Division is to fall back upon the Coa, and is on no account to engage a superior force.");
+    let o = plain(
+        "The Light Division is to fall back upon the Coa, and is on no account to engage a superior force.",
+    );
     assert_eq!(o.prohibitions.len(), 1, "{:?}", o.prohibitions);
     assert_eq!(o.prohibitions[0].text, "engage a superior force");
-    let o = plain("The hussars are to keep their horses saddled, ready to move at a moment's notice.");
+    let o =
+        plain("The hussars are to keep their horses saddled, ready to move at a moment's notice.");
     assert!(!unread(&o), "{:?}", o.diagnostics);
+}
+
+#[test]
+fn a_passive_supported_by_troops_and_a_later_step_after_a_condition() {
+    // Rule `with.supported-by` inside a passive (`lead.passive-own`): "supported by the 95th"
+    // goes with them; it is no agent, no route and no support step.
+    let o =
+        plain("The light companies are to be pushed forward into the wood, supported by the 95th.");
+    assert_eq!(
+        o.recipient.as_ref().map(|r| r.text.as_str()),
+        Some("light companies"),
+        "{}",
+        o.readback
+    );
+    assert_eq!(actions(&o), vec![Action::Move], "{}", o.readback);
+    assert!(!unread(&o), "{:?}", o.diagnostics);
+    assert!(o.stages[0].route.is_empty(), "{:?}", o.stages[0].route);
+    rereads(&o);
+    // Rule `lead.same-subject` with "afterwards": the condition ends before it, and what comes
+    // afterwards is a stage of its own (6.3.3: a sequence).
+    let o = plain(
+        "The cavalry will cover the retreat of the infantry whilst it passes the defile, and will afterwards form behind Fuente Guinaldo.",
+    );
+    assert!(!unread(&o), "{:?}", o.diagnostics);
+    assert_eq!(o.stages.len(), 2, "{}", o.readback);
+    assert_eq!(
+        o.stages[0].condition.as_ref().map(|c| c.text.as_str()),
+        Some("whilst it passes the defile")
+    );
+    assert!(o.stages[1].condition.is_none(), "{}", o.readback);
+    rereads(&o);
 }
