@@ -2323,8 +2323,18 @@ fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
         let s = toks[k].span();
         text[s.0..s.1].to_ascii_lowercase()
     };
+    // "The brigade at Kirseberg is on no account to abandon the bridge": the subject's link
+    // inside a negator of the lexicon ("is on no account to"); the negator stays after the lead.
+    let negated = v >= 2
+        && matches!(toks[v - 1], Tok::Negate(_))
+        && word(v - 1).contains(' ')
+        && matches!(
+            word(v - 1).split(' ').next(),
+            Some("is" | "are" | "will" | "shall" | "must")
+        );
     let link = match v {
         0 => return toks,
+        _ if negated => v - 1,
         _ if matches!(word(v - 1).as_str(), "will" | "shall" | "must") => v - 1,
         _ if v >= 2 && word(v - 1) == "to" && matches!(word(v - 2).as_str(), "is" | "are") => v - 2,
         // "Sir Thomas Picton will be so good as to occupy …": a courtesy that holds the link.
@@ -2347,7 +2357,9 @@ fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
     if first == link {
         return toks;
     }
-    if let Some(out) = subject_where(&toks, first, link, v) {
+    // The tokens kept after the lead: the verb's, or the negator's that holds the link.
+    let rest = if negated { link } else { v };
+    if let Some(out) = subject_where(&toks, first, link, rest) {
         return out;
     }
     let span = (toks[first].span().0, toks[link - 1].span().1);
@@ -2373,14 +2385,14 @@ fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
         within: None,
         parts: Vec::new(),
     };
-    let end = toks[v - 1].span().1;
+    let end = toks[rest - 1].span().1;
     let mut out: Vec<Tok> = toks[..first].to_vec();
     out.push(Tok::Recipient {
         who: Some(who),
         attached: Vec::new(),
         span: (span.0, end),
     });
-    out.extend(toks.into_iter().skip(v));
+    out.extend(toks.into_iter().skip(rest));
     out
 }
 
@@ -2388,7 +2400,7 @@ fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
 /// is to hold …" — troops opening the sentence, a preposition of place and a place, then the
 /// link: the troops are the recipient, the place where they stand (a place of the order, no
 /// objective). `first..link` is the place the third person found before the link.
-fn subject_where(toks: &[Tok], first: usize, link: usize, verb: usize) -> Option<Vec<Tok>> {
+fn subject_where(toks: &[Tok], first: usize, link: usize, rest: usize) -> Option<Vec<Tok>> {
     let at = first.checked_sub(2)?;
     let Tok::DestPrep(prep, _) = &toks[at + 1] else {
         return None;
@@ -2412,7 +2424,7 @@ fn subject_where(toks: &[Tok], first: usize, link: usize, verb: usize) -> Option
     {
         return None;
     }
-    let end = toks[verb - 1].span().1;
+    let end = toks[rest - 1].span().1;
     let mut out: Vec<Tok> = toks[..at].to_vec();
     out.push(Tok::Recipient {
         who: Some(who.clone()),
@@ -2424,7 +2436,7 @@ fn subject_where(toks: &[Tok], first: usize, link: usize, verb: usize) -> Option
         place.clone(),
         (toks[at + 1].span().0, place.phrase_span.1),
     ));
-    out.extend(toks[verb..].iter().cloned());
+    out.extend(toks[rest..].iter().cloned());
     Some(out)
 }
 
@@ -2932,9 +2944,11 @@ fn before_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) 
             "as" => "as",
             _ => continue,
         };
-        // A subject first (a name, troops, a pronoun), then its verb within a few words.
+        // A subject first (a name, troops, a pronoun; for "while" also an action noun's phrase:
+        // "whilst the attack on Hall goes on"), then its verb within a few words.
         let subject = matches!(toks.get(k + 1), Some(Tok::Place(_) | Tok::Filler(_)))
-            && !matches!(toks.get(k + 1), Some(Tok::Filler(f)) if is_modal(&text[f.0..f.1]));
+            && !matches!(toks.get(k + 1), Some(Tok::Filler(f)) if is_modal(&text[f.0..f.1]))
+            || kind == "while" && matches!(toks.get(k + 1), Some(Tok::Relation { .. }));
         let verb_follows = toks[k + 1..]
             .iter()
             .take(5)
@@ -2943,8 +2957,15 @@ fn before_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) 
             .any(|t| match t {
                 Tok::Verb { .. } | Tok::Participle { .. } => true,
                 Tok::Filler(f) => {
-                    is_modal(&text[f.0..f.1])
-                        || lexicon::get().is_finite(&text[f.0..f.1].to_lowercase())
+                    let w = text[f.0..f.1].to_lowercase();
+                    is_modal(&w)
+                        || lexicon::get().is_finite(&w)
+                        // "goes on", "lasts": a verb form the lexicon does not know.
+                        || kind == "while"
+                            && w.len() > 3
+                            && w.ends_with('s')
+                            && !w.ends_with("ss")
+                            && !w.contains(' ')
                 }
                 _ => false,
             });

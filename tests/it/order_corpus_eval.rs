@@ -317,7 +317,7 @@ fn the_reader_meets_its_figures_on_the_annotated_corpus() {
     floor("type", f.kind, 0.974); // TARGET 0.95 met; held at the measured value (494/507, reader15)
     floor("places recall", f.recall, 0.993); // TARGET 0.95 met; held at the measured value (625/629)
     floor("places precision", f.precision, 0.991); // TARGET 0.95 met; held at the measured value (820/827, reader15)
-    floor("resolution", f.resolution, 0.971); // TARGET 0.95 met; held at the measured value (1103/1135, reader15)
+    floor("resolution", f.resolution, 0.972); // TARGET 0.95 met; held at the measured value (1104/1135, reader15)
     floor("bad flagged", f.bad_flagged, 1.0); // TARGET 1.0 met
     floor("round trip", f.round_trip, 1.0); // TARGET 1.0 met (398/398)
     // Not an issue target: held at the measured value so negation is not lost again (51/54).

@@ -526,3 +526,53 @@ fn a_passive_supported_by_troops_and_a_later_step_after_a_condition() {
     assert!(o.stages[1].condition.is_none(), "{}", o.readback);
     rereads(&o);
 }
+
+#[test]
+fn a_subject_before_a_negator_that_holds_its_link_is_the_recipient() {
+    // Rule `lead.third-person` with a negator of the lexicon that holds the link ("is not to",
+    // "is on no account to"): the troops before it are the recipient, the verb is forbidden.
+    for (text, id, forbidden) in [
+        (
+            "The reserve battery is not to limber up before the 3rd Division has left Hinzeberg.",
+            "art-i",
+            "limber up",
+        ),
+        (
+            "The 3rd Division is on no account to abandon Kümla.",
+            "div-3",
+            "abandon Kümla",
+        ),
+        (
+            "The 2nd Division at Kümla is on no account to cross the Viskan.",
+            "div-2",
+            "cross the Viskan",
+        ),
+    ] {
+        let o = hall(text);
+        assert_eq!(
+            super::order_natural_leads::recipient_id(&o).as_deref(),
+            Some(id),
+            "{text}: {:?}",
+            o.diagnostics
+        );
+        assert_eq!(o.prohibitions.len(), 1, "{text}: {:?}", o.prohibitions);
+        assert!(
+            o.prohibitions[0].text.starts_with(forbidden),
+            "{text}: {:?}",
+            o.prohibitions
+        );
+        assert!(o.stages.is_empty(), "{text}: {}", o.readback);
+        assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
+        assert_eq!(hall(&o.readback).key, o.key, "{text}: {}", o.readback);
+    }
+    // Rule `cond.while` with an action noun's phrase as the subject and a verb form the lexicon
+    // does not know ("goes on").
+    let o = plain("The baggage is to be sent back to Kümla whilst the attack on Hall goes on.");
+    assert!(!unread(&o), "{:?}", o.diagnostics);
+    assert_eq!(
+        o.stages[0].condition.as_ref().map(|c| c.text.as_str()),
+        Some("whilst the attack on Hall goes on")
+    );
+    assert_eq!(o.order_type, Some(OrderType::Complex), "{}", o.readback);
+    rereads(&o);
+}
