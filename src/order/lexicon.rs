@@ -548,6 +548,16 @@ fn cuttable<'t>(text: &str, t: &'t Tok, kind: &Kind, m: Span) -> Option<&'t Targ
         {
             Some(x)
         }
+        // "behind the Portina whilst": the last word of a relation's name.
+        Tok::Relation { target: x, .. }
+            if x.form == Form::Name
+                && x.parts.is_empty()
+                && *kind == Kind::Word
+                && x.span.1 == m.1
+                && x.span.0 < m.0 =>
+        {
+            Some(x)
+        }
         _ => None,
     })
 }
@@ -655,7 +665,16 @@ pub(crate) fn rewrite(text: &str, sent: Span, toks: Vec<Tok>) -> Vec<Tok> {
         if let Some(t) = cuttable(text, &toks[first], kind, m)
             && t.span.0 < m.0
         {
-            repl.extend(piece(text, t, (t.span.0, m.0)));
+            let p = piece(text, t, (t.span.0, m.0));
+            // A relation keeps its word on the piece of its name.
+            repl.extend(match (&toks[first], p) {
+                (Tok::Relation { rel, span, .. }, Some(Tok::Place(x))) => Some(Tok::Relation {
+                    rel: rel.clone(),
+                    span: (span.0, x.phrase_span.1),
+                    target: x,
+                }),
+                (_, p) => p,
+            });
         }
         repl.push(token(kind, text, m));
         if let Some(t) = cuttable(text, &toks[last], kind, m)

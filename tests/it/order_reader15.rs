@@ -55,6 +55,16 @@ fn whilst_is_while_and_meanwhile_keeps_the_clause_subject() {
             "Pack: watch the ford whilst Bradford crosses the Agueda.",
             "whilst Bradford crosses the Agueda",
         ),
+        // After a relation's name ("behind the Portina whilst …") and the recipient's own
+        // things ("its present position whilst …"): the word is cut off the name.
+        (
+            "Mackenzie will fall back behind the Portina whilst the guns on the Medellin cover his retreat.",
+            "whilst the guns on the Medellin cover his retreat",
+        ),
+        (
+            "The 6th Division will remain in its present position whilst the 3rd Division crosses the river.",
+            "whilst the 3rd Division crosses the river",
+        ),
     ] {
         let o = plain(text);
         assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
