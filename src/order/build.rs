@@ -3172,6 +3172,17 @@ fn round_route(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
             toks.splice(k..=k + 1, [merged]);
             rules.push("route.round");
         }
+        // "march round by the north", "by the east": a route by a quarter of the compass is a
+        // direction that way, never "the" left unread.
+        if let (Tok::RoutePrep(w, r), Tok::Filler(f)) = (&toks[k], &toks[k + 1])
+            && w.ends_with("by")
+            && text[f.0..f.1].eq_ignore_ascii_case("the")
+            && let Some(Tok::Compass(c, cs)) = toks.get(k + 2)
+        {
+            let merged = Tok::Compass(c.clone(), (r.0, cs.1));
+            toks.splice(k..=k + 2, [merged]);
+            rules.push("route.round");
+        }
         k += 1;
     }
     toks

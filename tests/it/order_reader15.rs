@@ -586,3 +586,31 @@ fn a_subject_before_a_negator_that_holds_its_link_is_the_recipient() {
     assert_eq!(o.order_type, Some(OrderType::Complex), "{}", o.readback);
     rereads(&o);
 }
+
+#[test]
+fn an_inverted_negator_and_a_route_by_a_quarter_of_the_compass() {
+    // Rule `neg.prohibition`: "on no account are you to engage" is one negator, read back as
+    // "is not to engage"; rule `route.round`: "round by the north" is a direction, no word left.
+    let o = vimeiro(
+        "Brennier: march round by the north, and fall upon the English left; on no account are you to engage before Loison has attacked.",
+    );
+    assert!(!unread(&o), "{:?}", o.diagnostics);
+    assert_eq!(o.prohibitions.len(), 1, "{:?}", o.prohibitions);
+    assert_eq!(
+        o.prohibitions[0].text, "engage before Loison has attacked",
+        "{}",
+        o.readback
+    );
+    assert!(!o.readback.contains("are you"), "{}", o.readback);
+    let march = &o.stages[0].steps[0];
+    assert_eq!(
+        march.direction.as_ref().and_then(|d| d.compass.as_deref()),
+        Some("north"),
+        "{march:?}"
+    );
+    assert_eq!(vimeiro(&o.readback).key, o.key, "{}", o.readback);
+    let o = plain("Pack: march by the east to Salamanca; by no means are you to enter the town.");
+    assert!(!unread(&o), "{:?}", o.diagnostics);
+    assert_eq!(o.prohibitions.len(), 1, "{:?}", o.prohibitions);
+    rereads(&o);
+}
