@@ -54,6 +54,9 @@ pub(crate) struct Draft {
     pub prohibitions: Vec<Prohibition>,
     /// Further recipients of one order ("Morvan and Sauret:", rule `lead.several`).
     pub also: Vec<Reference>,
+    /// Where the recipient stands, written with it ("The artillery on the Cerro will …", rule
+    /// `lead.subject-where`): its relation is the preposition; read back with the recipient.
+    pub stands: Option<Reference>,
     /// The objectives of the last verbless sentence ("4th Div: Kümla."), with their
     /// read-backs: the next bare action takes them (rule `verbless.objective`).
     pub topic: Vec<(Reference, String)>,
@@ -1313,6 +1316,9 @@ impl Reading<'_> {
             Tok::Stands(prep, t, _) => {
                 let mut r = to_reference(t);
                 r.relation = Some(prep.clone());
+                if d.stands.is_none() && d.steps.is_empty() {
+                    d.stands = Some(r.clone());
+                }
                 d.refs.push(r);
             }
             _ => {}

@@ -291,7 +291,27 @@ fn a_subject_with_a_place_is_the_recipient_standing_there() {
     );
     assert!(o.places.iter().any(|p| p.text == "Cerro"), "{:?}", o.places);
     assert!(!unread(&o), "{:?}", o.diagnostics);
+    // Read back with the recipient, where it stands, so a pronoun after it still means it.
+    assert!(
+        o.readback
+            .starts_with("The artillery on the Cerro is to open on"),
+        "{}",
+        o.readback
+    );
     assert_eq!(talavera_allied(&o.readback).key, o.key, "{}", o.readback);
+    let o = hall("The 2nd Division in Hall will hold it to the last.");
+    assert!(
+        o.readback.starts_with("2nd Division in Hall is to hold it"),
+        "{}",
+        o.readback
+    );
+    let again = hall(&o.readback);
+    assert_eq!(
+        (again.key, again.order_type),
+        (o.key.clone(), o.order_type),
+        "{}",
+        o.readback
+    );
     // Other sentences of the shape, with a scenario that knows the troops and the place.
     for (text, who, at, obj) in [
         (
