@@ -2360,11 +2360,13 @@ fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
     {
         first -= 1;
     }
-    if first == link {
-        return toks;
-    }
     // The tokens kept after the lead: the verb's, or the negator's that holds the link.
     let rest = if negated { link } else { v };
+    if first == link {
+        // "The dragoons near Kümla are to patrol …", "The guns behind Hinzeberg will …": the
+        // place the grammar read as a relation (rule `lead.subject-where`).
+        return near_subject(&toks, link, rest).unwrap_or(toks);
+    }
     if let Some(out) = subject_where(&toks, first, link, rest) {
         return out;
     }
@@ -2442,6 +2444,39 @@ fn subject_where(toks: &[Tok], first: usize, link: usize, rest: usize) -> Option
         place.clone(),
         (toks[at + 1].span().0, place.phrase_span.1),
     ));
+    out.extend(toks[rest..].iter().cloned());
+    Some(out)
+}
+
+/// Rule `lead.subject-where` with a relation ("near Kümla", "behind Hinzeberg") between the
+/// troops opening the sentence and the link: the troops are the recipient, the relation where
+/// they stand.
+fn near_subject(toks: &[Tok], link: usize, rest: usize) -> Option<Vec<Tok>> {
+    let at = link.checked_sub(2)?;
+    let (Tok::Place(who), Tok::Relation { rel, target, span }) = (&toks[at], &toks[at + 1]) else {
+        return None;
+    };
+    let opening = toks[..at].iter().all(|t| {
+        matches!(
+            t,
+            Tok::Header(_) | Tok::Courtesy(_) | Tok::Timing { .. } | Tok::Connector(..)
+        )
+    });
+    if !opening
+        || !super::resolve::looks_like_troops(&who.text)
+        || super::resolve::looks_like_troops(&target.text)
+        || !target.parts.is_empty()
+    {
+        return None;
+    }
+    let end = toks[rest - 1].span().1;
+    let mut out: Vec<Tok> = toks[..at].to_vec();
+    out.push(Tok::Recipient {
+        who: Some(who.clone()),
+        attached: Vec::new(),
+        span: (who.phrase_span.0, end),
+    });
+    out.push(Tok::Stands(rel.clone(), target.clone(), *span));
     out.extend(toks[rest..].iter().cloned());
     Some(out)
 }

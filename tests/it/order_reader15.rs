@@ -326,6 +326,13 @@ fn a_subject_with_a_place_is_the_recipient_standing_there() {
             "hinzeberg",
             "kirseberg",
         ),
+        // A relation the grammar reads whole ("near Kümla") stands for where they are too.
+        (
+            "The 4th Division near Kümla will occupy Kirseberg.",
+            "div-4",
+            "kumla",
+            "kirseberg",
+        ),
     ] {
         let o = hall(text);
         assert_eq!(
