@@ -54,6 +54,9 @@ pub(crate) struct Draft {
     pub prohibitions: Vec<Prohibition>,
     /// Further recipients of one order ("Morvan and Sauret:", rule `lead.several`).
     pub also: Vec<Reference>,
+    /// Where the recipient stands, written with it ("The artillery on the Cerro will …", rule
+    /// `lead.subject-where`): its relation is the preposition; read back with the recipient.
+    pub stands: Option<Reference>,
     /// The objectives of the last verbless sentence ("4th Div: Kümla."), with their
     /// read-backs: the next bare action takes them (rule `verbless.objective`).
     pub topic: Vec<(Reference, String)>,
@@ -439,10 +442,12 @@ fn token_rules(
     let toks = before_clause(text, toks, &mut d.rules);
     let toks = before_place(text, toks, &mut d.rules);
     let toks = split_object(text, toks, &mut d.rules);
+    let toks = in_support_of(text, toks, &mut d.rules);
     let toks = round_route(text, toks, &mut d.rules);
     let toks = relative_negation(text, toks, &mut d.rules);
     let toks = nor_clause(text, toks, &mut d.rules);
     let toks = no_noun(text, toks, &mut d.rules);
+    let toks = report_duty(text, toks, &mut d.rules);
     let toks = relative_object(text, toks, &mut d.rules);
     let toks = day_word(text, toks, &mut d.rules);
     let toks = should_name(text, toks, &mut d.rules);
@@ -452,6 +457,9 @@ fn token_rules(
     let toks = third_person(text, toks);
     if toks.len() != n {
         d.rules.push("lead.third-person");
+        if toks.iter().any(|t| matches!(t, Tok::Stands(..))) {
+            d.rules.push("lead.subject-where");
+        }
     }
     let toks = object_noun(text, toks, index, &mut d.rules);
     let toks = demonstrative(text, toks, &mut d.rules);
@@ -751,7 +759,9 @@ impl Reading<'_> {
                     // "as soon as it has crossed, and not wait", "if I cannot, do not wait": once
                     // the condition has its verb, "do not" or "and not" turns to the recipient.
                     Tok::Negate(s) => negator_ends_condition(&text[s.0..s.1], *predicate, flags),
-                    Tok::Connector(c, _) => c == "then" || c == "and then" || c == ";",
+                    Tok::Connector(c, _) => {
+                        matches!(c.as_str(), "then" | "and then" | "afterwards" | ";")
+                    }
                     _ => false,
                 };
                 if !ends {
@@ -798,10 +808,14 @@ impl Reading<'_> {
                     if *after_subject && matches!(tok, Tok::Filler(_) | Tok::Verb { .. }) {
                         *predicate = true;
                     }
-                    // "should he attack the village": after the inverted "should" a pronoun is the
-                    // condition's subject too, and the verb after it the condition's own.
+                    // "should he attack the village", "if they advance", "as they advance": a
+                    // pronoun is the condition's subject too, and the verb after it the
+                    // condition's own.
+                    // Only opening the condition: "when the troops cross at X they must march"
+                    // has its subject already, and "they" begins the recipient's clause.
+                    let opening = !*predicate && refs.is_empty();
                     *after_subject = matches!(tok, Tok::Place(_))
-                        || kind.eq_ignore_ascii_case("should")
+                        || opening
                             && matches!(tok, Tok::Filler(s) if matches!(
                                 text[s.0..s.1].to_lowercase().as_str(),
                                 "he" | "they" | "we" | "it" | "she"
@@ -929,7 +943,13 @@ impl Reading<'_> {
             self.negate = false;
             d.rules.push("neg.passive");
             d.rules.push("neg.prohibition");
-            let base = nfc(&format!("{lemma} {}", words(object)));
+            // "The baggage is …" opening the sentence: the article is not a name's.
+            let object = words(object);
+            let object = match object.strip_prefix("The ") {
+                Some(rest) => format!("the {rest}"),
+                None => object,
+            };
+            let base = nfc(&format!("{lemma} {object}"));
             d.prohibitions.push(Prohibition {
                 text: base.clone(),
                 span: *s,
@@ -954,7 +974,11 @@ impl Reading<'_> {
         // Where and when, after the participle, belong to what is forbidden ("… allowed upon
         // the high road"), never to the step before.
         if let Some((i, base, from)) = &self.passive_tail {
-            if (place_like || matches!(tok, Tok::Timing { .. } | Tok::Direction { .. }))
+            if (place_like
+                || matches!(
+                    tok,
+                    Tok::Timing { .. } | Tok::Direction { .. } | Tok::Compass(..)
+                ))
                 && let Some(p) = d.prohibitions.get_mut(*i)
             {
                 let end = tok.span().1;
@@ -962,6 +986,31 @@ impl Reading<'_> {
                 p.span.1 = end;
                 let mut sink = Vec::new();
                 collect_refs(tok, &mut sink, &mut d.refs);
+                return true;
+            }
+            // "… is by no means to be destroyed before the 3rd Division has passed": how long
+            // it is forbidden is part of it (rule `neg.until`), read on as a prohibition.
+            if let Tok::CondStart(k, s) = tok
+                && matches!(
+                    k.to_lowercase().as_str(),
+                    "until" | "till" | "before" | "unless"
+                )
+                && *i + 1 == d.prohibitions.len()
+                && let Some(p) = d.prohibitions.pop()
+            {
+                self.passive_tail = None;
+                d.rules.push(if k.eq_ignore_ascii_case("unless") {
+                    "neg.unless"
+                } else {
+                    "neg.until"
+                });
+                self.mode = Mode::Prohibit {
+                    start: s.0,
+                    end: s.1,
+                    joined: false,
+                    prefix: Some(p.text),
+                    avoid: false,
+                };
                 return true;
             }
             self.passive_tail = None;
@@ -1147,6 +1196,7 @@ impl Reading<'_> {
             | Tok::Preset { .. }
             | Tok::Addressee(_)
             | Tok::Recipient { .. }
+            | Tok::Stands(..)
             | Tok::Independent(_) => {
                 self.lead(tok, d);
                 true
@@ -1266,6 +1316,15 @@ impl Reading<'_> {
                 d.independent = true;
                 d.independent_span.get_or_insert(*s);
             }
+            // Rule `lead.subject-where`: where the subject stands is a place of the order.
+            Tok::Stands(prep, t, _) => {
+                let mut r = to_reference(t);
+                r.relation = Some(prep.clone());
+                if d.stands.is_none() && d.steps.is_empty() {
+                    d.stands = Some(r.clone());
+                }
+                d.refs.push(r);
+            }
             _ => {}
         }
     }
@@ -1285,7 +1344,10 @@ impl Reading<'_> {
                         self.conn = None;
                         d.steps[i].step.parts.push(",".into());
                     }
-                    if participle {
+                    // Rule `clause.report-duty` ("and report anything that moves") keeps its
+                    // places as places, as a participle clause does.
+                    let duty = m.starts_with("and ") || m.starts_with(", ");
+                    if participle || duty {
                         self.absorbed = self.absorbed.max(tok.span().1);
                     }
                     d.steps[i].step.manner.push(m.clone());
@@ -1747,7 +1809,11 @@ impl Reading<'_> {
                 && (r.form == Form::Own
                     || r.form == Form::Unit
                         && matches!(st.verb.as_str(), "put" | "set")
-                        && friendly_troops(&r.text)))
+                        && friendly_troops(&r.text)
+                    // "send the rest forward": the troops that go (rule `verb.in-support-of`).
+                    || r.form == Form::Name
+                        && st.verb == "send"
+                        && subjects::remainder(&r.text)))
                 || (after_force && c.is_some()))
         {
             st.forces.push(r);
@@ -2123,8 +2189,16 @@ fn passive(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
     else {
         return toks;
     };
+    // "…, supported by the 95th" (rule `with.supported-by`) names who goes with them, not the
+    // agent: a "by" right after such a past form is passed over.
     let Some(by) = (lead + 3..toks.len()).find(|&k| {
-        matches!(toks[k], Tok::RoutePrep(..) | Tok::DestPrep(..)) && word(&toks[k], &["by"])
+        matches!(toks[k], Tok::RoutePrep(..) | Tok::DestPrep(..))
+            && word(&toks[k], &["by"])
+            && !(k - 1 > lead + 2
+                && word(
+                    &toks[k - 1],
+                    &["supported", "followed", "covered", "preceded", "escorted"],
+                ))
     }) else {
         return toks;
     };
@@ -2259,8 +2333,18 @@ fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
         let s = toks[k].span();
         text[s.0..s.1].to_ascii_lowercase()
     };
+    // "The brigade at Kirseberg is on no account to abandon the bridge": the subject's link
+    // inside a negator of the lexicon ("is on no account to"); the negator stays after the lead.
+    let negated = v >= 2
+        && matches!(toks[v - 1], Tok::Negate(_))
+        && word(v - 1).contains(' ')
+        && matches!(
+            word(v - 1).split(' ').next(),
+            Some("is" | "are" | "will" | "shall" | "must")
+        );
     let link = match v {
         0 => return toks,
+        _ if negated => v - 1,
         _ if matches!(word(v - 1).as_str(), "will" | "shall" | "must") => v - 1,
         _ if v >= 2 && word(v - 1) == "to" && matches!(word(v - 2).as_str(), "is" | "are") => v - 2,
         // "Sir Thomas Picton will be so good as to occupy …": a courtesy that holds the link.
@@ -2280,8 +2364,15 @@ fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
     {
         first -= 1;
     }
+    // The tokens kept after the lead: the verb's, or the negator's that holds the link.
+    let rest = if negated { link } else { v };
     if first == link {
-        return toks;
+        // "The dragoons near Kümla are to patrol …", "The guns behind Hinzeberg will …": the
+        // place the grammar read as a relation (rule `lead.subject-where`).
+        return near_subject(&toks, link, rest).unwrap_or(toks);
+    }
+    if let Some(out) = subject_where(&toks, first, link, rest) {
+        return out;
     }
     let span = (toks[first].span().0, toks[link - 1].span().1);
     let phrase = text[span.0..span.1].trim();
@@ -2306,15 +2397,92 @@ fn third_person(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
         within: None,
         parts: Vec::new(),
     };
-    let end = toks[v - 1].span().1;
+    let end = toks[rest - 1].span().1;
     let mut out: Vec<Tok> = toks[..first].to_vec();
     out.push(Tok::Recipient {
         who: Some(who),
         attached: Vec::new(),
         span: (span.0, end),
     });
-    out.extend(toks.into_iter().skip(v));
+    out.extend(toks.into_iter().skip(rest));
     out
+}
+
+/// Rule `lead.subject-where`: "The artillery on the Cerro will open on …", "The brigade at Hall
+/// is to hold …" — troops opening the sentence, a preposition of place and a place, then the
+/// link: the troops are the recipient, the place where they stand (a place of the order, no
+/// objective). `first..link` is the place the third person found before the link.
+fn subject_where(toks: &[Tok], first: usize, link: usize, rest: usize) -> Option<Vec<Tok>> {
+    let at = first.checked_sub(2)?;
+    let Tok::DestPrep(prep, _) = &toks[at + 1] else {
+        return None;
+    };
+    if !matches!(prep.as_str(), "on" | "at" | "in" | "near" | "upon") || link != first + 1 {
+        return None;
+    }
+    let (Tok::Place(who), Tok::Place(place)) = (&toks[at], &toks[first]) else {
+        return None;
+    };
+    // Only the sentence's opening: nothing but a header, courtesy or time before the troops.
+    let opening = toks[..at].iter().all(|t| {
+        matches!(
+            t,
+            Tok::Header(_) | Tok::Courtesy(_) | Tok::Timing { .. } | Tok::Connector(..)
+        )
+    });
+    if !opening
+        || !super::resolve::looks_like_troops(&who.text)
+        || super::resolve::looks_like_troops(&place.text)
+    {
+        return None;
+    }
+    let end = toks[rest - 1].span().1;
+    let mut out: Vec<Tok> = toks[..at].to_vec();
+    out.push(Tok::Recipient {
+        who: Some(who.clone()),
+        attached: Vec::new(),
+        span: (who.phrase_span.0, end),
+    });
+    out.push(Tok::Stands(
+        prep.clone(),
+        place.clone(),
+        (toks[at + 1].span().0, place.phrase_span.1),
+    ));
+    out.extend(toks[rest..].iter().cloned());
+    Some(out)
+}
+
+/// Rule `lead.subject-where` with a relation ("near Kümla", "behind Hinzeberg") between the
+/// troops opening the sentence and the link: the troops are the recipient, the relation where
+/// they stand.
+fn near_subject(toks: &[Tok], link: usize, rest: usize) -> Option<Vec<Tok>> {
+    let at = link.checked_sub(2)?;
+    let (Tok::Place(who), Tok::Relation { rel, target, span }) = (&toks[at], &toks[at + 1]) else {
+        return None;
+    };
+    let opening = toks[..at].iter().all(|t| {
+        matches!(
+            t,
+            Tok::Header(_) | Tok::Courtesy(_) | Tok::Timing { .. } | Tok::Connector(..)
+        )
+    });
+    if !opening
+        || !super::resolve::looks_like_troops(&who.text)
+        || super::resolve::looks_like_troops(&target.text)
+        || !target.parts.is_empty()
+    {
+        return None;
+    }
+    let end = toks[rest - 1].span().1;
+    let mut out: Vec<Tok> = toks[..at].to_vec();
+    out.push(Tok::Recipient {
+        who: Some(who.clone()),
+        attached: Vec::new(),
+        span: (who.phrase_span.0, end),
+    });
+    out.push(Tok::Stands(rel.clone(), target.clone(), *span));
+    out.extend(toks[rest..].iter().cloned());
+    Some(out)
 }
 
 /// A modal or auxiliary that leaves its verb to come ("can", "should", "does").
@@ -2530,13 +2698,30 @@ fn in_minutes(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
 fn participle_manner(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
     let mut k = 1;
     while k < toks.len() {
-        let Tok::Participle { span: ps, .. } = toks[k] else {
-            k += 1;
-            continue;
+        // An -ing form of a verb that is no stage ("keeping up the communication") too.
+        let ps = match toks[k] {
+            Tok::Participle { span, .. } => span,
+            Tok::Filler(f)
+                if text[f.0..f.1]
+                    .split(' ')
+                    .next()
+                    .is_some_and(|w| w.ends_with("ing"))
+                    && lexicon::get().is_verb_phrase(&text[f.0..f.1].to_lowercase()) =>
+            {
+                f
+            }
+            _ => {
+                k += 1;
+                continue;
+            }
         };
         let after_comma = matches!(&toks[k - 1], Tok::Connector(c, _) if c == ",");
         let verb_before = toks[..k].iter().any(|t| matches!(t, Tok::Verb { .. }));
-        if !after_comma || !verb_before || !text[ps.0..ps.1].to_lowercase().ends_with("ing") {
+        let ing = text[ps.0..ps.1]
+            .split(' ')
+            .next()
+            .is_some_and(|w| w.to_lowercase().ends_with("ing"));
+        if !after_comma || !verb_before || !ing {
             k += 1;
             continue;
         }
@@ -2556,10 +2741,14 @@ fn participle_manner(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static st
             .unwrap_or(toks.len());
         let span = (ps.0, toks[end - 1].span().1);
         // Its places follow the manner so they are still places of the order (`absorbed`).
+        // "keeping up the communication with Hall": the place after "with" too.
         let places: Vec<Tok> = toks[k + 1..end]
             .iter()
-            .filter(|t| matches!(t, Tok::Place(_) | Tok::Relation { .. }))
-            .cloned()
+            .filter_map(|t| match t {
+                Tok::Place(_) | Tok::Relation { .. } => Some(t.clone()),
+                Tok::With(w, _) => Some(Tok::Place(w.clone())),
+                _ => None,
+            })
             .collect();
         let n = places.len();
         toks.splice(
@@ -2568,6 +2757,88 @@ fn participle_manner(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static st
         );
         rules.push("clause.participle");
         k += 1 + n;
+    }
+    toks
+}
+
+/// Rule `clause.report-duty`: "scour the country towards Escalona and report anything that
+/// moves", "patrol towards Säter and send word of what you find" — after a step, "and" (or a
+/// comma) and a verb of reporting, to the end of the clause, is what the command is to tell the
+/// writer: a duty kept with the stage as its manner and read back with it, never a stage (it
+/// moves nobody, 6.3.2), a place, nor an unread remark; its verbs are its own.
+fn report_duty(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    // Reporting, and the tasks of the lexicon that move nobody ("destroy the bridge of boats",
+    // "keep up the communication").
+    const REPORT: [&str; 14] = [
+        "destroy",
+        "burn",
+        "keep up",
+        "collect",
+        "report",
+        "send word",
+        "send back word",
+        "send me word",
+        "inform me",
+        "acquaint me",
+        "give notice",
+        "give me notice",
+        "give information",
+        "send information",
+    ];
+    let mut k = 2;
+    while k < toks.len() {
+        let Tok::Filler(f) = toks[k] else {
+            k += 1;
+            continue;
+        };
+        let fits = REPORT.contains(&words(&text[f.0..f.1].to_lowercase()).as_str())
+            && matches!(&toks[k - 1], Tok::Connector(c, _) if c == "and" || c == ",")
+            && toks[..k - 1].iter().any(|t| matches!(t, Tok::Verb { .. }));
+        if !fits {
+            k += 1;
+            continue;
+        }
+        // To the clause's end: a stop, ";", "then", "but", "or", a purpose or negator, or a
+        // connector before another action.
+        let end = (k + 1..toks.len())
+            .find(|&m| match &toks[m] {
+                Tok::Punct(_) | Tok::Purpose(_) | Tok::Negate(_) => true,
+                Tok::Connector(c, _) => {
+                    !matches!(c.as_str(), "and" | ",")
+                        || matches!(toks.get(m + 1), Some(Tok::Verb { .. }))
+                }
+                _ => false,
+            })
+            .unwrap_or(toks.len());
+        // "…, then return": the comma before the next clause is not the duty's.
+        let mut end = end;
+        while end > k + 1 && matches!(toks[end - 1], Tok::Connector(..)) {
+            end -= 1;
+        }
+        let span = (toks[k - 1].span().0, toks[end - 1].span().1);
+        // Its places follow the manner so they are still places of the order (`absorbed`);
+        // its lower-case words ("what you find") are no places.
+        // "any movement … towards Kirseberg": a direction's place too, which is no direction of
+        // the stage.
+        let places: Vec<Tok> = toks[k + 1..end]
+            .iter()
+            .filter_map(|t| match t {
+                Tok::Place(p) => (p.form != Form::Name || p.text.chars().any(char::is_uppercase))
+                    .then(|| t.clone()),
+                Tok::Direction { target, .. } => (target.form != Form::Name
+                    || target.text.chars().any(char::is_uppercase))
+                .then(|| Tok::Place(target.clone())),
+                Tok::Relation { .. } => Some(t.clone()),
+                _ => None,
+            })
+            .collect();
+        let n = places.len();
+        toks.splice(
+            k - 1..end,
+            std::iter::once(Tok::Manner(words(&text[span.0..span.1]), span)).chain(places),
+        );
+        rules.push("clause.report-duty");
+        k += n + 1;
     }
     toks
 }
@@ -2711,14 +2982,20 @@ fn before_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) 
         let word = text[s.0..s.1].to_ascii_lowercase();
         // Rule `cond.while`: "… while Lapisse attacks in earnest" — what is done at the same
         // time as another command's action hangs on it: a condition (30.0), never a stage.
+        // "whilst" (a word of the lexicon) is the same.
         let kind = match word.as_str() {
             "before" => "before",
-            "while" => "while",
+            "while" | "whilst" => "while",
+            // Rule `cond.as`: "open on the columns as they advance" — "as" and a clause is
+            // when the stage acts (30.0: a condition), never a stage of its own.
+            "as" => "as",
             _ => continue,
         };
-        // A subject first (a name, troops, a pronoun), then its verb within a few words.
+        // A subject first (a name, troops, a pronoun; for "while" also an action noun's phrase:
+        // "whilst the attack on Hall goes on"), then its verb within a few words.
         let subject = matches!(toks.get(k + 1), Some(Tok::Place(_) | Tok::Filler(_)))
-            && !matches!(toks.get(k + 1), Some(Tok::Filler(f)) if is_modal(&text[f.0..f.1]));
+            && !matches!(toks.get(k + 1), Some(Tok::Filler(f)) if is_modal(&text[f.0..f.1]))
+            || kind == "while" && matches!(toks.get(k + 1), Some(Tok::Relation { .. }));
         let verb_follows = toks[k + 1..]
             .iter()
             .take(5)
@@ -2727,17 +3004,38 @@ fn before_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) 
             .any(|t| match t {
                 Tok::Verb { .. } | Tok::Participle { .. } => true,
                 Tok::Filler(f) => {
-                    is_modal(&text[f.0..f.1])
-                        || lexicon::get().is_finite(&text[f.0..f.1].to_lowercase())
+                    let w = text[f.0..f.1].to_lowercase();
+                    is_modal(&w)
+                        || lexicon::get().is_finite(&w)
+                        // "goes on", "lasts": a verb form the lexicon does not know.
+                        || kind == "while"
+                            && w.len() > 3
+                            && w.ends_with('s')
+                            && !w.ends_with("ss")
+                            && !w.contains(' ')
                 }
                 _ => false,
             });
-        if subject && verb_follows {
+        // After "as" only a pronoun or troops, then a verb of the lexicon ("as they advance",
+        // "as the enemy retires"): "as far as", "as a support", "such as" stay as they were.
+        let as_clause = kind != "as"
+            || match toks.get(k + 1) {
+                Some(Tok::Filler(f)) => matches!(
+                    text[f.0..f.1].to_lowercase().as_str(),
+                    "they" | "he" | "it" | "she" | "we"
+                ),
+                Some(Tok::Place(t)) => super::resolve::looks_like_troops(&t.text),
+                _ => false,
+            } && matches!(
+                toks.get(k + 2),
+                Some(Tok::Verb { .. } | Tok::Participle { .. })
+            );
+        if subject && verb_follows && as_clause {
             toks[k] = Tok::CondStart(kind.into(), s);
-            rules.push(if kind == "before" {
-                "cond.before"
-            } else {
-                "cond.while"
+            rules.push(match kind {
+                "before" => "cond.before",
+                "as" => "cond.as",
+                _ => "cond.while",
             });
         }
     }
@@ -2789,6 +3087,48 @@ fn before_place(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -
             );
             rules.push("place.before");
         }
+        k += 1;
+    }
+    toks
+}
+
+/// Rule `verb.in-support-of`: "send the rest forward in support of Ruffin", "move up in support
+/// of the 1st Division" — "in support of" and a name is a support step of that command (6.3.2:
+/// General), never a manner and an unread "of". A "follow" before it, in the same clause, goes
+/// after the supported command: a move, not a pursuit of it.
+fn in_support_of(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let mut k = 0;
+    while k + 2 < toks.len() {
+        let fits = matches!(&toks[k], Tok::Manner(m, _) if m == "in support")
+            && matches!(&toks[k + 1], Tok::Filler(f) if text[f.0..f.1].eq_ignore_ascii_case("of"))
+            && matches!(&toks[k + 2], Tok::Place(_) | Tok::Relation { .. });
+        if !fits {
+            k += 1;
+            continue;
+        }
+        let span = (toks[k].span().0, toks[k + 1].span().1);
+        toks.splice(
+            k..=k + 1,
+            [Tok::Verb {
+                action: Action::Support,
+                verb: text[span.0..span.1].to_lowercase(),
+                span,
+            }],
+        );
+        if let Some(j) = (0..k)
+            .rev()
+            .take_while(|&j| !matches!(toks[j], Tok::Connector(..) | Tok::Punct(_)))
+            .find(|&j| matches!(toks[j], Tok::Verb { .. }))
+            && let Tok::Verb {
+                action: a @ Action::Pursue,
+                verb,
+                ..
+            } = &mut toks[j]
+            && verb == "follow"
+        {
+            *a = Action::Move;
+        }
+        rules.push("verb.in-support-of");
         k += 1;
     }
     toks
@@ -2879,6 +3219,17 @@ fn round_route(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
             toks.splice(k..=k + 1, [merged]);
             rules.push("route.round");
         }
+        // "march round by the north", "by the east": a route by a quarter of the compass is a
+        // direction that way, never "the" left unread.
+        if let (Tok::RoutePrep(w, r), Tok::Filler(f)) = (&toks[k], &toks[k + 1])
+            && w.ends_with("by")
+            && text[f.0..f.1].eq_ignore_ascii_case("the")
+            && let Some(Tok::Compass(c, cs)) = toks.get(k + 2)
+        {
+            let merged = Tok::Compass(c.clone(), (r.0, cs.1));
+            toks.splice(k..=k + 2, [merged]);
+            rules.push("route.round");
+        }
         k += 1;
     }
     toks
@@ -2944,7 +3295,9 @@ fn nor_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
         .find(|&j| {
             matches!(&toks[j], Tok::DestPrep(p, _) if p == "to")
                 && toks.get(j + 1).is_some_and(|t| {
-                    let w = word(t);
+                    // The case is the written one: "sent to Säter to cross" skips "to Säter".
+                    let s = t.span();
+                    let w = &text[s.0..s.1];
                     w.chars().next().is_some_and(char::is_lowercase)
                         && matches!(t, Tok::Place(_) | Tok::Filler(_) | Tok::Verb { .. })
                         && !w.contains(' ')
@@ -2970,6 +3323,20 @@ const PASSIVE_NOT: [&str; 8] = [
     " is never to be ",
     " are never to be ",
     " will never be ",
+];
+
+/// Negators of the lexicon written between a passive link and "to be" ("is on no account to
+/// be"), with the spaces around them and the "to be" after.
+const PASSIVE_NEGATORS: [&str; 9] = [
+    " on no account to be ",
+    " upon no account to be ",
+    " not on any account to be ",
+    " by no means to be ",
+    " by no means be ",
+    " under no circumstances to be ",
+    " in no case to be ",
+    " on no consideration to be ",
+    " never to be ",
 ];
 
 /// A negator made by `passive_negation` ("the guns are not to be withdrawn"): the lemma of
@@ -3004,6 +3371,15 @@ fn passive_forbidden(neg: &str) -> Option<(&'static str, &str)> {
         }
         return Some((lemma, neg.get(3..3 + at)?));
     }
+    // "the baggage is on no account to be brought forward": a negator between the link and
+    // "to be" reads as "not" (the object before it keeps its offsets).
+    let low = match PASSIVE_NEGATORS
+        .iter()
+        .find_map(|n| low.find(n).map(|at| (at, n.len())))
+    {
+        Some((at, len)) => format!("{} not to be {}", &low[..at], &low[at + len..]),
+        None => low,
+    };
     let (at, link) = PASSIVE_NOT
         .iter()
         .find_map(|l| low.find(l).map(|at| (at, l.len())))?;
@@ -3018,26 +3394,52 @@ fn passive_forbidden(neg: &str) -> Option<(&'static str, &str)> {
 /// guns"); one negator token carries the whole clause (see `passive_forbidden`).
 fn passive_negation(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
     let mut toks = no_passive(text, toks);
-    let mut k = 1;
+    let mut k = 0;
     while k + 3 < toks.len() {
-        let after_break = matches!(&toks[k - 1], Tok::Connector(c, _)
+        // After a clause break, or opening the sentence ("The baggage is on no account to be
+        // brought forward.").
+        let after_break = k == 0
+            || matches!(&toks[k - 1], Tok::Connector(c, _)
             if matches!(c.as_str(), "and" | "," | ";" | "but"));
-        let object = matches!(&toks[k], Tok::Place(t)
-            if matches!(t.form, Form::Name | Form::Unit | Form::Own | Form::Vague));
-        let neg = matches!(&toks[k + 1], Tok::Negate(_));
-        let be =
-            matches!(&toks[k + 2], Tok::Filler(f) if text[f.0..f.1].eq_ignore_ascii_case("be"));
+        let object = match &toks[k] {
+            Tok::Place(t)
+                if matches!(t.form, Form::Name | Form::Unit | Form::Own | Form::Vague) =>
+            {
+                Some(t.clone())
+            }
+            // "The guns are not to be withdrawn." taken for a third person ("The guns are
+            // not to"): the negator repeats the recipient's link.
+            Tok::Recipient {
+                who: Some(t), span, ..
+            } if k == 0
+                && matches!(&toks[k + 1], Tok::Negate(n) if n.1 == span.1 && n.0 > span.0) =>
+            {
+                Some(t.clone())
+            }
+            _ => None,
+        };
+        // A link written apart from its negator ("is on no account to be").
+        let link = usize::from(matches!(&toks[k + 1], Tok::Filler(f) if matches!(
+            text[f.0..f.1].to_lowercase().as_str(),
+            "is" | "are" | "will" | "shall" | "must"
+        )));
+        let neg = matches!(toks.get(k + 1 + link), Some(Tok::Negate(_)));
+        // "by no means" and its "to" apart.
+        let to = link
+            * usize::from(matches!(toks.get(k + 2 + link), Some(Tok::DestPrep(p, _)) if p == "to"));
+        let be = matches!(toks.get(k + 2 + link + to),
+            Some(Tok::Filler(f)) if text[f.0..f.1].eq_ignore_ascii_case("be"));
+        let last = k + 3 + link + to;
         if after_break
-            && object
+            && let Some(object) = object
             && neg
             && be
-            && let Tok::Participle { span: p, .. } | Tok::Filler(p) = toks[k + 3]
+            && let Some(Tok::Participle { span: p, .. } | Tok::Filler(p)) = toks.get(last)
         {
-            let span = (toks[k].span().0, p.1);
+            let span = (object.phrase_span.0, p.1);
             if passive_forbidden(&text[span.0..span.1]).is_some() {
                 // The object follows its negator so its places are still counted (`absorbed`).
-                let object = toks[k].clone();
-                toks.splice(k..=k + 3, [Tok::Negate(span), object]);
+                toks.splice(k..=last, [Tok::Negate(span), Tok::Place(object)]);
             }
         }
         k += 1;
@@ -3469,7 +3871,12 @@ fn passive_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
             // carries on the same passive, a step of the same subject.
             let mut m = k + 1;
             while m + 1 < toks.len() && !matches!(toks[m], Tok::Punct(_)) {
+                // "…, supported by the 95th" is who goes with them (rule `with.supported-by`).
+                let by = toks
+                    .get(m + 2)
+                    .is_some_and(|t| matches!(t, Tok::RoutePrep(..)) && word(t) == "by");
                 if matches!(&toks[m], Tok::Connector(c, _) if c == "and" || c == ",")
+                    && !by
                     && let Tok::Participle { action, span } = toks[m + 1]
                 {
                     toks[m + 1] = Tok::Verb {
@@ -3618,9 +4025,20 @@ fn bring_troops(
         }
         // "take the 1st Division round by Irun": a friendly command named as the object is
         // taken somewhere too, as "your division" is (never the enemy or a nation).
+        // "take the light cavalry across the Coa": troops described in lower case, never the
+        // enemy's nor a nation's, are the writer's own too.
+        // Only on to somewhere: "take the battery at Hall" captures it.
+        let onto = matches!(&toks[k + 2], Tok::Compass(..) | Tok::RoutePrep(..))
+            || matches!(&toks[k + 2], Tok::DestPrep(p, _) if p == "to" || p == "into");
         let own_troops = matches!(&toks[k + 1], Tok::Place(t)
             if t.form == Form::Own && super::resolve::looks_like_troops(&text[t.span.0..t.span.1])
-                || subjects::commands(t, index) && !crate::text::fold(&t.text)
+                || (subjects::commands(t, index)
+                    || onto
+                        && t.form == Form::Name
+                        && t.text.starts_with(char::is_lowercase)
+                        && super::resolve::looks_like_troops(&t.text)
+                        && friendly_troops(&t.text))
+                    && !crate::text::fold(&t.text)
                     .split(' ')
                     .any(|w| w.trim_end_matches("'s") == "enemy" || w == "enemys"));
         let onward = matches!(

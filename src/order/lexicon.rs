@@ -364,6 +364,16 @@ impl Lexicon {
         }) && !self.finite.contains(word)
     }
 
+    /// A lower-case phrase of the lexicon, whole, that is a verb or a word of its own ("keeping
+    /// up": the -ing form of a verb that is no stage).
+    pub(crate) fn is_verb_phrase(&self, phrase: &str) -> bool {
+        let ws: Vec<&str> = phrase.split(' ').collect();
+        self.phrases.get(ws[0]).is_some_and(|v| {
+            v.iter()
+                .any(|(p, k)| p == &ws && matches!(k, Kind::Verb(_) | Kind::Word))
+        })
+    }
+
     /// A single lower-case word is an auxiliary or modal (`[finite]`: "is", "will").
     pub(crate) fn is_finite(&self, word: &str) -> bool {
         self.finite.contains(word)
@@ -526,6 +536,34 @@ fn simple_name(t: &Tok) -> Option<&Target> {
     }
 }
 
+/// [`simple_name`], or for a filler word of the lexicon also the recipient's own things it
+/// ends ("its present position whilst": "whilst" is cut off, the rest stays its own).
+/// Only its last word, after two others: "your report" keeps its noun.
+fn cuttable<'t>(text: &str, t: &'t Tok, kind: &Kind, m: Span) -> Option<&'t Target> {
+    simple_name(t).or(match t {
+        Tok::Place(x)
+            if x.form == Form::Own
+                && x.parts.is_empty()
+                && *kind == Kind::Word
+                && x.span.1 == m.1
+                && text[x.span.0..m.0].split_whitespace().count() >= 2 =>
+        {
+            Some(x)
+        }
+        // "behind the Portina whilst": the last word of a relation's name.
+        Tok::Relation { target: x, .. }
+            if x.form == Form::Name
+                && x.parts.is_empty()
+                && *kind == Kind::Word
+                && x.span.1 == m.1
+                && x.span.0 < m.0 =>
+        {
+            Some(x)
+        }
+        _ => None,
+    })
+}
+
 /// The piece of a name target that lies in `keep` (trimmed), if any.
 fn piece(text: &str, t: &Target, keep: Span) -> Option<Tok> {
     let (a, b) = (keep.0.max(t.span.0), keep.1.min(t.span.1));
@@ -559,7 +597,8 @@ fn piece(text: &str, t: &Target, keep: Span) -> Option<Tok> {
         phrase
     };
     Some(Tok::Place(Target {
-        form: Form::Name,
+        // The first piece of the recipient's own things stays his ("its present position").
+        form: if a == t.span.0 { t.form } else { Form::Name },
         text: name,
         span,
         phrase,
@@ -625,13 +664,22 @@ pub(crate) fn rewrite(text: &str, sent: Span, toks: Vec<Tok>) -> Vec<Tok> {
         let mut repl: Vec<Tok> = Vec::new();
         let first = hit[0];
         let last = *hit.last().expect("hit is not empty");
-        if let Some(t) = simple_name(&toks[first])
+        if let Some(t) = cuttable(text, &toks[first], kind, m)
             && t.span.0 < m.0
         {
-            repl.extend(piece(text, t, (t.span.0, m.0)));
+            let p = piece(text, t, (t.span.0, m.0));
+            // A relation keeps its word on the piece of its name.
+            repl.extend(match (&toks[first], p) {
+                (Tok::Relation { rel, span, .. }, Some(Tok::Place(x))) => Some(Tok::Relation {
+                    rel: rel.clone(),
+                    span: (span.0, x.phrase_span.1),
+                    target: x,
+                }),
+                (_, p) => p,
+            });
         }
         repl.push(token(kind, text, m));
-        if let Some(t) = simple_name(&toks[last])
+        if let Some(t) = cuttable(text, &toks[last], kind, m)
             && t.span.1 > m.1
         {
             repl.extend(piece(text, t, (m.1, t.span.1)));
@@ -649,7 +697,7 @@ fn may_rewrite(text: &str, toks: &[Tok], hit: &[usize], m: Span, kind: &Kind) ->
     };
     if !hit.iter().all(|&k| {
         let t = &toks[k];
-        replaceable(t) && (inside(t.span(), m) || simple_name(t).is_some())
+        replaceable(t) && (inside(t.span(), m) || cuttable(text, t, kind, m).is_some())
     }) {
         return false;
     }

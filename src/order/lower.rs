@@ -65,6 +65,10 @@ pub(crate) enum Tok {
     },
     Attached(Vec<Target>, Span),
     With(Target, Span),
+    /// Where a subject stands, written with it ("the artillery on the Cerro will …", rule
+    /// `lead.subject-where`): a place of the order, never an objective; the string is the
+    /// preposition.
+    Stands(String, Target, Span),
     Verb {
         action: Action,
         verb: String,
@@ -112,6 +116,7 @@ impl Tok {
             | Tok::Direction { span: s, .. }
             | Tok::Attached(_, s)
             | Tok::With(_, s)
+            | Tok::Stands(_, _, s)
             | Tok::Verb { span: s, .. }
             | Tok::Relation { span: s, .. }
             | Tok::ToFront(s)
@@ -148,6 +153,7 @@ pub(crate) fn tag(t: &Tok) -> String {
         Tok::Direction { .. } => "direction".into(),
         Tok::Attached(..) => "attached".into(),
         Tok::With(..) => "with".into(),
+        Tok::Stands(..) => "stands".into(),
         Tok::Verb { action, .. } => format!("verb:{}", action.as_str()),
         Tok::Place(x) => format!("place:{}", format!("{:?}", x.form).to_lowercase()),
         Tok::Relation { rel, .. } => format!("relation:{rel}"),

@@ -251,6 +251,7 @@ fn check_span(
         addressed_you,
         prohibitions,
         mut also,
+        stands,
         rules,
         tags,
         ..
@@ -365,7 +366,11 @@ fn check_span(
         rules,
         tags,
     };
-    read_back(&mut o, index, &lead_attached, forms_division);
+    // Rule `lead.subject-where`: "The artillery on the Cerro is to …", read back as written.
+    let at = stands
+        .filter(|_| o.also.is_empty())
+        .map(|r| format!("{} {}", r.relation.as_deref().unwrap_or("at"), r.phrase));
+    read_back(&mut o, index, &lead_attached, at.as_deref(), forms_division);
     o
 }
 
@@ -672,6 +677,23 @@ fn resolve_name(
             }
             Match::Missing { .. } if no_stages => None,
             Match::Missing { .. } => {
+                // Rule `name.shared-word`: "the Cerro" in Talavera is either hill — say which
+                // could be meant, and take neither.
+                let sharing = ix.places_sharing(&r.text);
+                if let [first, rest @ ..] = sharing.as_slice() {
+                    diags.push(diag(
+                        Severity::Warning,
+                        "ambiguous-name",
+                        format!(
+                            "\"{}\" could be {first} or {}; taken for neither",
+                            r.text,
+                            rest.join(" or ")
+                        ),
+                        r.span,
+                        "use the full name of the place",
+                    ));
+                    return None;
+                }
                 let slot = slots.contains(&r.span);
                 unresolved(r, slot, || ix.place_suggestions(&r.text), diags);
                 None
@@ -913,6 +935,7 @@ fn read_back(
     o: &mut CheckedOrder,
     index: Option<&Index<'_>>,
     lead_attached: &[Reference],
+    at: Option<&str>,
     forms_division: bool,
 ) {
     // Rule `lead.several`: every recipient is read back ("Morvan and Sauret are to …").
@@ -929,6 +952,7 @@ fn read_back(
     }
     o.readback = readback::render(
         who.as_deref(),
+        at,
         o.preset,
         o.independent,
         &o.stages,

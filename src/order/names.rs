@@ -194,6 +194,8 @@ fn merge(
                     let from = x.phrase_span.0.min(x.span.0);
                     if relation.is_none() && relation_head(&text[from..m.0]) {
                         relation = Some((text[from..m.0].trim().to_lowercase(), from));
+                    } else if above_below(&text[from..m.0]) {
+                        leading_words(text, from, m.0, &mut head);
                     } else {
                         leftover(text, x.span.0, m.0, &mut head);
                     }
@@ -398,10 +400,20 @@ fn name_word(w: &str) -> bool {
     let f = fold(&lower);
     !w.chars().next().is_some_and(char::is_lowercase)
         || is_link(&lower)
+        || elided_particle(w)
         || lex.is_name_adjective(&lower)
         || lex.is_terrain(&lower)
         || lex.is_troop_word(&f)
         || lex.is_troop_word(f.trim_end_matches('s'))
+}
+
+/// "d'Aver", "l'Orme", "dell'Acqua": a particle elided onto a capitalised word is part of the
+/// name ("Nave d'Aver", rule `name.edges`).
+fn elided_particle(w: &str) -> bool {
+    ["d'", "d’", "l'", "l’", "dell'", "dell’"].iter().any(|p| {
+        w.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p))
+            && w[p.len()..].starts_with(char::is_uppercase)
+    })
 }
 
 /// Rule `name.edges`: a captured name is cut back to its name words. Lower-case words before
@@ -449,7 +461,7 @@ pub(crate) fn edges(
                     continue;
                 }
                 if a > x.span.0 {
-                    leftover_filler(text, from, a, &mut out);
+                    leading_words(text, from, a, &mut out);
                 }
                 if a < b {
                     let phrase_from = if article && a == x.span.0 {
@@ -498,6 +510,34 @@ fn leftover_filler(text: &str, a: usize, b: usize, out: &mut Vec<Tok>) {
         let from = a + (raw.len() - raw.trim_start().len());
         out.push(Tok::Filler((from, from + s.len())));
     }
+}
+
+/// The words cut off before a name. Rule `place.above`: "the heights above Hall" — a
+/// description and "above" / "below" keep apart, the description a place and "above" a word,
+/// so `place.above` reads "above Hall" as where, relative to Hall; anything else is one word.
+fn leading_words(text: &str, a: usize, b: usize, out: &mut Vec<Tok>) {
+    let ws = words_of(text, (a, b));
+    let relation = above_below(&text[a..b]);
+    let article = ws
+        .first()
+        .is_some_and(|(w, _)| matches!(w.to_lowercase().as_str(), "the" | "a"));
+    let first = usize::from(article);
+    if !relation || ws.len() < first + 2 {
+        leftover_filler(text, a, b, out);
+        return;
+    }
+    let n = ws.len();
+    let head = (ws[first].1.0, ws[n - 2].1.1);
+    let from = if article { ws[0].1.0 } else { head.0 };
+    out.push(Tok::Place(name_target(text, head, from)));
+    out.push(Tok::Filler(ws[n - 1].1));
+}
+
+/// The words end in "above" or "below".
+fn above_below(s: &str) -> bool {
+    s.split_whitespace()
+        .next_back()
+        .is_some_and(|w| w.eq_ignore_ascii_case("above") || w.eq_ignore_ascii_case("below"))
 }
 
 /// The span of the name proper inside a captured name, `None` when nothing of it is a name.

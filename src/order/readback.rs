@@ -65,7 +65,11 @@ fn stage_text_after(st: &Stage, prev: Option<&Stage>) -> String {
         out.push_str(", ");
     }
     for (i, s) in st.steps.iter().enumerate() {
-        if i > 0 {
+        // "move up in support of the 1st Division" (rule `verb.in-support-of`) reads on
+        // without "and", as written.
+        if i > 0 && s.verb == "in support of" {
+            out.push(' ');
+        } else if i > 0 {
             out.push_str(" and ");
         }
         out.push_str(&step_text(s));
@@ -173,7 +177,9 @@ fn subject_link(name: &str) -> &'static str {
 /// keyword ("I Corps reserve battery", "the advanced guard") is read back behind a colon
 /// ("I Corps reserve battery: unlimber …"), where a name runs to the colon; before "is to"
 /// it would be cut at that word.
-fn lead(name: &str) -> String {
+/// `at` is where the recipient stands, read back after its name ("The artillery on the Cerro
+/// is to …", rule `lead.subject-where`); the link is the name's.
+fn lead(name: &str, at: Option<&str>) -> String {
     let lex = super::lexicon::get();
     let split = name.split_whitespace().any(|w| {
         let w = w.trim_matches(|c: char| !c.is_alphanumeric());
@@ -184,7 +190,10 @@ fn lead(name: &str) -> String {
             && (super::lower::is_keyword(w) || lex.is_verb_word(&low))
     });
     if split {
+        // A colon lead takes every word before it: the place would join the name.
         format!("{name}: ")
+    } else if let Some(a) = at {
+        format!("{name} {a} {} ", subject_link(name))
     } else {
         format!("{name} {} ", subject_link(name))
     }
@@ -201,6 +210,7 @@ fn not_link(link: &str) -> &'static str {
 /// Render an order. `who` is the recipient's display name (resolved name, else as written).
 pub(crate) fn render(
     who: Option<&str>,
+    at: Option<&str>,
     preset: bool,
     independent: bool,
     stages: &[Stage],
@@ -249,7 +259,7 @@ pub(crate) fn render(
                 if condition_first(st) {
                     format!("{w}: ")
                 } else {
-                    lead(w)
+                    lead(w, at)
                 }
             } else {
                 String::new()

@@ -640,6 +640,41 @@ impl<'a> Index<'a> {
         }
     }
 
+    /// Rule `name.shared-word`: the places a proper name `place` did not find is a short name
+    /// of — every word of it a word of their names or aliases ("the Cerro": Cerro de Cascajal
+    /// and Cerro de Medellín) — in gazetteer order; empty unless two or more places share it,
+    /// or when the text is not capitalised ("the road" is a description, not a short name).
+    pub fn places_sharing(&self, text: &str) -> Vec<String> {
+        if !text.chars().next().is_some_and(char::is_uppercase) {
+            return Vec::new();
+        }
+        let key = place_key(text);
+        let want: Vec<&str> = key
+            .split(' ')
+            .filter(|w| !w.is_empty() && !super::names::is_link(w))
+            .collect();
+        if want.is_empty() {
+            return Vec::new();
+        }
+        // The places' own names, the words before "of" only: "the south slope of the Cerro de
+        // Medellín" is a part of another place, not a place the short name may mean.
+        let hits: Vec<String> = self
+            .scenario
+            .places
+            .iter()
+            .filter(|p| {
+                let key = place_key(&p.name);
+                let have: Vec<&str> = key.split(' ').take_while(|w| *w != "of").collect();
+                want.iter().all(|w| have.contains(w))
+            })
+            .map(|p| p.name.clone())
+            .collect();
+        if hits.len() < 2 {
+            return Vec::new();
+        }
+        hits
+    }
+
     /// The "did you mean" list for a name `place` did not find: up to three places, nearest
     /// first (ties by gazetteer order), within the name's length (at least 4) in edits.
     pub fn place_suggestions(&self, text: &str) -> Vec<String> {

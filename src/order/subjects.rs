@@ -278,7 +278,9 @@ pub(crate) fn clause_subjects(
             you = true;
             continue;
         }
-        let at_break = match out.last() {
+        // A courtesy right after a break ("; meanwhile the 2nd Div will …") keeps it open.
+        let last = out.iter().rev().find(|t| !matches!(t, Tok::Courtesy(_)));
+        let at_break = match last {
             Some(Tok::Connector(c, _)) => matches!(c.as_str(), ";" | "," | "and"),
             Some(Tok::Punct(s)) => &text[s.0..s.1] == ";",
             _ => false,
@@ -326,9 +328,15 @@ pub(crate) fn clause_subjects(
         // Rule `lead.same-subject`: "… will move to Fuentes, and will take up a position",
         // "… to Guarda, where it will halt", "The Guards will not pursue; they will re-form":
         // the subject goes on; the link is no remark.
+        // "…, and will afterwards form behind X": "then" or "afterwards" may stand between the
+        // link and the verb (the sequence is kept).
+        let later = |j: usize| {
+            matches!(toks.get(j), Some(Tok::Connector(c, _)) if c == "then" || c == "afterwards")
+                && matches!(toks.get(j + 1), Some(Tok::Verb { .. }))
+        };
         if (at_break || clause_start && !out.is_empty())
             && let Some(link) = continuation(text, &toks[k..])
-            && matches!(toks.get(k + link), Some(Tok::Verb { .. }))
+            && (matches!(toks.get(k + link), Some(Tok::Verb { .. })) || later(k + link))
         {
             k += link;
             same = true;
@@ -548,9 +556,7 @@ fn rest_in_reserve(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>
         let m = m.to_ascii_lowercase();
         let rest = matches!(&toks[k], Tok::Place(t) if t.form == Form::Name && {
             let w = crate::text::fold(&t.text);
-            matches!(w.as_str(), "rest" | "remainder" | "others")
-                || w.starts_with("rest of ")
-                || w.starts_with("remainder of ")
+            remainder(&t.text)
                 || looks_like_troops(&t.text) && !super::lexicon::get().is_nation(&w)
         });
         let own_verb = toks[k + 2..]
@@ -591,6 +597,15 @@ fn rest_in_reserve(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>
     toks
 }
 
+/// "the rest", "the remainder of the division", "the others": the recipient's troops not
+/// given a task of their own (a name's text, without its article).
+pub(crate) fn remainder(name: &str) -> bool {
+    let w = crate::text::fold(name);
+    matches!(w.as_str(), "rest" | "remainder" | "others")
+        || w.starts_with("rest of ")
+        || w.starts_with("remainder of ")
+}
+
 /// Rule `with.supported-by`: "attack Hall at 1100, supported by the 3rd Division on your
 /// left" — troops after "supported by" (or "followed by", "covered by") go with the action, as
 /// "with the 3rd Division" would; "by" is no route through them.
@@ -608,9 +623,17 @@ pub(crate) fn supported_by(
                     "supported" | "followed" | "covered" | "seconded" | "sustained"
                 )
         });
+        // "supported by the 95th": a regiment by its number alone is troops too.
+        let regiment = |t: &super::lower::Target| {
+            let w = t.text.to_lowercase();
+            ["st", "nd", "rd", "th", "d"].iter().any(|s| {
+                w.strip_suffix(s)
+                    .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+            })
+        };
         participle
             && matches!(toks.get(k + 1), Some(Tok::RoutePrep(p, _)) if p == "by")
-            && matches!(toks.get(k + 2), Some(Tok::Place(t)) if commands(t, index))
+            && matches!(toks.get(k + 2), Some(Tok::Place(t)) if commands(t, index) || regiment(t))
     };
     if !(0..toks.len()).any(hit) {
         return toks;

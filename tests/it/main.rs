@@ -34,6 +34,7 @@ mod order_natural_leads;
 mod order_peninsula_probes;
 mod order_props;
 mod order_reader;
+mod order_reader15;
 mod order_relatives;
 mod order_umpire;
 mod random_events;

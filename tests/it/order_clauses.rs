@@ -235,6 +235,18 @@ fn nor_is_to_forbids_and_a_relative_not_describes() {
         "{:?}",
         o.prohibitions
     );
+    // The "to" of a place written inside the subject ("sent to Säter") is not the link: the
+    // written case decides, so the prohibition is the crossing and Säter is held by nobody.
+    let o = hall("2nd Div: hold Kümla; nor is the detachment sent to Säter to cross the stream.");
+    assert_eq!(o.prohibitions.len(), 1, "{:?}", o.prohibitions);
+    assert!(
+        o.prohibitions[0].text.starts_with("cross the stream"),
+        "{:?}",
+        o.prohibitions
+    );
+    assert_eq!(o.stages.len(), 1, "{}", o.readback);
+    assert_eq!(o.stages[0].objectives.len(), 1, "{}", o.readback);
+    assert_eq!(o.stages[0].objectives[0].text, "Kümla", "{}", o.readback);
     // Rule `neg.relative`: the whole phrase is forbidden, not cut at the second "not".
     let o =
         bare("General Hill: you are not to fight on ground which does not favour your cavalry.");
