@@ -228,7 +228,8 @@ impl Lexicon {
             };
             all.push((words(k), kind));
         }
-        let mut phrases: FxHashMap<String, Vec<(Vec<String>, Kind)>> = FxHashMap::default();
+        // Built in order, then looked up by hash (the map is never iterated after this).
+        let mut phrases: BTreeMap<String, Vec<(Vec<String>, Kind)>> = BTreeMap::new();
         for (w, k) in all {
             if let Some(first) = w.first() {
                 phrases.entry(first.clone()).or_default().push((w, k));
@@ -240,7 +241,7 @@ impl Lexicon {
             v.dedup_by(|a, b| a.0 == b.0);
         }
         Lexicon {
-            phrases,
+            phrases: phrases.into_iter().collect(),
             nations: f.troops.nations.unwrap_or_default().into_iter().collect(),
             titles: f.troops.titles.unwrap_or_default().into_iter().collect(),
             troops: f.troops.words.unwrap_or_default().into_iter().collect(),

@@ -8,6 +8,8 @@
 //! (that is [`super::build`]). Linear in the sentence: each word is tried once against the
 //! phrases that start with it.
 
+use std::collections::BTreeMap;
+
 use rustc_hash::FxHashMap;
 
 use super::ast::{Form, Span};
@@ -33,7 +35,7 @@ fn folded_words(text: &str) -> Vec<(String, Span)> {
 
 impl Phrases {
     pub(crate) fn new<'n>(names: impl Iterator<Item = &'n str>) -> Phrases {
-        let mut by_first: FxHashMap<String, Vec<Vec<String>>> = FxHashMap::default();
+        let mut by_first: BTreeMap<String, Vec<Vec<String>>> = BTreeMap::new();
         for n in names {
             let mut ws: Vec<String> = folded_words(n).into_iter().map(|(w, _)| w).collect();
             if ws.first().is_some_and(|w| w == "the") {
@@ -49,7 +51,9 @@ impl Phrases {
             v.sort_by_key(|w| std::cmp::Reverse(w.len()));
             v.dedup();
         }
-        Phrases { by_first }
+        Phrases {
+            by_first: by_first.into_iter().collect(),
+        }
     }
 
     /// The length in words of the longest name starting at word `i`.
