@@ -669,9 +669,24 @@ fn extension_stopped(
     reason: String,
     unspent: u32,
 ) {
-    if ext == at {
-        return;
+    if ext != at {
+        emit_stop(ctx, side, target, at, rule, reason, unspent, Some(ext));
     }
+}
+
+/// The `move-stopped` event of `target` (or of its Line Extension in `extension`), told to
+/// `side` (4.0; decisions 0182, 0192).
+#[allow(clippy::too_many_arguments)]
+fn emit_stop(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    at: Hex,
+    rule: &str,
+    reason: String,
+    unspent: u32,
+    extension: Option<Hex>,
+) {
     ctx.emit_side(
         side,
         super::EventKind::MoveStopped {
@@ -680,7 +695,7 @@ fn extension_stopped(
             rule: rule.into(),
             reason,
             unspent_half_mp: unspent,
-            extension: Some(ext),
+            extension,
             phase_move: None,
         },
     );
@@ -1004,21 +1019,9 @@ fn move_stopped(
     reason: String,
     unspent: u32,
 ) {
-    if ctx.state.positions.get(target).is_none_or(|h| *h == at) {
-        return;
+    if ctx.state.positions.get(target).is_some_and(|h| *h != at) {
+        emit_stop(ctx, side, target, at, rule, reason, unspent, None);
     }
-    ctx.emit_side(
-        side,
-        super::EventKind::MoveStopped {
-            unit: target.to_string(),
-            at,
-            rule: rule.into(),
-            reason,
-            unspent_half_mp: unspent,
-            extension: None,
-            phase_move: None,
-        },
-    );
 }
 
 /// Has a battery fired Opportunity Fire at `target` (its Line Extension in `extension`) on

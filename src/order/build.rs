@@ -2423,14 +2423,7 @@ fn subject_where(toks: &[Tok], first: usize, link: usize, rest: usize) -> Option
     let (Tok::Place(who), Tok::Place(place)) = (&toks[at], &toks[first]) else {
         return None;
     };
-    // Only the sentence's opening: nothing but a header, courtesy or time before the troops.
-    let opening = toks[..at].iter().all(|t| {
-        matches!(
-            t,
-            Tok::Header(_) | Tok::Courtesy(_) | Tok::Timing { .. } | Tok::Connector(..)
-        )
-    });
-    if !opening
+    if !opens_sentence(&toks[..at])
         || !super::resolve::looks_like_troops(&who.text)
         || super::resolve::looks_like_troops(&place.text)
     {
@@ -2452,6 +2445,17 @@ fn subject_where(toks: &[Tok], first: usize, link: usize, rest: usize) -> Option
     Some(out)
 }
 
+/// Only the sentence's opening comes before the troops of `lead.subject-where`: a header, a
+/// courtesy, a time or a connector.
+fn opens_sentence(before: &[Tok]) -> bool {
+    before.iter().all(|t| {
+        matches!(
+            t,
+            Tok::Header(_) | Tok::Courtesy(_) | Tok::Timing { .. } | Tok::Connector(..)
+        )
+    })
+}
+
 /// Rule `lead.subject-where` with a relation ("near Kümla", "behind Hinzeberg") between the
 /// troops opening the sentence and the link: the troops are the recipient, the relation where
 /// they stand.
@@ -2460,13 +2464,7 @@ fn near_subject(toks: &[Tok], link: usize, rest: usize) -> Option<Vec<Tok>> {
     let (Tok::Place(who), Tok::Relation { rel, target, span }) = (&toks[at], &toks[at + 1]) else {
         return None;
     };
-    let opening = toks[..at].iter().all(|t| {
-        matches!(
-            t,
-            Tok::Header(_) | Tok::Courtesy(_) | Tok::Timing { .. } | Tok::Connector(..)
-        )
-    });
-    if !opening
+    if !opens_sentence(&toks[..at])
         || !super::resolve::looks_like_troops(&who.text)
         || super::resolve::looks_like_troops(&target.text)
         || !target.parts.is_empty()
