@@ -396,6 +396,7 @@ pub(crate) fn halve_at(ctx: &mut Ctx, side: &str, target: &str, at: Hex, was: Mo
             ctx,
             side,
             target,
+            None,
             lost,
             "12.1.2",
             format!(
@@ -497,11 +498,11 @@ pub(crate) fn halve_extension_at(
             path[1]
         );
         if left[end] > 0 {
-            extension_mp_lost(
+            mp_lost(
                 ctx,
                 side,
                 target,
-                ext,
+                Some(ext),
                 left[end],
                 "12.1.5",
                 format!("{why}, which uses up its entire Movement Allowance"),
@@ -530,11 +531,11 @@ pub(crate) fn halve_extension_at(
         return;
     }
     // Nothing lost still marks it halved, so its allowance is not halved again (21.1).
-    extension_mp_lost(
+    mp_lost(
         ctx,
         side,
         target,
-        ext,
+        Some(ext),
         lost,
         "12.1.2",
         format!(
@@ -632,28 +633,6 @@ fn beside_parent(ctx: &Ctx, unit: &str, parent_at: Hex, from: Hex) -> Option<Hex
         .into_iter()
         .filter(|h| ctx.eng.move_map.contains(*h) && !taken.contains(h))
         .min_by_key(|h| h.distance(from))
-}
-
-/// `movement-points-lost` for `target`'s Line Extension in `ext` (13.1.2: its own MP).
-fn extension_mp_lost(
-    ctx: &mut Ctx,
-    side: &str,
-    target: &str,
-    ext: Hex,
-    half_mp: u32,
-    rule: &str,
-    reason: String,
-) {
-    ctx.emit_side(
-        side,
-        super::EventKind::MovementPointsLost {
-            unit: target.to_string(),
-            half_mp,
-            rule: rule.into(),
-            reason,
-            extension: Some(ext),
-        },
-    );
 }
 
 /// `target`'s Line Extension in `ext` stops at `at`, a hex of its own path (`move-stopped`
@@ -755,6 +734,7 @@ pub(crate) fn halve_at_formation_change(
         ctx,
         side,
         target,
+        None,
         left / 2,
         "12.1.2",
         format!(
@@ -835,6 +815,7 @@ fn halve_before_earlier_move(
         ctx,
         side,
         target,
+        None,
         lost,
         "12.1.2",
         format!(
@@ -888,8 +869,17 @@ fn halve_before_earlier_move(
     true
 }
 
-/// `movement-points-lost` for `target` (never a Line Extension), told to its side.
-fn mp_lost(ctx: &mut Ctx, side: &str, target: &str, half_mp: u32, rule: &str, reason: String) {
+/// `movement-points-lost` for `target`, or for its Line Extension in `extension` (13.1.2: its
+/// own MP), told to its side.
+fn mp_lost(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    extension: Option<Hex>,
+    half_mp: u32,
+    rule: &str,
+    reason: String,
+) {
     ctx.emit_side(
         side,
         super::EventKind::MovementPointsLost {
@@ -897,7 +887,7 @@ fn mp_lost(ctx: &mut Ctx, side: &str, target: &str, half_mp: u32, rule: &str, re
             half_mp,
             rule: rule.into(),
             reason,
-            extension: None,
+            extension,
         },
     );
 }
@@ -945,6 +935,7 @@ fn minimum_move_after_fire(
             ctx,
             side,
             target,
+            None,
             rest,
             "12.1.5",
             format!("{why}, which uses up its entire Movement Allowance"),

@@ -2748,15 +2748,28 @@ fn participle_manner(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static st
                 _ => None,
             })
             .collect();
-        let n = places.len();
-        toks.splice(
-            k..end,
-            std::iter::once(Tok::Manner(words(&text[span.0..span.1]), span)).chain(places),
-        );
+        let n = into_manner(text, &mut toks, k..end, span, places);
         rules.push("clause.participle");
         k += 1 + n;
     }
     toks
+}
+
+/// `toks[range]` become one manner of the stage, the text of `span`, followed by `places`, the
+/// places it named (so they are still places of the order, `absorbed`); the number of places.
+fn into_manner(
+    text: &str,
+    toks: &mut Vec<Tok>,
+    range: std::ops::Range<usize>,
+    span: Span,
+    places: Vec<Tok>,
+) -> usize {
+    let n = places.len();
+    toks.splice(
+        range,
+        std::iter::once(Tok::Manner(words(&text[span.0..span.1]), span)).chain(places),
+    );
+    n
 }
 
 /// Rule `clause.report-duty`: "scour the country towards Escalona and report anything that
@@ -2830,11 +2843,7 @@ fn report_duty(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
                 _ => None,
             })
             .collect();
-        let n = places.len();
-        toks.splice(
-            k - 1..end,
-            std::iter::once(Tok::Manner(words(&text[span.0..span.1]), span)).chain(places),
-        );
+        let n = into_manner(text, &mut toks, k - 1..end, span, places);
         rules.push("clause.report-duty");
         k += n + 1;
     }
