@@ -9,6 +9,7 @@ use super::ast::*;
 use super::lower::{self, Target, Tok, Unreadable};
 use super::{lexicon, names, source, subjects};
 use crate::rules::{OrderType, Posture};
+use crate::text::Lower;
 use crate::text::nfc;
 
 /// A step with how it was joined to the one before it.
@@ -240,7 +241,7 @@ pub(crate) fn build(
         let sender = sender.or_else(|| match toks.as_slice() {
             [Tok::Filler(a), Tok::Filler(b), ..]
                 if matches!(&text[a.0..a.1], "I" | "We")
-                    && lexicon::get().is_finite(&text[b.0..b.1].to_lowercase()) =>
+                    && lexicon::get().is_finite(&text[b.0..b.1].lower()) =>
             {
                 Some(&text[a.0..a.1])
             }
@@ -276,7 +277,7 @@ pub(crate) fn build(
                         )
                         .any(|u| {
                             matches!(u, Tok::Negate(n) if {
-                                let w = text[n.0..n.1].to_lowercase();
+                                let w = text[n.0..n.1].lower();
                                 w.starts_with("do not") || w.starts_with("don't")
                                     || w.starts_with("never") || w.starts_with("on no")
                                     || w.starts_with("you ")
@@ -360,7 +361,7 @@ fn whereabouts(text: &str, toks: &[Tok]) -> bool {
     else {
         return false;
     };
-    let who = words(&w.phrase.to_lowercase());
+    let who = words(&w.phrase.lower());
     // 6.3.5: an army or corps commander moves without orders, so "X will place himself at"
     // is where he will be, whoever X is.
     let reflexive = matches!(verb.as_str(), "place" | "establish" | "post")
@@ -576,7 +577,7 @@ fn sentence(text: &str, toks: &[Tok], si: usize, abs: Span, last: bool, d: &mut 
         prev = Some(tok);
         r.verb_next = match toks.get(i + 1) {
             Some(Tok::Verb { .. }) => true,
-            Some(Tok::Filler(s)) => lexicon::get().is_verb_word(&text[s.0..s.1].to_lowercase()),
+            Some(Tok::Filler(s)) => lexicon::get().is_verb_word(&text[s.0..s.1].lower()),
             _ => false,
         };
         // Rule `clause.report`: a report after the action ("take Hall; it is good enough",
@@ -614,7 +615,7 @@ fn report_clauses(text: &str, toks: &[Tok], after_step: bool) -> Vec<(usize, usi
     let mut verb_seen = false;
     let be = |t: &Tok| {
         matches!(t, Tok::Filler(s)
-            if matches!(text[s.0..s.1].to_lowercase().as_str(), "is" | "are" | "was" | "were"))
+            if matches!(text[s.0..s.1].lower().as_ref(), "is" | "are" | "was" | "were"))
     };
     let mut k = 0;
     while k < toks.len() {
@@ -630,7 +631,7 @@ fn report_clauses(text: &str, toks: &[Tok], after_step: bool) -> Vec<(usize, usi
         // "it is", "they are": a pronoun and its verb read as one word.
         let pronoun_be = |t: &Tok| {
             matches!(t, Tok::Filler(s) if {
-                let w = text[s.0..s.1].to_lowercase();
+                let w = text[s.0..s.1].lower();
                 let ws: Vec<&str> = w.split_whitespace().collect();
                 matches!(ws.as_slice(), [p, b]
                     if matches!(*p, "it" | "they" | "this" | "that" | "there")
@@ -799,7 +800,7 @@ impl Reading<'_> {
                     // condition; what follows turns to the recipient.
                     if let Tok::Filler(s) = tok
                         && text[s.0..s.1].split_whitespace().last().is_some_and(|w| {
-                            let w = w.to_lowercase();
+                            let w = w.lower();
                             w == "cannot" || w == "can't" || w == "not" && *after_subject
                         })
                     {
@@ -817,7 +818,7 @@ impl Reading<'_> {
                     *after_subject = matches!(tok, Tok::Place(_))
                         || opening
                             && matches!(tok, Tok::Filler(s) if matches!(
-                                text[s.0..s.1].to_lowercase().as_str(),
+                                text[s.0..s.1].lower().as_ref(),
                                 "he" | "they" | "we" | "it" | "she"
                             ));
                     collect_refs(tok, refs, &mut d.refs);
@@ -991,10 +992,7 @@ impl Reading<'_> {
             // "… is by no means to be destroyed before the 3rd Division has passed": how long
             // it is forbidden is part of it (rule `neg.until`), read on as a prohibition.
             if let Tok::CondStart(k, s) = tok
-                && matches!(
-                    k.to_lowercase().as_str(),
-                    "until" | "till" | "before" | "unless"
-                )
+                && matches!(k.lower().as_ref(), "until" | "till" | "before" | "unless")
                 && *i + 1 == d.prohibitions.len()
                 && let Some(p) = d.prohibitions.pop()
             {
@@ -1046,7 +1044,7 @@ impl Reading<'_> {
         }
         // "not allow the enemy to pass": a verb that is no stage is still what is forbidden.
         let verb_word = matches!(tok, Tok::Filler(s)
-            if lexicon::get().is_verb_word(&text[s.0..s.1].to_lowercase()));
+            if lexicon::get().is_verb_word(&text[s.0..s.1].lower()));
         // Rule `neg.no-noun`: "no movement is to be attempted" — after "no", an action noun (a
         // word, see `no_noun`) is what is forbidden, as a verb would be.
         // It reads back as "avoid movement before dawn" (a noun, as after "avoid").
@@ -1054,7 +1052,7 @@ impl Reading<'_> {
             && self.negate
             && !self.negate_verb
             && matches!(tok, Tok::Filler(s)
-                if lexicon::get().is_action_noun(&text[s.0..s.1].to_lowercase()));
+                if lexicon::get().is_action_noun(&text[s.0..s.1].lower()));
         let verb_word = verb_word || action_noun;
         // "do not enter Hall", "do not attempt the village", "do not let the hussars across": a
         // lower-case word right after a negator is the verb it forbids even when the lexicon
@@ -1076,7 +1074,7 @@ impl Reading<'_> {
         }
         if let Tok::Negate(s) = tok {
             self.flush(d);
-            let w = words(&text[s.0..s.1].to_lowercase());
+            let w = words(&text[s.0..s.1].lower());
             // Rule `neg.avoid`: "without engaging the enemy" holds its verb; "avoid a general
             // action", "refrain from attacking" forbid what follows, whatever it is.
             if lexicon::get().is_avoid_negator(&w) {
@@ -1149,7 +1147,7 @@ impl Reading<'_> {
         // Rule `neg.avoid`: "no crossing", "no firing": "no" and an -ing form forbid it.
         if let (true, Tok::Participle { span, .. }) = (self.negate, tok)
             && !self.negate_verb
-            && text[span.0..span.1].to_lowercase().ends_with("ing")
+            && text[span.0..span.1].lower().ends_with("ing")
         {
             self.negate = false;
             d.rules.push("neg.avoid");
@@ -1276,7 +1274,7 @@ impl Reading<'_> {
             Tok::Addressee(t) => {
                 let generic = t.text.split_whitespace().all(|w| {
                     matches!(
-                        w.to_lowercase().as_str(),
+                        w.lower().as_ref(),
                         "general"
                             | "sir"
                             | "marshal"
@@ -1529,7 +1527,7 @@ impl Reading<'_> {
             }
             Tok::Punct(_) | Tok::Negate(_) => {}
             Tok::Filler(s) | Tok::Participle { span: s, .. } => {
-                self.finite_seen |= lexicon::get().is_finite(&text[s.0..s.1].to_lowercase());
+                self.finite_seen |= lexicon::get().is_finite(&text[s.0..s.1].lower());
                 self.filler = Some(match self.filler {
                     Some((a, _)) => (a, s.1),
                     None => *s,
@@ -1992,7 +1990,7 @@ impl Reading<'_> {
 /// reader's (after a connector, a verb next, after "and"/"but").
 fn negator_ends_condition(w: &str, predicate: bool, flags: (bool, bool, bool)) -> bool {
     let (after_conn, verb_next, after_and) = flags;
-    let w = w.to_lowercase();
+    let w = w.lower();
     w.ends_with(" to")
         || w.starts_with("on no")
         || (predicate && w.starts_with("you "))
@@ -2055,7 +2053,7 @@ fn take_topic(f: usize, d: &mut Draft) {
         } else if let [only] = st.objectives.as_slice()
             && !before
             && only.form == Form::Pronoun
-            && matches!(only.text.to_lowercase().as_str(), "it" | "there")
+            && matches!(only.text.lower().as_ref(), "it" | "there")
             && st.route.is_empty()
             && let [(r, _)] = topic.as_slice()
         {
@@ -2488,7 +2486,7 @@ fn near_subject(toks: &[Tok], link: usize, rest: usize) -> Option<Vec<Tok>> {
 /// of the clause it stands in (rule `cond.attempt-to`).
 fn trying(w: &str) -> bool {
     matches!(
-        w.to_lowercase().as_str(),
+        w.lower().as_ref(),
         "attempt"
             | "attempts"
             | "try"
@@ -2504,7 +2502,7 @@ fn trying(w: &str) -> bool {
 
 fn is_modal(w: &str) -> bool {
     matches!(
-        w.to_lowercase().as_str(),
+        w.lower().as_ref(),
         "can"
             | "could"
             | "may"
@@ -2584,16 +2582,13 @@ fn paces(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<T
         };
         let unit = matches!(&toks[k + 1], Tok::Filler(_) | Tok::Place(_)) && {
             let s = toks[k + 1].span();
-            UNITS.contains(&text[s.0..s.1].to_lowercase().as_str())
+            UNITS.contains(&text[s.0..s.1].lower().as_ref())
         };
         if number && unit {
             let span = (toks[k].span().0, toks[k + 1].span().1);
             toks.splice(
                 k..=k + 1,
-                [Tok::Manner(
-                    words(&text[span.0..span.1].to_lowercase()),
-                    span,
-                )],
+                [Tok::Manner(words(&text[span.0..span.1].lower()), span)],
             );
             rules.push("place.distance");
         }
@@ -2678,7 +2673,7 @@ fn in_minutes(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
             k..=m,
             [Tok::Timing {
                 prep: "after".into(),
-                value: Some(words(&text[span.0..span.1].to_lowercase())),
+                value: Some(words(&text[span.0..span.1].lower())),
                 span,
             }],
         );
@@ -2704,7 +2699,7 @@ fn participle_manner(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static st
                     .split(' ')
                     .next()
                     .is_some_and(|w| w.ends_with("ing"))
-                    && lexicon::get().is_verb_phrase(&text[f.0..f.1].to_lowercase()) =>
+                    && lexicon::get().is_verb_phrase(&text[f.0..f.1].lower()) =>
             {
                 f
             }
@@ -2718,7 +2713,7 @@ fn participle_manner(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static st
         let ing = text[ps.0..ps.1]
             .split(' ')
             .next()
-            .is_some_and(|w| w.to_lowercase().ends_with("ing"));
+            .is_some_and(|w| w.lower().ends_with("ing"));
         if !after_comma || !verb_before || !ing {
             k += 1;
             continue;
@@ -2802,7 +2797,7 @@ fn report_duty(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
             k += 1;
             continue;
         };
-        let fits = REPORT.contains(&words(&text[f.0..f.1].to_lowercase()).as_str())
+        let fits = REPORT.contains(&words(&text[f.0..f.1].lower()).as_str())
             && matches!(&toks[k - 1], Tok::Connector(c, _) if c == "and" || c == ",")
             && toks[..k - 1].iter().any(|t| matches!(t, Tok::Verb { .. }));
         if !fits {
@@ -2871,7 +2866,7 @@ fn span_count(count: &str) -> bool {
         "thirty",
         "forty",
     ];
-    let count = words(&count.to_lowercase());
+    let count = words(&count.lower());
     let number = !count.is_empty() && count.chars().all(|c| c.is_ascii_digit());
     number || COUNTS.contains(&count.as_str())
 }
@@ -2898,7 +2893,7 @@ fn time_offset(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
             if !matches!(&toks[k], Tok::Filler(_) | Tok::Place(_)) {
                 break;
             }
-            let written = words(&text[toks[k].span().0..toks[m].span().0].to_lowercase());
+            let written = words(&text[toks[k].span().0..toks[m].span().0].lower());
             let Some((count, unit)) = written.rsplit_once(' ') else {
                 continue;
             };
@@ -2915,7 +2910,7 @@ fn time_offset(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
             k..=m,
             [Tok::Timing {
                 prep: "at".into(),
-                value: Some(words(&text[span.0..span.1].to_lowercase())),
+                value: Some(words(&text[span.0..span.1].lower())),
                 span,
             }],
         );
@@ -2946,7 +2941,7 @@ fn directed_by(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
     };
     // From the sentence's first token, not the start of `text`: `text` may be a whole file of
     // orders, and reading it from the start for every sentence made `check` quadratic.
-    let before = words(&text[toks[0].span().0..toks[b].span().0].to_lowercase());
+    let before = words(&text[toks[0].span().0..toks[b].span().0].lower());
     let Some(phrase) = SPEAKS_FOR.iter().find(|p| before.ends_with(*p)) else {
         return toks;
     };
@@ -3011,7 +3006,7 @@ fn before_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) 
             .any(|t| match t {
                 Tok::Verb { .. } | Tok::Participle { .. } => true,
                 Tok::Filler(f) => {
-                    let w = text[f.0..f.1].to_lowercase();
+                    let w = text[f.0..f.1].lower();
                     is_modal(&w)
                         || lexicon::get().is_finite(&w)
                         // "goes on", "lasts": a verb form the lexicon does not know.
@@ -3028,7 +3023,7 @@ fn before_clause(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) 
         let as_clause = kind != "as"
             || match toks.get(k + 1) {
                 Some(Tok::Filler(f)) => matches!(
-                    text[f.0..f.1].to_lowercase().as_str(),
+                    text[f.0..f.1].lower().as_ref(),
                     "they" | "he" | "it" | "she" | "we"
                 ),
                 Some(Tok::Place(t)) => super::resolve::looks_like_troops(&t.text),
@@ -3058,7 +3053,7 @@ fn before_place(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -
         // Rule `place.above`: "the heights above Hall", "the ford below the bridge" — "above" or
         // "below" and a place is where, relative to it, never an unread word.
         if let Tok::Filler(f) = toks[k]
-            && let w @ ("above" | "below") = text[f.0..f.1].to_lowercase().as_str()
+            && let w @ ("above" | "below") = text[f.0..f.1].lower().as_ref()
             && let Tok::Place(t) = &toks[k + 1]
             && matches!(t.form, Form::Name | Form::Vague | Form::Hex | Form::Pronoun)
             && !super::resolve::looks_like_troops(&t.text)
@@ -3220,7 +3215,7 @@ fn round_route(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
     let mut k = 0;
     while k + 1 < toks.len() {
         if let (Tok::Filler(f), Tok::RoutePrep(w, r)) = (&toks[k], &toks[k + 1])
-            && matches!(text[f.0..f.1].to_lowercase().as_str(), "round" | "around")
+            && matches!(text[f.0..f.1].lower().as_ref(), "round" | "around")
         {
             let merged = Tok::RoutePrep(w.clone(), (f.0, r.1));
             toks.splice(k..=k + 1, [merged]);
@@ -3248,7 +3243,7 @@ fn round_route(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
 fn relative_negation(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
     for k in 1..toks.len() {
         let Tok::Negate(n) = toks[k] else { continue };
-        let w = text[n.0..n.1].to_lowercase();
+        let w = text[n.0..n.1].lower();
         // "not", or a modal and "not" read as one negator ("does not").
         let modal_not = w
             .strip_suffix(" not")
@@ -3266,7 +3261,7 @@ fn relative_negation(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static st
         let relative = (j < k || modal_not)
             && j > 0
             && matches!(&toks[j - 1], Tok::Filler(f) if matches!(
-                text[f.0..f.1].to_lowercase().as_str(),
+                text[f.0..f.1].lower().as_ref(),
                 "which" | "that" | "who" | "where"
             ));
         if relative {
@@ -3349,7 +3344,7 @@ const PASSIVE_NEGATORS: [&str; 9] = [
 /// A negator made by `passive_negation` ("the guns are not to be withdrawn"): the lemma of
 /// its participle and its object as written.
 fn passive_forbidden(neg: &str) -> Option<(&'static str, &str)> {
-    let low = neg.to_lowercase();
+    let low = neg.lower();
     // "no ground is to be given up": "no", the object and a passive link without "not".
     if let Some(rest) = low.strip_prefix("no ") {
         let (at, link) = [
@@ -3385,7 +3380,7 @@ fn passive_forbidden(neg: &str) -> Option<(&'static str, &str)> {
         .find_map(|n| low.find(n).map(|at| (at, n.len())))
     {
         Some((at, len)) => format!("{} not to be {}", &low[..at], &low[at + len..]),
-        None => low,
+        None => low.into_owned(),
     };
     let (at, link) = PASSIVE_NOT
         .iter()
@@ -3427,7 +3422,7 @@ fn passive_negation(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
         };
         // A link written apart from its negator ("is on no account to be").
         let link = usize::from(matches!(&toks[k + 1], Tok::Filler(f) if matches!(
-            text[f.0..f.1].to_lowercase().as_str(),
+            text[f.0..f.1].lower().as_ref(),
             "is" | "are" | "will" | "shall" | "must"
         )));
         let neg = matches!(toks.get(k + 1 + link), Some(Tok::Negate(_)));
@@ -3460,7 +3455,7 @@ fn passive_negation(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
 /// condition of the stage (30.0), never a stage of its own; the places in it stay places.
 fn relative_object(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
     const RELATIVE: [&str; 4] = ["that", "which", "who", "as"];
-    let word = |s: Span| text[s.0..s.1].to_lowercase();
+    let word = |s: Span| text[s.0..s.1].lower();
     let mut k = 1;
     while k + 1 < toks.len() {
         let after_verb = matches!(toks[k - 1], Tok::Verb { .. })
@@ -3475,7 +3470,7 @@ fn relative_object(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>
         let any = text[t.phrase_span.0..t.phrase_span.1]
             .split(' ')
             .next()
-            .is_some_and(|w| matches!(w.to_lowercase().as_str(), "any" | "every" | "each"));
+            .is_some_and(|w| matches!(w.lower().as_ref(), "any" | "every" | "each"));
         let described = t.form == Form::Vague
             || t.form == Form::Name && (any || super::resolve::looks_like_troops(&t.text));
         if !after_verb || !described {
@@ -3492,7 +3487,7 @@ fn relative_object(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>
         let swallowed = t.form == Form::Vague
             && t.text
                 .rsplit_once(' ')
-                .is_some_and(|(_, w)| RELATIVE.contains(&w.to_lowercase().as_str()));
+                .is_some_and(|(_, w)| RELATIVE.contains(&w.lower().as_ref()));
         let (rel, verb_at) = if swallowed {
             let cut = t.span.1 - t.text.rsplit_once(' ').map_or(0, |(_, w)| w.len());
             let head = text[t.span.0..cut].trim_end();
@@ -3503,12 +3498,12 @@ fn relative_object(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>
             t.phrase_span.1 = t.span.1;
             (Some(rel), k + 1)
         } else if let Some(Tok::Filler(f)) = toks.get(k + 1)
-            && RELATIVE[..3].contains(&word(*f).as_str())
+            && RELATIVE[..3].contains(&word(*f).as_ref())
         {
             (Some(*f), k + 2)
         } else if t.form == Form::Vague
             && matches!(
-                word(t.span).as_str(),
+                word(t.span).as_ref(),
                 "whatever" | "whoever" | "anything" | "everything"
             )
         {
@@ -3569,7 +3564,7 @@ fn relative_object(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>
             && matches!(toks.get(verb_at + 1), Some(Tok::Place(_)))
         {
             let span = (r.0, v.1);
-            let prep = Tok::DestPrep(words(&text[span.0..span.1].to_lowercase()), span);
+            let prep = Tok::DestPrep(words(&text[span.0..span.1].lower()), span);
             toks[k] = Tok::Place(t);
             toks.splice(k + 1..=verb_at, [prep]);
             rules.push("clause.relative");
@@ -3661,7 +3656,7 @@ fn no_noun(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec
         };
         let noun = &text[t.span.0..t.span.1];
         let passive = matches!(&toks[k + 2], Tok::Filler(f) | Tok::Negate(f)
-            if matches!(text[f.0..f.1].to_lowercase().split(' ').next(),
+            if matches!(text[f.0..f.1].lower().split(' ').next(),
                 Some("is" | "are" | "will" | "shall" | "must" | "can" | "to")));
         if t.form == Form::Name
             && !noun.contains(' ')
@@ -3683,7 +3678,7 @@ fn day_word(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<To
     let day = |s: Span| {
         let w = text[s.0..s.1].trim_end_matches([',', ' ']).to_lowercase();
         matches!(
-            w.as_str(),
+            w.as_ref(),
             "to-morrow" | "tomorrow" | "to-night" | "tonight" | "to-day" | "today"
         )
         .then(|| {
@@ -3734,7 +3729,7 @@ fn should_name(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
         // after the name is the condition's verb too.
         let verb = match &toks[k + 2] {
             Tok::Verb { .. } | Tok::Participle { .. } => true,
-            Tok::Filler(f) => matches!(text[f.0..f.1].to_lowercase().as_str(), "be" | "have"),
+            Tok::Filler(f) => matches!(text[f.0..f.1].lower().as_ref(), "be" | "have"),
             _ => false,
         };
         if text[s.0..s.1].eq_ignore_ascii_case("should")
@@ -3829,7 +3824,7 @@ fn passive_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
         if word(&toks[k]) == "be"
             && let Tok::Filler(f) = toks[j]
             && {
-                let w = text[f.0..f.1].to_lowercase();
+                let w = text[f.0..f.1].lower();
                 w.ends_with("ed") && lexicon::get().is_verb_word(&w)
             }
             && matches!(&toks.get(j + 1), Some(Tok::Connector(c, _)) if c == "and" || c == ",")
@@ -3866,7 +3861,7 @@ fn passive_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
             let sp = (toks[k].span().0, span.1);
             toks[k] = Tok::Verb {
                 action,
-                verb: nfc(&words(&text[sp.0..sp.1].to_lowercase())),
+                verb: nfc(&words(&text[sp.0..sp.1].lower())),
                 span: sp,
             };
             toks.drain(k + 1..=j);
@@ -4095,7 +4090,7 @@ fn object_noun(
             continue;
         };
         if !linked
-            || !lex.is_terrain(&noun.to_lowercase())
+            || !lex.is_terrain(&noun.lower())
             || p.form != Form::Name
             || !p.text.chars().any(char::is_uppercase)
         {
@@ -4147,7 +4142,7 @@ fn action_noun(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec
         // "the 2nd Division's attack on Hall": an action noun after a possessive (rule
         // `verb.possessed` made it a word) is the possessor's.
         if let Tok::Filler(f) = &tok
-            && lex.is_action_noun(&text[f.0..f.1].to_lowercase())
+            && lex.is_action_noun(&text[f.0..f.1].lower())
             && out.len() >= 2
             && matches!(
                 out[out.len() - 2],
@@ -4228,7 +4223,7 @@ fn action_noun(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec
             let prev_end = k.checked_sub(1).map_or(0, |j| out[j].span().1);
             if let Some(gap) = text.get(prev_end..from)
                 && let Some(w) = gap.split_whitespace().last()
-                && matches!(w.to_lowercase().as_str(), "the" | "his" | "their" | "its")
+                && matches!(w.lower().as_ref(), "the" | "his" | "their" | "its")
                 && gap.split_whitespace().count() == 1
             {
                 from = prev_end + gap.find(w).unwrap_or(0);
@@ -4265,7 +4260,7 @@ fn demonstrative(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) 
     let lex = lexicon::get();
     for k in 1..toks.len() {
         let pointer = matches!(&toks[k - 1], Tok::Filler(s)
-            if matches!(text[s.0..s.1].to_lowercase().as_str(), "that" | "this" | "these" | "those"));
+            if matches!(text[s.0..s.1].lower().as_ref(), "that" | "this" | "these" | "those"));
         let Tok::Place(t) = &toks[k] else { continue };
         let terrain = t.form == Form::Name
             && t.phrase_span.0 == t.span.0
@@ -4310,7 +4305,7 @@ fn possessed_noun(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>)
         let named_terrain = matches!(&toks[k - 1], Tok::Place(t) if t.form == Form::Name
                 && t.text.split_whitespace().last().is_some_and(|w| w.chars().next().is_some_and(char::is_uppercase)))
             && matches!(&toks[k], Tok::Verb { span, .. }
-                if lexicon::get().is_terrain(&text[span.0..span.1].to_lowercase()));
+                if lexicon::get().is_terrain(&text[span.0..span.1].lower()));
         let possessive = possessive || object_troops || named_terrain;
         if let Tok::Verb { span, .. } = &toks[k]
             && possessive
@@ -4319,7 +4314,7 @@ fn possessed_noun(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>)
             rules.push("verb.possessed");
             // "Frobisher's ford": a terrain noun extends the name; so does a troop noun ("the
             // enemy's posts", "Soult's pickets": troops, the object of the verb before).
-            let noun = text[span.0..span.1].to_lowercase();
+            let noun = text[span.0..span.1].lower();
             let lex = lexicon::get();
             if (lex.is_terrain(&noun) || lex.is_troop_word(&crate::text::fold(&noun)))
                 && let Tok::Place(t) = &toks[k - 1]
@@ -4353,8 +4348,8 @@ fn take_position(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) 
         let up = matches!(toks.get(k + 1), Some(Tok::DestPrep(p, _) | Tok::RoutePrep(p, _)) if p == "up");
         let j = k + 1 + usize::from(up);
         let position = matches!(toks.get(j), Some(Tok::Place(t)) if {
-            let last = text[t.span.0..t.span.1].rsplit(' ').next().unwrap_or("").to_lowercase();
-            matches!(last.as_str(), "position" | "positions" | "post" | "ground")
+            let last = text[t.span.0..t.span.1].rsplit(' ').next().unwrap_or("").lower();
+            matches!(last.as_ref(), "position" | "positions" | "post" | "ground")
         });
         if position {
             toks[k] = Tok::Verb {
@@ -4451,7 +4446,7 @@ fn follow_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
 fn sender_to(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
     let ends = |t: &Tok, end: &str| {
         let s = t.span();
-        text[s.0..s.1].trim_end().to_lowercase().ends_with(end)
+        text[s.0..s.1].trim_end().lower().ends_with(end)
     };
     if let [
         first @ Tok::Recipient { .. },
@@ -4484,7 +4479,7 @@ fn ready_to(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Ve
             _ => false,
         };
         let own_ready = matches!(&toks[k + 1], Tok::Place(t)
-            if t.form == Form::Own && t.text.to_lowercase().ends_with(" ready"));
+            if t.form == Form::Own && t.text.lower().ends_with(" ready"));
         if held && own_ready {
             let span = (toks[k].span().0, toks[k + 1].span().1);
             let verb = text[span.0..span.1].to_lowercase();
@@ -4623,7 +4618,7 @@ fn vocative(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<To
         let mut ws = s.split_whitespace().map(str::to_lowercase);
         ws.next().is_some_and(|w| TITLES.contains(&w.as_str()))
             && s.split_whitespace().skip(1).any(|w| {
-                let l = w.to_lowercase();
+                let l = w.lower();
                 w.chars().next().is_some_and(char::is_uppercase)
                     && !TITLES.contains(&l.trim_end_matches(','))
             })
@@ -4644,10 +4639,10 @@ fn vocative(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<To
             let mut at = None;
             let mut off = 0;
             for w in raw.split(' ') {
-                let l = w.to_lowercase();
+                let l = w.lower();
                 if at.is_none()
                     && w.chars().next().is_some_and(char::is_uppercase)
-                    && !TITLES.contains(&l.as_str())
+                    && !TITLES.contains(&l.as_ref())
                 {
                     at = Some(off);
                 }
@@ -4802,7 +4797,7 @@ fn several_recipients(text: &str, toks: Vec<Tok>, also: &mut Vec<Reference>) -> 
         .join(" ");
     let bare = |t: &str| {
         t.split_whitespace().all(|w| {
-            let l = w.to_lowercase();
+            let l = w.lower();
             l.ends_with("'s")
                 || l.ends_with("’s")
                 || l.ends_with("s'")

@@ -8,6 +8,8 @@
 //! file does), resolve names against a scenario, or decide what tokens mean together (that is
 //! [`super::build`]).
 
+use crate::text::Lower;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -384,8 +386,8 @@ impl Lexicon {
     /// English prose, not gibberish.
     pub(crate) fn reads_as_prose(&self, text: &str) -> bool {
         split_words(text, 0).iter().any(|(w, _)| {
-            self.finite.contains(w)
-                || self.phrases.get(w).is_some_and(|v| {
+            self.finite.contains(&**w)
+                || self.phrases.get(&**w).is_some_and(|v| {
                     v.iter().any(|(p, k)| {
                         p.len() == 1
                             && matches!(k, Kind::Verb(_) | Kind::Word | Kind::Participle(_))
@@ -409,8 +411,8 @@ impl Lexicon {
         }
     }
 
-    fn longest(&self, ws: &[(String, Span)], i: usize) -> Option<(usize, &Kind)> {
-        let cands = self.phrases.get(&ws[i].0)?;
+    fn longest(&self, ws: &[(Cow<'_, str>, Span)], i: usize) -> Option<(usize, &Kind)> {
+        let cands = self.phrases.get(&*ws[i].0)?;
         cands.iter().find_map(|(p, k)| {
             (i + p.len() <= ws.len() && p.iter().zip(&ws[i..]).all(|(a, (b, _))| a == b))
                 .then_some((p.len(), k))
@@ -474,14 +476,14 @@ fn ly_adverb(word: &str) -> bool {
 
 /// The words of `text` (letters, digits, inner apostrophes and hyphens), lower-cased, with byte
 /// spans offset by `off`.
-pub(crate) fn split_words(text: &str, off: usize) -> Vec<(String, Span)> {
+pub(crate) fn split_words(text: &str, off: usize) -> Vec<(Cow<'_, str>, Span)> {
     // Hot path (issue 11): one pass with a one-character look-ahead, no table of characters,
-    // and one allocation per ASCII word (ASCII has no '’' and lower-cases byte for byte).
-    let lower = |w: &str| {
-        if w.is_ascii() {
-            w.to_ascii_lowercase()
+    // and no allocation for an ASCII word already in lower case (ASCII has no '’').
+    let lower = |w| {
+        if str::is_ascii(w) {
+            w.lower()
         } else {
-            w.to_lowercase().replace('’', "'")
+            Cow::Owned(w.to_lowercase().replace('’', "'"))
         }
     };
     let mut out = Vec::with_capacity(text.len() / 5 + 1);
@@ -577,7 +579,7 @@ fn piece(text: &str, t: &Target, keep: Span) -> Option<Tok> {
     // A name never ends in a linking word: "a finer opportunity of" cut before "destroying"
     // is "a finer opportunity".
     while let Some((head, last)) = s.rsplit_once(char::is_whitespace)
-        && super::names::is_link(&last.to_lowercase())
+        && super::names::is_link(&last.lower())
     {
         s = head.trim_end();
     }

@@ -4,6 +4,7 @@
 //! decide what a token means for the order (that is [`super::build`]) or touch a scenario.
 //! Spans leaving this module are byte offsets into the whole input.
 
+use crate::text::Lower;
 use pest::Parser;
 use pest::iterators::Pair;
 
@@ -155,7 +156,7 @@ pub(crate) fn tag(t: &Tok) -> String {
         Tok::With(..) => "with".into(),
         Tok::Stands(..) => "stands".into(),
         Tok::Verb { action, .. } => format!("verb:{}", action.as_str()),
-        Tok::Place(x) => format!("place:{}", format!("{:?}", x.form).to_lowercase()),
+        Tok::Place(x) => format!("place:{}", format!("{:?}", x.form).lower()),
         Tok::Relation { rel, .. } => format!("relation:{rel}"),
         Tok::ToFront(_) => "to-front".into(),
         Tok::RoutePrep(..) => "route-prep".into(),
@@ -938,7 +939,7 @@ mod tests {
             let (t, n) = match c {
                 '^' if rest[1..].starts_with('"') => {
                     let end = rest[2..].find('"').map_or(rest.len(), |e| e + 2);
-                    (T::Lit(rest[2..end].to_lowercase()), end + 1)
+                    (T::Lit(rest[2..end].lower()), end + 1)
                 }
                 '(' => (T::Open, 1),
                 ')' if rest[1..].starts_with('?') => (T::CloseOpt, 2),

@@ -24,6 +24,7 @@ mod subjects;
 pub use ast::*;
 pub use source::MAX_ORDER_CHARS;
 
+use crate::text::Lower;
 use std::collections::BTreeSet;
 
 use chrono::NaiveTime;
@@ -826,7 +827,7 @@ fn display_name(r: &Reference, index: Option<&Index<'_>>, lead_attached: &[Refer
                 && !x
                     .name
                     .split_whitespace()
-                    .any(|w| !names::is_link(&w.to_lowercase()) && lower::is_keyword(w)) =>
+                    .any(|w| !names::is_link(&w.lower()) && lower::is_keyword(w)) =>
         {
             x.name.clone()
         }
@@ -1358,7 +1359,7 @@ fn vague(text: &str) -> bool {
         && text
             .split_whitespace()
             .last()
-            .is_some_and(|w| lexicon::get().is_terrain(&w.to_lowercase()))
+            .is_some_and(|w| lexicon::get().is_terrain(&w.lower()))
 }
 
 /// The diagnostic for a name that resolves to nothing (rules `diag.unknown-place`,
@@ -1374,7 +1375,7 @@ fn unresolved(
 ) {
     // "cover the retreat", "protect the passage": an action of the writer's own army, named by
     // its noun, is no place to look up (the lexicon's `[actions]` nouns).
-    if !name_like(&r.text) && lexicon::get().is_action_noun(&r.text.to_lowercase()) {
+    if !name_like(&r.text) && lexicon::get().is_action_noun(&r.text.lower()) {
         return;
     }
     if slot && name_like(&r.text) {

@@ -8,6 +8,8 @@
 //! (that is [`super::build`]). Linear in the sentence: each word is tried once against the
 //! phrases that start with it.
 
+use crate::text::Lower;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
@@ -25,10 +27,19 @@ pub(crate) struct Phrases {
 }
 
 /// The folded words of a text (diacritics, case and apostrophes dropped; "33.17" is two words).
-fn folded_words(text: &str) -> Vec<(String, Span)> {
+fn folded_words(text: &str) -> Vec<(Cow<'_, str>, Span)> {
     split_words(text, 0)
         .into_iter()
-        .map(|(w, s)| (fold(&w), s))
+        .map(|(w, s)| {
+            // Lower-case ASCII letters and digits fold to themselves (no copy: reading speed).
+            if w.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            {
+                (w, s)
+            } else {
+                (Cow::Owned(fold(&w)), s)
+            }
+        })
         .filter(|(w, _)| !w.is_empty())
         .collect()
 }
@@ -37,7 +48,10 @@ impl Phrases {
     pub(crate) fn new<'n>(names: impl Iterator<Item = &'n str>) -> Phrases {
         let mut by_first: BTreeMap<String, Vec<Vec<String>>> = BTreeMap::new();
         for n in names {
-            let mut ws: Vec<String> = folded_words(n).into_iter().map(|(w, _)| w).collect();
+            let mut ws: Vec<String> = folded_words(n)
+                .into_iter()
+                .map(|(w, _)| w.into_owned())
+                .collect();
             if ws.first().is_some_and(|w| w == "the") {
                 ws.remove(0);
             }
@@ -57,8 +71,8 @@ impl Phrases {
     }
 
     /// The length in words of the longest name starting at word `i`.
-    fn longest(&self, ws: &[(String, Span)], i: usize) -> Option<usize> {
-        self.by_first.get(&ws[i].0)?.iter().find_map(|p| {
+    fn longest(&self, ws: &[(Cow<'_, str>, Span)], i: usize) -> Option<usize> {
+        self.by_first.get(&*ws[i].0)?.iter().find_map(|p| {
             (i + p.len() <= ws.len() && p.iter().zip(&ws[i..]).all(|(a, (b, _))| a == b))
                 .then_some(p.len())
         })
@@ -132,7 +146,7 @@ pub(crate) fn scenario(
     keep: &dyn Fn(&str) -> bool,
     fired: &mut bool,
 ) -> Vec<Tok> {
-    let ws: Vec<(String, Span)> = folded_words(&text[sent.0..sent.1])
+    let ws: Vec<(Cow<'_, str>, Span)> = folded_words(&text[sent.0..sent.1])
         .into_iter()
         .map(|(w, s)| (w, (s.0 + sent.0, s.1 + sent.0)))
         .collect();
@@ -295,7 +309,7 @@ fn article_and_relation(
 /// The text holds a word that may be part of a name (not only links and ordinary words).
 fn names_in(s: &str) -> bool {
     s.split_whitespace()
-        .any(|w| !is_link(&w.to_lowercase()) && name_word(w.trim_matches(',')))
+        .any(|w| !is_link(&w.lower()) && name_word(w.trim_matches(',')))
 }
 
 /// Rule `name.feature`: with no scenario to say what a name is, a terrain feature joined to a
@@ -313,14 +327,14 @@ pub(crate) fn features(text: &str, toks: Vec<Tok>, fired: &mut bool) -> Vec<Tok>
         let (Some(a), Some(b)) = (simple(&out[n - 3]), simple(&out[n - 1])) else {
             continue;
         };
-        let head = a.text.to_lowercase();
+        let head = a.text.lower();
         let link = match &out[n - 2] {
             Tok::Filler(s) if text[s.0..s.1].eq_ignore_ascii_case("of") => "of",
             Tok::DestPrep(p, _) if p == "to" || p == "at" => p.as_str(),
             _ => continue,
         };
         let road = matches!(
-            head.as_str(),
+            head.as_ref(),
             "road" | "roads" | "bridge" | "ford" | "pass" | "way"
         );
         let ok = !head.contains(' ')
@@ -351,7 +365,7 @@ pub(crate) fn terrain_head(text: &str, toks: Vec<Tok>, fired: &mut bool) -> Vec<
             && capitalised_word(&x.text)
             && text[x.span.1..s.0].chars().all(|c| c == ' ')
         {
-            let w = text[s.0..s.1].to_lowercase();
+            let w = text[s.0..s.1].lower();
             if !w.contains(' ')
                 && lex.is_terrain(&w)
                 && !lex.is_relation(&w)
@@ -400,7 +414,7 @@ pub(crate) fn is_link(w: &str) -> bool {
 /// not begin with a letter ("3rd").
 fn name_word(w: &str) -> bool {
     let lex = lexicon::get();
-    let lower = w.to_lowercase();
+    let lower = w.lower();
     let f = fold(&lower);
     !w.chars().next().is_some_and(char::is_lowercase)
         || is_link(&lower)
@@ -524,7 +538,7 @@ fn leading_words(text: &str, a: usize, b: usize, out: &mut Vec<Tok>) {
     let relation = above_below(&text[a..b]);
     let article = ws
         .first()
-        .is_some_and(|(w, _)| matches!(w.to_lowercase().as_str(), "the" | "a"));
+        .is_some_and(|(w, _)| matches!(w.lower().as_ref(), "the" | "a"));
     let first = usize::from(article);
     if !relation || ws.len() < first + 2 {
         leftover_filler(text, a, b, out);
@@ -573,17 +587,17 @@ fn cut(text: &str, x: &Target) -> Option<Span> {
         if let Some(of) = (1..ws.len().saturating_sub(1))
             .rev()
             .find(|&k| ws[k].0.eq_ignore_ascii_case("of"))
-            && lex.is_relation(&ws[of - 1].0.to_lowercase())
+            && lex.is_relation(&ws[of - 1].0.lower())
         {
             let mut from = of + 1;
-            while from + 1 < ws.len() && is_link(&ws[from].0.to_lowercase()) {
+            while from + 1 < ws.len() && is_link(&ws[from].0.lower()) {
                 from += 1;
             }
             return Some((ws[from].1.0, x.span.1));
         }
         // "the beach ready for embarkation": ordinary words after the last terrain noun go.
         let mut end = ws.len();
-        while end > 1 && (!name_word(ws[end - 1].0) || is_link(&ws[end - 1].0.to_lowercase())) {
+        while end > 1 && (!name_word(ws[end - 1].0) || is_link(&ws[end - 1].0.lower())) {
             end -= 1;
         }
         return Some((x.span.0, ws[end - 1].1.1));
@@ -593,7 +607,7 @@ fn cut(text: &str, x: &Target) -> Option<Span> {
     let mut start = 0;
     for (k, &(w, _)) in ws.iter().enumerate().take(fc) {
         // "left Hinzeberg": a relation word right before a name is no part of it.
-        let relation_before_name = lex.is_relation(&w.to_lowercase()) && k + 1 == fc;
+        let relation_before_name = lex.is_relation(&w.lower()) && k + 1 == fc;
         if is_i(k) || !name_word(w) || relation_before_name {
             start = k + 1;
         }
@@ -604,21 +618,21 @@ fn cut(text: &str, x: &Target) -> Option<Span> {
         .find(|&k| ws[k].0.eq_ignore_ascii_case("of"))
     {
         let head: Vec<&str> = ws[start..of].iter().map(|(w, _)| *w).collect();
-        let last = head.last().map(|w| w.to_lowercase());
+        let last = head.last().map(|w| w.lower());
         let relation = last.as_deref().is_some_and(|h| lex.is_relation(h))
             || head.iter().any(|w| !name_word(w));
         if relation {
             start = of + 1;
         }
     }
-    while start < fc && is_link(&ws[start].0.to_lowercase()) {
+    while start < fc && is_link(&ws[start].0.lower()) {
         start += 1;
     }
     // Trailing words: after the last capital or name word, lower-case non-name words go.
     let mut end = ws.len();
     while end > fc + 1 {
         let w = ws[end - 1].0;
-        if capital(end - 1) || (name_word(w) && !is_link(&w.to_lowercase())) {
+        if capital(end - 1) || (name_word(w) && !is_link(&w.lower())) {
             break;
         }
         end -= 1;
@@ -627,7 +641,7 @@ fn cut(text: &str, x: &Target) -> Option<Span> {
     // "Hill, Leith" never gets here).
     if let Some(k) = (fc + 1..end).find(|&k| !capital(k) && !name_word(ws[k].0)) {
         end = k;
-        while end > fc + 1 && is_link(&ws[end - 1].0.to_lowercase()) {
+        while end > fc + 1 && is_link(&ws[end - 1].0.lower()) {
             end -= 1;
         }
     }

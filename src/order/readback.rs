@@ -10,6 +10,7 @@
 
 use super::ast::{Form, Link, Prohibition, Stage, Step};
 use crate::rules::OrderType;
+use crate::text::Lower;
 
 fn join_parts(parts: &[String]) -> String {
     let mut out = String::new();
@@ -27,7 +28,7 @@ fn join_parts(parts: &[String]) -> String {
 
 /// A part that says how long the step lasts ("till formed on the beach", "until dusk").
 fn duration(p: &str) -> bool {
-    let w = p.trim_start_matches(',').trim_start().to_lowercase();
+    let w = p.trim_start_matches(',').trim_start().lower();
     w.starts_with("till ") || w.starts_with("until ")
 }
 
@@ -183,7 +184,7 @@ fn lead(name: &str, at: Option<&str>) -> String {
     let lex = super::lexicon::get();
     let split = name.split_whitespace().any(|w| {
         let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-        let low = w.to_lowercase();
+        let low = w.lower();
         // "and" joins several recipients (rule `lead.several`), read again as such.
         low != "and"
             && !super::names::is_link(&low)
@@ -330,7 +331,7 @@ pub(crate) fn render(
         .map(|s| {
             // "by 10.30 a.m." would not end the sentence when read again ("a.m." is an
             // abbreviation): "10.30 am." reads as the same time and ends it.
-            let lower = s.to_lowercase();
+            let lower = s.lower();
             if lower.ends_with(" a.m.") || lower.ends_with(" p.m.") {
                 let cut = s.len() - 4;
                 format!("{}{}m.", &s[..cut], &s[cut..cut + 1])

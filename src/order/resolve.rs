@@ -12,6 +12,7 @@
 
 use crate::hex::Hex;
 use crate::scenario::{PlaceKind, Scenario};
+use crate::text::Lower;
 use crate::text::{edit_distance, fold};
 
 use super::ast::Resolved;
@@ -122,7 +123,7 @@ fn troops_by_words(text: &str) -> bool {
             .split_whitespace()
             .rev()
             .skip(1)
-            .any(|w| possessive(&w.to_lowercase()))
+            .any(|w| possessive(&w.lower()))
     {
         return true;
     }

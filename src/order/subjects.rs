@@ -11,6 +11,7 @@
 use super::ast::{Action, Form};
 use super::lower::{Target, Tok};
 use super::resolve::{Index, Match, looks_like_troops};
+use crate::text::Lower;
 
 /// A name that can be given orders: one of the scenario's commands, or, without one (or for
 /// a name it does not know), troops by their words ("2nd Div", "Kellerman's grenadiers") that
@@ -69,7 +70,7 @@ pub(crate) fn having_clause(
     // "2nd Div: having taken Hall, push on …": the grammar read the clause and its comma as a
     // second, vocative lead; it is the participle and its object.
     if let Some(r) = toks.iter().position(|t| {
-        matches!(t, Tok::Recipient { who: Some(w), .. } if w.phrase.to_lowercase().starts_with("having "))
+        matches!(t, Tok::Recipient { who: Some(w), .. } if w.phrase.lower().starts_with("having "))
     }) && let Tok::Recipient {
         who: Some(w),
         span,
@@ -94,7 +95,7 @@ pub(crate) fn having_clause(
     let Tok::Participle { action, span } = toks[k + 1] else {
         return toks;
     };
-    let past = text[span.0..span.1].to_lowercase();
+    let past = text[span.0..span.1].lower();
     let past = past.split_whitespace().collect::<Vec<_>>().join(" ");
     let verb = super::lexicon::get()
         .lemma_of(&past)
@@ -140,7 +141,7 @@ fn having_split(text: &str, w: &Target, span: super::ast::Span) -> Option<Vec<To
     let (n, lemma) = (1..=3.min(words.len())).rev().find_map(|n| {
         let past = words[..n]
             .iter()
-            .map(|(_, w)| w.to_lowercase())
+            .map(|(_, w)| w.lower())
             .collect::<Vec<_>>()
             .join(" ");
         lex.lemma_of(&past).map(|l| (n, l.to_string()))
@@ -156,7 +157,7 @@ fn having_split(text: &str, w: &Target, span: super::ast::Span) -> Option<Vec<To
     if let Some(&(obj_at, _)) = words.get(n) {
         let obj = &phrase[obj_at..];
         let (article, name) = match obj.split_once(' ') {
-            Some((a, rest)) if matches!(a.to_lowercase().as_str(), "the" | "a" | "an") => {
+            Some((a, rest)) if matches!(a.lower().as_ref(), "the" | "a" | "an") => {
                 (a.len() + 1, rest)
             }
             _ => (0, obj),
@@ -395,10 +396,10 @@ fn cond_clause(tok: &Tok, clause_start: bool, at_break: bool, cond: &mut (bool, 
     if let Tok::CondStart(kind, _) = tok {
         // Only a condition that opens its clause ("Should …, the brigade is to …"), not one
         // inside a stage, nor how long a stage lasts ("till formed on the beach").
-        let kind = kind.to_lowercase();
+        let kind = kind.lower();
         *open = clause_start
             && !matches!(
-                kind.as_str(),
+                kind.as_ref(),
                 "till" | "until" | "unless" | "before" | "relative"
             );
     } else if matches!(tok, Tok::Connector(c, _) if c != ",") || matches!(tok, Tok::Punct(_)) {
@@ -435,7 +436,7 @@ fn own_troop_words(who: &Target) -> bool {
 fn passive_own(text: &str, who: &Target, verb: Option<&Tok>) -> bool {
     let lex = super::lexicon::get();
     matches!(verb, Some(Tok::Verb { span, .. })
-        if text[span.0..span.1].to_lowercase().starts_with("be "))
+        if text[span.0..span.1].lower().starts_with("be "))
         && who.form == Form::Name
         && looks_like_troops(&who.text)
         && !crate::text::fold(&who.text)
@@ -476,7 +477,7 @@ fn your_troops(text: &str, t: &Tok) -> bool {
     let Tok::Place(x) = t else {
         return false;
     };
-    let phrase = text[x.phrase_span.0..x.phrase_span.1].to_lowercase();
+    let phrase = text[x.phrase_span.0..x.phrase_span.1].lower();
     matches!(x.form, super::ast::Form::Own)
         && phrase.strip_prefix("your ").is_some_and(|noun| {
             super::lexicon::get().is_troop_word(&crate::text::fold(noun.trim()))
@@ -625,7 +626,7 @@ pub(crate) fn supported_by(
         });
         // "supported by the 95th": a regiment by its number alone is troops too.
         let regiment = |t: &super::lower::Target| {
-            let w = t.text.to_lowercase();
+            let w = t.text.lower();
             ["st", "nd", "rd", "th", "d"].iter().any(|s| {
                 w.strip_suffix(s)
                     .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
