@@ -1653,7 +1653,20 @@ fn charge(
         && square_fire_first(
             ctx, kind, &chargers, &targets, options, &mut input, readback,
         )?;
+    let from = input.defender.formation;
     let r = resolve_charge(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
+    // 16.2.1: the Square the target formed is in the game, as with --square-fire: formed
+    // before the melee, so before the combat's result (decision 0195).
+    let extension_square = r.formed_square && !formed_first && options.defender_at.is_some();
+    if r.formed_square && !formed_first && !extension_square {
+        if let Some(at) = options.reaction_at {
+            // 16.5.6: "the unit's movement ends" where the charge met it; the Square is formed
+            // there (a stop the result's own, after, finds already made).
+            let side = side_of(ctx, &targets[0]);
+            super::opportunity::stop_reacted(ctx, &side, &targets[0], at, true, false);
+        }
+        form_square_against_charge(ctx, &targets[0], from);
+    }
     readback.checks = r.checks.clone();
     readback.breakoff_check = r.breakoff_check.clone();
     readback.defender_odd_roll = r.defender_odd_roll;
@@ -1678,6 +1691,14 @@ fn charge(
     );
     out.others_rout = r.defender_hex_others_rout;
     out.notes.extend(overruled);
+    if let (true, Some(h)) = (extension_square, options.defender_at) {
+        // 13.2.1: "Line Extensions CAN form Square as a reaction to Cavalry Charges"; an
+        // extension has no formation of its own in the game (13.1.1), so its Square is the
+        // readback's and this note's (decision 0195).
+        out.notes.push(format!(
+            "the Line Extension at {h} forms Square (13.2.1); its parent keeps its formation"
+        ));
+    }
     Ok(Some(out))
 }
 
@@ -1874,22 +1895,7 @@ fn square_fire_first(
             "repeat without --square-fire",
         );
     }
-    let side = ctx
-        .eng
-        .scenario
-        .unit(target)
-        .map(|u| u.side.clone())
-        .unwrap_or_default();
-    ctx.emit_side(
-        &side,
-        EventKind::FormationChanged {
-            unit: target.clone(),
-            from: d.formation,
-            to: UnitFormation::Square,
-            half_mp: 0,
-            rule: "16.2.1".into(),
-        },
-    );
+    form_square_against_charge(ctx, target, d.formation);
     let fire = CombatOptions {
         opportunity_at: Some(at),
         opportunity_formation: true,
@@ -1925,6 +1931,33 @@ fn square_fire_first(
         ..decisions
     };
     Ok(ctx.state.movement.get(target).and_then(|m| m.formation) == Some(UnitFormation::Square))
+}
+
+/// 16.2.1: "Square forming is automatic (see 8.3)": the target of a charge forms Square,
+/// `formation-changed` to Square for 0 MP (rule 16.2.1), seen by its side. Its formation change
+/// is not offered to the enemy's batteries or cavalry afterwards: the Opportunity Fire it
+/// generates is fired inside the charge (17.4.6, `--square-fire`). Decisions 0194, 0195.
+fn form_square_against_charge(ctx: &mut Ctx, target: &str, from: crate::scenario::UnitFormation) {
+    let side = side_of(ctx, target);
+    ctx.emit_side(
+        &side,
+        EventKind::FormationChanged {
+            unit: target.to_string(),
+            from,
+            to: crate::scenario::UnitFormation::Square,
+            half_mp: 0,
+            rule: "16.2.1".into(),
+        },
+    );
+}
+
+/// The side `unit` fights for ("" if the scenario has no such unit).
+fn side_of(ctx: &Ctx, unit: &str) -> String {
+    ctx.eng
+        .scenario
+        .unit(unit)
+        .map(|u| u.side.clone())
+        .unwrap_or_default()
 }
 
 /// A charge's checks and its input to the combat core, the arc and a Line's flanks read from

@@ -390,6 +390,7 @@ fn apply(state: &mut GameState, event: &Event) {
                     from: *from,
                     to: *to,
                     moves_before,
+                    in_charge: rule == "16.2.1",
                 });
             }
             // 8.2.2: leaving all-around facing (a Square), it chooses any facing.

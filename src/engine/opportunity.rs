@@ -260,7 +260,7 @@ fn sight_from(ctx: &Ctx, from: Hex, target: &str, to: Hex) -> crate::movement::s
 /// formation in this phase (trigger 3). A Commander moving alone triggers none (17.4.8); only
 /// the enemy's batteries fire, each on a trigger no battery has fired on yet (17.4.1).
 pub(crate) fn offers(ctx: &Ctx, mover: &str, path: &[Hex]) -> Vec<OpportunityOffer> {
-    let changes = formation_changes_this_phase(&ctx.state, mover);
+    let changes = offered_changes_this_phase(&ctx.state, mover);
     let mut out = offers_at(ctx, mover, None, path, &changes);
     // 17.4.2: each Line Extension that moved on its own this phase is a target of its own.
     let parts: Vec<Hex> = ctx.state.movement.get(mover).map_or_else(Vec::new, |m| {
@@ -1053,6 +1053,16 @@ pub(crate) fn formation_changes_this_phase(state: &GameState, unit: &str) -> Vec
     changes_this_phase(state, unit).map(|c| c.hex).collect()
 }
 
+/// The formation changes of `unit` in the current phase that offer Opportunity Fire (17.4
+/// trigger 3) and Reaction Charges (16.5): all but a Square formed against a charge, whose
+/// fire is inside the charge (17.4.6, `--square-fire`; decision 0195).
+fn offered_changes_this_phase(state: &GameState, unit: &str) -> Vec<Hex> {
+    changes_this_phase(state, unit)
+        .filter(|c| !c.in_charge)
+        .map(|c| c.hex)
+        .collect()
+}
+
 fn changes_this_phase<'s>(
     state: &'s GameState,
     unit: &str,
@@ -1641,9 +1651,7 @@ impl super::Engine<'_> {
                 .iter()
                 .any(|p| !extension_path_this_phase(state, unit, p.hex).is_empty())
         });
-        if path.is_empty()
-            && !extension_moved
-            && formation_changes_this_phase(state, unit).is_empty()
+        if path.is_empty() && !extension_moved && offered_changes_this_phase(state, unit).is_empty()
         {
             return Vec::new();
         }
@@ -1654,7 +1662,7 @@ impl super::Engine<'_> {
     /// formation changes and its retreat (16.5.2: "in any phase"); no die is rolled.
     pub fn reaction_offers_for(&self, state: &GameState, unit: &str) -> Vec<ReactionOffer> {
         let path = path_this_phase(state, unit).unwrap_or_default();
-        let changes = formation_changes_this_phase(state, unit);
+        let changes = offered_changes_this_phase(state, unit);
         let retreat = state
             .movement
             .get(unit)
