@@ -611,8 +611,11 @@ pub(crate) fn place_extensions_apart(ctx: &mut Ctx, side: &str) {
 }
 
 /// 13.3.3: the hex next to `parent_at` where `unit`'s Line Extension stopped at `from` is
-/// placed: on the map, holding no enemy piece and no other Line Extension, the nearest to
-/// `from` (the first in the neighbours' order N, NE, SE, S, SW, NW on a tie). Decision 0192.
+/// placed: on the map, holding no enemy piece and no other Line Extension, one the extension
+/// could occupy — not Prohibited terrain, hexside or slope for a Line stepping there from its
+/// parent (12.2.2, 12.2.6; the check generating an extension makes, 13.1.3) — the nearest to
+/// `from` (the first in the neighbours' order N, NE, SE, S, SW, NW on a tie). Decisions 0192,
+/// 0196.
 fn beside_parent(ctx: &Ctx, unit: &str, parent_at: Hex, from: Hex) -> Option<Hex> {
     let s = ctx.eng.scenario;
     let side = s.unit(unit)?.side.clone();
@@ -632,6 +635,18 @@ fn beside_parent(ctx: &Ctx, unit: &str, parent_at: Hex, from: Hex) -> Option<Hex
         .neighbours()
         .into_iter()
         .filter(|h| ctx.eng.move_map.contains(*h) && !taken.contains(h))
+        .filter(|h| {
+            // 13.2: a Line Extension is infantry in Line (the class 13.1.3's generation uses).
+            crate::movement::path::step_cost(
+                &ctx.eng.move_map,
+                ctx.eng.movement,
+                "line",
+                parent_at,
+                *h,
+                false,
+            )
+            .is_ok()
+        })
         .min_by_key(|h| h.distance(from))
 }
 
