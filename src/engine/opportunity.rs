@@ -1026,7 +1026,44 @@ fn move_stopped(
     unspent: u32,
 ) {
     if ctx.state.positions.get(target).is_some_and(|h| *h != at) {
+        undo_changes_beyond(ctx, side, target, at, rule);
         emit_stop(ctx, side, target, at, rule, reason, unspent, None);
+    }
+}
+
+/// The formation changes `target` made farther along the path it moved along this phase than
+/// `at`, where it is stopped, were never made (as decision 0193 has it for a halving): each is
+/// undone, the latest first (`formation-changed` back, 0 MP, the stop's rule, `never_made`), so
+/// the unit stands at `at` in the formation it had there. Decision 0197.
+fn undo_changes_beyond(ctx: &mut Ctx, side: &str, target: &str, at: Hex, rule: &str) {
+    if !super::event::never_made(rule) {
+        return;
+    }
+    let path = path_this_phase(&ctx.state, target).unwrap_or_default();
+    let Some(i) = path.iter().position(|h| *h == at) else {
+        return;
+    };
+    let beyond: Vec<super::state::FormationChangeAt> = changes_this_phase(&ctx.state, target)
+        .filter(|c| path.iter().position(|h| *h == c.hex).is_some_and(|j| j > i))
+        .copied()
+        .collect();
+    let mut now = ctx.state.movement.get(target).and_then(|m| m.formation);
+    for c in beyond.iter().rev() {
+        // A change already undone (a Square 17.4.6 undid) is not undone twice.
+        if now != Some(c.to) {
+            continue;
+        }
+        now = Some(c.from);
+        ctx.emit_side(
+            side,
+            super::EventKind::FormationChanged {
+                unit: target.to_string(),
+                from: c.to,
+                to: c.from,
+                half_mp: 0,
+                rule: rule.into(),
+            },
+        );
     }
 }
 
