@@ -900,6 +900,20 @@ fn check_expectation(view: &View, l: &Line, text: &str) -> Result<(), String> {
                 .map_or("off-map".into(), |h| h.to_string());
             compare(l, &format!("position of {piece}"), rest, &got)
         }
+        ["formation", piece, rest @ ..] => {
+            // 8.0: the formation the game holds for the unit now (its scenario's until changed).
+            let got = view.scenario.unit(piece).map_or_else(
+                || "no such unit".into(),
+                |u| {
+                    kebab(&crate::engine::movement::formation_now(
+                        view.scenario,
+                        state,
+                        u,
+                    ))
+                },
+            );
+            compare(l, &format!("formation of {piece}"), rest, &got)
+        }
         ["distance", a, b, rest @ ..] => {
             let at = |p: &str| {
                 state

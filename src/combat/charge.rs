@@ -611,6 +611,13 @@ fn form_square(i: &mut ChargeInput, r: &mut ChargeResult) {
             i.defender.formation = UnitFormation::Square;
             r.formed_square = true;
             r.notes.push("target forms Square (16.2.1)".into());
+            // 8.3 with 10.0: a Square's every hexside is a front; formed before the melee, it
+            // is not charged in the rear (as `--square-fire` reads it again, decision 0195).
+            if i.defender.attacked_in_rear {
+                i.defender.attacked_in_rear = false;
+                r.notes
+                    .push("in Square it has no rear: not attacked in the rear (10.0)".into());
+            }
         } else {
             r.notes.push(
                 "target may not form Square (DG/Routed, not infantry, or forbidden: 16.2.7.4, 22.1.4)"

@@ -1648,11 +1648,19 @@ fn charge(
             return Ok(None);
         }
     }
-    // 17.4.6: the charge is interrupted for the fire at the Square the target forms.
-    let formed_first = !options.square_fire.is_empty()
-        && square_fire_first(
+    // 16.2.1: the target forms Square before the melee, in the game (decision 0195); 17.4.6:
+    // the charge is interrupted for the fire at it, if a battery fires (decision 0194).
+    let formed_first = if !options.square_fire.is_empty() {
+        square_fire_first(
             ctx, kind, &chargers, &targets, options, &mut input, readback,
-        )?;
+        )?
+    } else if options.defender_at.is_none() && forms_square(&input) {
+        square_first(
+            ctx, kind, &chargers, &targets, options, &mut input, readback,
+        )?
+    } else {
+        false
+    };
     let r = resolve_charge(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
     readback.checks = r.checks.clone();
     readback.breakoff_check = r.breakoff_check.clone();
@@ -1678,6 +1686,14 @@ fn charge(
     );
     out.others_rout = r.defender_hex_others_rout;
     out.notes.extend(overruled);
+    if let (true, Some(h)) = (r.formed_square, options.defender_at) {
+        // 13.2.1: "Line Extensions CAN form Square as a reaction to Cavalry Charges"; an
+        // extension has no formation of its own in the game (13.1.1), so its Square is the
+        // readback's and this note's (decision 0195).
+        out.notes.push(format!(
+            "the Line Extension at {h} forms Square (13.2.1); its parent keeps its formation"
+        ));
+    }
     Ok(Some(out))
 }
 
@@ -1856,16 +1872,7 @@ fn square_fire_first(
             ),
         );
     }
-    let d = &input.defender;
-    let may = input.decisions.form_square
-        && d.kind.is_infantry()
-        && !input.square_forbidden
-        && !matches!(
-            d.morale_state,
-            MoraleState::Disorganized | MoraleState::Routed
-        )
-        && d.formation != UnitFormation::Square;
-    if !may {
+    if !forms_square(input) {
         return refuse(
             "no-square-to-fire-at",
             format!(
@@ -1874,22 +1881,7 @@ fn square_fire_first(
             "repeat without --square-fire",
         );
     }
-    let side = ctx
-        .eng
-        .scenario
-        .unit(target)
-        .map(|u| u.side.clone())
-        .unwrap_or_default();
-    ctx.emit_side(
-        &side,
-        EventKind::FormationChanged {
-            unit: target.clone(),
-            from: d.formation,
-            to: UnitFormation::Square,
-            half_mp: 0,
-            rule: "16.2.1".into(),
-        },
-    );
+    form_square_against_charge(ctx, target, input.defender.formation);
     let fire = CombatOptions {
         opportunity_at: Some(at),
         opportunity_formation: true,
@@ -1905,6 +1897,63 @@ fn square_fire_first(
     )?;
     // The charge goes on against the target as the fire left it: its Square formed (or
     // undone), its Morale State and losses.
+    read_again(ctx, kind, chargers, targets, options, input, readback)?;
+    Ok(ctx.state.movement.get(target).and_then(|m| m.formation) == Some(UnitFormation::Square))
+}
+
+/// 16.2.1 without 17.4.6's fire (`--square-fire`): the target forms Square before the melee —
+/// a Reaction Charge's target met at an earlier hex of its move stopped there first (16.5.6:
+/// forming Square ends its move) — and the charge is read again against it in Square, with the
+/// Morale State 11.3.1 may have cost it. Decision 0195.
+#[allow(clippy::too_many_arguments)]
+fn square_first(
+    ctx: &mut Ctx,
+    kind: &CombatKind,
+    chargers: &[String],
+    targets: &[String],
+    options: &CombatOptions,
+    input: &mut ChargeInput,
+    readback: &mut CombatReadback,
+) -> Result<bool, Refusal> {
+    let target = &targets[0];
+    if let Some(at) = options.reaction_at {
+        // A stop the result asks for afterwards finds it already made.
+        let side = side_of(ctx, target);
+        super::opportunity::stop_reacted(ctx, &side, target, at, true, false);
+    }
+    form_square_against_charge(ctx, target, input.defender.formation);
+    read_again(ctx, kind, chargers, targets, options, input, readback)?;
+    Ok(true)
+}
+
+/// 16.2.1: whether the charge's target forms Square against it — it chose to and may: infantry,
+/// not Disorganized or Routed, not already in Square, not forbidden (8.3.1.2, 16.5.11,
+/// 16.2.7.4). The combat core's own test (`charge::form_square`).
+fn forms_square(input: &ChargeInput) -> bool {
+    let d = &input.defender;
+    input.decisions.form_square
+        && d.kind.is_infantry()
+        && !input.square_forbidden
+        && !matches!(
+            d.morale_state,
+            MoraleState::Disorganized | MoraleState::Routed
+        )
+        && d.formation != crate::scenario::UnitFormation::Square
+}
+
+/// The charge's `input` read again from the game after the target formed Square (and was fired
+/// on, 17.4.6): its formation, Morale State and losses, and the arc it is charged through (a
+/// Square has no flank or rear, 10.0); the target's decision to form Square spent.
+#[allow(clippy::too_many_arguments)]
+fn read_again(
+    ctx: &mut Ctx,
+    kind: &CombatKind,
+    chargers: &[String],
+    targets: &[String],
+    options: &CombatOptions,
+    input: &mut ChargeInput,
+    readback: &mut CombatReadback,
+) -> Result<(), Refusal> {
     let mut goes_on = kind.clone();
     if let CombatKind::Charge {
         form_square,
@@ -1924,7 +1973,40 @@ fn square_fire_first(
         form_square: false,
         ..decisions
     };
-    Ok(ctx.state.movement.get(target).and_then(|m| m.formation) == Some(UnitFormation::Square))
+    Ok(())
+}
+
+/// 16.2.1: "Square forming is automatic (see 8.3)": the target of a charge forms Square,
+/// `formation-changed` to Square for 0 MP (rule 16.2.1), seen by its side. Its formation change
+/// is not offered to the enemy's batteries or cavalry afterwards: the Opportunity Fire it
+/// generates is fired inside the charge (17.4.6, `--square-fire`). In an enemy Zone of
+/// Influence it costs a Morale State: 11.3.1 "A unit changes formation in a Zone of Influence
+/// (including Square formation in reaction to a Cavalry Charge)". Decisions 0194, 0195.
+fn form_square_against_charge(ctx: &mut Ctx, target: &str, from: crate::scenario::UnitFormation) {
+    let side = side_of(ctx, target);
+    ctx.emit_side(
+        &side,
+        EventKind::FormationChanged {
+            unit: target.to_string(),
+            from,
+            to: crate::scenario::UnitFormation::Square,
+            half_mp: 0,
+            rule: "16.2.1".into(),
+        },
+    );
+    // Its move, if it was moving, has ended (16.5.6): nothing left to halve (11.3.2).
+    if let Some(at) = ctx.state.positions.get(target).copied() {
+        super::zones::formation_change_in_zoi(ctx, &side, target, at, 0);
+    }
+}
+
+/// The side `unit` fights for ("" if the scenario has no such unit).
+fn side_of(ctx: &Ctx, unit: &str) -> String {
+    ctx.eng
+        .scenario
+        .unit(unit)
+        .map(|u| u.side.clone())
+        .unwrap_or_default()
 }
 
 /// A charge's checks and its input to the combat core, the arc and a Line's flanks read from

@@ -268,6 +268,8 @@ pub fn describe(e: &Event) -> String {
             // Decision 0193: a change beyond where a halving stopped the unit was never made.
             let undone = if rule == "12.1.2" {
                 ": its MP halved, it never got to where it made the change"
+            } else if super::event::never_made(rule) {
+                ": stopped short, it never got to where it made the change"
             } else {
                 ""
             };

@@ -283,7 +283,8 @@ pub enum EventKind {
         met: String,
         rule: String,
     },
-    /// A unit changed formation (8.2) and paid for it.
+    /// A unit changed formation (8.2) and paid for it. With a stop's rule (`never_made`), a
+    /// change farther along its path than where it stopped, undone: it was never made.
     FormationChanged {
         unit: String,
         from: crate::scenario::UnitFormation,
@@ -755,4 +756,12 @@ impl Event {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+/// A `formation-changed` with one of these rules undoes a change the unit made farther along its
+/// path than where it was stopped — by halving (12.1.2, decision 0193), the one-hex minimum move
+/// after fire (12.1.5), a Rout by Opportunity Fire (17.4) or a Reaction Charge (16.5) — a change
+/// it never made (decision 0197). No other `formation-changed` carries these rules.
+pub fn never_made(rule: &str) -> bool {
+    matches!(rule, "12.1.2" | "12.1.5" | "16.5" | "17.4")
 }

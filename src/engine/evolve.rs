@@ -366,7 +366,7 @@ fn apply(state: &mut GameState, event: &Event) {
             // 17.4 trigger 3; a required retreat's limbering (21.4.6) never triggers (17.4.5),
             // nor does a Square undone because the unit was Disorganized first (17.4.6), nor a
             // change beyond where a halving stopped it, which it never made (12.1.2, 0193).
-            let never_made = rule == "12.1.2";
+            let never_made = super::event::never_made(rule);
             let undone = rule == "17.4.6" || never_made;
             if never_made
                 && let Some(i) = u.formation_changed_at.iter().rposition(|c| {
@@ -390,6 +390,7 @@ fn apply(state: &mut GameState, event: &Event) {
                     from: *from,
                     to: *to,
                     moves_before,
+                    in_charge: rule == "16.2.1",
                 });
             }
             // 8.2.2: leaving all-around facing (a Square), it chooses any facing.

@@ -260,7 +260,7 @@ fn sight_from(ctx: &Ctx, from: Hex, target: &str, to: Hex) -> crate::movement::s
 /// formation in this phase (trigger 3). A Commander moving alone triggers none (17.4.8); only
 /// the enemy's batteries fire, each on a trigger no battery has fired on yet (17.4.1).
 pub(crate) fn offers(ctx: &Ctx, mover: &str, path: &[Hex]) -> Vec<OpportunityOffer> {
-    let changes = formation_changes_this_phase(&ctx.state, mover);
+    let changes = offered_changes_this_phase(&ctx.state, mover);
     let mut out = offers_at(ctx, mover, None, path, &changes);
     // 17.4.2: each Line Extension that moved on its own this phase is a target of its own.
     let parts: Vec<Hex> = ctx.state.movement.get(mover).map_or_else(Vec::new, |m| {
@@ -611,8 +611,11 @@ pub(crate) fn place_extensions_apart(ctx: &mut Ctx, side: &str) {
 }
 
 /// 13.3.3: the hex next to `parent_at` where `unit`'s Line Extension stopped at `from` is
-/// placed: on the map, holding no enemy piece and no other Line Extension, the nearest to
-/// `from` (the first in the neighbours' order N, NE, SE, S, SW, NW on a tie). Decision 0192.
+/// placed: on the map, holding no enemy piece and no other Line Extension, one the extension
+/// could occupy — not Prohibited terrain, hexside or slope for a Line stepping there from its
+/// parent (12.2.2, 12.2.6; the check generating an extension makes, 13.1.3) — the nearest to
+/// `from` (the first in the neighbours' order N, NE, SE, S, SW, NW on a tie). Decisions 0192,
+/// 0196.
 fn beside_parent(ctx: &Ctx, unit: &str, parent_at: Hex, from: Hex) -> Option<Hex> {
     let s = ctx.eng.scenario;
     let side = s.unit(unit)?.side.clone();
@@ -632,6 +635,18 @@ fn beside_parent(ctx: &Ctx, unit: &str, parent_at: Hex, from: Hex) -> Option<Hex
         .neighbours()
         .into_iter()
         .filter(|h| ctx.eng.move_map.contains(*h) && !taken.contains(h))
+        .filter(|h| {
+            // 13.2: a Line Extension is infantry in Line (the class 13.1.3's generation uses).
+            crate::movement::path::step_cost(
+                &ctx.eng.move_map,
+                ctx.eng.movement,
+                "line",
+                parent_at,
+                *h,
+                false,
+            )
+            .is_ok()
+        })
         .min_by_key(|h| h.distance(from))
 }
 
@@ -1011,7 +1026,44 @@ fn move_stopped(
     unspent: u32,
 ) {
     if ctx.state.positions.get(target).is_some_and(|h| *h != at) {
+        undo_changes_beyond(ctx, side, target, at, rule);
         emit_stop(ctx, side, target, at, rule, reason, unspent, None);
+    }
+}
+
+/// The formation changes `target` made farther along the path it moved along this phase than
+/// `at`, where it is stopped, were never made (as decision 0193 has it for a halving): each is
+/// undone, the latest first (`formation-changed` back, 0 MP, the stop's rule, `never_made`), so
+/// the unit stands at `at` in the formation it had there. Decision 0197.
+fn undo_changes_beyond(ctx: &mut Ctx, side: &str, target: &str, at: Hex, rule: &str) {
+    if !super::event::never_made(rule) {
+        return;
+    }
+    let path = path_this_phase(&ctx.state, target).unwrap_or_default();
+    let Some(i) = path.iter().position(|h| *h == at) else {
+        return;
+    };
+    let beyond: Vec<super::state::FormationChangeAt> = changes_this_phase(&ctx.state, target)
+        .filter(|c| path.iter().position(|h| *h == c.hex).is_some_and(|j| j > i))
+        .copied()
+        .collect();
+    let mut now = ctx.state.movement.get(target).and_then(|m| m.formation);
+    for c in beyond.iter().rev() {
+        // A change already undone (a Square 17.4.6 undid) is not undone twice.
+        if now != Some(c.to) {
+            continue;
+        }
+        now = Some(c.from);
+        ctx.emit_side(
+            side,
+            super::EventKind::FormationChanged {
+                unit: target.to_string(),
+                from: c.to,
+                to: c.from,
+                half_mp: 0,
+                rule: rule.into(),
+            },
+        );
     }
 }
 
@@ -1051,6 +1103,16 @@ pub(crate) fn extension_path_this_phase(state: &GameState, unit: &str, hex: Hex)
 /// The hexes where `unit` changed formation in the current phase (17.4 trigger 3).
 pub(crate) fn formation_changes_this_phase(state: &GameState, unit: &str) -> Vec<Hex> {
     changes_this_phase(state, unit).map(|c| c.hex).collect()
+}
+
+/// The formation changes of `unit` in the current phase that offer Opportunity Fire (17.4
+/// trigger 3) and Reaction Charges (16.5): all but a Square formed against a charge, whose
+/// fire is inside the charge (17.4.6, `--square-fire`; decision 0195).
+fn offered_changes_this_phase(state: &GameState, unit: &str) -> Vec<Hex> {
+    changes_this_phase(state, unit)
+        .filter(|c| !c.in_charge)
+        .map(|c| c.hex)
+        .collect()
 }
 
 fn changes_this_phase<'s>(
@@ -1641,9 +1703,7 @@ impl super::Engine<'_> {
                 .iter()
                 .any(|p| !extension_path_this_phase(state, unit, p.hex).is_empty())
         });
-        if path.is_empty()
-            && !extension_moved
-            && formation_changes_this_phase(state, unit).is_empty()
+        if path.is_empty() && !extension_moved && offered_changes_this_phase(state, unit).is_empty()
         {
             return Vec::new();
         }
@@ -1654,7 +1714,7 @@ impl super::Engine<'_> {
     /// formation changes and its retreat (16.5.2: "in any phase"); no die is rolled.
     pub fn reaction_offers_for(&self, state: &GameState, unit: &str) -> Vec<ReactionOffer> {
         let path = path_this_phase(state, unit).unwrap_or_default();
-        let changes = formation_changes_this_phase(state, unit);
+        let changes = offered_changes_this_phase(state, unit);
         let retreat = state
             .movement
             .get(unit)

@@ -448,6 +448,10 @@ pub struct FormationChangeAt {
     /// before move number `moves_before` (0 first), or after the last (decision 0193).
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub moves_before: u32,
+    /// The Square formed against a charge (16.2.1): its Opportunity Fire is fired inside the
+    /// charge (17.4.6, `--square-fire`), so it is offered to nobody afterwards (decision 0195).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_charge: bool,
 }
 
 fn is_zero_u32(n: &u32) -> bool {

@@ -651,3 +651,33 @@ fn follow_on_decided_after_the_charge() {
     assert_eq!(sr.retreat, Retreat::Rout);
     assert_eq!(tr.dice.len(), 1);
 }
+
+/// 16.2.1 with 8.3 and 10.0 (decision 0195): infantry charged from its rear hex that forms
+/// Square has no rear — the Check to Stand counts the Square (+1), not "attacked in rear"; one
+/// that does not form Square takes the rear modifier.
+#[test]
+fn a_square_formed_against_a_charge_from_the_rear_has_no_rear() {
+    let t = builtin();
+    let mut def = Combatant::new(K::Infantry, Size::A, M::B);
+    def.formation = F::Line;
+    def.attacked_in_rear = true;
+    let mut i = charge(cav(K::CavalryHeavy, Size::B, M::B), def);
+    i.decisions.form_square = true;
+    let r = resolve_charge(t, &i, &mut dice(Purpose::Charge, &[6, 6, 5, 5])).unwrap();
+    assert!(r.formed_square);
+    assert_eq!(names(r.checks[0].modifiers.clone()), ["in_square+1"]);
+    assert!(
+        r.notes.iter().any(|n| n.contains("no rear")),
+        "{:?}",
+        r.notes
+    );
+    i.decisions.form_square = false;
+    let r = resolve_charge(t, &i, &mut dice(Purpose::Charge, &[6, 6, 5, 5])).unwrap();
+    assert!(
+        names(r.checks[0].modifiers.clone())
+            .iter()
+            .any(|m| m.starts_with("attacked_in_rear")),
+        "{:?}",
+        r.checks[0].modifiers
+    );
+}

@@ -142,3 +142,47 @@ fn a_required_retreat_offers_reaction_charges_but_no_opportunity_fire_16_5_17_4_
     .unwrap();
     assert!(app::execute(&mut g, &u, &req).is_err());
 }
+
+/// 16.2.1 with 16.5 and 17.4.6 (decision 0195): a Square formed against a Reaction Charge
+/// without `--square-fire` is in the game — `formation-changed` before the combat's result (the
+/// Square is formed before the melee), `status` showing it in Square — and its formation
+/// change is offered to no battery afterwards: the fire at it is the charge's own.
+#[test]
+fn a_square_formed_against_a_charge_is_in_status_and_offered_to_no_battery_16_2_1() {
+    use staffwork::engine::EventKind;
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = game(dir.path());
+    let u = Viewer::Umpire;
+    run(&mut g, &u, "turn");
+    run(&mut g, &u, "move --piece fr-col --to 5.06");
+    // fr-col stands (6), the cavalry breaks off (4), its loss 5, odd/even 5.
+    let mut dice = ScriptedDice::new();
+    dice.push(Purpose::Charge, [6, 4, 5, 5]);
+    let req = app::parse_request(
+        "combat charge --attacker aus-cav --defender fr-col --reaction --at 5.06 --form-square",
+    )
+    .unwrap();
+    let Response::Applied(a) = app::execute_with(&mut g, &u, &req, Some(&mut dice)).unwrap() else {
+        panic!("applied")
+    };
+    let at = |want: fn(&EventKind) -> bool| a.events.iter().position(|e| want(&e.kind));
+    let square = at(|k| {
+        matches!(k, EventKind::FormationChanged { unit, to, rule, .. }
+            if unit == "fr-col" && *to == staffwork::scenario::UnitFormation::Square && rule == "16.2.1")
+    })
+    .expect("formation-changed to Square");
+    let resolved = at(|k| matches!(k, EventKind::CombatResolved { .. })).expect("combat-resolved");
+    assert!(square < resolved, "the Square comes before the result");
+    // Its path still offers aus-bty fire (17.4 triggers 1, 5); the Square does not.
+    assert!(
+        a.opportunity_fire
+            .iter()
+            .all(|o| o.formation_changes.is_empty()),
+        "{:?}",
+        a.opportunity_fire
+    );
+    let s = status(&mut g, &u);
+    let f = s.formations.iter().find(|f| f.unit == "fr-col").unwrap();
+    assert_eq!(f.formation, staffwork::scenario::UnitFormation::Square);
+    assert_eq!(f.facing, "all-around");
+}
