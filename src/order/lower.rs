@@ -939,7 +939,7 @@ mod tests {
             let (t, n) = match c {
                 '^' if rest[1..].starts_with('"') => {
                     let end = rest[2..].find('"').map_or(rest.len(), |e| e + 2);
-                    (T::Lit(rest[2..end].lower()), end + 1)
+                    (T::Lit(rest[2..end].to_lowercase()), end + 1)
                 }
                 '(' => (T::Open, 1),
                 ')' if rest[1..].starts_with('?') => (T::CloseOpt, 2),
