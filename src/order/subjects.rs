@@ -231,14 +231,17 @@ pub(crate) fn clause_subjects(
     index: Option<&Index<'_>>,
     rules: &mut Vec<&'static str>,
 ) -> Vec<Tok> {
-    // Every rule here needs a link ("will", "is to", "it will") or a "You" read as a name: most
-    // sentences have neither and pass untouched, without a copy (the reader's hot path).
+    // Every rule here needs a link ("will", "is to", "it will", "you may") or a "You" read as a
+    // name: most sentences have neither and pass untouched, without a copy (the reader's hot
+    // path).
     let links = |t: &Tok| {
         let s = t.span();
         let first = text[s.0..s.1].split(' ').next().unwrap_or("");
-        ["will", "shall", "must", "is", "are", "it", "he", "they"]
-            .iter()
-            .any(|l| first.eq_ignore_ascii_case(l))
+        [
+            "will", "shall", "must", "may", "is", "are", "it", "he", "they",
+        ]
+        .iter()
+        .any(|l| first.eq_ignore_ascii_case(l))
             || matches!(t, Tok::Recipient { who: Some(w), .. } if w.text.eq_ignore_ascii_case("you"))
     };
     // "…; Pellerin to follow in reserve": a name, "to" and a verb.
@@ -286,15 +289,21 @@ pub(crate) fn clause_subjects(
             Some(Tok::Punct(s)) => &text[s.0..s.1] == ";",
             _ => false,
         };
-        // Rule `lead.you`: "2nd Div: you will attack Hall", "You are to hold Kümla" — the
-        // recipient addressed, not a name.
+        // Rule `lead.you`: "2nd Div: you will attack Hall", "You are to hold Kümla", "you may
+        // …" — the recipient addressed, not a name.
         let clause_start = at_break
             || out
                 .iter()
                 .all(|t| matches!(t, Tok::Header(_) | Tok::Courtesy(_) | Tok::Recipient { .. }));
         if clause_start
             && (word(text, &toks[k]) == "you" || your_troops(text, &toks[k]))
-            && let Some(link) = link_len(text, &toks[k + 1..])
+            // "You may attack if …": leave given to the recipient is addressed to him too
+            // (not a link of `cond.modal-ends`: "if the enemy may …" stays a condition).
+            && let Some(link) = link_len(text, &toks[k + 1..]).or_else(|| {
+                toks.get(k + 1)
+                    .is_some_and(|t| word(text, t) == "may")
+                    .then_some(1)
+            })
             && matches!(toks.get(k + 1 + link), Some(Tok::Verb { .. }))
         {
             out.push(Tok::Recipient {

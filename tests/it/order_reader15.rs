@@ -641,3 +641,47 @@ fn an_inverted_negator_and_a_route_by_a_quarter_of_the_compass() {
     assert_eq!(o.prohibitions.len(), 1, "{:?}", o.prohibitions);
     rereads(&o);
 }
+
+#[test]
+fn a_subject_with_may_is_the_recipient_of_a_permission() {
+    // "Campbell may retire to Talavera if pressed": "may" links a subject to its action as
+    // "will" does (staff letters grant leave so: "the 4th Division may halt at …"). The word is
+    // read, not left as a remark, and the subject is the recipient.
+    for (text, who, action) in [
+        (
+            "The 4th Division may halt at Talavera until further orders.",
+            "4th Division",
+            Action::Halt,
+        ),
+        (
+            "Campbell may retire to Talavera if pressed.",
+            "Campbell",
+            Action::Withdraw,
+        ),
+    ] {
+        let s = staffwork::scenario::bundled("talavera-1809").unwrap();
+        let o = order::check_one(text, Some(&s), Some("allied"));
+        assert_eq!(o.recipient.as_ref().unwrap().text, who, "{text}");
+        assert!(actions(&o).contains(&action), "{text}: {:?}", actions(&o));
+        assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
+        let again = order::check_one(&o.readback, Some(&s), Some("allied"));
+        assert_eq!(
+            again.key, o.key,
+            "read-back {:?} re-reads differently",
+            o.readback
+        );
+    }
+}
+
+#[test]
+fn you_may_addresses_the_recipient() {
+    // Rule `lead.you` with leave: "2nd Div: you may withdraw to Kümla if pressed" — "you may"
+    // is the recipient addressed, never a remark; a condition's "may" stays in the condition.
+    let o = hall("2nd Div: you may withdraw to Kümla if pressed.");
+    assert!(!unread(&o), "{:?}", o.diagnostics);
+    assert!(o.rules.iter().any(|r| r == "lead.you"), "{:?}", o.rules);
+    assert_eq!(actions(&o), vec![Action::Withdraw]);
+    let o = hall("2nd Div: if the enemy may attack, hold Hall.");
+    assert!(!o.rules.iter().any(|r| r == "lead.you"), "{:?}", o.rules);
+    assert_eq!(actions(&o), vec![Action::Defend]);
+}
