@@ -2,10 +2,11 @@
 //!
 //! Names are stored in Unicode NFC. They are compared after [`fold`]: NFC, lower case,
 //! diacritics removed, runs of white space and hyphens made one space, so "Kümla", "KUMLA" and
-//! "kumla" all match. This module owns that one definition of "the same name", the one
-//! spelling of bytes as text ([`hex`], for digests, keys and tokens), and the one way an input
-//! file is read as text ([`read_file`], [`utf8`]: not UTF-8 is refused with the place of the
-//! first bad byte).
+//! "kumla" all match. This module owns that one definition of "the same name", lower case
+//! without a copy where there is nothing to lower ([`Lower`], the order reader's word tests),
+//! the one spelling of bytes as text ([`hex`], for digests, keys and tokens), and the one way an
+//! input file is read as text ([`read_file`], [`utf8`]: not UTF-8 is refused with the place of
+//! the first bad byte).
 
 use unicode_normalization::char::{decompose_canonical, is_combining_mark};
 use unicode_normalization::{IsNormalized, UnicodeNormalization};
