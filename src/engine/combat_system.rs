@@ -730,7 +730,7 @@ impl super::Engine<'_> {
         options: &CombatOptions,
     ) -> Result<CombatPreview, Refusal> {
         let mut dice = crate::rules::dice::ScriptedDice::new();
-        let ctx = Ctx::preview(self, state, &mut dice);
+        let mut ctx = Ctx::preview(self, state, &mut dice);
         let (_, _, e, _) = engage(&ctx, kind, attackers, defenders, options)?;
         let mut readback = CombatReadback::default();
         let input = match kind {
@@ -748,7 +748,26 @@ impl super::Engine<'_> {
                 }
             }
             CombatKind::Charge { .. } => {
-                CombatInput::Charge(charge_input(&ctx, e, kind, &mut readback)?)
+                let mut input = charge_input(&ctx, e, kind, &mut readback)?;
+                // As `charge` fights it: the target forms Square first, in the scratch game,
+                // and the charge is priced against the Square with the Morale State 11.3.1 may
+                // have cost it (decision 0195). The fire of `--square-fire` rolls dice: its
+                // odds are not folded in.
+                if options.square_fire.is_empty()
+                    && options.defender_at.is_none()
+                    && forms_square(&input)
+                {
+                    square_first(
+                        &mut ctx,
+                        kind,
+                        attackers,
+                        defenders,
+                        options,
+                        &mut input,
+                        &mut readback,
+                    )?;
+                }
+                CombatInput::Charge(input)
             }
             CombatKind::ArtilleryFire { cannister } => CombatInput::ArtilleryFire(
                 artillery_fire_input(&ctx, &e, *cannister, &mut readback)?,

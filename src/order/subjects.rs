@@ -297,13 +297,7 @@ pub(crate) fn clause_subjects(
                 .all(|t| matches!(t, Tok::Header(_) | Tok::Courtesy(_) | Tok::Recipient { .. }));
         if clause_start
             && (word(text, &toks[k]) == "you" || your_troops(text, &toks[k]))
-            // "You may attack if …": leave given to the recipient is addressed to him too
-            // (not a link of `cond.modal-ends`: "if the enemy may …" stays a condition).
-            && let Some(link) = link_len(text, &toks[k + 1..]).or_else(|| {
-                toks.get(k + 1)
-                    .is_some_and(|t| word(text, t) == "may")
-                    .then_some(1)
-            })
+            && let Some(link) = you_link_len(text, &toks[k + 1..])
             && matches!(toks.get(k + 1 + link), Some(Tok::Verb { .. }))
         {
             out.push(Tok::Recipient {
@@ -495,6 +489,17 @@ fn your_troops(text: &str, t: &Tok) -> bool {
 
 /// How many tokens make the link between a subject and its verb: "will", "shall", "must" (1);
 /// "is to", "are to" (2); none (`None`).
+/// [`link_len`] after "you" (rule `lead.you`), which also takes leave: "You may attack if …"
+/// addresses the recipient. Not a link of `cond.modal-ends`: "if the enemy may …" stays a
+/// condition.
+fn you_link_len(text: &str, rest: &[Tok]) -> Option<usize> {
+    link_len(text, rest).or_else(|| {
+        rest.first()
+            .is_some_and(|t| word(text, t) == "may")
+            .then_some(1)
+    })
+}
+
 fn link_len(text: &str, rest: &[Tok]) -> Option<usize> {
     let w = |k: usize| rest.get(k).map(|t| word(text, t));
     match w(0)?.as_str() {

@@ -274,3 +274,57 @@ fn a_charges_odds_read_a_lines_secure_flanks_from_the_map_like_the_charge() {
         .expect("the charge's dice");
     assert_eq!(dice["readback"]["aspects"], o["aspects"]);
 }
+
+#[test]
+fn a_charges_odds_price_the_square_with_the_morale_state_it_costs() {
+    // 11.3.1 with 16.2.1 (decision 0195): the Austrian Line forms Square against the charge in
+    // the Zone of Influence of the French Line at 9.02, which costs it a Morale State before the
+    // Check to Stand; the odds asked from the game price that, as the charge fights it.
+    let scenario = "tests/conformance/scenarios/mini-reaction-cavalry.toml";
+    let odds = |in_zone: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("g.db").to_str().unwrap().to_string();
+        ok(&["new", "--db", &db, "--scenario", scenario, "--seed", "3"]);
+        let mut sets = vec![vec![
+            "--impose-order",
+            "french-army",
+            "--text",
+            "French army: attack the Austrian line.",
+        ]];
+        if in_zone {
+            sets.push(vec!["--place", "fr-line=9.02"]);
+        }
+        for set in sets {
+            let mut args = vec!["override", "--db", &db, "--reason", "set-up"];
+            args.extend(set);
+            ok(&args);
+        }
+        ok(&["turn", "--db", &db]);
+        let o: Value = serde_json::from_str(&ok(&[
+            "odds",
+            "charge",
+            "--db",
+            &db,
+            "--attacker",
+            "fr-cav",
+            "--defender",
+            "aus-inf",
+            "--form-square",
+            "--format",
+            "json",
+        ]))
+        .unwrap();
+        o
+    };
+    let inside = odds(true);
+    let outside = odds(false);
+    let d = |o: &Value| o["input"]["charge"]["defender"].clone();
+    assert_eq!(d(&inside)["morale_state"], "shaken", "{inside}");
+    assert_eq!(d(&inside)["formation"], "square", "{inside}");
+    assert_eq!(d(&outside)["morale_state"], "normal", "{outside}");
+    assert_eq!(d(&outside)["formation"], "square", "{outside}");
+    assert_ne!(
+        inside["odds"], outside["odds"],
+        "the lost Morale State changes the odds"
+    );
+}
