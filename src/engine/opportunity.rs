@@ -847,24 +847,7 @@ fn halve_before_earlier_move(
         .filter(|c| c.moves_before as usize > j)
         .copied()
         .collect();
-    let mut now = ctx.state.movement.get(target).and_then(|m| m.formation);
-    for c in beyond.iter().rev() {
-        // A Square 17.4.6 has already undone is not undone twice.
-        if now != Some(c.to) {
-            continue;
-        }
-        now = Some(c.from);
-        ctx.emit_side(
-            side,
-            super::EventKind::FormationChanged {
-                unit: target.to_string(),
-                from: c.to,
-                to: c.from,
-                half_mp: 0,
-                rule: "12.1.2".into(),
-            },
-        );
-    }
+    undo_changes(ctx, side, target, &beyond, "12.1.2");
     let hex = legs[j].path[k];
     ctx.emit_side(
         side,
@@ -1047,9 +1030,21 @@ fn undo_changes_beyond(ctx: &mut Ctx, side: &str, target: &str, at: Hex, rule: &
         .filter(|c| path.iter().position(|h| *h == c.hex).is_some_and(|j| j > i))
         .copied()
         .collect();
+    undo_changes(ctx, side, target, &beyond, rule);
+}
+
+/// The formation changes `beyond` a stop were never made: each is undone, latest first, by a
+/// `formation-changed` back to what it left, 0 MP, under `rule` (decisions 0193, 0197). A change
+/// already undone (a Square 17.4.6 undid) is not undone twice.
+fn undo_changes(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    beyond: &[super::state::FormationChangeAt],
+    rule: &str,
+) {
     let mut now = ctx.state.movement.get(target).and_then(|m| m.formation);
     for c in beyond.iter().rev() {
-        // A change already undone (a Square 17.4.6 undid) is not undone twice.
         if now != Some(c.to) {
             continue;
         }

@@ -235,19 +235,7 @@ fn a_charges_odds_read_a_lines_secure_flanks_from_the_map_like_the_charge() {
         ok(&args);
     }
     ok(&["turn", "--db", &db]);
-    let o: Value = serde_json::from_str(&ok(&[
-        "odds",
-        "charge",
-        "--db",
-        &db,
-        "--attacker",
-        "fr-hus",
-        "--defender",
-        "aus-1",
-        "--format",
-        "json",
-    ]))
-    .unwrap();
+    let o = charge_odds(&db, "fr-hus", "aus-1", &[]);
     assert_eq!(o["aspects"][0]["arc"], "front", "{o}");
     assert_eq!(o["aspects"][0]["flanks_secure"], true);
     assert_eq!(o["input"]["charge"]["defender"]["line_flanks_secure"], true);
@@ -300,21 +288,7 @@ fn a_charges_odds_price_the_square_with_the_morale_state_it_costs() {
             ok(&args);
         }
         ok(&["turn", "--db", &db]);
-        let o: Value = serde_json::from_str(&ok(&[
-            "odds",
-            "charge",
-            "--db",
-            &db,
-            "--attacker",
-            "fr-cav",
-            "--defender",
-            "aus-inf",
-            "--form-square",
-            "--format",
-            "json",
-        ]))
-        .unwrap();
-        o
+        charge_odds(&db, "fr-cav", "aus-inf", &["--form-square"])
     };
     let inside = odds(true);
     let outside = odds(false);
@@ -327,4 +301,22 @@ fn a_charges_odds_price_the_square_with_the_morale_state_it_costs() {
         inside["odds"], outside["odds"],
         "the lost Morale State changes the odds"
     );
+}
+
+/// `odds charge --db DB --attacker A --defender D EXTRA… --format json`, parsed.
+fn charge_odds(db: &str, attacker: &str, defender: &str, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "odds",
+        "charge",
+        "--db",
+        db,
+        "--attacker",
+        attacker,
+        "--defender",
+        defender,
+        "--format",
+        "json",
+    ];
+    args.extend(extra);
+    serde_json::from_str(&ok(&args)).unwrap()
 }
