@@ -135,7 +135,7 @@ pub enum Command {
     /// table (29), with the provenance of every cell.
     #[command(subcommand)]
     Rules(rules_cmd::RulesCmd),
-    /// Exact odds of acceptance, initiative, attack stoppage and combat, by enumerating the dice.
+    /// Exact odds of acceptance, initiative, attack stoppage, combat and Morale Checks, by enumerating the dice.
     Odds(OddsArgs),
     /// Draw many checks with the seeded dice and compare with the exact odds.
     #[command(subcommand)]

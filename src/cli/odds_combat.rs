@@ -1,6 +1,6 @@
-//! `staffwork odds close-combat|charge|fire`: exact combat odds from the combatants'
-//! attributes given as flags. Text shows counts and percentages; `--format json` gives integer
-//! counts over a denominator (shape in docs/combat.md).
+//! `staffwork odds close-combat|charge|fire|morale`: exact combat and Morale Check odds from the
+//! combatants' attributes given as flags. Text shows counts and percentages; `--format json`
+//! gives integer counts over a denominator (shape in docs/combat.md).
 //!
 //! Owns: flag parsing into [`crate::combat`] inputs and printing. Must not: compute odds itself.
 
@@ -26,6 +26,56 @@ pub enum CombatOddsCmd {
     Charge(ChargeArgs),
     /// Exact odds of an artillery fire (17).
     Fire(FireArgs),
+    /// Exact odds of a Morale Check (21.2): Forced March (12.5.6.2), moving a Square (8.3.2),
+    /// a Reaction Charge from outside the frontal arc (16.5.5), or any other.
+    Morale(MoraleCheckArgs),
+}
+
+/// One Morale Check (21.2): 1d6 plus modifiers must reach the rating's number.
+#[derive(Args, Debug)]
+pub struct MoraleCheckArgs {
+    /// The checking unit's Morale Rating.
+    #[arg(long, value_enum, ignore_case = true)]
+    pub morale: MoraleArg,
+    /// The best Commander in its hex, by printed rating (0–4): +1 when rated 2 or more (21.2).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=4))]
+    pub commander: Option<u8>,
+    /// Any other modifiers, summed (e.g. `--modifier -1`).
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+    pub modifier: i8,
+    /// What the check is for: names its rule in the answer.
+    #[arg(long = "for", value_enum, default_value_t = MoraleFor::Other)]
+    pub purpose: MoraleFor,
+    /// Replace sections of the built-in combat tables with those in this TOML file.
+    #[arg(long)]
+    pub tables: Option<PathBuf>,
+    #[arg(long, ignore_case = true, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+/// The rule that asks for a Morale Check.
+#[derive(Clone, Copy, Debug, Default, ValueEnum)]
+pub enum MoraleFor {
+    /// 12.5.6.2: each set of three extra Movement Points; failed, a Straggler.
+    ForcedMarch,
+    /// 8.3.2: a Square moving one hex; failed, DG and Column.
+    SquareMove,
+    /// 16.5.5: cavalry Reaction Charging a trigger outside its frontal arc; failed, no charge.
+    ReactionCharge,
+    /// 21.2 alone.
+    #[default]
+    Other,
+}
+
+impl MoraleFor {
+    fn rule(self) -> (&'static str, &'static str) {
+        match self {
+            MoraleFor::ForcedMarch => ("12.5.6.2", "Forced March"),
+            MoraleFor::SquareMove => ("8.3.2", "Square movement"),
+            MoraleFor::ReactionCharge => ("16.5.5", "Reaction Charge outside the frontal arc"),
+            MoraleFor::Other => ("21.2", "Morale Check"),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -654,7 +704,46 @@ pub fn run(cmd: CombatOddsCmd) -> CmdResult {
         CombatOddsCmd::CloseCombat(a) => close_combat(a),
         CombatOddsCmd::Charge(a) => charge(a),
         CombatOddsCmd::Fire(a) => fire(a),
+        CombatOddsCmd::Morale(a) => morale(a),
     }
+}
+
+/// `odds morale`: the check's odds, asked for by `a.purpose`'s rule.
+fn morale(a: MoraleCheckArgs) -> CmdResult {
+    let t = load_tables(&Common {
+        tables: a.tables,
+        format: a.format,
+    })?;
+    let rating = MoraleRating::from(a.morale);
+    let o = crate::combat::odds::morale_check_odds(&t, rating, a.commander, a.modifier)
+        .map_err(judged)?;
+    let (rule, what) = a.purpose.rule();
+    if a.format == Format::Json {
+        #[derive(serde::Serialize)]
+        struct Answer<'a> {
+            check: &'static str,
+            asked_by: &'static str,
+            morale: &'static str,
+            #[serde(flatten)]
+            odds: &'a crate::combat::odds::MoraleCheckOdds,
+        }
+        return super::emit_json(&Answer {
+            check: "morale",
+            asked_by: rule,
+            morale: crate::combat::morale_label(rating),
+            odds: &o,
+        });
+    }
+    println!(
+        "{what} ({rule}): a Morale Check ({}), morale {} needs {} or more on 1d6 with modifier {:+}",
+        o.rule,
+        crate::combat::morale_label(rating),
+        o.need,
+        o.modifier
+    );
+    println!("{}", line("passes", o.pass, o.denominator));
+    println!("{}", line("fails", o.fail, o.denominator));
+    Ok(())
 }
 
 /// An arc flag given with --db: the arc (and a Line's flanks) it rules, and the flag's words.

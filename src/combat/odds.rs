@@ -432,3 +432,62 @@ pub fn fire_odds(t: &CombatTables, input: &ArtilleryFireInput) -> Result<CombatO
     })?;
     Ok(aggregate(&d, &["target"]))
 }
+
+/// The exact odds of one Morale Check (21.2): the checks of the movement rules (Forced March
+/// 12.5.6.2, moving a Square 8.3.2, a Reaction Charge from outside the frontal arc 16.5.5) and
+/// every other. Enumerated through [`super::morale::morale_check`] itself, so the odds are the
+/// game's roll.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoraleCheckOdds {
+    pub rule: String,
+    /// The number 1d6 plus the modifier must reach.
+    pub need: u8,
+    /// The whole modifier: `extra` and +1 with a Commander rated 2+ (21.2).
+    pub modifier: i8,
+    /// Passing and failing faces over `denominator` (6).
+    pub pass: u64,
+    pub fail: u64,
+    pub denominator: u64,
+}
+
+/// [`MoraleCheckOdds`] of a unit of `rating`, with the best Commander in its hex rated
+/// `commander` (if any) and `extra` other modifiers.
+pub fn morale_check_odds(
+    t: &CombatTables,
+    rating: crate::scenario::model::MoraleRating,
+    commander: Option<u8>,
+    extra: i8,
+) -> Result<MoraleCheckOdds, CombatError> {
+    let commanders: Vec<super::CommanderIn> = commander
+        .map(|rating| super::CommanderIn {
+            id: "commander".into(),
+            rating,
+            fighter: false,
+        })
+        .into_iter()
+        .collect();
+    let mut shape = None;
+    let d = enumerate(1, |dice| {
+        let c = super::morale::morale_check(
+            t,
+            rating,
+            &commanders,
+            true,
+            extra,
+            Purpose::Morale,
+            dice,
+            &mut Trace::default(),
+        )?;
+        shape = Some((c.need, c.modifier));
+        Ok(c.passed)
+    })?;
+    let (need, modifier) = shape.unwrap_or_default();
+    Ok(MoraleCheckOdds {
+        rule: t.morale_check.rule.clone(),
+        need,
+        modifier,
+        pass: d.counts.get(&true).copied().unwrap_or(0),
+        fail: d.counts.get(&false).copied().unwrap_or(0),
+        denominator: d.denominator,
+    })
+}

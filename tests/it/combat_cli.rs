@@ -142,3 +142,54 @@ fn illegal_combat_exits_1_and_bad_flags_exit_2() {
     assert_eq!(code, 2);
     assert!(err.contains("repulse"), "{err}");
 }
+
+/// `odds morale` (21.2, chart p6: A3 B4 C5 D6 E6 on 1d6, +1 with a Commander rated 2+): the
+/// Morale Checks of the movement rules — Forced March (12.5.6.2), a Square moving (8.3.2), a
+/// Reaction Charge from outside the frontal arc (16.5.5) — worked by hand.
+#[test]
+fn morale_check_odds_are_the_chart_worked_by_hand() {
+    let json = |extra: &[&str]| {
+        let mut args = vec!["odds", "morale", "--format", "json"];
+        args.extend(extra);
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        (
+            v["need"].as_u64().unwrap(),
+            v["pass"].as_u64().unwrap(),
+            v["denominator"].as_u64().unwrap(),
+            v["asked_by"].as_str().unwrap().to_string(),
+        )
+    };
+    // C needs 5: faces 5 and 6.
+    assert_eq!(
+        json(&["--morale", "C", "--for", "forced-march"]),
+        (5, 2, 6, "12.5.6.2".into())
+    );
+    // A Commander rated 2 adds 1: 4, 5 and 6 pass; rated 1 adds nothing.
+    assert_eq!(json(&["--morale", "C", "--commander", "2"]).1, 3);
+    assert_eq!(json(&["--morale", "C", "--commander", "1"]).1, 2);
+    // D needs 6; a −1 on E (needs 6) leaves no face that passes.
+    assert_eq!(
+        json(&["--morale", "D", "--for", "square-move"]),
+        (6, 1, 6, "8.3.2".into())
+    );
+    assert_eq!(json(&["--morale", "E", "--modifier", "-1"]).1, 0);
+    // Text names the rule that asked and the chance.
+    let (code, out, _) = run(&[
+        "odds",
+        "morale",
+        "--morale",
+        "B",
+        "--for",
+        "reaction-charge",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("16.5.5") && out.contains("needs 4 or more"),
+        "{out}"
+    );
+    assert!(out.contains("3/6"), "{out}");
+    // A rating that is not one is a usage error (exit 2).
+    assert_eq!(run(&["odds", "morale", "--morale", "F"]).0, 2);
+}
