@@ -146,6 +146,13 @@ impl Lower for str {
     }
 }
 
+/// `s` is its own [`fold`]: lower-case ASCII letters and digits only (one word), so a caller may
+/// keep it instead of folding a copy.
+pub fn is_folded(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+}
+
 /// Edit distance between two folded names (Levenshtein on characters).
 pub fn edit_distance(a: &str, b: &str) -> usize {
     // The order reader measures every unknown place against every place of the scenario

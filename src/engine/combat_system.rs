@@ -753,10 +753,7 @@ impl super::Engine<'_> {
                 // and the charge is priced against the Square with the Morale State 11.3.1 may
                 // have cost it (decision 0195). The fire of `--square-fire` rolls dice: its
                 // odds are not folded in.
-                if options.square_fire.is_empty()
-                    && options.defender_at.is_none()
-                    && forms_square(&input)
-                {
+                if squares_unfired(options, &input) {
                     square_first(
                         &mut ctx,
                         kind,
@@ -1673,7 +1670,7 @@ fn charge(
         square_fire_first(
             ctx, kind, &chargers, &targets, options, &mut input, readback,
         )?
-    } else if options.defender_at.is_none() && forms_square(&input) {
+    } else if squares_unfired(options, &input) {
         square_first(
             ctx, kind, &chargers, &targets, options, &mut input, readback,
         )?
@@ -1735,12 +1732,7 @@ fn reaction_morale_check(
     }
     let (check, trace) =
         crate::combat::charge::reaction_check(ctx.eng.combat, c, ctx.dice).map_err(combat_error)?;
-    let side = ctx
-        .eng
-        .scenario
-        .unit(cavalry)
-        .map(|u| u.side.clone())
-        .unwrap_or_default();
+    let side = side_of(ctx, cavalry);
     ctx.emit(
         Visibility::Public,
         EventKind::ReactionChecked {
@@ -1943,6 +1935,13 @@ fn square_first(
     form_square_against_charge(ctx, target, input.defender.formation);
     read_again(ctx, kind, chargers, targets, options, input, readback)?;
     Ok(true)
+}
+
+/// The target forms Square against the charge with no battery firing at it inside the charge
+/// (no `--square-fire`, 17.4.6) and is no Line Extension (13.2.1: its Square is a note): the
+/// case [`square_first`] carries out, in the game and in its odds.
+fn squares_unfired(options: &CombatOptions, input: &ChargeInput) -> bool {
+    options.square_fire.is_empty() && options.defender_at.is_none() && forms_square(input)
 }
 
 /// 16.2.1: whether the charge's target forms Square against it — it chose to and may: infantry,

@@ -9,8 +9,7 @@ use super::ast::*;
 use super::lower::{self, Target, Tok, Unreadable};
 use super::{lexicon, names, source, subjects};
 use crate::rules::{OrderType, Posture};
-use crate::text::Lower;
-use crate::text::nfc;
+use crate::text::{Lower, nfc};
 
 /// A step with how it was joined to the one before it.
 #[derive(Clone, Debug)]

@@ -8,7 +8,6 @@
 //! file does), resolve names against a scenario, or decide what tokens mean together (that is
 //! [`super::build`]).
 
-use crate::text::Lower;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -19,6 +18,7 @@ use serde::Deserialize;
 
 use super::ast::{Action, Form, Span};
 use super::lower::{Target, Tok};
+use crate::text::Lower;
 
 /// The lexicon file, compiled into the binary (the reader must not depend on the working
 /// directory).

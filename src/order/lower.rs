@@ -4,7 +4,6 @@
 //! decide what a token means for the order (that is [`super::build`]) or touch a scenario.
 //! Spans leaving this module are byte offsets into the whole input.
 
-use crate::text::Lower;
 use pest::Parser;
 use pest::iterators::Pair;
 
@@ -12,7 +11,7 @@ use super::ast::{Action, Form, Span};
 use super::grammar::{OrderParser, Rule};
 use crate::hex::Hex;
 use crate::rules::OrderType;
-use crate::text::nfc;
+use crate::text::{Lower, nfc};
 
 /// A reference as written, before resolution.
 #[derive(Clone, Debug)]

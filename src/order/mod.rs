@@ -24,7 +24,6 @@ mod subjects;
 pub use ast::*;
 pub use source::MAX_ORDER_CHARS;
 
-use crate::text::Lower;
 use std::collections::BTreeSet;
 
 use chrono::NaiveTime;
@@ -32,6 +31,7 @@ use chrono::NaiveTime;
 use crate::hex::Hex;
 use crate::rules::{OrderType, Posture};
 use crate::scenario::{Echelon, Scenario};
+use crate::text::Lower;
 use critique::diag;
 use resolve::{Index, Match};
 

@@ -8,7 +8,6 @@
 //! (that is [`super::build`]). Linear in the sentence: each word is tried once against the
 //! phrases that start with it.
 
-use crate::text::Lower;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -17,7 +16,7 @@ use rustc_hash::FxHashMap;
 use super::ast::{Form, Span};
 use super::lexicon::{self, split_words};
 use super::lower::{Target, Tok};
-use crate::text::{fold, nfc};
+use crate::text::{Lower, fold, is_folded, nfc};
 
 /// A scenario's place names and aliases as folded word sequences, by first word, longest
 /// first. A leading "the" is left out (it is matched as the phrase's article).
@@ -30,15 +29,16 @@ pub(crate) struct Phrases {
 fn folded_words(text: &str) -> Vec<(Cow<'_, str>, Span)> {
     split_words(text, 0)
         .into_iter()
+        // A word already folded is kept, not copied (reading speed).
         .map(|(w, s)| {
-            // Lower-case ASCII letters and digits fold to themselves (no copy: reading speed).
-            if w.bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-            {
-                (w, s)
-            } else {
-                (Cow::Owned(fold(&w)), s)
-            }
+            (
+                if is_folded(&w) {
+                    w
+                } else {
+                    Cow::Owned(fold(&w))
+                },
+                s,
+            )
         })
         .filter(|(w, _)| !w.is_empty())
         .collect()

@@ -12,8 +12,7 @@
 
 use crate::hex::Hex;
 use crate::scenario::{PlaceKind, Scenario};
-use crate::text::Lower;
-use crate::text::{edit_distance, fold};
+use crate::text::{Lower, edit_distance, fold};
 
 use super::ast::Resolved;
 
