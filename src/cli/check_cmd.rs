@@ -34,8 +34,9 @@ pub struct CheckArgs {
     /// --method; the order is FILE or --text.
     #[arg(long, requires = "side")]
     pub db: Option<PathBuf>,
-    /// With --db: the order text itself, instead of FILE.
-    #[arg(long, requires = "db", conflicts_with = "file")]
+    /// The order text itself, instead of FILE or standard input:
+    /// `staffwork check --text "2nd Div: attack Hall"`.
+    #[arg(long, conflicts_with = "file")]
     pub text: Option<String>,
     /// With --db: the recipient, when the text does not name it (as `order --to`).
     #[arg(long, requires = "db")]
@@ -155,15 +156,28 @@ fn indent(s: &str, by: &str) -> String {
         .join("\n")
 }
 
-/// The orders to check: FILE, standard input, or (with --db) --text.
+/// The orders to check: --text, FILE, or standard input.
 pub(crate) fn read_input(args: &CheckArgs) -> Result<String, Failure> {
     if let Some(t) = &args.text {
         return Ok(t.clone());
     }
     match &args.file {
-        Some(p) if p.as_os_str() != "-" => {
-            crate::text::read_file(p).map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))
-        }
+        Some(p) if p.as_os_str() != "-" => crate::text::read_file(p).map_err(|e| {
+            // An order typed where the file goes ("staffwork check "attack Hall"") is the
+            // commonest slip; say how to pass it.
+            let looks_like_an_order = e.kind() == std::io::ErrorKind::NotFound
+                && p.to_string_lossy().contains(char::is_whitespace);
+            if looks_like_an_order {
+                Failure::Usage(format!(
+                    "no file called `{}`; to check an order written on the command line, pass it \
+                     with --text: staffwork check --text \"{}\"",
+                    p.display(),
+                    p.display()
+                ))
+            } else {
+                Failure::Usage(format!("{}: {e}", p.display()))
+            }
+        }),
         _ => {
             let mut b = Vec::new();
             std::io::stdin()

@@ -204,3 +204,37 @@ fn the_whole_corpus_is_read_by_the_binary() {
         }
     }
 }
+
+/// An order can be given on the command line with --text, without a game; an order typed
+/// where the file goes is refused with the way to pass it, not a bare "No such file".
+#[test]
+fn an_order_on_the_command_line_is_read_with_text_and_the_slip_is_explained() {
+    let order = "2nd Div: attack up the Säter road and capture Hall";
+    let out = run(
+        &[
+            "check",
+            "--scenario",
+            "tutorial-hall",
+            "--side",
+            "imperial",
+            "--text",
+            order,
+        ],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("Engage"), "{text}");
+
+    let slip = run(&["check", "--scenario", "tutorial-hall", order], b"");
+    assert_eq!(slip.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&slip.stderr);
+    assert!(err.contains("--text"), "{err}");
+    assert!(err.contains(order), "{err}");
+
+    // A missing file whose name has no space is still only a missing file.
+    let missing = run(&["check", "no-such-orders.txt"], b"");
+    assert_eq!(missing.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(!err.contains("--text"), "{err}");
+}
