@@ -4602,8 +4602,9 @@ const TITLES: &[&str] = &[
 ];
 
 /// Rule `lead.vocative`: "General Loison, I have the honour …", "Monsieur le Général
-/// Kellerman, you will …" — a titled name addressed at the opening of the order, before a
-/// comma, is its addressee (so its recipient).
+/// Kellerman, you will …", "Lapisse, you will …" — a titled name addressed at the opening of
+/// the order before a comma, or any name before ", you will", is its addressee (so its
+/// recipient).
 fn vocative(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
     if toks.iter().any(|t| {
         matches!(
@@ -4655,8 +4656,8 @@ fn vocative(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<To
         }
         Some(Tok::Place(t))
             if t.form == Form::Name
-                && titled(&t.text)
-                && matches!(out.get(start + 1), Some(Tok::Connector(c, _)) if c == ",") =>
+                && matches!(out.get(start + 1), Some(Tok::Connector(c, _)) if c == ",")
+                && (titled(&t.text) || addressed_after(text, &t.text, out[start + 1].span().1)) =>
         {
             let who = t.clone();
             out[start] = Tok::Addressee(who);
@@ -4666,6 +4667,17 @@ fn vocative(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<To
         _ => {}
     }
     out
+}
+
+/// A bare capitalised name is addressed when "you" and its link follow the comma: "Lapisse,
+/// you will attack …", "Hill, you are to hold …" (nobody tells a place what it will do).
+fn addressed_after(text: &str, name: &str, comma_end: usize) -> bool {
+    let capitalised = name.chars().next().is_some_and(char::is_uppercase);
+    let rest = text[comma_end..].trim_start().lower();
+    capitalised
+        && ["you will ", "you shall ", "you must ", "you are to ", "you are not to ", "you may "]
+            .iter()
+            .any(|link| rest.starts_with(link))
 }
 
 /// Rule `lead.colon`: "Junot's Guard: attack Vimeiro.", "3/66th: guard the baggage." — a

@@ -294,7 +294,15 @@ pub(crate) fn clause_subjects(
         let clause_start = at_break
             || out
                 .iter()
-                .all(|t| matches!(t, Tok::Header(_) | Tok::Courtesy(_) | Tok::Recipient { .. }));
+                .all(|t| {
+                    matches!(
+                        t,
+                        Tok::Header(_)
+                            | Tok::Courtesy(_)
+                            | Tok::Recipient { .. }
+                            | Tok::Addressee(_)
+                    )
+                });
         if clause_start
             && (word(text, &toks[k]) == "you" || your_troops(text, &toks[k]))
             && let Some(link) = you_link_len(text, &toks[k + 1..])

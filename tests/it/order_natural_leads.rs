@@ -340,3 +340,30 @@ fn troops_supporting_an_action_go_with_it_and_are_no_route() {
     let o = hall("2nd Div: march to Kümla by the Kümla road.");
     assert!(!o.stages[0].route.is_empty(), "{}", o.key);
 }
+
+#[test]
+fn a_name_before_you_will_is_addressed_and_you_will_is_no_remark() {
+    // Rule `lead.vocative` with `lead.you`: titled or not, the name before ", you will" is the
+    // recipient, and "you will" links him to his verb (before, "Morvan, you will …" left the
+    // recipient implicit or "you will" as an unread remark).
+    for (text, want) in [
+        ("Morvan, you will capture Hall from the west.", "div-2"),
+        ("General Morvan, you will capture Hall from the west.", "div-2"),
+        ("Sauret, you are to hold Kümla until relieved.", "div-3"),
+        ("Sauret, you are not to cross the Viskan.", "div-3"),
+    ] {
+        let o = hall(text);
+        assert_eq!(recipient_id(&o).as_deref(), Some(want), "{text}: {}", o.key);
+        assert!(o.remarks.is_empty(), "{text}: {:?}", o.remarks);
+        assert!(
+            !o.diagnostics.iter().any(|d| d.code == "implicit-recipient"
+                || d.code == "unstructured-text"),
+            "{text}: {:?}",
+            o.diagnostics
+        );
+    }
+    // A lower-case word before the comma is no name: "Meanwhile, you will …" addresses the
+    // recipient of the order, nobody called "Meanwhile".
+    let o = hall("2nd Div: meanwhile, you will hold Hinzeberg.");
+    assert_eq!(recipient_id(&o).as_deref(), Some("div-2"), "{}", o.key);
+}
