@@ -226,6 +226,13 @@ pub struct Condition {
     pub references: Vec<Reference>,
 }
 
+impl Condition {
+    /// "…; otherwise stay at Kümla": the branch taken when the condition before it fails.
+    pub fn is_otherwise(&self) -> bool {
+        self.text.trim().eq_ignore_ascii_case("otherwise")
+    }
+}
+
 /// How a stage follows the one before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

@@ -4675,9 +4675,16 @@ fn addressed_after(text: &str, name: &str, comma_end: usize) -> bool {
     let capitalised = name.chars().next().is_some_and(char::is_uppercase);
     let rest = text[comma_end..].trim_start().lower();
     capitalised
-        && ["you will ", "you shall ", "you must ", "you are to ", "you are not to ", "you may "]
-            .iter()
-            .any(|link| rest.starts_with(link))
+        && [
+            "you will ",
+            "you shall ",
+            "you must ",
+            "you are to ",
+            "you are not to ",
+            "you may ",
+        ]
+        .iter()
+        .any(|link| rest.starts_with(link))
 }
 
 /// Rule `lead.colon`: "Junot's Guard: attack Vimeiro.", "3/66th: guard the baggage." — a
@@ -5024,8 +5031,12 @@ fn share_objectives(steps: &mut [DraftStep]) {
     for i in 1..steps.len() {
         let (a, b) = steps.split_at_mut(i);
         let (prev, cur) = (&a[i - 1], &mut b[0]);
+        // "…, occupy it; otherwise keep your ground": the other branch of a condition does
+        // not take the places of the branch it replaces.
+        let other_branch = cur.condition.as_ref().is_some_and(Condition::is_otherwise);
         if cur.sentence == prev.sentence
             && bare(&cur.step)
+            && !other_branch
             && matches!(cur.link, Link::And)
             && matches!(
                 cur.step.action,

@@ -245,8 +245,15 @@ pub(crate) fn content(stages: &[Stage], order_span: Span, out: &mut Vec<Diagnost
             ));
         }
     }
+    // "…; otherwise stay at Kümla": an order that says what to do when its condition fails has
+    // the alternative this warning asks for, and its "otherwise" cannot fail to be met.
+    let has_alternative = stages
+        .iter()
+        .any(|st| st.condition.as_ref().is_some_and(Condition::is_otherwise));
     for st in stages {
-        if let Some(c) = &st.condition {
+        if let Some(c) = &st.condition
+            && !has_alternative
+        {
             out.push(diag(
                 Severity::Warning,
                 "condition-may-fail",

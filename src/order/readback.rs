@@ -8,7 +8,7 @@
 //! gives the same typed order (same [`super::CheckedOrder::same_order_key`]). Must not: parse
 //! or judge.
 
-use super::ast::{Form, Link, Prohibition, Stage, Step};
+use super::ast::{Condition, Form, Link, Prohibition, Stage, Step};
 use crate::rules::OrderType;
 use crate::text::Lower;
 
@@ -53,10 +53,7 @@ pub(crate) fn stage_text(st: &Stage) -> String {
 fn stage_text_after(st: &Stage, prev: Option<&Stage>) -> String {
     let mut out = String::new();
     // "otherwise hold your ground": the other branch reads first, as it was written.
-    let otherwise = st
-        .condition
-        .as_ref()
-        .is_some_and(|c| c.text.trim().eq_ignore_ascii_case("otherwise"));
+    let otherwise = st.condition.as_ref().is_some_and(Condition::is_otherwise);
     if otherwise {
         out.push_str("otherwise ");
     }
@@ -109,7 +106,7 @@ fn condition_first(st: &Stage) -> bool {
         .flat_map(|x| &x.objectives)
         .next()
         .is_some_and(|o| o.form == Form::Pronoun);
-    before && refers_back && !c.text.trim().eq_ignore_ascii_case("otherwise")
+    before && refers_back && !c.is_otherwise()
 }
 
 /// Rule `readback.condition-first` (joined stages): "occupy Hall if C and support the bridge and
@@ -136,7 +133,7 @@ fn own_clause(st: &Stage, prev: Option<&Stage>) -> bool {
     };
     st.link == Link::And
         && st.steps.first().is_some_and(|x| c.span.0 < x.span.0)
-        && !c.text.trim().eq_ignore_ascii_case("otherwise")
+        && !c.is_otherwise()
 }
 
 fn capitalise(s: &str) -> String {
@@ -225,7 +222,7 @@ pub(crate) fn render(
         i.checked_sub(1).is_some_and(|p| {
             let prev = &stages[p];
             prev.condition.as_ref().is_some_and(|c| {
-                !c.text.trim().eq_ignore_ascii_case("otherwise")
+                !c.is_otherwise()
                     && !condition_first(prev)
                     && !would_join_back(prev, p.checked_sub(1).map(|q| &stages[q]))
                     && !own_clause(prev, p.checked_sub(1).map(|q| &stages[q]))

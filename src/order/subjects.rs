@@ -292,17 +292,12 @@ pub(crate) fn clause_subjects(
         // Rule `lead.you`: "2nd Div: you will attack Hall", "You are to hold Kümla", "you may
         // …" — the recipient addressed, not a name.
         let clause_start = at_break
-            || out
-                .iter()
-                .all(|t| {
-                    matches!(
-                        t,
-                        Tok::Header(_)
-                            | Tok::Courtesy(_)
-                            | Tok::Recipient { .. }
-                            | Tok::Addressee(_)
-                    )
-                });
+            || out.iter().all(|t| {
+                matches!(
+                    t,
+                    Tok::Header(_) | Tok::Courtesy(_) | Tok::Recipient { .. } | Tok::Addressee(_)
+                )
+            });
         if clause_start
             && (word(text, &toks[k]) == "you" || your_troops(text, &toks[k]))
             && let Some(link) = you_link_len(text, &toks[k + 1..])

@@ -1016,3 +1016,60 @@ fn places_before_then_are_where_to_march_first() {
         assert_eq!(again.key, o.key, "{text} → {}", o.readback);
     }
 }
+
+#[test]
+fn the_otherwise_branch_keeps_its_own_places_and_needs_no_warning() {
+    // Rule `cond.condition`: "…; otherwise keep your ground" is the other branch. It does not
+    // take the place of the branch it replaces (keeping one's ground is no move on Hall, so
+    // General, not Engage), and an order that says what to do if its condition fails has the
+    // alternative `condition-may-fail` asks for (30.0).
+    let o = hall(
+        "Sauret: should the enemy abandon Hall, occupy it at once; otherwise keep your ground.",
+    );
+    assert_eq!(o.stages.len(), 2, "{}", o.key);
+    let other = &o.stages[1];
+    assert!(other.condition.as_ref().is_some_and(|c| c.is_otherwise()));
+    assert!(other.objectives.is_empty(), "{:?}", other.objectives);
+    assert_eq!(other.posture, staffwork::rules::Posture::General);
+    assert!(
+        !o.diagnostics.iter().any(|d| d.code == "condition-may-fail"),
+        "{:?}",
+        o.diagnostics
+    );
+    // Without an "otherwise" the condition is still warned about.
+    let o = hall("Sauret: should the enemy abandon Hall, occupy it at once.");
+    assert!(o.diagnostics.iter().any(|d| d.code == "condition-may-fail"));
+}
+
+#[test]
+fn common_phrases_of_manner_ground_and_readiness_are_known_words() {
+    // Lexicon data (grammar/lexicon.toml): none of these words is an unknown place any more.
+    for text in [
+        "Lorcet: reoccupy the summit of Hinzeberg tonight, whatever the cost.",
+        "2nd Div: follow the 3rd Division at a distance.",
+        "4th Div: form behind Hinzeberg and be ready to fill any gap.",
+        "3rd Div: march by the Säter road to Kirseberg, avoiding any engagement on the way.",
+        "Sauret: hold the walls and ditches of Kümla.",
+    ] {
+        let o = hall(text);
+        assert!(
+            !o.diagnostics.iter().any(|d| d.code == "unknown-word"
+                || d.code == "unknown-place"
+                || d.code == "unstructured-text"),
+            "{text}: {:?}",
+            o.diagnostics
+        );
+    }
+    // "avoiding any engagement" forbids, it is no stage (rule neg.avoid).
+    let o =
+        hall("3rd Div: march by the Säter road to Kirseberg, avoiding any engagement on the way.");
+    assert_eq!(o.stages.len(), 1, "{}", o.key);
+    assert!(
+        o.prohibitions.iter().any(|p| p.text.contains("engagement")),
+        "{:?}",
+        o.prohibitions
+    );
+    // "All divisions will be in position by noon": an order to deploy, not a report.
+    let o = hall("2nd Div: be in position behind Hinzeberg by noon.");
+    assert_eq!(o.order_type, Some(OrderType::General), "{}", o.key);
+}

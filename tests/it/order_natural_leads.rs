@@ -348,7 +348,10 @@ fn a_name_before_you_will_is_addressed_and_you_will_is_no_remark() {
     // recipient implicit or "you will" as an unread remark).
     for (text, want) in [
         ("Morvan, you will capture Hall from the west.", "div-2"),
-        ("General Morvan, you will capture Hall from the west.", "div-2"),
+        (
+            "General Morvan, you will capture Hall from the west.",
+            "div-2",
+        ),
         ("Sauret, you are to hold Kümla until relieved.", "div-3"),
         ("Sauret, you are not to cross the Viskan.", "div-3"),
     ] {
@@ -356,8 +359,9 @@ fn a_name_before_you_will_is_addressed_and_you_will_is_no_remark() {
         assert_eq!(recipient_id(&o).as_deref(), Some(want), "{text}: {}", o.key);
         assert!(o.remarks.is_empty(), "{text}: {:?}", o.remarks);
         assert!(
-            !o.diagnostics.iter().any(|d| d.code == "implicit-recipient"
-                || d.code == "unstructured-text"),
+            !o.diagnostics
+                .iter()
+                .any(|d| d.code == "implicit-recipient" || d.code == "unstructured-text"),
             "{text}: {:?}",
             o.diagnostics
         );
