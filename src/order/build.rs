@@ -1664,7 +1664,8 @@ impl Reading<'_> {
             manner: std::mem::take(&mut self.pending.manner),
             if_possible: std::mem::take(&mut self.pending.if_possible),
             alternatives: false,
-            parts: vec![verb.clone()],
+            // "2nd Div advances on Hall" reads back "… is to advance on Hall".
+            parts: vec![lexicon::base_form(verb).into_owned()],
             own_objectives: 0,
             purpose: None,
         };

@@ -175,6 +175,37 @@ pub(crate) fn inflect(lemma: &str) -> (String, Vec<String>) {
     )
 }
 
+/// The base form of a verb written in the third person ("advances" → "advance", "carries" →
+/// "carry", "falls back" → "fall back"), for the read-back's "is to …"; any other verb as it is.
+/// The inverse of [`inflect`]'s -s form, so it holds for the lexicon's regular verbs and the
+/// grammar's alike.
+pub(crate) fn base_form(verb: &str) -> Cow<'_, str> {
+    let (head, tail) = verb.split_once(' ').unwrap_or((verb, ""));
+    let stem = match head {
+        "goes" => Some("go".to_string()),
+        "does" => Some("do".to_string()),
+        "has" => Some("have".to_string()),
+        _ if head.ends_with("ies") && head.len() > 4 => {
+            Some(format!("{}y", &head[..head.len() - 3]))
+        }
+        _ if ["sses", "ches", "shes", "xes"]
+            .iter()
+            .any(|e| head.ends_with(e)) =>
+        {
+            Some(head[..head.len() - 2].to_string())
+        }
+        _ if head.ends_with('s') && !["ss", "us", "is"].iter().any(|e| head.ends_with(e)) => {
+            Some(head[..head.len() - 1].to_string())
+        }
+        _ => None,
+    };
+    match stem {
+        Some(stem) if tail.is_empty() => Cow::Owned(stem),
+        Some(stem) => Cow::Owned(format!("{stem} {tail}")),
+        None => Cow::Borrowed(verb),
+    }
+}
+
 fn words(s: &str) -> Vec<String> {
     s.split_whitespace().map(str::to_lowercase).collect()
 }
@@ -757,6 +788,37 @@ mod tests {
         assert_eq!(l.longest(&ws, 0).map(|x| x.0), Some(4));
         assert!(l.is_troop_word("lancers"));
         assert!(l.is_terrain("heights"));
+    }
+
+    #[test]
+    fn base_forms_undo_the_third_person() {
+        for (form, base) in [
+            ("advances", "advance"),
+            ("carries", "carry"),
+            ("marches", "march"),
+            ("crosses", "cross"),
+            ("pushes", "push"),
+            ("falls back", "fall back"),
+            ("goes", "go"),
+            ("bivouacs", "bivouac"),
+            ("cross", "cross"),
+            ("attack", "attack"),
+            ("pass", "pass"),
+        ] {
+            assert_eq!(base_form(form), base, "{form}");
+        }
+        // The inverse of every regular -s form the lexicon generates.
+        for lemma in [
+            "advance",
+            "carry",
+            "march",
+            "cross",
+            "retire",
+            "fall back",
+            "halt",
+        ] {
+            assert_eq!(base_form(&inflect(lemma).0), lemma);
+        }
     }
 
     #[test]
