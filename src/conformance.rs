@@ -914,6 +914,28 @@ fn check_expectation(view: &View, l: &Line, text: &str) -> Result<(), String> {
             );
             compare(l, &format!("formation of {piece}"), rest, &got)
         }
+        ["extension", piece, hex, field @ ("formation" | "morale"), rest @ ..] => {
+            // 13.1.2: a Line Extension's own formation (Line, or Square, 13.2.1) and Morale
+            // State; `none` when the unit has no extension in that hex.
+            let at: crate::hex::Hex = hex
+                .parse()
+                .map_err(|_| format!("line {}: `{hex}` is not a hex", l.line))?;
+            let part = state
+                .movement
+                .get(*piece)
+                .and_then(|m| m.extension_parts.iter().find(|p| p.hex == at));
+            let got = match (part, *field) {
+                (None, _) => "none".to_string(),
+                (Some(p), "formation") => kebab(&p.formation()),
+                (Some(p), _) => kebab(&p.morale),
+            };
+            compare(
+                l,
+                &format!("{field} of {piece}'s Line Extension at {hex}"),
+                rest,
+                &got,
+            )
+        }
         ["distance", a, b, rest @ ..] => {
             let at = |p: &str| {
                 state

@@ -305,13 +305,18 @@ fn combatant(ctx: &Ctx, ids: &[String], hex: Hex, quality: SkirmisherQuality) ->
         })
         .min()
         .unwrap_or_default();
-    // Its formation now: the last change recorded by movement (8), else its set-up.
-    c.formation = ctx
-        .state
-        .movement
-        .get(&lead.id)
-        .and_then(|m| m.formation)
-        .unwrap_or(lead.formation);
+    // Its formation now: the last change recorded by movement (8), else its set-up; a Line
+    // Extension fighting in its own hex is in Line or in the Square it formed (13.2.1,
+    // decision 0198).
+    c.formation = match super::extensions::part(&ctx.state, &lead.id, hex) {
+        Some(p) => p.formation(),
+        None => ctx
+            .state
+            .movement
+            .get(&lead.id)
+            .and_then(|m| m.formation)
+            .unwrap_or(lead.formation),
+    };
     c.blown = lead_state.blown;
     c.track = Some(lead_state.track);
     // 15.4.5: the Lead Unit has or is a Line Extension.
@@ -1702,14 +1707,6 @@ fn charge(
     );
     out.others_rout = r.defender_hex_others_rout;
     out.notes.extend(overruled);
-    if let (true, Some(h)) = (r.formed_square, options.defender_at) {
-        // 13.2.1: "Line Extensions CAN form Square as a reaction to Cavalry Charges"; an
-        // extension has no formation of its own in the game (13.1.1), so its Square is the
-        // readback's and this note's (decision 0195).
-        out.notes.push(format!(
-            "the Line Extension at {h} forms Square (13.2.1); its parent keeps its formation"
-        ));
-    }
     Ok(Some(out))
 }
 
@@ -1892,7 +1889,7 @@ fn square_fire_first(
             "repeat without --square-fire",
         );
     }
-    form_square_against_charge(ctx, target, input.defender.formation);
+    form_square_against_charge(ctx, target, None, input.defender.formation);
     let fire = CombatOptions {
         opportunity_at: Some(at),
         opportunity_formation: true,
@@ -1927,21 +1924,21 @@ fn square_first(
     readback: &mut CombatReadback,
 ) -> Result<bool, Refusal> {
     let target = &targets[0];
-    if let Some(at) = options.reaction_at {
+    if let (Some(at), None) = (options.reaction_at, options.defender_at) {
         // A stop the result asks for afterwards finds it already made.
         let side = side_of(ctx, target);
         super::opportunity::stop_reacted(ctx, &side, target, at, true, false);
     }
-    form_square_against_charge(ctx, target, input.defender.formation);
+    form_square_against_charge(ctx, target, options.defender_at, input.defender.formation);
     read_again(ctx, kind, chargers, targets, options, input, readback)?;
     Ok(true)
 }
 
-/// The target forms Square against the charge with no battery firing at it inside the charge
-/// (no `--square-fire`, 17.4.6) and is no Line Extension (13.2.1: its Square is a note): the
-/// case [`square_first`] carries out, in the game and in its odds.
+/// The target — a unit, or a Line Extension in its own hex (13.2.1, decision 0198) — forms
+/// Square against the charge with no battery firing at it inside the charge (no
+/// `--square-fire`, 17.4.6): the case [`square_first`] carries out, in the game and in its odds.
 fn squares_unfired(options: &CombatOptions, input: &ChargeInput) -> bool {
-    options.square_fire.is_empty() && options.defender_at.is_none() && forms_square(input)
+    options.square_fire.is_empty() && forms_square(input)
 }
 
 /// 16.2.1: whether the charge's target forms Square against it — it chose to and may: infantry,
@@ -1999,8 +1996,16 @@ fn read_again(
 /// is not offered to the enemy's batteries or cavalry afterwards: the Opportunity Fire it
 /// generates is fired inside the charge (17.4.6, `--square-fire`). In an enemy Zone of
 /// Influence it costs a Morale State: 11.3.1 "A unit changes formation in a Zone of Influence
-/// (including Square formation in reaction to a Cavalry Charge)". Decisions 0194, 0195.
-fn form_square_against_charge(ctx: &mut Ctx, target: &str, from: crate::scenario::UnitFormation) {
+/// (including Square formation in reaction to a Cavalry Charge)". A Line Extension charged in
+/// its own hex (`extension`) forms its own Square (13.2.1: "Line Extensions CAN form Square as a
+/// reaction to Cavalry Charges"; 8.3: "independently of their parent"), and the Morale State
+/// 11.3.1 costs it is its own (13.1.2, 13.3.1). Decisions 0194, 0195, 0198.
+fn form_square_against_charge(
+    ctx: &mut Ctx,
+    target: &str,
+    extension: Option<Hex>,
+    from: crate::scenario::UnitFormation,
+) {
     let side = side_of(ctx, target);
     ctx.emit_side(
         &side,
@@ -2010,11 +2015,23 @@ fn form_square_against_charge(ctx: &mut Ctx, target: &str, from: crate::scenario
             to: crate::scenario::UnitFormation::Square,
             half_mp: 0,
             rule: "16.2.1".into(),
+            extension,
         },
     );
     // Its move, if it was moving, has ended (16.5.6): nothing left to halve (11.3.2).
-    if let Some(at) = ctx.state.positions.get(target).copied() {
-        super::zones::formation_change_in_zoi(ctx, &side, target, at, 0);
+    let at = extension.or_else(|| ctx.state.positions.get(target).copied());
+    if let Some(at) = at
+        && super::zones::enemy_zoi(ctx, &side).contains(&at)
+    {
+        super::zones::degrade_part(
+            ctx,
+            &side,
+            target,
+            extension,
+            "11.3.1",
+            format!("changed formation in an enemy Zone of Influence at {at}"),
+            0,
+        );
     }
 }
 

@@ -264,6 +264,7 @@ pub fn describe(e: &Event) -> String {
             to,
             half_mp,
             rule,
+            extension,
         } => {
             // Decision 0193: a change beyond where a halving stopped the unit was never made.
             let undone = if rule == "12.1.2" {
@@ -272,6 +273,11 @@ pub fn describe(e: &Event) -> String {
                 ": stopped short, it never got to where it made the change"
             } else {
                 ""
+            };
+            // 13.2.1: a Line Extension's own Square (decision 0198).
+            let unit = match extension {
+                Some(h) => format!("{unit}'s Line Extension at {h}"),
+                None => unit.clone(),
             };
             format!(
                 "{unit} changes formation {from:?} → {to:?} ({} MP, {rule}{undone})",

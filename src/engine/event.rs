@@ -292,6 +292,11 @@ pub enum EventKind {
         /// Half-points spent.
         half_mp: u32,
         rule: String,
+        /// The unit's Line Extension in this hex changed formation, not the unit: it formed
+        /// Square against a charge (13.2.1, 8.3) or left it (8.3.3, 8.3.4, 8.3.1.2); decision
+        /// 0198.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        extension: Option<Hex>,
     },
     /// A unit now faces another hex corner (10.1): by turning in place, or at the end of a
     /// move (whose turns the move's `half_mp` already paid; then `half_mp` is 0).

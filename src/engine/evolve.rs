@@ -354,10 +354,34 @@ fn apply(state: &mut GameState, event: &Event) {
         }
         EventKind::FormationChanged {
             unit,
+            to,
+            half_mp,
+            extension: Some(hex),
+            ..
+        } => {
+            // 13.2.1, 8.3: a Line Extension's Square is its own, and so are the MP it spends
+            // leaving it (13.1.2, 8.3.3); its parent keeps its formation (decision 0198).
+            let (turn, player) = (state.turn, state.player);
+            if let Some(p) = state
+                .movement
+                .get_mut(unit)
+                .and_then(|m| m.extension_parts.iter_mut().find(|p| p.hex == *hex))
+            {
+                p.square = (*to == crate::scenario::UnitFormation::Square).then_some((turn, player));
+                if *half_mp > 0 {
+                    let mut spent = p.spent_in(turn, player);
+                    spent.halves += half_mp;
+                    p.moved = Some(spent);
+                }
+            }
+        }
+        EventKind::FormationChanged {
+            unit,
             from,
             to,
             half_mp,
             rule,
+            extension: None,
         } => {
             let (turn, player) = (state.turn, state.player);
             let at = state.positions.get(unit).copied();
@@ -439,6 +463,7 @@ fn apply(state: &mut GameState, event: &Event) {
                 last_path: vec![*hex],
                 last_facings: Vec::new(),
                 last_left: Vec::new(),
+                square: None,
             });
             m.halves += half_mp;
             u.moved = Some(m);

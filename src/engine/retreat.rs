@@ -460,6 +460,7 @@ pub(super) fn retreat(
                 to: UnitFormation::Limbered,
                 half_mp: 0,
                 rule: "21.4.6".into(),
+                extension: None,
             },
         );
     }

@@ -511,9 +511,24 @@ pub struct ExtensionPart {
     /// decision 0192).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_left: Vec<u32>,
+    /// It stands in Square, formed against a charge (13.2.1: "Line Extensions CAN form Square as
+    /// a reaction to Cavalry Charges"; 8.3: "independently of their parent") in the phase (turn,
+    /// player) given, which ended its move (8.3.1.1); otherwise it is in Line, as its parent
+    /// (13.2). Decision 0198.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub square: Option<(u32, usize)>,
 }
 
 impl ExtensionPart {
+    /// Its formation: Line, or Square formed against a charge (13.2.1; decision 0198).
+    pub fn formation(&self) -> crate::scenario::UnitFormation {
+        if self.square.is_some() {
+            crate::scenario::UnitFormation::Square
+        } else {
+            crate::scenario::UnitFormation::Line
+        }
+    }
+
     /// What it has spent in the phase of `turn` and `player`.
     pub fn spent_in(&self, turn: u32, player: usize) -> PhaseMove {
         PhaseMove::in_phase(self.moved, turn, player)

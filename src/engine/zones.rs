@@ -45,11 +45,13 @@ pub(crate) fn enemy_zoi(ctx: &Ctx, side: &str) -> BTreeSet<Hex> {
         let mut sources = vec![(*at, morale, own)];
         for h in super::extensions::of(&ctx.state, id) {
             let part = super::extensions::part(&ctx.state, id, h);
-            sources.push((
-                h,
-                part.map_or(morale, |p| p.morale),
-                part.and_then(|p| p.facing).map(|c| 1 << c.index()).or(own),
-            ));
+            // 13.2.1 with 10.0: one in Square faces, and exerts it, every way (decision 0198).
+            let facing_set = if part.is_some_and(|p| p.square.is_some()) {
+                None
+            } else {
+                part.and_then(|p| p.facing).map(|c| 1 << c.index()).or(own)
+            };
+            sources.push((h, part.map_or(morale, |p| p.morale), facing_set));
         }
         for (at, morale, facing_set) in sources {
             if matches!(morale, MoraleState::Disorganized | MoraleState::Routed) {
