@@ -907,6 +907,10 @@ pub(super) fn resolve(
         let retreats = r.defender.retreat != crate::combat::Retreat::None;
         super::opportunity::stop_reacted(ctx, &d_side, target, at, formed_square, retreats);
     }
+    // 8.3.1.2: a Square the combat Routs enters Routed formation (decision 0199).
+    for id in attackers.iter().chain(defenders) {
+        super::retreat::routed_square_breaks(ctx, id);
+    }
     for (side, ids) in [(&a_side, attackers), (&d_side, defenders)] {
         for id in ids {
             let size = current_size(

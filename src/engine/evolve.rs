@@ -399,7 +399,9 @@ fn apply(state: &mut GameState, event: &Event) {
             {
                 u.formation_changed_at.remove(i);
             }
-            if let (Some(at), false) = (at, rule == "21.4.6" || undone) {
+            // 8.3.1.2: nor a Square broken by a Rout (decision 0199).
+            let forced = rule == "21.4.6" || rule == super::retreat::ROUTED_SQUARE;
+            if let (Some(at), false) = (at, forced || undone) {
                 u.formation_changed_at
                     .retain(|c| (c.turn, c.player) == (turn, player));
                 let moves_before = u

@@ -177,6 +177,10 @@ pub(crate) fn degrade_part(
     if after == MoraleState::Disorganized && before != MoraleState::Disorganized && left > 0 {
         halve(ctx, side, unit, extension, left);
     }
+    // 8.3.1.2: a Square that Routs leaves it (decision 0199).
+    if after == MoraleState::Routed && before != MoraleState::Routed {
+        super::retreat::routed_square_breaks(ctx, unit);
+    }
     // 21.4: "a unit that becomes Routed immediately retreats 6 hexes" — from whatever cause.
     if after == MoraleState::Routed
         && before != MoraleState::Routed
