@@ -181,9 +181,19 @@ pub fn describe(e: &Event) -> String {
         }
         EventKind::StragglerCheck {
             unit,
+            waived: Some(rule),
+            ..
+        } => {
+            format!(
+                "{unit} forced march: no morale check for stragglers, waived by {rule} (Advance Reinforcements)"
+            )
+        }
+        EventKind::StragglerCheck {
+            unit,
             needs,
             dice: d,
             straggler,
+            waived: None,
         } => {
             format!(
                 "{unit} morale check (needs {needs}): rolled {} → {}",

@@ -1136,6 +1136,9 @@ fn random_effect(
                 if let Some(n) = t.rolls {
                     r.arrival_rolls.insert(t.group.clone(), (turn, n));
                 }
+                if t.forced_march {
+                    r.free_forced_march.insert(t.group.clone(), turn);
+                }
             }
         }
         Effect::VimeiroJunotWakesUp => {

@@ -1426,8 +1426,23 @@ fn forced_march_allowed(
 
 /// 12.5.6.2: a Morale Check (21.2) for each set of Forced March MP; a failure costs a
 /// Straggler.
+/// 29.1 Advance Reinforcements: reinforcements due in the turn of the event "may force march
+/// without rolling for Straggler Losses this turn": no die, the waiver logged (decision 0200).
 fn straggler_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<(), Refusal> {
     let (need, bonus) = morale_check_need(ctx, side, u, at);
+    if super::random_events::free_forced_march(ctx, &u.id).is_some() {
+        ctx.emit_side(
+            side,
+            EventKind::StragglerCheck {
+                unit: u.id.clone(),
+                needs: need,
+                dice: Vec::new(),
+                straggler: false,
+                waived: Some("29.1".into()),
+            },
+        );
+        return Ok(());
+    }
     let die = ctx.dice.roll(Purpose::Morale, 6)?;
     let straggler = i16::from(die.value) + i16::from(bonus) < i16::from(need);
     ctx.emit_side(
@@ -1437,6 +1452,7 @@ fn straggler_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<(), R
             needs: need,
             dice: vec![die],
             straggler,
+            waived: None,
         },
     );
     Ok(())

@@ -608,6 +608,10 @@ pub struct RandomEffects {
     /// twice") (29.1).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub arrival_rolls: BTreeMap<String, (u32, u8)>,
+    /// Reinforcement group → the turn its units may Force March (12.5.6) without rolling for
+    /// Straggler losses (29.1 Advance Reinforcements for a group due that turn; decision 0200).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub free_forced_march: BTreeMap<String, u32>,
     /// Side → the turn its cavalry rolls for Straggler Recovery as if it were infantry (29.1
     /// Cavalry Recovery; the Rally Phase reads it).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
