@@ -1413,7 +1413,8 @@ fn opportunity_hex(
             "",
         ));
     };
-    // 17.4 trigger 3: a formation change in the zone (a Line Extension has no formation).
+    // 17.4 trigger 3: a formation change in the zone (a Line Extension's Square against a
+    // charge, or its change back, is none: decision 0198).
     if options.opportunity_formation {
         let changes = match options.defender_at {
             Some(_) => Vec::new(),
