@@ -914,7 +914,13 @@ fn check_expectation(view: &View, l: &Line, text: &str) -> Result<(), String> {
             );
             compare(l, &format!("formation of {piece}"), rest, &got)
         }
-        ["extension", piece, hex, field @ ("formation" | "morale"), rest @ ..] => {
+        [
+            "extension",
+            piece,
+            hex,
+            field @ ("formation" | "morale"),
+            rest @ ..,
+        ] => {
             // 13.1.2: a Line Extension's own formation (Line, or Square, 13.2.1) and Morale
             // State; `none` when the unit has no extension in that hex.
             let at: crate::hex::Hex = hex

@@ -759,15 +759,15 @@ impl super::Engine<'_> {
                 // have cost it (decision 0195). The fire of `--square-fire` rolls dice: its
                 // odds are not folded in.
                 if squares_unfired(options, &input) {
-                    square_first(
-                        &mut ctx,
+                    let mut charge = ChargeUnderWay {
                         kind,
-                        attackers,
-                        defenders,
+                        chargers: attackers,
+                        targets: defenders,
                         options,
-                        &mut input,
-                        &mut readback,
-                    )?;
+                        input: &mut input,
+                        readback: &mut readback,
+                    };
+                    square_first(&mut ctx, &mut charge)?;
                 }
                 CombatInput::Charge(input)
             }
@@ -1676,14 +1676,21 @@ fn charge(
     }
     // 16.2.1: the target forms Square before the melee, in the game (decision 0195); 17.4.6:
     // the charge is interrupted for the fire at it, if a battery fires (decision 0194).
-    let formed_first = if !options.square_fire.is_empty() {
-        square_fire_first(
-            ctx, kind, &chargers, &targets, options, &mut input, readback,
-        )?
-    } else if squares_unfired(options, &input) {
-        square_first(
-            ctx, kind, &chargers, &targets, options, &mut input, readback,
-        )?
+    let fired = !options.square_fire.is_empty();
+    let formed_first = if fired || squares_unfired(options, &input) {
+        let mut charge = ChargeUnderWay {
+            kind,
+            chargers: &chargers,
+            targets: &targets,
+            options,
+            input: &mut input,
+            readback: &mut *readback,
+        };
+        if fired {
+            square_fire_first(ctx, &mut charge)?
+        } else {
+            square_first(ctx, &mut charge)?
+        }
     } else {
         false
     };
@@ -1842,18 +1849,10 @@ fn apply_defender(
 /// has its Square undone (decision 0159). The charge's `input` is then read again from the game
 /// as the fire left the target, the Square already formed or not. Returns whether it stands in
 /// Square. Decision 0194.
-#[allow(clippy::too_many_arguments)]
-fn square_fire_first(
-    ctx: &mut Ctx,
-    kind: &CombatKind,
-    chargers: &[String],
-    targets: &[String],
-    options: &CombatOptions,
-    input: &mut ChargeInput,
-    readback: &mut CombatReadback,
-) -> Result<bool, Refusal> {
+fn square_fire_first(ctx: &mut Ctx, c: &mut ChargeUnderWay) -> Result<bool, Refusal> {
     use crate::scenario::UnitFormation;
-    let target = &targets[0];
+    let (input, options) = (&*c.input, c.options);
+    let target = &c.targets[0];
     let stands = ctx.state.positions.get(target).copied();
     let refuse = |code: &'static str, msg: String, help: &str| {
         Err(Refusal::new(code, "17.4.6", msg, help.to_string()))
@@ -1910,32 +1909,29 @@ fn square_fire_first(
     )?;
     // The charge goes on against the target as the fire left it: its Square formed (or
     // undone), its Morale State and losses.
-    read_again(ctx, kind, chargers, targets, options, input, readback)?;
+    read_again(ctx, c)?;
     Ok(ctx.state.movement.get(target).and_then(|m| m.formation) == Some(UnitFormation::Square))
 }
 
 /// 16.2.1 without 17.4.6's fire (`--square-fire`): the target forms Square before the melee —
 /// a Reaction Charge's target met at an earlier hex of its move stopped there first (16.5.6:
 /// forming Square ends its move) — and the charge is read again against it in Square, with the
-/// Morale State 11.3.1 may have cost it. Decision 0195.
-#[allow(clippy::too_many_arguments)]
-fn square_first(
-    ctx: &mut Ctx,
-    kind: &CombatKind,
-    chargers: &[String],
-    targets: &[String],
-    options: &CombatOptions,
-    input: &mut ChargeInput,
-    readback: &mut CombatReadback,
-) -> Result<bool, Refusal> {
-    let target = &targets[0];
-    if let (Some(at), None) = (options.reaction_at, options.defender_at) {
+/// Morale State 11.3.1 may have cost it; a Line Extension charged in its own hex forms its own
+/// (13.2.1). Decisions 0195, 0198.
+fn square_first(ctx: &mut Ctx, c: &mut ChargeUnderWay) -> Result<bool, Refusal> {
+    let target = &c.targets[0];
+    if let (Some(at), None) = (c.options.reaction_at, c.options.defender_at) {
         // A stop the result asks for afterwards finds it already made.
         let side = side_of(ctx, target);
         super::opportunity::stop_reacted(ctx, &side, target, at, true, false);
     }
-    form_square_against_charge(ctx, target, options.defender_at, input.defender.formation);
-    read_again(ctx, kind, chargers, targets, options, input, readback)?;
+    form_square_against_charge(
+        ctx,
+        target,
+        c.options.defender_at,
+        c.input.defender.formation,
+    );
+    read_again(ctx, c)?;
     Ok(true)
 }
 
@@ -1964,17 +1960,8 @@ fn forms_square(input: &ChargeInput) -> bool {
 /// The charge's `input` read again from the game after the target formed Square (and was fired
 /// on, 17.4.6): its formation, Morale State and losses, and the arc it is charged through (a
 /// Square has no flank or rear, 10.0); the target's decision to form Square spent.
-#[allow(clippy::too_many_arguments)]
-fn read_again(
-    ctx: &mut Ctx,
-    kind: &CombatKind,
-    chargers: &[String],
-    targets: &[String],
-    options: &CombatOptions,
-    input: &mut ChargeInput,
-    readback: &mut CombatReadback,
-) -> Result<(), Refusal> {
-    let mut goes_on = kind.clone();
+fn read_again(ctx: &mut Ctx, c: &mut ChargeUnderWay) -> Result<(), Refusal> {
+    let mut goes_on = c.kind.clone();
     if let CombatKind::Charge {
         form_square,
         square_undecided,
@@ -1984,16 +1971,28 @@ fn read_again(
         *form_square = false;
         *square_undecided = false;
     }
-    let (_, _, e, _) = engage(ctx, &goes_on, chargers, targets, options)?;
-    let decisions = input.decisions;
+    let (_, _, e, _) = engage(ctx, &goes_on, c.chargers, c.targets, c.options)?;
+    let decisions = c.input.decisions;
     // The arc it is charged through is read again too: a Square has no flank or rear (10.0).
-    readback.aspects.clear();
-    *input = charge_input(ctx, e, &goes_on, readback)?;
-    input.decisions = ChargeDecisions {
+    c.readback.aspects.clear();
+    *c.input = charge_input(ctx, e, &goes_on, c.readback)?;
+    c.input.decisions = ChargeDecisions {
         form_square: false,
         ..decisions
     };
     Ok(())
+}
+
+/// A charge under way while its target forms Square (and is fired on, 17.4.6): what
+/// [`square_first`], [`square_fire_first`] and [`read_again`] read and rewrite — the charge as
+/// asked, and its input to the combat core and readback so far.
+struct ChargeUnderWay<'a> {
+    kind: &'a CombatKind,
+    chargers: &'a [String],
+    targets: &'a [String],
+    options: &'a CombatOptions,
+    input: &'a mut ChargeInput,
+    readback: &'a mut CombatReadback,
 }
 
 /// 16.2.1: "Square forming is automatic (see 8.3)": the target of a charge forms Square,

@@ -367,7 +367,8 @@ fn apply(state: &mut GameState, event: &Event) {
                 .get_mut(unit)
                 .and_then(|m| m.extension_parts.iter_mut().find(|p| p.hex == *hex))
             {
-                p.square = (*to == crate::scenario::UnitFormation::Square).then_some((turn, player));
+                p.square =
+                    (*to == crate::scenario::UnitFormation::Square).then_some((turn, player));
                 if *half_mp > 0 {
                     let mut spent = p.spent_in(turn, player);
                     spent.halves += half_mp;

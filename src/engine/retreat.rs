@@ -143,9 +143,7 @@ pub(super) fn routed_square_breaks(ctx: &mut Ctx, unit: &str) {
         .units
         .get(unit)
         .is_some_and(|x| x.morale == MoraleState::Routed);
-    if !routed
-        || super::movement::formation_now(s, &ctx.state, u) != UnitFormation::Square
-    {
+    if !routed || super::movement::formation_now(s, &ctx.state, u) != UnitFormation::Square {
         return;
     }
     let side = u.side.clone();

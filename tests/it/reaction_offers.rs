@@ -230,7 +230,11 @@ fn a_line_extensions_square_is_its_own_in_status_13_2_1() {
     for seat in [u.clone(), Viewer::Side("french".into())] {
         let s = status(&mut g, &seat);
         let f = s.formations.iter().find(|f| f.unit == "fr-line").unwrap();
-        assert_eq!(f.formation, UnitFormation::Line, "the parent keeps its Line");
+        assert_eq!(
+            f.formation,
+            UnitFormation::Line,
+            "the parent keeps its Line"
+        );
         let ext = &f.extension_parts[0];
         assert_eq!(ext.hex.to_string(), "10.08");
         assert_eq!(ext.formation, UnitFormation::Square);
