@@ -1505,10 +1505,12 @@ fn close_combat(
     fortified: bool,
     readback: &mut CombatReadback,
 ) -> Result<Resolved, Refusal> {
+    let (defenders, d_hex) = (e.defenders, e.d_hex);
     let (input, extra_notes) = match close_combat_input(ctx, e, fortified, readback)? {
         CloseCombatSetup::Left(r) => return Ok(*r),
         CloseCombatSetup::Fight(input, notes) => (input, notes),
     };
+    squares_attacked(ctx, defenders, d_hex);
     let r = resolve_close_combat(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
     readback.checks = r.checks.clone();
     readback.may_rush = r.may_rush;
@@ -1522,6 +1524,48 @@ fn close_combat(
         notes,
     ))
 }
+
+/// 8.3.4: "A unit in Square that is attacked in Close Combat automatically changes formation to
+/// Column (or Line in the case of a unit with Line Extensions) and has its Morale State reduced
+/// 1 level" (15.4.5). The combat core reads the Square and applies the change and the Morale
+/// State inside the combat; the game records the formation: `formation-changed` Square → Column
+/// (Line for a unit with Line Extensions, or a Line Extension in its own Square, 13.2.1), 0 MP,
+/// rule 8.3.4, before the result — no Opportunity Fire trigger (8.2.1). Decision 0198.
+fn squares_attacked(ctx: &mut Ctx, defenders: &[String], d_hex: Hex) {
+    use crate::scenario::UnitFormation;
+    let s = ctx.eng.scenario;
+    for id in defenders {
+        let Some(u) = s.unit(id) else { continue };
+        let extension = super::extensions::part(&ctx.state, id, d_hex).map(|p| p.formation());
+        let (now, at) = match extension {
+            Some(f) => (f, Some(d_hex)),
+            None => (super::movement::formation_now(s, &ctx.state, u), None),
+        };
+        if now != UnitFormation::Square {
+            continue;
+        }
+        let to = if at.is_some() || !super::extensions::of(&ctx.state, id).is_empty() {
+            UnitFormation::Line
+        } else {
+            UnitFormation::Column
+        };
+        let side = u.side.clone();
+        ctx.emit_side(
+            &side,
+            EventKind::FormationChanged {
+                unit: id.clone(),
+                from: UnitFormation::Square,
+                to,
+                half_mp: 0,
+                rule: SQUARE_IN_CLOSE_COMBAT.into(),
+                extension: at,
+            },
+        );
+    }
+}
+
+/// The rule of a Square's change in Close Combat (8.3.4; 8.2.1: no Opportunity Fire).
+pub(crate) const SQUARE_IN_CLOSE_COMBAT: &str = "8.3.4";
 
 /// A Close Combat before any die: the defender left first (15.1.7, 15.1.8), or the combat
 /// core's input with the notes (the umpire's entry ruling, a Skirmisher standing) to add.

@@ -400,8 +400,11 @@ fn apply(state: &mut GameState, event: &Event) {
             {
                 u.formation_changed_at.remove(i);
             }
-            // 8.3.1.2: nor a Square broken by a Rout (decision 0199).
-            let forced = rule == "21.4.6" || rule == super::retreat::ROUTED_SQUARE;
+            // 8.3.1.2: nor a Square broken by a Rout (decision 0199), nor one attacked in Close
+            // Combat (8.2.1, 8.3.4; decision 0198).
+            let forced = rule == "21.4.6"
+                || rule == super::retreat::ROUTED_SQUARE
+                || rule == super::combat_system::SQUARE_IN_CLOSE_COMBAT;
             if let (Some(at), false) = (at, forced || undone) {
                 u.formation_changed_at
                     .retain(|c| (c.turn, c.player) == (turn, player));
