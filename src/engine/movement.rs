@@ -736,7 +736,6 @@ fn move_extension(
 /// enemy Zone of Influence the change costs it a Morale State (11.3.1). It does not move in
 /// Square: 8.3.2's one hex with a Morale Check is the umpire's for an extension (an extension
 /// is never in Column, 13.2.1, which a failed check would leave it in). Decision 0198.
-#[allow(clippy::too_many_arguments)]
 fn extension_leaves_square(
     ctx: &mut Ctx,
     side: &str,
@@ -1426,6 +1425,7 @@ fn forced_march_allowed(
 
 /// 12.5.6.2: a Morale Check (21.2) for each set of Forced March MP; a failure costs a
 /// Straggler.
+///
 /// 29.1 Advance Reinforcements: reinforcements due in the turn of the event "may force march
 /// without rolling for Straggler Losses this turn": no die, the waiver logged (decision 0200).
 fn straggler_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<(), Refusal> {
