@@ -944,6 +944,15 @@ fn check_expectation(view: &View, l: &Line, text: &str) -> Result<(), String> {
             );
             compare(l, &format!("formation of {piece}"), rest, &got)
         }
+        ["morale", piece, rest @ ..] => {
+            // 21.1: the unit's Morale State now (a Line Extension's own is `extension`).
+            let got = state
+                .units
+                .get(*piece)
+                .map(|u| u.morale)
+                .unwrap_or_default();
+            compare(l, &format!("Morale State of {piece}"), rest, &kebab(&got))
+        }
         [
             "extension",
             piece,
