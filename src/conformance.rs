@@ -817,6 +817,36 @@ fn compare(l: &Line, what: &str, want: &[&str], got: &str) -> Result<(), String>
     }
 }
 
+/// `extension UNIT HEX formation|morale V`: a Line Extension's own formation (Line, or Square,
+/// 13.2.1) and Morale State (13.1.2); `none` when the unit has no extension in that hex.
+fn check_extension(
+    state: &GameState,
+    l: &Line,
+    piece: &str,
+    hex: &str,
+    field: &str,
+    rest: &[&str],
+) -> Result<(), String> {
+    let at: crate::hex::Hex = hex
+        .parse()
+        .map_err(|_| format!("line {}: `{hex}` is not a hex", l.line))?;
+    let part = state
+        .movement
+        .get(piece)
+        .and_then(|m| m.extension_parts.iter().find(|p| p.hex == at));
+    let got = match (part, field) {
+        (None, _) => "none".to_string(),
+        (Some(p), "formation") => kebab(&p.formation()),
+        (Some(p), _) => kebab(&p.morale),
+    };
+    compare(
+        l,
+        &format!("{field} of {piece}'s Line Extension at {hex}"),
+        rest,
+        &got,
+    )
+}
+
 /// Compare one `expect:` line (its text without the `after`/`at turn` prefix) with the game.
 fn check_expectation(view: &View, l: &Line, text: &str) -> Result<(), String> {
     if let Some(r) = check_sight(view, l, text) {
@@ -914,6 +944,22 @@ fn check_expectation(view: &View, l: &Line, text: &str) -> Result<(), String> {
             );
             compare(l, &format!("formation of {piece}"), rest, &got)
         }
+        ["morale", piece, rest @ ..] => {
+            // 21.1: the unit's Morale State now (a Line Extension's own is `extension`).
+            let got = state
+                .units
+                .get(*piece)
+                .map(|u| u.morale)
+                .unwrap_or_default();
+            compare(l, &format!("Morale State of {piece}"), rest, &kebab(&got))
+        }
+        [
+            "extension",
+            piece,
+            hex,
+            field @ ("formation" | "morale"),
+            rest @ ..,
+        ] => check_extension(state, l, piece, hex, field, rest),
         ["distance", a, b, rest @ ..] => {
             let at = |p: &str| {
                 state

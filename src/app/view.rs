@@ -138,6 +138,8 @@ pub struct FormationEntry {
 pub struct ExtensionEntry {
     pub hex: crate::hex::Hex,
     pub morale: crate::combat::MoraleState,
+    /// Line, or the Square it formed against a charge (13.2.1, decision 0198).
+    pub formation: crate::scenario::UnitFormation,
     /// The corner it faces, or its parent's facing while that is still open (decision 0083).
     pub facing: String,
     /// MP spent this phase, e.g. `3`.
@@ -483,6 +485,7 @@ fn formations(game: &Game, seat: &Viewer) -> Vec<FormationEntry> {
                             .map(|p| ExtensionEntry {
                                 hex: p.hex,
                                 morale: p.morale,
+                                formation: p.formation(),
                                 facing: p.facing.map_or_else(
                                     || set.map_or("all-around".to_string(), facing::show_set),
                                     |c| c.to_string(),

@@ -541,8 +541,14 @@ pub(crate) fn print_status(s: &app::StatusView) {
             f.extension_parts
                 .iter()
                 .map(|p| {
+                    // 13.2.1: one in Square says so (decision 0198).
+                    let square = if p.formation == crate::scenario::UnitFormation::Square {
+                        "in square, "
+                    } else {
+                        ""
+                    };
                     format!(
-                        "{} ({}, faces {}, {} MP spent)",
+                        "{} ({square}{}, faces {}, {} MP spent)",
                         p.hex,
                         wire_name(&p.morale),
                         p.facing,

@@ -81,6 +81,10 @@ fn facing_of(ctx: &Ctx, unit: &str, at: Hex) -> Facing {
         .terrain_row(ctx.eng.move_map.terrain(at))
         .0
         .town;
+    // 13.2.1 with 10.0: a Line Extension in Square faces every way (decision 0198).
+    if super::extensions::part(&ctx.state, unit, at).is_some_and(|p| p.square.is_some()) {
+        return Facing::AllFront("Square");
+    }
     // 13.1.2: a Line Extension faces as it last turned, once it has (decision 0153).
     if let Some(c) = super::extensions::part(&ctx.state, unit, at).and_then(|p| p.facing) {
         return Facing::Corners(1 << c.index());

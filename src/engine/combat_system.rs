@@ -305,13 +305,18 @@ fn combatant(ctx: &Ctx, ids: &[String], hex: Hex, quality: SkirmisherQuality) ->
         })
         .min()
         .unwrap_or_default();
-    // Its formation now: the last change recorded by movement (8), else its set-up.
-    c.formation = ctx
-        .state
-        .movement
-        .get(&lead.id)
-        .and_then(|m| m.formation)
-        .unwrap_or(lead.formation);
+    // Its formation now: the last change recorded by movement (8), else its set-up; a Line
+    // Extension fighting in its own hex is in Line or in the Square it formed (13.2.1,
+    // decision 0198).
+    c.formation = match super::extensions::part(&ctx.state, &lead.id, hex) {
+        Some(p) => p.formation(),
+        None => ctx
+            .state
+            .movement
+            .get(&lead.id)
+            .and_then(|m| m.formation)
+            .unwrap_or(lead.formation),
+    };
     c.blown = lead_state.blown;
     c.track = Some(lead_state.track);
     // 15.4.5: the Lead Unit has or is a Line Extension.
@@ -754,15 +759,15 @@ impl super::Engine<'_> {
                 // have cost it (decision 0195). The fire of `--square-fire` rolls dice: its
                 // odds are not folded in.
                 if squares_unfired(options, &input) {
-                    square_first(
-                        &mut ctx,
+                    let mut charge = ChargeUnderWay {
                         kind,
-                        attackers,
-                        defenders,
+                        chargers: attackers,
+                        targets: defenders,
                         options,
-                        &mut input,
-                        &mut readback,
-                    )?;
+                        input: &mut input,
+                        readback: &mut readback,
+                    };
+                    square_first(&mut ctx, &mut charge)?;
                 }
                 CombatInput::Charge(input)
             }
@@ -901,6 +906,10 @@ pub(super) fn resolve(
     if let (Some(at), [target]) = (options.reaction_at, defenders) {
         let retreats = r.defender.retreat != crate::combat::Retreat::None;
         super::opportunity::stop_reacted(ctx, &d_side, target, at, formed_square, retreats);
+    }
+    // 8.3.1.2: a Square the combat Routs enters Routed formation (decision 0199).
+    for id in attackers.iter().chain(defenders) {
+        super::retreat::routed_square_breaks(ctx, id);
     }
     for (side, ids) in [(&a_side, attackers), (&d_side, defenders)] {
         for id in ids {
@@ -1404,7 +1413,8 @@ fn opportunity_hex(
             "",
         ));
     };
-    // 17.4 trigger 3: a formation change in the zone (a Line Extension has no formation).
+    // 17.4 trigger 3: a formation change in the zone (a Line Extension's Square against a
+    // charge, or its change back, is none: decision 0198).
     if options.opportunity_formation {
         let changes = match options.defender_at {
             Some(_) => Vec::new(),
@@ -1495,10 +1505,12 @@ fn close_combat(
     fortified: bool,
     readback: &mut CombatReadback,
 ) -> Result<Resolved, Refusal> {
+    let (defenders, d_hex) = (e.defenders, e.d_hex);
     let (input, extra_notes) = match close_combat_input(ctx, e, fortified, readback)? {
         CloseCombatSetup::Left(r) => return Ok(*r),
         CloseCombatSetup::Fight(input, notes) => (input, notes),
     };
+    squares_attacked(ctx, defenders, d_hex);
     let r = resolve_close_combat(ctx.eng.combat, &input, ctx.dice).map_err(combat_error)?;
     readback.checks = r.checks.clone();
     readback.may_rush = r.may_rush;
@@ -1512,6 +1524,48 @@ fn close_combat(
         notes,
     ))
 }
+
+/// 8.3.4: "A unit in Square that is attacked in Close Combat automatically changes formation to
+/// Column (or Line in the case of a unit with Line Extensions) and has its Morale State reduced
+/// 1 level" (15.4.5). The combat core reads the Square and applies the change and the Morale
+/// State inside the combat; the game records the formation: `formation-changed` Square → Column
+/// (Line for a unit with Line Extensions, or a Line Extension in its own Square, 13.2.1), 0 MP,
+/// rule 8.3.4, before the result — no Opportunity Fire trigger (8.2.1). Decision 0198.
+fn squares_attacked(ctx: &mut Ctx, defenders: &[String], d_hex: Hex) {
+    use crate::scenario::UnitFormation;
+    let s = ctx.eng.scenario;
+    for id in defenders {
+        let Some(u) = s.unit(id) else { continue };
+        let extension = super::extensions::part(&ctx.state, id, d_hex).map(|p| p.formation());
+        let (now, at) = match extension {
+            Some(f) => (f, Some(d_hex)),
+            None => (super::movement::formation_now(s, &ctx.state, u), None),
+        };
+        if now != UnitFormation::Square {
+            continue;
+        }
+        let to = if at.is_some() || !super::extensions::of(&ctx.state, id).is_empty() {
+            UnitFormation::Line
+        } else {
+            UnitFormation::Column
+        };
+        let side = u.side.clone();
+        ctx.emit_side(
+            &side,
+            EventKind::FormationChanged {
+                unit: id.clone(),
+                from: UnitFormation::Square,
+                to,
+                half_mp: 0,
+                rule: SQUARE_IN_CLOSE_COMBAT.into(),
+                extension: at,
+            },
+        );
+    }
+}
+
+/// The rule of a Square's change in Close Combat (8.3.4; 8.2.1: no Opportunity Fire).
+pub(crate) const SQUARE_IN_CLOSE_COMBAT: &str = "8.3.4";
 
 /// A Close Combat before any die: the defender left first (15.1.7, 15.1.8), or the combat
 /// core's input with the notes (the umpire's entry ruling, a Skirmisher standing) to add.
@@ -1666,14 +1720,21 @@ fn charge(
     }
     // 16.2.1: the target forms Square before the melee, in the game (decision 0195); 17.4.6:
     // the charge is interrupted for the fire at it, if a battery fires (decision 0194).
-    let formed_first = if !options.square_fire.is_empty() {
-        square_fire_first(
-            ctx, kind, &chargers, &targets, options, &mut input, readback,
-        )?
-    } else if squares_unfired(options, &input) {
-        square_first(
-            ctx, kind, &chargers, &targets, options, &mut input, readback,
-        )?
+    let fired = !options.square_fire.is_empty();
+    let formed_first = if fired || squares_unfired(options, &input) {
+        let mut charge = ChargeUnderWay {
+            kind,
+            chargers: &chargers,
+            targets: &targets,
+            options,
+            input: &mut input,
+            readback: &mut *readback,
+        };
+        if fired {
+            square_fire_first(ctx, &mut charge)?
+        } else {
+            square_first(ctx, &mut charge)?
+        }
     } else {
         false
     };
@@ -1702,14 +1763,6 @@ fn charge(
     );
     out.others_rout = r.defender_hex_others_rout;
     out.notes.extend(overruled);
-    if let (true, Some(h)) = (r.formed_square, options.defender_at) {
-        // 13.2.1: "Line Extensions CAN form Square as a reaction to Cavalry Charges"; an
-        // extension has no formation of its own in the game (13.1.1), so its Square is the
-        // readback's and this note's (decision 0195).
-        out.notes.push(format!(
-            "the Line Extension at {h} forms Square (13.2.1); its parent keeps its formation"
-        ));
-    }
     Ok(Some(out))
 }
 
@@ -1840,18 +1893,10 @@ fn apply_defender(
 /// has its Square undone (decision 0159). The charge's `input` is then read again from the game
 /// as the fire left the target, the Square already formed or not. Returns whether it stands in
 /// Square. Decision 0194.
-#[allow(clippy::too_many_arguments)]
-fn square_fire_first(
-    ctx: &mut Ctx,
-    kind: &CombatKind,
-    chargers: &[String],
-    targets: &[String],
-    options: &CombatOptions,
-    input: &mut ChargeInput,
-    readback: &mut CombatReadback,
-) -> Result<bool, Refusal> {
+fn square_fire_first(ctx: &mut Ctx, c: &mut ChargeUnderWay) -> Result<bool, Refusal> {
     use crate::scenario::UnitFormation;
-    let target = &targets[0];
+    let (input, options) = (&*c.input, c.options);
+    let target = &c.targets[0];
     let stands = ctx.state.positions.get(target).copied();
     let refuse = |code: &'static str, msg: String, help: &str| {
         Err(Refusal::new(code, "17.4.6", msg, help.to_string()))
@@ -1892,7 +1937,7 @@ fn square_fire_first(
             "repeat without --square-fire",
         );
     }
-    form_square_against_charge(ctx, target, input.defender.formation);
+    form_square_against_charge(ctx, target, None, input.defender.formation);
     let fire = CombatOptions {
         opportunity_at: Some(at),
         opportunity_formation: true,
@@ -1908,40 +1953,37 @@ fn square_fire_first(
     )?;
     // The charge goes on against the target as the fire left it: its Square formed (or
     // undone), its Morale State and losses.
-    read_again(ctx, kind, chargers, targets, options, input, readback)?;
+    read_again(ctx, c)?;
     Ok(ctx.state.movement.get(target).and_then(|m| m.formation) == Some(UnitFormation::Square))
 }
 
 /// 16.2.1 without 17.4.6's fire (`--square-fire`): the target forms Square before the melee —
 /// a Reaction Charge's target met at an earlier hex of its move stopped there first (16.5.6:
 /// forming Square ends its move) — and the charge is read again against it in Square, with the
-/// Morale State 11.3.1 may have cost it. Decision 0195.
-#[allow(clippy::too_many_arguments)]
-fn square_first(
-    ctx: &mut Ctx,
-    kind: &CombatKind,
-    chargers: &[String],
-    targets: &[String],
-    options: &CombatOptions,
-    input: &mut ChargeInput,
-    readback: &mut CombatReadback,
-) -> Result<bool, Refusal> {
-    let target = &targets[0];
-    if let Some(at) = options.reaction_at {
+/// Morale State 11.3.1 may have cost it; a Line Extension charged in its own hex forms its own
+/// (13.2.1). Decisions 0195, 0198.
+fn square_first(ctx: &mut Ctx, c: &mut ChargeUnderWay) -> Result<bool, Refusal> {
+    let target = &c.targets[0];
+    if let (Some(at), None) = (c.options.reaction_at, c.options.defender_at) {
         // A stop the result asks for afterwards finds it already made.
         let side = side_of(ctx, target);
         super::opportunity::stop_reacted(ctx, &side, target, at, true, false);
     }
-    form_square_against_charge(ctx, target, input.defender.formation);
-    read_again(ctx, kind, chargers, targets, options, input, readback)?;
+    form_square_against_charge(
+        ctx,
+        target,
+        c.options.defender_at,
+        c.input.defender.formation,
+    );
+    read_again(ctx, c)?;
     Ok(true)
 }
 
-/// The target forms Square against the charge with no battery firing at it inside the charge
-/// (no `--square-fire`, 17.4.6) and is no Line Extension (13.2.1: its Square is a note): the
-/// case [`square_first`] carries out, in the game and in its odds.
+/// The target — a unit, or a Line Extension in its own hex (13.2.1, decision 0198) — forms
+/// Square against the charge with no battery firing at it inside the charge (no
+/// `--square-fire`, 17.4.6): the case [`square_first`] carries out, in the game and in its odds.
 fn squares_unfired(options: &CombatOptions, input: &ChargeInput) -> bool {
-    options.square_fire.is_empty() && options.defender_at.is_none() && forms_square(input)
+    options.square_fire.is_empty() && forms_square(input)
 }
 
 /// 16.2.1: whether the charge's target forms Square against it — it chose to and may: infantry,
@@ -1962,17 +2004,8 @@ fn forms_square(input: &ChargeInput) -> bool {
 /// The charge's `input` read again from the game after the target formed Square (and was fired
 /// on, 17.4.6): its formation, Morale State and losses, and the arc it is charged through (a
 /// Square has no flank or rear, 10.0); the target's decision to form Square spent.
-#[allow(clippy::too_many_arguments)]
-fn read_again(
-    ctx: &mut Ctx,
-    kind: &CombatKind,
-    chargers: &[String],
-    targets: &[String],
-    options: &CombatOptions,
-    input: &mut ChargeInput,
-    readback: &mut CombatReadback,
-) -> Result<(), Refusal> {
-    let mut goes_on = kind.clone();
+fn read_again(ctx: &mut Ctx, c: &mut ChargeUnderWay) -> Result<(), Refusal> {
+    let mut goes_on = c.kind.clone();
     if let CombatKind::Charge {
         form_square,
         square_undecided,
@@ -1982,16 +2015,28 @@ fn read_again(
         *form_square = false;
         *square_undecided = false;
     }
-    let (_, _, e, _) = engage(ctx, &goes_on, chargers, targets, options)?;
-    let decisions = input.decisions;
+    let (_, _, e, _) = engage(ctx, &goes_on, c.chargers, c.targets, c.options)?;
+    let decisions = c.input.decisions;
     // The arc it is charged through is read again too: a Square has no flank or rear (10.0).
-    readback.aspects.clear();
-    *input = charge_input(ctx, e, &goes_on, readback)?;
-    input.decisions = ChargeDecisions {
+    c.readback.aspects.clear();
+    *c.input = charge_input(ctx, e, &goes_on, c.readback)?;
+    c.input.decisions = ChargeDecisions {
         form_square: false,
         ..decisions
     };
     Ok(())
+}
+
+/// A charge under way while its target forms Square (and is fired on, 17.4.6): what
+/// [`square_first`], [`square_fire_first`] and [`read_again`] read and rewrite — the charge as
+/// asked, and its input to the combat core and readback so far.
+struct ChargeUnderWay<'a> {
+    kind: &'a CombatKind,
+    chargers: &'a [String],
+    targets: &'a [String],
+    options: &'a CombatOptions,
+    input: &'a mut ChargeInput,
+    readback: &'a mut CombatReadback,
 }
 
 /// 16.2.1: "Square forming is automatic (see 8.3)": the target of a charge forms Square,
@@ -1999,8 +2044,16 @@ fn read_again(
 /// is not offered to the enemy's batteries or cavalry afterwards: the Opportunity Fire it
 /// generates is fired inside the charge (17.4.6, `--square-fire`). In an enemy Zone of
 /// Influence it costs a Morale State: 11.3.1 "A unit changes formation in a Zone of Influence
-/// (including Square formation in reaction to a Cavalry Charge)". Decisions 0194, 0195.
-fn form_square_against_charge(ctx: &mut Ctx, target: &str, from: crate::scenario::UnitFormation) {
+/// (including Square formation in reaction to a Cavalry Charge)". A Line Extension charged in
+/// its own hex (`extension`) forms its own Square (13.2.1: "Line Extensions CAN form Square as a
+/// reaction to Cavalry Charges"; 8.3: "independently of their parent"), and the Morale State
+/// 11.3.1 costs it is its own (13.1.2, 13.3.1). Decisions 0194, 0195, 0198.
+fn form_square_against_charge(
+    ctx: &mut Ctx,
+    target: &str,
+    extension: Option<Hex>,
+    from: crate::scenario::UnitFormation,
+) {
     let side = side_of(ctx, target);
     ctx.emit_side(
         &side,
@@ -2010,11 +2063,23 @@ fn form_square_against_charge(ctx: &mut Ctx, target: &str, from: crate::scenario
             to: crate::scenario::UnitFormation::Square,
             half_mp: 0,
             rule: "16.2.1".into(),
+            extension,
         },
     );
     // Its move, if it was moving, has ended (16.5.6): nothing left to halve (11.3.2).
-    if let Some(at) = ctx.state.positions.get(target).copied() {
-        super::zones::formation_change_in_zoi(ctx, &side, target, at, 0);
+    let at = extension.or_else(|| ctx.state.positions.get(target).copied());
+    if let Some(at) = at
+        && super::zones::enemy_zoi(ctx, &side).contains(&at)
+    {
+        super::zones::degrade_part(
+            ctx,
+            &side,
+            target,
+            extension,
+            "11.3.1",
+            format!("changed formation in an enemy Zone of Influence at {at}"),
+            0,
+        );
     }
 }
 

@@ -1168,6 +1168,7 @@ pub(super) fn straggler_checks(ctx: &mut Ctx, side: &str, command: &str) -> Resu
                 needs,
                 dice: vec![die],
                 straggler,
+                waived: None,
             },
         );
     }

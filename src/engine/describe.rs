@@ -181,9 +181,19 @@ pub fn describe(e: &Event) -> String {
         }
         EventKind::StragglerCheck {
             unit,
+            waived: Some(rule),
+            ..
+        } => {
+            format!(
+                "{unit} forced march: no morale check for stragglers, waived by {rule} (Advance Reinforcements)"
+            )
+        }
+        EventKind::StragglerCheck {
+            unit,
             needs,
             dice: d,
             straggler,
+            waived: None,
         } => {
             format!(
                 "{unit} morale check (needs {needs}): rolled {} → {}",
@@ -264,6 +274,7 @@ pub fn describe(e: &Event) -> String {
             to,
             half_mp,
             rule,
+            extension,
         } => {
             // Decision 0193: a change beyond where a halving stopped the unit was never made.
             let undone = if rule == "12.1.2" {
@@ -272,6 +283,11 @@ pub fn describe(e: &Event) -> String {
                 ": stopped short, it never got to where it made the change"
             } else {
                 ""
+            };
+            // 13.2.1: a Line Extension's own Square (decision 0198).
+            let unit = match extension {
+                Some(h) => format!("{unit}'s Line Extension at {h}"),
+                None => unit.clone(),
             };
             format!(
                 "{unit} changes formation {from:?} → {to:?} ({} MP, {rule}{undone})",

@@ -101,6 +101,11 @@ pub struct ReinforcementTiming {
     /// this turn") or 2 (Advance: "roll twice").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rolls: Option<u8>,
+    /// Advance Reinforcements for a group due this turn, which cannot come earlier: "the
+    /// reinforcements may force march without rolling for Straggler Losses this turn" (29.1).
+    /// Its units' Forced March (12.5.6) this turn rolls no Morale Check (decision 0200).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub forced_march: bool,
 }
 
 /// Everything that can happen.
@@ -202,6 +207,10 @@ pub enum EventKind {
         needs: u8,
         dice: Vec<Die>,
         straggler: bool,
+        /// The rule that waives the check (no die rolled, no Straggler): `29.1`, a Forced March
+        /// of reinforcements due in the turn of Advance Reinforcements (decision 0200).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        waived: Option<String>,
     },
     /// Attack Stoppage check (6.7).
     StoppageChecked {
@@ -292,6 +301,11 @@ pub enum EventKind {
         /// Half-points spent.
         half_mp: u32,
         rule: String,
+        /// The unit's Line Extension in this hex changed formation, not the unit: it formed
+        /// Square against a charge (13.2.1, 8.3) or left it (8.3.3, 8.3.4, 8.3.1.2); decision
+        /// 0198.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        extension: Option<Hex>,
     },
     /// A unit now faces another hex corner (10.1): by turning in place, or at the end of a
     /// move (whose turns the move's `half_mp` already paid; then `half_mp` is 0).

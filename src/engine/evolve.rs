@@ -354,10 +354,35 @@ fn apply(state: &mut GameState, event: &Event) {
         }
         EventKind::FormationChanged {
             unit,
+            to,
+            half_mp,
+            extension: Some(hex),
+            ..
+        } => {
+            // 13.2.1, 8.3: a Line Extension's Square is its own, and so are the MP it spends
+            // leaving it (13.1.2, 8.3.3); its parent keeps its formation (decision 0198).
+            let (turn, player) = (state.turn, state.player);
+            if let Some(p) = state
+                .movement
+                .get_mut(unit)
+                .and_then(|m| m.extension_parts.iter_mut().find(|p| p.hex == *hex))
+            {
+                p.square =
+                    (*to == crate::scenario::UnitFormation::Square).then_some((turn, player));
+                if *half_mp > 0 {
+                    let mut spent = p.spent_in(turn, player);
+                    spent.halves += half_mp;
+                    p.moved = Some(spent);
+                }
+            }
+        }
+        EventKind::FormationChanged {
+            unit,
             from,
             to,
             half_mp,
             rule,
+            extension: None,
         } => {
             let (turn, player) = (state.turn, state.player);
             let at = state.positions.get(unit).copied();
@@ -375,7 +400,12 @@ fn apply(state: &mut GameState, event: &Event) {
             {
                 u.formation_changed_at.remove(i);
             }
-            if let (Some(at), false) = (at, rule == "21.4.6" || undone) {
+            // 8.3.1.2: nor a Square broken by a Rout (decision 0199), nor one attacked in Close
+            // Combat (8.2.1, 8.3.4; decision 0198).
+            let forced = rule == "21.4.6"
+                || rule == super::retreat::ROUTED_SQUARE
+                || rule == super::combat_system::SQUARE_IN_CLOSE_COMBAT;
+            if let (Some(at), false) = (at, forced || undone) {
                 u.formation_changed_at
                     .retain(|c| (c.turn, c.player) == (turn, player));
                 let moves_before = u
@@ -439,6 +469,7 @@ fn apply(state: &mut GameState, event: &Event) {
                 last_path: vec![*hex],
                 last_facings: Vec::new(),
                 last_left: Vec::new(),
+                square: None,
             });
             m.halves += half_mp;
             u.moved = Some(m);
@@ -1108,6 +1139,9 @@ fn random_effect(
                 }
                 if let Some(n) = t.rolls {
                     r.arrival_rolls.insert(t.group.clone(), (turn, n));
+                }
+                if t.forced_march {
+                    r.free_forced_march.insert(t.group.clone(), turn);
                 }
             }
         }

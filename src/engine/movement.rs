@@ -620,6 +620,11 @@ fn move_extension(
     let no = |code: &'static str, rule: &'static str, msg: String, help: &str| {
         Refusal::new(code, rule, msg, format!("{help}{OVERRIDE_HINT}"))
     };
+    // 13.2.1, 8.3.3: a Line Extension in the Square it formed against a charge goes back into
+    // Line in place, or stays (decision 0198).
+    if super::extensions::part(&ctx.state, &u.id, at).is_some_and(|p| p.square.is_some()) {
+        return extension_leaves_square(ctx, side, u, at, to, given, opts);
+    }
     if opts.formation.is_some()
         || opts.forced_march > 0
         || opts.backstep
@@ -721,6 +726,126 @@ fn move_extension(
     // (12.2.5) and DG halving (12.1.2) are the extension's own, by the same function as any
     // unit's; a Rout is the whole unit's (13.3.1).
     emit_move_effects(ctx, side, u, Some(end), &r, m.class);
+    Ok(())
+}
+
+/// 8.3.3: "Units can voluntarily exit Square formation during movement by making a normal
+/// Formation Change": a Line Extension in the Square it formed against a charge (13.2.1) goes
+/// back into Line in its hex (`--extension HEX --to HEX --formation line`), for a Formation
+/// Change's MP of its own (13.1.2), and may then face any corner for nothing (8.2.2). In an
+/// enemy Zone of Influence the change costs it a Morale State (11.3.1). It does not move in
+/// Square: 8.3.2's one hex with a Morale Check is the umpire's for an extension (an extension
+/// is never in Column, 13.2.1, which a failed check would leave it in). Decision 0198.
+fn extension_leaves_square(
+    ctx: &mut Ctx,
+    side: &str,
+    u: &Unit,
+    at: Hex,
+    to: Hex,
+    given: &[Hex],
+    opts: &MoveOpts<'_>,
+) -> Result<(), Refusal> {
+    let back = format!(
+        "take it back into Line first: `move --piece {} --extension {at} --to {at} --formation line` (8.3.3), or retract it (13.1.4)",
+        u.id
+    );
+    if to != at || given.len() > 1 {
+        return Err(Refusal::new(
+            "extension-in-square",
+            "8.3.2",
+            format!(
+                "`{}`'s Line Extension at {at} is in Square (13.2.1): it does not move on its own in Square [hex {at}]",
+                u.id
+            ),
+            format!("{back}{OVERRIDE_HINT}"),
+        ));
+    }
+    if opts.formation != Some(UnitFormation::Line)
+        || opts.forced_march > 0
+        || opts.backstep
+        || !opts.extend.is_empty()
+        || !opts.retract.is_empty()
+    {
+        return Err(Refusal::new(
+            "extension-in-square",
+            "13.2.1",
+            format!(
+                "`{}`'s Line Extension at {at} is in Square: it may only go back into Line (a Line Extension is never in Column, 13.2.1) [hex {at}]",
+                u.id
+            ),
+            format!("{back}{OVERRIDE_HINT}"),
+        ));
+    }
+    let Some(part) = super::extensions::part(&ctx.state, &u.id, at).cloned() else {
+        return Ok(());
+    };
+    // 8.3.1.1: "Units forming Square in a Cavalry Charge do so automatically, without spending
+    // any MP, but this ends the units move."
+    if part.square == Some((ctx.state.turn, ctx.state.player)) {
+        return Err(Refusal::new(
+            "move-ended",
+            "8.3.1.1",
+            format!(
+                "`{}`'s Line Extension at {at} formed Square against a charge in this phase, which ended its move [hex {at}]",
+                u.id
+            ),
+            format!("change it back into Line in its next Movement Phase{OVERRIDE_HINT}"),
+        ));
+    }
+    let m = extension_mover(ctx, u, &part)?;
+    let cost = ctx.eng.movement.cost("formation_change");
+    if cost > m.left() {
+        return Err(Refusal::new(
+            "not-enough-mp",
+            "8.3.3",
+            format!(
+                "the Line Extension at {at} leaving Square costs {} MP; it has {} left [hex {at}]",
+                show_halves(cost),
+                show_halves(m.left())
+            ),
+            format!("change formation next Movement Phase{OVERRIDE_HINT}"),
+        ));
+    }
+    ctx.emit_side(
+        side,
+        EventKind::FormationChanged {
+            unit: u.id.clone(),
+            from: UnitFormation::Square,
+            to: UnitFormation::Line,
+            half_mp: cost,
+            rule: "8.3.3".into(),
+            extension: Some(at),
+        },
+    );
+    // 8.2.2: leaving all-around frontal facing, it may face any corner.
+    if let Some(face) = opts.face {
+        ctx.emit_side(
+            side,
+            EventKind::ExtensionMoved {
+                unit: u.id.clone(),
+                from: at,
+                to: at,
+                path: vec![at],
+                half_mp: 0,
+                facing: Some(face),
+                left: Vec::new(),
+                facings: Vec::new(),
+            },
+        );
+    }
+    // 11.3.1: a formation change in an enemy Zone of Influence; 11.3.2: Disorganized, what it
+    // has left is halved.
+    if super::zones::enemy_zoi(ctx, side).contains(&at) {
+        super::zones::degrade_part(
+            ctx,
+            side,
+            &u.id,
+            Some(at),
+            "11.3.1",
+            format!("changed formation in an enemy Zone of Influence at {at}"),
+            m.left() - cost,
+        );
+    }
     Ok(())
 }
 
@@ -1300,8 +1425,24 @@ fn forced_march_allowed(
 
 /// 12.5.6.2: a Morale Check (21.2) for each set of Forced March MP; a failure costs a
 /// Straggler.
+///
+/// 29.1 Advance Reinforcements: reinforcements due in the turn of the event "may force march
+/// without rolling for Straggler Losses this turn": no die, the waiver logged (decision 0200).
 fn straggler_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<(), Refusal> {
     let (need, bonus) = morale_check_need(ctx, side, u, at);
+    if super::random_events::free_forced_march(ctx, &u.id).is_some() {
+        ctx.emit_side(
+            side,
+            EventKind::StragglerCheck {
+                unit: u.id.clone(),
+                needs: need,
+                dice: Vec::new(),
+                straggler: false,
+                waived: Some("29.1".into()),
+            },
+        );
+        return Ok(());
+    }
     let die = ctx.dice.roll(Purpose::Morale, 6)?;
     let straggler = i16::from(die.value) + i16::from(bonus) < i16::from(need);
     ctx.emit_side(
@@ -1311,6 +1452,7 @@ fn straggler_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<(), R
             needs: need,
             dice: vec![die],
             straggler,
+            waived: None,
         },
     );
     Ok(())
@@ -1460,6 +1602,7 @@ fn formation_event(
         to,
         half_mp: mp,
         rule: rule.to_string(),
+        extension: None,
     }
 }
 

@@ -992,6 +992,7 @@ pub(crate) fn undo_square(
             to: last.from,
             half_mp: 0,
             rule: "17.4.6".into(),
+            extension: None,
         },
     );
 }
@@ -1057,6 +1058,7 @@ fn undo_changes(
                 to: c.from,
                 half_mp: 0,
                 rule: rule.into(),
+                extension: None,
             },
         );
     }

@@ -7,7 +7,9 @@
 //! each event (29.1) through the engine's existing mechanisms — Loose Cannon (6.6.1.6, with
 //! `command_system`'s discarding), Order Lost (a distortion to be discovered, 6.5.3), Commander
 //! Loss (replacement, 25), Delay and Advance Reinforcements (the schedule `sequence` reads
-//! through [`time_reached`] and [`arrival_rolls`]), Cavalry Recovery (a flag the Rally Phase
+//! through [`time_reached`] and [`arrival_rolls`]; a group due this turn Force Marching without
+//! Straggler rolls, which `movement` reads through [`free_forced_march`], decision 0200),
+//! Cavalry Recovery (a flag the Rally Phase
 //! reads through [`cavalry_recovers`]) and the game-table effects that map onto them. What the
 //! engine cannot apply (an Artillery Accident, most game-table events) is recorded as an
 //! `umpire` outcome naming the event and its text (decision 0045).
@@ -306,15 +308,20 @@ fn apply(
                 })
                 .collect();
             if !due_now.is_empty() {
-                // The engine has no force march: that part is the umpire's.
+                // 12.5.6 with 29.1: its units' Forced March this turn rolls no Morale Check
+                // (`move --forced-march N`; decision 0200).
                 parts.push(format!(
-                    "{} is due this turn and may force-march without rolling for Straggler losses (for the umpire)",
+                    "{} is due this turn and may force-march without rolling for Straggler losses this turn (12.5.6: `move --forced-march`)",
                     due_now.join(", ")
                 ));
-                if timings.is_empty() {
-                    c.outcome = RandomEventOutcome::Umpire;
-                }
             }
+            let mut timings = timings;
+            timings.extend(due_now.into_iter().map(|group| ReinforcementTiming {
+                group,
+                shift: 0,
+                rolls: None,
+                forced_march: true,
+            }));
             c.reinforcements = timings;
             c.text = format!("{name} (29.1): {}", parts.join("; "));
             Ok(None)
@@ -489,7 +496,7 @@ pub(super) fn arrival_rolls(ctx: &Ctx, group: &str) -> u8 {
 /// 29.1 Delay / Advance Reinforcements: the side's next reinforcements — the awaited groups with
 /// the earliest scheduled turn — one turn later or earlier. A variable group already rolling is
 /// not rolled for this turn (Delay) or rolls twice (Advance); a fixed group due this turn cannot
-/// come earlier (returned apart: it may force-march, which is the umpire's).
+/// come earlier (returned apart: it may Force March this turn without Straggler rolls).
 fn reinforcement_timings(
     ctx: &Ctx,
     side: &str,
@@ -520,6 +527,7 @@ fn reinforcement_timings(
             group: r.id.clone(),
             shift,
             rolls,
+            forced_march: false,
         };
         match (advance, variable, reached) {
             (false, true, true) => timings.push(timing(0, Some(0))),
@@ -530,6 +538,33 @@ fn reinforcement_timings(
         }
     }
     (timings, due_now)
+}
+
+/// 29.1 Advance Reinforcements: "If reinforcements are due this turn, the reinforcements may
+/// force march without rolling for Straggler Losses this turn." The group `unit` arrived with
+/// (named in its `arrives`, or a formation it belongs to is) when that group has this waiver
+/// for the current turn (decision 0200).
+pub(super) fn free_forced_march(ctx: &Ctx, unit: &str) -> Option<String> {
+    let s = ctx.eng.scenario;
+    let u = s.unit(unit)?;
+    let turn = ctx.state.turn;
+    let mut chain = vec![u.id.clone()];
+    let mut f = s.formation(&u.parent);
+    while let Some(x) = f {
+        chain.push(x.id.clone());
+        f = x.parent.as_deref().and_then(|p| s.formation(p));
+    }
+    ctx.state
+        .random_events
+        .free_forced_march
+        .iter()
+        .filter(|(_, t)| **t == turn)
+        .find(|(g, _)| {
+            s.reinforcements
+                .iter()
+                .any(|r| &r.id == *g && r.arrives.iter().any(|a| chain.contains(a)))
+        })
+        .map(|(g, _)| g.clone())
 }
 
 /// 29.1 Cavalry Recovery: does the side's cavalry roll for Straggler Recovery this turn?

@@ -126,6 +126,43 @@ pub(super) fn rout_retreat(ctx: &mut Ctx, side: &str, unit: &str) {
     remove_if_trapped(ctx, unit);
 }
 
+/// 8.3.1.2: "Squares that become Routed of course enter Routed formation instead." The engine
+/// carries the Routed formation as the Routed Morale State (8.1: "Routed formation, which is also
+/// a Morale State (21.1)"; a Routed unit's facing is all-around rear, it has no ZoI and moves only
+/// by retreating) over the formation it keeps under the marker; a Square cannot be that — it may
+/// not move more than one hex (8.3.2) and a Rout retreats six (21.4). So a unit in Square that
+/// is Routed leaves it at once for Column, the formation the rulebook gives a Square that breaks
+/// down (8.3.2 a failed Square move, 8.3.4 Close Combat): `formation-changed` Square → Column, 0
+/// MP, rule 8.3.1.2, before its retreat. Not an Opportunity Fire or Reaction Charge trigger
+/// (17.4.5, 16.5.9: a Rout is no voluntary formation change). Decision 0199.
+pub(super) fn routed_square_breaks(ctx: &mut Ctx, unit: &str) {
+    let s = ctx.eng.scenario;
+    let Some(u) = s.unit(unit) else { return };
+    let routed = ctx
+        .state
+        .units
+        .get(unit)
+        .is_some_and(|x| x.morale == MoraleState::Routed);
+    if !routed || super::movement::formation_now(s, &ctx.state, u) != UnitFormation::Square {
+        return;
+    }
+    let side = u.side.clone();
+    ctx.emit_side(
+        &side,
+        EventKind::FormationChanged {
+            unit: unit.to_string(),
+            from: UnitFormation::Square,
+            to: UnitFormation::Column,
+            half_mp: 0,
+            rule: ROUTED_SQUARE.into(),
+            extension: None,
+        },
+    );
+}
+
+/// The rule of a Square's breaking when it Routs (8.3.1.2, decision 0199).
+pub(crate) const ROUTED_SQUARE: &str = "8.3.1.2";
+
 /// 21.5 F (decision 0164): the side's Routed units on the map fewer than 6 hexes from the enemy
 /// as its Rally Phase ends each owe a retreat, recorded like a combat's (decision 0147).
 pub(super) fn rally_rout_retreats(ctx: &mut Ctx, side: &str) {
@@ -460,6 +497,7 @@ pub(super) fn retreat(
                 to: UnitFormation::Limbered,
                 half_mp: 0,
                 rule: "21.4.6".into(),
+                extension: None,
             },
         );
     }

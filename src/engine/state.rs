@@ -511,9 +511,24 @@ pub struct ExtensionPart {
     /// decision 0192).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_left: Vec<u32>,
+    /// It stands in Square, formed against a charge (13.2.1: "Line Extensions CAN form Square as
+    /// a reaction to Cavalry Charges"; 8.3: "independently of their parent") in the phase (turn,
+    /// player) given, which ended its move (8.3.1.1); otherwise it is in Line, as its parent
+    /// (13.2). Decision 0198.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub square: Option<(u32, usize)>,
 }
 
 impl ExtensionPart {
+    /// Its formation: Line, or Square formed against a charge (13.2.1; decision 0198).
+    pub fn formation(&self) -> crate::scenario::UnitFormation {
+        if self.square.is_some() {
+            crate::scenario::UnitFormation::Square
+        } else {
+            crate::scenario::UnitFormation::Line
+        }
+    }
+
     /// What it has spent in the phase of `turn` and `player`.
     pub fn spent_in(&self, turn: u32, player: usize) -> PhaseMove {
         PhaseMove::in_phase(self.moved, turn, player)
@@ -593,6 +608,10 @@ pub struct RandomEffects {
     /// twice") (29.1).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub arrival_rolls: BTreeMap<String, (u32, u8)>,
+    /// Reinforcement group → the turn its units may Force March (12.5.6) without rolling for
+    /// Straggler losses (29.1 Advance Reinforcements for a group due that turn; decision 0200).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub free_forced_march: BTreeMap<String, u32>,
     /// Side → the turn its cavalry rolls for Straggler Recovery as if it were infantry (29.1
     /// Cavalry Recovery; the Rally Phase reads it).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

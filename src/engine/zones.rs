@@ -45,11 +45,13 @@ pub(crate) fn enemy_zoi(ctx: &Ctx, side: &str) -> BTreeSet<Hex> {
         let mut sources = vec![(*at, morale, own)];
         for h in super::extensions::of(&ctx.state, id) {
             let part = super::extensions::part(&ctx.state, id, h);
-            sources.push((
-                h,
-                part.map_or(morale, |p| p.morale),
-                part.and_then(|p| p.facing).map(|c| 1 << c.index()).or(own),
-            ));
+            // 13.2.1 with 10.0: one in Square faces, and exerts it, every way (decision 0198).
+            let facing_set = if part.is_some_and(|p| p.square.is_some()) {
+                None
+            } else {
+                part.and_then(|p| p.facing).map(|c| 1 << c.index()).or(own)
+            };
+            sources.push((h, part.map_or(morale, |p| p.morale), facing_set));
         }
         for (at, morale, facing_set) in sources {
             if matches!(morale, MoraleState::Disorganized | MoraleState::Routed) {
@@ -174,6 +176,10 @@ pub(crate) fn degrade_part(
     );
     if after == MoraleState::Disorganized && before != MoraleState::Disorganized && left > 0 {
         halve(ctx, side, unit, extension, left);
+    }
+    // 8.3.1.2: a Square that Routs leaves it (decision 0199).
+    if after == MoraleState::Routed && before != MoraleState::Routed {
+        super::retreat::routed_square_breaks(ctx, unit);
     }
     // 21.4: "a unit that becomes Routed immediately retreats 6 hexes" — from whatever cause.
     if after == MoraleState::Routed

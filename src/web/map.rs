@@ -304,8 +304,14 @@ fn counters(view: &View, g: &Geo) -> Markup {
 
 /// `4.05 (shaken, faces W, 1 MP spent)`: a Line Extension's own state (13.1.2).
 fn extension_text(e: &crate::app::view::ExtensionEntry) -> String {
+    // 13.2.1: one in Square says so (decision 0198).
+    let square = if e.formation == crate::scenario::UnitFormation::Square {
+        "in square, "
+    } else {
+        ""
+    };
     format!(
-        "{} ({}, faces {}, {} MP spent)",
+        "{} ({square}{}, faces {}, {} MP spent)",
         e.hex,
         serde_json::to_value(e.morale)
             .ok()

@@ -186,3 +186,57 @@ fn a_square_formed_against_a_charge_is_in_status_and_offered_to_no_battery_16_2_
     assert_eq!(f.formation, staffwork::scenario::UnitFormation::Square);
     assert_eq!(f.facing, "all-around");
 }
+
+/// 13.2.1 with 8.3 (decision 0198): a Line Extension charged in its own hex forms a Square of its
+/// own — `formation-changed` with its hex, said as the extension's in the log — and `status`
+/// shows that extension in Square to its side and the umpire while its parent stays in Line.
+#[test]
+fn a_line_extensions_square_is_its_own_in_status_13_2_1() {
+    use staffwork::engine::EventKind;
+    use staffwork::scenario::UnitFormation;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("ext.db");
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/conformance/scenarios/mini-reaction-cavalry.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let sc = staffwork::scenario::parse("mini-reaction-cavalry.toml", &text).unwrap();
+    Game::create(&db, NewGame::on(text, sc, 1).unwrap()).unwrap();
+    let mut g = Game::open(&db).unwrap();
+    let u = Viewer::Umpire;
+    run(&mut g, &u, "turn");
+    run(&mut g, &u, "move --piece fr-line --to 9.09 --extend 10.08");
+    let mut dice = ScriptedDice::new();
+    dice.push(Purpose::Charge, [6, 4, 5, 5]);
+    let req = app::parse_request(
+        "combat charge --attacker aus-cav3 --defender fr-line --defender-at 10.08 --reaction --form-square",
+    )
+    .unwrap();
+    let Response::Applied(a) = app::execute_with(&mut g, &u, &req, Some(&mut dice)).unwrap() else {
+        panic!("applied")
+    };
+    let square = a
+        .events
+        .iter()
+        .find(|e| {
+            matches!(&e.kind, EventKind::FormationChanged { unit, extension: Some(h), .. }
+                if unit == "fr-line" && h.to_string() == "10.08")
+        })
+        .expect("the extension's formation-changed");
+    let said = staffwork::engine::describe::describe(square);
+    assert!(
+        said.contains("fr-line's Line Extension at 10.08 changes formation Line → Square"),
+        "{said}"
+    );
+    for seat in [u.clone(), Viewer::Side("french".into())] {
+        let s = status(&mut g, &seat);
+        let f = s.formations.iter().find(|f| f.unit == "fr-line").unwrap();
+        assert_eq!(
+            f.formation,
+            UnitFormation::Line,
+            "the parent keeps its Line"
+        );
+        let ext = &f.extension_parts[0];
+        assert_eq!(ext.hex.to_string(), "10.08");
+        assert_eq!(ext.formation, UnitFormation::Square);
+    }
+}
