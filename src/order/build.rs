@@ -4486,9 +4486,8 @@ fn follow_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
         };
         let own = match object {
             // "move behind the 2-4-I and follow it": the pronoun's antecedent decides.
-            // Only troops are followed: a place between is passed over, and so is the
-            // clause's own subject before its link ("and that the cavalry will follow it"),
-            // which does not follow itself.
+            // The clause's own subject before its link ("and that the cavalry will follow
+            // it") does not follow itself: passed over.
             Tok::Place(t) if t.form == Form::Pronoun => toks[..k]
                 .iter()
                 .enumerate()
@@ -4496,7 +4495,6 @@ fn follow_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
                 .find_map(|(j, x)| match x {
                     Tok::Place(a)
                         if a.form != Form::Pronoun
-                            && super::resolve::looks_like_troops(&text[a.span.0..a.span.1])
                             && !subject_before_link(text, &toks[j + 1..]) =>
                     {
                         Some(a)

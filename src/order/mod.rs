@@ -574,20 +574,42 @@ fn commanding(
         if let Match::Found { resolved, .. } = ix.place(what)
             && let Some(p) = ix.scenario.places.iter().find(|p| p.id == resolved.id)
         {
-            return ix.unit_at("troops", &p.hexes, Some(own)).ok_or_else(Vec::new);
+            let here: Vec<&crate::scenario::Unit> = ix
+                .scenario
+                .units
+                .iter()
+                .filter(|u| {
+                    u.side == own
+                        && u.position.as_ref().is_some_and(|x| p.hexes.contains(&x.hex))
+                })
+                .collect();
+            return match here.as_slice() {
+                [u] => Ok(Resolved {
+                    id: u.id.clone(),
+                    name: u.name.clone(),
+                    kind: "unit".into(),
+                }),
+                _ => Err(here.iter().map(|u| u.name.clone()).collect()),
+            };
         }
         return Err(Vec::new());
     }
-    match ix.by_arm(what, own) {
-        Some(Arm::One(r)) => return Ok(r),
-        Some(Arm::Several(c)) => return Err(c),
-        None => {}
+    // A name of the order of battle first ("the 4th Division", "the cavalry division"), then
+    // the arm ("the light cavalry").
+    if let Match::Found {
+        resolved,
+        side: Some(s),
+        near: None,
+        ..
+    } = ix.unit_of(what, false, Some(own))
+        && s == own
+    {
+        return Ok(resolved);
     }
-    match ix.unit_of(what, false, Some(own)) {
-        Match::Found {
-            resolved, side, ..
-        } if side.as_deref() == Some(own) => Ok(resolved),
-        _ => Err(Vec::new()),
+    match ix.by_arm(what, own) {
+        Some(Arm::One(r)) => Ok(r),
+        Some(Arm::Several(c)) => Err(c),
+        None => Err(Vec::new()),
     }
 }
 

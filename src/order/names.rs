@@ -509,7 +509,13 @@ pub(crate) fn edges(
 /// them, no place: "the line", "the army", "the columns"), `Some(false)` when it is ground ("the
 /// position": a vague place).
 pub(crate) fn side_of(text: &str) -> Option<bool> {
-    if text.chars().any(char::is_uppercase) {
+    // Most names are not: the first word decides before anything is collected (reading speed).
+    let first = text.split(' ').next().unwrap_or("");
+    if !matches!(
+        first,
+        "left" | "right" | "centre" | "center" | "front" | "rear"
+    ) || text.chars().any(char::is_uppercase)
+    {
         return None;
     }
     let words: Vec<&str> = text.split_whitespace().collect();

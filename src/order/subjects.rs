@@ -4,6 +4,7 @@
 //! and the verbless "4th Div: in reserve behind Hinzeberg."
 //!
 //! Owns: rules `clause.having`, `cond.modal-ends`, `lead.bare`, `lead.you`, `lead.clause-subject`, `lead.same-subject`,
+//! `lead.commanding`, `lead.passed-on`, `pronoun.recipient`, `lead.that-subject`,
 //! `lead.passive-own` after a clause break, `with.supported-by` and `verb.in-reserve`, over one sentence's
 //! tokens. Must not: resolve names (that is [`super::resolve`]); it only asks whether a name
 //! is one of the scenario's commands or reads as friendly troops.
@@ -726,31 +727,33 @@ const COMMANDING: [&str; 12] = [
 /// "Castello Branco"), else what he commands ("the cavalry", "the rear guard", "" when
 /// nothing is said).
 pub(crate) fn by_command(text: &str) -> Option<(bool, &str)> {
+    // Asked of every recipient: the first word decides before anything else is compared.
     let first = text.split(' ').next()?;
-    if !matches!(
-        first.to_ascii_lowercase().as_str(),
-        "the" | "officer" | "officers" | "general" | "generals" | "commanding"
-    ) {
+    if !["the", "officer", "officers", "general", "generals", "commanding"]
+        .iter()
+        .any(|w| first.eq_ignore_ascii_case(w))
+    {
         return None;
     }
-    let lower = text.lower();
-    let body = lower.strip_prefix("the ").unwrap_or(&lower);
-    let skip = lower.len() - body.len();
-    let head = COMMANDING.iter().find(|h| {
-        body.strip_prefix(**h)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+    let body = strip_ci(text, "the ").unwrap_or(text);
+    let rest = COMMANDING.iter().find_map(|h| {
+        strip_ci(body, h).filter(|rest| rest.is_empty() || rest.starts_with(' '))
     })?;
-    let rest = text[skip + head.len()..].trim_start();
+    let rest = rest.trim_start();
     for prep in ["at ", "in ", "on ", "near "] {
-        if rest.len() > prep.len() && rest[..prep.len()].eq_ignore_ascii_case(prep) {
-            return Some((true, rest[prep.len()..].trim()));
+        if let Some(place) = strip_ci(rest, prep) {
+            return Some((true, place.trim()));
         }
     }
-    let rest = match rest.split_once(' ') {
-        Some((of, r)) if of.eq_ignore_ascii_case("of") => r,
-        _ => rest,
-    };
+    let rest = strip_ci(rest, "of ").unwrap_or(rest);
     Some((false, rest.trim()))
+}
+
+/// `s` without the prefix `p`, compared in ASCII case only (never cut inside a character).
+fn strip_ci<'a>(s: &'a str, p: &str) -> Option<&'a str> {
+    s.get(..p.len())
+        .filter(|h| h.eq_ignore_ascii_case(p))
+        .and_then(|_| s.get(p.len()..))
 }
 
 /// The word of a token, lower-case.
@@ -775,18 +778,18 @@ pub(crate) fn commanding_lead(
     // Cheap test first: the sentence opens with "the officer", "officers", "the commanding" …
     let opens = toks.get(start).is_some_and(|t| {
         let s = t.span();
-        let head = text[s.0..s.1].split_whitespace().take(2).collect::<Vec<_>>();
-        let w = |k: usize| head.get(k).map(|w| w.to_ascii_lowercase());
-        let officer = |w: Option<String>| {
-            matches!(
-                w.as_deref(),
-                Some(
-                    "officer" | "officers" | "general" | "generals" | "commanding"
-                )
-            )
+        let mut head = text[s.0..s.1].split_whitespace();
+        let officer = |w: Option<&str>| {
+            w.is_some_and(|w| {
+                ["officer", "officers", "general", "generals", "commanding"]
+                    .iter()
+                    .any(|o| w.eq_ignore_ascii_case(o))
+            })
         };
+        let first = head.next();
         matches!(t, Tok::Place(_) | Tok::Filler(_))
-            && (officer(w(0)) || w(0).as_deref() == Some("the") && officer(w(1)))
+            && (officer(first)
+                || first.is_some_and(|w| w.eq_ignore_ascii_case("the")) && officer(head.next()))
     });
     if !opens || toks.iter().any(|t| matches!(t, Tok::Recipient { .. })) {
         return toks;
@@ -865,12 +868,9 @@ pub(crate) fn commanding_lead(
 
 /// The bid verbs of a third person who passes an order on ("Colonel Elley will desire the
 /// officers … to …") or of the writer's staff officer ("Tell him to …").
-fn bid_word(w: &str) -> bool {
-    matches!(
-        w,
-        "desire" | "tell" | "order" | "direct" | "instruct" | "request" | "ask" | "beg" | "require"
-    )
-}
+const BIDS: [&str; 9] = [
+    "desire", "tell", "order", "direct", "instruct", "request", "ask", "beg", "require",
+];
 
 /// Rule `lead.passed-on`: "Colonel Elley will desire the officers commanding the cavalry
 /// regiments to send their led horses to the rear" — the subject only passes the order on: the
@@ -897,8 +897,26 @@ pub(crate) fn passed_on(
     let Some(b) = toks.get(bid) else {
         return toks;
     };
-    let bw = tok_word(text, b);
-    if !bid_word(&bw) || !matches!(b, Tok::Filler(_) | Tok::Place(_) | Tok::Verb { .. }) {
+    // Only after a subject and his link ("Colonel Elley will desire"), not after a colon
+    // ("2nd Div: order the guns to withdraw" is the division's own order to its guns).
+    if third
+        && !{
+            let (a, e) = toks[start].span();
+            let lead = text[a..e].trim_end();
+            [" will", " shall", " must", " is to", " are to"].iter().any(|l| {
+                lead.len()
+                    .checked_sub(l.len())
+                    .and_then(|at| lead.get(at..))
+                    .is_some_and(|tail| tail.eq_ignore_ascii_case(l))
+            })
+        }
+    {
+        return toks;
+    }
+    let s = b.span();
+    if !matches!(b, Tok::Filler(_) | Tok::Place(_) | Tok::Verb { .. })
+        || !BIDS.iter().any(|w| text[s.0..s.1].eq_ignore_ascii_case(w))
+    {
         return toks;
     }
     // The ones bidden, up to their "to" and the verb.
