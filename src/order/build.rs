@@ -543,7 +543,11 @@ fn work_then(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> V
         matches!(t, Tok::Connector(c, _) if c == "then" || c == "and then")
             && matches!(toks.get(k + 2 + j), Some(Tok::Verb { .. }))
     });
-    if !then || toks[k + 1..].iter().any(|t| matches!(t, Tok::Recipient { .. })) {
+    if !then
+        || toks[k + 1..]
+            .iter()
+            .any(|t| matches!(t, Tok::Recipient { .. }))
+    {
         return toks;
     }
     toks[k] = Tok::Verb {

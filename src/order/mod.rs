@@ -460,7 +460,10 @@ fn check_addressee(
     if let Some((at, what)) = subjects::by_command(&r.text) {
         return match commanding(ix, at, what, side) {
             Ok(resolved) => {
-                let out = (side.map(str::to_string), Some((resolved.id.clone(), resolved.kind.clone())));
+                let out = (
+                    side.map(str::to_string),
+                    Some((resolved.id.clone(), resolved.kind.clone())),
+                );
                 r.resolved = Some(resolved);
                 out
             }
@@ -484,7 +487,10 @@ fn check_addressee(
     };
     match arm {
         Some(Arm::One(resolved)) => {
-            let out = (side.map(str::to_string), Some((resolved.id.clone(), resolved.kind.clone())));
+            let out = (
+                side.map(str::to_string),
+                Some((resolved.id.clone(), resolved.kind.clone())),
+            );
             r.resolved = Some(resolved);
             return out;
         }
@@ -580,7 +586,9 @@ fn commanding(
                 .iter()
                 .filter(|u| {
                     u.side == own
-                        && u.position.as_ref().is_some_and(|x| p.hexes.contains(&x.hex))
+                        && u.position
+                            .as_ref()
+                            .is_some_and(|x| p.hexes.contains(&x.hex))
                 })
                 .collect();
             return match here.as_slice() {

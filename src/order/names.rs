@@ -531,7 +531,10 @@ pub(crate) fn side_of(text: &str) -> Option<bool> {
         _ => return None,
     };
     match rest {
-        ["the" | "our" | "your" | "his" | "its" | "their" | "this", last] => match *last {
+        [
+            "the" | "our" | "your" | "his" | "its" | "their" | "this",
+            last,
+        ] => match *last {
             "line" | "lines" | "army" | "column" | "columns" => Some(true),
             "position" | "ground" => Some(false),
             _ => None,

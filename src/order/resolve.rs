@@ -12,8 +12,8 @@
 
 use crate::hex::Hex;
 use crate::scenario::{PlaceKind, Scenario};
-use crate::units::UnitKind;
 use crate::text::{Lower, edit_distance, fold};
+use crate::units::UnitKind;
 
 use super::ast::Resolved;
 
@@ -1043,8 +1043,11 @@ impl<'a> Index<'a> {
             ArmWord::Kind(k) => k(u.kind),
             ArmWord::Guards => guards_name(&u.name, &u.aliases),
         };
-        let units: Vec<&crate::scenario::Unit> =
-            f.units.iter().filter(|u| u.side == own && fits(u)).collect();
+        let units: Vec<&crate::scenario::Unit> = f
+            .units
+            .iter()
+            .filter(|u| u.side == own && fits(u))
+            .collect();
         // "the Guards": a formation of guards (the King's Guard) is the one meant, its units
         // with it.
         if matches!(arm, ArmWord::Guards) {

@@ -232,26 +232,7 @@ pub(crate) fn clause_subjects(
     index: Option<&Index<'_>>,
     rules: &mut Vec<&'static str>,
 ) -> Vec<Tok> {
-    // Every rule here needs a link ("will", "is to", "it will", "you may") or a "You" read as a
-    // name: most sentences have neither and pass untouched, without a copy (the reader's hot
-    // path).
-    let links = |t: &Tok| {
-        let s = t.span();
-        let first = text[s.0..s.1].split(' ').next().unwrap_or("");
-        [
-            "will", "shall", "must", "may", "is", "are", "it", "he", "they",
-        ]
-        .iter()
-        .any(|l| first.eq_ignore_ascii_case(l))
-            || matches!(t, Tok::Recipient { who: Some(w), .. } if w.text.eq_ignore_ascii_case("you"))
-    };
-    // "…; Pellerin to follow in reserve": a name, "to" and a verb.
-    let to_link = |w: &[Tok]| {
-        matches!(w[0], Tok::Place(_))
-            && matches!(w[2], Tok::Verb { .. })
-            && word(text, &w[1]) == "to"
-    };
-    if !toks.iter().any(links) && !toks.windows(3).any(to_link) {
+    if !has_links(text, &toks) {
         return toks;
     }
     let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
@@ -348,24 +329,9 @@ pub(crate) fn clause_subjects(
             same = true;
             continue;
         }
-        // Rule `lead.that-subject`: "Lord Wellington desires that the 4th Division may halt at
-        // Guarda, and that General Cole will send a brigade to Celorico" — after a break,
-        // "that", a subject, its link and a verb: a second wish of the same authority, with
-        // its own subject (a command, own troops or a titled officer); "that" is its lead.
-        if at_break
-            && word(text, &toks[k]) == "that"
-            && let Some(Tok::Place(who)) = toks.get(k + 1)
-            && let Some(link) = you_link_len(text, &toks[k + 2..])
-            && matches!(toks.get(k + 2 + link), Some(Tok::Verb { .. }))
-            && (commands(who, index) || own_troop_words(who) || titled(text, who))
-        {
-            let span = (toks[k].span().0, toks[k + 1 + link].span().1);
-            out.push(Tok::Recipient {
-                who: Some(who.clone()),
-                attached: Vec::new(),
-                span,
-            });
-            k += 2 + link;
+        if at_break && let Some((lead, n)) = that_subject(text, &toks[k..], index) {
+            out.push(lead);
+            k += n;
             that = true;
             continue;
         }
@@ -416,6 +382,56 @@ pub(crate) fn clause_subjects(
         rules.push("lead.same-subject");
     }
     out
+}
+
+/// Every rule of [`clause_subjects`] needs a link ("will", "is to", "it will", "you may") or a
+/// "You" read as a name: most sentences have neither and pass untouched, without a copy (the
+/// reader's hot path).
+fn has_links(text: &str, toks: &[Tok]) -> bool {
+    let links = |t: &Tok| {
+        let s = t.span();
+        let first = text[s.0..s.1].split(' ').next().unwrap_or("");
+        [
+            "will", "shall", "must", "may", "is", "are", "it", "he", "they",
+        ]
+        .iter()
+        .any(|l| first.eq_ignore_ascii_case(l))
+            || matches!(t, Tok::Recipient { who: Some(w), .. } if w.text.eq_ignore_ascii_case("you"))
+    };
+    // "…; Pellerin to follow in reserve": a name, "to" and a verb.
+    let to_link = |w: &[Tok]| {
+        matches!(w[0], Tok::Place(_))
+            && matches!(w[2], Tok::Verb { .. })
+            && word(text, &w[1]) == "to"
+    };
+    toks.iter().any(links) || toks.windows(3).any(to_link)
+}
+
+/// Rule `lead.that-subject`: "Lord Wellington desires that the 4th Division may halt at
+/// Guarda, and that General Cole will send a brigade to Celorico" — after a break, "that", a
+/// subject, its link and a verb: a second wish of the same authority, with its own subject (a
+/// command, own troops or a titled officer); "that" is its lead. The lead and how many tokens
+/// of `rest` it takes.
+fn that_subject(text: &str, rest: &[Tok], index: Option<&Index<'_>>) -> Option<(Tok, usize)> {
+    if word(text, rest.first()?) != "that" {
+        return None;
+    }
+    let Some(Tok::Place(who)) = rest.get(1) else {
+        return None;
+    };
+    let link = you_link_len(text, &rest[2..])?;
+    if !matches!(rest.get(2 + link), Some(Tok::Verb { .. }))
+        || !(commands(who, index) || own_troop_words(who) || titled(text, who))
+    {
+        return None;
+    }
+    let span = (rest[0].span().0, rest[1 + link].span().1);
+    let lead = Tok::Recipient {
+        who: Some(who.clone()),
+        attached: Vec::new(),
+        span,
+    };
+    Some((lead, 2 + link))
 }
 
 /// Rule `cond.then-subject`, the clauses: `cond` is (a condition opened this clause and runs
@@ -729,16 +745,23 @@ const COMMANDING: [&str; 12] = [
 pub(crate) fn by_command(text: &str) -> Option<(bool, &str)> {
     // Asked of every recipient: the first word decides before anything else is compared.
     let first = text.split(' ').next()?;
-    if !["the", "officer", "officers", "general", "generals", "commanding"]
-        .iter()
-        .any(|w| first.eq_ignore_ascii_case(w))
+    if ![
+        "the",
+        "officer",
+        "officers",
+        "general",
+        "generals",
+        "commanding",
+    ]
+    .iter()
+    .any(|w| first.eq_ignore_ascii_case(w))
     {
         return None;
     }
     let body = strip_ci(text, "the ").unwrap_or(text);
-    let rest = COMMANDING.iter().find_map(|h| {
-        strip_ci(body, h).filter(|rest| rest.is_empty() || rest.starts_with(' '))
-    })?;
+    let rest = COMMANDING
+        .iter()
+        .find_map(|h| strip_ci(body, h).filter(|rest| rest.is_empty() || rest.starts_with(' ')))?;
     let rest = rest.trim_start();
     for prep in ["at ", "in ", "on ", "near "] {
         if let Some(place) = strip_ci(rest, prep) {
@@ -823,13 +846,19 @@ pub(crate) fn commanding_lead(
     }
     let phrase_span = (toks[start].span().0, toks[link - 1].span().1);
     let phrase = text[phrase_span.0..phrase_span.1].trim_end();
-    if by_command(phrase).is_none() || !matches!(toks.get(link + len), Some(Tok::Verb { .. } | Tok::Filler(_) | Tok::Negate(_) | Tok::Connector(..))) {
+    if by_command(phrase).is_none()
+        || !matches!(
+            toks.get(link + len),
+            Some(Tok::Verb { .. } | Tok::Filler(_) | Tok::Negate(_) | Tok::Connector(..))
+        )
+    {
         return toks;
     }
     let (name, name_span) = match phrase.split_once(' ') {
-        Some((a, rest)) if a.eq_ignore_ascii_case("the") => {
-            (rest, (phrase_span.0 + a.len() + 1, phrase_span.0 + phrase.len()))
-        }
+        Some((a, rest)) if a.eq_ignore_ascii_case("the") => (
+            rest,
+            (phrase_span.0 + a.len() + 1, phrase_span.0 + phrase.len()),
+        ),
         _ => (phrase, (phrase_span.0, phrase_span.0 + phrase.len())),
     };
     let who = Target {
@@ -903,12 +932,14 @@ pub(crate) fn passed_on(
         && !{
             let (a, e) = toks[start].span();
             let lead = text[a..e].trim_end();
-            [" will", " shall", " must", " is to", " are to"].iter().any(|l| {
-                lead.len()
-                    .checked_sub(l.len())
-                    .and_then(|at| lead.get(at..))
-                    .is_some_and(|tail| tail.eq_ignore_ascii_case(l))
-            })
+            [" will", " shall", " must", " is to", " are to"]
+                .iter()
+                .any(|l| {
+                    lead.len()
+                        .checked_sub(l.len())
+                        .and_then(|at| lead.get(at..))
+                        .is_some_and(|tail| tail.eq_ignore_ascii_case(l))
+                })
         }
     {
         return toks;
@@ -934,10 +965,7 @@ pub(crate) fn passed_on(
     }
     let span = (toks[bid + 1].span().0, toks[to - 1].span().1);
     let phrase = text[span.0..span.1].trim_end();
-    let pronoun = matches!(
-        phrase.to_ascii_lowercase().as_str(),
-        "him" | "them" | "her"
-    );
+    let pronoun = matches!(phrase.to_ascii_lowercase().as_str(), "him" | "them" | "her");
     // Only troops, an officer or a pronoun are bidden: "Order the 2nd Division to" is the
     // grammar's bid already, and "desire the road to be cleared" bids nobody.
     if !pronoun && (third && !looks_like_troops(phrase) && by_command(phrase).is_none()) {

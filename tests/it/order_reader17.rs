@@ -57,7 +57,11 @@ fn actions(o: &CheckedOrder) -> Vec<Action> {
 /// The read-back reads again as the same order (docs/order-language.md §6).
 fn rereads(o: &CheckedOrder, again: impl Fn(&str) -> CheckedOrder) {
     let a = again(&o.readback);
-    assert_eq!(a.key, o.key, "read-back {:?} re-reads differently", o.readback);
+    assert_eq!(
+        a.key, o.key,
+        "read-back {:?} re-reads differently",
+        o.readback
+    );
 }
 
 #[test]
@@ -77,7 +81,12 @@ fn an_officer_named_by_his_command_is_the_recipient_and_his_place_stays_a_place(
         o.readback
     );
     // Rule `verb.work-then`: destroying the bridge, then retiring, is two stages (6.3.3).
-    assert_eq!(actions(&o), [Action::Halt, Action::Withdraw], "{}", o.readback);
+    assert_eq!(
+        actions(&o),
+        [Action::Halt, Action::Withdraw],
+        "{}",
+        o.readback
+    );
     assert_eq!(o.order_type, Some(OrderType::Complex));
     assert!(!unread(&o), "{:?}", o.diagnostics);
     assert!(!codes(&o).contains(&"no-recipient"), "{:?}", o.diagnostics);
@@ -154,7 +163,9 @@ fn a_bid_passed_on_gives_the_task_to_the_ones_bidden() {
         Some("officers commanding the cavalry regiments")
     );
     assert!(
-        o.courtesies.iter().any(|c| c.text.starts_with("Colonel Elley")),
+        o.courtesies
+            .iter()
+            .any(|c| c.text.starts_with("Colonel Elley")),
         "{:?}",
         o.courtesies
     );
@@ -210,7 +221,10 @@ fn a_second_subject_in_one_wish_has_its_own_stage() {
         "allied",
     );
     assert_eq!(resolved(&o), Some("4-div"));
-    let second = o.stages[1].subject.as_ref().and_then(|s| s.resolved.as_ref());
+    let second = o.stages[1]
+        .subject
+        .as_ref()
+        .and_then(|s| s.resolved.as_ref());
     assert_eq!(second.map(|x| x.id.as_str()), Some("3-div"));
     assert!(!o.has_errors(), "{:?}", o.diagnostics);
     let o = plain(
@@ -239,21 +253,35 @@ fn a_pronoun_is_the_recipient_not_an_objective() {
         o.readback
     );
     assert_eq!(o.order_type, Some(OrderType::Engage));
-    assert!(codes(&o).contains(&"implicit-recipient"), "{:?}", o.diagnostics);
+    assert!(
+        codes(&o).contains(&"implicit-recipient"),
+        "{:?}",
+        o.diagnostics
+    );
     assert!(!codes(&o).contains(&"no-recipient"), "{:?}", o.diagnostics);
     assert!(!unread(&o), "{:?}", o.diagnostics);
     rereads(&o, plain);
 
     // The man named in the sentence before is the one meant.
-    let o = plain("General Alten is at Espeja with the cavalry. Tell him to fall back upon Fuentes de Oñoro if pressed.");
+    let o = plain(
+        "General Alten is at Espeja with the cavalry. Tell him to fall back upon Fuentes de Oñoro if pressed.",
+    );
     assert_eq!(recipient(&o), Some("General Alten"));
-    assert!(o.readback.starts_with("General Alten is to fall back"), "{}", o.readback);
+    assert!(
+        o.readback.starts_with("General Alten is to fall back"),
+        "{}",
+        o.readback
+    );
     rereads(&o, plain);
 
     // Against a scenario an unnamed "him" is no unknown command: a warning, no error.
     let o = talavera("Tell him to hold the Pajar de Vergara.", "allied");
     assert!(!o.has_errors(), "{:?}", o.diagnostics);
-    assert!(codes(&o).contains(&"implicit-recipient"), "{:?}", o.diagnostics);
+    assert!(
+        codes(&o).contains(&"implicit-recipient"),
+        "{:?}",
+        o.diagnostics
+    );
 }
 
 #[test]
@@ -281,11 +309,24 @@ fn own_troops_named_by_their_arm_resolve_to_the_writers_one_unit_of_that_arm() {
             "merlin-cav-iv",
         ),
         // The French writer's Guards are the King's Guard, never the British Guards brigade.
-        ("The Guards will stand in reserve at the Cascajal.", "french", "royal-guard"),
-        ("The Guards will stand in reserve behind the Medellin.", "allied", "campbell-1"),
+        (
+            "The Guards will stand in reserve at the Cascajal.",
+            "french",
+            "royal-guard",
+        ),
+        (
+            "The Guards will stand in reserve behind the Medellin.",
+            "allied",
+            "campbell-1",
+        ),
     ] {
         let o = talavera(text, side);
-        assert_eq!(resolved(&o), Some(want), "{text} ({side}): {:?}", o.diagnostics);
+        assert_eq!(
+            resolved(&o),
+            Some(want),
+            "{text} ({side}): {:?}",
+            o.diagnostics
+        );
         assert!(!o.has_errors(), "{text} ({side}): {:?}", o.diagnostics);
     }
 }
@@ -335,7 +376,11 @@ fn an_arm_several_units_fit_is_left_unresolved_naming_only_the_writers_units() {
             assert!(d.message.contains(m), "{text}: {}", d.message);
         }
         for n in names(enemy) {
-            assert!(!d.message.contains(&n), "{text}: names the enemy's {n}: {}", d.message);
+            assert!(
+                !d.message.contains(&n),
+                "{text}: names the enemy's {n}: {}",
+                d.message
+            );
         }
     }
     // An unknown recipient's suggestions are the writer's own commands only.
@@ -347,7 +392,11 @@ fn an_arm_several_units_fit_is_left_unresolved_naming_only_the_writers_units() {
         .expect("Ney is no command of this scenario");
     assert!(d.help.starts_with("did you mean"), "{}", d.help);
     for n in names("allied") {
-        assert!(!d.help.contains(&format!("\"{n}\"")), "suggests the Allies' {n}: {}", d.help);
+        assert!(
+            !d.help.contains(&format!("\"{n}\"")),
+            "suggests the Allies' {n}: {}",
+            d.help
+        );
     }
 }
 
@@ -383,9 +432,18 @@ fn a_flank_of_the_enemy_limits_an_attack_and_a_compass_point_does_not() {
         "The 2nd Division will advance west and attack the enemy's left flank.",
     ] {
         let o = plain(text);
-        assert!(!codes(&o).contains(&"open-ended"), "{text}: {:?}", o.diagnostics);
+        assert!(
+            !codes(&o).contains(&"open-ended"),
+            "{text}: {:?}",
+            o.diagnostics
+        );
         assert_eq!(o.order_type, Some(OrderType::Engage), "{text}");
-        assert!(place_texts(&o).iter().all(|p| !p.contains("left") && !p.contains("right")), "{text}");
+        assert!(
+            place_texts(&o)
+                .iter()
+                .all(|p| !p.contains("left") && !p.contains("right")),
+            "{text}"
+        );
     }
     // Only whose troops, or only a direction, is still no limit.
     for text in [
@@ -393,7 +451,11 @@ fn a_flank_of_the_enemy_limits_an_attack_and_a_compass_point_does_not() {
         "The 3rd Division will attack west!",
     ] {
         let o = plain(text);
-        assert!(codes(&o).contains(&"open-ended"), "{text}: {:?}", o.diagnostics);
+        assert!(
+            codes(&o).contains(&"open-ended"),
+            "{text}: {:?}",
+            o.diagnostics
+        );
     }
 }
 
@@ -402,14 +464,27 @@ fn the_left_of_the_line_is_read_as_one_phrase() {
     // Rule `name.side-of` (decision 0203): a side of the own line or army is a part of the
     // troops (no place); a side of "the position" is a vague place.
     for (text, phrase) in [
-        ("The cavalry brigade will cover the left of the line.", "the left of the line"),
-        ("The 3rd Division will cover the right of the army.", "the right of the army"),
-        ("Anson: protect the right flank of the line.", "the right flank of the line"),
+        (
+            "The cavalry brigade will cover the left of the line.",
+            "the left of the line",
+        ),
+        (
+            "The 3rd Division will cover the right of the army.",
+            "the right of the army",
+        ),
+        (
+            "Anson: protect the right flank of the line.",
+            "the right flank of the line",
+        ),
     ] {
         let o = plain(text);
         assert!(!unread(&o), "{text}: {:?}", o.diagnostics);
         assert!(place_texts(&o).is_empty(), "{text}: {:?}", place_texts(&o));
-        assert!(!codes(&o).contains(&"vague-place"), "{text}: {:?}", o.diagnostics);
+        assert!(
+            !codes(&o).contains(&"vague-place"),
+            "{text}: {:?}",
+            o.diagnostics
+        );
         assert!(o.readback.contains(phrase), "{text}: {}", o.readback);
         rereads(&o, plain);
     }
