@@ -349,20 +349,33 @@ fn an_arm_several_units_fit_is_left_unresolved_naming_only_the_writers_units() {
             )
             .collect()
     };
-    for (text, side, enemy, must) in [
+    let cases: [(&str, &str, &str, &[&str]); 4] = [
         (
             "The light cavalry will watch the valley north of the Cerro de Medellín.",
             "allied",
             "french",
-            ["Cotton's Brigade", "Anson's Brigade"],
+            &["Cotton's Brigade", "Anson's Brigade"],
         ),
         (
             "The light cavalry will scout towards the Tajo.",
             "french",
             "allied",
-            ["Beamont's Brigade", "Strolz's Brigade (Cav-IV)"],
+            &["Beamont's Brigade", "Strolz's Brigade (Cav-IV)"],
         ),
-    ] {
+        (
+            "The guns will open on the Cascajal.",
+            "allied",
+            "french",
+            &["British (2Lf) battery at 20.15", "any of 12"],
+        ),
+        (
+            "The artillery will fire on the Pajar de Vergara.",
+            "french",
+            "allied",
+            &["1-I (2Lf) battery", "any of 9"],
+        ),
+    ];
+    for (text, side, enemy, must) in cases {
         let o = talavera(text, side);
         assert_eq!(resolved(&o), None, "{text}");
         assert!(!o.has_errors(), "{text}: {:?}", o.diagnostics);
@@ -373,7 +386,7 @@ fn an_arm_several_units_fit_is_left_unresolved_naming_only_the_writers_units() {
             .unwrap_or_else(|| panic!("{text}: {:?}", o.diagnostics));
         assert_eq!(d.severity, Severity::Warning);
         for m in must {
-            assert!(d.message.contains(m), "{text}: {}", d.message);
+            assert!(d.message.contains(*m), "{text}: {}", d.message);
         }
         for n in names(enemy) {
             assert!(
