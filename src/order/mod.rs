@@ -873,9 +873,23 @@ fn fill_stages(stages: &mut [Stage], table: &Table, index: Option<&Index<'_>>, o
         }
         if let Some(s) = &mut st.subject
             && let Some(ix) = index
-            && let Match::Found { resolved, .. } = ix.unit_of(&s.text, true, own)
         {
-            s.resolved = Some(resolved);
+            match ix.unit_of(&s.text, true, own) {
+                // Rule `name.arm`: "…, and that the horse artillery will follow" — the writer's
+                // one unit of that arm when no name of his side is meant.
+                Match::Found { side, near, .. }
+                    if own.is_some_and(|o| near.is_some() || side.as_deref() != Some(o))
+                        && let Some(Arm::One(r)) = own.and_then(|o| ix.by_arm(&s.text, o)) =>
+                {
+                    s.resolved = Some(r);
+                }
+                Match::Found { resolved, .. } => s.resolved = Some(resolved),
+                Match::Missing { .. } => {
+                    if let Some(Arm::One(r)) = own.and_then(|o| ix.by_arm(&s.text, o)) {
+                        s.resolved = Some(r);
+                    }
+                }
+            }
         }
         for step in &mut st.steps {
             for r in step

@@ -227,6 +227,23 @@ fn a_second_subject_in_one_wish_has_its_own_stage() {
         .and_then(|s| s.resolved.as_ref());
     assert_eq!(second.map(|x| x.id.as_str()), Some("3-div"));
     assert!(!o.has_errors(), "{:?}", o.diagnostics);
+    // A second subject named by its arm is the writer's one unit of it (rule `name.arm`),
+    // never the enemy's unit the words also fit ("the Spanish heavy battery").
+    let o = talavera(
+        "The King desires that Ruffin's division will hold the Cascajal, and that the heavy battery will support it.",
+        "french",
+    );
+    assert_eq!(resolved(&o), Some("1-i"));
+    let second = o.stages[1]
+        .subject
+        .as_ref()
+        .and_then(|s| s.resolved.as_ref());
+    assert_eq!(
+        second.map(|x| x.id.as_str()),
+        Some("i-3hf"),
+        "{}",
+        o.readback
+    );
     let o = plain(
         "The Commander of the Forces desires that the Light Division will cross the Agueda, and that the hussars will charge the enemy's pickets.",
     );
