@@ -62,6 +62,9 @@ pub(crate) struct Draft {
     pub topic: Vec<(Reference, String)>,
     /// The time given with the verbless sentence ("Tordesillas road, 0600.").
     pub topic_time: Option<Timing>,
+    /// The man the last sentence named first (its recipient, or a titled name opening it):
+    /// whom "Tell him to …" in the next sentence means (rule `pronoun.recipient`).
+    pub last_person: Option<Target>,
     /// The meaning rules that fired, by id, in order (for `check --explain`).
     pub rules: Vec<&'static str>,
     /// Every token of every sentence with its tag, only when `explain` is asked for.
@@ -92,7 +95,11 @@ pub(crate) fn to_reference(t: &Target) -> Reference {
 /// Rule `place.side`: a lower-case "left", "right", "flank", "front", "rear" or "centre" with
 /// no name ("cover the left", "either flank", "the left flank") is a part of a body of troops,
 /// not ground of the map: no place, and no vague place to warn about.
+/// Rule `name.side-of`: "the left of the line", "the right of the army" too (decision 0203).
 fn side_of_troops(text: &str) -> bool {
+    if super::names::side_of(text) == Some(true) {
+        return true;
+    }
     !text.chars().any(char::is_uppercase)
         && text.split_whitespace().last().is_some_and(|w| {
             matches!(
@@ -410,6 +417,9 @@ fn token_rules(
         d.rules.push("name.feature");
     }
     let toks = verb_not_recipient(text, toks, &mut d.rules);
+    let toks = subjects::commanding_lead(text, toks, &mut d.rules);
+    let toks = subjects::passed_on(text, toks, d.last_person.as_ref(), &mut d.rules);
+    d.last_person = person_named(text, &toks);
     let n = toks.len();
     let toks = passive(text, toks);
     let first = |t: &[Tok]| t.first().map(Tok::span);
@@ -503,7 +513,68 @@ fn token_rules(
     let toks = subjects::clause_subjects(text, toks, index, &mut d.rules);
     let toks = subjects::supported_by(text, toks, index, &mut d.rules);
     let toks = subjects::in_reserve(text, toks, &mut d.rules);
+    let toks = work_then(text, toks, &mut d.rules);
     passive_negation(text, toks)
+}
+
+/// Rule `verb.work-then`: "The officer commanding at Castello Branco will destroy the bridge
+/// and will then retire to Sarzedas" — a task of the lexicon that moves nobody ("destroy",
+/// "burn", "blow up"), the recipient's first action, with "then" and another action after it,
+/// is a stage of its own: the command stays where it is until the work is done (halt, 6.3.2),
+/// then goes on. Elsewhere such a task is kept with its stage (`clause.report-duty`).
+fn work_then(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    const WORK: [&str; 4] = ["destroy", "burn", "blow up", "break down"];
+    let Some(r) = toks.iter().position(|t| matches!(t, Tok::Recipient { .. })) else {
+        return toks;
+    };
+    let mut k = r + 1;
+    while matches!(toks.get(k), Some(Tok::Stands(..))) {
+        k += 1;
+    }
+    let Some(Tok::Filler(f)) = toks.get(k) else {
+        return toks;
+    };
+    let f = *f;
+    let verb = words(&text[f.0..f.1].lower());
+    if !WORK.contains(&verb.as_str()) {
+        return toks;
+    }
+    let then = toks[k + 1..].iter().enumerate().any(|(j, t)| {
+        matches!(t, Tok::Connector(c, _) if c == "then" || c == "and then")
+            && matches!(toks.get(k + 2 + j), Some(Tok::Verb { .. }))
+    });
+    if !then
+        || toks[k + 1..]
+            .iter()
+            .any(|t| matches!(t, Tok::Recipient { .. }))
+    {
+        return toks;
+    }
+    toks[k] = Tok::Verb {
+        action: Action::Halt,
+        verb,
+        span: f,
+    };
+    rules.push("verb.work-then");
+    toks
+}
+
+/// The man a sentence names first, for a "him" in the next (rule `pronoun.recipient`): its
+/// recipient, or a name with a title opening it ("General Alten is at Espeja").
+fn person_named(text: &str, toks: &[Tok]) -> Option<Target> {
+    let first = toks
+        .iter()
+        .find(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))?;
+    let who = match first {
+        Tok::Recipient { who: Some(w), .. } if w.form != Form::Pronoun => w,
+        Tok::Place(w) if w.form == Form::Name => w,
+        _ => return None,
+    };
+    let s = who.span;
+    let head = crate::text::fold(text[s.0..s.1].split(' ').next().unwrap_or(""));
+    let lex = lexicon::get();
+    (lex.is_title(&head) || matches!(first, Tok::Recipient { .. }) && lex.is_person(&who.text))
+        .then(|| who.clone())
 }
 
 /// The tags `check --explain` shows, one per token.
@@ -842,6 +913,9 @@ impl Reading<'_> {
             } => {
                 *end = tok.span().1;
                 match tok {
+                    // Decision 0203: "in order to meet the French column coming by Ventosa" is
+                    // why the command takes its position (to receive them there), no attack.
+                    Tok::Verb { verb, .. } if verb == "meet" => {}
                     // "with the object of falling on the English left": an -ing form counts.
                     Tok::Verb { action, .. } | Tok::Participle { action, .. }
                         if action.posture() == Posture::Engage =>
@@ -4417,11 +4491,19 @@ fn follow_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
         };
         let own = match object {
             // "move behind the 2-4-I and follow it": the pronoun's antecedent decides.
+            // The clause's own subject before its link ("and that the cavalry will follow
+            // it") does not follow itself: passed over.
             Tok::Place(t) if t.form == Form::Pronoun => toks[..k]
                 .iter()
+                .enumerate()
                 .rev()
-                .find_map(|x| match x {
-                    Tok::Place(a) if a.form != Form::Pronoun => Some(a),
+                .find_map(|(j, x)| match x {
+                    Tok::Place(a)
+                        if a.form != Form::Pronoun
+                            && !subject_before_link(text, &toks[j + 1..]) =>
+                    {
+                        Some(a)
+                    }
                     Tok::Relation { target, .. } => Some(target),
                     _ => None,
                 })
@@ -4439,6 +4521,21 @@ fn follow_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
         }
     }
     toks
+}
+
+/// The tokens after a name open with its link ("will", "shall", "must", "is to", "are to"):
+/// the name is its clause's subject.
+fn subject_before_link(text: &str, after: &[Tok]) -> bool {
+    let w = |k: usize| {
+        after
+            .get(k)
+            .map(|t| text[t.span().0..t.span().1].to_ascii_lowercase())
+    };
+    match w(0).as_deref() {
+        Some("will" | "shall" | "must") => true,
+        Some("is" | "are") => w(1).as_deref() == Some("to"),
+        _ => false,
+    }
 }
 
 /// Rule `lead.sender-to`: "Lorcet to Pellerin: hold Kümla." — of two leads, "X to" followed
@@ -5058,8 +5155,11 @@ fn crossing_into_attack(steps: &mut [DraftStep]) {
     for i in (0..steps.len().saturating_sub(1)).rev() {
         let next_engage =
             steps[i + 1].step.posture == Posture::Engage || steps[i + 1].purpose_engage;
+        // Another command's attack ("…, and that the cavalry will charge") is not this
+        // crossing's (rule `lead.that-subject`).
         if steps[i].step.action == Action::Cross
             && matches!(steps[i + 1].link, Link::And)
+            && steps[i + 1].subject.is_none()
             && next_engage
         {
             steps[i].step.posture = Posture::Engage;

@@ -178,7 +178,12 @@ pub(crate) fn content(stages: &[Stage], order_span: Span, out: &mut Vec<Diagnost
         if st.posture != Posture::Engage {
             continue;
         }
+        // Rule `limit.step` (decision 0201): the attack's own target limits the stage it was
+        // merged into ("march north and fall upon the English left", `posture.approach`): a
+        // particular body or flank ("the English left", "the enemy's right") is the limit
+        // 6.4.4 asks for, a compass point is not.
         let has_limit = st.objectives.iter().any(limits)
+            || st.steps.iter().any(|s| s.objectives.iter().any(limits))
             || st.route.iter().any(limits)
             || st
                 .direction

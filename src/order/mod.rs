@@ -33,7 +33,7 @@ use crate::rules::{OrderType, Posture};
 use crate::scenario::{Echelon, Scenario};
 use crate::text::Lower;
 use critique::diag;
-use resolve::{Index, Match};
+use resolve::{Arm, Index, Match};
 
 /// Options of a check beyond the scenario and side.
 #[derive(Clone, Copy, Debug, Default)]
@@ -389,6 +389,21 @@ fn check_recipient(
 ) -> (Option<String>, Option<(String, String)>) {
     let (preset, addressed_you, no_action, body_start) = lead;
     let (recipient_side, recipient_ref) = match (recipient.as_mut(), index) {
+        // Rule `pronoun.recipient`: "Tell him to …" with nobody named before: the man the
+        // bearer is sent to, not a name of the order of battle.
+        (Some(r), _) if r.form == Form::Pronoun => {
+            diags.push(diag(
+                Severity::Warning,
+                "implicit-recipient",
+                format!(
+                    "the order is addressed to \"{}\", named nowhere in it",
+                    r.phrase
+                ),
+                r.span,
+                "name the recipient (\"Tell General Hill to …\") so the order can be checked",
+            ));
+            (None, None)
+        }
         (Some(r), Some(ix)) => check_addressee(r, ix, side, diags),
         _ => (None, None),
     };
@@ -440,7 +455,52 @@ fn check_addressee(
     side: Option<&str>,
     diags: &mut Vec<Diagnostic>,
 ) -> (Option<String>, Option<(String, String)>) {
-    let (resolved, recipient_side, near, others) = match ix.unit_of(&r.text, true, side) {
+    // Rule `lead.commanding`: "the officer commanding at X", "the officer commanding the
+    // cavalry": the command at that place or of that arm, when the scenario has one.
+    if let Some((at, what)) = subjects::by_command(&r.text) {
+        return match commanding(ix, at, what, side) {
+            Ok(resolved) => {
+                let out = (
+                    side.map(str::to_string),
+                    Some((resolved.id.clone(), resolved.kind.clone())),
+                );
+                r.resolved = Some(resolved);
+                out
+            }
+            Err(candidates) => {
+                diags.push(unfitted(r, &candidates, side));
+                (None, None)
+            }
+        };
+    }
+    let found = ix.unit_of(&r.text, true, side);
+    // Rule `name.arm`: own troops by their arm when no name of the order of battle (or only a
+    // near miss, or only the enemy's) is meant.
+    let arm = match (&found, side) {
+        (Match::Missing { .. }, Some(own)) => ix.by_arm(&r.text, own),
+        (Match::Found { near, side: s, .. }, Some(own))
+            if near.is_some() || s.as_deref().is_some_and(|s| s != own) =>
+        {
+            ix.by_arm(&r.text, own)
+        }
+        _ => None,
+    };
+    match arm {
+        Some(Arm::One(resolved)) => {
+            let out = (
+                side.map(str::to_string),
+                Some((resolved.id.clone(), resolved.kind.clone())),
+            );
+            r.resolved = Some(resolved);
+            return out;
+        }
+        Some(Arm::Several(candidates)) => {
+            diags.push(unfitted(r, &candidates, side));
+            return (None, None);
+        }
+        None => {}
+    }
+    let (resolved, recipient_side, near, others) = match found {
         Match::Found {
             resolved,
             side,
@@ -502,6 +562,100 @@ fn check_addressee(
     let recipient_ref = Some((resolved.id.clone(), resolved.kind.clone()));
     r.resolved = Some(resolved);
     (recipient_side, recipient_ref)
+}
+
+/// The command of side `own` meant by "the officer commanding at X" (`at`, the units set up
+/// at place X) or "commanding the cavalry" / "the 4th Division" (its arm or name); `Err` with
+/// the own units that could be meant when not exactly one fits (rule `lead.commanding`).
+fn commanding(
+    ix: &Index<'_>,
+    at: bool,
+    what: &str,
+    own: Option<&str>,
+) -> Result<Resolved, Vec<String>> {
+    let Some(own) = own else {
+        return Err(Vec::new());
+    };
+    if at {
+        if let Match::Found { resolved, .. } = ix.place(what)
+            && let Some(p) = ix.scenario.places.iter().find(|p| p.id == resolved.id)
+        {
+            let here: Vec<&crate::scenario::Unit> = ix
+                .scenario
+                .units
+                .iter()
+                .filter(|u| {
+                    u.side == own
+                        && u.position
+                            .as_ref()
+                            .is_some_and(|x| p.hexes.contains(&x.hex))
+                })
+                .collect();
+            return match here.as_slice() {
+                [u] => Ok(Resolved {
+                    id: u.id.clone(),
+                    name: u.name.clone(),
+                    kind: "unit".into(),
+                }),
+                _ => Err(here.iter().map(|u| u.name.clone()).collect()),
+            };
+        }
+        return Err(Vec::new());
+    }
+    // A name of the order of battle first ("the 4th Division", "the cavalry division"), then
+    // the arm ("the light cavalry").
+    if let Match::Found {
+        resolved,
+        side: Some(s),
+        near: None,
+        ..
+    } = ix.unit_of(what, false, Some(own))
+        && s == own
+    {
+        return Ok(resolved);
+    }
+    match ix.by_arm(what, own) {
+        Some(Arm::One(r)) => Ok(r),
+        Some(Arm::Several(c)) => Err(c),
+        None => Err(Vec::new()),
+    }
+}
+
+/// The warning for own troops described (by their arm, or as "the officer commanding …")
+/// that no one command of the writer's side fits: the candidates named, the recipient left
+/// unresolved (rules `name.arm`, `lead.commanding`).
+fn unfitted(r: &Reference, candidates: &[String], own: Option<&str>) -> Diagnostic {
+    const SHOWN: usize = 6;
+    if candidates.is_empty() {
+        return diag(
+            Severity::Warning,
+            "implicit-recipient",
+            format!(
+                "\"{}\" is no one command of {} in this scenario; the recipient is left to the umpire",
+                r.text,
+                own.map_or_else(|| "either side".to_string(), |s| format!("the {s} side"))
+            ),
+            r.span,
+            "name the formation or unit meant",
+        );
+    }
+    let mut names: Vec<String> = candidates.iter().take(SHOWN).cloned().collect();
+    if candidates.len() > SHOWN {
+        names.push(format!("{} more", candidates.len() - SHOWN));
+    }
+    diag(
+        Severity::Warning,
+        "ambiguous-name",
+        format!(
+            "recipient \"{}\" could be any of {} of the {} side: {}; taken for none",
+            r.text,
+            candidates.len(),
+            own.unwrap_or_default(),
+            names.join(", ")
+        ),
+        r.span,
+        "name the formation or unit meant",
+    )
 }
 
 /// Every place, hex and troop reference resolved once (by span), with the diagnostics of
@@ -719,9 +873,23 @@ fn fill_stages(stages: &mut [Stage], table: &Table, index: Option<&Index<'_>>, o
         }
         if let Some(s) = &mut st.subject
             && let Some(ix) = index
-            && let Match::Found { resolved, .. } = ix.unit_of(&s.text, true, own)
         {
-            s.resolved = Some(resolved);
+            match ix.unit_of(&s.text, true, own) {
+                // Rule `name.arm`: "…, and that the horse artillery will follow" — the writer's
+                // one unit of that arm when no name of his side is meant.
+                Match::Found { side, near, .. }
+                    if own.is_some_and(|o| near.is_some() || side.as_deref() != Some(o))
+                        && let Some(Arm::One(r)) = own.and_then(|o| ix.by_arm(&s.text, o)) =>
+                {
+                    s.resolved = Some(r);
+                }
+                Match::Found { resolved, .. } => s.resolved = Some(resolved),
+                Match::Missing { .. } => {
+                    if let Some(Arm::One(r)) = own.and_then(|o| ix.by_arm(&s.text, o)) {
+                        s.resolved = Some(r);
+                    }
+                }
+            }
         }
         for step in &mut st.steps {
             for r in step

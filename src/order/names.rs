@@ -451,7 +451,7 @@ pub(crate) fn edges(
             out.push(t);
             continue;
         };
-        if keep(&x.text) {
+        if keep(&x.text) || side_of(&x.text).is_some() {
             out.push(t);
             continue;
         }
@@ -501,6 +501,46 @@ pub(crate) fn edges(
         }
     }
     out
+}
+
+/// Rule `name.side-of` (decision 0203): "left of the line", "right of the army", "centre of
+/// the position" — a side of a body of troops or of ground, in lower case, is one phrase,
+/// never a relation cut off a vague word. `Some(true)` when the body is troops (a part of
+/// them, no place: "the line", "the army", "the columns"), `Some(false)` when it is ground ("the
+/// position": a vague place).
+pub(crate) fn side_of(text: &str) -> Option<bool> {
+    // Most names are not: the first word decides before anything is collected (reading speed).
+    let first = text.split(' ').next().unwrap_or("");
+    if !matches!(
+        first,
+        "left" | "right" | "centre" | "center" | "front" | "rear"
+    ) || text.chars().any(char::is_uppercase)
+    {
+        return None;
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let rest = match words.as_slice() {
+        [side, "flank", "of", rest @ ..] | [side, "of", rest @ ..]
+            if matches!(
+                *side,
+                "left" | "right" | "centre" | "center" | "front" | "rear"
+            ) =>
+        {
+            rest
+        }
+        _ => return None,
+    };
+    match rest {
+        [
+            "the" | "our" | "your" | "his" | "its" | "their" | "this",
+            last,
+        ] => match *last {
+            "line" | "lines" | "army" | "column" | "columns" => Some(true),
+            "position" | "ground" => Some(false),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// "the foot of", "the west bank of the", "the line of the": words that end in "of" (and an

@@ -179,18 +179,22 @@ fn subject_link(name: &str) -> &'static str {
 /// is to …", rule `lead.subject-where`); the link is the name's.
 fn lead(name: &str, at: Option<&str>) -> String {
     let lex = super::lexicon::get();
-    let split = name.split_whitespace().any(|w| {
-        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-        let low = w.lower();
-        // "and" joins several recipients (rule `lead.several`), read again as such.
-        low != "and"
-            && !super::names::is_link(&low)
-            && (super::lower::is_keyword(w) || lex.is_verb_word(&low))
-    });
+    // "The officer commanding at Castello Branco is to …" reads again as the same lead (rule
+    // `lead.commanding`); a colon would cut it at "commanding".
+    let commanding = super::subjects::by_command(name).is_some();
+    let split = !commanding
+        && name.split_whitespace().any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            let low = w.lower();
+            // "and" joins several recipients (rule `lead.several`), read again as such.
+            low != "and"
+                && !super::names::is_link(&low)
+                && (super::lower::is_keyword(w) || lex.is_verb_word(&low))
+        });
     if split {
         // A colon lead takes every word before it: the place would join the name.
         format!("{name}: ")
-    } else if let Some(a) = at {
+    } else if let Some(a) = at.filter(|_| !commanding) {
         format!("{name} {a} {} ", subject_link(name))
     } else {
         format!("{name} {} ", subject_link(name))

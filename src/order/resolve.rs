@@ -13,6 +13,7 @@
 use crate::hex::Hex;
 use crate::scenario::{PlaceKind, Scenario};
 use crate::text::{Lower, edit_distance, fold};
+use crate::units::UnitKind;
 
 use super::ast::Resolved;
 
@@ -389,6 +390,73 @@ fn persons_of(scenario: &Scenario) -> rustc_hash::FxHashSet<String> {
         }
     }
     persons
+}
+
+/// Own troops named by their arm ([`Index::by_arm`]): one unit or formation, or the names of
+/// the several units of the writer's side that fit.
+pub(crate) enum Arm {
+    One(Resolved),
+    Several(Vec<String>),
+}
+
+/// The arm a description names, if it names nothing else.
+#[derive(Clone, Copy)]
+enum ArmWord {
+    Kind(fn(UnitKind) -> bool),
+    Guards,
+}
+
+/// "the light cavalry", "our guns", "the heavy battery", "the horse artillery", "the
+/// lancers", "the Guards": the arm named, when the whole text is an arm and its qualifiers.
+fn arm_of(text: &str) -> Option<ArmWord> {
+    let f = fold(text);
+    let mut words: Vec<&str> = f.split(' ').filter(|w| !w.is_empty()).collect();
+    while let Some(w) = words.first()
+        && matches!(*w, "the" | "our" | "my" | "your" | "own" | "all")
+    {
+        words.remove(0);
+    }
+    use UnitKind as K;
+    let kind = |k: fn(UnitKind) -> bool| Some(ArmWord::Kind(k));
+    match words.as_slice() {
+        ["guards"] => Some(ArmWord::Guards),
+        ["cavalry" | "horse"] => kind(K::is_cavalry),
+        ["light", "cavalry" | "horse"] | ["hussars" | "chasseurs"] => {
+            kind(|k| k == K::CavalryLight)
+        }
+        ["heavy", "cavalry"] | ["dragoons" | "cuirassiers" | "carabiniers"] => {
+            kind(|k| k == K::CavalryHeavy)
+        }
+        ["lancers"] => kind(|k| k == K::CavalryLancer),
+        ["artillery" | "guns" | "batteries" | "battery"] => kind(K::is_artillery),
+        ["horse", "artillery" | "guns" | "batteries" | "battery"] => {
+            kind(|k| matches!(k, K::ArtilleryLightHorse | K::ArtilleryHeavyHorse))
+        }
+        ["foot", "artillery" | "guns" | "batteries" | "battery"] => {
+            kind(|k| matches!(k, K::ArtilleryLightFoot | K::ArtilleryHeavyFoot))
+        }
+        ["heavy", "artillery" | "guns" | "batteries" | "battery"] => {
+            kind(|k| matches!(k, K::ArtilleryHeavyFoot | K::ArtilleryHeavyHorse))
+        }
+        ["light", "artillery" | "guns" | "batteries"] => {
+            kind(|k| matches!(k, K::ArtilleryLightFoot | K::ArtilleryLightHorse))
+        }
+        ["infantry" | "foot"] => kind(K::is_infantry),
+        ["skirmishers"] => kind(|k| k == K::Skirmisher),
+        _ => None,
+    }
+}
+
+/// A name or alias with "Guard" or "Guards" as a word ("the King's Guard", "H. F. Campbell's
+/// Brigade (Guards)").
+fn guards_name(name: &str, aliases: &[String]) -> bool {
+    std::iter::once(name)
+        .chain(aliases.iter().map(String::as_str))
+        .any(|n| {
+            fold(n)
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| w == "guard" || w == "guards")
+        })
 }
 
 impl<'a> Index<'a> {
@@ -947,7 +1015,11 @@ impl<'a> Index<'a> {
             }
         }
         let mut suggestions: Vec<String> = Vec::new();
+        // A writer's own troops are never suggested from the enemy's order of battle.
         for (_, i) in scored {
+            if own.is_some_and(|s| self.units[i].side != s) {
+                continue;
+            }
             let n = &self.units[i].name;
             if !suggestions.contains(n) {
                 suggestions.push(n.clone());
@@ -957,6 +1029,65 @@ impl<'a> Index<'a> {
             }
         }
         Match::Missing { suggestions }
+    }
+
+    /// Rule `name.arm`: own troops named by their arm alone ("the light cavalry", "the guns",
+    /// "the horse artillery", "the lancers", "the Guards") are the writer's own side's unit of
+    /// that arm when exactly one fits (or the one formation all of whose units are the ones
+    /// that fit); `None` when the text names no arm. Never a unit of the enemy (6.4: an Army
+    /// Commander orders only his own commands).
+    pub fn by_arm(&self, text: &str, own: &str) -> Option<Arm> {
+        let arm = arm_of(text)?;
+        let f = self.scenario;
+        let fits = |u: &crate::scenario::Unit| match arm {
+            ArmWord::Kind(k) => k(u.kind),
+            ArmWord::Guards => guards_name(&u.name, &u.aliases),
+        };
+        let units: Vec<&crate::scenario::Unit> = f
+            .units
+            .iter()
+            .filter(|u| u.side == own && fits(u))
+            .collect();
+        // "the Guards": a formation of guards (the King's Guard) is the one meant, its units
+        // with it.
+        if matches!(arm, ArmWord::Guards) {
+            let forms: Vec<&crate::scenario::Formation> = f
+                .formations
+                .iter()
+                .filter(|x| x.side == own && guards_name(&x.name, &x.aliases))
+                .collect();
+            if let [x] = forms.as_slice() {
+                return Some(Arm::One(Resolved {
+                    id: x.id.clone(),
+                    name: x.name.clone(),
+                    kind: "formation".into(),
+                }));
+            }
+        }
+        match units.as_slice() {
+            [] => None,
+            [u] => Some(Arm::One(Resolved {
+                id: u.id.clone(),
+                name: u.name.clone(),
+                kind: "unit".into(),
+            })),
+            [u, rest @ ..] => {
+                // One formation whose units are exactly these ("the cavalry" of an army with one
+                // cavalry division).
+                if rest.iter().all(|v| v.parent == u.parent)
+                    && f.units.iter().filter(|v| v.parent == u.parent).count() == units.len()
+                    && let Some(x) = f.formations.iter().find(|x| x.id == u.parent)
+                    && x.side == own
+                {
+                    return Some(Arm::One(Resolved {
+                        id: x.id.clone(),
+                        name: x.name.clone(),
+                        kind: "formation".into(),
+                    }));
+                }
+                Some(Arm::Several(units.iter().map(|u| u.name.clone()).collect()))
+            }
+        }
     }
 
     /// The one unit of side `own` set up at one of `hexes` whose kind the description names

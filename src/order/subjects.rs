@@ -4,6 +4,7 @@
 //! and the verbless "4th Div: in reserve behind Hinzeberg."
 //!
 //! Owns: rules `clause.having`, `cond.modal-ends`, `lead.bare`, `lead.you`, `lead.clause-subject`, `lead.same-subject`,
+//! `lead.commanding`, `lead.passed-on`, `pronoun.recipient`, `lead.that-subject`,
 //! `lead.passive-own` after a clause break, `with.supported-by` and `verb.in-reserve`, over one sentence's
 //! tokens. Must not: resolve names (that is [`super::resolve`]); it only asks whether a name
 //! is one of the scenario's commands or reads as friendly troops.
@@ -231,26 +232,7 @@ pub(crate) fn clause_subjects(
     index: Option<&Index<'_>>,
     rules: &mut Vec<&'static str>,
 ) -> Vec<Tok> {
-    // Every rule here needs a link ("will", "is to", "it will", "you may") or a "You" read as a
-    // name: most sentences have neither and pass untouched, without a copy (the reader's hot
-    // path).
-    let links = |t: &Tok| {
-        let s = t.span();
-        let first = text[s.0..s.1].split(' ').next().unwrap_or("");
-        [
-            "will", "shall", "must", "may", "is", "are", "it", "he", "they",
-        ]
-        .iter()
-        .any(|l| first.eq_ignore_ascii_case(l))
-            || matches!(t, Tok::Recipient { who: Some(w), .. } if w.text.eq_ignore_ascii_case("you"))
-    };
-    // "…; Pellerin to follow in reserve": a name, "to" and a verb.
-    let to_link = |w: &[Tok]| {
-        matches!(w[0], Tok::Place(_))
-            && matches!(w[2], Tok::Verb { .. })
-            && word(text, &w[1]) == "to"
-    };
-    if !toks.iter().any(links) && !toks.windows(3).any(to_link) {
+    if !has_links(text, &toks) {
         return toks;
     }
     let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
@@ -263,6 +245,7 @@ pub(crate) fn clause_subjects(
     // Rule `cond.then-subject`: (a condition opened the clause, its comma has just passed).
     let mut cond = (false, false);
     let mut then_subject = false;
+    let mut that = false;
     while k < toks.len() {
         // "You will attack Hall." read by `lead.third-person` names nobody: it addresses the
         // recipient.
@@ -349,6 +332,12 @@ pub(crate) fn clause_subjects(
             same = true;
             continue;
         }
+        if at_break && let Some((lead, n)) = that_subject(text, &toks[k..], index) {
+            out.push(lead);
+            k += n;
+            that = true;
+            continue;
+        }
         // Rule `lead.clause-subject`, telegraphic: "…, Charlot to follow in support".
         if at_break
             && let Tok::Place(who) = &toks[k]
@@ -389,10 +378,63 @@ pub(crate) fn clause_subjects(
     if then_subject {
         rules.push("cond.then-subject");
     }
+    if that {
+        rules.push("lead.that-subject");
+    }
     if same {
         rules.push("lead.same-subject");
     }
     out
+}
+
+/// Every rule of [`clause_subjects`] needs a link ("will", "is to", "it will", "you may") or a
+/// "You" read as a name: most sentences have neither and pass untouched, without a copy (the
+/// reader's hot path).
+fn has_links(text: &str, toks: &[Tok]) -> bool {
+    let links = |t: &Tok| {
+        let s = t.span();
+        let first = text[s.0..s.1].split(' ').next().unwrap_or("");
+        [
+            "will", "shall", "must", "may", "is", "are", "it", "he", "they",
+        ]
+        .iter()
+        .any(|l| first.eq_ignore_ascii_case(l))
+            || matches!(t, Tok::Recipient { who: Some(w), .. } if w.text.eq_ignore_ascii_case("you"))
+    };
+    // "…; Pellerin to follow in reserve": a name, "to" and a verb.
+    let to_link = |w: &[Tok]| {
+        matches!(w[0], Tok::Place(_))
+            && matches!(w[2], Tok::Verb { .. })
+            && word(text, &w[1]) == "to"
+    };
+    toks.iter().any(links) || toks.windows(3).any(to_link)
+}
+
+/// Rule `lead.that-subject`: "Lord Wellington desires that the 4th Division may halt at
+/// Guarda, and that General Cole will send a brigade to Celorico" — after a break, "that", a
+/// subject, its link and a verb: a second wish of the same authority, with its own subject (a
+/// command, own troops or a titled officer); "that" is its lead. The lead and how many tokens
+/// of `rest` it takes.
+fn that_subject(text: &str, rest: &[Tok], index: Option<&Index<'_>>) -> Option<(Tok, usize)> {
+    if word(text, rest.first()?) != "that" {
+        return None;
+    }
+    let Some(Tok::Place(who)) = rest.get(1) else {
+        return None;
+    };
+    let link = you_link_len(text, &rest[2..])?;
+    if !matches!(rest.get(2 + link), Some(Tok::Verb { .. }))
+        || !(commands(who, index) || own_troop_words(who) || titled(text, who))
+    {
+        return None;
+    }
+    let span = (rest[0].span().0, rest[1 + link].span().1);
+    let lead = Tok::Recipient {
+        who: Some(who.clone()),
+        attached: Vec::new(),
+        span,
+    };
+    Some((lead, 2 + link))
 }
 
 /// Rule `cond.then-subject`, the clauses: `cond` is (a condition opened this clause and runs
@@ -434,6 +476,14 @@ fn own_troop_words(who: &Target) -> bool {
                 || lex.is_nation(w)
                 || lex.is_nation(w.trim_end_matches('s'))
         })
+}
+
+/// A name that opens with a title ("General Cole", "Sir Stapleton Cotton"): a person.
+fn titled(text: &str, who: &Target) -> bool {
+    let s = who.span;
+    let head = text[s.0..s.1].split(' ').next().unwrap_or("");
+    head.chars().next().is_some_and(char::is_uppercase)
+        && super::lexicon::get().is_title(&crate::text::fold(head))
 }
 
 /// "…; the reserve cavalry is to be kept in hand": troops described in lower case, then a
@@ -670,5 +720,301 @@ pub(crate) fn supported_by(
         k += 1;
     }
     rules.push("with.supported-by");
+    out
+}
+
+/// The heads of a recipient described by his command: "the officer commanding at X", "the
+/// officers commanding the cavalry regiments", "the commanding officer of the 88th", "the
+/// general officer commanding the 4th Division" (rule `lead.commanding`).
+const COMMANDING: [&str; 12] = [
+    "officer commanding",
+    "officers commanding",
+    "general commanding",
+    "generals commanding",
+    "general officer commanding",
+    "general officers commanding",
+    "officer in command",
+    "officers in command",
+    "commanding officer",
+    "commanding officers",
+    "officer in charge",
+    "officers in charge",
+];
+
+/// Rule `lead.commanding`: a recipient described by his command — `Some((at, what))`, `at`
+/// when he commands at a place ("the officer commanding at Castello Branco": what =
+/// "Castello Branco"), else what he commands ("the cavalry", "the rear guard", "" when
+/// nothing is said).
+pub(crate) fn by_command(text: &str) -> Option<(bool, &str)> {
+    // Asked of every recipient: the first word decides before anything else is compared.
+    let first = text.split(' ').next()?;
+    if ![
+        "the",
+        "officer",
+        "officers",
+        "general",
+        "generals",
+        "commanding",
+    ]
+    .iter()
+    .any(|w| first.eq_ignore_ascii_case(w))
+    {
+        return None;
+    }
+    let body = strip_ci(text, "the ").unwrap_or(text);
+    let rest = COMMANDING
+        .iter()
+        .find_map(|h| strip_ci(body, h).filter(|rest| rest.is_empty() || rest.starts_with(' ')))?;
+    let rest = rest.trim_start();
+    for prep in ["at ", "in ", "on ", "near "] {
+        if let Some(place) = strip_ci(rest, prep) {
+            return Some((true, place.trim()));
+        }
+    }
+    let rest = strip_ci(rest, "of ").unwrap_or(rest);
+    Some((false, rest.trim()))
+}
+
+/// `s` without the prefix `p`, compared in ASCII case only (never cut inside a character).
+fn strip_ci<'a>(s: &'a str, p: &str) -> Option<&'a str> {
+    s.get(..p.len())
+        .filter(|h| h.eq_ignore_ascii_case(p))
+        .and_then(|_| s.get(p.len()..))
+}
+
+/// The word of a token, lower-case.
+fn tok_word(text: &str, t: &Tok) -> String {
+    word(text, t)
+}
+
+/// Rule `lead.commanding`: "The officer commanding at Castello Branco will destroy the
+/// bridge", "The officer commanding the rear guard will hold …" — an officer described by his
+/// command, opening the sentence before its link ("will", "shall", "must", "is to", "are to"),
+/// is the recipient, however the grammar cut the words between; a place he commands at is
+/// where he stands (a place of the order, never the recipient nor an objective).
+pub(crate) fn commanding_lead(
+    text: &str,
+    toks: Vec<Tok>,
+    rules: &mut Vec<&'static str>,
+) -> Vec<Tok> {
+    let start = toks
+        .iter()
+        .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
+        .unwrap_or(toks.len());
+    // Cheap test first: the sentence opens with "the officer", "officers", "the commanding" …
+    let opens = toks.get(start).is_some_and(|t| {
+        let s = t.span();
+        let mut head = text[s.0..s.1].split_whitespace();
+        let officer = |w: Option<&str>| {
+            w.is_some_and(|w| {
+                ["officer", "officers", "general", "generals", "commanding"]
+                    .iter()
+                    .any(|o| w.eq_ignore_ascii_case(o))
+            })
+        };
+        let first = head.next();
+        matches!(t, Tok::Place(_) | Tok::Filler(_))
+            && (officer(first)
+                || first.is_some_and(|w| w.eq_ignore_ascii_case("the")) && officer(head.next()))
+    });
+    if !opens || toks.iter().any(|t| matches!(t, Tok::Recipient { .. })) {
+        return toks;
+    }
+    // The link, and how many tokens it takes.
+    let mut link = None;
+    for k in start + 1..toks.len().min(start + 12) {
+        match &toks[k] {
+            Tok::Punct(_) => break,
+            Tok::Connector(c, _) if c != "," => break,
+            _ => {}
+        }
+        let w = tok_word(text, &toks[k]);
+        if matches!(w.as_str(), "will" | "shall" | "must" | "may") {
+            link = Some((k, 1));
+            break;
+        }
+        if matches!(w.as_str(), "is" | "are")
+            && toks.get(k + 1).is_some_and(|t| tok_word(text, t) == "to")
+        {
+            link = Some((k, 2));
+            break;
+        }
+    }
+    let Some((link, len)) = link else {
+        return toks;
+    };
+    // Only a lead the grammar broke up: one name before the link is `lead.third-person`'s.
+    if link == start + 1 {
+        return toks;
+    }
+    let phrase_span = (toks[start].span().0, toks[link - 1].span().1);
+    let phrase = text[phrase_span.0..phrase_span.1].trim_end();
+    if by_command(phrase).is_none()
+        || !matches!(
+            toks.get(link + len),
+            Some(Tok::Verb { .. } | Tok::Filler(_) | Tok::Negate(_) | Tok::Connector(..))
+        )
+    {
+        return toks;
+    }
+    let (name, name_span) = match phrase.split_once(' ') {
+        Some((a, rest)) if a.eq_ignore_ascii_case("the") => (
+            rest,
+            (phrase_span.0 + a.len() + 1, phrase_span.0 + phrase.len()),
+        ),
+        _ => (phrase, (phrase_span.0, phrase_span.0 + phrase.len())),
+    };
+    let who = Target {
+        form: Form::Unit,
+        text: crate::text::nfc(name),
+        span: name_span,
+        phrase: crate::text::nfc(phrase),
+        phrase_span: (phrase_span.0, phrase_span.0 + phrase.len()),
+        hexes: Vec::new(),
+        within: None,
+        parts: Vec::new(),
+    };
+    let mut out: Vec<Tok> = toks[..start].to_vec();
+    out.push(Tok::Recipient {
+        who: Some(who),
+        attached: Vec::new(),
+        span: (phrase_span.0, toks[link + len - 1].span().1),
+    });
+    // "at Castello Branco": where he commands, a place of the order.
+    for k in start..link.saturating_sub(1) {
+        if let (Tok::DestPrep(p, ps), Tok::Place(place)) = (&toks[k], &toks[k + 1])
+            && matches!(p.as_str(), "at" | "in" | "on" | "near")
+            && place.text.chars().any(char::is_uppercase)
+        {
+            out.push(Tok::Stands(
+                p.clone(),
+                place.clone(),
+                (ps.0, place.phrase_span.1),
+            ));
+        }
+    }
+    out.extend(toks.into_iter().skip(link + len));
+    rules.push("lead.commanding");
+    out
+}
+
+/// The bid verbs of a third person who passes an order on ("Colonel Elley will desire the
+/// officers … to …") or of the writer's staff officer ("Tell him to …").
+const BIDS: [&str; 9] = [
+    "desire", "tell", "order", "direct", "instruct", "request", "ask", "beg", "require",
+];
+
+/// Rule `lead.passed-on`: "Colonel Elley will desire the officers commanding the cavalry
+/// regiments to send their led horses to the rear" — the subject only passes the order on: the
+/// ones bidden (the words between the bid and its "to") are the recipient, and the subject
+/// and his link are a courtesy. Rule `pronoun.recipient`: "Tell him to hang upon …" — the
+/// bidden one may be a pronoun ("him", "them"): he is the recipient, the man named in the
+/// order's sentence before (`before`), or nobody the order names.
+pub(crate) fn passed_on(
+    text: &str,
+    toks: Vec<Tok>,
+    before: Option<&Target>,
+    rules: &mut Vec<&'static str>,
+) -> Vec<Tok> {
+    let start = toks
+        .iter()
+        .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
+        .unwrap_or(toks.len());
+    // "Colonel Elley will" + bid, or a bid opening the sentence ("Tell him to").
+    let (bid, third) = match toks.get(start) {
+        Some(Tok::Recipient { who: Some(_), .. }) => (start + 1, true),
+        Some(_) => (start, false),
+        None => return toks,
+    };
+    let Some(b) = toks.get(bid) else {
+        return toks;
+    };
+    // Only after a subject and his link ("Colonel Elley will desire"), not after a colon
+    // ("2nd Div: order the guns to withdraw" is the division's own order to its guns).
+    if third
+        && !{
+            let (a, e) = toks[start].span();
+            let lead = text[a..e].trim_end();
+            [" will", " shall", " must", " is to", " are to"]
+                .iter()
+                .any(|l| {
+                    lead.len()
+                        .checked_sub(l.len())
+                        .and_then(|at| lead.get(at..))
+                        .is_some_and(|tail| tail.eq_ignore_ascii_case(l))
+                })
+        }
+    {
+        return toks;
+    }
+    let s = b.span();
+    if !matches!(b, Tok::Filler(_) | Tok::Place(_) | Tok::Verb { .. })
+        || !BIDS.iter().any(|w| text[s.0..s.1].eq_ignore_ascii_case(w))
+    {
+        return toks;
+    }
+    // The ones bidden, up to their "to" and the verb.
+    let Some(to) = (bid + 1..toks.len().min(bid + 8)).find(|&k| {
+        tok_word(text, &toks[k]) == "to" && matches!(toks.get(k + 1), Some(Tok::Verb { .. }))
+    }) else {
+        return toks;
+    };
+    if to == bid + 1
+        || !toks[bid + 1..to]
+            .iter()
+            .all(|t| matches!(t, Tok::Place(_) | Tok::Filler(_)))
+    {
+        return toks;
+    }
+    let span = (toks[bid + 1].span().0, toks[to - 1].span().1);
+    let phrase = text[span.0..span.1].trim_end();
+    let pronoun = matches!(phrase.to_ascii_lowercase().as_str(), "him" | "them" | "her");
+    // Only troops, an officer or a pronoun are bidden: "Order the 2nd Division to" is the
+    // grammar's bid already, and "desire the road to be cleared" bids nobody.
+    if !pronoun && (third && !looks_like_troops(phrase) && by_command(phrase).is_none()) {
+        return toks;
+    }
+    if !third && !pronoun {
+        return toks;
+    }
+    let (name, name_span) = match phrase.split_once(' ') {
+        Some((a, rest)) if a.eq_ignore_ascii_case("the") => {
+            (rest, (span.0 + a.len() + 1, span.0 + phrase.len()))
+        }
+        _ => (phrase, (span.0, span.0 + phrase.len())),
+    };
+    let who = match (pronoun, before) {
+        // "General Alten is at Espeja. Tell him to …": the man named before.
+        // He is read back by his name.
+        (true, Some(b)) => Target {
+            span: name_span,
+            phrase_span: (span.0, span.0 + phrase.len()),
+            ..b.clone()
+        },
+        _ => Target {
+            form: if pronoun { Form::Pronoun } else { Form::Unit },
+            text: crate::text::nfc(name),
+            span: name_span,
+            phrase: crate::text::nfc(phrase),
+            phrase_span: (span.0, span.0 + phrase.len()),
+            hexes: Vec::new(),
+            within: None,
+            parts: Vec::new(),
+        },
+    };
+    let mut out: Vec<Tok> = toks[..start].to_vec();
+    // The one who passes it on carries no command of his own.
+    out.push(Tok::Courtesy((toks[start].span().0, b.span().1)));
+    out.push(Tok::Recipient {
+        who: Some(who),
+        attached: Vec::new(),
+        span: (span.0, toks[to].span().1),
+    });
+    out.extend(toks.into_iter().skip(to + 1));
+    rules.push(if pronoun {
+        "pronoun.recipient"
+    } else {
+        "lead.passed-on"
+    });
     out
 }

@@ -35,6 +35,7 @@ mod order_peninsula_probes;
 mod order_props;
 mod order_reader;
 mod order_reader15;
+mod order_reader17;
 mod order_relatives;
 mod order_umpire;
 mod random_events;
