@@ -657,9 +657,15 @@ fn engage<'u>(
         options.opportunity_formation,
         options.opportunity_at,
         defenders,
-    ) && let Some(f) = super::opportunity::fired_on_as(&ctx.state, target, at)
-    {
-        defender.formation = f;
+    ) {
+        let f = match options.defender_at {
+            // A Line Extension's change out of Square (8.3.3; decision 0205).
+            Some(ext) => super::opportunity::extension_fired_on_as(&ctx.state, target, ext, at),
+            None => super::opportunity::fired_on_as(&ctx.state, target, at),
+        };
+        if let Some(f) = f {
+            defender.formation = f;
+        }
     }
     // 16.5, 17.4: charged or fired on at a hex of its path, in the formation it had there
     // (decision 0156).
@@ -1414,10 +1420,11 @@ fn opportunity_hex(
         ));
     };
     // 17.4 trigger 3: a formation change in the zone (a Line Extension's Square against a
-    // charge, or its change back, is none: decision 0198).
+    // charge is none, decision 0198; its change back into Line, 8.3.3, is one, 8.2.1 and
+    // 17.4.2, decision 0205).
     if options.opportunity_formation {
         let changes = match options.defender_at {
-            Some(_) => Vec::new(),
+            Some(ext) => super::opportunity::extension_fireable_changes(&ctx.state, target, ext),
             None => super::opportunity::formation_changes_this_phase(&ctx.state, target),
         };
         if !changes.contains(&at) {
@@ -1879,6 +1886,11 @@ fn apply_defender(
     if let (Some(at), [target], Some(ext)) =
         (options.opportunity_at, defenders, options.defender_at)
     {
+        // 17.4.6 with 13.2.1: an extension Disorganized by the fire at the Square it formed
+        // against a charge does not form it (decision 0205).
+        if options.opportunity_formation {
+            super::opportunity::undo_extension_square(ctx, d_side, target, ext, at, ext_was);
+        }
         super::opportunity::halve_extension_at(ctx, d_side, target, ext, at, ext_was);
     }
 }
@@ -1901,22 +1913,17 @@ fn square_fire_first(ctx: &mut Ctx, c: &mut ChargeUnderWay) -> Result<bool, Refu
     let refuse = |code: &'static str, msg: String, help: &str| {
         Err(Refusal::new(code, "17.4.6", msg, help.to_string()))
     };
-    let Some(at) = stands else {
+    let Some(stands) = stands else {
         return refuse(
             "square-fire",
             format!("`{target}` is not on the map"),
             "repeat without --square-fire",
         );
     };
-    if options.defender_at.is_some() {
-        return refuse(
-            "square-fire-extension",
-            format!(
-                "a Line Extension forming Square (13.2.1) is not fired on inside the charge [hex {at}]"
-            ),
-            "the umpire's: repeat without --square-fire, and fire first with `combat fire` if the rulebook's order would have it",
-        );
-    }
+    // 13.2.1 with 17.4.2 and 17.4.6: a Line Extension charged in its own hex forms its own
+    // Square, and "Movement or Formation Change activities of a unit and its Line Extensions
+    // generate Opportunity Fire separately": the fire is at the extension (decision 0205).
+    let at = options.defender_at.unwrap_or(stands);
     if let Some(h) = options.reaction_at.filter(|h| *h != at) {
         return refuse(
             "square-fire-earlier-hex",
@@ -1937,10 +1944,11 @@ fn square_fire_first(ctx: &mut Ctx, c: &mut ChargeUnderWay) -> Result<bool, Refu
             "repeat without --square-fire",
         );
     }
-    form_square_against_charge(ctx, target, None, input.defender.formation);
+    form_square_against_charge(ctx, target, options.defender_at, input.defender.formation);
     let fire = CombatOptions {
         opportunity_at: Some(at),
         opportunity_formation: true,
+        defender_at: options.defender_at,
         fire_ruling: options.fire_ruling.clone(),
         ..CombatOptions::default()
     };
@@ -1954,7 +1962,13 @@ fn square_fire_first(ctx: &mut Ctx, c: &mut ChargeUnderWay) -> Result<bool, Refu
     // The charge goes on against the target as the fire left it: its Square formed (or
     // undone), its Morale State and losses.
     read_again(ctx, c)?;
-    Ok(ctx.state.movement.get(target).and_then(|m| m.formation) == Some(UnitFormation::Square))
+    Ok(match options.defender_at {
+        Some(ext) => super::extensions::part(&ctx.state, target, ext)
+            .is_some_and(|p| p.formation() == UnitFormation::Square),
+        None => {
+            ctx.state.movement.get(target).and_then(|m| m.formation) == Some(UnitFormation::Square)
+        }
+    })
 }
 
 /// 16.2.1 without 17.4.6's fire (`--square-fire`): the target forms Square before the melee —

@@ -1929,6 +1929,10 @@ fn override_effect(ctx: &mut Ctx, side: &str, action: &OverrideAction) -> Result
                     blown: blown.unwrap_or(now.blown),
                 },
             );
+            // 8.3.1.2: "Squares that become Routed of course enter Routed formation instead":
+            // a Square the umpire sets Routed leaves it as one a combat Routs (decision 0199),
+            // seen as the override is, by the umpire (decision 0205).
+            super::retreat::routed_square_breaks_seen(ctx, unit, Visibility::Umpire);
         }
     }
     Ok(())

@@ -356,6 +356,7 @@ fn apply(state: &mut GameState, event: &Event) {
             unit,
             to,
             half_mp,
+            rule,
             extension: Some(hex),
             ..
         } => {
@@ -369,6 +370,11 @@ fn apply(state: &mut GameState, event: &Event) {
             {
                 p.square =
                     (*to == crate::scenario::UnitFormation::Square).then_some((turn, player));
+                // 8.2.1, 17.4 trigger 3: its own change back into Line is a trigger; a Square
+                // broken by a failed check (8.3.2) or Close Combat (8.3.4) is none (decision 0205).
+                if rule == "8.3.3" {
+                    p.left_square = Some((turn, player, *hex));
+                }
                 if *half_mp > 0 {
                     let mut spent = p.spent_in(turn, player);
                     spent.halves += half_mp;
@@ -470,6 +476,7 @@ fn apply(state: &mut GameState, event: &Event) {
                 last_facings: Vec::new(),
                 last_left: Vec::new(),
                 square: None,
+                left_square: None,
             });
             m.halves += half_mp;
             u.moved = Some(m);

@@ -621,9 +621,14 @@ fn move_extension(
         Refusal::new(code, rule, msg, format!("{help}{OVERRIDE_HINT}"))
     };
     // 13.2.1, 8.3.3: a Line Extension in the Square it formed against a charge goes back into
-    // Line in place, or stays (decision 0198).
-    if super::extensions::part(&ctx.state, &u.id, at).is_some_and(|p| p.square.is_some()) {
-        return extension_leaves_square(ctx, side, u, at, to, given, opts);
+    // Line in place (decision 0198), or moves one hex in Square (8.3.2, decision 0205).
+    let in_square =
+        super::extensions::part(&ctx.state, &u.id, at).is_some_and(|p| p.square.is_some());
+    if in_square {
+        extension_square_may_move(ctx, u, at, to, given, opts)?;
+        if to == at && given.len() <= 1 {
+            return extension_leaves_square(ctx, side, u, at, to, given, opts);
+        }
     }
     if opts.formation.is_some()
         || opts.forced_march > 0
@@ -686,6 +691,13 @@ fn move_extension(
     }
     let mut m = extension_mover(ctx, u, &part)?;
     m.face = opts.face;
+    if in_square {
+        // 8.3.2: a Square moves one clear hex, all its MP, by no road; it faces every way (10.0).
+        m.square = true;
+        m.facing = None;
+        m.road_movement = false;
+        m.town_all_around = false;
+    }
     // 15.1.5: its own Close Combat ended its movement, but for advancing into that hex.
     if let Some(into) = part.spent_in(ctx.state.turn, ctx.state.player).attacked {
         let first = given.iter().find(|h| **h != at).copied().unwrap_or(to);
@@ -705,6 +717,10 @@ fn move_extension(
         return turn_extension(ctx, side, u, at, &m, opts.face);
     }
     let r = judge_path(ctx, side, u, &m, at, to, given, opts.as_seen)?;
+    // 8.3.2: the Square moves only after passing a Morale Check, its own (13.1.2).
+    if r.square_move && !extension_square_check(ctx, side, u, at, &m)? {
+        return Ok(());
+    }
     // 11.3.2: a Rout on the way stops it where the ruling's path ends; the whole unit then
     // Routs and its extensions collapse into the parent's hex (13.3.1).
     let end = r.path.last().copied().unwrap_or(to);
@@ -729,13 +745,133 @@ fn move_extension(
     Ok(())
 }
 
+/// 8.3.2 for a Line Extension in Square (13.2.1): it may move one hex, but not in the phase it
+/// formed the Square (8.3.1.1: forming it in the charge ended its move), and with no formation
+/// change, Forced March, Backstep or other extensions (a Square may not Force March, 12.5.6; it
+/// goes back into Line, 8.3.3, in place). Decision 0205.
+fn extension_square_may_move(
+    ctx: &Ctx,
+    u: &Unit,
+    at: Hex,
+    to: Hex,
+    given: &[Hex],
+    opts: &MoveOpts<'_>,
+) -> Result<(), Refusal> {
+    if to == at && given.len() <= 1 {
+        return Ok(());
+    }
+    if opts.formation.is_some()
+        || opts.forced_march > 0
+        || opts.backstep
+        || !opts.extend.is_empty()
+        || !opts.retract.is_empty()
+    {
+        return Err(Refusal::new(
+            "extension-in-square",
+            "8.3.2",
+            format!(
+                "`{}`'s Line Extension at {at} is in Square (13.2.1): it moves a single hex as it is, or changes formation in place first [hex {at}]",
+                u.id
+            ),
+            format!(
+                "move it one hex with `move --piece {} --extension {at} --to HEX`, or take it back into Line first: `move --piece {} --extension {at} --to {at} --formation line` (8.3.3){OVERRIDE_HINT}",
+                u.id, u.id
+            ),
+        ));
+    }
+    if super::extensions::part(&ctx.state, &u.id, at)
+        .is_some_and(|p| p.square == Some((ctx.state.turn, ctx.state.player)))
+    {
+        return Err(Refusal::new(
+            "move-ended",
+            "8.3.1.1",
+            format!(
+                "`{}`'s Line Extension at {at} formed Square against a charge in this phase, which ended its move [hex {at}]",
+                u.id
+            ),
+            format!("move it in its next Movement Phase{OVERRIDE_HINT}"),
+        ));
+    }
+    Ok(())
+}
+
+/// 8.3.2: "Units in Square may move a single hex per Movement Phase, but only after passing a
+/// Morale Check. If the Morale Check is failed, the unit becomes DG, changes into Column and has
+/// spent all its MP." For a Line Extension in Square (13.2.1) the check is the unit's number
+/// (21.2) and the result the extension's own (13.3.1): failing, it becomes DG and goes into
+/// **Line**, not Column — a Line Extension is never in Column (13.2.1; as 8.3.4 sends "a unit
+/// with Line Extensions" to Line) — having spent all its MP; it still counts as moving (17.4.7,
+/// 16.5.8: a move of no hexes, as a unit's, decision 0159). Returns whether it may move.
+/// Decision 0205.
+fn extension_square_check(
+    ctx: &mut Ctx,
+    side: &str,
+    u: &Unit,
+    at: Hex,
+    m: &Mover,
+) -> Result<bool, Refusal> {
+    let (need, bonus) = morale_check_need(ctx, side, u, at);
+    let die = ctx.dice.roll(Purpose::Morale, 6)?;
+    let passed = i16::from(die.value) + i16::from(bonus) >= i16::from(need);
+    ctx.emit_side(
+        side,
+        EventKind::MovementCheck {
+            unit: u.id.clone(),
+            rule: "8.3.2 Square movement".into(),
+            need,
+            dice: vec![die],
+            passed,
+        },
+    );
+    if passed {
+        return Ok(true);
+    }
+    ctx.emit_side(
+        side,
+        EventKind::ExtensionMoved {
+            unit: u.id.clone(),
+            from: at,
+            to: at,
+            path: vec![at],
+            half_mp: 0,
+            facing: None,
+            left: Vec::new(),
+            facings: Vec::new(),
+        },
+    );
+    ctx.emit_side(
+        side,
+        EventKind::FormationChanged {
+            unit: u.id.clone(),
+            from: UnitFormation::Square,
+            to: UnitFormation::Line,
+            half_mp: m.left(),
+            rule: "8.3.2".into(),
+            extension: Some(at),
+        },
+    );
+    let morale = super::extensions::part(&ctx.state, &u.id, at).map(|p| p.morale);
+    if morale.is_some_and(|x| x > MoraleState::Disorganized) {
+        ctx.emit_side(
+            side,
+            EventKind::MoraleDegraded {
+                unit: u.id.clone(),
+                morale: MoraleState::Disorganized,
+                rule: "8.3.2".into(),
+                reason: "failed the Square's Morale Check to move".into(),
+                extension: Some(at),
+            },
+        );
+    }
+    Ok(false)
+}
+
 /// 8.3.3: "Units can voluntarily exit Square formation during movement by making a normal
 /// Formation Change": a Line Extension in the Square it formed against a charge (13.2.1) goes
 /// back into Line in its hex (`--extension HEX --to HEX --formation line`), for a Formation
 /// Change's MP of its own (13.1.2), and may then face any corner for nothing (8.2.2). In an
-/// enemy Zone of Influence the change costs it a Morale State (11.3.1). It does not move in
-/// Square: 8.3.2's one hex with a Morale Check is the umpire's for an extension (an extension
-/// is never in Column, 13.2.1, which a failed check would leave it in). Decision 0198.
+/// enemy Zone of Influence the change costs it a Morale State (11.3.1). Decision 0198; its
+/// one-hex move in Square (8.3.2) is `extension_square_check` (decision 0205).
 fn extension_leaves_square(
     ctx: &mut Ctx,
     side: &str,

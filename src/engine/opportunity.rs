@@ -268,8 +268,10 @@ pub(crate) fn offers(ctx: &Ctx, mover: &str, path: &[Hex]) -> Vec<OpportunityOff
     });
     for hex in parts {
         let own = extension_path_this_phase(&ctx.state, mover, hex);
-        if !own.is_empty() {
-            out.extend(offers_at(ctx, mover, Some(hex), &own, &[]));
+        // 8.2.1, 17.4 trigger 3: its own change out of Square (8.3.3) too (decision 0205).
+        let changed = extension_changes_this_phase(&ctx.state, mover, hex);
+        if !own.is_empty() || !changed.is_empty() {
+            out.extend(offers_at(ctx, mover, Some(hex), &own, &changed));
         }
     }
     out
@@ -459,7 +461,13 @@ pub(crate) fn halve_extension_at(
     if part.morale != MoraleState::Disorganized || was <= MoraleState::Disorganized {
         return;
     }
-    let path = extension_path_this_phase(&ctx.state, target, ext);
+    let mut path = extension_path_this_phase(&ctx.state, target, ext);
+    // 12.1.2 with 17.4 trigger 3: fired on at its change out of Square (8.3.3) where it stands,
+    // having not moved since, it has what it has left now halved (decision 0205, as 0188 for a
+    // unit).
+    if !path.contains(&at) && at == ext && extension_changes_this_phase(&ctx.state, target, ext) == [at] {
+        path = vec![at];
+    }
     let Some(i) = path.iter().position(|h| *h == at) else {
         return;
     };
@@ -997,6 +1005,43 @@ pub(crate) fn undo_square(
     );
 }
 
+/// 17.4.6 with 13.2.1: "A unit Disorganized by Opportunity Fire does not form Square." Fire at
+/// the Square `target`'s Line Extension in `ext` formed against a charge in this phase (at
+/// `at`, its hex; `--square-fire`) that left it Disorganized (from a better state, `was`)
+/// undoes it: `formation-changed` Square → Line, 0 MP, rule 17.4.6, for the extension (it is
+/// never in Column, 13.2.1). Decision 0205, as 0159 for a unit.
+pub(crate) fn undo_extension_square(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    ext: Hex,
+    at: Hex,
+    was: Option<MoraleState>,
+) {
+    let Some(was) = was else { return };
+    let Some(part) = super::extensions::part(&ctx.state, target, ext) else {
+        return;
+    };
+    if at != ext
+        || part.morale != MoraleState::Disorganized
+        || was <= MoraleState::Disorganized
+        || part.square != Some((ctx.state.turn, ctx.state.player))
+    {
+        return;
+    }
+    ctx.emit_side(
+        side,
+        super::EventKind::FormationChanged {
+            unit: target.to_string(),
+            from: UnitFormation::Square,
+            to: UnitFormation::Line,
+            half_mp: 0,
+            rule: "17.4.6".into(),
+            extension: Some(ext),
+        },
+    );
+}
+
 /// `target` stands where its move ended, beyond `at`: it stops at `at` instead (`MoveStopped`,
 /// never a rewrite of the move's events), `unspent` half-points of the move given back.
 /// Nothing when it already stands at `at` or is gone.
@@ -1095,6 +1140,56 @@ pub(crate) fn extension_path_this_phase(state: &GameState, unit: &str, hex: Hex)
                 .is_some_and(|m| (m.turn, m.player) == (state.turn, state.player))
         })
         .map_or_else(Vec::new, |p| p.last_path.clone())
+}
+
+/// The hex where `unit`'s Line Extension now in `hex` left its Square by a Formation Change of
+/// its own (8.3.3) in the current phase, if it did: 8.2.1 "Units that change formation within
+/// the Opportunity Fire zone of enemy artillery may be fired upon", and 17.4.2 makes the
+/// extension's formation change a trigger of its own. Decision 0205.
+pub(crate) fn extension_changes_this_phase(state: &GameState, unit: &str, hex: Hex) -> Vec<Hex> {
+    super::extensions::part(state, unit, hex)
+        .and_then(|p| p.left_square)
+        .filter(|(turn, player, _)| (*turn, *player) == (state.turn, state.player))
+        .map(|(_, _, at)| vec![at])
+        .unwrap_or_default()
+}
+
+/// The hexes where the Line Extension of `unit` now in `hex` changed formation in the current
+/// phase and may be fired on for it (17.4 trigger 3): its change out of Square (8.3.3, offered)
+/// and the Square it formed against a charge in this phase (13.2.1, 16.2.1), fired on only
+/// inside the charge (17.4.6, `--square-fire`), as a unit's (decisions 0195, 0205).
+pub(crate) fn extension_fireable_changes(state: &GameState, unit: &str, hex: Hex) -> Vec<Hex> {
+    let mut out = extension_changes_this_phase(state, unit, hex);
+    let formed_now = super::extensions::part(state, unit, hex)
+        .is_some_and(|p| p.square == Some((state.turn, state.player)));
+    if formed_now && !out.contains(&hex) {
+        out.push(hex);
+    }
+    out
+}
+
+/// 17.4 trigger 3 for a Line Extension's change between Line and Square (8.3.3 out of it,
+/// 16.2.1 into it): "the firer gets to choose which of the two formations the unit is
+/// considered in" — the one artillery fire counts as vulnerable (17.0), as for a unit
+/// (`fired_on_as`, decision 0154): Square. `None` if it made no such change at `at` in this
+/// phase. Decision 0205.
+pub(crate) fn extension_fired_on_as(
+    state: &GameState,
+    unit: &str,
+    hex: Hex,
+    at: Hex,
+) -> Option<UnitFormation> {
+    if !extension_fireable_changes(state, unit, hex).contains(&at) {
+        return None;
+    }
+    let vulnerable = crate::combat::fire::vulnerable_formation;
+    Some(
+        if vulnerable(UnitFormation::Line) || !vulnerable(UnitFormation::Square) {
+            UnitFormation::Line
+        } else {
+            UnitFormation::Square
+        },
+    )
 }
 
 /// The hexes where `unit` changed formation in the current phase (17.4 trigger 3).
@@ -1696,9 +1791,10 @@ impl super::Engine<'_> {
     pub fn opportunity_offers_for(&self, state: &GameState, unit: &str) -> Vec<OpportunityOffer> {
         let path = path_this_phase(state, unit).unwrap_or_default();
         let extension_moved = state.movement.get(unit).is_some_and(|m| {
-            m.extension_parts
-                .iter()
-                .any(|p| !extension_path_this_phase(state, unit, p.hex).is_empty())
+            m.extension_parts.iter().any(|p| {
+                !extension_path_this_phase(state, unit, p.hex).is_empty()
+                    || !extension_changes_this_phase(state, unit, p.hex).is_empty()
+            })
         });
         if path.is_empty() && !extension_moved && offered_changes_this_phase(state, unit).is_empty()
         {

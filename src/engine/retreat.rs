@@ -13,7 +13,7 @@
 //! Must not: do IO, roll dice or decide which units a combat makes retreat (the combat result
 //! says so; the owner or the umpire carries it out, in either player's turn).
 
-use super::event::EventKind;
+use super::event::{EventKind, Visibility};
 use super::state::RetreatDue;
 use super::{Ctx, Refusal};
 use crate::combat::MoraleState;
@@ -136,6 +136,16 @@ pub(super) fn rout_retreat(ctx: &mut Ctx, side: &str, unit: &str) {
 /// MP, rule 8.3.1.2, before its retreat. Not an Opportunity Fire or Reaction Charge trigger
 /// (17.4.5, 16.5.9: a Rout is no voluntary formation change). Decision 0199.
 pub(super) fn routed_square_breaks(ctx: &mut Ctx, unit: &str) {
+    let Some(side) = ctx.eng.scenario.unit(unit).map(|u| u.side.clone()) else {
+        return;
+    };
+    routed_square_breaks_seen(ctx, unit, Visibility::Side(side));
+}
+
+/// `routed_square_breaks` with the change seen as `visibility` says: the umpire's
+/// `override --set-unit … --morale-state routed` is his own record, and so is the Square it
+/// breaks (8.3.1.2, decision 0205).
+pub(super) fn routed_square_breaks_seen(ctx: &mut Ctx, unit: &str, visibility: Visibility) {
     let s = ctx.eng.scenario;
     let Some(u) = s.unit(unit) else { return };
     let routed = ctx
@@ -146,9 +156,8 @@ pub(super) fn routed_square_breaks(ctx: &mut Ctx, unit: &str) {
     if !routed || super::movement::formation_now(s, &ctx.state, u) != UnitFormation::Square {
         return;
     }
-    let side = u.side.clone();
-    ctx.emit_side(
-        &side,
+    ctx.emit(
+        visibility,
         EventKind::FormationChanged {
             unit: unit.to_string(),
             from: UnitFormation::Square,

@@ -517,6 +517,12 @@ pub struct ExtensionPart {
     /// (13.2). Decision 0198.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub square: Option<(u32, usize)>,
+    /// Where and in which phase (turn, player) it last left its Square by a Formation Change of
+    /// its own (8.3.3): 8.2.1 makes that change in an enemy's zone an Opportunity Fire trigger
+    /// (17.4 trigger 3), fired on with `--defender-at HEX --opportunity-at HEX
+    /// --formation-change`. Decision 0205.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_square: Option<(u32, usize, Hex)>,
 }
 
 impl ExtensionPart {
