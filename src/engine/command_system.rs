@@ -1931,7 +1931,7 @@ fn override_effect(ctx: &mut Ctx, side: &str, action: &OverrideAction) -> Result
             );
             // 8.3.1.2: "Squares that become Routed of course enter Routed formation instead":
             // a Square the umpire sets Routed leaves it as one a combat Routs (decision 0199),
-            // seen as the override is, by the umpire (decision 0205).
+            // seen as the override is, by the umpire (decision 0206).
             super::retreat::routed_square_breaks_seen(ctx, unit, Visibility::Umpire);
         }
     }

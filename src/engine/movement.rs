@@ -627,7 +627,7 @@ fn move_extension(
     if in_square {
         extension_square_may_move(ctx, u, at, to, given, opts)?;
         if to == at && given.len() <= 1 {
-            return extension_leaves_square(ctx, side, u, at, to, given, opts);
+            return extension_leaves_square(ctx, side, u, at, opts);
         }
     }
     if opts.formation.is_some()
@@ -877,25 +877,12 @@ fn extension_leaves_square(
     side: &str,
     u: &Unit,
     at: Hex,
-    to: Hex,
-    given: &[Hex],
     opts: &MoveOpts<'_>,
 ) -> Result<(), Refusal> {
     let back = format!(
-        "take it back into Line first: `move --piece {} --extension {at} --to {at} --formation line` (8.3.3), or retract it (13.1.4)",
+        "take it back into Line: `move --piece {} --extension {at} --to {at} --formation line` (8.3.3); or move it one hex as a Square (8.3.2), or retract it (13.1.4)",
         u.id
     );
-    if to != at || given.len() > 1 {
-        return Err(Refusal::new(
-            "extension-in-square",
-            "8.3.2",
-            format!(
-                "`{}`'s Line Extension at {at} is in Square (13.2.1): it does not move on its own in Square [hex {at}]",
-                u.id
-            ),
-            format!("{back}{OVERRIDE_HINT}"),
-        ));
-    }
     if opts.formation != Some(UnitFormation::Line)
         || opts.forced_march > 0
         || opts.backstep
@@ -906,7 +893,7 @@ fn extension_leaves_square(
             "extension-in-square",
             "13.2.1",
             format!(
-                "`{}`'s Line Extension at {at} is in Square: it may only go back into Line (a Line Extension is never in Column, 13.2.1) [hex {at}]",
+                "`{}`'s Line Extension at {at} is in Square: in its hex it may only go back into Line (a Line Extension is never in Column, 13.2.1) [hex {at}]",
                 u.id
             ),
             format!("{back}{OVERRIDE_HINT}"),

@@ -465,7 +465,10 @@ pub(crate) fn halve_extension_at(
     // 12.1.2 with 17.4 trigger 3: fired on at its change out of Square (8.3.3) where it stands,
     // having not moved since, it has what it has left now halved (decision 0205, as 0188 for a
     // unit).
-    if !path.contains(&at) && at == ext && extension_changes_this_phase(&ctx.state, target, ext) == [at] {
+    if !path.contains(&at)
+        && at == ext
+        && extension_changes_this_phase(&ctx.state, target, ext) == [at]
+    {
         path = vec![at];
     }
     let Some(i) = path.iter().position(|h| *h == at) else {

@@ -144,7 +144,7 @@ pub(super) fn routed_square_breaks(ctx: &mut Ctx, unit: &str) {
 
 /// `routed_square_breaks` with the change seen as `visibility` says: the umpire's
 /// `override --set-unit … --morale-state routed` is his own record, and so is the Square it
-/// breaks (8.3.1.2, decision 0205).
+/// breaks (8.3.1.2, decision 0206).
 pub(super) fn routed_square_breaks_seen(ctx: &mut Ctx, unit: &str, visibility: Visibility) {
     let s = ctx.eng.scenario;
     let Some(u) = s.unit(unit) else { return };
