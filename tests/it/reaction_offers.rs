@@ -240,3 +240,51 @@ fn a_line_extensions_square_is_its_own_in_status_13_2_1() {
         assert_eq!(ext.formation, UnitFormation::Square);
     }
 }
+
+/// 8.3.1.2 with decision 0206: a Square the umpire sets Routed (`override --set-unit …
+/// --morale-state routed`) leaves it for Column as one a combat Routs does; the change is the
+/// umpire's, as the override is — in his log, not in the unit's side's.
+#[test]
+fn a_square_the_umpire_routs_leaves_it_seen_by_the_umpire_only_8_3_1_2() {
+    use staffwork::scenario::UnitFormation;
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = game(dir.path());
+    let u = Viewer::Umpire;
+    run(&mut g, &u, "turn");
+    run(&mut g, &u, "move --piece fr-col --to 5.06");
+    let mut dice = ScriptedDice::new();
+    dice.push(Purpose::Charge, [6, 4, 5, 5]);
+    let req = app::parse_request(
+        "combat charge --attacker aus-cav --defender fr-col --reaction --at 5.06 --form-square",
+    )
+    .unwrap();
+    app::execute_with(&mut g, &u, &req, Some(&mut dice)).unwrap();
+    let formation = |g: &mut Game| {
+        let s = status(g, &Viewer::Umpire);
+        s.formations
+            .iter()
+            .find(|f| f.unit == "fr-col")
+            .map(|f| f.formation)
+    };
+    assert_eq!(formation(&mut g), Some(UnitFormation::Square));
+    run(
+        &mut g,
+        &u,
+        r#"override --reason "a ruling" --set-unit fr-col --morale-state routed"#,
+    );
+    assert_eq!(formation(&mut g), Some(UnitFormation::Column));
+    let told = |g: &mut Game, seat: &Viewer| -> String {
+        let Response::Log(log) = app::execute(g, seat, &Request::Log).unwrap() else {
+            panic!("expected a log")
+        };
+        log.events
+            .iter()
+            .map(|e| e.event.describe())
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let umpire = told(&mut g, &u);
+    assert!(umpire.contains("8.3.1.2"), "{umpire}");
+    let french = told(&mut g, &Viewer::Side("french".into()));
+    assert!(!french.contains("8.3.1.2"), "{french}");
+}
