@@ -2886,6 +2886,7 @@ pub(super) fn rally_phase(
                 morale_after: after.morale,
                 blown: after.blown,
                 dice,
+                extension: None,
             },
         );
         // 21.6.3: a brigade recovers from Wrecked when it rallies from Routed or recovers
@@ -2920,7 +2921,74 @@ pub(super) fn rally_phase(
             }
         }
     }
+    extensions_rally(ctx, side)?;
     // 21.5 F: the Routed stacks still near the enemy retreat (decision 0164).
     super::retreat::rally_rout_retreats(ctx, side);
+    Ok(())
+}
+
+/// 21.5 for the side's Line Extensions: an extension keeps its own Morale State (13.1.2; 13.3.1
+/// "Morale results affect only the parent or Line Extension actually taking the result") and has
+/// its parent's "morale, rally … characteristics" (13.1.1), so one Shaken or Disorganized rolls
+/// to rally like a unit, at its own hex, with its parent's Morale Rating. A Routed extension
+/// does not exist (13.3.1: the whole unit collapses into the parent). Decision 0209.
+fn extensions_rally(ctx: &mut Ctx, side: &str) -> Result<(), Refusal> {
+    use crate::combat::morale::{RallyInput, rally};
+    let s = ctx.eng.scenario;
+    let mut parts: Vec<(String, Hex, MoraleState)> = ctx
+        .state
+        .movement
+        .iter()
+        .filter(|(id, _)| s.unit(id).is_some_and(|u| u.side == side))
+        .flat_map(|(id, m)| {
+            m.extension_parts
+                .iter()
+                .filter(|p| !matches!(p.morale, MoraleState::Normal | MoraleState::Routed))
+                .map(move |p| (id.clone(), p.hex, p.morale))
+        })
+        .collect();
+    if parts.is_empty() {
+        return Ok(());
+    }
+    // The state's map is ordered by unit id; the hex orders one unit's extensions.
+    parts.sort_by_key(|(id, h, _)| (id.clone(), *h));
+    let zoi = super::zones::enemy_zoi(ctx, side);
+    for (id, hex, morale) in parts {
+        let Some(u) = s.unit(&id) else { continue };
+        let distance = enemy_distance(ctx, side, hex);
+        let input = RallyInput {
+            morale_rating: u.morale.unwrap_or(crate::scenario::MoraleRating::C),
+            morale_state: morale,
+            adjacent_to_enemy: distance <= 1,
+            in_enemy_zoi: zoi.contains(&hex),
+            enemy_within_6: false,
+            // An extension stands in Line, or in the Square it formed (13.2.1).
+            in_village_not_line: terrain_at(s, hex) == Terrain::Village
+                && super::extensions::part(&ctx.state, &id, hex)
+                    .is_some_and(|p| p.formation() != crate::scenario::UnitFormation::Line),
+            attempt_rally_routed: false,
+            cavalry: false,
+            commanders: commanders_at(ctx, side, hex),
+        };
+        let r = rally(ctx.eng.combat, &input, ctx.dice).map_err(|e| match e {
+            crate::combat::CombatError::Dice(d) => Refusal::from(d),
+            other => Refusal::new("illegal-combat", "21.5", other.to_string(), ""),
+        })?;
+        if r.trace.dice.is_empty() && r.morale_after == morale {
+            continue;
+        }
+        let blown = ctx.state.units.get(&id).is_some_and(|x| x.blown);
+        ctx.emit_side(
+            side,
+            EventKind::UnitRallied {
+                unit: id.clone(),
+                stragglers_recovered: 0,
+                morale_after: r.morale_after,
+                blown,
+                dice: r.trace.dice,
+                extension: Some(hex),
+            },
+        );
+    }
     Ok(())
 }

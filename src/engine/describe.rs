@@ -566,6 +566,12 @@ pub fn describe(e: &Event) -> String {
         }
         EventKind::UnitRallied {
             unit,
+            morale_after,
+            extension: Some(h),
+            ..
+        } => format!("rally phase: {unit}'s Line Extension at {h} is now {morale_after:?}"),
+        EventKind::UnitRallied {
+            unit,
             stragglers_recovered,
             morale_after,
             blown,

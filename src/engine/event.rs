@@ -511,6 +511,10 @@ pub enum EventKind {
         morale_after: crate::combat::MoraleState,
         blown: bool,
         dice: Vec<Die>,
+        /// The unit's Line Extension in this hex rallied, not the unit: its Morale State is its
+        /// own (13.1.2, 13.3.1; decision 0209). Absent for the unit itself and in older files.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        extension: Option<Hex>,
     },
     /// A retreat a rout requires outside combat (decision 0164): a Routed stack fewer than 6
     /// hexes from the enemy at the end of its Rally Phase retreats until it is 6 hexes from the

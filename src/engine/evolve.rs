@@ -807,6 +807,20 @@ fn apply(state: &mut GameState, event: &Event) {
             eliminate_if_spent(state, unit);
         }
         EventKind::UnitRallied {
+            extension: Some(h),
+            unit,
+            morale_after,
+            ..
+        } => {
+            if let Some(p) = state
+                .movement
+                .get_mut(unit)
+                .and_then(|m| m.extension_parts.iter_mut().find(|p| p.hex == *h))
+            {
+                p.morale = *morale_after;
+            }
+        }
+        EventKind::UnitRallied {
             unit,
             stragglers_recovered,
             morale_after,
