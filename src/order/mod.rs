@@ -388,6 +388,16 @@ fn check_recipient(
     diags: &mut Vec<Diagnostic>,
 ) -> (Option<String>, Option<(String, String)>) {
     let (preset, addressed_you, no_action, body_start) = lead;
+    // Rule `pronoun.addressee`: "Him: hold Hall.", "The officer addressed is to hold Hall." —
+    // the read-back of "Tell him to hold Hall" read again is the same unnamed man, no command
+    // of the order of battle (decision 0202).
+    if let Some(r) = recipient.as_mut()
+        && r.form != Form::Pronoun
+        && r.resolved.is_none()
+        && is_addressee(&r.text)
+    {
+        r.form = Form::Pronoun;
+    }
     let (recipient_side, recipient_ref) = match (recipient.as_mut(), index) {
         // Rule `pronoun.recipient`: "Tell him to …" with nobody named before: the man the
         // bearer is sent to, not a name of the order of battle.
@@ -985,10 +995,22 @@ fn antecedents(stages: &mut [Stage], places: &[Reference], rules: &mut Vec<Strin
     }
 }
 
+/// A recipient that is the unnamed man the order is sent to: "him", "her", "them", or "the
+/// officer addressed", its read-back (rule `pronoun.addressee`).
+pub(crate) fn is_addressee(text: &str) -> bool {
+    matches!(
+        crate::text::fold(text).as_str(),
+        "him" | "her" | "them" | "officer addressed" | "the officer addressed"
+    )
+}
+
 /// The recipient's name in the read-back: the order of battle's name when it reads back to the
 /// same command; otherwise the recipient as written ("Milhaud"), which does.
 fn display_name(r: &Reference, index: Option<&Index<'_>>, lead_attached: &[Reference]) -> String {
     let name = match (&r.resolved, index) {
+        // "Tell him to hold Hall" → "The officer addressed is to hold Hall" (rule
+        // `pronoun.addressee`), never "Him: …".
+        (None, _) if r.form == Form::Pronoun => "The officer addressed".to_string(),
         (Some(x), Some(ix))
             if matches!(ix.unit(&x.name, false), Match::Found { ref resolved, .. } if resolved.id == x.id)
                 && !x.name.contains('(')
@@ -1258,7 +1280,13 @@ fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
         let moving = st.steps.iter().all(|x| {
             matches!(x.action, Action::Move | Action::Cross | Action::Reconnoitre) || holds_it(x)
         }) && st.steps.iter().any(|x| {
-            (x.action != Action::Reconnoitre && x.objectives.iter().any(enemy_held)) || towards(x)
+            (x.action != Action::Reconnoitre && x.objectives.iter().any(enemy_held))
+                || towards(x)
+                // "move round the northern foot of the Cerro de Medellín" (rule
+                // `route.round-place`): going around enemy-held ground (6.3.1).
+                || x.route.iter().any(|r| {
+                    matches!(r.relation.as_deref(), Some("round" | "around")) && enemy_held(r)
+                })
         });
         if st.posture == Posture::General && moving {
             st.posture = Posture::Engage;
@@ -1289,10 +1317,21 @@ fn merge_approach(stages: &mut Vec<Stage>) -> bool {
     let mut i = 1;
     while i < stages.len() {
         let (a, b) = (&stages[i - 1], &stages[i]);
-        let approach = a
-            .steps
-            .iter()
-            .all(|x| matches!(x.action, Action::Move | Action::Cross))
+        // Rule `posture.form-up` (decision 0208): "form your division in columns of attack and
+        // carry Vimeiro hill" — forming up where it stands, with no place of its own, is how
+        // the attack begins (a formation change, 8.2), one Engage stage with it.
+        // (An objective the attack gives it, copied to it, is no place of its own.)
+        let form_up = a.steps.iter().all(|x| {
+            x.action == Action::Deploy
+                && x.route.is_empty()
+                && x.objectives
+                    .iter()
+                    .all(|o| b.objectives.iter().any(|y| key(y) == key(o)))
+        });
+        let approach = (form_up
+            || a.steps
+                .iter()
+                .all(|x| matches!(x.action, Action::Move | Action::Cross)))
             && b.posture == Posture::Engage
             && b.link == Link::And
             && a.condition.is_none()
