@@ -1238,7 +1238,7 @@ fn merge_same_posture(stages: &mut Vec<Stage>) {
 /// Rule `posture.map` (6.3.1: Engage is "offensive movement"): a stage that moves to, into or
 /// around a place the scenario's set-up shows under enemy control (an enemy unit stands on one
 /// of its hexes) is Engage.
-fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
+fn posture_from_map(s: &Scenario, own: &str, stages: &mut Vec<Stage>) -> bool {
     let mut fired = false;
     let enemy_held = |r: &Reference| {
         let Some(res) = &r.resolved else { return false };
@@ -1264,6 +1264,35 @@ fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
                 })
         })
     };
+    // Rule `posture.map-split` (decision 0208): "hold the enclosures along the Portina and
+    // send a brigade to the olive groves" — a move into enemy-held ground after a stage's
+    // holding steps is a stage of its own (6.3: stages of different posture).
+    let mut i = 0;
+    while i < stages.len() {
+        let st = &stages[i];
+        let at = (1..st.steps.len()).find(|&k| {
+            st.steps[k].action == Action::Move
+                && st.steps[k].objectives.iter().any(enemy_held)
+                && st.steps[..k]
+                    .iter()
+                    .all(|x| matches!(x.action, Action::Defend | Action::Reserve))
+        });
+        if let Some(k) = at
+            && st.condition.is_none()
+            && !st.alternatives
+        {
+            let a = &mut stages[i];
+            let tail: Vec<Step> = a.steps.split_off(k);
+            let b = stage_of_steps(tail, a.span.1);
+            a.objectives = a.steps.iter().flat_map(|x| x.objectives.clone()).collect();
+            a.route = a.steps.iter().flat_map(|x| x.route.clone()).collect();
+            a.span.1 = a.steps.last().map_or(a.span.1, |x| x.span.1);
+            stages.insert(i + 1, b);
+            fired = true;
+            i += 1;
+        }
+        i += 1;
+    }
     for st in stages.iter_mut() {
         // Every step moves, and one goes to or into enemy-held ground; or a patrol goes
         // towards it ("scout towards Vimeiro Hill").
@@ -1297,6 +1326,28 @@ fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
         }
     }
     fired
+}
+
+/// A stage of the given steps, joined to the one before by "and", ending at `end`.
+fn stage_of_steps(steps: Vec<Step>, end: usize) -> Stage {
+    let first = steps.first();
+    Stage {
+        action: first.map_or(Action::Move, |x| x.action),
+        posture: first.map_or(Posture::General, |x| x.posture),
+        link: Link::And,
+        subject: None,
+        objectives: steps.iter().flat_map(|x| x.objectives.clone()).collect(),
+        route: steps.iter().flat_map(|x| x.route.clone()).collect(),
+        direction: steps.iter().find_map(|x| x.direction.clone()),
+        facing: steps.iter().find_map(|x| x.facing.clone()),
+        against: steps.iter().find_map(|x| x.against.clone()),
+        timing: steps.iter().find_map(|x| x.timing.clone()),
+        condition: None,
+        if_possible: steps.iter().any(|x| x.if_possible),
+        alternatives: steps.iter().any(|x| x.alternatives),
+        span: (first.map_or(end, |x| x.span.0), end),
+        steps,
+    }
 }
 
 /// The step's direction is "from" somewhere (not towards it).
