@@ -28,12 +28,7 @@ fn codes(o: &CheckedOrder) -> Vec<&'static str> {
 fn places(o: &CheckedOrder) -> Vec<(&str, Option<&str>)> {
     o.places
         .iter()
-        .map(|p| {
-            (
-                p.text.as_str(),
-                p.resolved.as_ref().map(|x| x.id.as_str()),
-            )
-        })
+        .map(|p| (p.text.as_str(), p.resolved.as_ref().map(|x| x.id.as_str())))
         .collect()
 }
 
@@ -60,7 +55,11 @@ fn a_charge_on_my_order_waits_for_the_word_and_is_not_open_ended() {
         .find(|d| d.code == "awaits-order")
         .expect("a note says the charge waits for the word");
     assert_eq!(note.severity, Severity::Note);
-    assert!(o.readback.contains("charge only on my order"), "{}", o.readback);
+    assert!(
+        o.readback.contains("charge only on my order"),
+        "{}",
+        o.readback
+    );
     assert!(!o.diagnostics.iter().any(|d| d.severity == Severity::Error));
     for (text, cond) in [
         ("The 20th will charge on my signal.", "on my signal"),
@@ -179,12 +178,19 @@ fn vines_and_churchyards_are_terrain() {
     assert_eq!(places(&o), vec![("churchyard", None)]);
     assert_eq!(o.order_type, Some(OrderType::General));
     // "the garden walls of Vimeiro" is Vimeiro.
-    let o = vimeiro("Bowes: hold the garden walls of Vimeiro until relieved.", "british");
+    let o = vimeiro(
+        "Bowes: hold the garden walls of Vimeiro until relieved.",
+        "british",
+    );
     assert_eq!(places(&o), vec![("Vimeiro", Some("vimeiro"))]);
     for t in ["cemetery", "gardens", "enclosure", "olive grove"] {
         let text = format!("Bowes: hold the {t} near Ventosa.");
         let o = vimeiro(&text, "british");
-        assert!(!codes(&o).contains(&"unknown-word"), "{text}: {:?}", codes(&o));
+        assert!(
+            !codes(&o).contains(&"unknown-word"),
+            "{text}: {:?}",
+            codes(&o)
+        );
     }
 }
 
@@ -211,7 +217,8 @@ fn round_a_place_is_the_route() {
         vec![("Cerro de Medellín", Some("cerro-de-medellin"))]
     );
     assert!(
-        o.readback.contains("round the northern foot of the Cerro de Medellín"),
+        o.readback
+            .contains("round the northern foot of the Cerro de Medellín"),
         "{}",
         o.readback
     );
@@ -234,7 +241,10 @@ fn a_brigade_sent_is_a_force_not_an_objective() {
     let forces: Vec<&str> = st.forces.iter().map(|r| r.text.as_str()).collect();
     assert_eq!(objs, vec!["Kümla"]);
     assert_eq!(forces, vec!["brigade"]);
-    assert_eq!(o.readback, "2nd Division is to send a brigade to Kümla. General order.");
+    assert_eq!(
+        o.readback,
+        "2nd Division is to send a brigade to Kümla. General order."
+    );
     let o = talavera(
         "Sebastiani's division will hold the enclosures along the Portina and send a brigade to the olive groves.",
         "french",
@@ -252,13 +262,24 @@ fn a_brigade_sent_is_a_force_not_an_objective() {
 #[test]
 fn an_unnamed_him_reads_back_as_the_officer_addressed() {
     let o = hall("Tell him to hold Hall.");
-    assert_eq!(o.readback, "The officer addressed is to hold Hall. General order.");
+    assert_eq!(
+        o.readback,
+        "The officer addressed is to hold Hall. General order."
+    );
     assert!(codes(&o).contains(&"implicit-recipient"));
     let again = hall(&o.readback);
     assert_eq!(again.key, o.key);
     assert_eq!(again.readback, o.readback);
-    assert!(codes(&again).contains(&"implicit-recipient"), "{:?}", codes(&again));
-    assert!(!codes(&again).contains(&"unknown-recipient"), "{:?}", codes(&again));
+    assert!(
+        codes(&again).contains(&"implicit-recipient"),
+        "{:?}",
+        codes(&again)
+    );
+    assert!(
+        !codes(&again).contains(&"unknown-recipient"),
+        "{:?}",
+        codes(&again)
+    );
     let o = hall("Him: hold Hall.");
     assert!(!codes(&o).contains(&"unknown-recipient"), "{:?}", codes(&o));
 }
