@@ -1273,9 +1273,9 @@ fn posture_from_map(s: &Scenario, own: &str, stages: &mut Vec<Stage>) -> bool {
         let at = (1..st.steps.len()).find(|&k| {
             st.steps[k].action == Action::Move
                 && st.steps[k].objectives.iter().any(enemy_held)
-                && st.steps[..k]
-                    .iter()
-                    .all(|x| matches!(x.action, Action::Defend | Action::Reserve))
+                && st.steps[..k].iter().all(|x| {
+                    matches!(x.action, Action::Defend | Action::Reserve) && !x.objectives.is_empty()
+                })
         });
         if let Some(k) = at
             && st.condition.is_none()
