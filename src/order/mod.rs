@@ -1065,10 +1065,14 @@ fn postures(
         rules.push("verb.follow-own".into());
         merge_same_posture(stages);
     }
-    if let (Some(ix), Some(own)) = (index, own)
-        && posture_from_map(ix.scenario, own, stages)
-    {
-        rules.push("posture.map".into());
+    if let (Some(ix), Some(own)) = (index, own) {
+        let (fired, split) = posture_from_map(ix.scenario, own, stages);
+        if split {
+            rules.push("posture.map-split".into());
+        }
+        if fired {
+            rules.push("posture.map".into());
+        }
     }
     if merge_approach(stages) {
         rules.push("posture.approach".into());
@@ -1238,8 +1242,9 @@ fn merge_same_posture(stages: &mut Vec<Stage>) {
 /// Rule `posture.map` (6.3.1: Engage is "offensive movement"): a stage that moves to, into or
 /// around a place the scenario's set-up shows under enemy control (an enemy unit stands on one
 /// of its hexes) is Engage.
-fn posture_from_map(s: &Scenario, own: &str, stages: &mut Vec<Stage>) -> bool {
+fn posture_from_map(s: &Scenario, own: &str, stages: &mut Vec<Stage>) -> (bool, bool) {
     let mut fired = false;
+    let mut split = false;
     let enemy_held = |r: &Reference| {
         let Some(res) = &r.resolved else { return false };
         let Some(place) = s.places.iter().find(|p| p.id == res.id) else {
@@ -1273,8 +1278,15 @@ fn posture_from_map(s: &Scenario, own: &str, stages: &mut Vec<Stage>) -> bool {
         let at = (1..st.steps.len()).find(|&k| {
             st.steps[k].action == Action::Move
                 && st.steps[k].objectives.iter().any(enemy_held)
+                // Each holding step holds a place of its own, not one the move's objectives
+                // gave it.
                 && st.steps[..k].iter().all(|x| {
-                    matches!(x.action, Action::Defend | Action::Reserve) && !x.objectives.is_empty()
+                    matches!(x.action, Action::Defend | Action::Reserve)
+                        && x.objectives.iter().any(|o| {
+                            !st.steps[k..]
+                                .iter()
+                                .any(|y| y.objectives.iter().any(|z| z.span == o.span))
+                        })
                 })
         });
         if let Some(k) = at
@@ -1288,7 +1300,7 @@ fn posture_from_map(s: &Scenario, own: &str, stages: &mut Vec<Stage>) -> bool {
             a.route = a.steps.iter().flat_map(|x| x.route.clone()).collect();
             a.span.1 = a.steps.last().map_or(a.span.1, |x| x.span.1);
             stages.insert(i + 1, b);
-            fired = true;
+            split = true;
             i += 1;
         }
         i += 1;
@@ -1325,7 +1337,7 @@ fn posture_from_map(s: &Scenario, own: &str, stages: &mut Vec<Stage>) -> bool {
             fired = true;
         }
     }
-    fired
+    (fired, split)
 }
 
 /// A stage of the given steps, joined to the one before by "and", ending at `end`.
