@@ -1876,11 +1876,27 @@ impl Reading<'_> {
             st.route.push(r);
             self.prev_place = None;
         } else if word.is_empty()
+            && matches!(st.action, Action::Move | Action::Cross | Action::Withdraw)
+            && matches!(tok, Tok::Relation { rel, .. } if rel == "round" || rel == "around")
+        {
+            // Rule `route.round-place`: "move at daybreak round the northern foot of the
+            // Cerro de Medellín and turn the English left" — going round a place is the
+            // stage's path (6.4.4), not its objective.
+            st.route.push(r);
+            self.prev_place = None;
+            d.rules.push("route.round-place");
+        } else if word.is_empty()
             && ((moving
                 && st.objectives.is_empty()
                 && (r.form == Form::Own
                     || r.form == Form::Unit
                         && matches!(st.verb.as_str(), "put" | "set")
+                        && friendly_troops(&r.text)
+                    // Rule `verb.send-troops`: "send a brigade to Celorico" — the troops
+                    // sent, never an objective (a force of the stage, not a place).
+                    || r.form == Form::Unit
+                        && matches!(st.verb.as_str(), "send" | "detach" | "dispatch")
+                        && r.resolved.is_none()
                         && friendly_troops(&r.text)
                     // "send the rest forward": the troops that go (rule `verb.in-support-of`).
                     || r.form == Form::Name

@@ -210,6 +210,32 @@ pub(crate) fn content(stages: &[Stage], order_span: Span, out: &mut Vec<Diagnost
                         .any(|m| m.eq_ignore_ascii_case("in support"))
             })
             && st.objectives.is_empty();
+        // Rule `limit.awaits-order` (decision 0207): "charge only on my order" — an attack
+        // released only by the sender's own order or signal is not launched by this order;
+        // the word that releases it gives 6.4.4's direction and limit, and until then the
+        // command holds. Not open-ended, no route asked; a note says so.
+        if let Some(c) = st
+            .condition
+            .as_ref()
+            .filter(|c| super::lexicon::get().awaits_order(&c.text))
+        {
+            if !has_limit || !has_axis {
+                out.push(diag(
+                    Severity::Note,
+                    "awaits-order",
+                    format!(
+                        "this Engage stage (\"{}\") waits for your word (\"{}\")",
+                        st.steps.first().map_or("", |s| s.verb.as_str()),
+                        c.text
+                    ),
+                    st.span,
+                    "6.4.4: the order or signal that releases it must give the attack's \
+                     direction and limit; until it arrives the command keeps its other stages.",
+                ));
+            }
+            limit_given |= has_limit;
+            continue;
+        }
         let earlier_limit = limit_given;
         limit_given |= has_limit;
         if !has_limit && supports && earlier_limit {
@@ -256,8 +282,11 @@ pub(crate) fn content(stages: &[Stage], order_span: Span, out: &mut Vec<Diagnost
         .iter()
         .any(|st| st.condition.as_ref().is_some_and(Condition::is_otherwise));
     for st in stages {
+        // A condition that waits for the sender's own word cannot fail unless he never sends
+        // it (decision 0207).
         if let Some(c) = &st.condition
             && !has_alternative
+            && !super::lexicon::get().awaits_order(&c.text)
         {
             out.push(diag(
                 Severity::Warning,
@@ -355,6 +384,9 @@ pub(crate) fn key(
         || "-".into(),
         |r| match &r.resolved {
             Some(res) => format!("#{}", res.id),
+            // "him" and its read-back "the officer addressed" are one man (rule
+            // `pronoun.addressee`).
+            None if r.form == Form::Pronoun => "~addressee".into(),
             None => fold(&r.text),
         },
     ));

@@ -101,6 +101,9 @@ pub(crate) struct Lexicon {
     /// Nouns of an action ("retreat", "passage"): "the retreat of X" is X's (rule
     /// `name.action-noun`).
     action_nouns: FxHashSet<String>,
+    /// Conditions that wait for the sender's own order or signal ("on my order", "when I send
+    /// word"): lexicon value `awaits-order`, lower-case words joined by one space (decision 0207).
+    awaits: FxHashSet<String>,
     /// A past form of a verb (lower-case words joined by one space) → its lemma: "having
     /// crossed" is read back "cross" (rule `clause.having`).
     lemmas: FxHashMap<String, String>,
@@ -249,13 +252,17 @@ impl Lexicon {
                 avoid.insert(words(k).join(" "));
             }
         }
+        let mut awaits = FxHashSet::default();
         for (k, v) in &f.idioms {
+            if v == "awaits-order" {
+                awaits.insert(words(k).join(" "));
+            }
             let kind = match v.as_str() {
                 "courtesy" => Kind::Courtesy,
                 "immediate" => Kind::Immediate,
                 "manner" => Kind::Manner,
                 "duration" => Kind::Duration,
-                "condition" => Kind::Condition,
+                "condition" | "awaits-order" => Kind::Condition,
                 "purpose" => Kind::Purpose,
                 _ => Kind::Word,
             };
@@ -291,6 +298,7 @@ impl Lexicon {
                 .collect(),
             months: f.dates.words.unwrap_or_default().into_iter().collect(),
             avoid,
+            awaits,
             action_nouns: f.actions.nouns.unwrap_or_default().into_iter().collect(),
             lemmas,
         }
@@ -301,6 +309,13 @@ impl Lexicon {
     pub(crate) fn is_avoid_negator(&self, phrase: &str) -> bool {
         self.avoid
             .contains(&phrase.split_whitespace().collect::<Vec<_>>().join(" "))
+    }
+
+    /// A condition (its whole text, any case and spacing) that waits for the sender's own order
+    /// or signal: "on my order", "when I send word" (lexicon value `awaits-order`, decision 0207).
+    pub(crate) fn awaits_order(&self, condition: &str) -> bool {
+        let w = words(condition.trim_end_matches(['.', ',', ';', ':'])).join(" ");
+        self.awaits.contains(&w)
     }
 
     /// A lower-case noun of an action ("retreat", "passage", "crossing"): `[actions]`.

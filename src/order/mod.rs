@@ -388,6 +388,16 @@ fn check_recipient(
     diags: &mut Vec<Diagnostic>,
 ) -> (Option<String>, Option<(String, String)>) {
     let (preset, addressed_you, no_action, body_start) = lead;
+    // Rule `pronoun.addressee`: "Him: hold Hall.", "The officer addressed is to hold Hall." —
+    // the read-back of "Tell him to hold Hall" read again is the same unnamed man, no command
+    // of the order of battle (decision 0202).
+    if let Some(r) = recipient.as_mut()
+        && r.form != Form::Pronoun
+        && r.resolved.is_none()
+        && is_addressee(&r.text)
+    {
+        r.form = Form::Pronoun;
+    }
     let (recipient_side, recipient_ref) = match (recipient.as_mut(), index) {
         // Rule `pronoun.recipient`: "Tell him to …" with nobody named before: the man the
         // bearer is sent to, not a name of the order of battle.
@@ -985,10 +995,22 @@ fn antecedents(stages: &mut [Stage], places: &[Reference], rules: &mut Vec<Strin
     }
 }
 
+/// A recipient that is the unnamed man the order is sent to: "him", "her", "them", or "the
+/// officer addressed", its read-back (rule `pronoun.addressee`).
+pub(crate) fn is_addressee(text: &str) -> bool {
+    matches!(
+        crate::text::fold(text).as_str(),
+        "him" | "her" | "them" | "officer addressed" | "the officer addressed"
+    )
+}
+
 /// The recipient's name in the read-back: the order of battle's name when it reads back to the
 /// same command; otherwise the recipient as written ("Milhaud"), which does.
 fn display_name(r: &Reference, index: Option<&Index<'_>>, lead_attached: &[Reference]) -> String {
     let name = match (&r.resolved, index) {
+        // "Tell him to hold Hall" → "The officer addressed is to hold Hall" (rule
+        // `pronoun.addressee`), never "Him: …".
+        (None, _) if r.form == Form::Pronoun => "The officer addressed".to_string(),
         (Some(x), Some(ix))
             if matches!(ix.unit(&x.name, false), Match::Found { ref resolved, .. } if resolved.id == x.id)
                 && !x.name.contains('(')
@@ -1043,10 +1065,14 @@ fn postures(
         rules.push("verb.follow-own".into());
         merge_same_posture(stages);
     }
-    if let (Some(ix), Some(own)) = (index, own)
-        && posture_from_map(ix.scenario, own, stages)
-    {
-        rules.push("posture.map".into());
+    if let (Some(ix), Some(own)) = (index, own) {
+        let (fired, split) = posture_from_map(ix.scenario, own, stages);
+        if split {
+            rules.push("posture.map-split".into());
+        }
+        if fired {
+            rules.push("posture.map".into());
+        }
     }
     if merge_approach(stages) {
         rules.push("posture.approach".into());
@@ -1216,8 +1242,9 @@ fn merge_same_posture(stages: &mut Vec<Stage>) {
 /// Rule `posture.map` (6.3.1: Engage is "offensive movement"): a stage that moves to, into or
 /// around a place the scenario's set-up shows under enemy control (an enemy unit stands on one
 /// of its hexes) is Engage.
-fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
+fn posture_from_map(s: &Scenario, own: &str, stages: &mut Vec<Stage>) -> (bool, bool) {
     let mut fired = false;
+    let mut split = false;
     let enemy_held = |r: &Reference| {
         let Some(res) = &r.resolved else { return false };
         let Some(place) = s.places.iter().find(|p| p.id == res.id) else {
@@ -1242,6 +1269,42 @@ fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
                 })
         })
     };
+    // Rule `posture.map-split` (decision 0208): "hold the enclosures along the Portina and
+    // send a brigade to the olive groves" — a move into enemy-held ground after a stage's
+    // holding steps is a stage of its own (6.3: stages of different posture).
+    let mut i = 0;
+    while i < stages.len() {
+        let st = &stages[i];
+        let at = (1..st.steps.len()).find(|&k| {
+            st.steps[k].action == Action::Move
+                && st.steps[k].objectives.iter().any(enemy_held)
+                // Each holding step holds a place of its own, not one the move's objectives
+                // gave it.
+                && st.steps[..k].iter().all(|x| {
+                    matches!(x.action, Action::Defend | Action::Reserve)
+                        && x.objectives.iter().any(|o| {
+                            !st.steps[k..]
+                                .iter()
+                                .any(|y| y.objectives.iter().any(|z| z.span == o.span))
+                        })
+                })
+        });
+        if let Some(k) = at
+            && st.condition.is_none()
+            && !st.alternatives
+        {
+            let a = &mut stages[i];
+            let tail: Vec<Step> = a.steps.split_off(k);
+            let b = stage_of_steps(tail, a.span.1);
+            a.objectives = a.steps.iter().flat_map(|x| x.objectives.clone()).collect();
+            a.route = a.steps.iter().flat_map(|x| x.route.clone()).collect();
+            a.span.1 = a.steps.last().map_or(a.span.1, |x| x.span.1);
+            stages.insert(i + 1, b);
+            split = true;
+            i += 1;
+        }
+        i += 1;
+    }
     for st in stages.iter_mut() {
         // Every step moves, and one goes to or into enemy-held ground; or a patrol goes
         // towards it ("scout towards Vimeiro Hill").
@@ -1258,7 +1321,13 @@ fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
         let moving = st.steps.iter().all(|x| {
             matches!(x.action, Action::Move | Action::Cross | Action::Reconnoitre) || holds_it(x)
         }) && st.steps.iter().any(|x| {
-            (x.action != Action::Reconnoitre && x.objectives.iter().any(enemy_held)) || towards(x)
+            (x.action != Action::Reconnoitre && x.objectives.iter().any(enemy_held))
+                || towards(x)
+                // "move round the northern foot of the Cerro de Medellín" (rule
+                // `route.round-place`): going around enemy-held ground (6.3.1).
+                || x.route.iter().any(|r| {
+                    matches!(r.relation.as_deref(), Some("round" | "around")) && enemy_held(r)
+                })
         });
         if st.posture == Posture::General && moving {
             st.posture = Posture::Engage;
@@ -1268,7 +1337,29 @@ fn posture_from_map(s: &Scenario, own: &str, stages: &mut [Stage]) -> bool {
             fired = true;
         }
     }
-    fired
+    (fired, split)
+}
+
+/// A stage of the given steps, joined to the one before by "and", ending at `end`.
+fn stage_of_steps(steps: Vec<Step>, end: usize) -> Stage {
+    let first = steps.first();
+    Stage {
+        action: first.map_or(Action::Move, |x| x.action),
+        posture: first.map_or(Posture::General, |x| x.posture),
+        link: Link::And,
+        subject: None,
+        objectives: steps.iter().flat_map(|x| x.objectives.clone()).collect(),
+        route: steps.iter().flat_map(|x| x.route.clone()).collect(),
+        direction: steps.iter().find_map(|x| x.direction.clone()),
+        facing: steps.iter().find_map(|x| x.facing.clone()),
+        against: steps.iter().find_map(|x| x.against.clone()),
+        timing: steps.iter().find_map(|x| x.timing.clone()),
+        condition: None,
+        if_possible: steps.iter().any(|x| x.if_possible),
+        alternatives: steps.iter().any(|x| x.alternatives),
+        span: (first.map_or(end, |x| x.span.0), end),
+        steps,
+    }
 }
 
 /// The step's direction is "from" somewhere (not towards it).
@@ -1289,10 +1380,21 @@ fn merge_approach(stages: &mut Vec<Stage>) -> bool {
     let mut i = 1;
     while i < stages.len() {
         let (a, b) = (&stages[i - 1], &stages[i]);
-        let approach = a
-            .steps
-            .iter()
-            .all(|x| matches!(x.action, Action::Move | Action::Cross))
+        // Rule `posture.form-up` (decision 0208): "form your division in columns of attack and
+        // carry Vimeiro hill" — forming up where it stands, with no place of its own, is how
+        // the attack begins (a formation change, 8.2), one Engage stage with it.
+        // (An objective the attack gives it, copied to it, is no place of its own.)
+        let form_up = a.steps.iter().all(|x| {
+            x.action == Action::Deploy
+                && x.route.is_empty()
+                && x.objectives
+                    .iter()
+                    .all(|o| b.objectives.iter().any(|y| key(y) == key(o)))
+        });
+        let approach = (form_up
+            || a.steps
+                .iter()
+                .all(|x| matches!(x.action, Action::Move | Action::Cross)))
             && b.posture == Posture::Engage
             && b.link == Link::And
             && a.condition.is_none()

@@ -447,6 +447,27 @@ pub(crate) fn edges(
 ) -> Vec<Tok> {
     let mut out = Vec::with_capacity(toks.len());
     for t in toks {
+        // "round the northern foot of the Cerro de Medellín": a relation's own target loses
+        // its relation head the same way (rule `name.relation-head`); the relation and its
+        // span stay as written.
+        if let Tok::Relation { rel, target, span } = &t
+            && target.form == Form::Name
+            && target.parts.is_empty()
+            && !keep(&target.text)
+            && let Some((a, b)) = cut(text, target)
+            && a > target.span.0
+            && a < b
+            && text[a..b].starts_with(|c: char| c.is_uppercase())
+            && relation_head(&text[target.phrase_span.0.min(target.span.0)..a])
+        {
+            *fired = true;
+            out.push(Tok::Relation {
+                rel: rel.clone(),
+                target: name_target(text, (a, b), a),
+                span: *span,
+            });
+            continue;
+        }
         let Some(x) = simple(&t) else {
             out.push(t);
             continue;
@@ -556,8 +577,11 @@ fn relation_head(raw: &str) -> bool {
     if end < 2 || words[end - 1] != "of" || !lex.is_relation(&words[end - 2]) {
         return false;
     }
+    // "the garden walls of Vimeiro": a terrain noun may qualify the relation head.
     words[..end - 2].iter().all(|w| {
-        matches!(w.as_str(), "the" | "a" | "its" | "his" | "their") || lex.is_name_adjective(w)
+        matches!(w.as_str(), "the" | "a" | "its" | "his" | "their")
+            || lex.is_name_adjective(w)
+            || lex.is_terrain(w)
     })
 }
 
