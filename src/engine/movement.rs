@@ -810,20 +810,7 @@ fn extension_square_check(
     at: Hex,
     m: &Mover,
 ) -> Result<bool, Refusal> {
-    let (need, bonus) = morale_check_need(ctx, side, u, at);
-    let die = ctx.dice.roll(Purpose::Morale, 6)?;
-    let passed = i16::from(die.value) + i16::from(bonus) >= i16::from(need);
-    ctx.emit_side(
-        side,
-        EventKind::MovementCheck {
-            unit: u.id.clone(),
-            rule: "8.3.2 Square movement".into(),
-            need,
-            dice: vec![die],
-            passed,
-        },
-    );
-    if passed {
+    if square_move_roll(ctx, side, u, at)? {
         return Ok(true);
     }
     ctx.emit_side(
@@ -1767,10 +1754,9 @@ fn unlimbered_mover(ctx: &Ctx, u: &Unit) -> Mover {
     }
 }
 
-/// 8.3.2: a Square moves only after passing a Morale Check; failing, it becomes DG and
-/// Column and has spent all its MP. Returns whether it may move.
-fn square_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<bool, Refusal> {
-    // 21.2: +1 with a Commander rated 2+ in the hex.
+/// 8.3.2: the Morale Check a Square (a unit's or a Line Extension's) passes to move, logged as
+/// a `movement-check`; 21.2: +1 with a Commander rated 2+ in the hex. Returns whether it passed.
+fn square_move_roll(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<bool, Refusal> {
     let (need, bonus) = morale_check_need(ctx, side, u, at);
     let die = ctx.dice.roll(Purpose::Morale, 6)?;
     let passed = i16::from(die.value) + i16::from(bonus) >= i16::from(need);
@@ -1784,7 +1770,13 @@ fn square_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<bool, Re
             passed,
         },
     );
-    if passed {
+    Ok(passed)
+}
+
+/// 8.3.2: a Square moves only after passing a Morale Check; failing, it becomes DG and
+/// Column and has spent all its MP. Returns whether it may move.
+fn square_check(ctx: &mut Ctx, side: &str, u: &Unit, at: Hex) -> Result<bool, Refusal> {
+    if square_move_roll(ctx, side, u, at)? {
         return Ok(true);
     }
     let st = ctx.state.units.get(&u.id).cloned().unwrap_or_default();

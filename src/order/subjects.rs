@@ -11,6 +11,7 @@
 
 use super::ast::{Action, Form};
 use super::lower::{Target, Tok};
+use super::names;
 use super::resolve::{Index, Match, looks_like_troops};
 use crate::text::Lower;
 
@@ -857,22 +858,16 @@ pub(crate) fn commanding_lead(
     {
         return toks;
     }
-    let (name, name_span) = match phrase.split_once(' ') {
-        Some((a, rest)) if a.eq_ignore_ascii_case("the") => (
-            rest,
-            (phrase_span.0 + a.len() + 1, phrase_span.0 + phrase.len()),
-        ),
-        _ => (phrase, (phrase_span.0, phrase_span.0 + phrase.len())),
+    // The name without its article.
+    let name_span = match phrase.split_once(' ') {
+        Some((a, _)) if a.eq_ignore_ascii_case("the") => {
+            (phrase_span.0 + a.len() + 1, phrase_span.0 + phrase.len())
+        }
+        _ => (phrase_span.0, phrase_span.0 + phrase.len()),
     };
     let who = Target {
         form: Form::Unit,
-        text: crate::text::nfc(name),
-        span: name_span,
-        phrase: crate::text::nfc(phrase),
-        phrase_span: (phrase_span.0, phrase_span.0 + phrase.len()),
-        hexes: Vec::new(),
-        within: None,
-        parts: Vec::new(),
+        ..names::name_target(text, name_span, phrase_span.0)
     };
     let mut out: Vec<Tok> = toks[..start].to_vec();
     out.push(Tok::Recipient {
@@ -977,11 +972,12 @@ pub(crate) fn passed_on(
     if !third && !pronoun {
         return toks;
     }
-    let (name, name_span) = match phrase.split_once(' ') {
-        Some((a, rest)) if a.eq_ignore_ascii_case("the") => {
-            (rest, (span.0 + a.len() + 1, span.0 + phrase.len()))
+    // The name without its article.
+    let name_span = match phrase.split_once(' ') {
+        Some((a, _)) if a.eq_ignore_ascii_case("the") => {
+            (span.0 + a.len() + 1, span.0 + phrase.len())
         }
-        _ => (phrase, (span.0, span.0 + phrase.len())),
+        _ => (span.0, span.0 + phrase.len()),
     };
     let who = match (pronoun, before) {
         // "General Alten is at Espeja. Tell him to …": the man named before.
@@ -993,13 +989,7 @@ pub(crate) fn passed_on(
         },
         _ => Target {
             form: if pronoun { Form::Pronoun } else { Form::Unit },
-            text: crate::text::nfc(name),
-            span: name_span,
-            phrase: crate::text::nfc(phrase),
-            phrase_span: (span.0, span.0 + phrase.len()),
-            hexes: Vec::new(),
-            within: None,
-            parts: Vec::new(),
+            ..names::name_target(text, name_span, span.0)
         },
     };
     let mut out: Vec<Tok> = toks[..start].to_vec();
