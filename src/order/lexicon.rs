@@ -62,6 +62,9 @@ struct File {
     dates: WordList,
     #[serde(default)]
     actions: WordList,
+    /// Terrain noun → the scenario place kinds it names ("that village" → village, town).
+    #[serde(default)]
+    kinds: BTreeMap<String, Vec<String>>,
 }
 
 /// What a lexicon phrase is.
@@ -107,6 +110,8 @@ pub(crate) struct Lexicon {
     /// A past form of a verb (lower-case words joined by one space) → its lemma: "having
     /// crossed" is read back "cross" (rule `clause.having`).
     lemmas: FxHashMap<String, String>,
+    /// `[kinds]`: a terrain noun → the place kinds it names (rule `pronoun.kind`).
+    kinds: FxHashMap<String, Vec<String>>,
 }
 
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
@@ -301,7 +306,13 @@ impl Lexicon {
             awaits,
             action_nouns: f.actions.nouns.unwrap_or_default().into_iter().collect(),
             lemmas,
+            kinds: f.kinds.into_iter().collect(),
         }
+    }
+
+    /// The scenario place kinds a terrain noun names ("village" → village, town), `[kinds]`.
+    pub(crate) fn place_kinds(&self, noun: &str) -> Option<&[String]> {
+        self.kinds.get(noun).map(Vec::as_slice)
     }
 
     /// A negator (lower-case, any spacing) whose object is what is forbidden ("avoid",

@@ -975,11 +975,29 @@ fn antecedents(stages: &mut [Stage], places: &[Reference], rules: &mut Vec<Strin
         for step in &mut st.steps {
             for r in &mut step.objectives {
                 if r.form == Form::Pronoun && r.resolved.is_none() {
-                    rules.push("pronoun.antecedent".into());
-                    r.resolved = places
-                        .iter()
-                        .rev()
-                        .find(|p| p.span.0 < r.span.0 && p.resolved.is_some())
+                    let before = || {
+                        places
+                            .iter()
+                            .rev()
+                            .filter(|p| p.span.0 < r.span.0 && p.resolved.is_some())
+                    };
+                    // Rule `pronoun.kind`: "that village", "the town" — the last place of that
+                    // kind, where the scenario says what kind each place is.
+                    let noun = r.text.rsplit(' ').next().unwrap_or("").lower();
+                    let of_kind = lexicon::get().place_kinds(&noun).and_then(|kinds| {
+                        before()
+                            .find(|p| p.resolved.as_ref().is_some_and(|x| kinds.contains(&x.kind)))
+                    });
+                    rules.push(
+                        if of_kind.is_some() {
+                            "pronoun.kind"
+                        } else {
+                            "pronoun.antecedent"
+                        }
+                        .into(),
+                    );
+                    r.resolved = of_kind
+                        .or_else(|| before().next())
                         .and_then(|p| p.resolved.clone());
                 }
             }

@@ -1076,3 +1076,30 @@ fn common_phrases_of_manner_ground_and_readiness_are_known_words() {
     let o = hall("2nd Div: be in position behind Hinzeberg by noon.");
     assert_eq!(o.order_type, Some(OrderType::General), "{}", o.key);
 }
+
+#[test]
+fn a_demonstrative_points_back_to_the_last_place_of_its_kind() {
+    // Rule `pronoun.kind` (grammar/lexicon.toml [kinds]): "that village" is the last village
+    // named, not the bridge named after it; "it" still takes the last place of any kind.
+    let resolved = |o: &CheckedOrder| -> Vec<Option<String>> {
+        o.stages
+            .iter()
+            .flat_map(|s| &s.objectives)
+            .map(|r| r.resolved.as_ref().map(|x| x.id.clone()))
+            .collect()
+    };
+    let o = hall("2nd Div: take Hall, then cross the Mill bridge and hold that village.");
+    assert_eq!(
+        resolved(&o).last().cloned().flatten().as_deref(),
+        Some("hall"),
+        "{}",
+        o.key
+    );
+    let o = hall("2nd Div: take Hall, then cross the Mill bridge and hold it.");
+    assert_eq!(
+        resolved(&o).last().cloned().flatten().as_deref(),
+        Some("mill-bridge"),
+        "{}",
+        o.key
+    );
+}
