@@ -343,6 +343,17 @@ pub struct MoveOpts<'a> {
     pub as_seen: bool,
 }
 
+impl MoveOpts<'_> {
+    /// Forced March, a Backstep, or extensions generated or retracted: more than a plain move,
+    /// which a Line Extension moving on its own (13.1) or in Square (8.3.2, 13.2.1) may not ask.
+    fn asks_more_than_a_move(&self) -> bool {
+        self.forced_march > 0
+            || self.backstep
+            || !self.extend.is_empty()
+            || !self.retract.is_empty()
+    }
+}
+
 /// Move a unit (and change its formation first if asked), checking the path by the Movement
 /// Table and its facing (10, 12.1.1); emits the formation change, any Morale Check, the move,
 /// the facing it ends with and any morale loss. With `to` its own hex it changes formation
@@ -630,12 +641,7 @@ fn move_extension(
             return extension_leaves_square(ctx, side, u, at, opts);
         }
     }
-    if opts.formation.is_some()
-        || opts.forced_march > 0
-        || opts.backstep
-        || !opts.extend.is_empty()
-        || !opts.retract.is_empty()
-    {
+    if opts.formation.is_some() || opts.asks_more_than_a_move() {
         return Err(no(
             "extension-alone",
             "13.2.1",
@@ -760,12 +766,7 @@ fn extension_square_may_move(
     if to == at && given.len() <= 1 {
         return Ok(());
     }
-    if opts.formation.is_some()
-        || opts.forced_march > 0
-        || opts.backstep
-        || !opts.extend.is_empty()
-        || !opts.retract.is_empty()
-    {
+    if opts.formation.is_some() || opts.asks_more_than_a_move() {
         return Err(Refusal::new(
             "extension-in-square",
             "8.3.2",
@@ -870,12 +871,7 @@ fn extension_leaves_square(
         "take it back into Line: `move --piece {} --extension {at} --to {at} --formation line` (8.3.3); or move it one hex as a Square (8.3.2), or retract it (13.1.4)",
         u.id
     );
-    if opts.formation != Some(UnitFormation::Line)
-        || opts.forced_march > 0
-        || opts.backstep
-        || !opts.extend.is_empty()
-        || !opts.retract.is_empty()
-    {
+    if opts.formation != Some(UnitFormation::Line) || opts.asks_more_than_a_move() {
         return Err(Refusal::new(
             "extension-in-square",
             "13.2.1",

@@ -4813,10 +4813,7 @@ fn colon_lead(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
     }) {
         return toks;
     }
-    let start = toks
-        .iter()
-        .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
-        .unwrap_or(toks.len());
+    let start = lower::body_start(&toks);
     let Some(colon) = toks
         .iter()
         .enumerate()
@@ -4875,10 +4872,7 @@ fn colon_lead(text: &str, toks: Vec<Tok>) -> Vec<Tok> {
 /// Sauret will attack …", "The 2nd and 3rd Divisions are to …", where the grammar's lead took
 /// only the last name.
 fn several_recipients(text: &str, toks: Vec<Tok>, also: &mut Vec<Reference>) -> Vec<Tok> {
-    let start = toks
-        .iter()
-        .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
-        .unwrap_or(toks.len());
+    let start = lower::body_start(&toks);
     let mut names: Vec<&Target> = Vec::new();
     let mut colon = None;
     for (k, t) in toks.iter().enumerate().skip(start) {

@@ -133,6 +133,14 @@ impl Tok {
     }
 }
 
+/// Where a sentence's body begins: the first token that is no header and no courtesy
+/// (`toks.len()` when there is none).
+pub(crate) fn body_start(toks: &[Tok]) -> usize {
+    toks.iter()
+        .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
+        .unwrap_or(toks.len())
+}
+
 /// The tag of a token, as `check --explain` shows it ("verb:attack", "place:name", "negate").
 pub(crate) fn tag(t: &Tok) -> String {
     match t {

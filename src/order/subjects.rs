@@ -10,7 +10,7 @@
 //! is one of the scenario's commands or reads as friendly troops.
 
 use super::ast::{Action, Form};
-use super::lower::{Target, Tok};
+use super::lower::{self, Target, Tok};
 use super::names;
 use super::resolve::{Index, Match, looks_like_troops};
 use crate::text::Lower;
@@ -110,10 +110,7 @@ pub(crate) fn having_clause(
     toks.remove(k + 1);
     rules.push("clause.having");
     // "Having crossed the Portiña, Leval will form …": the subject after the clause leads.
-    let start = toks
-        .iter()
-        .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
-        .unwrap_or(toks.len());
+    let start = lower::body_start(&toks);
     if k == start
         && let Some(r) = toks.iter().position(|t| matches!(t, Tok::Recipient { .. }))
         && r > k
@@ -196,10 +193,7 @@ pub(crate) fn bare_lead(
     if has_lead(&toks) {
         return toks;
     }
-    let start = toks
-        .iter()
-        .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
-        .unwrap_or(toks.len());
+    let start = lower::body_start(&toks);
     let Some(Tok::Place(who)) = toks.get(start) else {
         return toks;
     };
@@ -798,10 +792,7 @@ pub(crate) fn commanding_lead(
     toks: Vec<Tok>,
     rules: &mut Vec<&'static str>,
 ) -> Vec<Tok> {
-    let start = toks
-        .iter()
-        .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
-        .unwrap_or(toks.len());
+    let start = lower::body_start(&toks);
     // Cheap test first: the sentence opens with "the officer", "officers", "the commanding" …
     let opens = toks.get(start).is_some_and(|t| {
         let s = t.span();
@@ -911,10 +902,7 @@ pub(crate) fn passed_on(
     before: Option<&Target>,
     rules: &mut Vec<&'static str>,
 ) -> Vec<Tok> {
-    let start = toks
-        .iter()
-        .position(|t| !matches!(t, Tok::Header(_) | Tok::Courtesy(_)))
-        .unwrap_or(toks.len());
+    let start = lower::body_start(&toks);
     // "Colonel Elley will" + bid, or a bid opening the sentence ("Tell him to").
     let (bid, third) = match toks.get(start) {
         Some(Tok::Recipient { who: Some(_), .. }) => (start + 1, true),
