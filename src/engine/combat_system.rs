@@ -909,7 +909,9 @@ pub(super) fn resolve(
                 attackers,
                 defenders,
                 [r.attacker.retreat, r.defender.retreat],
-                options.reaction_at,
+                // 16.5, 13.1.1: the enemy's hex is where the charge met it, or its Line
+                // Extension's (decision 0211).
+                options.reaction_at.or(options.defender_at),
             ),
             moves_on: false,
             opportunity_at: options.opportunity_at,
@@ -1224,14 +1226,14 @@ fn retreats_due(
     attackers: &[String],
     defenders: &[String],
     [a_retreat, d_retreat]: [crate::combat::Retreat; 2],
-    reaction_at: Option<Hex>,
+    met_at: Option<Hex>,
 ) -> Vec<super::state::RetreatDue> {
     use crate::combat::Retreat;
     let close = matches!(kind, CombatKind::CloseCombat { .. });
     let at = |id: &String| ctx.state.positions.get(id).copied();
     // 16.5: a Reaction Charge met the defender at a hex of its path; the cavalry retreats
-    // away from there.
-    let d_hex = reaction_at.or_else(|| defenders.iter().find_map(at));
+    // away from there; from a Line Extension's hex if it was one (13.1.1; decision 0211).
+    let d_hex = met_at.or_else(|| defenders.iter().find_map(at));
     let (Some(a_hex), Some(d_hex)) = (attackers.iter().find_map(at), d_hex) else {
         return Vec::new();
     };
