@@ -687,9 +687,11 @@ fn engage<'u>(
     // 16.5, 17.4: charged or fired on at a hex of its path, in the formation it had there
     // (decision 0156).
     // A Line Extension's own path is read above, not its parent's (decision 0211).
-    let path_hex = options.reaction_at.or(options
-        .opportunity_at
-        .filter(|_| !options.opportunity_formation))
+    let path_hex = options
+        .reaction_at
+        .or(options
+            .opportunity_at
+            .filter(|_| !options.opportunity_formation))
         .filter(|_| options.defender_at.is_none());
     if let (Some(at), [target]) = (path_hex, defenders)
         && let Some(f) = super::opportunity::formation_at(&ctx.state, target, at)
@@ -2007,7 +2009,10 @@ fn square_fire_first(ctx: &mut Ctx, c: &mut ChargeUnderWay) -> Result<bool, Refu
     let extension_met_earlier = options
         .reaction_at
         .filter(|h| options.defender_at.is_some() && *h != at);
-    if let Some(h) = options.reaction_at.filter(|h| *h != at && extension_met_earlier.is_none()) {
+    if let Some(h) = options
+        .reaction_at
+        .filter(|h| *h != at && extension_met_earlier.is_none())
+    {
         return refuse(
             "square-fire-earlier-hex",
             format!(

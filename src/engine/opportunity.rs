@@ -1450,7 +1450,11 @@ pub(crate) fn reaction_hex(
         .filter(|o| o.cavalry == cavalry)
         .collect();
     let hexes = |o: &ReactionOffer| -> Vec<ReactionHex> {
-        o.hexes.iter().chain(&o.formation_changes).copied().collect()
+        o.hexes
+            .iter()
+            .chain(&o.formation_changes)
+            .copied()
+            .collect()
     };
     let found = offers
         .iter()
@@ -1597,9 +1601,9 @@ pub(crate) fn not_again(
 ) -> Result<(), Refusal> {
     let phase = (ctx.state.turn, ctx.state.player);
     let earlier = ctx.state.movement.get(target).and_then(|m| {
-        m.reaction_charged.iter().find(|r| {
-            (r.turn, r.player) == phase && r.by == cavalry && r.extension == extension
-        })
+        m.reaction_charged
+            .iter()
+            .find(|r| (r.turn, r.player) == phase && r.by == cavalry && r.extension == extension)
     });
     let who = target_key(target, extension);
     match earlier {
@@ -1648,11 +1652,13 @@ pub(crate) fn extension_formation_at(
     at: Hex,
 ) -> Option<UnitFormation> {
     let p = super::extensions::part(state, unit, ext)?;
-    Some(if at != ext && p.square == Some((state.turn, state.player)) {
-        UnitFormation::Line
-    } else {
-        p.formation()
-    })
+    Some(
+        if at != ext && p.square == Some((state.turn, state.player)) {
+            UnitFormation::Line
+        } else {
+            p.formation()
+        },
+    )
 }
 
 /// 8.3.2 with 13.2.1 and 10.0: one of `unit`'s Line Extensions moved its one hex in Square this
@@ -1969,7 +1975,14 @@ impl super::Engine<'_> {
             out.extend(reaction_offers(&ctx, unit, None, &retreat, &[], true));
         }
         for (hex, own, changed) in parts {
-            out.extend(reaction_offers(&ctx, unit, Some(hex), &own, &changed, false));
+            out.extend(reaction_offers(
+                &ctx,
+                unit,
+                Some(hex),
+                &own,
+                &changed,
+                false,
+            ));
         }
         out
     }

@@ -305,8 +305,16 @@ fn a_line_extensions_own_move_offers_a_reaction_charge_at_it_16_5_13_1_1() {
     Game::create(&db, NewGame::on(text, sc, 1).unwrap()).unwrap();
     let mut g = Game::open(&db).unwrap();
     let u = Viewer::Umpire;
-    run(&mut g, &u, "override --reason set-up --place aus-cav2=10.12");
-    run(&mut g, &u, "override --reason set-up --place aus-cav3=16.01");
+    run(
+        &mut g,
+        &u,
+        "override --reason set-up --place aus-cav2=10.12",
+    );
+    run(
+        &mut g,
+        &u,
+        "override --reason set-up --place aus-cav3=16.01",
+    );
     run(&mut g, &u, "turn");
     let a = run(&mut g, &u, "move --piece fr-line --to 9.09 --extend 10.08");
     assert!(
@@ -314,11 +322,18 @@ fn a_line_extensions_own_move_offers_a_reaction_charge_at_it_16_5_13_1_1() {
         "10.08 is 4 hexes from aus-cav2: {:?}",
         a.reaction_charges
     );
-    let a = run(&mut g, &u, "move --piece fr-line --extension 10.08 --to 10.09");
+    let a = run(
+        &mut g,
+        &u,
+        "move --piece fr-line --extension 10.08 --to 10.09",
+    );
     let [o] = &a.reaction_charges[..] else {
         panic!("one offer: {:?}", a.reaction_charges)
     };
-    assert_eq!((o.target.as_str(), o.cavalry.as_str()), ("fr-line", "aus-cav2"));
+    assert_eq!(
+        (o.target.as_str(), o.cavalry.as_str()),
+        ("fr-line", "aus-cav2")
+    );
     assert_eq!(o.extension.map(|h| h.to_string()).as_deref(), Some("10.09"));
     assert_eq!(hexes(o), vec![("10.09".into(), false)]);
     for (seat, sees) in [
