@@ -336,6 +336,21 @@ fn a_line_extensions_own_move_offers_a_reaction_charge_at_it_16_5_13_1_1() {
     );
     assert_eq!(o.extension.map(|h| h.to_string()).as_deref(), Some("10.09"));
     assert_eq!(hexes(o), vec![("10.09".into(), false)]);
+    // Aimed at the unit, which did not move there: refused, the help naming the extension.
+    let req = app::parse_request(
+        "combat charge --attacker aus-cav2 --defender fr-line --reaction --at 10.09 --no-square",
+    )
+    .unwrap();
+    let Err(app::AppError::Refused(r)) = app::execute(&mut g, &u, &req) else {
+        panic!("refused");
+    };
+    assert_eq!((r.code, r.rule), ("not-offered", "16.5"));
+    assert!(
+        r.help
+            .contains("its Line Extension now in 10.09 (--defender-at 10.09)"),
+        "{}",
+        r.help
+    );
     for (seat, sees) in [
         (u.clone(), true),
         (Viewer::Side("austrian".into()), true),
