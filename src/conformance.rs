@@ -641,7 +641,8 @@ fn check_sight(view: &View, l: &Line, text: &str) -> Option<Result<(), String>> 
 }
 
 /// `opportunity-offered BATTERY TARGET HEX yes|no`: is Opportunity Fire open now from the
-/// battery at the unit in that hex, of its path or of a formation change (17.4)?
+/// battery at the unit in that hex, of its path or of a formation change (17.4)? A TARGET
+/// `UNIT@HEX` names the unit's Line Extension now in HEX alone (17.4.2, 13.1.1).
 /// `reaction-offered CAVALRY TARGET HEX yes|no|check`: is a Reaction Charge open from the cavalry
 /// at the unit in that hex (16.5), `check` when it needs the cavalry's Morale Check (16.5.5)?
 /// The umpire's pending items, as `status` shows them. `None` for any other expectation.
@@ -657,12 +658,21 @@ fn check_offers(view: &View, l: &Line, text: &str) -> Option<Result<(), String>>
     else {
         return None;
     };
+    // `UNIT@HEX`: the unit's Line Extension now in HEX alone (13.1.1, 17.4.2; decision 0211);
+    // a bare unit matches the unit and its extensions.
+    let (unit, part) = match target.split_once('@') {
+        Some((u, h)) => (u, Some(h)),
+        None => (*target, None),
+    };
+    let aimed = |extension: Option<crate::hex::Hex>| {
+        part.is_none_or(|h| extension.is_some_and(|x| x.to_string() == h))
+    };
     let got = if *verb == "opportunity-offered" {
         let open = view
             .engine
             .opportunity_pending(view.state)
             .into_iter()
-            .filter(|o| o.battery == *by && o.target == *target)
+            .filter(|o| o.battery == *by && o.target == unit && aimed(o.extension))
             .any(|o| {
                 o.hexes
                     .iter()
@@ -675,7 +685,7 @@ fn check_offers(view: &View, l: &Line, text: &str) -> Option<Result<(), String>>
             .engine
             .reaction_pending(view.state)
             .into_iter()
-            .filter(|o| o.cavalry == *by && o.target == *target)
+            .filter(|o| o.cavalry == *by && o.target == unit && aimed(o.extension))
             .flat_map(|o| o.hexes.into_iter().chain(o.formation_changes))
             .find(|z| z.hex.to_string() == *hex);
         match found {

@@ -456,13 +456,10 @@ fn offer_opportunity(game: &Game, seat: &Seat, done: &mut Response) {
                 ..
             } if !path.is_empty() => piece,
             // 17.4 trigger 3: a formation change in the zone; 17.4.2: a Line Extension's own
-            // move (or its appearing in its hex, 13.1.3). A Line Extension's Square against a
-            // charge is no trigger (17.4.6: its fire is the charge's; decision 0198).
-            crate::engine::EventKind::FormationChanged {
-                unit,
-                extension: None,
-                ..
-            }
+            // move (or its appearing in its hex, 13.1.3) and its change out of Square (8.3.3).
+            // A Square against a charge offers nothing (17.4.6: its fire is the charge's;
+            // decisions 0195, 0198): the offers are read from the state, which knows it.
+            crate::engine::EventKind::FormationChanged { unit, .. }
             | crate::engine::EventKind::ExtensionMoved { unit, .. }
             | crate::engine::EventKind::LineExtended { unit, .. } => unit,
             _ => continue,

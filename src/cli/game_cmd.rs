@@ -331,12 +331,21 @@ fn print_reactions(offers: &[crate::engine::opportunity::ReactionOffer]) {
                 show(&o.formation_changes)
             ));
         }
+        // 13.1.1: a Line Extension that moved or changed formation on its own is a target of its
+        // own, aimed at with --defender-at (decision 0211).
+        let (target, aim) = match o.extension {
+            Some(h) => (
+                format!("{}'s Line Extension (now {h})", o.target),
+                format!(" --defender-at {h}"),
+            ),
+            None => (o.target.clone(), String::new()),
+        };
         println!(
-            "Reaction Charge (16.5): {} ({}) at {} may charge {} on {}; charge with `combat charge --attacker {} --defender {} --reaction --at HEX`",
+            "Reaction Charge (16.5): {} ({}) at {} may charge {} on {}; charge with `combat charge --attacker {} --defender {}{aim} --reaction --at HEX`",
             o.cavalry,
             o.side,
             o.cavalry_hex,
-            o.target,
+            target,
             at.join("; "),
             o.cavalry,
             o.target

@@ -85,6 +85,11 @@ fn facing_of(ctx: &Ctx, unit: &str, at: Hex) -> Facing {
     if super::extensions::part(&ctx.state, unit, at).is_some_and(|p| p.square.is_some()) {
         return Facing::AllFront("Square");
     }
+    // 8.3.2 with 13.2.1: one that moved its one hex in Square faced every way where it started
+    // (decision 0211).
+    if super::opportunity::extension_square_left(&ctx.state, unit, at) {
+        return Facing::AllFront("Square");
+    }
     // 13.1.2: a Line Extension faces as it last turned, once it has (decision 0153).
     if let Some(c) = super::extensions::part(&ctx.state, unit, at).and_then(|p| p.facing) {
         return Facing::Corners(1 << c.index());

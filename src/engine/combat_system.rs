@@ -584,6 +584,10 @@ struct Resolved {
     others_rout: bool,
     /// 15.1.7, 15.1.8: the defenders left before the combat; nothing was fought.
     moves_on: bool,
+    /// 16.5.6 with 13.1.1: the defending Line Extension, met by a Reaction Charge at an earlier
+    /// hex of its own move, formed Square and stopped there before the melee: the hex it now
+    /// stands in, where the rest of the combat finds it (decision 0211).
+    extension_stopped_at: Option<Hex>,
 }
 
 impl Resolved {
@@ -602,6 +606,7 @@ impl Resolved {
             notes,
             others_rout: false,
             moves_on: false,
+            extension_stopped_at: None,
         }
     }
 }
@@ -652,6 +657,18 @@ fn engage<'u>(
     let s = ctx.eng.scenario;
     let mut attacker = combatant(ctx, attackers, a_hexes[0], options.attacker_quality);
     let mut defender = combatant(ctx, defenders, d_hex, options.defender_quality);
+    // 13.1.2, 13.3.1: a Line Extension charged or fired on at an earlier hex of its own path is
+    // read as itself there: its own Morale State and the formation it had there (decision 0211).
+    if let (Some(ext), [target]) = (options.defender_at, defenders)
+        && ext != d_hex
+        && let Some(p) = super::extensions::part(&ctx.state, target, ext)
+    {
+        defender.morale_state = p.morale;
+        if let Some(f) = super::opportunity::extension_formation_at(&ctx.state, target, ext, d_hex)
+        {
+            defender.formation = f;
+        }
+    }
     // 17.4 trigger 3: fired on at its formation change, in the formation the firer chooses.
     if let (true, Some(at), [target]) = (
         options.opportunity_formation,
@@ -669,9 +686,13 @@ fn engage<'u>(
     }
     // 16.5, 17.4: charged or fired on at a hex of its path, in the formation it had there
     // (decision 0156).
-    let path_hex = options.reaction_at.or(options
-        .opportunity_at
-        .filter(|_| !options.opportunity_formation && options.defender_at.is_none()));
+    // A Line Extension's own path is read above, not its parent's (decision 0211).
+    let path_hex = options
+        .reaction_at
+        .or(options
+            .opportunity_at
+            .filter(|_| !options.opportunity_formation))
+        .filter(|_| options.defender_at.is_none());
     if let (Some(at), [target]) = (path_hex, defenders)
         && let Some(f) = super::opportunity::formation_at(&ctx.state, target, at)
     {
@@ -769,7 +790,7 @@ impl super::Engine<'_> {
                         kind,
                         chargers: attackers,
                         targets: defenders,
-                        options,
+                        options: options.clone(),
                         input: &mut input,
                         readback: &mut readback,
                     };
@@ -841,6 +862,19 @@ pub(super) fn resolve(
         left_before(ctx, kind, attackers, defenders, a_first, d_hex, &r)?;
         return Ok(());
     }
+    // 16.5.6 with 13.1.1: a Line Extension stopped where the Reaction Charge met it stands there
+    // for the rest of the combat (decision 0211).
+    let stopped;
+    let options = match r.extension_stopped_at {
+        Some(h) => {
+            stopped = CombatOptions {
+                defender_at: Some(h),
+                ..options.clone()
+            };
+            &stopped
+        }
+        None => options,
+    };
     if !fire {
         readback.attacker = Some(SideReadback::of(&r.attacker));
     }
@@ -877,13 +911,16 @@ pub(super) fn resolve(
                 attackers,
                 defenders,
                 [r.attacker.retreat, r.defender.retreat],
-                options.reaction_at,
+                // 16.5, 13.1.1: the enemy's hex is where the charge met it, or its Line
+                // Extension's (decision 0211).
+                options.reaction_at.or(options.defender_at),
             ),
             moves_on: false,
             opportunity_at: options.opportunity_at,
             opportunity_formation: options.opportunity_formation,
             opportunity_extension: options.opportunity_at.and(options.defender_at),
             charge_at: options.reaction_at,
+            defender_at: options.defender_at,
         },
     );
     ctx.emit(
@@ -908,10 +945,18 @@ pub(super) fn resolve(
     }
     apply_defender(ctx, &d_side, defenders, &r, absorbing[1].as_ref(), options);
     // 16.5.6, 16.5.7: a Reaction Charge that Routs the mover, makes it form Square or sends it
-    // back stops its move where the charge met it.
-    if let (Some(at), [target]) = (options.reaction_at, defenders) {
-        let retreats = r.defender.retreat != crate::combat::Retreat::None;
-        super::opportunity::stop_reacted(ctx, &d_side, target, at, formed_square, retreats);
+    // back stops its move where the charge met it. A Line Extension's stop is made before its
+    // Square (`square_first`), its Rout collapses it into its parent (13.3.1); stopped apart
+    // from a parent that has moved, it is placed next to it (13.3.3; decision 0211).
+    match (options.reaction_at, defenders, options.defender_at) {
+        (Some(at), [target], None) => {
+            let retreats = r.defender.retreat != crate::combat::Retreat::None;
+            super::opportunity::stop_reacted(ctx, &d_side, target, at, formed_square, retreats);
+        }
+        (Some(at), [target], Some(_)) if r.extension_stopped_at.is_some() => {
+            super::opportunity::placed_beside_moved_parent(ctx, &d_side, target, at);
+        }
+        _ => {}
     }
     // 8.3.1.2: a Square the combat Routs enters Routed formation (decision 0199).
     for id in attackers.iter().chain(defenders) {
@@ -987,6 +1032,7 @@ fn left_before(
             opportunity_formation: false,
             opportunity_extension: None,
             charge_at: None,
+            defender_at: None,
         },
     );
     Ok(())
@@ -1182,14 +1228,14 @@ fn retreats_due(
     attackers: &[String],
     defenders: &[String],
     [a_retreat, d_retreat]: [crate::combat::Retreat; 2],
-    reaction_at: Option<Hex>,
+    met_at: Option<Hex>,
 ) -> Vec<super::state::RetreatDue> {
     use crate::combat::Retreat;
     let close = matches!(kind, CombatKind::CloseCombat { .. });
     let at = |id: &String| ctx.state.positions.get(id).copied();
     // 16.5: a Reaction Charge met the defender at a hex of its path; the cavalry retreats
-    // away from there.
-    let d_hex = reaction_at.or_else(|| defenders.iter().find_map(at));
+    // away from there; from a Line Extension's hex if it was one (13.1.1; decision 0211).
+    let d_hex = met_at.or_else(|| defenders.iter().find_map(at));
     let (Some(a_hex), Some(d_hex)) = (attackers.iter().find_map(at), d_hex) else {
         return Vec::new();
     };
@@ -1293,7 +1339,8 @@ fn sides(
                 "name the cavalry with --attacker and the unit that moved with --defender",
             ));
         };
-        super::opportunity::reaction_hex(ctx, cavalry, target, h)?;
+        // 13.1.1: with --defender-at, at a hex of the Line Extension's own move (decision 0211).
+        super::opportunity::reaction_hex(ctx, cavalry, target, options.defender_at, h)?;
         d_hex = h;
     }
     // 17.4.1, 17.4.9: once at a unit each Movement Phase, one firer per trigger, unless the
@@ -1705,7 +1752,13 @@ fn charge(
         let limits =
             super::opportunity::reaction_limits(ctx, &cavalry, &targets, d_hex).and_then(|()| {
                 match options.reaction_at {
-                    Some(_) => super::opportunity::not_again(ctx, &cavalry, &targets[0], d_hex),
+                    Some(_) => super::opportunity::not_again(
+                        ctx,
+                        &cavalry,
+                        &targets[0],
+                        options.defender_at,
+                        d_hex,
+                    ),
                     None => Ok(()),
                 }
             });
@@ -1719,29 +1772,38 @@ fn charge(
             }
             (Ok(()), _) => {}
         }
-        if options.reaction_at.is_some()
-            && !reaction_morale_check(ctx, &cavalry, &targets[0], a_hex, d_hex, &rating)?
-        {
+        let aim = Aim {
+            target: &targets[0],
+            extension: options.defender_at,
+            a_hex,
+            at: d_hex,
+        };
+        if options.reaction_at.is_some() && !reaction_morale_check(ctx, &cavalry, &aim, &rating)? {
             return Ok(None);
         }
     }
     // 16.2.1: the target forms Square before the melee, in the game (decision 0195); 17.4.6:
     // the charge is interrupted for the fire at it, if a battery fires (decision 0194).
     let fired = !options.square_fire.is_empty();
+    let mut extension_stopped_at = None;
     let formed_first = if fired || squares_unfired(options, &input) {
         let mut charge = ChargeUnderWay {
             kind,
             chargers: &chargers,
             targets: &targets,
-            options,
+            options: options.clone(),
             input: &mut input,
             readback: &mut *readback,
         };
-        if fired {
+        let formed = if fired {
             square_fire_first(ctx, &mut charge)?
         } else {
             square_first(ctx, &mut charge)?
+        };
+        if charge.options.defender_at != options.defender_at {
+            extension_stopped_at = charge.options.defender_at;
         }
+        formed
     } else {
         false
     };
@@ -1769,8 +1831,19 @@ fn charge(
         r.notes,
     );
     out.others_rout = r.defender_hex_others_rout;
+    out.extension_stopped_at = extension_stopped_at;
     out.notes.extend(overruled);
     Ok(Some(out))
+}
+
+/// What a Reaction Charge is aimed at: the unit that moved (its Line Extension now in
+/// `extension`, 13.1.1), met at `at`, from the cavalry's hex `a_hex` (16.5; decision 0211).
+#[derive(Clone, Copy)]
+struct Aim<'a> {
+    target: &'a str,
+    extension: Option<Hex>,
+    a_hex: Hex,
+    at: Hex,
 }
 
 /// 16.5.5: "If the triggering unit started outside the frontal arc of the unit wanting to
@@ -1781,12 +1854,16 @@ fn charge(
 fn reaction_morale_check(
     ctx: &mut Ctx,
     cavalry: &str,
-    target: &str,
-    a_hex: Hex,
-    at: Hex,
+    aim: &Aim,
     c: &Combatant,
 ) -> Result<bool, Refusal> {
-    let z = super::opportunity::reaction_hex(ctx, cavalry, target, at)?;
+    let Aim {
+        target,
+        extension,
+        a_hex,
+        at,
+    } = *aim;
+    let z = super::opportunity::reaction_hex(ctx, cavalry, target, extension, at)?;
     if !z.morale_check {
         return Ok(true);
     }
@@ -1802,6 +1879,7 @@ fn reaction_morale_check(
             need: check.need,
             dice: trace.dice,
             passed: check.passed,
+            extension,
         },
     );
     if check.passed {
@@ -1907,8 +1985,9 @@ fn apply_defender(
 /// Square. Decision 0194.
 fn square_fire_first(ctx: &mut Ctx, c: &mut ChargeUnderWay) -> Result<bool, Refusal> {
     use crate::scenario::UnitFormation;
-    let (input, options) = (&*c.input, c.options);
-    let target = &c.targets[0];
+    let mut options = c.options.clone();
+    let targets = c.targets;
+    let target = &targets[0];
     let stands = ctx.state.positions.get(target).copied();
     let refuse = |code: &'static str, msg: String, help: &str| {
         Err(Refusal::new(code, "17.4.6", msg, help.to_string()))
@@ -1923,8 +2002,17 @@ fn square_fire_first(ctx: &mut Ctx, c: &mut ChargeUnderWay) -> Result<bool, Refu
     // 13.2.1 with 17.4.2 and 17.4.6: a Line Extension charged in its own hex forms its own
     // Square, and "Movement or Formation Change activities of a unit and its Line Extensions
     // generate Opportunity Fire separately": the fire is at the extension (decision 0205).
-    let at = options.defender_at.unwrap_or(stands);
-    if let Some(h) = options.reaction_at.filter(|h| *h != at) {
+    let mut at = options.defender_at.unwrap_or(stands);
+    // 16.5.6 with 13.1.1: a Line Extension met at an earlier hex of its own move stops there
+    // and forms its Square there, fired on there (no `override --place` moves an extension;
+    // decision 0211).
+    let extension_met_earlier = options
+        .reaction_at
+        .filter(|h| options.defender_at.is_some() && *h != at);
+    if let Some(h) = options
+        .reaction_at
+        .filter(|h| *h != at && extension_met_earlier.is_none())
+    {
         return refuse(
             "square-fire-earlier-hex",
             format!(
@@ -1935,7 +2023,7 @@ fn square_fire_first(ctx: &mut Ctx, c: &mut ChargeUnderWay) -> Result<bool, Refu
             ),
         );
     }
-    if !forms_square(input) {
+    if !forms_square(c.input) {
         return refuse(
             "no-square-to-fire-at",
             format!(
@@ -1944,7 +2032,14 @@ fn square_fire_first(ctx: &mut Ctx, c: &mut ChargeUnderWay) -> Result<bool, Refu
             "repeat without --square-fire",
         );
     }
-    form_square_against_charge(ctx, target, options.defender_at, input.defender.formation);
+    if let (Some(h), Some(ext)) = (extension_met_earlier, options.defender_at) {
+        let side = side_of(ctx, target);
+        super::opportunity::extension_stopped_by_reaction(ctx, &side, target, ext, h);
+        options.defender_at = Some(h);
+        c.options.defender_at = Some(h);
+        at = h;
+    }
+    form_square_against_charge(ctx, target, options.defender_at, c.input.defender.formation);
     let fire = CombatOptions {
         opportunity_at: Some(at),
         opportunity_formation: true,
@@ -1977,11 +2072,22 @@ fn square_fire_first(ctx: &mut Ctx, c: &mut ChargeUnderWay) -> Result<bool, Refu
 /// Morale State 11.3.1 may have cost it; a Line Extension charged in its own hex forms its own
 /// (13.2.1). Decisions 0195, 0198.
 fn square_first(ctx: &mut Ctx, c: &mut ChargeUnderWay) -> Result<bool, Refusal> {
-    let target = &c.targets[0];
-    if let (Some(at), None) = (c.options.reaction_at, c.options.defender_at) {
-        // A stop the result asks for afterwards finds it already made.
-        let side = side_of(ctx, target);
-        super::opportunity::stop_reacted(ctx, &side, target, at, true, false);
+    let targets = c.targets;
+    let target = &targets[0];
+    match (c.options.reaction_at, c.options.defender_at) {
+        (Some(at), None) => {
+            // A stop the result asks for afterwards finds it already made.
+            let side = side_of(ctx, target);
+            super::opportunity::stop_reacted(ctx, &side, target, at, true, false);
+        }
+        // 16.5.6 with 13.1.1: a Line Extension met at an earlier hex of its own move stops
+        // there, and forms its Square there (decision 0211).
+        (Some(at), Some(ext)) if at != ext => {
+            let side = side_of(ctx, target);
+            super::opportunity::extension_stopped_by_reaction(ctx, &side, target, ext, at);
+            c.options.defender_at = Some(at);
+        }
+        _ => {}
     }
     form_square_against_charge(
         ctx,
@@ -2029,7 +2135,7 @@ fn read_again(ctx: &mut Ctx, c: &mut ChargeUnderWay) -> Result<(), Refusal> {
         *form_square = false;
         *square_undecided = false;
     }
-    let (_, _, e, _) = engage(ctx, &goes_on, c.chargers, c.targets, c.options)?;
+    let (_, _, e, _) = engage(ctx, &goes_on, c.chargers, c.targets, &c.options)?;
     let decisions = c.input.decisions;
     // The arc it is charged through is read again too: a Square has no flank or rear (10.0).
     c.readback.aspects.clear();
@@ -2048,7 +2154,9 @@ struct ChargeUnderWay<'a> {
     kind: &'a CombatKind,
     chargers: &'a [String],
     targets: &'a [String],
-    options: &'a CombatOptions,
+    /// The charge's options; a Line Extension stopped where a Reaction Charge met it is then
+    /// charged there (`defender_at`, decision 0211).
+    options: CombatOptions,
     input: &'a mut ChargeInput,
     readback: &'a mut CombatReadback,
 }

@@ -412,8 +412,10 @@ pub fn describe(e: &Event) -> String {
             need,
             dice: d,
             passed,
+            extension,
         } => format!(
-            "{cavalry}: Morale Check to Reaction Charge {target} at {at} (16.5.5), needs {need}: rolled {} → {}",
+            "{cavalry}: Morale Check to Reaction Charge {target}{} at {at} (16.5.5), needs {need}: rolled {} → {}",
+            extension.map_or_else(String::new, |h| format!("'s Line Extension (now {h})")),
             dice(d),
             if *passed {
                 "passed: it faces the target hex and charges"

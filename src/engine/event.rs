@@ -396,6 +396,10 @@ pub enum EventKind {
         need: u8,
         dice: Vec<Die>,
         passed: bool,
+        /// The target was `target`'s Line Extension standing in this hex, a triggering unit of
+        /// its own (13.1.1; decision 0211). Absent for the unit and in older files.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        extension: Option<Hex>,
     },
     /// A unit's Morale State fell by a movement rule (12.1.5, 11.3, 9.2, 8.3.2).
     MoraleDegraded {
@@ -478,6 +482,12 @@ pub enum EventKind {
         /// (16.5), that hex. Read by 16.5.3's limits.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         charge_at: Option<crate::hex::Hex>,
+        /// The defender was its Line Extension standing in this hex after the combat (13.1.1,
+        /// `--defender-at`): a charge's target hex, and a Reaction Charge made against it,
+        /// are the extension's (16.5.3, 16.5.5; decision 0211). Absent otherwise and in older
+        /// files.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        defender_at: Option<crate::hex::Hex>,
     },
     /// The dice of a combat and the non-seed table cells it used (umpire only).
     CombatDice {

@@ -471,8 +471,11 @@ fn apply(state: &mut GameState, event: &Event) {
                 morale,
                 facing: u.facing,
                 moved: Some(own),
-                // 17.4.2: it appears in its hex (13.1.3), a target there of its own.
+                // 17.4.2: it appears in its hex (13.1.3), a target there of its own ("This is
+                // considered movement by the Line Extension for all purposes (such as … Reaction
+                // Charges …)").
                 last_path: vec![*hex],
+                last_path_in: Some((turn, player)),
                 last_facings: Vec::new(),
                 last_left: Vec::new(),
                 square: None,
@@ -503,9 +506,16 @@ fn apply(state: &mut GameState, event: &Event) {
                     spent.halves += half_mp;
                     spent.hexes += path.len().saturating_sub(1) as u32;
                     p.moved = Some(spent);
-                    p.last_path.clone_from(path);
-                    p.last_facings.clone_from(facings);
-                    p.last_left.clone_from(left);
+                    // 17.4.8, 16.5.9: a turn in place (10.1; or the free facing leaving its
+                    // Square, 8.2.2) is no move: the path it moved along stays (decision 0212).
+                    // A Square's failed move (8.3.2) keeps no facing and counts (17.4.7, 16.5.8).
+                    let turned = from == to && path.len() <= 1 && facing.is_some();
+                    if !turned {
+                        p.last_path.clone_from(path);
+                        p.last_facings.clone_from(facings);
+                        p.last_left.clone_from(left);
+                        p.last_path_in = Some((turn, player));
+                    }
                     if facing.is_some() {
                         p.facing = *facing;
                     }
@@ -958,12 +968,13 @@ fn apply(state: &mut GameState, event: &Event) {
             target,
             at,
             passed,
+            extension,
             ..
         } => {
             // 16.5.5: a failed check "still counts as a Reaction Charge for 16.5.3" (a passed
             // one is followed by the charge, which records itself).
             if !passed {
-                reaction_against(state, target, cavalry, *at);
+                reaction_against(state, target, cavalry, *at, *extension);
             }
         }
         EventKind::DivisionBorrowed { division, .. } => {
@@ -1022,17 +1033,24 @@ fn apply(state: &mut GameState, event: &Event) {
             opportunity_formation,
             opportunity_extension,
             charge_at,
+            defender_at,
             ..
         } => {
-            // 16.5.3: who charged where, and who was Reaction Charged, in this phase.
+            // 16.5.3: who charged where, and who was Reaction Charged, in this phase; a Line
+            // Extension charged in its own hex is the charge's target hex (decision 0211).
             if let super::command::CombatKind::Charge { reaction, .. } = combat
-                && let Some(target_hex) = charge_at.or_else(|| {
+                && let Some(target_hex) = charge_at.or(*defender_at).or_else(|| {
                     defenders
                         .first()
                         .and_then(|d| state.positions.get(d).copied())
                 })
             {
-                record_charge(state, attackers, defenders, target_hex, *reaction);
+                let charged = Charged {
+                    target_hex,
+                    reaction: *reaction,
+                    extension: *defender_at,
+                };
+                record_charge(state, attackers, defenders, charged);
             }
             // 17.4.1: each battery fires at a given unit once each Movement Phase, Cannister
             // included (17.4.9), and a unit is fired at by one firer per trigger.
@@ -1257,14 +1275,25 @@ fn eliminate_if_spent(state: &mut GameState, unit: &str) {
     }
 }
 
-/// 16.5.3: a charge by `attackers` at `target_hex` in the current phase, and, for a Reaction
-/// Charge, the record on each unit charged.
+/// A charge's target hex, whether it was a Reaction Charge, and the defending Line Extension's
+/// hex if it was at one (16.5.3, 16.5.5; decision 0211).
+struct Charged {
+    target_hex: crate::hex::Hex,
+    reaction: bool,
+    extension: Option<crate::hex::Hex>,
+}
+
+/// 16.5.3: a charge by `attackers` at the target hex in the current phase, and, for a Reaction
+/// Charge, the record on each unit charged (on its Line Extension, if it was one).
 fn record_charge(
     state: &mut GameState,
     attackers: &[String],
     defenders: &[String],
-    target_hex: crate::hex::Hex,
-    reaction: bool,
+    Charged {
+        target_hex,
+        reaction,
+        extension,
+    }: Charged,
 ) {
     let (turn, player) = (state.turn, state.player);
     for a in attackers {
@@ -1280,13 +1309,20 @@ fn record_charge(
     }
     if reaction && let Some(by) = attackers.first() {
         for d in defenders {
-            reaction_against(state, d, by, target_hex);
+            reaction_against(state, d, by, target_hex, extension);
         }
     }
 }
 
-/// 16.5.3: a Reaction Charge by `by` against `target` at `at` in the current phase.
-fn reaction_against(state: &mut GameState, target: &str, by: &str, at: crate::hex::Hex) {
+/// 16.5.3: a Reaction Charge by `by` against `target` (its Line Extension now in `extension`)
+/// at `at` in the current phase.
+fn reaction_against(
+    state: &mut GameState,
+    target: &str,
+    by: &str,
+    at: crate::hex::Hex,
+    extension: Option<crate::hex::Hex>,
+) {
     let (turn, player) = (state.turn, state.player);
     let m = state.movement.entry(target.to_string()).or_default();
     m.reaction_charged
@@ -1296,5 +1332,6 @@ fn reaction_against(state: &mut GameState, target: &str, by: &str, at: crate::he
         player,
         by: by.to_string(),
         at,
+        extension,
     });
 }

@@ -565,28 +565,63 @@ pub(crate) fn halve_extension_at(
     );
     let unspent = left[k].saturating_sub(left[end]);
     extension_stopped(ctx, side, target, ext, path[k], "12.1.2", cut, unspent);
-    // 13.3.3: stopped apart from a parent that has already moved, it is placed next to it.
+    placed_beside_moved_parent(ctx, side, target, path[k]);
+}
+
+/// 13.3.3: `target`'s Line Extension stopped at `at` apart from a parent that has already moved
+/// this phase is placed next to it at once (`move-stopped`, rule 13.3.3; decisions 0192,
+/// 0196). Next to its parent, or with a parent still to move (which must end next to it, 13.0),
+/// it stays.
+pub(crate) fn placed_beside_moved_parent(ctx: &mut Ctx, side: &str, target: &str, at: Hex) {
     let Some(parent_at) = ctx.state.positions.get(target).copied() else {
         return;
     };
-    if path[k].is_adjacent(parent_at) || path_this_phase(&ctx.state, target).is_none() {
+    if super::extensions::part(&ctx.state, target, at).is_none()
+        || at.is_adjacent(parent_at)
+        || path_this_phase(&ctx.state, target).is_none()
+    {
         return;
     }
-    if let Some(h) = beside_parent(ctx, target, parent_at, path[k]) {
+    if let Some(h) = beside_parent(ctx, target, parent_at, at) {
         extension_stopped(
             ctx,
             side,
             target,
-            path[k],
+            at,
             h,
             "13.3.3",
             format!(
-                "stopped at {} apart from its parent at {parent_at}, which has already moved: placed next to it",
-                path[k]
+                "stopped at {at} apart from its parent at {parent_at}, which has already moved: placed next to it"
             ),
             0,
         );
     }
+}
+
+/// 16.5.6 with 13.1.1 and 8.3.1.1: `target`'s Line Extension in `ext`, met by a Reaction Charge
+/// at `at`, an earlier hex of its own move, forms Square there, which ends its move: it stops at
+/// `at` (`move-stopped` naming it, rule 16.5), before the Square is formed (decision 0211). Its
+/// only voluntary formation change, out of Square (8.3.3), is made in place before it moves,
+/// never farther along its path, so none is undone (decision 0197's rule has nothing to undo).
+pub(crate) fn extension_stopped_by_reaction(
+    ctx: &mut Ctx,
+    side: &str,
+    target: &str,
+    ext: Hex,
+    at: Hex,
+) {
+    extension_stopped(
+        ctx,
+        side,
+        target,
+        ext,
+        at,
+        "16.5",
+        format!(
+            "formed Square against the Reaction Charge at {at}, which ends its move (16.5.6, 8.3.1.1): its movement stops there"
+        ),
+        0,
+    );
 }
 
 /// 13.3.3 at the end of `side`'s Movement Phase: "If the parent unit has not moved yet, it must
@@ -1135,13 +1170,13 @@ pub(crate) fn target_key(unit: &str, extension: Option<Hex>) -> String {
 }
 
 /// The path `unit`'s Line Extension now in `hex` moved along on its own in the current
-/// Movement Phase (its generation, 13.1.3, or its own move, 13.1.1): 17.4.2.
+/// Movement Phase (its generation, 13.1.3, or its own move, 13.1.1): 17.4.2. Not a path of an
+/// earlier phase, nor a turn in place (17.4.8, 16.5.9; decision 0212).
 pub(crate) fn extension_path_this_phase(state: &GameState, unit: &str, hex: Hex) -> Vec<Hex> {
+    let phase = (state.turn, state.player);
     super::extensions::part(state, unit, hex)
-        .filter(|p| {
-            p.moved
-                .is_some_and(|m| (m.turn, m.player) == (state.turn, state.player))
-        })
+        .filter(|p| p.moved.is_some_and(|m| (m.turn, m.player) == phase))
+        .filter(|p| p.last_path_in == Some(phase))
         .map_or_else(Vec::new, |p| p.last_path.clone())
 }
 
@@ -1268,6 +1303,10 @@ pub struct ReactionOffer {
     /// The cavalry's side (the one that decides whether to charge).
     pub side: String,
     pub cavalry_hex: Hex,
+    /// The target is the unit's Line Extension now in this hex, which moved or changed formation
+    /// on its own (13.1.1, 13.1.3): charge with `--defender-at HEX` (decision 0211).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension: Option<Hex>,
     /// The hexes of the path in its Reaction Zone (triggers a, c and d), in path order.
     pub hexes: Vec<ReactionHex>,
     /// The hexes of the zone where the unit changed formation in this phase (trigger b).
@@ -1341,12 +1380,14 @@ fn may_react(ctx: &Ctx, cavalry: &str) -> bool {
     !ctx.night() && !st.blown && st.morale > MoraleState::Shaken
 }
 
-/// The enemy cavalry that may Reaction Charge `mover` (16.5): the hexes of its path (a move or
-/// a retreat, `retreat`) and of its formation changes in each one's Reaction Zone. Facing
+/// The enemy cavalry that may Reaction Charge `mover` (its Line Extension in `extension`, a
+/// target of its own, 13.1.1; decision 0211) (16.5): the hexes of its path (a move or a
+/// retreat, `retreat`) and of its formation changes in each one's Reaction Zone. Facing
 /// changes never trigger one (16.5.9): they have no path.
 pub(crate) fn reaction_offers(
     ctx: &Ctx,
     mover: &str,
+    extension: Option<Hex>,
     path: &[Hex],
     changes: &[Hex],
     retreat: bool,
@@ -1380,6 +1421,7 @@ pub(crate) fn reaction_offers(
                 cavalry: id.clone(),
                 side: c.side.clone(),
                 cavalry_hex: *at,
+                extension,
                 hexes,
                 formation_changes,
                 retreat,
@@ -1391,11 +1433,14 @@ pub(crate) fn reaction_offers(
 
 /// 16.5: the hex `at` of `target`'s move, formation change or retreat in the current phase at
 /// which `cavalry` may Reaction Charge it — one of the hexes offered (decision 0155) — or the
-/// refusal naming the rule and the hex.
+/// refusal naming the rule and the hex. With `extension`, the target is `target`'s Line
+/// Extension now in that hex, charged at a hex of its own move or formation change (13.1.1,
+/// 13.1.3; decision 0211).
 pub(crate) fn reaction_hex(
     ctx: &Ctx,
     cavalry: &str,
     target: &str,
+    extension: Option<Hex>,
     at: Hex,
 ) -> Result<ReactionHex, Refusal> {
     let offers: Vec<ReactionOffer> = ctx
@@ -1404,32 +1449,62 @@ pub(crate) fn reaction_hex(
         .into_iter()
         .filter(|o| o.cavalry == cavalry)
         .collect();
+    let hexes = |o: &ReactionOffer| -> Vec<ReactionHex> {
+        o.hexes
+            .iter()
+            .chain(&o.formation_changes)
+            .copied()
+            .collect()
+    };
     let found = offers
         .iter()
-        .flat_map(|o| o.hexes.iter().chain(&o.formation_changes))
+        .filter(|o| o.extension == extension)
+        .flat_map(hexes)
         .find(|z| z.hex == at);
     if let Some(z) = found {
-        return Ok(*z);
+        return Ok(z);
     }
     let open: Vec<String> = offers
         .iter()
-        .flat_map(|o| o.hexes.iter().chain(&o.formation_changes))
+        .filter(|o| o.extension == extension)
+        .flat_map(hexes)
         .map(|z| z.hex.to_string())
         .collect();
+    // The other parts of the unit that may be charged at `at`: its Line Extensions (13.1.1)
+    // or the unit itself, named so the player can aim at the right one.
+    let elsewhere: Vec<String> = offers
+        .iter()
+        .filter(|o| o.extension != extension && hexes(o).iter().any(|z| z.hex == at))
+        .map(|o| match o.extension {
+            Some(h) => format!("its Line Extension now in {h} (--defender-at {h})"),
+            None => "the unit itself (without --defender-at)".to_string(),
+        })
+        .collect();
+    let who = match extension {
+        Some(h) => format!("`{target}`'s Line Extension in {h}"),
+        None => format!("`{target}`"),
+    };
     Err(Refusal::new(
         "not-offered",
         "16.5",
         if open.is_empty() {
             format!(
-                "`{target}` did not move, change formation or retreat in the Reaction Zone of `{cavalry}` in this phase, so not at {at}"
+                "{who} did not move, change formation or retreat in the Reaction Zone of `{cavalry}` in this phase, so not at {at}"
             )
         } else {
             format!(
-                "`{cavalry}` may Reaction Charge `{target}` at {} in this phase, not at {at}",
+                "`{cavalry}` may Reaction Charge {who} at {} in this phase, not at {at}",
                 open.join(" ")
             )
         },
-        "a Reaction Charge answers a move in the cavalry's Reaction Zone (16.5.1): name a hex it offers",
+        if elsewhere.is_empty() {
+            "a Reaction Charge answers a move in the cavalry's Reaction Zone (16.5.1): name a hex it offers".to_string()
+        } else {
+            format!(
+                "a Reaction Charge answers a move in the cavalry's Reaction Zone (16.5.1); at {at} it is offered against {}",
+                elsewhere.join(" and ")
+            )
+        },
     ))
 }
 
@@ -1515,19 +1590,28 @@ pub(crate) fn reaction_limits(
 
 /// 16.5.5: a cavalry unit that failed its Morale Check "cannot Reaction Charge the triggering
 /// unit": once it has reacted to `target` in this phase (charged or failed), it does not again.
-pub(crate) fn not_again(ctx: &Ctx, cavalry: &str, target: &str, at: Hex) -> Result<(), Refusal> {
+/// A Line Extension (`extension`, its hex now) is a triggering unit of its own (13.1.1; decision
+/// 0211): reacting to the unit does not bar reacting to its extension, nor the other way round.
+pub(crate) fn not_again(
+    ctx: &Ctx,
+    cavalry: &str,
+    target: &str,
+    extension: Option<Hex>,
+    at: Hex,
+) -> Result<(), Refusal> {
     let phase = (ctx.state.turn, ctx.state.player);
     let earlier = ctx.state.movement.get(target).and_then(|m| {
         m.reaction_charged
             .iter()
-            .find(|r| (r.turn, r.player) == phase && r.by == cavalry)
+            .find(|r| (r.turn, r.player) == phase && r.by == cavalry && r.extension == extension)
     });
+    let who = target_key(target, extension);
     match earlier {
         Some(r) => Err(Refusal::new(
             "already-reacted",
             "16.5.5",
             format!(
-                "`{cavalry}` already reacted to `{target}` at {} in this phase (a failed Morale Check included): it cannot Reaction Charge it again [hex {at}]",
+                "`{cavalry}` already reacted to `{who}` at {} in this phase (a failed Morale Check included): it cannot Reaction Charge it again [hex {at}]",
                 r.at
             ),
             "the umpire may allow it with --allow-reaction --ruling REASON",
@@ -1554,6 +1638,46 @@ pub(crate) fn formation_at(
         })
         .min_by_key(|(j, _)| *j)
         .map(|(_, f)| f)
+}
+
+/// The formation `unit`'s Line Extension now in `ext` had at `at`, a hex of its own path in the
+/// current phase (16.5 trigger a, 17.4; decision 0211): where it stands, its formation now; at
+/// an earlier hex, Line, or Square if it moved its one hex in Square (8.3.2) — a Square formed
+/// against a charge in this phase was formed where it stands, after it passed `at` (16.2.1,
+/// 8.3.1.1). `None` if it has no extension in `ext`.
+pub(crate) fn extension_formation_at(
+    state: &GameState,
+    unit: &str,
+    ext: Hex,
+    at: Hex,
+) -> Option<UnitFormation> {
+    let p = super::extensions::part(state, unit, ext)?;
+    Some(
+        if at != ext && p.square == Some((state.turn, state.player)) {
+            UnitFormation::Line
+        } else {
+            p.formation()
+        },
+    )
+}
+
+/// 8.3.2 with 13.2.1 and 10.0: one of `unit`'s Line Extensions moved its one hex in Square this
+/// phase from `at`, so it faced every way there (decision 0211). Where the parent's own path
+/// passed `at` too, the parent is read (decision 0189).
+pub(crate) fn extension_square_left(state: &GameState, unit: &str, at: Hex) -> bool {
+    if path_this_phase(state, unit).is_some_and(|p| p.contains(&at)) {
+        return false;
+    }
+    state
+        .movement
+        .get(unit)
+        .into_iter()
+        .flat_map(|m| &m.extension_parts)
+        .filter(|p| p.hex != at)
+        .any(|p| {
+            extension_path_this_phase(state, unit, p.hex).contains(&at)
+                && extension_formation_at(state, unit, p.hex, at) == Some(UnitFormation::Square)
+        })
 }
 
 /// The corner `unit` faced at `at`, a hex of the path it moved along this phase before the hex
@@ -1587,6 +1711,7 @@ pub(crate) fn extension_facing_at(
         .extension_parts
         .iter()
         .filter(|p| p.moved.is_some_and(|m| (m.turn, m.player) == phase))
+        .filter(|p| p.last_path_in == Some(phase))
         .find_map(|p| {
             let i = p.last_path.iter().position(|h| *h == at)?;
             (i + 1 < p.last_path.len())
@@ -1807,7 +1932,8 @@ impl super::Engine<'_> {
     }
 
     /// The Reaction Charges `unit`'s activity in the current phase offers (16.5): its move, its
-    /// formation changes and its retreat (16.5.2: "in any phase"); no die is rolled.
+    /// formation changes and its retreat (16.5.2: "in any phase"); and each of its Line
+    /// Extensions' own, apart (13.1.1, 13.1.3; decision 0211); no die is rolled.
     pub fn reaction_offers_for(&self, state: &GameState, unit: &str) -> Vec<ReactionOffer> {
         let path = path_this_phase(state, unit).unwrap_or_default();
         let changes = offered_changes_this_phase(state, unit);
@@ -1818,14 +1944,45 @@ impl super::Engine<'_> {
             .filter(|(t, p, _)| (*t, *p) == (state.turn, state.player))
             .map(|(_, _, path)| path.clone())
             .unwrap_or_default();
-        if path.is_empty() && changes.is_empty() && retreat.is_empty() {
+        // 13.1.1: a Line Extension has "the same movement … and target characteristics as any
+        // other unit"; 13.1.3: its generation "is considered movement by the Line Extension for
+        // all purposes (such as … Reaction Charges …)". Its own path and its change out of
+        // Square (8.3.3) are triggers a–d and b of its own, as for Opportunity Fire (17.4.2).
+        let parts: Vec<(Hex, Vec<Hex>, Vec<Hex>)> = state
+            .movement
+            .get(unit)
+            .map_or(&[][..], |m| &m.extension_parts[..])
+            .iter()
+            .map(|p| {
+                (
+                    p.hex,
+                    extension_path_this_phase(state, unit, p.hex),
+                    extension_changes_this_phase(state, unit, p.hex),
+                )
+            })
+            .filter(|(_, own, changed)| !own.is_empty() || !changed.is_empty())
+            .collect();
+        if path.is_empty() && changes.is_empty() && retreat.is_empty() && parts.is_empty() {
             return Vec::new();
         }
         let mut dice = crate::rules::dice::ScriptedDice::new();
         let ctx = Ctx::preview(self, state, &mut dice);
-        let mut out = reaction_offers(&ctx, unit, &path, &changes, false);
+        let mut out = Vec::new();
+        if !path.is_empty() || !changes.is_empty() {
+            out.extend(reaction_offers(&ctx, unit, None, &path, &changes, false));
+        }
         if !retreat.is_empty() {
-            out.extend(reaction_offers(&ctx, unit, &retreat, &[], true));
+            out.extend(reaction_offers(&ctx, unit, None, &retreat, &[], true));
+        }
+        for (hex, own, changed) in parts {
+            out.extend(reaction_offers(
+                &ctx,
+                unit,
+                Some(hex),
+                &own,
+                &changed,
+                false,
+            ));
         }
         out
     }

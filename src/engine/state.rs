@@ -433,6 +433,10 @@ pub struct ReactionAgainst {
     pub player: usize,
     pub by: String,
     pub at: Hex,
+    /// Made against the unit's Line Extension, standing in this hex after it (13.1.1: a target
+    /// of its own, as 17.4.2 makes it for Opportunity Fire; decision 0211). Absent for the unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension: Option<Hex>,
 }
 
 /// A formation change in a phase and where (17.4 trigger 3: "the firer gets to choose which of
@@ -502,6 +506,11 @@ pub struct ExtensionPart {
     /// 13.1.1), from where it started, so Opportunity Fire is offered along it (17.4.2).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_path: Vec<Hex>,
+    /// The phase (turn, player) of `last_path`: a turn in place (10.1, 8.2.2) or a formation
+    /// change (8.3.3) in a later phase spends MP without moving and must not make the old path
+    /// look like this phase's (17.4.8, 16.5.9; as `UnitMovement::last_path_in`, decision 0212).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_path_in: Option<(u32, usize)>,
     /// The corner it faced at each hex of `last_path` (`extension-moved`'s `facings`), so fire
     /// at an earlier hex of it reads the facing it had there (10.0; decision 0189).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

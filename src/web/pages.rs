@@ -430,6 +430,10 @@ fn reaction_offers(view: &View) -> Markup {
                         li {
                             (o.cavalry) " (" (o.side) ", " (o.cavalry_hex.to_string()) ") may charge "
                             (o.target)
+                            // 13.1.1: a Line Extension's own move, a target of its own (decision 0211).
+                            @if let Some(h) = o.extension {
+                                "'s Line Extension (now " (h.to_string()) ")"
+                            }
                             @if !o.hexes.is_empty() {
                                 @if o.retreat { " retreating" }
                                 " at " (show(&o.hexes))

@@ -288,3 +288,90 @@ fn a_square_the_umpire_routs_leaves_it_seen_by_the_umpire_only_8_3_1_2() {
     let french = told(&mut g, &Viewer::Side("french".into()));
     assert!(!french.contains("8.3.1.2"), "{french}");
 }
+
+/// 16.5 with 13.1.1 and 13.1.3 (decision 0211): a Line Extension's own move — its generation
+/// included — offers the enemy cavalry a Reaction Charge of its own, naming the extension's hex
+/// (`extension`, to aim at with `--defender-at`): in the move's response, and in `status` to the
+/// umpire and the cavalry's side, never to the moving side (4.0). Its turn in place in a later
+/// phase offers nothing (16.5.9, decision 0212).
+#[test]
+fn a_line_extensions_own_move_offers_a_reaction_charge_at_it_16_5_13_1_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("ext.db");
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/conformance/scenarios/mini-reaction-cavalry.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let sc = staffwork::scenario::parse("mini-reaction-cavalry.toml", &text).unwrap();
+    Game::create(&db, NewGame::on(text, sc, 1).unwrap()).unwrap();
+    let mut g = Game::open(&db).unwrap();
+    let u = Viewer::Umpire;
+    run(
+        &mut g,
+        &u,
+        "override --reason set-up --place aus-cav2=10.12",
+    );
+    run(
+        &mut g,
+        &u,
+        "override --reason set-up --place aus-cav3=16.01",
+    );
+    run(&mut g, &u, "turn");
+    let a = run(&mut g, &u, "move --piece fr-line --to 9.09 --extend 10.08");
+    assert!(
+        a.reaction_charges.is_empty(),
+        "10.08 is 4 hexes from aus-cav2: {:?}",
+        a.reaction_charges
+    );
+    let a = run(
+        &mut g,
+        &u,
+        "move --piece fr-line --extension 10.08 --to 10.09",
+    );
+    let [o] = &a.reaction_charges[..] else {
+        panic!("one offer: {:?}", a.reaction_charges)
+    };
+    assert_eq!(
+        (o.target.as_str(), o.cavalry.as_str()),
+        ("fr-line", "aus-cav2")
+    );
+    assert_eq!(o.extension.map(|h| h.to_string()).as_deref(), Some("10.09"));
+    assert_eq!(hexes(o), vec![("10.09".into(), false)]);
+    // Aimed at the unit, which did not move there: refused, the help naming the extension.
+    let req = app::parse_request(
+        "combat charge --attacker aus-cav2 --defender fr-line --reaction --at 10.09 --no-square",
+    )
+    .unwrap();
+    let Err(app::AppError::Refused(r)) = app::execute(&mut g, &u, &req) else {
+        panic!("refused");
+    };
+    assert_eq!((r.code, r.rule), ("not-offered", "16.5"));
+    assert!(
+        r.help
+            .contains("its Line Extension now in 10.09 (--defender-at 10.09)"),
+        "{}",
+        r.help
+    );
+    for (seat, sees) in [
+        (u.clone(), true),
+        (Viewer::Side("austrian".into()), true),
+        (Viewer::Side("french".into()), false),
+    ] {
+        let s = status(&mut g, &seat);
+        let offered = s
+            .reaction_charges
+            .iter()
+            .any(|o| o.extension.is_some_and(|h| h.to_string() == "10.09"));
+        assert_eq!(offered, sees, "{seat:?}: {:?}", s.reaction_charges);
+    }
+    // The next French Movement Phase: a turn in place is no trigger.
+    for _ in 0..4 {
+        run(&mut g, &u, "turn");
+    }
+    let a = run(
+        &mut g,
+        &u,
+        "move --piece fr-line --extension 10.09 --to 10.09 --face SSW",
+    );
+    assert!(a.reaction_charges.is_empty(), "{:?}", a.reaction_charges);
+    assert!(status(&mut g, &u).reaction_charges.is_empty());
+}

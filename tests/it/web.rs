@@ -1468,6 +1468,50 @@ async fn the_umpire_console_offers_reaction_charges_along_a_move_16_5() {
     );
 }
 
+/// 16.5 with 13.1.1 (decision 0211): the console lists a Reaction Charge at a Line Extension's
+/// own move, naming the extension's hex, and its combat form charges it there ("defender at"
+/// with "Reaction Charge at hex"), recorded as the extension's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_umpire_console_offers_and_charges_a_line_extension_16_5_13_1_1() {
+    let (dir, st, tokens) = mini_table(
+        "mini-reaction-cavalry.toml",
+        1,
+        &[
+            "override --reason set-up --place aus-cav3=10.05",
+            "turn",
+            "move --piece fr-line --to 9.09 --extend 10.08",
+        ],
+    );
+    let umpire = tokens["umpire"].as_str();
+    let page = call(&st, "GET", "/umpire", Some(umpire), &[]).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        page.body.contains(
+            "aus-cav3 (austrian, 10.05) may charge fr-line&#39;s Line Extension (now 10.08) at 10.08 (range 3)"
+        ) || page.body.contains(
+            "aus-cav3 (austrian, 10.05) may charge fr-line's Line Extension (now 10.08) at 10.08 (range 3)"
+        ),
+        "{}",
+        page.body
+    );
+    let form = [
+        ("kind", "charge"),
+        ("attackers", "aus-cav3"),
+        ("defenders", "fr-line"),
+        ("defender_at", "10.08"),
+        ("reaction", "yes"),
+        ("square", "no"),
+        ("reaction_at", "10.08"),
+    ];
+    let r = call(&st, "POST", "/umpire/combat", Some(umpire), &form).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let db = dir.path().join("mini.db");
+    assert!(
+        payloads(&db).contains("\"charge_at\":\"10.08\",\"defender_at\":\"10.08\""),
+        "the charge is recorded at the extension"
+    );
+}
+
 /// 22.1 (decisions 0157, 0159 brief): the umpire's console lists the Cavalry Withdrawals owed,
 /// as `status` does: the cavalry, the mover next to it, the 6–12 hexes and the move that makes
 /// it; once the cavalry has withdrawn the item is gone.
