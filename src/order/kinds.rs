@@ -191,7 +191,10 @@ pub(super) fn definite(
             Match::Missing { .. } => None,
         }
     });
-    let kinds = if alias.is_some() { &kinds[..1] } else { kinds };
+    let kinds = match (&alias, kinds.get(..1)) {
+        (Some(_), Some(first)) => first,
+        _ => kinds,
+    };
     match last_of_kind(places, r.span, kinds, index.is_some(), stages) {
         Some(a) => match (&alias, a.resolved) {
             (Some(al), Some(x)) if al.id == x.id => None,
