@@ -65,6 +65,23 @@ struct File {
     /// Terrain noun → the scenario place kinds it names ("that village" → village, town).
     #[serde(default)]
     kinds: BTreeMap<String, Vec<String>>,
+    /// How the order's words give a place its kind with no scenario (decision 0216).
+    #[serde(default)]
+    named: Named,
+}
+
+/// `[named]`: link words between a terrain head and a name, and the kinds a name with no
+/// terrain noun may be, without and with the article.
+#[derive(Deserialize, Default)]
+struct Named {
+    #[serde(default)]
+    links: Vec<String>,
+    #[serde(default)]
+    bare: Vec<String>,
+    #[serde(default)]
+    article: Vec<String>,
+    #[serde(default)]
+    same: Vec<String>,
 }
 
 /// What a lexicon phrase is.
@@ -110,8 +127,16 @@ pub(crate) struct Lexicon {
     /// A past form of a verb (lower-case words joined by one space) → its lemma: "having
     /// crossed" is read back "cross" (rule `clause.having`).
     lemmas: FxHashMap<String, String>,
-    /// `[kinds]`: a terrain noun → the place kinds it names (rule `pronoun.kind`).
+    /// `[kinds]`: a terrain noun → the place kinds it names (rules `pronoun.kind`,
+    /// `place.definite`).
     kinds: FxHashMap<String, Vec<String>>,
+    /// `[named]`: "of", "at" — the words after a terrain head that open the name it belongs to.
+    links: FxHashSet<String>,
+    /// `[named]`: the kinds a name with no noun of `[kinds]` may be, without and with "the".
+    bare: Vec<String>,
+    bare_article: Vec<String>,
+    /// `[named] same`: head kinds that are the name after the link ("the village of X" is X).
+    same_kinds: Vec<String>,
 }
 
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
@@ -307,6 +332,31 @@ impl Lexicon {
             action_nouns: f.actions.nouns.unwrap_or_default().into_iter().collect(),
             lemmas,
             kinds: f.kinds.into_iter().collect(),
+            links: f.named.links.into_iter().collect(),
+            bare: f.named.bare,
+            bare_article: f.named.article,
+            same_kinds: f.named.same,
+        }
+    }
+
+    /// A word that links a terrain head to the name it stands at: "of", "at" (`[named] links`).
+    pub(crate) fn is_kind_link(&self, word: &str) -> bool {
+        self.links.contains(word)
+    }
+
+    /// A head of these kinds is the name after its link, not a place beside it: "the village of
+    /// Elchingen" is Elchingen (`[named] same`).
+    pub(crate) fn is_same_kind(&self, kinds: &[String]) -> bool {
+        kinds.iter().any(|k| self.same_kinds.contains(k))
+    }
+
+    /// The kinds a proper name with no noun of `[kinds]` in it may be: `[named] bare`, or
+    /// `[named] article` when it is written with "the" ("the Coa"; decision 0216).
+    pub(crate) fn bare_kinds(&self, with_article: bool) -> &[String] {
+        if with_article {
+            &self.bare_article
+        } else {
+            &self.bare
         }
     }
 

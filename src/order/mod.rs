@@ -13,6 +13,7 @@ pub mod ast;
 mod build;
 mod critique;
 mod grammar;
+mod kinds;
 mod lexicon;
 mod lower;
 mod names;
@@ -149,8 +150,10 @@ fn fill(r: &mut Reference, table: &Table) {
         && let Some((form, res)) = table.get(&r.span)
     {
         r.resolved = res.clone();
-        if *form == Form::Unit {
-            r.form = Form::Unit;
+        // Troops found by name; a definite description pointing back (rule `place.definite`),
+        // read as "that village" is.
+        if matches!(*form, Form::Unit | Form::Pronoun) {
+            r.form = *form;
         }
     }
     for p in &mut r.parts {
@@ -280,7 +283,7 @@ fn check_span(
     // The writer's side: given, or the recipient's (a sender orders his own commands).
     let own_side: Option<String> = side.map(str::to_string).or(recipient_side.clone());
     let own = own_side.as_deref();
-    let (places, table) = resolve_refs(text, refs, index, own, &stages, &mut diags);
+    let (places, table) = resolve_refs(text, refs, index, own, &stages, &mut diags, &mut rules);
     fill_stages(&mut stages, &table, index, own);
     let forms_division = forms_division(&stages);
     resolve_members(
@@ -292,7 +295,7 @@ fn check_span(
         &mut diags,
     );
 
-    antecedents(&mut stages, &places, &mut rules);
+    antecedents(&mut stages, &places, index.is_some(), &mut rules);
     // --- posture from the map (6.3.1)
     let own = side.or(recipient_side.as_deref());
     postures(&mut stages, index, own, prohibitions.is_empty(), &mut rules);
@@ -677,6 +680,7 @@ fn resolve_refs(
     own: Option<&str>,
     stages: &[Stage],
     diags: &mut Vec<Diagnostic>,
+    rules: &mut Vec<String>,
 ) -> (Vec<Reference>, Table) {
     let slots = slot_spans(stages);
     let mut places: Vec<Reference> = Vec::new();
@@ -688,13 +692,22 @@ fn resolve_refs(
         if table.contains_key(&r.span) {
             continue;
         }
-        // Rules `place.anchored` and `place.definite`: a known feature described, not a
-        // vague place of its own (no place, no `vague-place` warning).
+        // Rule `place.anchored`: a known feature described, not a vague place of its own (no
+        // place, no `vague-place` warning).
         if r.form == Form::Name
             && !index.is_some_and(|ix| ix.is_exact_name(&r.text))
-            && (anchored(text, &r, next_spans[i]) || definite(text, &r, &places, index))
+            && anchored(text, &r, next_spans[i])
         {
             table.insert(r.span, (r.form, None));
+            continue;
+        }
+        // Rule `place.definite`: "the village" points back to the last place of its kind, like
+        // "that village" (decision 0214): no place of its own.
+        if r.form == Form::Name
+            && let Some(back) = kinds::definite(text, &r, &places, index, stages)
+        {
+            rules.push("place.definite".into());
+            table.insert(r.span, (Form::Pronoun, back));
             continue;
         }
         let mut res: Option<Resolved> = None;
@@ -860,7 +873,15 @@ fn resolve_name(
                     return None;
                 }
                 let slot = slots.contains(&r.span);
+                let before = diags.len();
                 unresolved(r, slot, || ix.place_suggestions(&r.text), diags);
+                // Decision 0215: a vague "the heights" names the map's places of its kind.
+                if let Some(d) = diags.get_mut(before..).and_then(|d| d.first_mut())
+                    && d.code == "vague-place"
+                    && let Some(help) = kinds::vague_help(ix, r)
+                {
+                    d.help = help;
+                }
                 None
             }
         },
@@ -970,24 +991,41 @@ fn resolve_members(
 
 /// Rule `pronoun.antecedent`: "it", "there" and "them" as an objective stand for the last
 /// resolved place written before them ("march upon Hall and carry it").
-fn antecedents(stages: &mut [Stage], places: &[Reference], rules: &mut Vec<String>) {
+fn antecedents(
+    stages: &mut [Stage],
+    places: &[Reference],
+    scenario: bool,
+    rules: &mut Vec<String>,
+) {
+    // A definite description already pointed back ("the village", rule `place.definite`: one
+    // terrain noun, where a pronoun is "it" and a demonstrative "that village") is left as it is.
+    let open = |r: &Reference| {
+        r.form == Form::Pronoun
+            && r.resolved.is_none()
+            && !lexicon::get().is_terrain(&r.text.lower())
+    };
+    // Rule `pronoun.kind`: "that village", "those heights" — the last place of that kind (the
+    // gazetteer's, else read from the order's words; not the place the step moves from).
+    let by_kind: Vec<(Span, Option<Resolved>)> = stages
+        .iter()
+        .flat_map(|st| st.steps.iter().flat_map(|x| &x.objectives))
+        .filter(|r| open(r))
+        .filter_map(|r| {
+            let noun = r.text.rsplit(' ').next().unwrap_or("").lower();
+            kinds::demonstrative(&noun, r.span, places, scenario, stages).map(|x| (r.span, x))
+        })
+        .collect();
     for st in stages.iter_mut() {
         for step in &mut st.steps {
             for r in &mut step.objectives {
-                if r.form == Form::Pronoun && r.resolved.is_none() {
+                if open(r) {
                     let before = || {
                         places
                             .iter()
                             .rev()
                             .filter(|p| p.span.0 < r.span.0 && p.resolved.is_some())
                     };
-                    // Rule `pronoun.kind`: "that village", "the town" — the last place of that
-                    // kind, where the scenario says what kind each place is.
-                    let noun = r.text.rsplit(' ').next().unwrap_or("").lower();
-                    let of_kind = lexicon::get().place_kinds(&noun).and_then(|kinds| {
-                        before()
-                            .find(|p| p.resolved.as_ref().is_some_and(|x| kinds.contains(&x.kind)))
-                    });
+                    let of_kind = by_kind.iter().find(|(at, _)| *at == r.span);
                     rules.push(
                         if of_kind.is_some() {
                             "pronoun.kind"
@@ -996,9 +1034,10 @@ fn antecedents(stages: &mut [Stage], places: &[Reference], rules: &mut Vec<Strin
                         }
                         .into(),
                     );
-                    r.resolved = of_kind
-                        .or_else(|| before().next())
-                        .and_then(|p| p.resolved.clone());
+                    r.resolved = match of_kind {
+                        Some((_, x)) => x.clone(),
+                        None => before().next().and_then(|p| p.resolved.clone()),
+                    };
                 }
             }
         }
@@ -1591,52 +1630,6 @@ fn anchored(text: &str, r: &Reference, next: Option<Span>) -> bool {
         [c, "of"] => compass(c) || matches!(*c, "short"),
         ["in", "front" | "rear", "of"] | ["next", "to"] => true,
         _ => false,
-    }
-}
-
-/// Rule `place.definite`: "take post at Fuentes de Oñoro and hold the village", "march to
-/// Kirseberg and hold the hill", "do not attempt the village itself" — a definite terrain
-/// noun after a place is named points back to it (as "that village" does), so it is no vague
-/// place. With a scenario the named place must be of that kind (a hill for "the hill"); a
-/// scenario alias ("the bridge") has already resolved and never comes here.
-fn definite(text: &str, r: &Reference, before: &[Reference], index: Option<&Index<'_>>) -> bool {
-    let Some(noun) = definite_noun(r) else {
-        return false;
-    };
-    if r.text.contains(' ') {
-        return false;
-    }
-    let after = text.get(r.span.1..).unwrap_or("").trim_start();
-    let itself = after
-        .get(..6)
-        .is_some_and(|w| w.eq_ignore_ascii_case("itself"));
-    let mut named = before
-        .iter()
-        .filter(|p| p.form == Form::Name && (p.resolved.is_some() || name_like(&p.text)));
-    if itself {
-        return named.count() > 0;
-    }
-    match index {
-        None => named.count() > 0,
-        Some(_) => named
-            .next_back()
-            .and_then(|p| p.resolved.as_ref())
-            .is_some_and(|x| {
-                let kinds: &[&str] = match noun {
-                    "village" | "town" | "hamlet" => &["village", "town"],
-                    "hill" | "heights" | "height" | "ridge" => &["hill", "ridge"],
-                    "wood" | "woods" | "forest" | "copse" => &["wood"],
-                    "orchard" | "orchards" => &["orchard"],
-                    "farm" | "farmhouse" => &["farm"],
-                    "stream" | "brook" | "river" => &["stream", "river"],
-                    "bridge" => &["bridge"],
-                    "ford" => &["ford"],
-                    "road" => &["road"],
-                    "redoubt" => &["redoubt"],
-                    _ => &[],
-                };
-                kinds.contains(&x.kind.as_str())
-            }),
     }
 }
 

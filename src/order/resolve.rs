@@ -598,6 +598,17 @@ impl<'a> Index<'a> {
         }
     }
 
+    /// The names of the gazetteer's places of these kinds, in the scenario's order (the help of
+    /// a vague "the heights": rule `place.definite`, decision 0215).
+    pub fn places_of_kinds(&self, kinds: &[String]) -> Vec<String> {
+        self.scenario
+            .places
+            .iter()
+            .filter(|p| kinds.contains(&kind_name(p.kind)))
+            .map(|p| p.name.clone())
+            .collect()
+    }
+
     /// The text is, exactly, a name of the scenario (a place or alias, or a command): a
     /// captured name that must be kept whole (rule `name.edges`).
     pub fn is_exact_name(&self, text: &str) -> bool {

@@ -72,7 +72,9 @@ fn an_officer_named_by_his_command_is_the_recipient_and_his_place_stays_a_place(
         "The officer commanding at Castello Branco will destroy the bridge and will then retire to Sarzedas.",
     );
     assert_eq!(recipient(&o), Some("officer commanding at Castello Branco"));
-    assert_eq!(place_texts(&o), ["Castello Branco", "Sarzedas"]);
+    // Rule `place.definite` (decisions 0214, 0216): Castello Branco, a bare name, is no bridge,
+    // so "the bridge" is a vague place of its own, not Castello Branco.
+    assert_eq!(place_texts(&o), ["Castello Branco", "bridge", "Sarzedas"]);
     assert!(
         o.stages
             .iter()
