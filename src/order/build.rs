@@ -3806,7 +3806,11 @@ fn day_word(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<To
         {
             let end = p.phrase_span.0 + cut;
             let name_from = p.span.0;
-            out.push(Tok::Place(names::name_target(text, (name_from, end), p.phrase_span.0)));
+            out.push(Tok::Place(names::name_target(
+                text,
+                (name_from, end),
+                p.phrase_span.0,
+            )));
             rules.push("time.day-word");
             out.push(Tok::Timing {
                 prep: "at".into(),
@@ -3867,8 +3871,14 @@ fn obliged(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok
         && ws[2..ws.len().saturating_sub(3).max(2)].iter().all(|w| {
             matches!(
                 *w,
-                "be" | "likewise" | "also" | "very" | "much" | "greatly" | "particularly"
-                    | "extremely" | "obliged"
+                "be" | "likewise"
+                    | "also"
+                    | "very"
+                    | "much"
+                    | "greatly"
+                    | "particularly"
+                    | "extremely"
+                    | "obliged"
             )
         });
     let you = text[toks[iff + 1].span().0..toks[iff + 1].span().1].eq_ignore_ascii_case("you");
@@ -3880,7 +3890,10 @@ fn obliged(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok
         return toks;
     }
     let mut out: Vec<Tok> = toks[..start].to_vec();
-    out.push(Tok::Courtesy((toks[start].span().0, toks[iff + 2].span().1)));
+    out.push(Tok::Courtesy((
+        toks[start].span().0,
+        toks[iff + 2].span().1,
+    )));
     out.extend(toks.into_iter().skip(iff + 3));
     rules.push("lead.obliged");
     out
@@ -3905,7 +3918,11 @@ fn between_edges(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> V
         }
         // A day: "15th of February", "the 1st" (its month may follow as "of March").
         let day = |p: &Target| {
-            let ws: Vec<String> = p.text.split_whitespace().map(|w| w.lower().into_owned()).collect();
+            let ws: Vec<String> = p
+                .text
+                .split_whitespace()
+                .map(|w| w.lower().into_owned())
+                .collect();
             ws.first()
                 .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_digit()))
                 && ws.iter().skip(1).all(|w| w == "of" || lex.is_month(w))
@@ -4085,7 +4102,9 @@ fn participle_description(
     mut toks: Vec<Tok>,
     rules: &mut Vec<&'static str>,
 ) -> Vec<Tok> {
-    let links = ["be", "been", "being", "is", "are", "was", "were", "to", "and", "or"];
+    let links = [
+        "be", "been", "being", "is", "are", "was", "were", "to", "and", "or",
+    ];
     for k in 1..toks.len().saturating_sub(2) {
         let Tok::Participle { .. } = toks[k] else {
             continue;
@@ -4121,20 +4140,19 @@ fn passive_second_agent(
     rules: &mut Vec<&'static str>,
 ) -> Vec<Tok> {
     let troops = |t: &Tok| matches!(t, Tok::Place(p) if super::resolve::looks_like_troops(&p.text));
-    let passive = toks.windows(2).any(|w| {
-        tok_word(text, &w[0]) == "be" && matches!(w[1], Tok::Participle { .. })
-    });
+    let passive = toks
+        .windows(2)
+        .any(|w| tok_word(text, &w[0]) == "be" && matches!(w[1], Tok::Participle { .. }));
     if !passive {
         return toks;
     }
-    let Some(by) = toks.iter().rposition(|t| {
-        matches!(t, Tok::RoutePrep(p, _) | Tok::DestPrep(p, _) if p == "by")
-    }) else {
+    let Some(by) = toks
+        .iter()
+        .rposition(|t| matches!(t, Tok::RoutePrep(p, _) | Tok::DestPrep(p, _) if p == "by"))
+    else {
         return toks;
     };
-    let ends = toks
-        .get(by + 4)
-        .is_none_or(|t| matches!(t, Tok::Punct(_)));
+    let ends = toks.get(by + 4).is_none_or(|t| matches!(t, Tok::Punct(_)));
     if !ends
         || !toks.get(by + 1).is_some_and(troops)
         || !matches!(toks.get(by + 2), Some(Tok::Connector(c, _)) if c == "and")
@@ -4209,14 +4227,24 @@ fn everything_subject(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>)
 /// document is no place.
 fn observe_orders(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
     const PAPERS: [&str; 9] = [
-        "article", "articles", "instructions", "orders", "order", "regulations", "rules",
-        "directions", "memorandum",
+        "article",
+        "articles",
+        "instructions",
+        "orders",
+        "order",
+        "regulations",
+        "rules",
+        "directions",
+        "memorandum",
     ];
     for k in 0..toks.len() {
         let Tok::Verb { span, .. } = toks[k] else {
             continue;
         };
-        if !matches!(text[span.0..span.1].lower().as_ref(), "observe" | "observes") {
+        if !matches!(
+            text[span.0..span.1].lower().as_ref(),
+            "observe" | "observes"
+        ) {
             continue;
         }
         let obj = if matches!(toks.get(k + 1), Some(Tok::Manner(..))) {

@@ -1011,7 +1011,11 @@ pub(crate) fn bid_imperative(
 ) -> Vec<Tok> {
     let start = lower::body_start(&toks);
     // (a) The grammar's own lead "Order the Polish light horse to" before a place.
-    if let Some(Tok::Recipient { who: Some(w), attached, span }) = toks.get(start)
+    if let Some(Tok::Recipient {
+        who: Some(w),
+        attached,
+        span,
+    }) = toks.get(start)
         && attached.is_empty()
         && matches!(toks.get(start + 1), Some(Tok::Place(_)))
         && let Some((bid, rest)) = text[span.0..span.1].split_once(' ')
@@ -1062,7 +1066,9 @@ pub(crate) fn bid_imperative(
         let Some(b) = toks.get(bid) else { break };
         let bs = b.span();
         if !matches!(b, Tok::Filler(_) | Tok::Place(_) | Tok::Verb { .. })
-            || !BIDS.iter().any(|w| text[bs.0..bs.1].eq_ignore_ascii_case(w))
+            || !BIDS
+                .iter()
+                .any(|w| text[bs.0..bs.1].eq_ignore_ascii_case(w))
         {
             continue;
         }
@@ -1236,13 +1242,16 @@ pub(crate) fn send_to(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>)
     }
     let Some(b) = toks.get(k) else { return toks };
     let bs = b.span();
-    if !BIDS.iter().any(|w| text[bs.0..bs.1].eq_ignore_ascii_case(w)) {
+    if !BIDS
+        .iter()
+        .any(|w| text[bs.0..bs.1].eq_ignore_ascii_case(w))
+    {
         return toks;
     }
     let pron = k + 1;
-    let is_pron = toks.get(pron).is_some_and(|t| {
-        matches!(tok_word(text, t).as_str(), "him" | "them")
-    });
+    let is_pron = toks
+        .get(pron)
+        .is_some_and(|t| matches!(tok_word(text, t).as_str(), "him" | "them"));
     if !is_pron || toks.get(pron + 1).is_none_or(|t| tok_word(text, t) != "to") {
         return toks;
     }
