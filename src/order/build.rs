@@ -416,12 +416,7 @@ fn token_rules(
     if fired {
         d.rules.push("name.feature");
     }
-    let toks = between_edges(text, toks, &mut d.rules);
-    let toks = match index {
-        Some(_) => toks,
-        None => on_river(text, toks, &mut d.rules),
-    };
-    let toks = obliged(text, toks, &mut d.rules);
+    let toks = letter_forms(text, toks, index.is_none(), &mut d.rules);
     let toks = verb_not_recipient(text, toks, &mut d.rules);
     let toks = subjects::commanding_lead(text, toks, &mut d.rules);
     let toks = subjects::passed_on(text, toks, d.last_person.as_ref(), &mut d.rules);
@@ -3899,6 +3894,23 @@ fn obliged(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok
     out
 }
 
+/// The forms of real letters read before the leads (reader20): spans of days and the ends of
+/// "between" places, "Frankfort on the Oder" (without a scenario), thanks in advance.
+fn letter_forms(
+    text: &str,
+    toks: Vec<Tok>,
+    no_scenario: bool,
+    rules: &mut Vec<&'static str>,
+) -> Vec<Tok> {
+    let toks = between_edges(text, toks, rules);
+    let toks = if no_scenario {
+        on_river(text, toks, rules)
+    } else {
+        toks
+    };
+    obliged(text, toks, rules)
+}
+
 /// Rules `time.between` and `name.between-edges`: "between the 15th of February and the 1st of
 /// March" is a span of days (a time, never a place), and "the position between Oyarzun and the
 /// Bidasoa too strong" ends its second place at its last name: the words after it ("too
@@ -3923,9 +3935,14 @@ fn between_edges(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> V
                 .split_whitespace()
                 .map(|w| w.lower().into_owned())
                 .collect();
-            ws.first()
-                .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_digit()))
-                && ws.iter().skip(1).all(|w| w == "of" || lex.is_month(w))
+            // An ordinal ("15th", "1st", "3d"), never a hex ("13.13") or a number.
+            let ordinal = ws.first().is_some_and(|w| {
+                let d = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+                !d.is_empty()
+                    && d.chars().all(|c| c.is_ascii_digit())
+                    && matches!(&w[d.len()..], "st" | "nd" | "rd" | "th" | "d")
+            });
+            ordinal && ws.iter().skip(1).all(|w| w == "of" || lex.is_month(w))
         };
         if day(&t.parts[0]) && day(&t.parts[1]) {
             let mut end = t.phrase_span.1;
