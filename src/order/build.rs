@@ -416,10 +416,16 @@ fn token_rules(
     if fired {
         d.rules.push("name.feature");
     }
+    let toks = letter_forms(text, toks, index.is_none(), &mut d.rules);
     let toks = verb_not_recipient(text, toks, &mut d.rules);
     let toks = subjects::commanding_lead(text, toks, &mut d.rules);
     let toks = subjects::passed_on(text, toks, d.last_person.as_ref(), &mut d.rules);
+    let toks = subjects::bid_imperative(text, toks, &mut d.rules);
+    let toks = subjects::wish_list(text, toks, &mut d.rules);
+    let toks = subjects::send_to(text, toks, &mut d.rules);
     d.last_person = person_named(text, &toks);
+    let toks = passive_second_agent(text, toks, &mut d.also, &mut d.rules);
+    let toks = everything_subject(text, toks, &mut d.rules);
     let n = toks.len();
     let toks = passive(text, toks);
     let first = |t: &[Tok]| t.first().map(Tok::span);
@@ -462,6 +468,9 @@ fn token_rules(
     let toks = day_word(text, toks, &mut d.rules);
     let toks = should_name(text, toks, &mut d.rules);
     let toks = then_place(toks, &mut d.rules);
+    let toks = observe_orders(text, toks, &mut d.rules);
+    let toks = participle_description(text, toks, &mut d.rules);
+    let toks = passive_pronoun(text, toks, &mut d.rules);
     let toks = passive_own(text, toks, &mut d.rules);
     let n = toks.len();
     let toks = third_person(text, toks);
@@ -3781,6 +3790,30 @@ fn day_word(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<To
     };
     let mut out = Vec::with_capacity(toks.len());
     for t in toks {
+        // "Start the 3d regiment … of the Guard to-morrow, the 20th": the day word the name's
+        // edges took in is cut off the name again.
+        if let Tok::Place(p) = &t
+            && p.form == Form::Name
+            && p.parts.is_empty()
+            && let Some(cut) = text[p.phrase_span.0..p.phrase_span.1].rfind(' ')
+            && let Some((a, b, w)) = day((p.phrase_span.0 + cut + 1, p.phrase_span.1))
+            && p.span.0 < p.phrase_span.0 + cut
+        {
+            let end = p.phrase_span.0 + cut;
+            let name_from = p.span.0;
+            out.push(Tok::Place(names::name_target(
+                text,
+                (name_from, end),
+                p.phrase_span.0,
+            )));
+            rules.push("time.day-word");
+            out.push(Tok::Timing {
+                prep: "at".into(),
+                value: Some(w),
+                span: (a, b),
+            });
+            continue;
+        }
         let hit = match &t {
             Tok::Filler(s) => day(*s),
             Tok::Recipient {
@@ -3805,6 +3838,453 @@ fn day_word(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<To
         }
     }
     out
+}
+
+/// Rule `lead.obliged`: "I shall likewise be much obliged to you, if you will take measures to
+/// have … drawn into Elvas", "We should be very much obliged to you if you would …" — the
+/// writer's thanks in advance and its "if you will" are one courtesy: what follows is the
+/// order, never the writer's own intention (`lead.sender`) nor a condition.
+fn obliged(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let start = lower::body_start(&toks);
+    let Some(iff) = (start..toks.len().min(start + 12))
+        .find(|&k| matches!(&toks[k], Tok::CondStart(c, _) if c.eq_ignore_ascii_case("if")))
+    else {
+        return toks;
+    };
+    if iff == start || iff + 2 >= toks.len() {
+        return toks;
+    }
+    let lead = text[toks[start].span().0..toks[iff].span().0].lower();
+    let ws: Vec<&str> = lead
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let opens = matches!(ws.first(), Some(&("i" | "we")))
+        && matches!(ws.get(1), Some(&("shall" | "should" | "will" | "would")));
+    let closes = ws.ends_with(&["obliged", "to", "you"]) || ws.ends_with(&["obliged"]);
+    let between = ws.len() >= 3
+        && ws[2..ws.len().saturating_sub(3).max(2)].iter().all(|w| {
+            matches!(
+                *w,
+                "be" | "likewise"
+                    | "also"
+                    | "very"
+                    | "much"
+                    | "greatly"
+                    | "particularly"
+                    | "extremely"
+                    | "obliged"
+            )
+        });
+    let you = text[toks[iff + 1].span().0..toks[iff + 1].span().1].eq_ignore_ascii_case("you");
+    let will = {
+        let s = toks[iff + 2].span();
+        matches!(text[s.0..s.1].lower().as_ref(), "will" | "would")
+    };
+    if !(opens && closes && between && you && will) {
+        return toks;
+    }
+    let mut out: Vec<Tok> = toks[..start].to_vec();
+    out.push(Tok::Courtesy((
+        toks[start].span().0,
+        toks[iff + 2].span().1,
+    )));
+    out.extend(toks.into_iter().skip(iff + 3));
+    rules.push("lead.obliged");
+    out
+}
+
+/// The forms of real letters read before the leads (reader20): spans of days and the ends of
+/// "between" places, "Frankfort on the Oder" (without a scenario), thanks in advance.
+fn letter_forms(
+    text: &str,
+    toks: Vec<Tok>,
+    no_scenario: bool,
+    rules: &mut Vec<&'static str>,
+) -> Vec<Tok> {
+    let toks = between_edges(text, toks, rules);
+    let toks = if no_scenario {
+        on_river(text, toks, rules)
+    } else {
+        toks
+    };
+    obliged(text, toks, rules)
+}
+
+/// Rules `time.between` and `name.between-edges`: "between the 15th of February and the 1st of
+/// March" is a span of days (a time, never a place), and "the position between Oyarzun and the
+/// Bidasoa too strong" ends its second place at its last name: the words after it ("too
+/// strong") are left as words, never a place's.
+fn between_edges(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let lex = lexicon::get();
+    let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
+    let mut it = toks.into_iter().peekable();
+    while let Some(tok) = it.next() {
+        let Tok::Place(t) = &tok else {
+            out.push(tok);
+            continue;
+        };
+        if t.form != Form::Between || t.parts.len() != 2 {
+            out.push(tok);
+            continue;
+        }
+        // A day: "15th of February", "the 1st" (its month may follow as "of March").
+        let day = |p: &Target| {
+            let ws: Vec<String> = p
+                .text
+                .split_whitespace()
+                .map(|w| w.lower().into_owned())
+                .collect();
+            // An ordinal ("15th", "1st", "3d"), never a hex ("13.13") or a number.
+            let ordinal = ws.first().is_some_and(|w| {
+                let d = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+                !d.is_empty()
+                    && d.chars().all(|c| c.is_ascii_digit())
+                    && matches!(&w[d.len()..], "st" | "nd" | "rd" | "th" | "d")
+            });
+            ordinal && ws.iter().skip(1).all(|w| w == "of" || lex.is_month(w))
+        };
+        if day(&t.parts[0]) && day(&t.parts[1]) {
+            let mut end = t.phrase_span.1;
+            // "… and the 1st" "of" "March": the month the grammar left after it.
+            let month = |x: Option<&Tok>| {
+                x.is_some_and(|x| {
+                    let s = x.span();
+                    lex.is_month(&text[s.0..s.1].lower())
+                })
+            };
+            if it.peek().is_some_and(|x| tok_word(text, x) == "of") {
+                let of = it.next().expect("peeked");
+                if month(it.peek()) {
+                    end = it.next().expect("peeked").span().1;
+                } else {
+                    out.push(Tok::Timing {
+                        prep: "between".into(),
+                        value: Some(nfc(&text[t.phrase_span.0..end])),
+                        span: (t.phrase_span.0, end),
+                    });
+                    out.push(of);
+                    rules.push("time.between");
+                    continue;
+                }
+            }
+            out.push(Tok::Timing {
+                prep: "between".into(),
+                value: Some(nfc(&text[t.phrase_span.0..end])),
+                span: (t.phrase_span.0, end),
+            });
+            rules.push("time.between");
+            continue;
+        }
+        // The second place's trailing lower-case words that are no terrain ("too strong").
+        let last = &t.parts[1];
+        let ws: Vec<(usize, &str)> = text[last.span.0..last.span.1]
+            .split_whitespace()
+            .scan(last.span.0, |at, w| {
+                let from = *at + text[*at..].find(w).unwrap_or(0);
+                *at = from + w.len();
+                Some((from, w))
+            })
+            .collect();
+        let keep = ws.iter().rposition(|(_, w)| {
+            w.starts_with(|c: char| c.is_uppercase()) || lex.is_terrain(&w.lower())
+        });
+        let Some(keep) = keep.filter(|&k| k + 1 < ws.len()) else {
+            out.push(tok);
+            continue;
+        };
+        let end = ws[keep].0 + ws[keep].1.len();
+        let mut t = t.clone();
+        let cut_from = ws[keep + 1].0;
+        let cut_to = t.phrase_span.1;
+        t.parts[1] = names::name_target(text, (last.span.0, end), last.phrase_span.0);
+        t.span.1 = end;
+        t.phrase_span.1 = end;
+        t.text = nfc(&text[t.span.0..end]);
+        t.phrase = nfc(&text[t.phrase_span.0..end]);
+        out.push(Tok::Place(t));
+        out.push(Tok::Filler((cut_from, cut_to)));
+        rules.push("name.between-edges");
+    }
+    out
+}
+
+/// Rule `name.on-river` (without a scenario): in a list of places, "Frankfort on the Oder",
+/// "Châlons on the Marne" is one town's name (a town and the river it stands on), never the
+/// town and a second place: the name before "on (the)" follows a list's comma or "and" after
+/// another place, the river is one capitalised word, and the list ends after it.
+fn on_river(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let name = |t: &Tok| match t {
+        Tok::Place(p) => {
+            p.form == Form::Name
+                && p.parts.is_empty()
+                && p.text.starts_with(|c: char| c.is_uppercase())
+                && !p.text.contains(' ')
+        }
+        _ => false,
+    };
+    let mut toks = toks;
+    let mut k = 2;
+    while k + 2 < toks.len() {
+        let listed = matches!(&toks[k - 1], Tok::Connector(c, _) if c == "and" || c == ",")
+            && (matches!(&toks[k - 2], Tok::Place(_) | Tok::Relation { .. })
+                || matches!(&toks[k - 2], Tok::Connector(c, _) if c == ",")
+                    && k >= 3
+                    && matches!(&toks[k - 3], Tok::Place(_) | Tok::Relation { .. }));
+        let on = matches!(&toks[k + 1], Tok::DestPrep(p, _) if p == "on");
+        let ends = toks
+            .get(k + 3)
+            .is_none_or(|t| matches!(t, Tok::Punct(_) | Tok::Connector(..)));
+        if listed && on && ends && name(&toks[k]) && name(&toks[k + 2]) {
+            let (Tok::Place(a), Tok::Place(b)) = (&toks[k], &toks[k + 2]) else {
+                unreachable!("checked by name()")
+            };
+            let t = names::name_target(text, (a.span.0, b.phrase_span.1), a.phrase_span.0);
+            toks.splice(k..k + 3, [Tok::Place(t)]);
+            rules.push("name.on-river");
+        }
+        k += 1;
+    }
+    toks
+}
+
+/// Rule `lead.passive-pronoun`: "It must be placed on a strong position" — a sentence opening
+/// with "it" or "they", a link ("must", "will", "shall", "should", "is to", "are to"), "be" and
+/// a participle of a move or a position, with no "by" after it, speaks of the addressee's own
+/// force (the sentence before named it): the participle is his action, the pronoun no
+/// objective. "It is to be held by …" (a passive with an agent) stays `lead.passive`'s.
+fn passive_pronoun(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let start = lower::body_start(&toks);
+    let Some(Tok::Place(p)) = toks.get(start) else {
+        return toks;
+    };
+    if p.form != Form::Pronoun || !matches!(p.text.lower().as_ref(), "it" | "they") {
+        return toks;
+    }
+    let w = |k: usize| toks.get(k).map(|t| tok_word(text, t)).unwrap_or_default();
+    let link = match w(start + 1).as_str() {
+        "must" | "will" | "shall" | "should" => 1,
+        "is" | "are" if w(start + 2) == "to" => 2,
+        _ => return toks,
+    };
+    let be = start + 1 + link;
+    if w(be) != "be" {
+        return toks;
+    }
+    let Some(Tok::Participle { action, span }) = toks.get(be + 1).cloned() else {
+        return toks;
+    };
+    if !matches!(
+        action,
+        Action::Deploy | Action::Move | Action::Halt | Action::Reserve
+    ) || toks
+        .get(be + 2)
+        .is_some_and(|t| matches!(t, Tok::RoutePrep(..)) && tok_word(text, t) == "by")
+    {
+        return toks;
+    }
+    let subject = (toks[start].span().0, toks[be - 1].span().1);
+    let sp = (toks[be].span().0, span.1);
+    // Read back in the lemma ("place on a strong position"), as `clause.having` does.
+    let past = text[span.0..span.1].lower();
+    let verb = lexicon::get()
+        .lemma_of(&past)
+        .map_or_else(|| nfc(&words(&text[sp.0..sp.1].lower())), str::to_string);
+    toks.splice(
+        start..=be + 1,
+        [
+            Tok::Recipient {
+                who: None,
+                attached: Vec::new(),
+                span: subject,
+            },
+            Tok::Verb {
+                action,
+                verb,
+                span: sp,
+            },
+        ],
+    );
+    rules.push("lead.passive-pronoun");
+    toks
+}
+
+/// Rule `clause.participle-description`: "the five boats now formed into the two flying
+/// bridges" — a past participle straight after a noun (not after "be", "is", "were" …)
+/// describes that noun: a vague place after it and its preposition ("the two flying bridges")
+/// is part of the description, never a place of the order (order-language §1.4: vague places
+/// are listed only as a stage's objective or position). A named place there stays a place.
+fn participle_description(
+    text: &str,
+    mut toks: Vec<Tok>,
+    rules: &mut Vec<&'static str>,
+) -> Vec<Tok> {
+    let links = [
+        "be", "been", "being", "is", "are", "was", "were", "to", "and", "or",
+    ];
+    for k in 1..toks.len().saturating_sub(2) {
+        let Tok::Participle { .. } = toks[k] else {
+            continue;
+        };
+        let noun = match &toks[k - 1] {
+            Tok::Filler(_) => !links.contains(&tok_word(text, &toks[k - 1]).as_str()),
+            Tok::Place(p) => p.form == Form::Name && !p.text.starts_with(char::is_uppercase),
+            _ => false,
+        };
+        if !noun || !matches!(toks[k + 1], Tok::DestPrep(..) | Tok::RoutePrep(..)) {
+            continue;
+        }
+        if let Tok::Place(p) = &toks[k + 2]
+            && p.form == Form::Name
+            && p.parts.is_empty()
+            && !p.text.starts_with(char::is_uppercase)
+        {
+            toks[k + 2] = Tok::Filler(p.phrase_span);
+            rules.push("clause.participle-description");
+        }
+    }
+    toks
+}
+
+/// Rule `lead.passive-agents`: "The village is to be held by Anstruther's brigade and the
+/// Portuguese brigade" — a passive's agent written as two troops joined by "and", at the end
+/// of the sentence, is two recipients: the first is the passive's (`lead.passive`), the second
+/// is read as another (`also`, rule `lead.several`), never an objective.
+fn passive_second_agent(
+    text: &str,
+    mut toks: Vec<Tok>,
+    also: &mut Vec<Reference>,
+    rules: &mut Vec<&'static str>,
+) -> Vec<Tok> {
+    let troops = |t: &Tok| matches!(t, Tok::Place(p) if super::resolve::looks_like_troops(&p.text));
+    let passive = toks
+        .windows(2)
+        .any(|w| tok_word(text, &w[0]) == "be" && matches!(w[1], Tok::Participle { .. }));
+    if !passive {
+        return toks;
+    }
+    let Some(by) = toks
+        .iter()
+        .rposition(|t| matches!(t, Tok::RoutePrep(p, _) | Tok::DestPrep(p, _) if p == "by"))
+    else {
+        return toks;
+    };
+    let ends = toks.get(by + 4).is_none_or(|t| matches!(t, Tok::Punct(_)));
+    if !ends
+        || !toks.get(by + 1).is_some_and(troops)
+        || !matches!(toks.get(by + 2), Some(Tok::Connector(c, _)) if c == "and")
+        || !toks.get(by + 3).is_some_and(troops)
+    {
+        return toks;
+    }
+    let Tok::Place(second) = toks.remove(by + 3) else {
+        return toks;
+    };
+    toks.remove(by + 2);
+    also.push(to_reference(&second));
+    rules.push("lead.passive-agents");
+    toks
+}
+
+/// Rule `lead.everything-subject`: "Everything that belongs to your staff and to general
+/// headquarters must be assembled at Mainz" — "everything" (or "all") with a relative clause,
+/// opening the sentence before the link ("must", "will", "shall", "is to", "are to") and a
+/// verb, is the recipient: the things that are to move, read back whole.
+fn everything_subject(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let start = lower::body_start(&toks);
+    let Some(Tok::Place(p)) = toks.get(start) else {
+        return toks;
+    };
+    let head = p.phrase.lower();
+    if !(head.starts_with("everything that") || head.starts_with("all that"))
+        || toks.iter().any(|t| matches!(t, Tok::Recipient { .. }))
+    {
+        return toks;
+    }
+    // The link: "must", "will", "shall", or "is to" / "are to".
+    let link_len = |k: usize| match tok_word(text, &toks[k]).as_str() {
+        "must" | "will" | "shall" => Some(1),
+        "is" | "are" if toks.get(k + 1).is_some_and(|t| tok_word(text, t) == "to") => Some(2),
+        _ => None,
+    };
+    let Some((link, len)) = (start + 1..toks.len().min(start + 16)).find_map(|k| {
+        let n = link_len(k)?;
+        (matches!(toks.get(k + n), Some(Tok::Verb { .. }))
+            || toks.get(k + n).is_some_and(|t| tok_word(text, t) == "be")
+                && matches!(toks.get(k + n + 1), Some(Tok::Participle { .. })))
+        .then_some((k, n))
+    }) else {
+        return toks;
+    };
+    if toks[start..link]
+        .iter()
+        .any(|t| matches!(t, Tok::Punct(_) | Tok::Verb { .. }))
+    {
+        return toks;
+    }
+    let phrase_end = toks[link - 1].span().1;
+    let who = Target {
+        form: Form::Unit,
+        ..names::name_target(text, (p.phrase_span.0, phrase_end), p.phrase_span.0)
+    };
+    let mut out: Vec<Tok> = toks[..start].to_vec();
+    out.push(Tok::Recipient {
+        who: Some(who),
+        attached: Vec::new(),
+        span: (p.phrase_span.0, toks[link + len - 1].span().1),
+    });
+    out.extend(toks.into_iter().skip(link + len));
+    rules.push("lead.everything-subject");
+    out
+}
+
+/// Rule `verb.observe-orders`: "Pray observe particularly the 29th Article of the
+/// Instructions", "observe the standing orders" — "observe" (or "attend to") with a rule, an
+/// order or an article as its object is to obey it: no stage (6.3: it moves nobody), and the
+/// document is no place.
+fn observe_orders(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    const PAPERS: [&str; 9] = [
+        "article",
+        "articles",
+        "instructions",
+        "orders",
+        "order",
+        "regulations",
+        "rules",
+        "directions",
+        "memorandum",
+    ];
+    for k in 0..toks.len() {
+        let Tok::Verb { span, .. } = toks[k] else {
+            continue;
+        };
+        if !matches!(
+            text[span.0..span.1].lower().as_ref(),
+            "observe" | "observes"
+        ) {
+            continue;
+        }
+        let obj = if matches!(toks.get(k + 1), Some(Tok::Manner(..))) {
+            k + 2
+        } else {
+            k + 1
+        };
+        let Some(Tok::Place(p)) = toks.get(obj) else {
+            continue;
+        };
+        let before_of = p.text.split(" of ").next().unwrap_or("");
+        let paper = before_of
+            .split_whitespace()
+            .last()
+            .is_some_and(|w| PAPERS.contains(&w.lower().as_ref()));
+        if paper {
+            let ps = p.phrase_span;
+            toks[k] = Tok::Filler(span);
+            toks[obj] = Tok::Filler(ps);
+            rules.push("verb.observe-orders");
+        }
+    }
+    toks
 }
 
 /// Rule `cond.should-name`: "should Soult advance from Llerena, fall back …", "Should Ruffin be

@@ -424,6 +424,11 @@ impl Lexicon {
         bare.chars().any(char::is_uppercase) && self.persons.contains(&crate::text::fold(bare))
     }
 
+    /// A lower-case word is a month ("february", rule `time.between`).
+    pub(crate) fn is_month(&self, word: &str) -> bool {
+        self.months.contains(word)
+    }
+
     /// A name is a date ("the 19th of April", "April 19th", "May 1814"): a month and
     /// ordinals or numbers only (rule `name.date`), never a place.
     pub(crate) fn is_date(&self, name: &str) -> bool {

@@ -181,7 +181,13 @@ fn lead(name: &str, at: Option<&str>) -> String {
     let lex = super::lexicon::get();
     // "The officer commanding at Castello Branco is to …" reads again as the same lead (rule
     // `lead.commanding`); a colon would cut it at "commanding".
-    let commanding = super::subjects::by_command(name).is_some();
+    // "Everything that belongs to your staff is to …" reads again so too (rule
+    // `lead.everything-subject`).
+    let everything = {
+        let low = name.lower();
+        low.starts_with("everything that ") || low.starts_with("all that ")
+    };
+    let commanding = super::subjects::by_command(name).is_some() || everything;
     let split = !commanding
         && name.split_whitespace().any(|w| {
             let w = w.trim_matches(|c: char| !c.is_alphanumeric());

@@ -996,3 +996,279 @@ pub(crate) fn passed_on(
     });
     out
 }
+
+/// Rule `lead.bid-imperative`: the writer bids his addressee pass an order on, in the
+/// imperative or after "you will" — "Order the Polish light horse to Compiègne to-morrow",
+/// "Show this letter and desire Hill to give orders accordingly", "You will direct the
+/// Commissaries attached to your corps to take measures …". The ones bidden (troops, a
+/// capitalised name or a pronoun) are the recipient and the bid a courtesy, as in
+/// `lead.passed-on`; "order … to" and a place is a march there. Only when no other recipient
+/// leads the sentence.
+pub(crate) fn bid_imperative(
+    text: &str,
+    toks: Vec<Tok>,
+    rules: &mut Vec<&'static str>,
+) -> Vec<Tok> {
+    let start = lower::body_start(&toks);
+    // (a) The grammar's own lead "Order the Polish light horse to" before a place.
+    if let Some(Tok::Recipient {
+        who: Some(w),
+        attached,
+        span,
+    }) = toks.get(start)
+        && attached.is_empty()
+        && matches!(toks.get(start + 1), Some(Tok::Place(_)))
+        && let Some((bid, rest)) = text[span.0..span.1].split_once(' ')
+        && BIDS.iter().any(|b| bid.eq_ignore_ascii_case(b))
+        && let Some(phrase) = rest.trim_end().strip_suffix(" to")
+        && (looks_like_troops(phrase) || capitalised(phrase))
+        && w.text.len() > bid.len()
+    {
+        let from = span.0 + bid.len() + 1;
+        let to_at = from + phrase.len() + 1;
+        let who = bidden(text, (from, from + phrase.len()));
+        let mut out: Vec<Tok> = toks[..start].to_vec();
+        out.push(Tok::Courtesy((span.0, span.0 + bid.len())));
+        out.push(Tok::Recipient {
+            who: Some(who),
+            attached: Vec::new(),
+            span: (from, from + phrase.len()),
+        });
+        out.push(Tok::Verb {
+            action: Action::Move,
+            verb: "march".into(),
+            span: (to_at, to_at),
+        });
+        out.push(Tok::DestPrep("to".into(), (to_at, to_at + 2)));
+        out.extend(toks.into_iter().skip(start + 1));
+        rules.push("lead.bid-imperative");
+        return out;
+    }
+    if toks
+        .iter()
+        .any(|t| matches!(t, Tok::Recipient { who: Some(_), .. }))
+    {
+        return toks;
+    }
+    // (b) "… and desire Hill to …", "You will direct X to …": a bid after "and" or "you
+    // will", the ones bidden, "to" and a lower-case word.
+    for k in start..toks.len() {
+        // "You will direct": the grammar's "you will", or the two words left unread.
+        let you_words = k > start
+            && tok_word(text, &toks[k]) == "will"
+            && tok_word(text, &toks[k - 1]) == "you";
+        let after_you = matches!(&toks[k], Tok::Recipient { who: None, .. }) || you_words;
+        let after_and = matches!(&toks[k], Tok::Connector(c, _) if c == "and");
+        if !after_you && !after_and {
+            continue;
+        }
+        let bid = k + 1;
+        let Some(b) = toks.get(bid) else { break };
+        let bs = b.span();
+        if !matches!(b, Tok::Filler(_) | Tok::Place(_) | Tok::Verb { .. })
+            || !BIDS
+                .iter()
+                .any(|w| text[bs.0..bs.1].eq_ignore_ascii_case(w))
+        {
+            continue;
+        }
+        let Some(to) = (bid + 2..toks.len().min(bid + 9)).find(|&j| {
+            tok_word(text, &toks[j]) == "to"
+                && toks.get(j + 1).is_some_and(|t| {
+                    let s = t.span();
+                    matches!(t, Tok::Verb { .. } | Tok::Filler(_))
+                        && text[s.0..s.1].starts_with(|c: char| c.is_lowercase())
+                })
+        }) else {
+            continue;
+        };
+        if toks[bid + 1..to]
+            .iter()
+            .any(|t| matches!(t, Tok::Punct(_) | Tok::Connector(..) | Tok::Verb { .. }))
+        {
+            continue;
+        }
+        let span = (toks[bid + 1].span().0, toks[to - 1].span().1);
+        let phrase = text[span.0..span.1].trim_end();
+        let pronoun = matches!(phrase.to_ascii_lowercase().as_str(), "him" | "them");
+        // A phrase with a preposition of its own ("the Commissaries attached to your corps")
+        // would read back as a "X to Y" lead: left to the grammar.
+        let own_prep = phrase
+            .split_whitespace()
+            .any(|w| matches!(w.lower().as_ref(), "to" | "from" | "at" | "on"));
+        if own_prep || !pronoun && !looks_like_troops(phrase) && !capitalised(phrase) {
+            continue;
+        }
+        let mut who = bidden(text, (span.0, span.0 + phrase.len()));
+        if pronoun {
+            who.form = Form::Pronoun;
+        }
+        let keep = match (after_you, you_words) {
+            (true, true) => k - 1,
+            (true, false) => k,
+            _ => k + 1,
+        };
+        let mut out: Vec<Tok> = toks[..keep].to_vec();
+        let court_from = if after_you { toks[keep].span().0 } else { bs.0 };
+        out.push(Tok::Courtesy((court_from, bs.1)));
+        out.push(Tok::Recipient {
+            who: Some(who),
+            attached: Vec::new(),
+            span: (span.0, toks[to].span().1),
+        });
+        out.extend(toks.into_iter().skip(to + 1));
+        rules.push("lead.bid-imperative");
+        return out;
+    }
+    toks
+}
+
+/// A phrase whose first word after an article is capitalised ("the Commissaries", "Hill").
+fn capitalised(phrase: &str) -> bool {
+    let mut ws = phrase.split_whitespace();
+    let first = ws.next().unwrap_or("");
+    let w = if first.eq_ignore_ascii_case("the") {
+        ws.next().unwrap_or("")
+    } else {
+        first
+    };
+    w.starts_with(|c: char| c.is_uppercase())
+}
+
+/// The ones bidden as a recipient: their name without its article.
+fn bidden(text: &str, span: super::ast::Span) -> Target {
+    let phrase = &text[span.0..span.1];
+    let name_span = match phrase.split_once(' ') {
+        Some((a, _)) if a.eq_ignore_ascii_case("the") => (span.0 + a.len() + 1, span.1),
+        _ => span,
+    };
+    Target {
+        form: Form::Unit,
+        ..names::name_target(text, name_span, span.0)
+    }
+}
+
+/// Rule `lead.wish-list`: "I wish the 6th division, and General Pack's brigade, to cross the
+/// Tagus …" — the writer's wish ("I wish", "I should wish", "I desire") names the ones who are
+/// to act before their "to" and verb: troops or capitalised names, one or several joined by
+/// "and" or commas, are the recipients (rule `lead.several` reads the list), the wish a courtesy.
+pub(crate) fn wish_list(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let start = lower::body_start(&toks);
+    let Some(first) = toks.get(start) else {
+        return toks;
+    };
+    let fs = first.span();
+    let lead = text[fs.0..fs.1].lower();
+    if !matches!(first, Tok::Filler(_))
+        || !matches!(
+            lead.as_ref(),
+            "i wish" | "i should wish" | "i desire" | "we wish" | "i would wish"
+        )
+        || toks.iter().any(|t| matches!(t, Tok::Recipient { .. }))
+    {
+        return toks;
+    }
+    // The names, their connectors, and the "to" before a verb.
+    let mut names = Vec::new();
+    let mut k = start + 1;
+    while k < toks.len() {
+        match &toks[k] {
+            Tok::Place(p)
+                if matches!(p.form, Form::Name | Form::Unit)
+                    && (looks_like_troops(&p.text) || capitalised(&p.phrase)) =>
+            {
+                names.push(k);
+            }
+            Tok::Connector(c, _) if c == "," || c == "and" => {}
+            _ => break,
+        }
+        k += 1;
+    }
+    let to = k;
+    if names.is_empty()
+        || tok_word(text, toks.get(to).unwrap_or(&toks[start])) != "to"
+        || !matches!(toks.get(to + 1), Some(Tok::Verb { .. }))
+    {
+        return toks;
+    }
+    let last = *names.last().expect("not empty");
+    let Tok::Place(lt) = &toks[last] else {
+        return toks;
+    };
+    let mut out: Vec<Tok> = toks[..start].to_vec();
+    out.push(Tok::Courtesy(fs));
+    // The names before the last stay as they are; "and" must stand before the last for the
+    // list to be read as several (rule `lead.several`).
+    for t in &toks[start + 1..last] {
+        out.push(t.clone());
+    }
+    if names.len() > 1 && !matches!(out.last(), Some(Tok::Connector(c, _)) if c == "and") {
+        return toks;
+    }
+    out.push(Tok::Recipient {
+        who: Some(lt.clone()),
+        attached: Vec::new(),
+        span: (lt.phrase_span.0, toks[to].span().1),
+    });
+    out.extend(toks.into_iter().skip(to + 1));
+    rules.push("lead.wish-list");
+    out
+}
+
+/// Rule `lead.send-to` (a bid inside a sentence): "Send to Le Cor, and desire him to have …" —
+/// "send (write) to X" is the writer's message to X, and the bid after it ("and desire him
+/// to") names X again: X is the recipient of what follows, read back by his name.
+pub(crate) fn send_to(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let start = lower::body_start(&toks);
+    let Some(Tok::Recipient { span, attached, .. }) = toks.get(start) else {
+        return toks;
+    };
+    let lead = text[span.0..span.1].lower();
+    if !attached.is_empty() || !matches!(lead.as_ref(), "send to" | "write to" | "send word to") {
+        return toks;
+    }
+    let Some(Tok::Place(x)) = toks.get(start + 1) else {
+        return toks;
+    };
+    if !capitalised(&x.phrase) {
+        return toks;
+    }
+    let mut k = start + 2;
+    while matches!(toks.get(k), Some(Tok::Connector(c, _)) if c == "," || c == "and") {
+        k += 1;
+    }
+    if k == start + 2 {
+        return toks;
+    }
+    let Some(b) = toks.get(k) else { return toks };
+    let bs = b.span();
+    if !BIDS
+        .iter()
+        .any(|w| text[bs.0..bs.1].eq_ignore_ascii_case(w))
+    {
+        return toks;
+    }
+    let pron = k + 1;
+    let is_pron = toks
+        .get(pron)
+        .is_some_and(|t| matches!(tok_word(text, t).as_str(), "him" | "them"));
+    if !is_pron || toks.get(pron + 1).is_none_or(|t| tok_word(text, t) != "to") {
+        return toks;
+    }
+    let ps = toks[pron].span();
+    let who = Target {
+        span: ps,
+        phrase_span: ps,
+        ..x.clone()
+    };
+    let mut out: Vec<Tok> = toks[..start].to_vec();
+    out.push(Tok::Courtesy((span.0, bs.1)));
+    out.push(Tok::Recipient {
+        who: Some(who),
+        attached: Vec::new(),
+        span: (ps.0, toks[pron + 1].span().1),
+    });
+    out.extend(toks.into_iter().skip(pron + 2));
+    rules.push("lead.send-to");
+    out
+}
