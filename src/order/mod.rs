@@ -17,6 +17,7 @@ mod lexicon;
 mod lower;
 mod names;
 mod readback;
+mod registers;
 pub(crate) mod resolve;
 mod source;
 mod subjects;
