@@ -22,6 +22,11 @@ pub(crate) fn apply(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -
     let toks = part_of(text, toks, rules);
     let toks = order_header(text, toks, rules);
     let toks = authority(text, toks, rules);
+    let toks = if toks.iter().any(|t| matches!(t, Tok::Recipient { .. })) {
+        that_clauses(text, toks, rules)
+    } else {
+        toks
+    };
     let toks = telegraphic(text, toks, rules);
     let toks = later_telegraphic(text, toks, rules);
     let toks = capital_verb_in_name(text, toks, rules);
@@ -400,7 +405,7 @@ fn authority(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<T
         });
         out.extend(toks[verb..].iter().cloned());
         rules.push("lead.authority");
-        return that_clauses(text, out, rules);
+        return out;
     }
     toks
 }
@@ -416,7 +421,7 @@ fn that_clauses(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Ve
         let that = matches!(&toks[k], t @ Tok::Filler(_) if word(text, t) == "that");
         if at_break && that {
             match toks.get(k + 1) {
-                Some(t @ Tok::Filler(_)) if matches!(word(text, t).as_str(), "he" | "they") => {
+                Some(t @ Tok::Filler(_)) if matches!(word(text, t).as_str(), "he" | "they" | "you") => {
                     // The same subject: drop "that he" and a modal before the verb.
                     let mut j = k + 2;
                     if matches!(toks.get(j), Some(m @ Tok::Filler(_))
@@ -434,6 +439,7 @@ fn that_clauses(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Ve
                 }
                 Some(Tok::Place(w))
                     if w.form != Form::Pronoun
+                        && !enemy(w)
                         && (looks_like_troops(&w.text)
                             || w.text.chars().next().is_some_and(char::is_uppercase))
                         && matches!(toks.get(k + 2), Some(Tok::Verb { .. })) =>
@@ -732,15 +738,8 @@ fn later_telegraphic(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) 
                 j += 2;
             }
             let to = matches!(toks.get(j), Some(t @ (Tok::DestPrep(..) | Tok::Filler(_))) if word(text, t) == "to");
-            let lex = super::lexicon::get();
-            let enemy = who.text.lower().starts_with("enemy")
-                || who
-                    .text
-                    .split_whitespace()
-                    .next()
-                    .is_some_and(|w| lex.is_nation(&crate::text::fold(w)));
             if to
-                && !enemy
+                && !enemy(&who)
                 && head.form != Form::Pronoun
                 && looks_like_troops(&who.text)
                 && matches!(toks.get(j + 1), Some(Tok::Verb { .. }))
@@ -885,4 +884,15 @@ fn administrative(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
     out.extend(toks[end..].iter().cloned());
     rules.push("verb.administrative");
     out
+}
+
+/// The enemy or a nation ("the enemy's cavalry", "the English"): never a subject of ours.
+fn enemy(who: &Target) -> bool {
+    let lex = super::lexicon::get();
+    who.text.lower().starts_with("enemy")
+        || who
+            .text
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| lex.is_nation(&crate::text::fold(w)))
 }
