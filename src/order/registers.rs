@@ -79,7 +79,14 @@ fn target(text: &str, span: Span, form: Form) -> Target {
 }
 
 /// The parts of the day a memorandum names ("this night", "to-morrow morning").
-const PARTS: [&str; 6] = ["night", "evening", "morning", "afternoon", "day", "forenoon"];
+const PARTS: [&str; 6] = [
+    "night",
+    "evening",
+    "morning",
+    "afternoon",
+    "day",
+    "forenoon",
+];
 /// Later days written as one word.
 const DAYS: [&str; 6] = [
     "to-morrow",
@@ -143,7 +150,10 @@ fn day_part(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<To
 /// The words that take a part of a body of troops before "of": "the whole of his corps".
 fn part_word(w: &str) -> bool {
     let last = w.rsplit(' ').next().unwrap_or("");
-    matches!(last, "whole" | "rest" | "remainder" | "part" | "half" | "bulk")
+    matches!(
+        last,
+        "whole" | "rest" | "remainder" | "part" | "half" | "bulk"
+    )
 }
 
 /// Rule `troops.part-of`: "with the whole of his corps", "the rest of your brigade", "part of
@@ -343,14 +353,17 @@ fn authority(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<T
     }
     let b = body(&toks);
     let mut starts = vec![b];
-    starts.extend(toks.iter().enumerate().filter_map(|(k, t)| {
-        matches!(t, Tok::Connector(c, _) if c == ";").then_some(k + 1)
-    }));
+    starts.extend(
+        toks.iter()
+            .enumerate()
+            .filter_map(|(k, t)| matches!(t, Tok::Connector(c, _) if c == ";").then_some(k + 1)),
+    );
     // "I have the honour to inform you, Monsieur le Maréchal, that His Majesty orders …": after
     // the courtesies and a vocative, "that" opens the authority's words.
-    if let Some(t) = toks[b..].iter().position(|t| {
-        !matches!(t, Tok::Courtesy(_) | Tok::Connector(..) | Tok::Place(_))
-    }) && word(text, &toks[b + t]) == "that"
+    if let Some(t) = toks[b..]
+        .iter()
+        .position(|t| !matches!(t, Tok::Courtesy(_) | Tok::Connector(..) | Tok::Place(_)))
+        && word(text, &toks[b + t]) == "that"
         && toks[b..b + t]
             .iter()
             .all(|x| !matches!(x, Tok::Place(w) if !titled(&w.text)))
@@ -376,11 +389,7 @@ fn authority(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<T
             && matches!(toks.get(after), Some(t @ Tok::Filler(_)) if word(text, t) == "of")
             && let Some(Tok::Place(x)) = toks.get(after + 1)
         {
-            who = Some(target(
-                text,
-                (w.phrase_span.0, x.phrase_span.1),
-                Form::Unit,
-            ));
+            who = Some(target(text, (w.phrase_span.0, x.phrase_span.1), Form::Unit));
             after += 2;
         }
         let Some(verb) = bid_link(text, &toks, after) else {
@@ -388,7 +397,11 @@ fn authority(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<T
         };
         let mut out: Vec<Tok> = toks[..s].to_vec();
         // The vocative and "that" before the authority are courtesies too.
-        if s > b && !out.iter().any(|t| matches!(t, Tok::Connector(c, _) if c == ";")) {
+        if s > b
+            && !out
+                .iter()
+                .any(|t| matches!(t, Tok::Connector(c, _) if c == ";"))
+        {
             out.truncate(b);
             out.push(Tok::Courtesy((toks[b].span().0, toks[s - 1].span().1)));
         }
@@ -421,7 +434,9 @@ fn that_clauses(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Ve
         let that = matches!(&toks[k], t @ Tok::Filler(_) if word(text, t) == "that");
         if at_break && that {
             match toks.get(k + 1) {
-                Some(t @ Tok::Filler(_)) if matches!(word(text, t).as_str(), "he" | "they" | "you") => {
+                Some(t @ Tok::Filler(_))
+                    if matches!(word(text, t).as_str(), "he" | "they" | "you") =>
+                {
                     // The same subject: drop "that he" and a modal before the verb.
                     let mut j = k + 2;
                     if matches!(toks.get(j), Some(m @ Tok::Filler(_))
@@ -537,7 +552,10 @@ fn capital_verb_in_name(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static
         return toks;
     };
     let vs = *vs;
-    let capital = text[vs.0..vs.1].chars().next().is_some_and(char::is_uppercase);
+    let capital = text[vs.0..vs.1]
+        .chars()
+        .next()
+        .is_some_and(char::is_uppercase);
     let is_link = matches!(link, Tok::Filler(_) | Tok::DestPrep(..))
         && matches!(
             word(text, link).as_str(),
@@ -549,8 +567,7 @@ fn capital_verb_in_name(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static
     else {
         return toks;
     };
-    if !capital || !is_link || span.1 > vs.0 || !matches!(toks.get(r + 3), Some(Tok::Verb { .. }))
-    {
+    if !capital || !is_link || span.1 > vs.0 || !matches!(toks.get(r + 3), Some(Tok::Verb { .. })) {
         return toks;
     }
     let who = target(text, (w.phrase_span.0, vs.1), Form::Unit);

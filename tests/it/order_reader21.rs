@@ -93,7 +93,11 @@ fn the_emperor_has_just_ordered_a_marshal_to_move() {
         "{:?}",
         o.courtesies
     );
-    assert!(o.readback.starts_with("The Count d'Erlon is to move"), "{}", o.readback);
+    assert!(
+        o.readback.starts_with("The Count d'Erlon is to move"),
+        "{}",
+        o.readback
+    );
     round_trips(&o);
     for text in [
         "The Emperor has ordered General Savary to occupy Pultusk with his division, and to watch the Narew.",
@@ -205,7 +209,10 @@ fn the_telegraphic_subject_is_the_recipient() {
         "General Hill's corps to march at four in the afternoon upon Almendralejo, and the cavalry of the right to follow the corps.",
     );
     let second = o.stages.last().and_then(|s| s.subject.as_ref());
-    assert_eq!(second.map(|s| s.text.as_str()), Some("cavalry of the right"));
+    assert_eq!(
+        second.map(|s| s.text.as_str()),
+        Some("cavalry of the right")
+    );
     round_trips(&o);
 }
 
@@ -213,8 +220,14 @@ fn the_telegraphic_subject_is_the_recipient() {
 /// after a bare "and" would split it.
 #[test]
 fn a_bare_and_before_troops_to_verb_is_no_new_subject() {
-    let o = read("General Cuesta will send a brigade of cavalry and two battalions to support the British right.");
-    assert!(o.stages.iter().all(|s| s.subject.is_none()), "{}", o.readback);
+    let o = read(
+        "General Cuesta will send a brigade of cavalry and two battalions to support the British right.",
+    );
+    assert!(
+        o.stages.iter().all(|s| s.subject.is_none()),
+        "{}",
+        o.readback
+    );
 }
 
 /// "will be followed by the 4th division": the 4th division follows (a move behind own troops,
@@ -227,7 +240,10 @@ fn be_followed_by_is_a_stage_of_the_follower() {
     assert!(fired(&o, "lead.followed-by"), "{:?}", o.rules);
     assert_eq!(o.stages.len(), 2);
     let s = &o.stages[1];
-    assert_eq!(s.subject.as_ref().map(|x| x.text.as_str()), Some("4th division"));
+    assert_eq!(
+        s.subject.as_ref().map(|x| x.text.as_str()),
+        Some("4th division")
+    );
     assert_eq!(s.action, Action::Move);
     assert!(o.stages[0].steps.iter().all(|x| x.forces.is_empty()));
     assert_eq!(o.order_type, Some(OrderType::Complex)); // "at daylight", 30.0
@@ -238,11 +254,17 @@ fn be_followed_by_is_a_stage_of_the_follower() {
 /// unread "of".
 #[test]
 fn the_whole_of_and_the_rest_of_are_troops() {
-    let o = read("Marshal Ney will attack Gross-Görschen with the whole of his corps, and will carry it.");
+    let o = read(
+        "Marshal Ney will attack Gross-Görschen with the whole of his corps, and will carry it.",
+    );
     assert!(fired(&o, "troops.part-of"), "{:?}", o.rules);
     assert_eq!(o.order_type, Some(OrderType::Engage));
     assert!(o.remarks.is_empty(), "{:?}", o.remarks);
-    assert!(o.readback.contains("with the whole of his corps"), "{}", o.readback);
+    assert!(
+        o.readback.contains("with the whole of his corps"),
+        "{}",
+        o.readback
+    );
     round_trips(&o);
     let o = read(
         "You will occupy the wood in front of Heilsberg with your light troops, and support them with the rest of your brigade.",
@@ -254,9 +276,15 @@ fn the_whole_of_and_the_rest_of_are_troops() {
 /// "the bridge over the Saale" is a place description, never a route "via the Saale".
 #[test]
 fn the_bridge_over_a_river_is_no_route() {
-    let o = read("The Marshal Duke of Auerstädt will leave one division at Naumburg to guard the bridge over the Saale.");
+    let o = read(
+        "The Marshal Duke of Auerstädt will leave one division at Naumburg to guard the bridge over the Saale.",
+    );
     assert!(fired(&o, "place.over"), "{:?}", o.rules);
-    assert!(o.stages.iter().all(|s| s.route.is_empty()), "{}", o.readback);
+    assert!(
+        o.stages.iter().all(|s| s.route.is_empty()),
+        "{}",
+        o.readback
+    );
     assert!(places(&o).contains(&"Saale"));
     assert!(!o.readback.contains("via"), "{}", o.readback);
     round_trips(&o);
@@ -266,7 +294,8 @@ fn the_bridge_over_a_river_is_no_route() {
 /// are the camp's chores, no stage, and the time written with them is theirs.
 #[test]
 fn collect_assembles_and_cooking_is_no_stage() {
-    let o = read("The Prince of Orange is requested to collect at Nivelles the 2nd and 3rd divisions.");
+    let o =
+        read("The Prince of Orange is requested to collect at Nivelles the 2nd and 3rd divisions.");
     assert!(fired(&o, "verb.collect"), "{:?}", o.rules);
     assert_eq!(o.order_type, Some(OrderType::General));
     assert_eq!(o.stages[0].action, Action::Move);
@@ -299,7 +328,12 @@ fn a_purpose_keeps_its_second_infinitive() {
 /// A man by his title and a surname ending in "s" is one man: "Marshal Lannes is to …".
 #[test]
 fn a_titled_surname_in_s_is_singular_in_the_read_back() {
-    let o = read("His Majesty has directed Marshal Lannes to occupy Saalfeld with his advanced guard.");
-    assert!(o.readback.starts_with("Marshal Lannes is to occupy"), "{}", o.readback);
+    let o =
+        read("His Majesty has directed Marshal Lannes to occupy Saalfeld with his advanced guard.");
+    assert!(
+        o.readback.starts_with("Marshal Lannes is to occupy"),
+        "{}",
+        o.readback
+    );
     round_trips(&o);
 }
