@@ -4,8 +4,8 @@
 //! move …", "The intention of the Emperor is that you …", "Order to General Reille: …").
 //!
 //! Owns: rules `time.day-part`, `lead.order-header`, `lead.authority`, `lead.telegraphic`,
-//! `lead.followed-by`, `troops.part-of`, `place.over`, `verb.collect`, `verb.administrative` and
-//! `verb.push-troops`, each a pass over
+//! `lead.followed-by`, `troops.part-of`, `place.over`, `verb.collect`, `verb.administrative`,
+//! `pronoun.there-verb` and `verb.push-troops`, each a pass over
 //! one sentence's tokens run by `build::token_rules` before the third person is looked for.
 //! Must not: resolve names (that is [`super::resolve`]).
 
@@ -34,6 +34,7 @@ pub(crate) fn apply(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -
     let toks = collect(text, toks, rules);
     let toks = administrative(text, toks, rules);
     let toks = bridge_over(text, toks, rules);
+    let toks = there_then_verb(text, toks, rules);
     push_troops(text, toks, rules)
 }
 
@@ -912,4 +913,20 @@ fn enemy(who: &Target) -> bool {
             .split_whitespace()
             .next()
             .is_some_and(|w| lex.is_nation(&crate::text::fold(w)))
+}
+
+/// Rule `pronoun.there-verb`: "march to Ostiz, and there await further orders" — "there" between
+/// "and" (or a comma) and a verb is where that verb acts: the next step's place, read back after
+/// it ("and await further orders there"), never a second objective of the step before.
+fn there_then_verb(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    for k in 1..toks.len().saturating_sub(1) {
+        let joined = matches!(&toks[k - 1], Tok::Connector(c, _) if c == "and" || c == ",");
+        let there = matches!(&toks[k], Tok::Place(t) if t.form == Form::Pronoun)
+            && word(text, &toks[k]) == "there";
+        if joined && there && matches!(toks[k + 1], Tok::Verb { .. }) {
+            toks.swap(k, k + 1);
+            rules.push("pronoun.there-verb");
+        }
+    }
+    toks
 }

@@ -337,3 +337,23 @@ fn a_titled_surname_in_s_is_singular_in_the_read_back() {
     );
     round_trips(&o);
 }
+
+/// "and there await further orders": "there" is where the next verb acts, read back after it
+/// ("and await further orders there"), not "and there and await".
+#[test]
+fn and_there_await_reads_back_with_there_after_the_verb() {
+    let o = read(
+        "I am commanded by the Commander of the Forces to desire that you will move the brigade under your orders to Fuenteguinaldo to-morrow morning, and there await further orders.",
+    );
+    assert!(fired(&o, "pronoun.there-verb"), "{:?}", o.rules);
+    assert!(
+        o.readback
+            .contains("to Fuenteguinaldo to-morrow morning and await further orders there"),
+        "{}",
+        o.readback
+    );
+    assert!(!o.readback.contains("there and"), "{}", o.readback);
+    assert_eq!(o.order_type, Some(OrderType::Complex)); // "to-morrow morning", 30.0
+    assert!(!codes(&o).contains(&"unstructured-text"), "{:?}", codes(&o));
+    round_trips(&o);
+}
