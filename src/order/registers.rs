@@ -38,6 +38,18 @@ pub(crate) fn apply(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -
     push_troops(text, toks, rules)
 }
 
+/// Whether some token's text is `w` (ASCII case ignored), without allocating: the passes'
+/// early exit, so a sentence without their words pays nothing (parsing speed, issue 11).
+fn has_word(text: &str, toks: &[Tok], w: &[&str]) -> bool {
+    toks.iter().any(|t| {
+        let s = t.span();
+        text.get(s.0..s.1).is_some_and(|x| {
+            w.iter()
+                .any(|w| x.trim_end_matches(',').eq_ignore_ascii_case(w))
+        })
+    })
+}
+
 /// The token's words, lower case, single-spaced.
 fn word(text: &str, t: &Tok) -> String {
     let s = t.span();
@@ -103,6 +115,18 @@ const DAYS: [&str; 6] = [
 /// heights") are a later hour of the day, a start time (30.0), as "to-morrow" is
 /// (`time.day-word`).
 fn day_part(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    let starts_day = |t: &Tok| {
+        let s = t.span();
+        matches!(t, Tok::Filler(_) | Tok::Place(_))
+            && text.get(s.0..s.1).is_some_and(|x| {
+                let x = x.as_bytes();
+                x.len() >= 4
+                    && (x[..4].eq_ignore_ascii_case(b"this") || x[..2].eq_ignore_ascii_case(b"to"))
+            })
+    };
+    if !toks.iter().any(starts_day) {
+        return toks;
+    }
     let is_day = |w: &str| match w.split_once(' ') {
         Some((d, p)) => DAYS[..2].contains(&d) && PARTS.contains(&p),
         None => DAYS.contains(&w),
@@ -352,6 +376,18 @@ fn authority(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<T
     if toks.iter().any(|t| matches!(t, Tok::Recipient { .. })) {
         return toks;
     }
+    let commanded = toks.iter().any(|t| {
+        let s = t.span();
+        text.get(s.0..s.1).is_some_and(|x| {
+            x.split_whitespace().any(|w| {
+                w.eq_ignore_ascii_case("intention")
+                    || COMMANDS.iter().any(|c| w.eq_ignore_ascii_case(c))
+            })
+        })
+    });
+    if !commanded {
+        return toks;
+    }
     let b = body(&toks);
     let mut starts = vec![b];
     starts.extend(
@@ -428,6 +464,9 @@ fn authority(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<T
 /// bare verb ("and that the Duke of Ragusa march …") is a second wish with its own subject;
 /// "that he (should) …" carries on the same subject (the pronoun is the man just named).
 fn that_clauses(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    if !has_word(text, &toks, &["that"]) {
+        return toks;
+    }
     let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
     let mut k = 0;
     while k < toks.len() {
@@ -606,6 +645,12 @@ fn followed_at(text: &str, toks: &[Tok], k: usize) -> Option<usize> {
 /// a stage of its own for X (a move behind own troops, 6.3.2), never a remark nor forces of the
 /// stage before.
 pub(crate) fn followed_by(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    if !toks
+        .iter()
+        .any(|t| matches!(t, Tok::With(_, s) if text[s.0..s.1].starts_with("followed")))
+    {
+        return toks;
+    }
     let Some(subject) = toks.iter().find_map(|t| match t {
         Tok::Recipient { who: Some(w), .. } => Some(w.clone()),
         _ => None,
@@ -650,6 +695,12 @@ pub(crate) fn followed_by(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static s
 /// crossing (a terrain noun of the lexicon) right before "over" / "across" and a name is that
 /// crossing of the name: the name is the place (with the relation), never a route.
 fn bridge_over(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
+    if !toks
+        .iter()
+        .any(|t| matches!(t, Tok::RoutePrep(p, _) if p == "over" || p == "across"))
+    {
+        return toks;
+    }
     let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
     let mut k = 0;
     while k < toks.len() {
@@ -730,7 +781,13 @@ fn titled(name: &str) -> bool {
 /// corps" — troops (with "of" and a name), "to" and a verb after "and", "," or ";" are the
 /// subject of that clause's task, not an objective of the step before.
 fn later_telegraphic(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<Tok> {
-    if !toks.iter().any(|t| matches!(t, Tok::Recipient { .. })) {
+    if !toks.iter().any(|t| matches!(t, Tok::Recipient { .. }))
+        || !toks.windows(3).any(|w| {
+            matches!(w[0], Tok::Connector(..))
+                && matches!(w[1], Tok::Place(_))
+                && has_word(text, &w[2..], &["to", "of"])
+        })
+    {
         return toks;
     }
     let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
