@@ -472,6 +472,7 @@ fn token_rules(
     let toks = participle_description(text, toks, &mut d.rules);
     let toks = passive_pronoun(text, toks, &mut d.rules);
     let toks = passive_own(text, toks, &mut d.rules);
+    let toks = super::registers::apply(text, toks, &mut d.rules);
     let n = toks.len();
     let toks = third_person(text, toks);
     if toks.len() != n {
@@ -521,6 +522,7 @@ fn token_rules(
     let toks = subjects::bare_lead(toks, index, &mut d.rules);
     let toks = subjects::clause_subjects(text, toks, index, &mut d.rules);
     let toks = subjects::supported_by(text, toks, index, &mut d.rules);
+    let toks = super::registers::followed_by(text, toks, &mut d.rules);
     let toks = subjects::in_reserve(text, toks, &mut d.rules);
     let toks = work_then(text, toks, &mut d.rules);
     passive_negation(text, toks)

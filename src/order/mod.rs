@@ -18,6 +18,7 @@ mod lexicon;
 mod lower;
 mod names;
 mod readback;
+mod registers;
 pub(crate) mod resolve;
 mod source;
 mod subjects;

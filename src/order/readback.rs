@@ -161,9 +161,16 @@ fn subject_link(name: &str) -> &'static str {
     // The head noun is the last word before "of": "Division of United Grenadiers" is one.
     let head = name.split(" of ").next().unwrap_or(name);
     let last = head.rsplit(' ').next().unwrap_or("");
+    // A man by his title and name ("Marshal Lannes", "General Reynaud") is one (reader21).
+    let titled = name.split_whitespace().next().is_some_and(|w| {
+        super::lexicon::get().is_title(&crate::text::fold(w)) && !w.ends_with('s')
+    });
     // Several recipients (rule `lead.several`) are plural.
     if name.contains(" and ")
-        || last.ends_with('s') && !last.ends_with("ss") && !last.eq_ignore_ascii_case("corps")
+        || !titled
+            && last.ends_with('s')
+            && !last.ends_with("ss")
+            && !last.eq_ignore_ascii_case("corps")
     {
         "are to"
     } else {

@@ -39,6 +39,7 @@ mod order_reader15;
 mod order_reader17;
 mod order_reader18;
 mod order_reader20;
+mod order_reader21;
 mod order_relatives;
 mod order_umpire;
 mod random_events;
