@@ -519,7 +519,7 @@ fn token_rules(
         d.rules.push("lead.several");
     }
     let toks = subjects::having_clause(text, toks, &mut d.rules);
-    let toks = subjects::bare_lead(toks, index, &mut d.rules);
+    let toks = subjects::bare_lead(text, toks, index, &mut d.rules);
     let toks = subjects::clause_subjects(text, toks, index, &mut d.rules);
     let toks = subjects::supported_by(text, toks, index, &mut d.rules);
     let toks = super::registers::followed_by(text, toks, &mut d.rules);
@@ -699,6 +699,10 @@ fn report_clauses(text: &str, toks: &[Tok], after_step: bool) -> Vec<(usize, usi
             if matches!(text[s.0..s.1].lower().as_ref(), "is" | "are" | "was" | "were"))
     };
     let mut k = 0;
+    if let Some(end) = enemy_present(toks) {
+        out.push((0, end));
+        k = end;
+    }
     while k < toks.len() {
         let opens = match &toks[k] {
             Tok::Connector(c, _) => verb_seen && matches!(c.as_str(), ";" | "," | "but"),
@@ -757,6 +761,40 @@ fn report_clauses(text: &str, toks: &[Tok], after_step: bool) -> Vec<(usize, usi
         k += 1;
     }
     out
+}
+
+/// Rule `clause.report-present`: "The enemy occupies Hall with two battalions and holds the
+/// bridge." — a sentence that opens with the enemy's or a nation's troops and a verb in its
+/// third-person form tells what they do: a report, never an action of the recipient (the
+/// counterpart of `lead.disposition` for own troops). It runs, over more verbs of the same
+/// form joined to it, to the next `;` or a verb in its base form ("…; attack him at once").
+/// Where it ends, if the sentence opens so.
+fn enemy_present(toks: &[Tok]) -> Option<usize> {
+    let third_person =
+        |t: &Tok| matches!(t, Tok::Verb { verb, .. } if lexicon::base_form(verb) != verb.as_str());
+    let Some(Tok::Place(who)) = toks.first() else {
+        return None;
+    };
+    let lex = lexicon::get();
+    let hostile = super::resolve::looks_like_troops(&who.text)
+        && crate::text::fold(&who.text)
+            .split(' ')
+            .map(|w| w.trim_end_matches("'s"))
+            .any(|w| w != "troops" && (lex.is_nation(w) || lex.is_nation(w.trim_end_matches('s'))));
+    if !hostile || !toks.get(1).is_some_and(third_person) {
+        return None;
+    }
+    let end = toks
+        .iter()
+        .enumerate()
+        .skip(2)
+        .find(|(_, t)| {
+            matches!(t, Tok::Connector(c, _) if c == ";")
+                || matches!(t, Tok::Verb { .. }) && !third_person(t)
+                || matches!(t, Tok::Negate(_) | Tok::Recipient { .. })
+        })
+        .map_or(toks.len(), |(e, _)| e);
+    Some(end)
 }
 
 /// What reading one sentence carries from token to token: modifiers waiting for their action,
@@ -5089,19 +5127,24 @@ fn ready_to(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Ve
     }
     let mut k = 0;
     while k + 2 < toks.len() {
-        let ready = matches!(&toks[k], Tok::Verb { action: Action::Reserve, verb, .. }
-            if verb.contains("ready") || verb.contains("readiness"));
+        // "…, ready to charge": the troops' state after a comma, said of the stage before.
+        let ready_word = matches!(&toks[k], Tok::Place(t) if t.phrase == "ready")
+            && matches!(toks.get(k.wrapping_sub(1)), Some(Tok::Connector(c, _)) if c == ",");
+        let ready = ready_word
+            || matches!(&toks[k], Tok::Verb { action: Action::Reserve, verb, .. }
+                if verb.contains("ready") || verb.contains("readiness"));
         let to_verb = matches!(&toks[k + 1], Tok::DestPrep(w, _) if w == "to")
             && matches!(toks[k + 2], Tok::Verb { .. });
         if !(ready && to_verb) {
             k += 1;
             continue;
         }
-        let span = (toks[k + 1].span().0, toks[k + 2].span().1);
+        let from = if ready_word { k } else { k + 1 };
+        let span = (toks[from].span().0, toks[k + 2].span().1);
         let words = nfc(&words(&text[span.0..span.1]));
-        toks.splice(k + 1..=k + 2, [Tok::Manner(words, span)]);
+        toks.splice(from..=k + 2, [Tok::Manner(words, span)]);
         // Its time, up to the next action or clause, is a deadline.
-        for t in &mut toks[k + 2..] {
+        for t in &mut toks[from + 1..] {
             match t {
                 Tok::Timing { prep, .. } if prep == "at" => *prep = "by".into(),
                 Tok::Verb { .. } | Tok::Connector(..) | Tok::CondStart(..) => break,
@@ -5109,7 +5152,7 @@ fn ready_to(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Ve
             }
         }
         rules.push("verb.ready-to");
-        k += 2;
+        k = from + 1;
     }
     toks
 }

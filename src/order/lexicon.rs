@@ -44,6 +44,7 @@ struct WordList {
     nouns: Option<Vec<String>>,
     nations: Option<Vec<String>>,
     names: Option<Vec<String>>,
+    ordinals: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -113,6 +114,7 @@ pub(crate) struct Lexicon {
     relations: FxHashSet<String>,
     adjectives: FxHashSet<String>,
     titles: FxHashSet<String>,
+    ordinals: FxHashSet<String>,
     persons: FxHashSet<String>,
     months: FxHashSet<String>,
     /// Negators whose object is what is forbidden, a noun phrase or an -ing form ("avoid",
@@ -314,6 +316,7 @@ impl Lexicon {
             phrases: phrases.into_iter().collect(),
             nations: f.troops.nations.unwrap_or_default().into_iter().collect(),
             titles: f.troops.titles.unwrap_or_default().into_iter().collect(),
+            ordinals: f.troops.ordinals.unwrap_or_default().into_iter().collect(),
             troops: f.troops.words.unwrap_or_default().into_iter().collect(),
             terrain: f.terrain.nouns.unwrap_or_default().into_iter().collect(),
             finite: f.finite.words.unwrap_or_default().into_iter().collect(),
@@ -405,6 +408,12 @@ impl Lexicon {
     /// A folded word names troops ("enemy", "lancers", "Division").
     pub(crate) fn is_troop_word(&self, folded: &str) -> bool {
         self.troops.contains(folded)
+    }
+
+    /// A folded word is an ordinal written out ("first", "third"): "the first column" is a
+    /// body of troops (rule `name.ordinal-troops`).
+    pub(crate) fn is_ordinal(&self, folded: &str) -> bool {
+        self.ordinals.contains(folded)
     }
 
     /// A folded word is a title or names people ("sir", "marshal", "soldiers"): a name that

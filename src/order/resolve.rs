@@ -87,6 +87,15 @@ fn troops_by_words(text: &str) -> bool {
             && d.chars().all(|c| c.is_ascii_digit())
             && matches!(&w[d.len()..], "st" | "nd" | "rd" | "th" | "d")
     };
+    // Rule `name.ordinal-troops`: "the first column", "the 2nd line", "the third brigade" —
+    // an ordinal and a troop word, "column" and "line" included, is a body of troops.
+    let ordinal_at = usize::from(words[0] == "the");
+    if words.len() == ordinal_at + 2
+        && (ordinal(words[ordinal_at]) || lex.is_ordinal(words[ordinal_at]))
+        && lex.is_troop_word(words[ordinal_at + 1].trim_end_matches('s'))
+    {
+        return true;
+    }
     if words.len() >= 2
         && ordinal(words[0])
         && !lex.is_date(bare)

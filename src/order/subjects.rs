@@ -186,6 +186,7 @@ fn having_split(text: &str, w: &Target, span: super::ast::Span) -> Option<Vec<To
 /// start of a sentence with no other lead, and only for a name that commands: "Hall, attack"
 /// stays unaddressed.
 pub(crate) fn bare_lead(
+    text: &str,
     toks: Vec<Tok>,
     index: Option<&Index<'_>>,
     rules: &mut Vec<&'static str>,
@@ -198,11 +199,25 @@ pub(crate) fn bare_lead(
         return toks;
     };
     let comma = matches!(toks.get(start + 1), Some(Tok::Connector(c, _)) if c == ",");
-    let verb_at = start + 1 + usize::from(comma);
+    let verb_at = match apposition_end(text, &toks[start + 1..]) {
+        Some(n) => start + 1 + n,
+        None => start + 1 + usize::from(comma),
+    };
+    let apposition = verb_at > start + 2;
     // A verb token is an action form already: "2nd Div attacked Hall" (a report) has none.
-    if !matches!(toks.get(verb_at), Some(Tok::Verb { .. })) || !commands(who, index) {
+    let Some(Tok::Verb { verb, .. }) = toks.get(verb_at) else {
+        return toks;
+    };
+    let third_person = super::lexicon::base_form(verb) != verb.as_str();
+    let disposition = (!comma || apposition) && disposition_subject(who, verb);
+    if !(commands(who, index) && (!apposition || third_person) || disposition) {
         return toks;
     }
+    let rule = if disposition && !commands(who, index) {
+        "lead.disposition"
+    } else {
+        "lead.bare"
+    };
     let who = who.clone();
     let span = (who.phrase_span.0, toks[verb_at - 1].span().1);
     let mut out: Vec<Tok> = toks[..start].to_vec();
@@ -212,8 +227,52 @@ pub(crate) fn bare_lead(
         span,
     });
     out.extend(toks.into_iter().skip(verb_at));
-    rules.push("lead.bare");
+    rules.push(rule);
     out
+}
+
+/// "The second column, under General Morand, descends …": a phrase between two commas right
+/// after the subject, with no verb, clause break or condition in it, is said of the subject
+/// (rule `lead.disposition`), as is an "of" and more troops ("The artillery of the reserve"). How many tokens it and its commas take, if there is one.
+fn apposition_end(text: &str, rest: &[Tok]) -> Option<usize> {
+    let is_comma = |t: &Tok| matches!(t, Tok::Connector(c, _) if c == ",");
+    // "The artillery of the reserve takes post …": the troops' own "of" phrase.
+    if rest.first().is_some_and(|t| word(text, t) == "of")
+        && matches!(rest.get(1), Some(Tok::Place(t)) if looks_like_troops(&t.text))
+    {
+        return Some(2);
+    }
+    if !rest.first().is_some_and(is_comma) {
+        return None;
+    }
+    let close = rest.iter().skip(1).take(8).position(is_comma)? + 1;
+    let inside = &rest[1..close];
+    (!inside.is_empty()
+        && inside.iter().all(|t| {
+            !matches!(
+                t,
+                Tok::Verb { .. }
+                    | Tok::Punct(_)
+                    | Tok::CondStart(..)
+                    | Tok::Purpose(_)
+                    | Tok::Negate(_)
+                    | Tok::Connector(..)
+            )
+        }))
+    .then_some(close + 1)
+}
+
+/// Rule `lead.disposition`: "The reserve remains at Hinzeberg until further orders.", "The
+/// first column marches by Hall to Säter." — a disposition in the present tense names each
+/// body of troops by a description at the head of its sentence ("The cavalry", "The light
+/// infantry", "The second column"), lower-case after its article, so no scenario command. With
+/// a verb in its third-person form straight after, that description is the recipient. A
+/// nation's or the enemy's troops ("The enemy advances", "The French cavalry retires") are a
+/// report, never a recipient.
+fn disposition_subject(who: &Target, verb: &str) -> bool {
+    who.phrase.starts_with("The ")
+        && super::lexicon::base_form(verb) != verb
+        && own_troop_words(who)
 }
 
 /// Rule `lead.clause-subject`: "I Corps: 2nd Div will attack Hall; 3rd Div will hold Kümla;
@@ -346,7 +405,11 @@ pub(crate) fn clause_subjects(
                     let fits = own_troop_words(who) && word(text, &toks[k + 1]) != "to";
                     then_subject |= fits;
                     fits
-                })
+                }
+                // "The light infantry will skirmish in front, and the line will follow": own
+                // troops in lower case with "will" and a verb begin a clause of their own.
+                || own_troop_words(who)
+                    && matches!(word(text, &toks[k + 1]).as_str(), "will" | "shall"))
         {
             let span = (who.phrase_span.0, toks[k + link].span().1);
             out.push(Tok::Recipient {
