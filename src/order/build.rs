@@ -1458,8 +1458,12 @@ impl Reading<'_> {
                 Some(i) => {
                     // Rule `clause.participle`: ", keeping his left on the Azava" keeps its
                     // comma when read back.
-                    let participle =
-                        m.split(' ').next().is_some_and(|w| w.ends_with("ing")) && m.contains(' ');
+                    // So does "…, ready to charge" (rule `verb.ready-to`).
+                    let participle = m
+                        .split(' ')
+                        .next()
+                        .is_some_and(|w| w.ends_with("ing") || w == "ready")
+                        && m.contains(' ');
                     if participle && self.conn.as_deref() == Some(",") {
                         self.conn = None;
                         d.steps[i].step.parts.push(",".into());

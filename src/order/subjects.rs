@@ -218,7 +218,17 @@ pub(crate) fn bare_lead(
     } else {
         "lead.bare"
     };
-    let who = who.clone();
+    let mut who = who.clone();
+    // "The artillery of the reserve": the "of" phrase is part of the troops' name.
+    if let Some(Tok::Place(of)) = toks.get(start + 2)
+        && verb_at == start + 3
+        && word(text, &toks[start + 1]) == "of"
+    {
+        who.text = crate::text::nfc(&text[who.span.0..of.span.1]);
+        who.phrase = crate::text::nfc(&text[who.phrase_span.0..of.span.1]);
+        who.span.1 = of.span.1;
+        who.phrase_span.1 = of.span.1;
+    }
     let span = (who.phrase_span.0, toks[verb_at - 1].span().1);
     let mut out: Vec<Tok> = toks[..start].to_vec();
     out.push(Tok::Recipient {
@@ -233,7 +243,8 @@ pub(crate) fn bare_lead(
 
 /// "The second column, under General Morand, descends …": a phrase between two commas right
 /// after the subject, with no verb, clause break or condition in it, is said of the subject
-/// (rule `lead.disposition`), as is an "of" and more troops ("The artillery of the reserve"). How many tokens it and its commas take, if there is one.
+/// (rule `lead.disposition`), as is an "of" and more troops ("The artillery of the reserve").
+/// How many tokens it and its commas take, if there is one.
 fn apposition_end(text: &str, rest: &[Tok]) -> Option<usize> {
     let is_comma = |t: &Tok| matches!(t, Tok::Connector(c, _) if c == ",");
     // "The artillery of the reserve takes post …": the troops' own "of" phrase.

@@ -28,6 +28,7 @@ mod order_cli;
 mod order_corpus;
 mod order_corpus_eval;
 mod order_definite;
+mod order_dispositions;
 mod order_docs;
 mod order_formal_register;
 mod order_meaning_rules;
