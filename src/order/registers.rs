@@ -50,15 +50,21 @@ fn has_word(text: &str, toks: &[Tok], w: &[&str]) -> bool {
     })
 }
 
-/// The token's words, lower case, single-spaced.
-fn word(text: &str, t: &Tok) -> String {
+/// The token's words, lower case, single-spaced; borrowed when the text is so already (most
+/// tokens: parsing speed, issue 11).
+fn word<'t>(text: &'t str, t: &Tok) -> std::borrow::Cow<'t, str> {
     let s = t.span();
-    text.get(s.0..s.1)
-        .unwrap_or("")
-        .lower()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
+    let raw = text.get(s.0..s.1).unwrap_or("");
+    let plain = raw
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"',.-".contains(&b) || b == b' ')
+        && !raw.contains("  ")
+        && !raw.starts_with(' ')
+        && !raw.ends_with(' ');
+    if plain {
+        return std::borrow::Cow::Borrowed(raw);
+    }
+    std::borrow::Cow::Owned(raw.lower().split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 /// The lower-case words of `toks`, single-spaced.
@@ -141,7 +147,7 @@ fn day_part(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec<To
             && w == "this"
             && let Some(next) = toks.get(k + 1)
             && matches!(next, Tok::Filler(_) | Tok::Place(_))
-            && PARTS.contains(&word(text, next).as_str())
+            && PARTS.contains(&word(text, next).as_ref())
         {
             let span = (toks[k].span().0, next.span().1);
             out.push(Tok::Timing {
@@ -242,7 +248,7 @@ fn order_header(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Ve
         return toks;
     };
     if !matches!(first, Tok::Filler(_) | Tok::Place(_))
-        || !matches!(word(text, first).as_str(), "order" | "orders")
+        || !matches!(word(text, first).as_ref(), "order" | "orders")
         || toks.iter().any(|t| matches!(t, Tok::Recipient { .. }))
     {
         return toks;
@@ -258,7 +264,7 @@ fn order_header(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Ve
         return toks;
     }
     let prep = toks.get(b + 1).map(|t| word(text, t)).unwrap_or_default();
-    let named = match (prep.as_str(), toks.get(b + 2)) {
+    let named = match (prep.as_ref(), toks.get(b + 2)) {
         ("to" | "for", Some(Tok::Place(w)))
             if colon == b + 3
                 && w.text.chars().next().is_some_and(char::is_uppercase)
@@ -356,7 +362,7 @@ fn bid_link(text: &str, toks: &[Tok], k: usize) -> Option<usize> {
         Tok::Verb { .. } => Some(k),
         t @ (Tok::Filler(_) | Tok::DestPrep(..) | Tok::RoutePrep(..))
             if matches!(
-                word(text, t).as_str(),
+                word(text, t).as_ref(),
                 "to" | "should" | "will" | "shall" | "may" | "must"
             ) && matches!(toks.get(k + 1), Some(Tok::Verb { .. })) =>
         {
@@ -475,12 +481,12 @@ fn that_clauses(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Ve
         if at_break && that {
             match toks.get(k + 1) {
                 Some(t @ Tok::Filler(_))
-                    if matches!(word(text, t).as_str(), "he" | "they" | "you") =>
+                    if matches!(word(text, t).as_ref(), "he" | "they" | "you") =>
                 {
                     // The same subject: drop "that he" and a modal before the verb.
                     let mut j = k + 2;
                     if matches!(toks.get(j), Some(m @ Tok::Filler(_))
-                        if matches!(word(text, m).as_str(), "should" | "will" | "shall" | "may"))
+                        if matches!(word(text, m).as_ref(), "should" | "will" | "shall" | "may"))
                     {
                         j += 1;
                     }
@@ -598,7 +604,7 @@ fn capital_verb_in_name(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static
         .is_some_and(char::is_uppercase);
     let is_link = matches!(link, Tok::Filler(_) | Tok::DestPrep(..))
         && matches!(
-            word(text, link).as_str(),
+            word(text, link).as_ref(),
             "should" | "will" | "shall" | "is to" | "are to" | "to" | "must" | "may"
         );
     let Tok::Recipient {
@@ -627,7 +633,7 @@ fn capital_verb_in_name(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static
 fn followed_at(text: &str, toks: &[Tok], k: usize) -> Option<usize> {
     let mut j = k;
     while matches!(toks.get(j), Some(t @ Tok::Filler(_))
-        if matches!(word(text, t).as_str(), "will" | "should" | "shall" | "is to" | "are to" | "to" | "be" | "will be" | "should be" | "that" | "he" | "they" | "it"))
+        if matches!(word(text, t).as_ref(), "will" | "should" | "shall" | "is to" | "are to" | "to" | "be" | "will be" | "should be" | "that" | "he" | "they" | "it"))
     {
         j += 1;
     }
@@ -748,7 +754,7 @@ fn push_troops(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) ->
         }
         let enemy = match &toks[k + 1] {
             Tok::Place(t) if t.form == Form::Pronoun => {
-                matches!(word(text, &toks[k + 1]).as_str(), "him" | "them")
+                matches!(word(text, &toks[k + 1]).as_ref(), "him" | "them")
             }
             Tok::Place(t) => {
                 let w = t.text.lower();
@@ -885,7 +891,7 @@ fn collect(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> Vec
     };
     let f = *f;
     let w = word(text, t);
-    if !matches!(w.as_str(), "collect" | "collects") {
+    if !matches!(w.as_ref(), "collect" | "collects") {
         return toks;
     }
     let next = toks.get(k + 1);
@@ -928,7 +934,7 @@ fn administrative(text: &str, toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
     let Some(first @ Tok::Filler(_)) = toks.get(k) else {
         return toks;
     };
-    if !CHORES.contains(&word(text, first).as_str()) {
+    if !CHORES.contains(&word(text, first).as_ref()) {
         return toks;
     }
     let end = toks[k..]
