@@ -4996,19 +4996,25 @@ fn follow_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
         else {
             continue;
         };
-        if verb != "follow" {
+        if lexicon::base_form(verb) != "follow" {
             continue;
         }
+        // "The second column … follows the first": an ordinal alone is the body of troops
+        // named before it (rule `name.ordinal-troops`), elided.
+        let elided = |t: &Target| {
+            t.form == Form::Name && lex.is_ordinal(&crate::text::fold(&text[t.span.0..t.span.1]))
+        };
         let own_troops = |t: &Target| {
             let words = crate::text::fold(&text[t.span.0..t.span.1]);
-            matches!(t.form, Form::Name | Form::Unit | Form::Own)
-                && super::resolve::looks_like_troops(&text[t.span.0..t.span.1])
-                && !words
-                    .split(' ')
-                    .all(|w| lex.is_nation(w) || w == "the" || w == "all")
-                && !words
-                    .split(' ')
-                    .any(|w| matches!(w, "enemy" | "enemys" | "enemies"))
+            elided(t)
+                || matches!(t.form, Form::Name | Form::Unit | Form::Own)
+                    && super::resolve::looks_like_troops(&text[t.span.0..t.span.1])
+                    && !words
+                        .split(' ')
+                        .all(|w| lex.is_nation(w) || w == "the" || w == "all")
+                    && !words
+                        .split(' ')
+                        .any(|w| matches!(w, "enemy" | "enemys" | "enemies"))
         };
         // "follow directly the movement of …": an ordinary lower-case word (no place, no
         // troops) or a manner between the verb and its object is passed over.
@@ -5022,6 +5028,7 @@ fn follow_own(text: &str, mut toks: Vec<Tok>, rules: &mut Vec<&'static str>) -> 
                     && !w.contains(' ')
                     && !w.chars().any(char::is_uppercase)
                     && !lex.is_terrain(w)
+                    && !lex.is_ordinal(w)
                     && !super::resolve::looks_like_troops(w)
             }
             _ => false,

@@ -314,7 +314,7 @@ fn the_reader_meets_its_figures_on_the_annotated_corpus() {
             s.show()
         );
     };
-    floor("type", f.kind, 0.978); // TARGET 0.95 met; held at the measured value (643/657, session 13)
+    floor("type", f.kind, 0.98); // TARGET 0.95 met; held at the measured value (644/657, session 13)
     floor("places recall", f.recall, 0.996); // TARGET 0.95 met; held at the measured value (1031/1035, session 13)
     floor("places precision", f.precision, 0.994); // TARGET 0.95 met; held at the measured value (1031/1037, session 13)
     floor("resolution", f.resolution, 0.976); // TARGET 0.95 met; held at the measured value (1306/1337, session 13)

@@ -61,6 +61,15 @@ fn an_ordinal_column_is_a_body_of_troops() {
         o.places
     );
     round_trips(&o);
+    // "follows the first": the ordinal alone is the column before it, followed (a move, 6.3.2).
+    let o = read("The second column follows the first and deploys behind Dölitz.");
+    assert!(fired(&o, "verb.follow-own"), "{:?}", o.rules);
+    assert_eq!(o.order_type, Some(OrderType::General));
+    assert!(
+        !o.places.iter().any(|p| p.text == "first"),
+        "{:?}",
+        o.places
+    );
     let o = read("The third column descends from Wachau and attacks Liebertwolkwitz.");
     assert_eq!(recipient(&o), Some("third column"));
     assert_eq!(o.cost_type, Some(OrderType::Engage));
