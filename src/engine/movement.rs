@@ -814,19 +814,7 @@ fn extension_square_check(
     if square_move_roll(ctx, side, u, at)? {
         return Ok(true);
     }
-    ctx.emit_side(
-        side,
-        EventKind::ExtensionMoved {
-            unit: u.id.clone(),
-            from: at,
-            to: at,
-            path: vec![at],
-            half_mp: 0,
-            facing: None,
-            left: Vec::new(),
-            facings: Vec::new(),
-        },
-    );
+    extension_in_place(ctx, side, u, at, 0, None);
     ctx.emit_side(
         side,
         EventKind::FormationChanged {
@@ -925,19 +913,7 @@ fn extension_leaves_square(
     );
     // 8.2.2: leaving all-around frontal facing, it may face any corner.
     if let Some(face) = opts.face {
-        ctx.emit_side(
-            side,
-            EventKind::ExtensionMoved {
-                unit: u.id.clone(),
-                from: at,
-                to: at,
-                path: vec![at],
-                half_mp: 0,
-                facing: Some(face),
-                left: Vec::new(),
-                facings: Vec::new(),
-            },
-        );
+        extension_in_place(ctx, side, u, at, 0, Some(face));
     }
     // 11.3.1: a formation change in an enemy Zone of Influence; 11.3.2: Disorganized, what it
     // has left is halved.
@@ -997,6 +973,21 @@ fn turn_extension(
             format!("turn next Movement Phase{OVERRIDE_HINT}"),
         ));
     }
+    extension_in_place(ctx, side, u, at, cost, Some(want));
+    Ok(())
+}
+
+/// An `extension-moved` of no hexes at `at`, the extension's hex: a failed Square move that
+/// still counts as moving (17.4.7), a free facing on leaving Square (8.2.2) or a turn in place
+/// (10) — `half_mp` spent, `facing` taken.
+fn extension_in_place(
+    ctx: &mut Ctx,
+    side: &str,
+    u: &Unit,
+    at: Hex,
+    half_mp: u32,
+    facing: Option<crate::movement::facing::Corner>,
+) {
     ctx.emit_side(
         side,
         EventKind::ExtensionMoved {
@@ -1004,13 +995,12 @@ fn turn_extension(
             from: at,
             to: at,
             path: vec![at],
-            half_mp: cost,
-            facing: Some(want),
+            half_mp,
+            facing,
             left: Vec::new(),
             facings: Vec::new(),
         },
     );
-    Ok(())
 }
 
 /// 13.1.3, 13.1.4: Line Extensions generated or removed in place, then any turn asked for.

@@ -775,12 +775,8 @@ fn enemy_present(toks: &[Tok]) -> Option<usize> {
     let Some(Tok::Place(who)) = toks.first() else {
         return None;
     };
-    let lex = lexicon::get();
-    let hostile = super::resolve::looks_like_troops(&who.text)
-        && crate::text::fold(&who.text)
-            .split(' ')
-            .map(|w| w.trim_end_matches("'s"))
-            .any(|w| w != "troops" && (lex.is_nation(w) || lex.is_nation(w.trim_end_matches('s'))));
+    let hostile =
+        super::resolve::looks_like_troops(&who.text) && subjects::names_a_side(&who.text, false);
     if !hostile || !toks.get(1).is_some_and(third_person) {
         return None;
     }

@@ -209,20 +209,21 @@ pub(crate) fn bare_lead(
         return toks;
     };
     let third_person = super::lexicon::base_form(verb) != verb.as_str();
-    let disposition = (!comma || apposition) && disposition_subject(who, verb);
-    if !(commands(who, index) && (!apposition || third_person) || disposition) {
+    let commanding = commands(who, index);
+    let disposition = (!comma || apposition) && third_person && disposition_subject(who);
+    if !(commanding && (!apposition || third_person) || disposition) {
         return toks;
     }
-    let rule = if disposition && !commands(who, index) {
-        "lead.disposition"
-    } else {
+    let rule = if commanding {
         "lead.bare"
+    } else {
+        "lead.disposition"
     };
     let mut who = who.clone();
-    // "The artillery of the reserve": the "of" phrase is part of the troops' name.
+    // "The artillery of the reserve": the "of" phrase is part of the troops' name (an
+    // apposition of two tokens; one between commas takes at least three).
     if let Some(Tok::Place(of)) = toks.get(start + 2)
         && verb_at == start + 3
-        && word(text, &toks[start + 1]) == "of"
     {
         who.text = crate::text::nfc(&text[who.span.0..of.span.1]);
         who.phrase = crate::text::nfc(&text[who.phrase_span.0..of.span.1]);
@@ -277,13 +278,11 @@ fn apposition_end(text: &str, rest: &[Tok]) -> Option<usize> {
 /// first column marches by Hall to Säter." — a disposition in the present tense names each
 /// body of troops by a description at the head of its sentence ("The cavalry", "The light
 /// infantry", "The second column"), lower-case after its article, so no scenario command. With
-/// a verb in its third-person form straight after, that description is the recipient. A
-/// nation's or the enemy's troops ("The enemy advances", "The French cavalry retires") are a
-/// report, never a recipient.
-fn disposition_subject(who: &Target, verb: &str) -> bool {
-    who.phrase.starts_with("The ")
-        && super::lexicon::base_form(verb) != verb
-        && own_troop_words(who)
+/// a verb in its third-person form straight after (the caller's test), that description is the
+/// recipient. A nation's or the enemy's troops ("The enemy advances", "The French cavalry
+/// retires") are a report, never a recipient.
+fn disposition_subject(who: &Target) -> bool {
+    who.phrase.starts_with("The ") && own_troop_words(who)
 }
 
 /// Rule `lead.clause-subject`: "I Corps: 2nd Div will attack Hall; 3rd Div will hold Kümla;
@@ -535,16 +534,18 @@ fn cond_clause(tok: &Tok, clause_start: bool, at_break: bool, cond: &mut (bool, 
 /// case ("the brigade", "the light companies") with their link and a verb are the subject of
 /// what follows (never the enemy or a nation), not more words of the condition.
 fn own_troop_words(who: &Target) -> bool {
+    who.form == Form::Name && looks_like_troops(&who.text) && !names_a_side(&who.text, true)
+}
+
+/// A word of `text` names the enemy or a nation (the lexicon's `nations`: "the enemy's", "the
+/// English", "French"); "troops", also in that list (no 6.4.4 limit), only `with_troops`.
+pub(crate) fn names_a_side(text: &str, with_troops: bool) -> bool {
     let lex = super::lexicon::get();
-    who.form == Form::Name
-        && looks_like_troops(&who.text)
-        && !crate::text::fold(&who.text).split(' ').any(|w| {
-            let w = w.trim_end_matches("'s");
-            w == "enemy"
-                || w == "enemys"
-                || lex.is_nation(w)
-                || lex.is_nation(w.trim_end_matches('s'))
-        })
+    crate::text::fold(text).split(' ').any(|w| {
+        let w = w.trim_end_matches("'s");
+        (with_troops || w != "troops")
+            && (lex.is_nation(w) || lex.is_nation(w.trim_end_matches('s')))
+    })
 }
 
 /// A name that opens with a title ("General Cole", "Sir Stapleton Cotton"): a person.

@@ -6,30 +6,8 @@
 //! user sees — the recipient, the NBS type (6.3), the stages, the read-back — and that the
 //! read-back reads again the same.
 
-use staffwork::order::{self, CheckedOrder};
+use super::common::{codes, fired, read, recipient, round_trips};
 use staffwork::rules::OrderType;
-
-fn read(text: &str) -> CheckedOrder {
-    order::check_one(text, None, None)
-}
-
-fn codes(o: &CheckedOrder) -> Vec<&'static str> {
-    o.diagnostics.iter().map(|d| d.code).collect()
-}
-
-fn recipient(o: &CheckedOrder) -> Option<&str> {
-    o.recipient.as_ref().map(|r| r.text.as_str())
-}
-
-fn fired(o: &CheckedOrder, rule: &str) -> bool {
-    o.rules.iter().any(|r| r == rule)
-}
-
-/// Reading the read-back again gives the same order (decision 0013).
-fn round_trips(o: &CheckedOrder) {
-    let again = read(&o.readback);
-    assert_eq!(again.key, o.key, "{} ≠ {}", o.readback, again.readback);
-}
 
 /// Own troops described at the head of a present-tense sentence are its recipient, and the
 /// verb reads back in its base form.

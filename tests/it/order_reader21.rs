@@ -5,33 +5,12 @@
 //! 0220–0222. Each test asserts what a user sees: the recipient, the type (NBS 6.3), the stages,
 //! the places, the diagnostics and the read-back, and that the read-back reads again the same.
 
-use staffwork::order::{self, Action, CheckedOrder};
+use super::common::{codes, fired, read, recipient, round_trips};
+use staffwork::order::{Action, CheckedOrder};
 use staffwork::rules::OrderType;
-
-fn read(text: &str) -> CheckedOrder {
-    order::check_one(text, None, None)
-}
-
-fn codes(o: &CheckedOrder) -> Vec<&'static str> {
-    o.diagnostics.iter().map(|d| d.code).collect()
-}
-
-fn recipient(o: &CheckedOrder) -> Option<&str> {
-    o.recipient.as_ref().map(|r| r.text.as_str())
-}
 
 fn places(o: &CheckedOrder) -> Vec<&str> {
     o.places.iter().map(|p| p.text.as_str()).collect()
-}
-
-fn fired(o: &CheckedOrder, rule: &str) -> bool {
-    o.rules.iter().any(|r| r == rule)
-}
-
-/// Reading the read-back again gives the same order (decision 0013).
-fn round_trips(o: &CheckedOrder) {
-    let again = read(&o.readback);
-    assert_eq!(again.key, o.key, "{} ≠ {}", o.readback, again.readback);
 }
 
 /// 30.0: "this evening", "this night", "to-morrow morning" are a later hour, a start time, so
